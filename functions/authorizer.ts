@@ -1,0 +1,50 @@
+import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWithContextResult } from 'aws-lambda';
+import { epochSeconds } from '../lib/clock';
+import { type Deps, defaultDeps } from '../lib/deps';
+import { type AuthorizerContext, toAuthorizerContext } from '../lib/http/identity';
+import { verifyAccessToken } from '../lib/tokens/access-token';
+
+type Result = APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>;
+
+const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
+
+/**
+ * The REQUEST authorizer (CONTRACT 3). It always lets the request through: with a
+ * valid token of a live session it attaches the caller's context, otherwise none,
+ * and the function answers 401 in the envelope. When the session store cannot be
+ * read it says so, and the function answers 503 instead of logging everyone out.
+ */
+export function makeHandler(deps: Deps) {
+  return async (event: APIGatewayRequestAuthorizerEventV2): Promise<Result> => {
+    const anonymous: Result = { isAuthorized: true, context: {} };
+    const header = event.headers?.authorization ?? event.headers?.Authorization;
+    const token = header ? BEARER.exec(header.trim())?.[1] : undefined;
+    if (!token) return anonymous;
+
+    const now = epochSeconds(deps.clock);
+    const { config } = deps;
+    try {
+      const verified = await verifyAccessToken(
+        await deps.keys.load(),
+        { issuer: config.issuer, audience: config.accessTokenAudience },
+        token,
+        now,
+      );
+      if (!verified.ok) {
+        deps.log.info('token_rejected', { reason: verified.reason, requestId: event.requestContext?.requestId });
+        return anonymous;
+      }
+      const { tenantId, sessionId, userId } = verified.identity;
+      if (!(await deps.store.sessions.isActive(tenantId, sessionId, now))) {
+        deps.log.info('token_rejected', { reason: 'session_inactive', tenantId, userId, requestId: event.requestContext?.requestId });
+        return anonymous;
+      }
+      return { isAuthorized: true, context: toAuthorizerContext(verified.identity) };
+    } catch (error) {
+      deps.log.error('authorizer_failed', { error, requestId: event.requestContext?.requestId });
+      return { isAuthorized: true, context: { authError: 'unavailable' } };
+    }
+  };
+}
+
+export const handler = makeHandler(defaultDeps());

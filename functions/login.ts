@@ -1,0 +1,27 @@
+import { z } from 'zod';
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+import { tenantId, username } from '../lib/http/schemas';
+import { login } from '../lib/users/login';
+
+const body = z.object({
+  username,
+  password: z.string().min(1).max(1024),
+  tenantId: tenantId.optional(),
+  mfaCode: z.string().min(1).max(16).optional(),
+  mfaMethod: z.enum(['TOTP', 'SMS', 'EMAIL']).optional(),
+});
+
+/** POST /auth/login (CONTRACT 4.1). */
+export function makeHandler(deps: Deps) {
+  return httpHandler(deps, { identity: 'none', body }, async ({ body, log }) => {
+    const payload = await login(
+      { ...deps, log },
+      { tenantId: body.tenantId ?? deps.config.defaultTenantId, username: body.username, password: body.password },
+    );
+    return ok(payload);
+  });
+}
+
+export const handler = makeHandler(defaultDeps());

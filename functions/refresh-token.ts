@@ -1,0 +1,16 @@
+import { z } from 'zod';
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+import { refreshSession } from '../lib/sessions/sessions';
+
+const body = z.object({ refreshToken: z.string().min(1).max(512) });
+
+/** POST /auth/refresh (CONTRACT 4.2). */
+export function makeHandler(deps: Deps) {
+  return httpHandler(deps, { identity: 'none', body }, async ({ body, log }) =>
+    ok(await refreshSession({ ...deps, log }, body.refreshToken)),
+  );
+}
+
+export const handler = makeHandler(defaultDeps());

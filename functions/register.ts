@@ -1,0 +1,31 @@
+import { z } from 'zod';
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+import { shopId, tenantId, username } from '../lib/http/schemas';
+import { authorizeRegistration, register } from '../lib/users/register';
+import { ROLES } from '../lib/users/user';
+
+const body = z.object({
+  username,
+  password: z.string().min(6).max(128),
+  role: z.enum(ROLES),
+  tenantId,
+  shopId: shopId.optional(),
+  email: z.email().max(254).optional(),
+});
+
+/** POST /auth/register (CONTRACT 4.3): anonymous for a new tenant's first ADMIN, else an ADMIN of the tenant. */
+export function makeHandler(deps: Deps) {
+  return httpHandler(
+    deps,
+    {
+      identity: 'optional',
+      body,
+      authorize: (caller, raw) => authorizeRegistration(deps, caller, raw.tenantId),
+    },
+    async ({ body, identity, log }) => ok(await register({ ...deps, log }, identity, body), 201),
+  );
+}
+
+export const handler = makeHandler(defaultDeps());

@@ -1,0 +1,96 @@
+/**
+ * Configuration: every environment variable the service reads, read and checked
+ * once. Anything wrong fails the cold start with a message naming the variable.
+ */
+
+export interface Config {
+  /** Public base URL of the API: the `iss` of every token and the metadata `issuer`. */
+  issuer: string;
+  /** `aud` of first-party session access tokens. */
+  accessTokenAudience: string;
+  accessTokenTtlSeconds: number;
+  /** Absolute lifetime of a session (and so of its refresh tokens). */
+  sessionMaxAgeSeconds: number;
+  defaultTenantId: string;
+  defaultShopId: string;
+  tableName: string;
+  /** Set locally to DynamoDB Local's URL; unset in AWS. */
+  dynamodbEndpoint: string | undefined;
+  awsRegion: string;
+  /** Origins allowed by CORS; `*` is refused because credentials travel in headers. */
+  corsAllowedOrigins: string[];
+  /** Where signing keys come from: a local file (generated on first run) or AWS Secrets Manager. */
+  signingKeys: { source: 'file'; path: string } | { source: 'secretsmanager'; secretId: string };
+  logLevel: 'debug' | 'info' | 'warn' | 'error';
+}
+
+type Env = Record<string, string | undefined>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+function str(env: Env, name: string, fallback?: string): string {
+  const value = env[name]?.trim();
+  if (value) return value;
+  if (fallback !== undefined) return fallback;
+  throw new ConfigError(`Missing environment variable ${name}`);
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`Environment variable ${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function url(env: Env, name: string, fallback: string): string {
+  const value = str(env, name, fallback).replace(/\/+$/, '');
+  try {
+    const parsed = new URL(value);
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new Error();
+  } catch {
+    throw new ConfigError(`Environment variable ${name} must be an absolute http(s) URL, got "${value}"`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const value = str(env, name, fallback);
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new ConfigError(`Environment variable ${name} must be one of ${allowed.join(', ')}, got "${value}"`);
+  }
+  return value as T;
+}
+
+/** Reads and checks the configuration from an environment (`process.env` by default). */
+export function readConfig(env: Env = process.env): Config {
+  const corsAllowedOrigins = str(env, 'CORS_ALLOWED_ORIGINS', 'http://localhost:5173')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  if (corsAllowedOrigins.includes('*')) {
+    throw new ConfigError('Environment variable CORS_ALLOWED_ORIGINS must list origins, not "*"');
+  }
+  const keySource = oneOf(env, 'SIGNING_KEYS_SOURCE', ['file', 'secretsmanager'] as const, 'file');
+  return {
+    issuer: url(env, 'ISSUER', 'http://localhost:3000'),
+    accessTokenAudience: str(env, 'ACCESS_TOKEN_AUDIENCE', 'identity-service'),
+    accessTokenTtlSeconds: int(env, 'ACCESS_TOKEN_TTL_SECONDS', 900, 60, 3600),
+    sessionMaxAgeSeconds: int(env, 'SESSION_MAX_AGE_SECONDS', 30 * 24 * 3600, 3600, 30 * 24 * 3600),
+    defaultTenantId: str(env, 'DEFAULT_TENANT_ID', 'default'),
+    defaultShopId: str(env, 'DEFAULT_SHOP_ID', 'default'),
+    tableName: str(env, 'TABLE_NAME', 'identity'),
+    dynamodbEndpoint: env.DYNAMODB_ENDPOINT?.trim() || undefined,
+    awsRegion: str(env, 'AWS_REGION', 'us-east-1'),
+    corsAllowedOrigins,
+    signingKeys:
+      keySource === 'file'
+        ? { source: 'file', path: str(env, 'SIGNING_KEYS_FILE', '.data/signing-keys.json') }
+        : { source: 'secretsmanager', secretId: str(env, 'SIGNING_KEYS_SECRET_ID') },
+    logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const, 'info'),
+  };
+}

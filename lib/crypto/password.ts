@@ -1,0 +1,56 @@
+import { randomBytes } from 'node:crypto';
+import { hash, parseOptions, verify } from '@node-rs/argon2';
+
+/** Argon2id cost parameters (memory in KiB). */
+export interface Argon2Params {
+  memoryCost: number;
+  timeCost: number;
+  parallelism: number;
+}
+
+/** OWASP Password Storage Cheat Sheet: Argon2id, m=19 MiB, t=2, p=1. */
+export const OWASP_ARGON2ID: Argon2Params = { memoryCost: 19456, timeCost: 2, parallelism: 1 };
+
+// `Algorithm` is a const enum in the binding's types; isolatedModules cannot inline it.
+const ARGON2ID = 2;
+
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  /** Checks `password` against `stored`; `stale` says the hash should be redone with today's parameters. */
+  verify(stored: string, password: string): Promise<{ ok: boolean; stale: boolean }>;
+  /**
+   * Spends the same time as a real verification against a hash no password
+   * matches, so that an unknown user costs what a wrong password costs.
+   */
+  verifyDummy(password: string): Promise<void>;
+}
+
+export function argon2idHasher(params: Argon2Params = OWASP_ARGON2ID): PasswordHasher {
+  const options = { algorithm: ARGON2ID, ...params } as const;
+  // A PHC string with the current parameters and random salt and digest: verifying
+  // against it does the full Argon2id work and always fails. Nothing is hashed at start.
+  const dummy =
+    `$argon2id$v=19$m=${params.memoryCost},t=${params.timeCost},p=${params.parallelism}` +
+    `$${randomBytes(16).toString('base64').replace(/=+$/, '')}$${randomBytes(32).toString('base64').replace(/=+$/, '')}`;
+
+  const isStale = (stored: string) => {
+    const used = parseOptions(stored);
+    return (
+      used.algorithm !== ARGON2ID ||
+      used.memoryCost !== params.memoryCost ||
+      used.timeCost !== params.timeCost ||
+      used.parallelism !== params.parallelism
+    );
+  };
+
+  return {
+    hash: (password) => hash(password, options),
+    async verify(stored, password) {
+      const ok = await verify(stored, password);
+      return { ok, stale: ok && isStale(stored) };
+    },
+    async verifyDummy(password) {
+      await verify(dummy, password);
+    },
+  };
+}

@@ -1,0 +1,14 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+
+/** The source of randomness and identifiers; tests may pass a deterministic one. */
+export interface Random {
+  /** `bytes` random bytes, base64url without padding (256 bits by default). */
+  token(bytes?: number): string;
+  /** A random UUID v4 for record identifiers. */
+  id(): string;
+}
+
+export const cryptoRandom: Random = {
+  token: (bytes = 32) => randomBytes(bytes).toString('base64url'),
+  id: () => randomUUID(),
+};

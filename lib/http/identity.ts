@@ -1,0 +1,42 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { z } from 'zod';
+import type { Identity } from '../tokens/access-token';
+import { ROLES } from '../users/user';
+
+/**
+ * The authorizer's context as API Gateway hands it over (`requestContext.authorizer.lambda`).
+ * Context values are flat strings, so `amr` travels comma-separated.
+ */
+export type AuthorizerContext = Record<string, string>;
+
+const contextSchema = z.object({
+  userId: z.string().min(1),
+  username: z.string().min(1),
+  role: z.enum(ROLES),
+  tenantId: z.string().min(1),
+  shopId: z.string().min(1),
+  sessionId: z.string().min(1),
+  amr: z.string(),
+});
+
+export function toAuthorizerContext(identity: Identity): AuthorizerContext {
+  return { ...identity, amr: identity.amr.join(',') };
+}
+
+type AuthorizerView = { authorizer?: { lambda?: Record<string, unknown> } };
+
+function lambdaContext(event: APIGatewayProxyEventV2): Record<string, unknown> | undefined {
+  return (event.requestContext as APIGatewayProxyEventV2['requestContext'] & AuthorizerView).authorizer?.lambda;
+}
+
+/** The caller's identity, or null when the authorizer gave none (no, bad or revoked token). */
+export function identityFromEvent(event: APIGatewayProxyEventV2): Identity | null {
+  const parsed = contextSchema.safeParse(lambdaContext(event));
+  if (!parsed.success) return null;
+  return { ...parsed.data, amr: parsed.data.amr.split(',').filter(Boolean) };
+}
+
+/** True when the authorizer could not check the token because a dependency failed. */
+export function authorizerUnavailable(event: APIGatewayProxyEventV2): boolean {
+  return lambdaContext(event)?.authError === 'unavailable';
+}

@@ -1,0 +1,99 @@
+import { epochSeconds } from '../clock';
+import { hashToken } from '../crypto/token-hash';
+import type { Deps } from '../deps';
+import { UnauthorizedError } from '../errors';
+import { signAccessToken, type Identity } from '../tokens/access-token';
+import { type User, type UserSummary, userSummary } from '../users/user';
+import { formatRefreshToken, parseRefreshToken } from './refresh-token';
+import type { Amr, Session } from './session';
+
+/** The Auth payload of the contract (seed 2.2). */
+export interface AuthPayload {
+  token: string;
+  refreshToken: string;
+  user: UserSummary;
+}
+
+type SessionDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'keys'>;
+
+function identityOf(user: User, session: Session): Identity {
+  return {
+    userId: user.id,
+    username: user.username,
+    role: user.role,
+    tenantId: user.tenantId,
+    shopId: user.shopId,
+    sessionId: session.id,
+    amr: session.amr,
+  };
+}
+
+async function authPayload(deps: SessionDeps, user: User, session: Session, refreshToken: string): Promise<AuthPayload> {
+  const { config, random, clock } = deps;
+  const { token } = await signAccessToken(
+    await deps.keys.load(),
+    { issuer: config.issuer, audience: config.accessTokenAudience, ttlSeconds: config.accessTokenTtlSeconds },
+    identityOf(user, session),
+    random.id(),
+    epochSeconds(clock),
+  );
+  return { token, refreshToken, user: userSummary(user) };
+}
+
+/** Starts a session for an authenticated user and issues its first tokens. */
+export async function startSession(deps: SessionDeps, user: User, amr: Amr[]): Promise<AuthPayload> {
+  const now = epochSeconds(deps.clock);
+  const sessionId = deps.random.token(16);
+  const refreshToken = formatRefreshToken({ tenantId: user.tenantId, sessionId, generation: 0, secret: deps.random.token() });
+  const session: Session = {
+    id: sessionId,
+    tenantId: user.tenantId,
+    userId: user.id,
+    amr,
+    createdAt: now,
+    expiresAt: now + deps.config.sessionMaxAgeSeconds,
+    refreshHash: hashToken(refreshToken),
+    refreshGeneration: 0,
+    retired: {},
+  };
+  await deps.store.sessions.create(session);
+  return authPayload(deps, user, session, refreshToken);
+}
+
+/**
+ * Exchanges a refresh token for a new pair (rotation). A retired token presented
+ * again revokes the whole session; the user is re-read so role changes show now.
+ */
+export async function refreshSession(deps: SessionDeps & Pick<Deps, 'log'>, presented: string): Promise<AuthPayload> {
+  const invalid = () => new UnauthorizedError('Invalid refresh token');
+  const parsed = parseRefreshToken(presented);
+  if (!parsed) throw invalid();
+  const { tenantId, sessionId, generation } = parsed;
+  const now = epochSeconds(deps.clock);
+  const next = formatRefreshToken({ tenantId, sessionId, generation: generation + 1, secret: deps.random.token() });
+
+  const result = await deps.store.sessions.rotate({
+    tenantId,
+    sessionId,
+    generation,
+    presentedHash: hashToken(presented),
+    nextHash: hashToken(next),
+    now,
+  });
+  if (result.outcome === 'reused') {
+    await deps.store.sessions.revoke(tenantId, sessionId, now, 'refresh_token_reuse');
+    deps.log.warn('refresh_token_reuse_detected', { tenantId, userId: result.session.userId, sessionId });
+    throw invalid();
+  }
+  if (result.outcome === 'invalid') {
+    deps.log.info('refresh_failed', { tenantId, sessionId });
+    throw invalid();
+  }
+  const user = await deps.store.users.findById(tenantId, result.session.userId);
+  if (!user || user.status !== 'active') {
+    await deps.store.sessions.revoke(tenantId, sessionId, now, 'user_inactive');
+    throw invalid();
+  }
+  deps.log.info('refresh_succeeded', { tenantId, userId: user.id, sessionId });
+  return authPayload(deps, user, result.session, next);
+}

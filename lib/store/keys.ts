@@ -1,0 +1,36 @@
+/**
+ * Primary keys of the single table. Every key starts with its tenant, and every
+ * caller-supplied part is percent-encoded so that a `#` in a tenant id or username
+ * can never forge another record's key.
+ */
+const part = (value: string) => encodeURIComponent(value);
+
+/** Usernames are unique per tenant regardless of case and Unicode form. */
+export function normalizeUsername(username: string): string {
+  return username.normalize('NFKC').toLowerCase();
+}
+
+export interface Key {
+  pk: string;
+  sk: string;
+}
+
+const tenantPrefix = (tenantId: string) => `T#${part(tenantId)}`;
+
+export const keys = {
+  tenant: (tenantId: string): Key => ({ pk: tenantPrefix(tenantId), sk: 'TENANT' }),
+  /** Uniqueness record of a username; holds the user id. */
+  username: (tenantId: string, username: string): Key => ({
+    pk: `${tenantPrefix(tenantId)}#USERNAME#${part(normalizeUsername(username))}`,
+    sk: 'USERNAME',
+  }),
+  user: (tenantId: string, userId: string): Key => ({ pk: `${tenantPrefix(tenantId)}#USER#${part(userId)}`, sk: 'PROFILE' }),
+  session: (tenantId: string, sessionId: string): Key => ({
+    pk: `${tenantPrefix(tenantId)}#SESSION#${part(sessionId)}`,
+    sk: 'SESSION',
+  }),
+  loginAttempts: (tenantId: string, username: string): Key => ({
+    pk: `${tenantPrefix(tenantId)}#LOGIN#${part(normalizeUsername(username))}`,
+    sk: 'ATTEMPTS',
+  }),
+};

@@ -1,0 +1,97 @@
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { User } from '../users/user';
+import { type Dynamo, failedConditions, isConditionalCheckFailed } from './dynamo';
+import { keys } from './keys';
+
+export type CreateUserResult = 'created' | 'username_taken' | 'tenant_exists';
+
+export interface UserStore {
+  findById(tenantId: string, userId: string): Promise<User | undefined>;
+  findByUsername(tenantId: string, username: string): Promise<User | undefined>;
+  /**
+   * Stores a user and its username record in one transaction. With `createTenant`
+   * the tenant record is created in the same transaction and must not exist yet.
+   */
+  create(user: User, options: { createTenant: boolean }): Promise<CreateUserResult>;
+  /** Replaces the password hash only if it is still `expected` (used to rehash on login). */
+  replacePasswordHash(user: User, expected: string, next: string): Promise<boolean>;
+}
+
+function toUser(item: Record<string, unknown> | undefined): User | undefined {
+  if (!item) return undefined;
+  const { pk: _pk, sk: _sk, ...user } = item;
+  return user as unknown as User;
+}
+
+export function dynamoUserStore({ doc, table }: Dynamo): UserStore {
+  const findById = async (tenantId: string, userId: string) => {
+    const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.user(tenantId, userId), ConsistentRead: true }));
+    return toUser(Item);
+  };
+
+  return {
+    findById,
+
+    async findByUsername(tenantId, username) {
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: table, Key: keys.username(tenantId, username), ConsistentRead: true }),
+      );
+      return typeof Item?.userId === 'string' ? findById(tenantId, Item.userId) : undefined;
+    },
+
+    async create(user, { createTenant }) {
+      const items: Array<{ Put: { TableName: string; Item: Record<string, unknown>; ConditionExpression: string } }> = [
+        {
+          Put: {
+            TableName: table,
+            Item: { ...keys.username(user.tenantId, user.username), userId: user.id },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        {
+          Put: {
+            TableName: table,
+            Item: { ...keys.user(user.tenantId, user.id), ...user },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+      ];
+      if (createTenant) {
+        items.push({
+          Put: {
+            TableName: table,
+            Item: { ...keys.tenant(user.tenantId), tenantId: user.tenantId, createdAt: user.createdAt, createdBy: user.id },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        });
+      }
+      try {
+        await doc.send(new TransactWriteCommand({ TransactItems: items }));
+        return 'created';
+      } catch (error) {
+        const failed = failedConditions(error);
+        if (failed?.[2]) return 'tenant_exists';
+        if (failed?.[0]) return 'username_taken';
+        throw error;
+      }
+    },
+
+    async replacePasswordHash(user, expected, next) {
+      try {
+        await doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: keys.user(user.tenantId, user.id),
+            UpdateExpression: 'SET passwordHash = :next',
+            ConditionExpression: 'passwordHash = :expected',
+            ExpressionAttributeValues: { ':next': next, ':expected': expected },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) return false;
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import { errors, jwtVerify, SignJWT } from 'jose';
+import { z } from 'zod';
+import { ROLES } from '../users/user';
+import type { KeySet } from './signing-keys';
+
+/** The request context the authorizer hands to functions (CONTRACT 3). */
+export interface Identity {
+  userId: string;
+  username: string;
+  role: (typeof ROLES)[number];
+  tenantId: string;
+  shopId: string;
+  sessionId: string;
+  amr: string[];
+}
+
+export interface TokenSettings {
+  issuer: string;
+  audience: string;
+  ttlSeconds: number;
+}
+
+/** Signs a first-party session access token (ES256, with `kid`). `now` in epoch seconds. */
+export async function signAccessToken(keys: KeySet, settings: TokenSettings, identity: Identity, jti: string, now: number) {
+  const token = await new SignJWT({
+    username: identity.username,
+    role: identity.role,
+    tenantId: identity.tenantId,
+    shopId: identity.shopId,
+    sid: identity.sessionId,
+    amr: identity.amr,
+  })
+    .setProtectedHeader({ alg: 'ES256', kid: keys.kid, typ: 'JWT' })
+    .setIssuer(settings.issuer)
+    .setAudience(settings.audience)
+    .setSubject(identity.userId)
+    .setIssuedAt(now)
+    .setExpirationTime(now + settings.ttlSeconds)
+    .setJti(jti)
+    .sign(keys.privateKey);
+  return { token, expiresAt: now + settings.ttlSeconds };
+}
+
+const sessionClaims = z.object({
+  sub: z.string().min(1),
+  username: z.string().min(1),
+  role: z.enum(ROLES),
+  tenantId: z.string().min(1),
+  shopId: z.string().min(1),
+  sid: z.string().min(1),
+  amr: z.array(z.string()),
+});
+
+export type VerifyFailure = 'malformed' | 'signature' | 'expired' | 'claims';
+
+/**
+ * Verifies a session access token: signature against our published keys (ES256
+ * only), then `iss`, `aud`, `exp`/`nbf`, then the shape of our claims. OAuth access
+ * tokens have another audience and no `sid`, so they never pass.
+ */
+export async function verifyAccessToken(
+  keys: KeySet,
+  settings: Omit<TokenSettings, 'ttlSeconds'>,
+  token: string,
+  now: number,
+): Promise<{ ok: true; identity: Identity } | { ok: false; reason: VerifyFailure }> {
+  try {
+    const { payload } = await jwtVerify(token, keys.publicKeyFor, {
+      algorithms: ['ES256'],
+      issuer: settings.issuer,
+      audience: settings.audience,
+      currentDate: new Date(now * 1000),
+      requiredClaims: ['exp', 'iat', 'sub'],
+    });
+    const claims = sessionClaims.safeParse(payload);
+    if (!claims.success) return { ok: false, reason: 'claims' };
+    const { sub, sid, ...rest } = claims.data;
+    return { ok: true, identity: { userId: sub, sessionId: sid, ...rest } };
+  } catch (error) {
+    if (error instanceof errors.JWTExpired) return { ok: false, reason: 'expired' };
+    if (error instanceof errors.JWTClaimValidationFailed) return { ok: false, reason: 'claims' };
+    if (error instanceof errors.JWSSignatureVerificationFailed || error instanceof errors.JWKSNoMatchingKey) {
+      return { ok: false, reason: 'signature' };
+    }
+    if (error instanceof errors.JOSEError) return { ok: false, reason: 'malformed' };
+    throw error;
+  }
+}

@@ -1,0 +1,98 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+
+/**
+ * The signing keys document: every key that is published in the JWKS, and the one
+ * that signs. Rotation (README, scripts/rotate-signing-key): add a key, wait for
+ * caches to see it, make it active, then remove the old one after the longest
+ * token lifetime.
+ */
+export interface SigningKeysDocument {
+  activeKid: string;
+  /** Private JWKs (ES256) with `kid`. */
+  keys: JWK[];
+}
+
+export interface KeySet {
+  kid: string;
+  privateKey: CryptoKey;
+  /** Public parts of every key, as served at /.well-known/jwks.json. */
+  jwks: { keys: JWK[] };
+  /** Finds the public key for a token header among `jwks` (built once per key set). */
+  publicKeyFor: ReturnType<typeof createLocalJWKSet>;
+}
+
+/** Where the keys come from; `load` is called once per cold start and cached. */
+export interface KeyProvider {
+  load(): Promise<KeySet>;
+}
+
+const PUBLIC_MEMBERS = ['kty', 'crv', 'x', 'y', 'kid', 'alg', 'use'] as const;
+
+function publicPart(jwk: JWK): JWK {
+  const out: JWK = {};
+  for (const member of PUBLIC_MEMBERS) if (jwk[member] !== undefined) out[member] = jwk[member];
+  return out;
+}
+
+export async function generateSigningKey(kid: string): Promise<JWK> {
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+  return { ...(await exportJWK(privateKey)), kid, alg: 'ES256', use: 'sig' };
+}
+
+export async function keySetFromDocument(document: SigningKeysDocument): Promise<KeySet> {
+  const active = document.keys.find((key) => key.kid === document.activeKid);
+  if (!active) throw new Error(`Signing keys: the active key ${document.activeKid} is not among the keys`);
+  if (document.keys.some((key) => key.kty !== 'EC' || key.crv !== 'P-256' || !key.d || !key.kid)) {
+    throw new Error('Signing keys: every key must be a private P-256 JWK with a kid');
+  }
+  const privateKey = (await importJWK(active, 'ES256')) as CryptoKey;
+  const jwks = { keys: document.keys.map(publicPart) };
+  return { kid: document.activeKid, privateKey, jwks, publicKeyFor: createLocalJWKSet(jwks) };
+}
+
+/** Caches the first successful load; a failed load is retried on the next call. */
+export function cachedKeyProvider(load: () => Promise<KeySet>): KeyProvider {
+  let cached: Promise<KeySet> | undefined;
+  return {
+    load() {
+      cached ??= load().catch((error: unknown) => {
+        cached = undefined;
+        throw error;
+      });
+      return cached;
+    },
+  };
+}
+
+/** Local development: keys in a JSON file under .data/ (created by `npm start`). */
+export function fileKeyProvider(path: string): KeyProvider {
+  return cachedKeyProvider(async () => {
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch {
+      throw new Error(`Signing keys file ${path} is missing: run "npm start", which creates it on first run`);
+    }
+    return keySetFromDocument(JSON.parse(text) as SigningKeysDocument);
+  });
+}
+
+/** Creates the local keys file with one fresh key unless it exists. */
+export async function ensureKeysFile(path: string, kid: string): Promise<'created' | 'exists'> {
+  try {
+    await readFile(path);
+    return 'exists';
+  } catch {
+    await mkdir(dirname(path), { recursive: true });
+    const document: SigningKeysDocument = { activeKid: kid, keys: [await generateSigningKey(kid)] };
+    await writeFile(path, JSON.stringify(document, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
+    return 'created';
+  }
+}
+
+/** A key set made in memory (tests, benchmarks). */
+export async function generateKeySet(kid = 'test-key'): Promise<KeySet> {
+  return keySetFromDocument({ activeKid: kid, keys: [await generateSigningKey(kid)] });
+}

@@ -1,0 +1,51 @@
+import { epochSeconds } from '../clock';
+import type { Deps } from '../deps';
+import { TooManyRequestsError, UnauthorizedError } from '../errors';
+import { type AuthPayload, startSession } from '../sessions/sessions';
+import { keys } from '../store/keys';
+import type { User } from './user';
+
+/** CONTRACT 4.1: 5 failed attempts per (tenant, username) in 15 minutes. */
+export const LOGIN_ATTEMPTS = { max: 5, windowSeconds: 15 * 60 };
+
+export interface LoginRequest {
+  tenantId: string;
+  username: string;
+  password: string;
+}
+
+/**
+ * Checks a password for (tenant, username) under the attempt limit. Unknown users
+ * cost one Argon2id verification like known ones and get the same answer.
+ */
+export async function checkPassword(deps: Deps, { tenantId, username, password }: LoginRequest): Promise<User> {
+  const { store, hasher, log } = deps;
+  const now = epochSeconds(deps.clock);
+  const attemptsKey = keys.loginAttempts(tenantId, username);
+  const reservation = await store.attempts.reserve(attemptsKey, now, LOGIN_ATTEMPTS);
+  if (!reservation.allowed) {
+    log.warn('login_locked', { tenantId, username });
+    throw new TooManyRequestsError(reservation.retryAfterSeconds);
+  }
+
+  const user = await store.users.findByUsername(tenantId, username);
+  const verdict = user ? await hasher.verify(user.passwordHash, password) : await hasher.verifyDummy(password).then(() => undefined);
+  if (!user || !verdict?.ok || user.status !== 'active') {
+    log.info('login_failed', { tenantId, username, reason: user ? 'wrong_password' : 'unknown_user' });
+    throw new UnauthorizedError('Invalid credentials');
+  }
+  await store.attempts.clear(attemptsKey);
+  if (verdict.stale) {
+    // The cost parameters changed since this hash was made: upgrade it now that we know the password.
+    await store.users.replacePasswordHash(user, user.passwordHash, await hasher.hash(password));
+  }
+  return user;
+}
+
+/** login: password check, then a new session. */
+export async function login(deps: Deps, request: LoginRequest): Promise<AuthPayload> {
+  const user = await checkPassword(deps, request);
+  const payload = await startSession(deps, user, ['pwd']);
+  deps.log.info('login_succeeded', { tenantId: user.tenantId, userId: user.id, username: user.username });
+  return payload;
+}

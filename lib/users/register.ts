@@ -1,0 +1,61 @@
+import type { Deps } from '../deps';
+import { ForbiddenError, ValidationError } from '../errors';
+import { type AuthPayload, startSession } from '../sessions/sessions';
+import type { Identity } from '../tokens/access-token';
+import { isCommonPassword } from './common-passwords';
+import type { Role, User } from './user';
+
+export interface RegisterRequest {
+  username: string;
+  password: string;
+  role: Role;
+  tenantId: string;
+  shopId?: string | undefined;
+  email?: string | undefined;
+}
+
+/**
+ * CONTRACT 4.3, who may register whom: an ADMIN into their own tenant, anyone else
+ * with an identity nobody; without identity, only the first user of a new tenant.
+ * Decided before the body is validated (only the tenant id is read).
+ */
+export async function authorizeRegistration(deps: Pick<Deps, 'store'>, caller: Identity | null, tenantId: unknown): Promise<void> {
+  if (caller) {
+    if (caller.role !== 'ADMIN' || caller.tenantId !== tenantId) throw new ForbiddenError();
+    return;
+  }
+  if (typeof tenantId === 'string' && tenantId.length > 0 && (await deps.store.tenants.exists(tenantId))) {
+    throw new ForbiddenError();
+  }
+}
+
+export async function register(deps: Deps, caller: Identity | null, request: RegisterRequest): Promise<AuthPayload> {
+  const createTenant = caller === null;
+  if (createTenant && request.role !== 'ADMIN') throw new ValidationError('The first user of a tenant must have role ADMIN');
+  if (isCommonPassword(request.password)) throw new ValidationError('Password is too common');
+
+  const user: User = {
+    id: deps.random.id(),
+    tenantId: request.tenantId,
+    shopId: request.shopId ?? deps.config.defaultShopId,
+    username: request.username,
+    role: request.role,
+    email: request.email,
+    passwordHash: await deps.hasher.hash(request.password),
+    status: 'active',
+    createdAt: new Date(deps.clock.now()).toISOString(),
+  };
+  const outcome = await deps.store.users.create(user, { createTenant });
+  if (outcome === 'tenant_exists') throw new ForbiddenError();
+  if (outcome === 'username_taken') throw new ValidationError('Username already exists');
+
+  deps.log.info('user_registered', {
+    tenantId: user.tenantId,
+    userId: user.id,
+    username: user.username,
+    role: user.role,
+    registeredBy: caller?.userId ?? 'self',
+    newTenant: createTenant,
+  });
+  return startSession(deps, user, ['pwd']);
+}

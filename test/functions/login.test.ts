@@ -1,0 +1,169 @@
+import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { argon2idHasher } from '../../lib/crypto/password';
+import { registerAdmin, testApp } from '../helpers/app';
+import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+
+const PASSWORD = 'correct horse battery';
+
+describe('POST /auth/login', () => {
+  let deps: TestDeps;
+  let app: ReturnType<typeof testApp>;
+  let tenantId: string;
+  let adminId: string;
+
+  beforeAll(async () => {
+    deps = await testDeps();
+    app = testApp(deps);
+    tenantId = uniqueTenant();
+    adminId = (await registerAdmin(app, tenantId, 'alice', PASSWORD)).user.id;
+  });
+
+  it('answers 200 with the stored user, a signed ES256 access token and a 256-bit refresh token', async () => {
+    const response = await app.request('login', { body: { username: 'alice', password: PASSWORD, tenantId } });
+    expect(response.status).toBe(200);
+    expect(response.headers['Cache-Control']).toBe('no-store');
+    expect(response.body).toEqual({
+      success: true,
+      data: {
+        token: expect.any(String),
+        refreshToken: expect.any(String),
+        user: { id: adminId, username: 'alice', role: 'ADMIN', tenantId, shopId: 'default' },
+      },
+    });
+    const { token, refreshToken } = response.body.data;
+    expect(decodeProtectedHeader(token)).toEqual({ alg: 'ES256', kid: 'test-key-1', typ: 'JWT' });
+    const now = Math.floor(deps.clock.now() / 1000);
+    expect(decodeJwt(token)).toEqual({
+      iss: 'http://localhost:3000',
+      aud: 'identity-service',
+      sub: adminId,
+      username: 'alice',
+      role: 'ADMIN',
+      tenantId,
+      shopId: 'default',
+      sid: expect.any(String),
+      amr: ['pwd'],
+      iat: now,
+      exp: now + 900,
+      jti: expect.any(String),
+    });
+    const secret = refreshToken.split('.').at(-1);
+    expect(Buffer.from(secret, 'base64url')).toHaveLength(32);
+    expect(await app.identityOf(token)).toMatchObject({ userId: adminId, tenantId, role: 'ADMIN', amr: ['pwd'] });
+  });
+
+  it('finds the user regardless of the case of the username', async () => {
+    const response = await app.request('login', { body: { username: 'ALICE', password: PASSWORD, tenantId } });
+    expect(response.status).toBe(200);
+    expect(response.body.data.user.username).toBe('alice');
+  });
+
+  it('answers unknown user and wrong password with the same 401, and logs both without the password', async () => {
+    const wrong = await app.request('login', { body: { username: 'alice', password: 'not-the-password', tenantId } });
+    const unknown = await app.request('login', { body: { username: 'nobody', password: 'not-the-password', tenantId } });
+    for (const response of [wrong, unknown]) {
+      expect(response).toEqual({
+        status: 401,
+        headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
+        body: { success: false, error: 'Invalid credentials' },
+      });
+    }
+    expect(deps.logs.filter((line) => line.event === 'login_failed')).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ tenantId, username: 'alice', reason: 'wrong_password' }),
+        expect.objectContaining({ tenantId, username: 'nobody', reason: 'unknown_user' }),
+      ]),
+    );
+    expect(deps.logText()).not.toContain('not-the-password');
+  });
+
+  it('logs in through the default tenant when no tenantId is given', async () => {
+    const local = await testDeps({ DEFAULT_TENANT_ID: tenantId });
+    const response = await testApp(local).request('login', { body: { username: 'alice', password: PASSWORD } });
+    expect(response.status).toBe(200);
+    expect(response.body.data.user.tenantId).toBe(tenantId);
+  });
+
+  it('never logs a user of tenant A in through tenant B', async () => {
+    const other = uniqueTenant();
+    await registerAdmin(app, other, 'bob', 'another good password');
+    const response = await app.request('login', { body: { username: 'alice', password: PASSWORD, tenantId: other } });
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual({ success: false, error: 'Invalid credentials' });
+  });
+
+  describe('lockout', () => {
+    it('answers 429 with Retry-After after 5 failures in 15 minutes, also for the right password, until the window passes', async () => {
+      const tenant = uniqueTenant();
+      await registerAdmin(app, tenant, 'carol', PASSWORD);
+      for (let i = 0; i < 5; i++) {
+        const response = await app.request('login', { body: { username: 'carol', password: `wrong-${i}`, tenantId: tenant } });
+        expect(response.status).toBe(401);
+        deps.clock.advance(60);
+      }
+      const locked = await app.request('login', { body: { username: 'carol', password: PASSWORD, tenantId: tenant } });
+      expect(locked.status).toBe(429);
+      expect(locked.body).toEqual({ success: false, error: 'Too many failed attempts' });
+      // The window opened 5 minutes ago with the first failure: 10 minutes remain.
+      expect(locked.headers['Retry-After']).toBe('600');
+      expect(deps.logs.some((line) => line.event === 'login_locked' && line.username === 'carol')).toBe(true);
+
+      deps.clock.advance(600);
+      const after = await app.request('login', { body: { username: 'carol', password: PASSWORD, tenantId: tenant } });
+      expect(after.status).toBe(200);
+    });
+
+    it('counts attempts for unknown usernames too, and per tenant', async () => {
+      const tenant = uniqueTenant();
+      for (let i = 0; i < 5; i++) await app.request('login', { body: { username: 'ghost', password: 'x', tenantId: tenant } });
+      const locked = await app.request('login', { body: { username: 'ghost', password: 'x', tenantId: tenant } });
+      expect(locked.status).toBe(429);
+      const elsewhere = await app.request('login', { body: { username: 'ghost', password: 'x', tenantId: uniqueTenant() } });
+      expect(elsewhere.status).toBe(401);
+    });
+
+    it('lets no more than 5 of 20 concurrent wrong guesses reach the password check', async () => {
+      const tenant = uniqueTenant();
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => app.request('login', { body: { username: 'dave', password: `guess-${i}`, tenantId: tenant } })),
+      );
+      expect(answers.filter((r) => r.status === 401)).toHaveLength(5);
+      expect(answers.filter((r) => r.status === 429)).toHaveLength(15);
+    });
+
+    it('clears the counter on a successful login', async () => {
+      const tenant = uniqueTenant();
+      await registerAdmin(app, tenant, 'erin', PASSWORD);
+      for (let i = 0; i < 4; i++) await app.request('login', { body: { username: 'erin', password: 'wrong', tenantId: tenant } });
+      expect((await app.request('login', { body: { username: 'erin', password: PASSWORD, tenantId: tenant } })).status).toBe(200);
+      for (let i = 0; i < 4; i++) await app.request('login', { body: { username: 'erin', password: 'wrong', tenantId: tenant } });
+      expect((await app.request('login', { body: { username: 'erin', password: PASSWORD, tenantId: tenant } })).status).toBe(200);
+    });
+  });
+
+  it('rehashes a password stored with older Argon2id parameters on login', async () => {
+    const tenant = uniqueTenant();
+    const { user } = await registerAdmin(app, tenant, 'frank', PASSWORD);
+    const stored = await deps.store.users.findById(tenant, user.id);
+    const weak = await argon2idHasher({ memoryCost: 4096, timeCost: 1, parallelism: 1 }).hash(PASSWORD);
+    expect(await deps.store.users.replacePasswordHash(stored!, stored!.passwordHash, weak)).toBe(true);
+
+    expect((await app.request('login', { body: { username: 'frank', password: PASSWORD, tenantId: tenant } })).status).toBe(200);
+    const upgraded = await deps.store.users.findById(tenant, user.id);
+    expect(upgraded?.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+  });
+
+  it.each([
+    [{}, 'username: Invalid input: expected string, received undefined'],
+    [{ username: '', password: 'x' }, 'username: Too small: expected string to have >=1 characters'],
+    [{ username: 'a' }, 'password: Invalid input: expected string, received undefined'],
+    [{ username: 'a', password: '' }, 'password: Too small: expected string to have >=1 characters'],
+    [{ username: 'a', password: 'x', tenantId: 5 }, 'tenantId: Invalid input: expected string, received number'],
+    [{ username: 'a', password: 'x', mfaMethod: 'PIGEON' }, 'mfaMethod: Invalid option: expected one of "TOTP"|"SMS"|"EMAIL"'],
+  ])('answers 400 for %j', async (body, error) => {
+    const response = await app.request('login', { body });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ success: false, error });
+  });
+});

@@ -1,0 +1,67 @@
+import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
+import * as authorizer from '../../functions/authorizer';
+import * as jwks from '../../functions/jwks';
+import * as login from '../../functions/login';
+import * as logout from '../../functions/logout';
+import * as me from '../../functions/me';
+import * as refresh from '../../functions/refresh-token';
+import * as register from '../../functions/register';
+import type { Deps } from '../../lib/deps';
+import { identityFromEvent } from '../../lib/http/identity';
+import { apiEvent, call, type RequestSpec, type Response } from './http';
+
+const routes = {
+  login: { module: login, method: 'POST', path: '/auth/login', authorizer: false },
+  refresh: { module: refresh, method: 'POST', path: '/auth/refresh', authorizer: false },
+  register: { module: register, method: 'POST', path: '/auth/register', authorizer: true },
+  logout: { module: logout, method: 'POST', path: '/auth/logout', authorizer: true },
+  me: { module: me, method: 'GET', path: '/auth/me', authorizer: true },
+  jwks: { module: jwks, method: 'GET', path: '/.well-known/jwks.json', authorizer: false },
+} as const;
+
+export type RouteName = keyof typeof routes;
+
+export interface AppRequest extends Omit<RequestSpec, 'identity'> {
+  /** An access token sent as `Authorization: Bearer`; the authorizer turns it into context. */
+  token?: string;
+}
+
+/**
+ * The functions as API Gateway runs them: for routes with the authorizer, the
+ * authorizer runs first on the same event and its context is handed on.
+ */
+export function testApp(deps: Deps) {
+  const authorize = authorizer.makeHandler(deps);
+  const handlers = Object.fromEntries(
+    Object.entries(routes).map(([name, route]) => [name, route.module.makeHandler(deps)]),
+  ) as Record<RouteName, unknown>;
+
+  async function request(name: RouteName, spec: AppRequest = {}): Promise<Response> {
+    const route = routes[name];
+    const headers = { ...spec.headers, ...(spec.token ? { authorization: `Bearer ${spec.token}` } : {}) };
+    let authorizerContext: Record<string, string> | undefined;
+    if (route.authorizer) {
+      const event = apiEvent({ method: route.method, path: route.path, headers });
+      const result = await authorize(event as unknown as APIGatewayRequestAuthorizerEventV2);
+      authorizerContext = result.context;
+    }
+    return call(handlers[name], { method: route.method, path: route.path, ...spec, headers, authorizerContext });
+  }
+
+  /** The identity the authorizer gives a token, or null. */
+  async function identityOf(token: string) {
+    const event = apiEvent({ headers: { authorization: `Bearer ${token}` } });
+    const result = await authorize(event as unknown as APIGatewayRequestAuthorizerEventV2);
+    (event.requestContext as unknown as { authorizer: unknown }).authorizer = { lambda: result.context };
+    return identityFromEvent(event);
+  }
+
+  return { request, identityOf, authorize };
+}
+
+/** Registers the first ADMIN of a new tenant and returns the answer's data. */
+export async function registerAdmin(app: ReturnType<typeof testApp>, tenantId: string, username = 'admin', password = 'correct horse battery') {
+  const response = await app.request('register', { body: { username, password, role: 'ADMIN', tenantId } });
+  if (response.status !== 201) throw new Error(`register failed: ${JSON.stringify(response.body)}`);
+  return response.body.data as { token: string; refreshToken: string; user: { id: string; username: string; role: string; tenantId: string; shopId: string } };
+}

@@ -1,0 +1,72 @@
+import { inject } from 'vitest';
+import type { Clock } from '../../lib/clock';
+import { readConfig } from '../../lib/config';
+import { argon2idHasher } from '../../lib/crypto/password';
+import { cryptoRandom } from '../../lib/crypto/random';
+import { type Deps, dynamoStores } from '../../lib/deps';
+import { createLogger } from '../../lib/log';
+import { createDynamo } from '../../lib/store/dynamo';
+import { cachedKeyProvider, generateKeySet, type KeySet } from '../../lib/tokens/signing-keys';
+
+/** A clock tests move by hand: no sleeping for time to pass. */
+export interface TestClock extends Clock {
+  advance(seconds: number): void;
+  set(ms: number): void;
+}
+
+export function testClock(start = Date.UTC(2026, 10, 22, 12, 0, 0)): TestClock {
+  let now = start;
+  return {
+    now: () => now,
+    advance: (seconds) => {
+      now += seconds * 1000;
+    },
+    set: (ms) => {
+      now = ms;
+    },
+  };
+}
+
+export interface TestDeps extends Deps {
+  clock: TestClock;
+  /** Every log line written, parsed. */
+  logs: Array<Record<string, unknown>>;
+  /** Every log line written, as text (for searching secrets). */
+  logText: () => string;
+  keySet: KeySet;
+}
+
+let sharedKeys: Promise<KeySet> | undefined;
+
+/** Real dependencies on the run's DynamoDB Local, with a test clock and captured logs. */
+export async function testDeps(env: Record<string, string> = {}): Promise<TestDeps> {
+  const config = readConfig({
+    TABLE_NAME: inject('tableName'),
+    DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
+    CORS_ALLOWED_ORIGINS: 'https://app.example.com',
+    ...env,
+  });
+  sharedKeys ??= generateKeySet('test-key-1');
+  const keySet = await sharedKeys;
+  const lines: string[] = [];
+  const dynamo = createDynamo({ tableName: config.tableName, region: config.awsRegion, endpoint: config.dynamodbEndpoint });
+  return {
+    config,
+    clock: testClock(),
+    random: cryptoRandom,
+    log: createLogger('debug', (line) => lines.push(line)),
+    store: dynamoStores(dynamo),
+    hasher: argon2idHasher(),
+    keys: cachedKeyProvider(async () => keySet),
+    keySet,
+    get logs() {
+      return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    },
+    logText: () => lines.join('\n'),
+  };
+}
+
+/** A tenant id no other test uses, so tests share one table without seeing each other. */
+export function uniqueTenant(prefix = 'tenant'): string {
+  return `${prefix}-${cryptoRandom.token(6)}`;
+}

@@ -1,0 +1,63 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import fixture from '../fixtures/apigw-v2-event.json';
+import { toAuthorizerContext } from '../../lib/http/identity';
+import type { Identity } from '../../lib/tokens/access-token';
+
+export interface RequestSpec {
+  method?: string;
+  path?: string;
+  /** An object is sent as JSON; a string is sent as it is. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+  /** The authorizer context of the caller, if any. */
+  identity?: Identity;
+  /** A raw authorizer context (e.g. `{ authError: 'unavailable' }`). */
+  authorizerContext?: Record<string, string>;
+}
+
+/** An API Gateway v2 event cloned from the captured fixture. */
+export function apiEvent(spec: RequestSpec = {}): APIGatewayProxyEventV2 {
+  const event = structuredClone(fixture) as unknown as APIGatewayProxyEventV2;
+  const method = spec.method ?? 'POST';
+  const path = spec.path ?? '/';
+  event.routeKey = `${method} ${path}`;
+  event.rawPath = path;
+  event.requestContext.http.method = method;
+  event.requestContext.http.path = path;
+  event.requestContext.routeKey = event.routeKey;
+  event.requestContext.requestId = `req-${Math.random().toString(36).slice(2)}`;
+  event.headers = { ...event.headers, ...spec.headers };
+  if (spec.body !== undefined) event.body = typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body);
+  if (spec.query) {
+    event.queryStringParameters = spec.query;
+    event.rawQueryString = new URLSearchParams(spec.query).toString();
+  }
+  const lambda = spec.identity ? toAuthorizerContext(spec.identity) : spec.authorizerContext;
+  if (lambda) (event.requestContext as unknown as { authorizer: unknown }).authorizer = { lambda };
+  return event;
+}
+
+export const lambdaContext = {
+  awsRequestId: 'aws-req-1',
+  functionName: 'test',
+  getRemainingTimeInMillis: () => 10_000,
+} as unknown as Context;
+
+export interface Response {
+  status: number;
+  headers: Record<string, string>;
+  body: any;
+}
+
+type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/** Runs a function's whole middy chain on an event and parses the answer. */
+export async function call(handler: unknown, spec: RequestSpec = {}): Promise<Response> {
+  const result = await (handler as Handler)(apiEvent(spec), lambdaContext);
+  return {
+    status: result.statusCode ?? 200,
+    headers: (result.headers ?? {}) as Record<string, string>,
+    body: result.body ? JSON.parse(result.body) : undefined,
+  };
+}
