@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * Field rules shared by several operations. Lengths beyond the seed's minimums are

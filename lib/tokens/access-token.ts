@@ -1,5 +1,5 @@
 import { errors, jwtVerify, SignJWT } from 'jose';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ROLES } from '../users/user';
 import type { KeySet } from './signing-keys';
 

@@ -32,7 +32,7 @@ export async function authorizeRegistration(deps: Pick<Deps, 'store'>, caller: I
 export async function register(deps: Deps, caller: Identity | null, request: RegisterRequest): Promise<AuthPayload> {
   const createTenant = caller === null;
   if (createTenant && request.role !== 'ADMIN') throw new ValidationError('The first user of a tenant must have role ADMIN');
-  if (isCommonPassword(request.password)) throw new ValidationError('Password is too common');
+  if (await isCommonPassword(request.password)) throw new ValidationError('Password is too common');
 
   const user: User = {
     id: deps.random.id(),
