@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { testApp } from '../helpers/app';
+import { testDeps, uniqueTenant } from '../helpers/deps';
+
+describe('log redaction', () => {
+  it('logs a full account flow with tenant, user and request id, and never a password or token', async () => {
+    const deps = await testDeps();
+    const app = testApp(deps);
+    const tenantId = uniqueTenant();
+    const password = 'Unique-Pa55phrase-For-Logs';
+    const wrongPassword = 'Wrong-Pa55phrase-For-Logs';
+    const secrets: string[] = [password, wrongPassword];
+
+    const registered = await app.request('register', { body: { username: 'logan', password, role: 'ADMIN', tenantId } });
+    const second = await app.request('register', {
+      token: registered.body.data.token,
+      body: { username: 'logan2', password: `${password}-2`, role: 'ANALYST', tenantId },
+    });
+    secrets.push(`${password}-2`);
+    await app.request('login', { body: { username: 'logan', password: wrongPassword, tenantId } });
+    const login = await app.request('login', { body: { username: 'logan', password, tenantId } });
+    const refreshed = await app.request('refresh', { body: { refreshToken: login.body.data.refreshToken } });
+    await app.request('refresh', { body: { refreshToken: login.body.data.refreshToken } }); // reuse
+    await app.request('me', { token: refreshed.body.data.token });
+    await app.request('logout', { token: second.body.data.token });
+
+    for (const data of [registered.body.data, second.body.data, login.body.data, refreshed.body.data]) {
+      secrets.push(data.token, data.refreshToken, data.refreshToken.split('.').at(-1));
+    }
+    const text = deps.logText();
+    for (const secret of secrets) expect(text).not.toContain(secret);
+
+    const events = deps.logs.map((line) => line.event);
+    expect(events).toEqual(
+      expect.arrayContaining(['user_registered', 'login_failed', 'login_succeeded', 'refresh_succeeded', 'refresh_token_reuse_detected', 'logout']),
+    );
+    for (const line of deps.logs.filter((l) => l.event !== 'token_rejected')) {
+      expect(line).toMatchObject({ tenantId, requestId: expect.any(String) });
+    }
+  });
+});

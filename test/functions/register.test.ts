@@ -1,0 +1,150 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { registerAdmin, testApp } from '../helpers/app';
+import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+
+const PASSWORD = 'correct horse battery';
+
+describe('POST /auth/register', () => {
+  let deps: TestDeps;
+  let app: ReturnType<typeof testApp>;
+  let tenantId: string;
+  let adminToken: string;
+
+  beforeAll(async () => {
+    deps = await testDeps();
+    app = testApp(deps);
+    tenantId = uniqueTenant();
+    adminToken = (await registerAdmin(app, tenantId, 'root', PASSWORD)).token;
+  });
+
+  it('answers 201 with a real session for the first ADMIN of a new tenant', async () => {
+    const tenant = uniqueTenant();
+    const response = await app.request('register', {
+      body: { username: 'Owner', password: PASSWORD, role: 'ADMIN', tenantId: tenant, shopId: 'shop-1', email: 'owner@example.com' },
+    });
+    expect(response.status).toBe(201);
+    expect(response.headers['Cache-Control']).toBe('no-store');
+    expect(response.body).toEqual({
+      success: true,
+      data: {
+        token: expect.any(String),
+        refreshToken: expect.any(String),
+        user: { id: expect.any(String), username: 'Owner', role: 'ADMIN', tenantId: tenant, shopId: 'shop-1' },
+      },
+    });
+    expect(await app.identityOf(response.body.data.token)).toMatchObject({ userId: response.body.data.user.id, tenantId: tenant });
+    const stored = await deps.store.users.findById(tenant, response.body.data.user.id);
+    expect(stored).toMatchObject({ email: 'owner@example.com', status: 'active' });
+    expect(stored?.passwordHash).toMatch(/^\$argon2id\$/);
+    expect(JSON.stringify(response.body)).not.toContain('argon2');
+    expect(deps.logs).toContainEqual(expect.objectContaining({ event: 'user_registered', tenantId: tenant, newTenant: true, registeredBy: 'self' }));
+  });
+
+  it('uses the configured default shop and invents no email', async () => {
+    const tenant = uniqueTenant();
+    const { user } = await registerAdmin(app, tenant, 'plain', PASSWORD);
+    expect(user.shopId).toBe('default');
+    expect((await deps.store.users.findById(tenant, user.id))?.email).toBeUndefined();
+  });
+
+  it('lets an ADMIN register any role into their own tenant', async () => {
+    const response = await app.request('register', {
+      token: adminToken,
+      body: { username: 'finance-1', password: PASSWORD, role: 'FINANCE', tenantId },
+    });
+    expect(response.status).toBe(201);
+    expect(response.body.data.user).toMatchObject({ username: 'finance-1', role: 'FINANCE', tenantId });
+  });
+
+  describe('who may register whom', () => {
+    it.each([
+      ['anonymous into an existing tenant', undefined, () => ({ tenantId, role: 'ADMIN' })],
+      ['anonymous into an existing tenant, even with bad input', undefined, () => ({ tenantId, role: 'KING', password: '1' })],
+      ['an ADMIN into another tenant', 'admin', () => ({ tenantId: uniqueTenant(), role: 'OPERATOR' })],
+      ['a non-ADMIN into their own tenant', 'operator', () => ({ tenantId, role: 'OPERATOR' })],
+      ['a non-ADMIN with bad input', 'operator', () => ({ tenantId, role: 'OPERATOR', password: '' })],
+    ] as const)('answers 403 Permission denied for %s', async (_, caller, body) => {
+      let token: string | undefined;
+      if (caller === 'admin') token = adminToken;
+      if (caller === 'operator') {
+        const created = await app.request('register', {
+          token: adminToken,
+          body: { username: `op-${Math.random()}`, password: PASSWORD, role: 'OPERATOR', tenantId },
+        });
+        token = created.body.data.token;
+      }
+      const response = await app.request('register', { token, body: { username: 'mallory', password: PASSWORD, ...body() } });
+      expect(response).toMatchObject({ status: 403, body: { success: false, error: 'Permission denied' } });
+    });
+
+    it('refuses to make an anonymous caller anything but ADMIN of a new tenant', async () => {
+      const tenant = uniqueTenant();
+      const response = await app.request('register', { body: { username: 'x', password: PASSWORD, role: 'OPERATOR', tenantId: tenant } });
+      expect(response).toMatchObject({ status: 400, body: { success: false, error: 'The first user of a tenant must have role ADMIN' } });
+      expect(await deps.store.tenants.exists(tenant)).toBe(false);
+    });
+
+    it('lets exactly one of two anonymous callers claim a new tenant at once', async () => {
+      const tenant = uniqueTenant();
+      const answers = await Promise.all(
+        ['first', 'second'].map((username) => app.request('register', { body: { username, password: PASSWORD, role: 'ADMIN', tenantId: tenant } })),
+      );
+      expect(answers.map((r) => r.status).sort()).toEqual([201, 403]);
+    });
+  });
+
+  it('answers 400 Username already exists, ignoring case, and changes nothing', async () => {
+    const response = await app.request('register', {
+      token: adminToken,
+      body: { username: 'ROOT', password: 'another fine password', role: 'OPERATOR', tenantId },
+    });
+    expect(response).toMatchObject({ status: 400, body: { success: false, error: 'Username already exists' } });
+    const login = await app.request('login', { body: { username: 'root', password: PASSWORD, tenantId } });
+    expect(login.status).toBe(200);
+    expect(login.body.data.user.role).toBe('ADMIN');
+  });
+
+  it('creates exactly one user when 50 registrations of one username race', async () => {
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        app.request('register', { token: adminToken, body: { username: 'racer', password: `${PASSWORD} ${i}`, role: 'ANALYST', tenantId } }),
+      ),
+    );
+    expect(answers.filter((r) => r.status === 201)).toHaveLength(1);
+    expect(answers.filter((r) => r.status === 400 && r.body.error === 'Username already exists')).toHaveLength(49);
+  });
+
+  it('allows the same username in another tenant', async () => {
+    const other = uniqueTenant();
+    const response = await app.request('register', { body: { username: 'root', password: PASSWORD, role: 'ADMIN', tenantId: other } });
+    expect(response.status).toBe(201);
+  });
+
+  it.each(['password', 'qwerty123', 'Iloveyou', 'football1'])('answers 400 Password is too common for %s', async (password) => {
+    const response = await app.request('register', { body: { username: 'u', password, role: 'ADMIN', tenantId: uniqueTenant() } });
+    expect(response).toMatchObject({ status: 400, body: { success: false, error: 'Password is too common' } });
+  });
+
+  it.each([
+    [{ password: 'short' }, 'password: Too small: expected string to have >=6 characters'],
+    [{ password: 'x'.repeat(129) }, 'password: Too big: expected string to have <=128 characters'],
+    [{ role: 'KING' }, 'role: Invalid option: expected one of "ADMIN"|"MANAGER"|"OPERATOR"|"FINANCE"|"SOURCING"|"LOGISTICS"|"ANALYST"'],
+    [{ username: '' }, 'username: Too small: expected string to have >=1 characters'],
+    [{ tenantId: '' }, 'tenantId: Too small: expected string to have >=1 characters'],
+    [{ email: 'not-an-email' }, 'email: Invalid email address'],
+    [{ shopId: 7 }, 'shopId: Invalid input: expected string, received number'],
+  ])('answers 400 for %j', async (override, error) => {
+    const body = { username: 'v', password: PASSWORD, role: 'ADMIN', tenantId: uniqueTenant(), ...override };
+    const response = await app.request('register', { body });
+    expect(response).toMatchObject({ status: 400, body: { success: false, error } });
+  });
+
+  it('keeps a tenant id with key separators from reaching another tenant', async () => {
+    const tenant = `${uniqueTenant()}#USER#x`;
+    const response = await app.request('register', { body: { username: 'hash', password: PASSWORD, role: 'ADMIN', tenantId: tenant } });
+    expect(response.status).toBe(201);
+    expect(response.body.data.user.tenantId).toBe(tenant);
+    const login = await app.request('login', { body: { username: 'hash', password: PASSWORD, tenantId: tenant } });
+    expect(login.status).toBe(200);
+  });
+});

@@ -1,0 +1,202 @@
+import { decodeJwt } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { registerAdmin, testApp } from '../helpers/app';
+import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+
+const PASSWORD = 'correct horse battery';
+
+describe('sessions', () => {
+  let deps: TestDeps;
+  let app: ReturnType<typeof testApp>;
+  let tenantId: string;
+
+  beforeAll(async () => {
+    deps = await testDeps();
+    app = testApp(deps);
+    tenantId = uniqueTenant();
+    await registerAdmin(app, tenantId, 'root', PASSWORD);
+  });
+
+  async function login(username = 'root') {
+    const response = await app.request('login', { body: { username, password: PASSWORD, tenantId } });
+    expect(response.status).toBe(200);
+    return response.body.data as { token: string; refreshToken: string; user: { id: string } };
+  }
+
+  describe('POST /auth/refresh', () => {
+    it('rotates: a new pair for the same session, with the stored user', async () => {
+      const first = await login();
+      deps.clock.advance(60);
+      const response = await app.request('refresh', { body: { refreshToken: first.refreshToken } });
+      expect(response.status).toBe(200);
+      expect(response.headers['Cache-Control']).toBe('no-store');
+      expect(response.body).toEqual({
+        success: true,
+        data: {
+          token: expect.any(String),
+          refreshToken: expect.any(String),
+          user: { id: first.user.id, username: 'root', role: 'ADMIN', tenantId, shopId: 'default' },
+        },
+      });
+      const next = response.body.data;
+      expect(next.refreshToken).not.toBe(first.refreshToken);
+      expect(decodeJwt(next.token).sid).toBe(decodeJwt(first.token).sid);
+      expect(decodeJwt(next.token).amr).toEqual(['pwd']);
+      // The successor works, and so on down the chain.
+      const third = await app.request('refresh', { body: { refreshToken: next.refreshToken } });
+      expect(third.status).toBe(200);
+    });
+
+    it('treats a retired token presented again as reuse: 401 and the whole session is revoked', async () => {
+      const first = await login();
+      const second = (await app.request('refresh', { body: { refreshToken: first.refreshToken } })).body.data;
+      expect(await app.identityOf(second.token)).not.toBeNull();
+
+      const reuse = await app.request('refresh', { body: { refreshToken: first.refreshToken } });
+      expect(reuse).toMatchObject({ status: 401, body: { success: false, error: 'Invalid refresh token' } });
+      expect(deps.logs).toContainEqual(expect.objectContaining({ event: 'refresh_token_reuse_detected', tenantId, userId: first.user.id }));
+
+      // Everything of the session stops working from the next request on.
+      expect(await app.identityOf(second.token)).toBeNull();
+      expect(await app.identityOf(first.token)).toBeNull();
+      expect((await app.request('refresh', { body: { refreshToken: second.refreshToken } })).status).toBe(401);
+      expect((await app.request('me', { token: second.token })).status).toBe(401);
+    });
+
+    it('lets exactly one of two concurrent refreshes with the same token win', async () => {
+      const { refreshToken } = await login();
+      const answers = await Promise.all([1, 2, 3].map(() => app.request('refresh', { body: { refreshToken } })));
+      expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
+      expect(answers.filter((r) => r.status === 401 && r.body.error === 'Invalid refresh token')).toHaveLength(2);
+    });
+
+    it('shows a role change at the next refresh', async () => {
+      const tenant = uniqueTenant();
+      const admin = await registerAdmin(app, tenant, 'boss', PASSWORD);
+      const created = await app.request('register', {
+        token: admin.token,
+        body: { username: 'worker', password: PASSWORD, role: 'OPERATOR', tenantId: tenant },
+      });
+      const user = await deps.store.users.findById(tenant, created.body.data.user.id);
+      const { doc, table } = (await import('../../lib/store/dynamo')).createDynamo({
+        tableName: deps.config.tableName,
+        region: deps.config.awsRegion,
+        endpoint: deps.config.dynamodbEndpoint,
+      });
+      const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+      const { keys } = await import('../../lib/store/keys');
+      await doc.send(new UpdateCommand({ TableName: table, Key: keys.user(tenant, user!.id), UpdateExpression: 'SET #r = :r', ExpressionAttributeNames: { '#r': 'role' }, ExpressionAttributeValues: { ':r': 'MANAGER' } }));
+      const response = await app.request('refresh', { body: { refreshToken: created.body.data.refreshToken } });
+      expect(response.body.data.user.role).toBe('MANAGER');
+      expect(decodeJwt(response.body.data.token).role).toBe('MANAGER');
+    });
+
+    it('ends sessions 30 days after login at the latest', async () => {
+      const local = await testDeps();
+      const localApp = testApp(local);
+      let { refreshToken } = (await localApp.request('login', { body: { username: 'root', password: PASSWORD, tenantId } })).body.data;
+      for (let day = 0; day < 29; day++) {
+        local.clock.advance(24 * 3600);
+        const response = await localApp.request('refresh', { body: { refreshToken } });
+        expect(response.status).toBe(200);
+        refreshToken = response.body.data.refreshToken;
+      }
+      local.clock.advance(24 * 3600);
+      const expired = await localApp.request('refresh', { body: { refreshToken } });
+      expect(expired).toMatchObject({ status: 401, body: { success: false, error: 'Invalid refresh token' } });
+    });
+
+    it.each([
+      ['garbage', 'not-a-token'],
+      ['a well-formed token of no session', 'dGVuYW50.c2Vzc2lvbg.0.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'],
+      ['a forged secret for a real session', 'forged'],
+    ])('answers 401 Invalid refresh token for %s', async (_, token) => {
+      let refreshToken = token;
+      if (token === 'forged') {
+        const real = (await login()).refreshToken.split('.');
+        real[3] = 'A'.repeat(43);
+        refreshToken = real.join('.');
+      }
+      const response = await app.request('refresh', { body: { refreshToken } });
+      expect(response).toMatchObject({ status: 401, body: { success: false, error: 'Invalid refresh token' } });
+    });
+
+    it('does not revoke a session when someone presents a forged token for it', async () => {
+      const { token, refreshToken } = await login();
+      const forged = refreshToken.split('.');
+      forged[3] = 'B'.repeat(43);
+      await app.request('refresh', { body: { refreshToken: forged.join('.') } });
+      expect(await app.identityOf(token)).not.toBeNull();
+      expect((await app.request('refresh', { body: { refreshToken } })).status).toBe(200);
+    });
+
+    it('answers 400 for a missing refresh token', async () => {
+      const response = await app.request('refresh', { body: {} });
+      expect(response).toMatchObject({ status: 400, body: { success: false, error: 'refreshToken: Invalid input: expected string, received undefined' } });
+    });
+  });
+
+  describe('POST /auth/logout', () => {
+    it('revokes the caller session: its access and refresh tokens stop working at once', async () => {
+      const { token, refreshToken } = await login();
+      const response = await app.request('logout', { token });
+      expect(response).toMatchObject({ status: 200, body: { success: true, data: { message: 'Logged out' } } });
+      expect((await app.request('me', { token })).status).toBe(401);
+      expect((await app.request('refresh', { body: { refreshToken } })).status).toBe(401);
+      expect(deps.logs).toContainEqual(expect.objectContaining({ event: 'logout', tenantId }));
+    });
+
+    it('leaves the other sessions of the user alone', async () => {
+      const one = await login();
+      const two = await login();
+      await app.request('logout', { token: one.token });
+      expect((await app.request('me', { token: two.token })).status).toBe(200);
+    });
+
+    it('answers 401 without identity', async () => {
+      expect(await app.request('logout', {})).toMatchObject({ status: 401, body: { success: false, error: 'Unauthorized' } });
+    });
+  });
+
+  describe('GET /auth/me', () => {
+    it('answers the request context', async () => {
+      const { token, user } = await login();
+      const response = await app.request('me', { token });
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({
+        success: true,
+        data: {
+          user: {
+            userId: user.id,
+            username: 'root',
+            role: 'ADMIN',
+            tenantId,
+            shopId: 'default',
+            sessionId: decodeJwt(token).sid,
+            amr: ['pwd'],
+          },
+        },
+      });
+    });
+
+    it('answers 401 Unauthorized without a token', async () => {
+      expect(await app.request('me')).toMatchObject({ status: 401, body: { success: false, error: 'Unauthorized' } });
+    });
+
+    it('answers 503 when the authorizer could not reach the session store', async () => {
+      const { call } = await import('../helpers/http');
+      const me = (await import('../../functions/me')).makeHandler(deps);
+      const response = await call(me, { method: 'GET', authorizerContext: { authError: 'unavailable' } });
+      expect(response).toMatchObject({ status: 503, body: { success: false, error: 'Service unavailable' } });
+    });
+  });
+
+  describe('GET /.well-known/jwks.json', () => {
+    it('publishes the public keys only, cacheable', async () => {
+      const response = await app.request('jwks');
+      expect(response.status).toBe(200);
+      expect(response.headers['Cache-Control']).toBe('public, max-age=300');
+      expect(response.body).toEqual({ keys: [{ kty: 'EC', crv: 'P-256', x: expect.any(String), y: expect.any(String), kid: 'test-key-1', alg: 'ES256', use: 'sig' }] });
+    });
+  });
+});

@@ -1,0 +1,106 @@
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { readConfig } from '../../lib/config';
+import { ConflictError } from '../../lib/errors';
+import { httpHandler } from '../../lib/http/handler';
+import { ok } from '../../lib/http/reply';
+import { createLogger } from '../../lib/log';
+import type { Identity } from '../../lib/tokens/access-token';
+import { call } from '../helpers/http';
+
+const config = readConfig({ CORS_ALLOWED_ORIGINS: 'https://app.example.com,https://admin.example.com' });
+const identity: Identity = { userId: 'u1', username: 'ann', role: 'OPERATOR', tenantId: 't1', shopId: 's1', sessionId: 'sid', amr: ['pwd'] };
+
+function route(options: Partial<Parameters<typeof httpHandler>[1]> = {}, handle?: () => Promise<never>) {
+  const lines: string[] = [];
+  const handler = httpHandler(
+    { config, log: createLogger('debug', (line) => lines.push(line)) },
+    { identity: 'required', body: z.object({ name: z.string().min(2), nested: z.object({ n: z.number() }).optional() }), ...options },
+    handle ?? (async ({ body }) => ok({ echo: body })),
+  );
+  return { handler, lines };
+}
+
+describe('the middy chain', () => {
+  it('passes the validated body to the handler and wraps the answer in the envelope', async () => {
+    const response = await call(route().handler, { identity, body: { name: 'ok', extra: 'dropped' } });
+    expect(response).toEqual({
+      status: 200,
+      headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store', Vary: 'Origin' },
+      body: { success: true, data: { echo: { name: 'ok' } } },
+    });
+  });
+
+  it.each([
+    ['no identity and bad input', { body: '{bad' }, 401, 'Unauthorized'],
+    ['no identity and an oversized body', { body: 'x'.repeat(20_000) }, 413, 'Request body too large'],
+    ['a body that is not JSON', { identity, body: '{"name":' }, 400, 'Invalid JSON body'],
+    ['a JSON array', { identity, body: '[1,2]' }, 400, 'Invalid JSON body: expected an object'],
+    ['a JSON string', { identity, body: '"name"' }, 400, 'Invalid JSON body: expected an object'],
+    ['a body over 16 KiB', { identity, body: JSON.stringify({ name: 'x'.repeat(17_000) }) }, 413, 'Request body too large'],
+    ['a short field', { identity, body: { name: 'x' } }, 400, 'name: Too small: expected string to have >=2 characters'],
+    ['a nested field', { identity, body: { name: 'xy', nested: { n: 'one' } } }, 400, 'nested.n: Invalid input: expected number, received string'],
+    ['no body', { identity }, 400, 'name: Invalid input: expected string, received undefined'],
+  ])('answers %s with %i %s', async (_, spec, status, error) => {
+    const response = await call(route().handler, spec);
+    expect(response.status).toBe(status);
+    expect(response.body).toEqual({ success: false, error });
+    expect(response.headers['Cache-Control']).toBe('no-store');
+  });
+
+  it('refuses the body-size limit before reading anything else (base64 bodies measured decoded)', async () => {
+    const body = Buffer.from(JSON.stringify({ name: 'ok' })).toString('base64');
+    const { handler } = route();
+    const event = { identity, body };
+    const { apiEvent, lambdaContext } = await import('../helpers/http');
+    const raw = apiEvent(event);
+    raw.isBase64Encoded = true;
+    const result = await (handler as unknown as (e: unknown, c: unknown) => Promise<{ statusCode: number; body: string }>)(raw, lambdaContext);
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body).data.echo).toEqual({ name: 'ok' });
+  });
+
+  it('answers 403 Permission denied for a role-restricted route without the role, or without identity', async () => {
+    const { handler } = route({ role: 'ADMIN', identity: 'optional' });
+    for (const spec of [{ identity, body: '{bad' }, { body: '{bad' }]) {
+      expect(await call(handler, spec)).toMatchObject({ status: 403, body: { success: false, error: 'Permission denied' } });
+    }
+  });
+
+  it('ignores an identity smuggled in with the serverless-offline override header', async () => {
+    const response = await call(route().handler, { identity, body: { name: 'ok' }, headers: { 'sls-offline-authorizer-override': '{}' } });
+    expect(response).toMatchObject({ status: 401, body: { success: false, error: 'Unauthorized' } });
+  });
+
+  it('answers an AppError with its status and message', async () => {
+    const { handler } = route({}, async () => {
+      throw new ConflictError('OAuth2 client already exists');
+    });
+    expect(await call(handler, { identity, body: { name: 'ok' } })).toMatchObject({ status: 409, body: { success: false, error: 'OAuth2 client already exists' } });
+  });
+
+  it('answers anything unexpected with 500 Internal server error and logs the cause with the request id, not the body', async () => {
+    const { handler, lines } = route({}, async () => {
+      throw new Error('database exploded: secret detail');
+    });
+    const response = await call(handler, { identity, body: { name: 'hunter2-password' } });
+    expect(response).toMatchObject({ status: 500, body: { success: false, error: 'Internal server error' } });
+    expect(JSON.stringify(response.body)).not.toContain('exploded');
+    const logged = lines.map((line) => JSON.parse(line));
+    expect(logged).toContainEqual(expect.objectContaining({ level: 'error', event: 'unhandled_error', requestId: expect.stringMatching(/^req-/), errorMessage: 'database exploded: secret detail' }));
+    expect(lines.join('\n')).not.toContain('hunter2-password');
+  });
+
+  it('adds CORS headers for allowed origins only', async () => {
+    const allowed = await call(route().handler, { identity, body: { name: 'ok' }, headers: { origin: 'https://admin.example.com' } });
+    expect(allowed.headers).toMatchObject({
+      'Access-Control-Allow-Origin': 'https://admin.example.com',
+      'Access-Control-Expose-Headers': 'X-MFA-Methods, Retry-After',
+      Vary: 'Origin',
+    });
+    const denied = await call(route().handler, { identity, body: { name: 'ok' }, headers: { origin: 'https://evil.example.com' } });
+    expect(denied.headers['Access-Control-Allow-Origin']).toBeUndefined();
+    const failed = await call(route().handler, { body: { name: 'ok' }, headers: { origin: 'https://app.example.com' } });
+    expect(failed.headers['Access-Control-Allow-Origin']).toBe('https://app.example.com');
+  });
+});
