@@ -68,7 +68,9 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
   checkJava();
   const dist = distributionDir();
   const port = options.port ?? (await freePort());
-  const storage = options.dataDir ? ['-dbPath', resolve(options.dataDir), '-sharedDb'] : ['-inMemory'];
+  // -sharedDb: one database whatever region and credentials a client uses
+  // (serverless-offline runs functions with the stage's region).
+  const storage = options.dataDir ? ['-dbPath', resolve(options.dataDir), '-sharedDb'] : ['-inMemory', '-sharedDb'];
   if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
   const child = spawn(
     'java',
