@@ -1,4 +1,4 @@
-import { base64url, decodeJwt, SignJWT } from 'jose';
+import { base64url, type CryptoKey, decodeJwt, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateKeySet } from '../../lib/tokens/signing-keys';
 import { registerAdmin, testApp } from '../helpers/app';
