@@ -8,6 +8,8 @@ import { type AttemptCounter, dynamoAttemptCounter } from './store/login-attempt
 import { dynamoSessionStore, type SessionStore } from './store/sessions';
 import { dynamoTenantStore, type TenantStore } from './store/tenants';
 import { dynamoUserStore, type UserStore } from './store/users';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { secretsManagerKeyProvider } from './tokens/secrets-manager-keys';
 import { fileKeyProvider, type KeyProvider } from './tokens/signing-keys';
 
 /** The stores of every aggregate, all on one table. */
@@ -45,20 +47,19 @@ export function defaultDeps(): Deps {
   if (defaults) return defaults;
   const config = readConfig();
   const dynamo = createDynamo({ tableName: config.tableName, region: config.awsRegion, endpoint: config.dynamodbEndpoint });
+  const log = createLogger(config.logLevel);
+  const keys =
+    config.signingKeys.source === 'file'
+      ? fileKeyProvider(config.signingKeys.path)
+      : secretsManagerKeyProvider(new SecretsManagerClient({ region: config.awsRegion }), config.signingKeys.secretId, systemClock, log);
   defaults = {
     config,
     clock: systemClock,
     random: cryptoRandom,
-    log: createLogger(config.logLevel),
+    log,
     store: dynamoStores(dynamo),
     hasher: argon2idHasher(),
-    keys: config.signingKeys.source === 'file' ? fileKeyProvider(config.signingKeys.path) : secretsManagerPlaceholder(),
+    keys,
   };
   return defaults;
-}
-
-function secretsManagerPlaceholder(): KeyProvider {
-  return {
-    load: () => Promise.reject(new Error('SIGNING_KEYS_SOURCE=secretsmanager is not available in this build')),
-  };
 }

@@ -1,0 +1,54 @@
+import { GetSecretValueCommand, PutSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { Clock } from '../clock';
+import type { Logger } from '../log';
+import { type KeyProvider, keySetFromDocument, type KeySet, type SigningKeysDocument } from './signing-keys';
+
+/** How long a Lambda instance uses the keys it read before reading them again. */
+export const KEYS_REFRESH_SECONDS = 300;
+
+type SecretsClient = Pick<SecretsManagerClient, 'send'>;
+
+export async function readKeysSecret(client: SecretsClient, secretId: string): Promise<SigningKeysDocument | undefined> {
+  const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
+  if (!SecretString) return undefined;
+  const document = JSON.parse(SecretString) as SigningKeysDocument;
+  return document.keys?.length ? document : undefined;
+}
+
+export async function writeKeysSecret(client: SecretsClient, secretId: string, document: SigningKeysDocument): Promise<void> {
+  await client.send(new PutSecretValueCommand({ SecretId: secretId, SecretString: JSON.stringify(document) }));
+}
+
+/**
+ * Signing keys from AWS Secrets Manager: read at cold start, then again every
+ * KEYS_REFRESH_SECONDS so that a rotation reaches running instances. If a later read
+ * fails, the keys already read stay in use.
+ */
+export function secretsManagerKeyProvider(client: SecretsClient, secretId: string, clock: Clock, log: Logger): KeyProvider {
+  let current: { keys: KeySet; readAt: number } | undefined;
+  let reading: Promise<KeySet> | undefined;
+
+  const read = async () => {
+    const document = await readKeysSecret(client, secretId);
+    if (!document) throw new Error(`Secret ${secretId} holds no signing keys: run scripts/rotate-signing-key add`);
+    const keys = await keySetFromDocument(document);
+    current = { keys, readAt: clock.now() };
+    return keys;
+  };
+
+  return {
+    load() {
+      if (current && clock.now() - current.readAt < KEYS_REFRESH_SECONDS * 1000) return Promise.resolve(current.keys);
+      reading ??= read()
+        .catch((error: unknown) => {
+          if (!current) throw error;
+          log.error('signing_keys_refresh_failed', { error });
+          return current.keys;
+        })
+        .finally(() => {
+          reading = undefined;
+        });
+      return reading;
+    },
+  };
+}

@@ -1,0 +1,76 @@
+import { GetSecretValueCommand, PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../lib/log';
+import { activateKey, addKey, describeKeys, retireKey } from '../../lib/tokens/key-rotation';
+import { KEYS_REFRESH_SECONDS, secretsManagerKeyProvider } from '../../lib/tokens/secrets-manager-keys';
+import type { SigningKeysDocument } from '../../lib/tokens/signing-keys';
+import { testClock } from '../helpers/deps';
+
+describe('signing key rotation', () => {
+  it('publishes a new key, then signs with it, then retires the old one', async () => {
+    const first = await addKey(undefined, 'k1');
+    expect(first.activeKid).toBe('k1');
+    const published = await addKey(first, 'k2');
+    expect([published.activeKid, published.keys.map((k) => k.kid)]).toEqual(['k1', ['k1', 'k2']]);
+    const active = activateKey(published, 'k2');
+    expect(active.activeKid).toBe('k2');
+    const retired = retireKey(active, 'k1');
+    expect([retired.activeKid, retired.keys.map((k) => k.kid)]).toEqual(['k2', ['k2']]);
+    expect(describeKeys(retired)).toBe('k2 (active)');
+  });
+
+  it('refuses to retire the active key, or to touch keys that do not exist', async () => {
+    const document = await addKey(undefined, 'k1');
+    expect(() => retireKey(document, 'k1')).toThrow('Key k1 is the active key: activate another one first');
+    expect(() => activateKey(document, 'nope')).toThrow('No key nope to activate');
+    await expect(addKey(document, 'k1')).rejects.toThrow('A key k1 exists already');
+  });
+
+  it('never shows key material', async () => {
+    const document = await addKey(undefined, 'k1');
+    expect(describeKeys(document)).not.toContain(String(document.keys[0]?.d));
+  });
+});
+
+describe('secretsManagerKeyProvider', () => {
+  /** Secrets Manager cannot be reached from here: a fake client at the edge. */
+  function fakeSecrets(document: SigningKeysDocument) {
+    const state = { document, reads: 0, fail: false };
+    const client = {
+      send: async (command: unknown) => {
+        if (command instanceof GetSecretValueCommand) {
+          state.reads++;
+          if (state.fail) throw new Error('network down');
+          return { SecretString: JSON.stringify(state.document) };
+        }
+        if (command instanceof PutSecretValueCommand) return {};
+        throw new Error('unexpected command');
+      },
+    };
+    return { client: client as never, state };
+  }
+
+  it('reads the keys once, then again after the refresh period, keeping the old ones if the read fails', async () => {
+    const clock = testClock();
+    const { client, state } = fakeSecrets(await addKey(undefined, 'k1'));
+    const provider = secretsManagerKeyProvider(client, 'secret', clock, createLogger('error', () => {}));
+    expect((await provider.load()).kid).toBe('k1');
+    await provider.load();
+    expect(state.reads).toBe(1);
+
+    state.document = activateKey(await addKey(state.document, 'k2'), 'k2');
+    clock.advance(KEYS_REFRESH_SECONDS);
+    expect((await provider.load()).jwks.keys.map((k) => k.kid)).toEqual(['k1', 'k2']);
+    expect((await provider.load()).kid).toBe('k2');
+
+    state.fail = true;
+    clock.advance(KEYS_REFRESH_SECONDS);
+    expect((await provider.load()).kid).toBe('k2');
+  });
+
+  it('fails clearly when the secret holds no keys', async () => {
+    const { client } = fakeSecrets({ activeKid: '', keys: [] });
+    const provider = secretsManagerKeyProvider(client, 'identity/keys', testClock(), createLogger('error', () => {}));
+    await expect(provider.load()).rejects.toThrow('Secret identity/keys holds no signing keys: run scripts/rotate-signing-key add');
+  });
+});
