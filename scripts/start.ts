@@ -36,6 +36,7 @@ async function main() {
       ...process.env,
       DYNAMODB_ENDPOINT: db.endpoint,
       TABLE_NAME: TABLE,
+      SIGNING_KEYS_SOURCE: 'file',
       SIGNING_KEYS_FILE: KEYS_FILE,
       AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
     },

@@ -30,6 +30,7 @@ describe('the local stack (serverless-offline)', () => {
           ...process.env,
           DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
           TABLE_NAME: inject('tableName'),
+          SIGNING_KEYS_SOURCE: 'file',
           SIGNING_KEYS_FILE: keysFile,
           ISSUER: base,
           AWS_REGION: 'us-east-1',

@@ -1,0 +1,115 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+/**
+ * Packages the service as a deploy would (`serverless package`, offline, without AWS
+ * credentials) and reads what a security reviewer reads: the CloudFormation template
+ * and the zips.
+ */
+type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
+
+let resources: Record<string, Resource>;
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+const zipEntries = (name: string) =>
+  execFileSync('unzip', ['-Z1', `.serverless/${name}.zip`], { encoding: 'utf8' }).trim().split('\n');
+const statementsOf = (role: Resource): Statement[] => role.Properties.Policies.flatMap((p: any) => p.PolicyDocument.Statement);
+const actions = (s: Statement) => [s.Action].flat();
+
+/** Functions that hash passwords and so need the native Argon2 binding. */
+const HASHING = ['login', 'register'];
+const WRITES = /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|TransactWriteItems)$/;
+
+describe('the deployment package', () => {
+  beforeAll(() => {
+    const env = { ...process.env };
+    for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE']) delete env[name];
+    execFileSync('node', ['scripts/package.mjs', '--stage', 'prod'], { stdio: 'pipe', env });
+    resources = JSON.parse(readFileSync('.serverless/cloudformation-template-update-stack.json', 'utf8')).Resources;
+  }, 180_000);
+
+  it('runs every function on nodejs22.x, arm64, with a role of its own', () => {
+    const functions = ofType('AWS::Lambda::Function');
+    expect(functions.length).toBeGreaterThanOrEqual(7);
+    const roles = new Set<string>();
+    for (const [name, fn] of functions) {
+      expect(fn.Properties.Runtime, name).toBe('nodejs22.x');
+      expect(fn.Properties.Architectures, name).toEqual(['arm64']);
+      const role = fn.Properties.Role['Fn::GetAtt'][0] as string;
+      expect(role, name).toBe(name.replace(/LambdaFunction$/, 'IamRoleLambdaExecution'));
+      roles.add(role);
+    }
+    expect(roles.size).toBe(functions.length);
+  });
+
+  it('grants no wildcard actions and no wildcard resources beyond the function own log group', () => {
+    for (const [name, role] of ofType('AWS::IAM::Role')) {
+      for (const statement of statementsOf(role)) {
+        for (const action of actions(statement)) expect(action, name).not.toMatch(/\*/);
+        const resourcesOf = [statement.Resource].flat();
+        for (const resource of resourcesOf) {
+          expect(resource, name).not.toBe('*');
+          if (typeof resource === 'object' && resource && 'Fn::Sub' in resource) {
+            expect((resource as { 'Fn::Sub': string })['Fn::Sub'], name).toMatch(/^arn:\$\{AWS::Partition\}:logs:.*:log-group:\/aws\/lambda\/identity-service-prod-[A-Za-z0-9]+:\*(:\*)?$/);
+          }
+        }
+        if (actions(statement).some((a) => a.startsWith('dynamodb:'))) {
+          expect(statement.Resource, name).toEqual({ 'Fn::GetAtt': ['IdentityTable', 'Arn'] });
+        }
+      }
+    }
+  });
+
+  it('lets the authorizer read sessions and keys, and write nothing', () => {
+    const authorizer = statementsOf(resources.AuthorizerIamRoleLambdaExecution!);
+    const granted = authorizer.flatMap(actions).filter((a) => !a.startsWith('logs:'));
+    expect(granted.sort()).toEqual(['dynamodb:GetItem', 'secretsmanager:GetSecretValue']);
+    expect(granted.filter((a) => WRITES.test(a))).toEqual([]);
+  });
+
+  it('gives me no table access at all', () => {
+    const granted = statementsOf(resources.MeIamRoleLambdaExecution!).flatMap(actions);
+    expect(granted.filter((a) => !a.startsWith('logs:'))).toEqual([]);
+  });
+
+  it('keeps the table safe: on demand, PITR, encryption, TTL, deletion protection on prod', () => {
+    const table = resources.IdentityTable!;
+    expect(table.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      SSESpecification: { SSEEnabled: true },
+      TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
+      DeletionProtectionEnabled: true,
+    });
+    expect(table.DeletionPolicy).toBe('Retain');
+  });
+
+  it('throttles every route, the credential routes harder, and logs access', () => {
+    const stage = resources.HttpApiStage!.Properties;
+    expect(stage.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: expect.any(Number), ThrottlingBurstLimit: expect.any(Number) });
+    for (const route of ['POST /auth/login', 'POST /auth/register']) {
+      expect(stage.RouteSettings[route].ThrottlingRateLimit).toBeLessThan(stage.DefaultRouteSettings.ThrottlingRateLimit);
+    }
+    expect(stage.AccessLogSettings.DestinationArn).toBeDefined();
+  });
+
+  it('alarms on the 5xx rate, authorizer errors and refresh-token reuse, and keeps logs 30 days', () => {
+    const alarms = ofType('AWS::CloudWatch::Alarm').map(([name]) => name);
+    expect(alarms).toEqual(expect.arrayContaining(['ServerErrorRateAlarm', 'AuthorizerErrorsAlarm', 'RefreshTokenReuseAlarm']));
+    for (const [name, group] of ofType('AWS::Logs::LogGroup')) expect(group.Properties.RetentionInDays, name).toBe(30);
+  });
+
+  it('ships the linux-arm64 Argon2 binding to the functions that hash passwords, and nothing else to the rest', () => {
+    for (const [name] of ofType('AWS::Lambda::Function')) {
+      const fn = name.replace(/LambdaFunction$/, '');
+      const zip = fn.charAt(0).toLowerCase() + fn.slice(1);
+      const entries = zipEntries(zip);
+      expect(entries.filter((e) => e.endsWith('.node')), zip).toEqual(
+        HASHING.includes(zip) ? ['dist/node_modules/@node-rs/argon2-linux-arm64-gnu/argon2.linux-arm64-gnu.node'] : [],
+      );
+      expect(entries.filter((e) => !e.startsWith('dist/')), zip).toEqual([]);
+      expect(entries.some((e) => e.includes('.data') || e.endsWith('.ts')), zip).toBe(false);
+    }
+  });
+});
