@@ -1,12 +1,23 @@
 import { defineConfig } from 'vitest/config';
 
+const shared = {
+  globalSetup: ['test/global-setup.ts'],
+  testTimeout: 20_000,
+  hookTimeout: 60_000,
+};
+
 export default defineConfig({
   test: {
-    globalSetup: ['test/global-setup.ts'],
-    include: ['test/**/*.test.ts'],
-    testTimeout: 20_000,
-    hookTimeout: 60_000,
-    // DynamoDB Local is one JVM; a few workers keep it busy without starving it.
+    // DynamoDB Local is one JVM; two workers keep it busy without starving it.
     maxWorkers: 2,
+    projects: [
+      {
+        test: { ...shared, name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/deploy/**'] },
+      },
+      {
+        // These build dist/ and run or package it: one file at a time, after the rest.
+        test: { ...shared, name: 'stack', include: ['test/e2e/**/*.test.ts', 'test/deploy/**/*.test.ts'], fileParallelism: false, sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -11,6 +12,14 @@ type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
 
 let resources: Record<string, Resource>;
+let packageEnv: NodeJS.ProcessEnv;
+const packageProd = () => execFileSync('node', ['scripts/package.mjs', '--stage', 'prod'], { stdio: 'pipe', env: packageEnv });
+const zipHashes = () =>
+  Object.fromEntries(
+    readdirSync('.serverless')
+      .filter((file) => file.endsWith('.zip'))
+      .map((file) => [file, createHash('sha256').update(readFileSync(`.serverless/${file}`)).digest('base64')]),
+  );
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 const zipEntries = (name: string) =>
   execFileSync('unzip', ['-Z1', `.serverless/${name}.zip`], { encoding: 'utf8' }).trim().split('\n');
@@ -23,9 +32,9 @@ const WRITES = /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|Transact
 
 describe('the deployment package', () => {
   beforeAll(() => {
-    const env = { ...process.env };
-    for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE']) delete env[name];
-    execFileSync('node', ['scripts/package.mjs', '--stage', 'prod'], { stdio: 'pipe', env });
+    packageEnv = { ...process.env };
+    for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE']) delete packageEnv[name];
+    packageProd();
     resources = JSON.parse(readFileSync('.serverless/cloudformation-template-update-stack.json', 'utf8')).Resources;
   }, 180_000);
 
@@ -112,4 +121,10 @@ describe('the deployment package', () => {
       expect(entries.some((e) => e.includes('.data') || e.endsWith('.ts')), zip).toBe(false);
     }
   });
+
+  it('packages reproducibly, so per-function deploys can compare zips with Lambda CodeSha256', () => {
+    const first = zipHashes();
+    packageProd();
+    expect(zipHashes()).toEqual(first);
+  }, 180_000);
 });
