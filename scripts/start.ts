@@ -1,19 +1,15 @@
 /**
  * `npm start`: the whole API on http://localhost:3000 with an embedded DynamoDB Local
- * whose data stays under .data/. Creates the table, the default tenant and a signing
- * key on first run. Ctrl-C stops everything.
+ * whose data stays under .data/. Creates the table and a signing key on first run. Ctrl-C stops everything.
  */
 import { spawn } from 'node:child_process';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createDynamo } from '../lib/store/dynamo';
 import { ensureTable } from '../lib/store/table';
-import { dynamoTenantStore } from '../lib/store/tenants';
 import { ensureKeysFile } from '../lib/tokens/signing-keys';
 import { startDynamoDbLocal } from './dynamodb-local';
 
 const TABLE = process.env.TABLE_NAME ?? 'identity-service-dev';
 const KEYS_FILE = process.env.SIGNING_KEYS_FILE ?? '.data/signing-keys.json';
-const DEFAULT_TENANT = process.env.DEFAULT_TENANT_ID ?? 'default';
 const DB_PORT = Number(process.env.DYNAMODB_LOCAL_PORT ?? 8000);
 
 async function main() {
@@ -23,11 +19,6 @@ async function main() {
   const client = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
   console.log(`Table ${TABLE}: ${await ensureTable(client, TABLE)}`);
   client.destroy();
-  // The default tenant exists from the start, so nobody can claim it by self-registration.
-  await dynamoTenantStore(createDynamo({ tableName: TABLE, region: 'us-east-1', endpoint: db.endpoint })).ensure(
-    DEFAULT_TENANT,
-    new Date().toISOString(),
-  );
   console.log(`Signing key ${KEYS_FILE}: ${await ensureKeysFile(KEYS_FILE, `local-${Date.now()}`)}`);
 
   const api = spawn('node_modules/.bin/serverless', ['offline', 'start', '--stage', 'dev'], {

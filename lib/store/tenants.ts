@@ -1,11 +1,10 @@
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { type Dynamo, isConditionalCheckFailed } from './dynamo';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { Dynamo } from './dynamo';
 import { keys } from './keys';
 
+/** Tenants are created with their first user (UserStore.create); here they are only looked up. */
 export interface TenantStore {
   exists(tenantId: string): Promise<boolean>;
-  /** Creates the tenant record if missing (operators' bootstrap of the default tenant). */
-  ensure(tenantId: string, createdAt: string): Promise<void>;
 }
 
 export function dynamoTenantStore({ doc, table }: Dynamo): TenantStore {
@@ -15,19 +14,6 @@ export function dynamoTenantStore({ doc, table }: Dynamo): TenantStore {
         new GetCommand({ TableName: table, Key: keys.tenant(tenantId), ConsistentRead: true, ProjectionExpression: 'pk' }),
       );
       return Item !== undefined;
-    },
-    async ensure(tenantId, createdAt) {
-      try {
-        await doc.send(
-          new PutCommand({
-            TableName: table,
-            Item: { ...keys.tenant(tenantId), tenantId, createdAt },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        );
-      } catch (error) {
-        if (!isConditionalCheckFailed(error)) throw error;
-      }
     },
   };
 }

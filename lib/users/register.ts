@@ -17,19 +17,30 @@ export interface RegisterRequest {
 /**
  * CONTRACT 4.3, who may register whom: an ADMIN into their own tenant, anyone else
  * with an identity nobody; without identity, only the first user of a new tenant.
+ * The configured default tenant counts as existing: its first ADMIN is created by an
+ * operator (scripts/create-admin.ts), never by whoever registers first.
  * Decided before the body is validated (only the tenant id is read).
  */
-export async function authorizeRegistration(deps: Pick<Deps, 'store'>, caller: Identity | null, tenantId: unknown): Promise<void> {
+export async function authorizeRegistration(deps: Pick<Deps, 'store' | 'config'>, caller: Identity | null, tenantId: unknown): Promise<void> {
   if (caller) {
     if (caller.role !== 'ADMIN' || caller.tenantId !== tenantId) throw new ForbiddenError();
     return;
   }
+  if (tenantId === deps.config.defaultTenantId) throw new ForbiddenError();
   if (typeof tenantId === 'string' && tenantId.length > 0 && (await deps.store.tenants.exists(tenantId))) {
     throw new ForbiddenError();
   }
 }
 
-export async function register(deps: Deps, caller: Identity | null, request: RegisterRequest): Promise<AuthPayload> {
+/**
+ * Stores a new user after the registration rules: a caller-less registration creates
+ * the tenant and must be of an ADMIN; common passwords are refused.
+ */
+export async function createUser(
+  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'hasher' | 'log'>,
+  caller: Identity | null,
+  request: RegisterRequest,
+): Promise<User> {
   const createTenant = caller === null;
   if (createTenant && request.role !== 'ADMIN') throw new ValidationError('The first user of a tenant must have role ADMIN');
   if (await isCommonPassword(request.password)) throw new ValidationError('Password is too common');
@@ -57,5 +68,10 @@ export async function register(deps: Deps, caller: Identity | null, request: Reg
     registeredBy: caller?.userId ?? 'self',
     newTenant: createTenant,
   });
-  return startSession(deps, user, ['pwd']);
+  return user;
+}
+
+/** register: a new user, and a session for them (CONTRACT 4.3). */
+export async function register(deps: Deps, caller: Identity | null, request: RegisterRequest): Promise<AuthPayload> {
+  return startSession(deps, await createUser(deps, caller, request), ['pwd']);
 }

@@ -77,6 +77,20 @@ describe('POST /auth/register', () => {
       expect(response).toMatchObject({ status: 403, body: { success: false, error: 'Permission denied' } });
     });
 
+    it('treats the configured default tenant as existing: its first ADMIN is made by an operator', async () => {
+      const defaultTenant = uniqueTenant('default');
+      const local = await testDeps({ DEFAULT_TENANT_ID: defaultTenant });
+      const localApp = testApp(local);
+      const anonymous = await localApp.request('register', { body: { username: 'first', password: PASSWORD, role: 'ADMIN', tenantId: defaultTenant } });
+      expect(anonymous).toMatchObject({ status: 403, body: { success: false, error: 'Permission denied' } });
+
+      const { createUser } = await import('../../lib/users/register');
+      const admin = await createUser(local, null, { username: 'ops-admin', password: PASSWORD, role: 'ADMIN', tenantId: defaultTenant });
+      expect(admin).toMatchObject({ tenantId: defaultTenant, role: 'ADMIN', username: 'ops-admin' });
+      const login = await localApp.request('login', { body: { username: 'ops-admin', password: PASSWORD } });
+      expect(login.body.data.user).toEqual({ id: admin.id, username: 'ops-admin', role: 'ADMIN', tenantId: defaultTenant, shopId: 'default' });
+    });
+
     it('refuses to make an anonymous caller anything but ADMIN of a new tenant', async () => {
       const tenant = uniqueTenant();
       const response = await app.request('register', { body: { username: 'x', password: PASSWORD, role: 'OPERATOR', tenantId: tenant } });
