@@ -15,6 +15,24 @@ function corsHeaders(config: Config, event: APIGatewayProxyEventV2): Record<stri
   };
 }
 
+const TRANSIENT_NAMES = new Set([
+  'TimeoutError',
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TransactionConflictException',
+]);
+const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN']);
+
+/** A dependency (the database, a key store) is down or overloaded: worth a retry later. */
+function isTransient(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as Error & { code?: string }).code;
+  return TRANSIENT_NAMES.has(error.name) || (code !== undefined && TRANSIENT_CODES.has(code));
+}
+
 function toResult(reply: Reply, headers: Record<string, string>): APIGatewayProxyStructuredResultV2 {
   return {
     statusCode: reply.statusCode,
@@ -49,11 +67,14 @@ export function respond(
         request.response = toResult({ statusCode: error.statusCode, headers: error.headers, json: { success: false, error: error.message } }, headers);
         return;
       }
-      deps.log.error('unhandled_error', {
+      const transient = isTransient(error);
+      deps.log.error(transient ? 'dependency_unavailable' : 'unhandled_error', {
         requestId: request.event.requestContext?.requestId ?? request.context.awsRequestId,
         error,
       });
-      request.response = toResult({ statusCode: 500, json: { success: false, error: 'Internal server error' } }, headers);
+      request.response = transient
+        ? toResult({ statusCode: 503, headers: { 'Retry-After': '1' }, json: { success: false, error: 'Service unavailable' } }, headers)
+        : toResult({ statusCode: 500, json: { success: false, error: 'Internal server error' } }, headers);
     },
   };
 }

@@ -91,6 +91,15 @@ describe('the middy chain', () => {
     expect(lines.join('\n')).not.toContain('hunter2-password');
   });
 
+  it('answers 503 Service unavailable with Retry-After when a dependency is down', async () => {
+    const { handler, lines } = route({}, async () => {
+      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED' });
+    });
+    const response = await call(handler, { identity, body: { name: 'ok' } });
+    expect(response).toMatchObject({ status: 503, headers: { 'Retry-After': '1' }, body: { success: false, error: 'Service unavailable' } });
+    expect(lines.map((line) => JSON.parse(line).event)).toEqual(['dependency_unavailable']);
+  });
+
   it('adds CORS headers for allowed origins only', async () => {
     const allowed = await call(route().handler, { identity, body: { name: 'ok' }, headers: { origin: 'https://admin.example.com' } });
     expect(allowed.headers).toMatchObject({
