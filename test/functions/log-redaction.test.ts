@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
+import { scanTable } from '../helpers/isolated-table';
 import { testApp } from '../helpers/app';
 import { testDeps, uniqueTenant } from '../helpers/deps';
 
-describe('log redaction', () => {
-  it('logs a full account flow with tenant, user and request id, and never a password or token', async () => {
+describe('secrets at rest and in logs', () => {
+  it('logs a full account flow with tenant, user and request id, and stores and logs no password or token in the clear', async () => {
     const deps = await testDeps();
     const app = testApp(deps);
     const tenantId = uniqueTenant();
@@ -29,6 +30,9 @@ describe('log redaction', () => {
     }
     const text = deps.logText();
     for (const secret of secrets) expect(text).not.toContain(secret);
+    const table = JSON.stringify(await scanTable(inject('dynamodbEndpoint'), inject('tableName')));
+    for (const secret of secrets) expect(table).not.toContain(secret);
+    expect(table).toContain(tenantId);
 
     const events = deps.logs.map((line) => line.event);
     expect(events).toEqual(

@@ -1,0 +1,27 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ensureTable } from '../../lib/store/table';
+
+const local = (endpoint: string) =>
+  new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+
+/** Creates a table of its own for a test that compares or scans the whole table. */
+export async function createTable(endpoint: string, tableName: string): Promise<void> {
+  const client = local(endpoint);
+  await ensureTable(client, tableName);
+  client.destroy();
+}
+
+/** Every item of a table, sorted by key: a snapshot to compare before and after. */
+export async function scanTable(endpoint: string, tableName: string): Promise<Array<Record<string, unknown>>> {
+  const doc = DynamoDBDocumentClient.from(local(endpoint));
+  const items: Array<Record<string, unknown>> = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: start }));
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  doc.destroy();
+  return items.sort((a, b) => `${a.pk}|${a.sk}`.localeCompare(`${b.pk}|${b.sk}`));
+}
