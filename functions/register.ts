@@ -22,7 +22,7 @@ export function makeHandler(deps: Deps) {
     {
       identity: 'optional',
       body,
-      authorize: (caller, raw) => authorizeRegistration(deps, caller, raw.tenantId),
+      authorize: (caller, raw) => authorizeRegistration(deps, caller, tenantId.safeParse(raw.tenantId).data),
     },
     async ({ body, identity, log }) => ok(await register({ ...deps, log }, identity, body), 201),
   );

@@ -1,9 +1,10 @@
 /**
- * Primary keys of the single table. Every key starts with its tenant, and every
- * caller-supplied part is percent-encoded so that a `#` in a tenant id or username
- * can never forge another record's key.
+ * Primary keys of the single table. Every key starts with its tenant, and in every
+ * caller-supplied part `%` and `#` are escaped so that a `#` in a tenant id or
+ * username can never forge another record's key. Other characters stay as they are,
+ * which keeps keys within DynamoDB's 2048-byte limit for parts of up to 128 characters.
  */
-const part = (value: string) => encodeURIComponent(value);
+const part = (value: string) => value.replace(/%/g, '%25').replace(/#/g, '%23');
 
 /** Usernames are unique per tenant regardless of case and Unicode form. */
 export function normalizeUsername(username: string): string {

@@ -21,15 +21,18 @@ export interface RegisterRequest {
  * operator (scripts/create-admin.ts), never by whoever registers first.
  * Decided before the body is validated (only the tenant id is read).
  */
-export async function authorizeRegistration(deps: Pick<Deps, 'store' | 'config'>, caller: Identity | null, tenantId: unknown): Promise<void> {
+export async function authorizeRegistration(
+  deps: Pick<Deps, 'store' | 'config'>,
+  caller: Identity | null,
+  /** The body's tenant id if it is a valid one; an invalid one is refused by validation next. */
+  tenantId: string | undefined,
+): Promise<void> {
   if (caller) {
     if (caller.role !== 'ADMIN' || caller.tenantId !== tenantId) throw new ForbiddenError();
     return;
   }
-  if (tenantId === deps.config.defaultTenantId) throw new ForbiddenError();
-  if (typeof tenantId === 'string' && tenantId.length > 0 && (await deps.store.tenants.exists(tenantId))) {
-    throw new ForbiddenError();
-  }
+  if (tenantId === undefined) return;
+  if (tenantId === deps.config.defaultTenantId || (await deps.store.tenants.exists(tenantId))) throw new ForbiddenError();
 }
 
 /**

@@ -33,8 +33,10 @@ describe('refresh token format', () => {
 });
 
 describe('keys', () => {
-  it('starts every key with its tenant and percent-encodes caller parts', () => {
+  it('starts every key with its tenant and escapes # and % in caller parts', () => {
     expect(keys.username('a#USER#b', 'Bob#X')).toEqual({ pk: 'T#a%23USER%23b#USERNAME#bob%23x', sk: 'USERNAME' });
+    expect(keys.tenant('50%23')).toEqual({ pk: 'T#50%2523', sk: 'TENANT' });
+    expect(keys.tenant('50%23')).not.toEqual(keys.tenant('50#'));
     expect(keys.user('t', 'u')).toEqual({ pk: 'T#t#USER#u', sk: 'PROFILE' });
   });
   it('treats usernames case- and Unicode-form-insensitively', () => {

@@ -1,0 +1,126 @@
+import fc from 'fast-check';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import type { Identity } from '../../lib/tokens/access-token';
+import { type RouteName, registerAdmin, testApp } from '../helpers/app';
+import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { createTable, scanTable } from '../helpers/isolated-table';
+
+/**
+ * Property-based hostile input: random and malformed bodies and queries, wrong types,
+ * empty, huge and unicode strings, prototype keys, duplicate keys and wrong content
+ * types for every operation. Every answer is the envelope with a 4xx and a message,
+ * never a 5xx, and rejected requests change nothing in the table.
+ */
+const RUNS = 1000;
+
+const hugeString = fc.integer({ min: 15_000, max: 17_000 }).map((n) => 'ü'.repeat(Math.floor(n / 2)));
+const nastyString = fc.oneof(
+  fc.string(),
+  fc.string({ unit: 'grapheme' }),
+  fc.string({ unit: 'binary' }),
+  fc.constantFrom('', ' ', '\u0000', '__proto__', 'constructor', '#', 'T#x#USER#y', '../../etc/passwd', '%00', '\ud800', 'null', 'ADMIN'),
+  hugeString,
+);
+const anyValue = fc.oneof(nastyString, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.string()), fc.dictionary(fc.string(), fc.string()));
+const contentType = fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '', 'application/json; charset=utf-16');
+
+/** A body for an operation: its own field names with hostile values, plus hostile keys. */
+function bodyFor(fields: string[], poison: Record<string, fc.Arbitrary<unknown>>) {
+  const fieldValues = Object.fromEntries(fields.map((field) => [field, anyValue]));
+  const structured = fc
+    .tuple(
+      fc.record(fieldValues, { requiredKeys: [] }),
+      fc.dictionary(fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty'), anyValue),
+      fc.record(poison),
+    )
+    .map(([values, prototypeKeys, poisoned]) => {
+      const text = JSON.stringify({ ...values, ...poisoned });
+      const extra = Object.entries(prototypeKeys).map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value)}`);
+      return extra.length ? text.replace(/^\{/, `{${extra.join(',')}${text === '{}' ? '' : ','}`) : text;
+    });
+  const duplicateKeys = fc
+    .tuple(fc.constantFrom(...fields), anyValue, anyValue)
+    .map(([field, a, b]) => `{${JSON.stringify(field)}:${JSON.stringify(a)},${JSON.stringify(field)}:${JSON.stringify(b)}}`);
+  return fc.oneof(
+    { weight: 6, arbitrary: structured },
+    { weight: 1, arbitrary: duplicateKeys },
+    { weight: 1, arbitrary: fc.jsonValue().map((value) => JSON.stringify(value)) },
+    { weight: 1, arbitrary: nastyString },
+    { weight: 1, arbitrary: fc.constant(undefined) },
+  );
+}
+
+interface Operation {
+  route: RouteName;
+  fields: string[];
+  /** Values that make the request invalid whatever else it carries. */
+  poison: Record<string, fc.Arbitrary<unknown>>;
+  /** Send a valid identity with some requests (only where that cannot change data). */
+  withIdentity: boolean;
+  /** Answers that are fine for this operation besides 4xx. */
+  alsoOk: number[];
+}
+
+const OPERATIONS: Operation[] = [
+  { route: 'login', fields: ['username', 'password', 'tenantId', 'mfaCode', 'mfaMethod'], poison: {}, withIdentity: false, alsoOk: [] },
+  { route: 'refresh', fields: ['refreshToken'], poison: {}, withIdentity: false, alsoOk: [] },
+  {
+    route: 'register',
+    fields: ['username', 'password', 'role', 'tenantId', 'shopId', 'email'],
+    poison: { role: fc.oneof(nastyString.filter((r) => !['ADMIN', 'MANAGER', 'OPERATOR', 'FINANCE', 'SOURCING', 'LOGISTICS', 'ANALYST'].includes(r)), fc.integer()) },
+    withIdentity: true,
+    alsoOk: [],
+  },
+  { route: 'logout', fields: ['all'], poison: {}, withIdentity: false, alsoOk: [] },
+  { route: 'me', fields: ['user'], poison: {}, withIdentity: true, alsoOk: [200] },
+  { route: 'jwks', fields: ['keys'], poison: {}, withIdentity: false, alsoOk: [200] },
+];
+
+describe('hostile input', () => {
+  let deps: TestDeps;
+  let app: ReturnType<typeof testApp>;
+  let identity: Identity;
+  let token: string;
+  const tableName = `hostile-${Date.now()}`;
+
+  beforeAll(async () => {
+    await createTable(inject('dynamodbEndpoint'), tableName);
+    deps = await testDeps({ TABLE_NAME: tableName });
+    app = testApp(deps);
+    const admin = await registerAdmin(app, uniqueTenant());
+    token = admin.token;
+    const seen = await app.identityOf(token);
+    if (!seen) throw new Error('no identity');
+    identity = seen;
+  });
+
+  it.each(OPERATIONS)('answers every malformed $route request with a 4xx envelope and changes nothing', async (operation) => {
+    const before = (await scanTable(inject('dynamodbEndpoint'), tableName)).filter((item) => !String(item.pk).includes('#LOGIN#'));
+    await fc.assert(
+      fc.asyncProperty(
+        bodyFor(operation.fields, operation.poison),
+        contentType,
+        fc.boolean(),
+        fc.option(fc.dictionary(fc.string({ maxLength: 20 }), fc.string({ maxLength: 50 }), { maxKeys: 4 })),
+        async (body, type, authenticated, query) => {
+          const response = await app.request(operation.route, {
+            body,
+            headers: type ? { 'content-type': type } : {},
+            ...(query ? { query } : {}),
+            ...(operation.withIdentity && authenticated ? { token } : {}),
+          });
+          expect(response.status).toBeLessThan(500);
+          if (operation.alsoOk.includes(response.status)) return;
+          expect(response.status).toBeGreaterThanOrEqual(400);
+          expect(response.body).toEqual({ success: false, error: expect.any(String) });
+          expect(response.body.error.length).toBeGreaterThan(0);
+          expect(response.body.error).not.toMatch(/\n\s+at /);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+    const after = (await scanTable(inject('dynamodbEndpoint'), tableName)).filter((item) => !String(item.pk).includes('#LOGIN#'));
+    expect(after).toEqual(before);
+    expect(identity.tenantId).toBeDefined();
+  }, 180_000);
+});
