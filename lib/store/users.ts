@@ -17,6 +17,9 @@ export interface UserStore {
   replacePasswordHash(user: User, expected: string, next: string): Promise<boolean>;
 }
 
+/** A user id no user has (ids are UUIDs). */
+const NO_USER = 'none';
+
 function toUser(item: Record<string, unknown> | undefined): User | undefined {
   if (!item) return undefined;
   const { pk: _pk, sk: _sk, ...user } = item;
@@ -36,7 +39,10 @@ export function dynamoUserStore({ doc, table }: Dynamo): UserStore {
       const { Item } = await doc.send(
         new GetCommand({ TableName: table, Key: keys.username(tenantId, username), ConsistentRead: true }),
       );
-      return typeof Item?.userId === 'string' ? findById(tenantId, Item.userId) : undefined;
+      // An unknown username costs the same two reads as a known one, so that login
+      // time does not tell whether a username exists.
+      const found = await findById(tenantId, typeof Item?.userId === 'string' ? Item.userId : NO_USER);
+      return Item ? found : undefined;
     },
 
     async create(user, { createTenant }) {
