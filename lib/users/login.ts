@@ -22,23 +22,26 @@ export async function checkPassword(deps: Deps, { tenantId, username, password }
   const { store, hasher, log } = deps;
   const now = epochSeconds(deps.clock);
   const attemptsKey = keys.loginAttempts(tenantId, username);
-  const reservation = await store.attempts.reserve(attemptsKey, now, LOGIN_ATTEMPTS);
+  // Independent reads run together: the lookup is wasted only for a locked account.
+  const [reservation, user] = await Promise.all([
+    store.attempts.reserve(attemptsKey, now, LOGIN_ATTEMPTS),
+    store.users.findByUsername(tenantId, username),
+  ]);
   if (!reservation.allowed) {
     log.warn('login_locked', { tenantId, username });
     throw new TooManyRequestsError(reservation.retryAfterSeconds);
   }
 
-  const user = await store.users.findByUsername(tenantId, username);
   const verdict = user ? await hasher.verify(user.passwordHash, password) : await hasher.verifyDummy(password).then(() => undefined);
   if (!user || !verdict?.ok || user.status !== 'active') {
     log.info('login_failed', { tenantId, username, reason: user ? 'wrong_password' : 'unknown_user' });
     throw new UnauthorizedError('Invalid credentials');
   }
-  await store.attempts.clear(attemptsKey);
-  if (verdict.stale) {
+  await Promise.all([
+    store.attempts.clear(attemptsKey),
     // The cost parameters changed since this hash was made: upgrade it now that we know the password.
-    await store.users.replacePasswordHash(user, user.passwordHash, await hasher.hash(password));
-  }
+    verdict.stale && hasher.hash(password).then((fresh) => store.users.replacePasswordHash(user, user.passwordHash, fresh)),
+  ]);
   return user;
 }
 
