@@ -200,3 +200,19 @@ describe('sessions', () => {
     });
   });
 });
+
+describe('tenant isolation of sessions', () => {
+  it('refuses a refresh token whose tenant part was changed to another tenant', async () => {
+    const deps = await testDeps();
+    const app = testApp(deps);
+    const [a, b] = [uniqueTenant(), uniqueTenant()];
+    const first = await registerAdmin(app, a, 'same', PASSWORD);
+    await registerAdmin(app, b, 'same', PASSWORD);
+    const parts = first.refreshToken.split('.');
+    parts[0] = Buffer.from(b).toString('base64url');
+    const response = await app.request('refresh', { body: { refreshToken: parts.join('.') } });
+    expect(response).toMatchObject({ status: 401, body: { success: false, error: 'Invalid refresh token' } });
+    // And the untouched token still works in its own tenant.
+    expect((await app.request('refresh', { body: { refreshToken: first.refreshToken } })).body.data.user.tenantId).toBe(a);
+  });
+});
