@@ -1,5 +1,10 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { makeHandler as makeMe } from '../../functions/me';
+import { createDynamo } from '../../lib/store/dynamo';
+import { keys } from '../../lib/store/keys';
+import { call } from '../helpers/http';
 import { registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 
@@ -77,15 +82,16 @@ describe('sessions', () => {
         token: admin.token,
         body: { username: 'worker', password: PASSWORD, role: 'OPERATOR', tenantId: tenant },
       });
-      const user = await deps.store.users.findById(tenant, created.body.data.user.id);
-      const { doc, table } = (await import('../../lib/store/dynamo')).createDynamo({
-        tableName: deps.config.tableName,
-        region: deps.config.awsRegion,
-        endpoint: deps.config.dynamodbEndpoint,
-      });
-      const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
-      const { keys } = await import('../../lib/store/keys');
-      await doc.send(new UpdateCommand({ TableName: table, Key: keys.user(tenant, user!.id), UpdateExpression: 'SET #r = :r', ExpressionAttributeNames: { '#r': 'role' }, ExpressionAttributeValues: { ':r': 'MANAGER' } }));
+      const { doc, table } = createDynamo({ tableName: deps.config.tableName, region: deps.config.awsRegion, endpoint: deps.config.dynamodbEndpoint });
+      await doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: keys.user(tenant, created.body.data.user.id),
+          UpdateExpression: 'SET #role = :role',
+          ExpressionAttributeNames: { '#role': 'role' },
+          ExpressionAttributeValues: { ':role': 'MANAGER' },
+        }),
+      );
       const response = await app.request('refresh', { body: { refreshToken: created.body.data.refreshToken } });
       expect(response.body.data.user.role).toBe('MANAGER');
       expect(decodeJwt(response.body.data.token).role).toBe('MANAGER');
@@ -184,9 +190,7 @@ describe('sessions', () => {
     });
 
     it('answers 503 when the authorizer could not reach the session store', async () => {
-      const { call } = await import('../helpers/http');
-      const me = (await import('../../functions/me')).makeHandler(deps);
-      const response = await call(me, { method: 'GET', authorizerContext: { authError: 'unavailable' } });
+      const response = await call(makeMe(deps), { method: 'GET', authorizerContext: { authError: 'unavailable' } });
       expect(response).toMatchObject({ status: 503, body: { success: false, error: 'Service unavailable' } });
     });
   });
