@@ -1,0 +1,305 @@
+/**
+ * A thin `node:http` front for the bundled functions in dist/, used only by the
+ * benchmark: each request becomes an API Gateway HTTP API (payload 2.0) event, the
+ * session authorizer runs first where serverless.yml attaches it, its context is
+ * handed on as `requestContext.authorizer.lambda`, and the function's result is
+ * written back as API Gateway would. No emulator sits in between, so the figures
+ * measure our code. Unlike Lambda, one process serves requests concurrently.
+ */
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyStructuredResultV2,
+  APIGatewayRequestAuthorizerEventV2,
+  Context,
+} from 'aws-lambda';
+
+/** An HTTP route of serverless.yml and the bundle that serves it. */
+export interface Route {
+  method: string;
+  path: string;
+  /** The function's key in serverless.yml, e.g. `refreshToken`. */
+  functionName: string;
+  /** The bundle's base name in dist/functions, e.g. `refresh-token`. */
+  bundle: string;
+  /** Whether the `session` authorizer runs before the function. */
+  authorizer: boolean;
+}
+
+export interface RouteTable {
+  routes: Route[];
+  /** Bundle of the session authorizer. */
+  authorizerBundle: string;
+}
+
+const indentOf = (line: string) => line.length - line.trimStart().length;
+
+/**
+ * The HTTP routes of serverless.yml. A small reader for the shapes the file uses
+ * (`- httpApi: { method, path, authorizer: { name } }`, in flow or block style),
+ * so the benchmark follows the routes the lead adds without a YAML dependency.
+ */
+export function routesFromServerlessYml(text: string): RouteTable {
+  const lines = text.split(/\r?\n/);
+  const start = lines.findIndex((line) => /^functions:\s*$/.test(line));
+  if (start < 0) throw new Error('serverless.yml: no functions section');
+  const handlers = new Map<string, string>();
+  const routes: Route[] = [];
+  let current: string | undefined;
+  for (let i = start + 1; i < lines.length; i++) {
+    const line = lines[i] ?? '';
+    if (line.trim() === '' || line.trimStart().startsWith('#')) continue;
+    if (indentOf(line) === 0) break;
+    const name = /^ {2}([A-Za-z0-9_-]+):\s*$/.exec(line)?.[1];
+    if (name) {
+      current = name;
+      continue;
+    }
+    if (!current) continue;
+    const handler = /^\s+handler:\s*dist\/functions\/([A-Za-z0-9_-]+)\.handler\s*$/.exec(line)?.[1];
+    if (handler) handlers.set(current, handler);
+    if (/^\s*-\s*httpApi:/.test(line)) {
+      // The event item: this line and every following line indented deeper than its dash.
+      const dash = line.indexOf('-');
+      let item = line;
+      while (i + 1 < lines.length && (lines[i + 1]?.trim() === '' || indentOf(lines[i + 1] ?? '') > dash)) item += '\n' + lines[++i];
+      const method = /method:\s*['"]?([A-Za-z*]+)/.exec(item)?.[1];
+      const path = /path:\s*['"]?([^\s,}'"]+)/.exec(item)?.[1];
+      if (!method || !path) throw new Error(`serverless.yml: cannot read the httpApi event of ${current}`);
+      routes.push({ method: method.toUpperCase(), path, functionName: current, bundle: '', authorizer: /authorizer:[\s\S]*name:\s*['"]?session\b/.test(item) });
+    }
+  }
+  for (const route of routes) {
+    const bundle = handlers.get(route.functionName);
+    if (!bundle) throw new Error(`serverless.yml: no handler for ${route.functionName}`);
+    route.bundle = bundle;
+  }
+  const authorizerFunction = /authorizers:\s*\n\s+session:[\s\S]*?functionName:\s*([A-Za-z0-9_-]+)/.exec(text)?.[1];
+  const authorizerBundle = authorizerFunction ? handlers.get(authorizerFunction) : undefined;
+  if (!authorizerBundle) throw new Error('serverless.yml: cannot find the session authorizer function');
+  return { routes, authorizerBundle };
+}
+
+type Handler = (event: unknown, context: Context) => Promise<unknown>;
+
+/** Loads a bundle from dist/functions the way the Lambda runtime does: its `handler` export. */
+export async function loadHandler(functionsDir: string, bundle: string): Promise<Handler> {
+  const module = (await import(pathToFileURL(join(functionsDir, `${bundle}.mjs`)).href)) as { handler?: Handler };
+  if (typeof module.handler !== 'function') throw new Error(`${bundle}.mjs exports no handler`);
+  return module.handler;
+}
+
+/** A Lambda context object with what our functions and middy read. */
+export function lambdaContext(functionName: string, timeoutMs = 10_000): Context {
+  const deadline = Date.now() + timeoutMs;
+  const awsRequestId = randomUUID();
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${functionName}`,
+    memoryLimitInMB: '1024',
+    awsRequestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'bench',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/** What the adapter takes from an HTTP request. */
+export interface HttpRequest {
+  method: string;
+  /** Path and query, as on the request line. */
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  sourceIp?: string;
+}
+
+function flatHeaders(headers: HttpRequest['headers']): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
+  }
+  return out;
+}
+
+/** The API Gateway v2 request context of a request (as in test/fixtures/apigw-v2-event.json). */
+function requestContext(request: HttpRequest, path: string, routeKey: string, headers: Record<string, string>) {
+  const now = new Date();
+  const host = headers.host ?? 'localhost';
+  return {
+    accountId: '123456789012',
+    apiId: 'bench',
+    domainName: host,
+    domainPrefix: host.split('.')[0] ?? host,
+    http: {
+      method: request.method,
+      path,
+      protocol: 'HTTP/1.1',
+      sourceIp: request.sourceIp ?? '127.0.0.1',
+      userAgent: headers['user-agent'] ?? '',
+    },
+    requestId: randomUUID(),
+    routeKey,
+    stage: '$default',
+    time: now.toUTCString(),
+    timeEpoch: now.getTime(),
+  };
+}
+
+/** The payload 2.0 event API Gateway sends a function for this request. */
+export function proxyEvent(request: HttpRequest, routeKey = `${request.method} ${request.url.split('?')[0]}`): APIGatewayProxyEventV2 {
+  const url = new URL(request.url, 'http://localhost');
+  const headers = flatHeaders(request.headers);
+  // API Gateway joins repeated query parameters with commas.
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) query[name] = query[name] === undefined ? value : `${query[name]},${value}`;
+  const cookies = headers.cookie?.split(';').map((cookie) => cookie.trim()).filter(Boolean);
+  const event: APIGatewayProxyEventV2 = {
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    requestContext: requestContext(request, url.pathname, routeKey, headers),
+    isBase64Encoded: false,
+  };
+  if (cookies?.length) event.cookies = cookies;
+  if (url.search) event.queryStringParameters = query;
+  if (request.body !== '') event.body = request.body;
+  return event;
+}
+
+/** The REQUEST authorizer event (payload 2.0) for the same request. */
+export function authorizerEvent(event: APIGatewayProxyEventV2): APIGatewayRequestAuthorizerEventV2 {
+  return {
+    version: '2.0',
+    type: 'REQUEST',
+    routeArn: `arn:aws:execute-api:us-east-1:123456789012:bench/$default/${event.requestContext.http.method}${event.rawPath}`,
+    identitySource: [],
+    routeKey: event.routeKey,
+    rawPath: event.rawPath,
+    rawQueryString: event.rawQueryString,
+    ...(event.cookies ? { cookies: event.cookies } : {}),
+    headers: event.headers,
+    ...(event.queryStringParameters ? { queryStringParameters: event.queryStringParameters } : {}),
+    requestContext: event.requestContext,
+    pathParameters: {},
+    stageVariables: {},
+  } as unknown as APIGatewayRequestAuthorizerEventV2;
+}
+
+export interface HttpResponse {
+  statusCode: number;
+  headers: Record<string, string | string[]>;
+  body: Buffer;
+}
+
+const json = (statusCode: number, message: string): HttpResponse => ({
+  statusCode,
+  headers: { 'content-type': 'application/json' },
+  body: Buffer.from(JSON.stringify({ message })),
+});
+
+/** How API Gateway turns a payload 2.0 function result into an HTTP response. */
+export function toHttpResponse(result: unknown): HttpResponse {
+  if (result === null || typeof result !== 'object' || !('statusCode' in result)) {
+    // A result without statusCode is taken as a 200 JSON body.
+    return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(typeof result === 'string' ? result : JSON.stringify(result)) };
+  }
+  const structured = result as APIGatewayProxyStructuredResultV2;
+  const headers: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(structured.headers ?? {})) headers[name] = String(value);
+  if (structured.cookies?.length) headers['set-cookie'] = structured.cookies;
+  const body = structured.body === undefined ? Buffer.alloc(0) : Buffer.from(structured.body, structured.isBase64Encoded ? 'base64' : 'utf8');
+  return { statusCode: structured.statusCode ?? 200, headers, body };
+}
+
+export interface Adapter {
+  /** Serves one request: route, authorizer, function, response. */
+  handle(request: HttpRequest): Promise<HttpResponse>;
+  routes: Route[];
+}
+
+/**
+ * Loads every routed bundle (and the authorizer) from `functionsDir`. Routes whose
+ * bundle has not been built are left out and listed in `missing`.
+ */
+export async function createAdapter(functionsDir: string, table: RouteTable): Promise<Adapter & { missing: Route[] }> {
+  const present = (bundle: string) => existsSync(join(functionsDir, `${bundle}.mjs`));
+  const routes = table.routes.filter((route) => present(route.bundle));
+  const missing = table.routes.filter((route) => !present(route.bundle));
+  const handlers = new Map<string, Handler>();
+  for (const bundle of new Set([table.authorizerBundle, ...routes.map((route) => route.bundle)])) {
+    handlers.set(bundle, await loadHandler(functionsDir, bundle));
+  }
+  const byKey = new Map(routes.map((route) => [`${route.method} ${route.path}`, route]));
+  const authorize = handlers.get(table.authorizerBundle) as Handler;
+
+  async function handle(request: HttpRequest): Promise<HttpResponse> {
+    const path = request.url.split('?')[0] ?? '/';
+    const route = byKey.get(`${request.method} ${path}`);
+    if (!route) return json(404, 'Not Found');
+    const event = proxyEvent(request, `${route.method} ${route.path}`);
+    try {
+      if (route.authorizer) {
+        const verdict = (await authorize(authorizerEvent(event), lambdaContext(table.authorizerBundle))) as {
+          isAuthorized?: boolean;
+          context?: Record<string, unknown>;
+        };
+        if (!verdict?.isAuthorized) return json(403, 'Forbidden');
+        (event.requestContext as unknown as { authorizer: unknown }).authorizer = { lambda: verdict.context ?? {} };
+      }
+      const handler = handlers.get(route.bundle) as Handler;
+      return toHttpResponse(await handler(event, lambdaContext(route.functionName)));
+    } catch (error) {
+      // API Gateway answers a failed invocation with 500 and no details.
+      process.stderr.write(`adapter: ${route.functionName} failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+      return json(500, 'Internal Server Error');
+    }
+  }
+
+  return { handle, routes, missing };
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((done, fail) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => done(chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    request.on('error', fail);
+  });
+}
+
+/** An HTTP server in front of the adapter. */
+export function httpServer(adapter: Adapter): Server {
+  return createServer((request: IncomingMessage, response: ServerResponse) => {
+    readBody(request)
+      .then((body) =>
+        adapter.handle({
+          method: request.method ?? 'GET',
+          url: request.url ?? '/',
+          headers: request.headers,
+          body,
+          sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        }),
+      )
+      .then((answer) => {
+        response.writeHead(answer.statusCode, { ...answer.headers, 'content-length': answer.body.length });
+        response.end(answer.body);
+      })
+      .catch((error: unknown) => {
+        process.stderr.write(`adapter: ${error instanceof Error ? error.stack : String(error)}\n`);
+        if (!response.headersSent) response.writeHead(500);
+        response.end();
+      });
+  });
+}

@@ -1,0 +1,483 @@
+/**
+ * `npm run bench` (bench/run.mjs builds, bundles and starts this on CPU 1).
+ *
+ * Starts DynamoDB Local (in memory), seeds the table, runs the bundled functions
+ * behind bench/adapter.ts on CPU 0 and loads them with autocannon; then the peer
+ * (oidc-provider), cold starts, framework overhead. Prints the figures and the
+ * targets, writes them as JSON to bench/results/, and stops everything it started.
+ *
+ *   npm run bench              the full run (about 5 minutes)
+ *   npm run bench -- --quick   short runs and a smaller table, to try changes
+ */
+import { execSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { closeSync, openSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join, resolve } from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { type Config, readConfig } from '../lib/config';
+import { argon2idHasher } from '../lib/crypto/password';
+import { ensureTable } from '../lib/store/table';
+import { ensureKeysFile, fileKeyProvider, type KeySet } from '../lib/tokens/signing-keys';
+import { startDynamoDbLocal } from '../scripts/dynamodb-local';
+import { routesFromServerlessYml, type RouteTable } from './adapter';
+import { coldStarts, type ColdStart } from './cold-starts';
+import { type LoadResult, measure } from './load';
+import { oauthScenarios, type OAuthOutcome, peerTokenEndpoint, type Scenario } from './oauth';
+import { canPin, runPinned, startServer, stopAll, stopChild, tagged } from './processes';
+import { fixed, table, whole } from './report';
+import { accessTokenFor, batchWrite, type SeededSession, seedUsers, sessionFor, tenantItem, userItems, userRecord } from './seed';
+
+const quick = process.argv.includes('--quick');
+const settings = {
+  durationSeconds: quick ? 2 : 10,
+  warmupSeconds: quick ? 1 : 3,
+  connections: 10,
+  /** Login is measured one request at a time: its latency against one hash. */
+  loginConnections: 1,
+  smallTable: 1_000,
+  largeTable: quick ? 10_000 : 100_000,
+  /** Sessions whose access tokens the `me` scenario cycles through on the large table. */
+  meTokenSample: quick ? 2_000 : 20_000,
+  coldStartRuns: quick ? 3 : 10,
+};
+
+export const TENANT = 'bench';
+const OUT = 'bench/.work/out';
+
+function say(message: string) {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+function machine() {
+  let commit = 'unknown';
+  try {
+    commit = execSync('git rev-parse --short HEAD', { encoding: 'utf8' }).trim();
+  } catch {
+    // not a git checkout
+  }
+  return {
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    pinned: canPin,
+    commit,
+  };
+}
+
+function shuffle<T>(items: T[]): T[] {
+  for (let i = items.length - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    [items[i], items[j]] = [items[j] as T, items[i] as T];
+  }
+  return items;
+}
+
+/**
+ * Refresh tokens waiting to be used, one per session. A request takes the oldest;
+ * its answer's new refresh token goes to the back, as a client would keep it. No
+ * session is ever in flight twice, so no refresh is mistaken for reuse.
+ */
+class RefreshPool {
+  private queue: string[];
+  private head = 0;
+  lost = 0;
+  constructor(tokens: string[]) {
+    this.queue = [...tokens];
+  }
+  get size() {
+    return this.queue.length - this.head;
+  }
+  take(): string {
+    if (this.head >= this.queue.length) throw new Error('The refresh-token pool ran dry');
+    const token = this.queue[this.head++] as string;
+    if (this.head > 50_000) {
+      this.queue = this.queue.slice(this.head);
+      this.head = 0;
+    }
+    return token;
+  }
+  give(token: string) {
+    this.queue.push(token);
+  }
+  /** Every token still usable, in queue order. */
+  drain(): string[] {
+    const rest = this.queue.slice(this.head);
+    this.queue = [];
+    this.head = 0;
+    return rest;
+  }
+}
+
+interface Api {
+  url: string;
+}
+
+function refreshScenario(api: Api, pool: RefreshPool) {
+  return measure({
+    url: api.url,
+    method: 'POST',
+    path: '/auth/refresh',
+    headers: { 'content-type': 'application/json' },
+    connections: settings.connections,
+    durationSeconds: settings.durationSeconds,
+    warmupSeconds: settings.warmupSeconds,
+    next: () => {
+      const token = pool.take();
+      return { body: JSON.stringify({ refreshToken: token }), ticket: token };
+    },
+    onResponse: (status, body) => {
+      if (status !== 200) {
+        pool.lost++;
+        return;
+      }
+      pool.give((JSON.parse(body) as { data: { refreshToken: string } }).data.refreshToken);
+    },
+  });
+}
+
+function meScenario(api: Api, tokens: string[]) {
+  let next = 0;
+  return measure({
+    url: api.url,
+    method: 'GET',
+    path: '/auth/me',
+    connections: settings.connections,
+    durationSeconds: settings.durationSeconds,
+    warmupSeconds: settings.warmupSeconds,
+    next: () => ({ headers: { authorization: `Bearer ${tokens[next++ % tokens.length]}` } }),
+  });
+}
+
+function loginScenario(api: Api, username: string, password: string) {
+  return measure({
+    url: api.url,
+    method: 'POST',
+    path: '/auth/login',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username, password, tenantId: TENANT }),
+    connections: settings.loginConnections,
+    durationSeconds: settings.durationSeconds,
+    warmupSeconds: settings.warmupSeconds,
+  });
+}
+
+async function signTokens(keySet: KeySet, config: Config, sessions: SeededSession[]): Promise<string[]> {
+  const tokens: string[] = [];
+  for (const session of sessions) tokens.push(await accessTokenFor(keySet, config, session.identity));
+  return tokens;
+}
+
+interface Target {
+  target: string;
+  figure: string;
+  pass: boolean | undefined;
+  note?: string;
+}
+
+async function main() {
+  const startedAt = new Date();
+  const info = machine();
+  say(`${info.cpus} CPUs (${info.cpuModel}), Node ${info.node}, ${canPin ? 'servers pinned to CPU 0, DynamoDB Local and autocannon on CPU 1' : 'not pinned (no taskset or one CPU)'}`);
+
+  const work = resolve('bench/.work');
+  const functionsDir = join(work, 'functions');
+  // A copy of this build's bundles, so a rebuild elsewhere during the run cannot change them.
+  await rm(functionsDir, { recursive: true, force: true });
+  await cp('dist/functions', functionsDir, { recursive: true });
+  await mkdir(join(work, 'logs'), { recursive: true });
+  const routes: RouteTable = routesFromServerlessYml(await readFile('serverless.yml', 'utf8'));
+
+  const tmp = await mkdtemp(join(tmpdir(), 'identity-bench-'));
+  const keysFile = join(tmp, 'signing-keys.json');
+  await ensureKeysFile(keysFile, 'bench-key-1');
+  const keySet = await fileKeyProvider(keysFile).load();
+
+  say('starting DynamoDB Local (in memory)');
+  const db = await startDynamoDbLocal();
+  const stopEverything = async () => {
+    await stopAll();
+    await db.stop();
+    await rm(tmp, { recursive: true, force: true });
+  };
+  const onSignal = () => {
+    say('interrupted: stopping what the benchmark started');
+    void stopEverything().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  try {
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DYNAMODB_ENDPOINT: db.endpoint,
+      TABLE_NAME: 'identity-bench',
+      SIGNING_KEYS_SOURCE: 'file',
+      SIGNING_KEYS_FILE: keysFile,
+      ISSUER: 'http://localhost:3000',
+      AWS_REGION: 'us-east-1',
+      LOG_LEVEL: 'info',
+      BENCH_FUNCTIONS_DIR: functionsDir,
+    };
+    const config = readConfig(env);
+    const client = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    await ensureTable(client, config.tableName);
+    const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+
+    // The Argon2id floor under login, alone on the server's CPU.
+    say('timing one Argon2id hash');
+    const argon2 = tagged<{ params: object; hashMs: number; verifyMs: number }>((await runPinned(`${OUT}/argon2-probe.mjs`, env)).stdout, 'argon2');
+
+    say(`seeding ${whole(settings.smallTable)} users with sessions`);
+    const loginPassword = randomBytes(18).toString('base64url');
+    const passwordHash = await argon2idHasher().hash(loginPassword);
+    const loginUser = userRecord(TENANT, 'login-user', passwordHash);
+    const admin = userRecord(TENANT, 'admin', passwordHash, 'ADMIN');
+    const adminSession = sessionFor(admin, config);
+    await batchWrite(doc, config.tableName, [tenantItem(TENANT), ...userItems(loginUser), ...userItems(admin), adminSession.item]);
+    const small = await seedUsers(doc, config, TENANT, settings.smallTable, passwordHash);
+
+    const serverLog = openSync(join(work, 'logs', 'server.log'), 'w');
+    say('starting the API (bench/adapter.ts) on the bundles in dist/functions');
+    const server = await startServer<{ port: number; routes: string[]; missing: string[] }>(`${OUT}/server.mjs`, env, serverLog);
+    const api: Api = { url: `http://127.0.0.1:${server.message.port}` };
+    for (const missing of server.message.missing) say(`route without a built bundle, left out: ${missing}`);
+
+    const scenarios: Record<string, Scenario> = {};
+    const run = async (name: string, work: () => Promise<LoadResult>, note?: string) => {
+      say(`load: ${name}`);
+      const result = await work();
+      scenarios[name] = { ...result, ...(note ? { note } : {}) };
+      say(`  ${whole(result.requestsPerSecond)} req/s, p50 ${fixed(result.p50Ms, 2)} ms, p99 ${fixed(result.p99Ms, 2)} ms, non-2xx ${result.non2xx}, errors ${result.errors}`);
+    };
+
+    const meTokensSmall = await signTokens(keySet, config, small);
+    await run('me', () => meScenario(api, meTokensSmall), 'authorizer (ES256 verify, session read) + function');
+    const pool = new RefreshPool(small.map((session) => session.refreshToken));
+    await run('refresh', () => refreshScenario(api, pool), 'rotation: conditional update, user read, ES256 sign');
+    await run('login', () => loginScenario(api, loginUser.username, loginPassword), `Argon2id; ${settings.loginConnections} connection`);
+
+    const oauth: OAuthOutcome = await oauthScenarios({
+      api,
+      routes,
+      functionsDir,
+      settings,
+      adminToken: await accessTokenFor(keySet, config, adminSession.seeded.identity),
+      userToken: meTokensSmall[0] ?? '',
+      say,
+    });
+    for (const [name, scenario] of Object.entries(oauth.scenarios)) {
+      scenarios[name] = scenario;
+      if ('skipped' in scenario) say(`skipped: ${name}: ${scenario.skipped}`);
+      else say(`  ${name}: ${whole(scenario.requestsPerSecond)} req/s, p50 ${fixed(scenario.p50Ms, 2)} ms, non-2xx ${scenario.non2xx}`);
+    }
+
+    // Cost growth: the same me and refresh with a hundred times the users and sessions.
+    say(`seeding up to ${whole(settings.largeTable)} users with sessions`);
+    const seedStart = Date.now();
+    const grown = await seedUsers(doc, config, TENANT, settings.largeTable - settings.smallTable, passwordHash, 'grown');
+    const seedSeconds = (Date.now() - seedStart) / 1000;
+    say(`  ${whole((grown.length * 3) / seedSeconds)} items/s`);
+    const everyone = [...small, ...grown];
+    const meTokensLarge = await signTokens(keySet, config, shuffle([...everyone]).slice(0, settings.meTokenSample));
+    const largePool = new RefreshPool(shuffle([...pool.drain(), ...grown.map((session) => session.refreshToken)]));
+    const growth: Record<string, LoadResult> = {};
+    say(`load: me with ${whole(settings.largeTable)} users`);
+    growth.me = await meScenario(api, meTokensLarge);
+    say(`load: refresh with ${whole(settings.largeTable)} users`);
+    growth.refresh = await refreshScenario(api, largePool);
+
+    await stopChild(server.child);
+    closeSync(serverLog);
+
+    // The peer, on the same CPU with the same load settings.
+    say('peer: oidc-provider, client_credentials');
+    const peerLog = openSync(join(work, 'logs', 'peer.log'), 'w');
+    const peer = await peerTokenEndpoint({ env, keysFile, settings, logFd: peerLog });
+    closeSync(peerLog);
+
+    say(`cold starts: every bundle, median of ${settings.coldStartRuns}`);
+    const coldIdentities = everyone.slice(200, 400).map((session) => session.identity);
+    const cold: ColdStart[] = await coldStarts({
+      functionsDir,
+      routes,
+      env,
+      runs: settings.coldStartRuns,
+      keySet,
+      config,
+      sessions: largePool.drain().filter((token) => !coldIdentities.some((identity) => token.split('.')[1] === identity.sessionId)).slice(0, 200),
+      identities: coldIdentities,
+      login: { username: loginUser.username, password: loginPassword, tenantId: TENANT },
+      oauth: oauth.coldStartEvents,
+      tmp,
+      say,
+    });
+
+    say('framework overhead (stub store, tight loop)');
+    const overhead = tagged<Record<string, number>>((await runPinned(`${OUT}/overhead.mjs`, env)).stdout, 'overhead');
+
+    client.destroy();
+
+    // ---- figures and targets ----
+    const loadRow = (name: string, scenario: Scenario | undefined) =>
+      !scenario
+        ? [name, '-', '-', '-', '-', '-', 'not run']
+        : 'skipped' in scenario
+          ? [name, '-', '-', '-', '-', '-', `skipped: ${scenario.skipped}`]
+          : [
+              name,
+              whole(scenario.requestsPerSecond),
+              fixed(scenario.p50Ms, 2),
+              fixed(scenario.p99Ms, 2),
+              whole(scenario.requests),
+              String(scenario.non2xx + scenario.errors),
+              scenario.note ?? '',
+            ];
+    const out: string[] = [];
+    out.push(
+      `Identity service benchmark — ${startedAt.toISOString()} — commit ${info.commit}${quick ? ' — QUICK RUN (not for comparison)' : ''}`,
+      `Machine: ${info.cpus} CPUs, ${info.cpuModel}, ${info.memoryGiB} GiB, Node ${info.node}, ${info.platform}`,
+      `Load: autocannon, ${settings.connections} connections, ${settings.warmupSeconds} s warm-up then ${settings.durationSeconds} s; ` +
+        (canPin ? 'server on CPU 0, DynamoDB Local + autocannon on CPU 1' : 'NOT pinned'),
+    );
+    out.push(
+      table(
+        `Scenarios (table of ${whole(settings.smallTable)} users and sessions)`,
+        ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'failed', 'what a request does'],
+        [...Object.entries(scenarios).map(([name, scenario]) => loadRow(name, scenario)), loadRow('peer: oidc-provider client_credentials', peer.result)],
+      ),
+    );
+    const ours = scenarios['token (client_credentials)'];
+    const peerResult = peer.result;
+    const tokenRatio = ours && !('skipped' in ours) && peerResult && !('skipped' in peerResult) ? ours.requestsPerSecond / peerResult.requestsPerSecond : undefined;
+    const latencyRatio = ours && !('skipped' in ours) && peerResult && !('skipped' in peerResult) ? ours.p50Ms / peerResult.p50Ms : undefined;
+    out.push(
+      table('Token endpoint, ours / oidc-provider', ['figure', 'ours', 'oidc-provider', 'ours/peer'], [
+        ['req/s', ours && !('skipped' in ours) ? whole(ours.requestsPerSecond) : '-', peerResult && !('skipped' in peerResult) ? whole(peerResult.requestsPerSecond) : '-', tokenRatio === undefined ? '-' : `${fixed(tokenRatio, 2)}x`],
+        ['p50 ms', ours && !('skipped' in ours) ? fixed(ours.p50Ms, 2) : '-', peerResult && !('skipped' in peerResult) ? fixed(peerResult.p50Ms, 2) : '-', latencyRatio === undefined ? '-' : `${fixed(latencyRatio, 2)}x`],
+      ]),
+    );
+    const smallMe = scenarios.me as LoadResult;
+    const smallRefresh = scenarios.refresh as LoadResult;
+    const growthRows = [
+      ['me', smallMe, growth.me],
+      ['refresh', smallRefresh, growth.refresh],
+    ] as const;
+    out.push(
+      table(
+        'Cost growth',
+        ['scenario', `req/s @${whole(settings.smallTable)}`, `req/s @${whole(settings.largeTable)}`, `p50 @${whole(settings.smallTable)}`, `p50 @${whole(settings.largeTable)}`, 'p50 ratio', 'failed'],
+        growthRows.map(([name, a, b]) => [
+          name,
+          whole(a.requestsPerSecond),
+          whole(b?.requestsPerSecond),
+          fixed(a.p50Ms, 2),
+          fixed(b?.p50Ms, 2),
+          b ? `${fixed(b.p50Ms / a.p50Ms, 2)}x` : '-',
+          String((b?.non2xx ?? 0) + (b?.errors ?? 0)),
+        ]),
+      ),
+    );
+    out.push(
+      table(
+        `Cold start (fresh Node process on CPU ${canPin ? 0 : '-'}; median of ${settings.coldStartRuns})`,
+        ['bundle', 'size KB', 'load ms', 'invoke ms', 'load+invoke ms', 'since process start ms', 'first answer'],
+        cold.map((c) => [c.bundle, fixed(c.sizeBytes / 1024), fixed(c.loadMs), fixed(c.invokeMs), fixed(c.firstInvocationMs), fixed(c.sinceProcessStartMs), String(c.outcome)]),
+      ),
+    );
+    out.push(
+      table('Framework overhead per request (middy + zod + envelope, stub store)', ['path', 'µs/request'], [
+        ['GET /auth/me (authorizer context → envelope)', fixed(overhead.me, 1)],
+        ['POST /auth/login, valid body (parse, validate, stub refuses: 429)', fixed(overhead.loginValidBody, 1)],
+        ['POST /auth/login, invalid body (400)', fixed(overhead.loginInvalidBody, 1)],
+      ]),
+    );
+    out.push(
+      table('Argon2id (configured parameters, CPU 0)', ['figure', 'ms'], [
+        [`hash (${Object.entries(argon2.params).map(([k, v]) => `${k}=${v}`).join(', ')})`, fixed(argon2.hashMs, 2)],
+        ['verify', fixed(argon2.verifyMs, 2)],
+      ]),
+    );
+
+    const login = scenarios.login as LoadResult;
+    const maxSize = Math.max(...cold.map((c) => c.sizeBytes));
+    const slowest = cold.reduce((a, b) => (b.firstInvocationMs > a.firstInvocationMs ? b : a));
+    const biggest = cold.reduce((a, b) => (b.sizeBytes > a.sizeBytes ? b : a));
+    const maxOverhead = Math.max(...Object.values(overhead));
+    const growthWorst = Math.max(...growthRows.map(([, a, b]) => (b ? b.p50Ms / a.p50Ms : 1)));
+    const targets: Target[] = [
+      {
+        target: 'token endpoint (client_credentials) ≥ 1.0× oidc-provider req/s',
+        figure: tokenRatio === undefined ? (ours && 'skipped' in ours ? `skipped: ${ours.skipped}` : 'not measured') : `${fixed(tokenRatio, 2)}×`,
+        pass: tokenRatio === undefined ? undefined : tokenRatio >= 1,
+      },
+      { target: 'refresh ≥ 1,000 req/s (one core)', figure: `${whole(smallRefresh.requestsPerSecond)} req/s`, pass: smallRefresh.requestsPerSecond >= 1000 },
+      { target: 'me ≥ 2,000 req/s (one core)', figure: `${whole(smallMe.requestsPerSecond)} req/s`, pass: smallMe.requestsPerSecond >= 2000 },
+      {
+        target: 'login p50 ≤ 1.2× one Argon2id hash',
+        figure: `${fixed(login.p50Ms, 1)} ms = ${fixed(login.p50Ms / argon2.hashMs, 2)}× ${fixed(argon2.hashMs, 1)} ms`,
+        pass: login.p50Ms <= 1.2 * argon2.hashMs,
+      },
+      { target: 'every bundle ≤ 300 KB minified', figure: `largest ${biggest.bundle} ${fixed(maxSize / 1024)} KB`, pass: maxSize <= 300 * 1024 },
+      {
+        target: 'every cold load + first invocation ≤ 80 ms',
+        figure: `slowest ${slowest.bundle} ${fixed(slowest.firstInvocationMs)} ms`,
+        pass: slowest.firstInvocationMs <= 80,
+      },
+      { target: 'framework overhead ≤ 0.1 ms per request', figure: `worst ${fixed(maxOverhead / 1000, 3)} ms`, pass: maxOverhead <= 100 },
+      {
+        target: `me/refresh p50 @${whole(settings.largeTable)} ≤ 1.25× @${whole(settings.smallTable)} (cost does not grow)`,
+        figure: `worst ${fixed(growthWorst, 2)}×`,
+        pass: growthWorst <= 1.25,
+      },
+    ];
+    const failures = Object.entries(scenarios).filter(([, s]) => !('skipped' in s) && s.non2xx + s.errors > 0);
+    out.push(
+      table(
+        'Targets',
+        ['target', 'figure', 'result'],
+        targets.map((t) => [t.target, t.figure, t.pass === undefined ? 'SKIPPED' : t.pass ? 'PASS' : 'MISS']),
+      ),
+    );
+    if (failures.length > 0) out.push(`\nWARNING: failed requests in ${failures.map(([name]) => name).join(', ')} (see bench/.work/logs/server.log)`);
+    const printed = out.join('\n') + '\n';
+    process.stdout.write(printed);
+
+    const results = {
+      startedAt: startedAt.toISOString(),
+      finishedAt: new Date().toISOString(),
+      quick,
+      machine: info,
+      settings,
+      argon2,
+      scenarios,
+      peer,
+      tokenRatio,
+      growth: { table: { small: settings.smallTable, large: settings.largeTable }, seedItemsPerSecond: (grown.length * 3) / seedSeconds, me: growth.me, refresh: growth.refresh },
+      coldStart: cold,
+      overheadMicroseconds: overhead,
+      targets,
+      routes: server.message.routes,
+      missingRoutes: server.message.missing,
+    };
+    await mkdir('bench/results', { recursive: true });
+    const name = `bench/results/${startedAt.toISOString().replace(/[:.]/g, '-')}${quick ? '-quick' : ''}.json`;
+    await writeFile(`${name}.tmp`, JSON.stringify(results, null, 2) + '\n');
+    await rename(`${name}.tmp`, name);
+    say(`results written to ${name} (${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s in all)`);
+  } finally {
+    await stopEverything();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);

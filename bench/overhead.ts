@@ -1,0 +1,112 @@
+/**
+ * Framework overhead per request: a function's whole middy chain (envelope, body
+ * limit, identity, parsing, zod validation, reply) around a handler whose own work
+ * is nothing, in a tight loop against an in-memory stub store. The bundles are the
+ * ones in BENCH_FUNCTIONS_DIR (their `makeHandler` export), so this is the shipped
+ * code. Prints JSON: microseconds per request, median of several rounds.
+ */
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { pathToFileURL } from 'node:url';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { systemClock } from '../lib/clock';
+import { readConfig } from '../lib/config';
+import { cryptoRandom } from '../lib/crypto/random';
+import type { Deps } from '../lib/deps';
+import { toAuthorizerContext } from '../lib/http/identity';
+import { createLogger } from '../lib/log';
+import { generateKeySet } from '../lib/tokens/signing-keys';
+import { lambdaContext, proxyEvent } from './adapter';
+
+type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+/**
+ * Deps whose store is an in-memory stub: nothing on the measured paths reaches a
+ * database. Only the members those paths call exist; anything else throws.
+ */
+async function stubDeps(): Promise<Deps> {
+  const keySet = await generateKeySet('overhead');
+  const store = {
+    // The attempt counter refuses: login stops right after validation, before any hashing.
+    attempts: { reserve: async () => ({ allowed: false, retryAfterSeconds: 60 }), clear: async () => undefined },
+    // An empty user table.
+    users: { findByUsername: async () => undefined, findById: async () => undefined },
+  };
+  const absent = (what: string) =>
+    new Proxy({}, { get: (_target, name) => (typeof name === 'string' ? () => Promise.reject(new Error(`${what}.${name} is not stubbed`)) : undefined) });
+  return {
+    config: readConfig({ CORS_ALLOWED_ORIGINS: 'https://app.example.com' }),
+    clock: systemClock,
+    random: cryptoRandom,
+    log: createLogger('info', () => undefined),
+    store: new Proxy(store, { get: (target, name: string) => (target as Record<string, unknown>)[name] ?? absent(`store.${name}`) }) as unknown as Deps['store'],
+    hasher: absent('hasher') as Deps['hasher'],
+    keys: { load: async () => keySet },
+  } as Deps;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+
+/** Microseconds per call of `handler` on fresh copies of `event` (copying not timed). */
+async function time(handler: Handler, event: APIGatewayProxyEventV2, expectStatus: number): Promise<number> {
+  const context = lambdaContext('overhead');
+  const check = await handler(structuredClone(event), context);
+  if (check.statusCode !== expectStatus) throw new Error(`expected ${expectStatus}, got ${check.statusCode}: ${check.body}`);
+  const batch = 10_000;
+  const rounds: number[] = [];
+  for (let round = 0; round < 7; round++) {
+    const events = Array.from({ length: batch }, () => structuredClone(event));
+    const start = performance.now();
+    for (const copy of events) await handler(copy, context);
+    rounds.push(((performance.now() - start) * 1000) / batch);
+  }
+  // The first rounds warm the JIT up.
+  return median(rounds.slice(2));
+}
+
+async function main() {
+  const dir = process.env.BENCH_FUNCTIONS_DIR;
+  if (!dir) throw new Error('BENCH_FUNCTIONS_DIR is not set');
+  const load = async (bundle: string) =>
+    ((await import(pathToFileURL(join(dir, `${bundle}.mjs`)).href)) as { makeHandler: (deps: Deps) => Handler }).makeHandler;
+  const deps = await stubDeps();
+
+  const meEvent = proxyEvent({ method: 'GET', url: '/auth/me', headers: { host: 'api.example.com', 'user-agent': 'bench' }, body: '' });
+  (meEvent.requestContext as unknown as { authorizer: unknown }).authorizer = {
+    lambda: toAuthorizerContext({
+      userId: 'u-1',
+      username: 'alice',
+      role: 'OPERATOR',
+      tenantId: 'bench',
+      shopId: 'shop-1',
+      sessionId: 's-1',
+      amr: ['pwd'],
+    }),
+  };
+  const loginEvent = proxyEvent({
+    method: 'POST',
+    url: '/auth/login',
+    headers: { host: 'api.example.com', 'content-type': 'application/json', 'user-agent': 'bench' },
+    body: JSON.stringify({ username: 'alice', password: 'a password of ordinary length', tenantId: 'bench' }),
+  });
+  const invalidLoginEvent = { ...loginEvent, body: JSON.stringify({ username: 'alice', password: '' }) };
+
+  const results = {
+    // GET /auth/me: identity from the authorizer context, the envelope; the handler only echoes.
+    me: await time((await load('me'))(deps), meEvent, 200),
+    // POST /auth/login: JSON parsing and zod validation of a valid body, then the stub
+    // attempt counter refuses (429): no hashing, no database.
+    loginValidBody: await time((await load('login'))(deps), loginEvent, 429),
+    // POST /auth/login with a body that fails validation (400).
+    loginInvalidBody: await time((await load('login'))(deps), invalidLoginEvent, 400),
+  };
+  process.stdout.write('\n@@overhead ' + JSON.stringify(results) + '\n');
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`overhead: ${error instanceof Error ? error.stack : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,43 @@
+// `npm run bench`: builds the functions (scripts/build.mjs), bundles the benchmark
+// (bench/*.ts) into bench/.work/, and runs it. The benchmark process itself, and so
+// DynamoDB Local and the load generator it starts, runs on CPU 1; every server under
+// test runs on CPU 0 (taskset, where it exists).
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { build } from 'esbuild';
+
+// The AWS SDK warns once per process that it will soon need Node 22; the benchmark starts many.
+const env = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+
+const run = (command, args) => {
+  const result = spawnSync(command, args, { stdio: 'inherit', env });
+  if (result.error) throw result.error;
+  return result.status ?? 1;
+};
+
+// Pinning needs two CPUs; bench/main.ts makes the same check for the servers.
+const pin = cpus().length >= 2 && spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0;
+
+if (run('node', ['scripts/build.mjs']) !== 0) process.exit(1);
+
+const entries = ['main', 'server', 'peer', 'cold-start', 'argon2-probe', 'overhead'];
+for (const name of entries) {
+  if (!readdirSync('bench').includes(`${name}.ts`)) throw new Error(`bench/${name}.ts is missing`);
+}
+await build({
+  entryPoints: entries.map((name) => `bench/${name}.ts`),
+  outdir: 'bench/.work/out',
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  outExtension: { '.js': '.mjs' },
+  packages: 'external',
+  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  logLevel: 'warning',
+});
+
+const main = ['bench/.work/out/main.mjs', ...process.argv.slice(2)];
+const status = pin ? run('taskset', ['-c', '1', 'node', ...main]) : run('node', main);
+process.exit(status);
