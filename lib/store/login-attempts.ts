@@ -25,16 +25,18 @@ export function dynamoAttemptCounter({ doc, table }: Dynamo): AttemptCounter {
   return {
     async reserve(key, now, { max, windowSeconds }) {
       const windowOpenSince = now - windowSeconds;
-      // Two tries: a window may be opened by a concurrent request between them.
       for (let attempt = 0; attempt < 3; attempt++) {
         try {
+          // One write in the common cases: no counter yet (open a window), or a window
+          // that is still open and below the limit (count this attempt).
           await doc.send(
             new UpdateCommand({
               TableName: table,
               Key: key,
-              UpdateExpression: 'ADD attempts :one',
-              ConditionExpression: 'windowStart > :windowOpenSince AND attempts < :max',
-              ExpressionAttributeValues: { ':one': 1, ':windowOpenSince': windowOpenSince, ':max': max },
+              UpdateExpression: 'SET windowStart = if_not_exists(windowStart, :now), #ttl = if_not_exists(#ttl, :expiry) ADD attempts :one',
+              ConditionExpression: 'attribute_not_exists(pk) OR (windowStart > :windowOpenSince AND attempts < :max)',
+              ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+              ExpressionAttributeValues: { ':one': 1, ':now': now, ':expiry': now + windowSeconds, ':windowOpenSince': windowOpenSince, ':max': max },
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             }),
           );
@@ -47,7 +49,8 @@ export function dynamoAttemptCounter({ doc, table }: Dynamo): AttemptCounter {
             return { allowed: false, retryAfterSeconds: windowStart + windowSeconds - now };
           }
         }
-        // No counter, or its window has passed: open a new window with this attempt.
+        // The counter's window has passed: start a new one with this attempt, unless a
+        // concurrent request did so first (then count against that one on the next turn).
         try {
           await doc.send(
             new PutCommand({
