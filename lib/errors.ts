@@ -63,3 +63,20 @@ export class ServiceUnavailableError extends AppError {
     super(503, 'Service unavailable');
   }
 }
+
+/**
+ * An OAuth 2.0 error: the envelope message, and the RFC 6749 5.2 `error` code that
+ * the OAuth endpoints answer with when called the RFC way (lib/oauth/errors.ts).
+ */
+export class OAuthError extends AppError {
+  override name = 'OAuthError';
+  constructor(
+    statusCode: number,
+    message: string,
+    /** RFC 6749 5.2 / RFC 7009 2.2.1 error code, e.g. `invalid_grant`. */
+    readonly code: string,
+    headers: Record<string, string> = {},
+  ) {
+    super(statusCode, message, headers);
+  }
+}

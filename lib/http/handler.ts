@@ -8,7 +8,7 @@ import type { Identity } from '../tokens/access-token';
 import type { Role } from '../users/user';
 import { authorizerUnavailable, identityFromEvent } from './identity';
 import type { Reply } from './reply';
-import { respond } from './respond';
+import { type ErrorFormat, respond } from './respond';
 
 /** CONTRACT 2: bodies over 16 KiB are refused before parsing. */
 export const MAX_BODY_BYTES = 16 * 1024;
@@ -30,6 +30,8 @@ export interface RouteOptions<B extends z.ZodType, Q extends z.ZodType, I extend
   authorize?: (identity: Identity | null, rawBody: Record<string, unknown>) => Promise<void>;
   /** Cache-Control of successful answers; `no-store` unless said otherwise. */
   cacheControl?: string;
+  /** Answers errors in another format than the envelope where it applies (the OAuth endpoints' RFC format). */
+  formatError?: ErrorFormat;
 }
 
 export interface RouteRequest<B, Q, I extends IdentityRule = IdentityRule> {
@@ -159,7 +161,7 @@ export function httpHandler<
     },
   };
   return middy<RouteEvent, APIGatewayProxyStructuredResultV2, Error, Context>({ timeoutEarlyInMillis: 0 })
-    .use(respond(deps, options.cacheControl ?? 'no-store'))
+    .use(respond(deps, options.cacheControl ?? 'no-store', options.formatError))
     .use(start)
     .use(bodyLimit)
     .use(checkIdentity(general))

@@ -47,6 +47,12 @@ function toResult(reply: Reply, headers: Record<string, string>): APIGatewayProx
 }
 
 /**
+ * Answers an AppError in another format than the envelope (the OAuth endpoints called
+ * the RFC way); undefined keeps the envelope.
+ */
+export type ErrorFormat = (error: AppError, event: APIGatewayProxyEventV2) => Reply | undefined;
+
+/**
  * Outermost middleware: turns the handler's Reply into the Lambda result, and any
  * error into the failure envelope. Errors that are not AppErrors are logged with
  * the request id and answered 500 `Internal server error`; their text never leaves.
@@ -54,6 +60,7 @@ function toResult(reply: Reply, headers: Record<string, string>): APIGatewayProx
 export function respond(
   deps: { config: Config; log: Logger },
   cacheControl: string,
+  formatError?: ErrorFormat,
 ): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
   return {
     after: (request) => {
@@ -64,7 +71,12 @@ export function respond(
       const error = request.error;
       const headers = { 'Cache-Control': 'no-store', ...corsHeaders(deps.config, request.event) };
       if (error instanceof AppError) {
-        request.response = toResult({ statusCode: error.statusCode, headers: error.headers, json: { success: false, error: error.message } }, headers);
+        const reply = formatError?.(error, request.event) ?? {
+          statusCode: error.statusCode,
+          headers: error.headers,
+          json: { success: false, error: error.message },
+        };
+        request.response = toResult(reply, headers);
         return;
       }
       const transient = isTransient(error);
