@@ -22,6 +22,11 @@ export interface Config {
   /** Where signing keys come from: a local file (generated on first run) or AWS Secrets Manager. */
   signingKeys: { source: 'file'; path: string } | { source: 'secretsmanager'; secretId: string };
   logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /**
+   * Key of the OAuth client-secret hashes (HMAC-SHA-256): `OAUTH_CLIENT_SECRET_PEPPER`
+   * (in AWS, from a secret), else a file generated on first use (locally, under .data/).
+   */
+  oauthClientSecretPepper: { source: 'env'; value: string } | { source: 'file'; path: string };
 }
 
 type Env = Record<string, string | undefined>;
@@ -76,6 +81,8 @@ export function readConfig(env: Env = process.env): Config {
     throw new ConfigError('Environment variable CORS_ALLOWED_ORIGINS must list origins, not "*"');
   }
   const keySource = oneOf(env, 'SIGNING_KEYS_SOURCE', ['file', 'secretsmanager'] as const, 'file');
+  const pepper = env.OAUTH_CLIENT_SECRET_PEPPER?.trim();
+  if (pepper && pepper.length < 32) throw new ConfigError('Environment variable OAUTH_CLIENT_SECRET_PEPPER must be at least 32 characters');
   return {
     issuer: url(env, 'ISSUER', 'http://localhost:3000'),
     accessTokenAudience: str(env, 'ACCESS_TOKEN_AUDIENCE', 'identity-service'),
@@ -92,5 +99,8 @@ export function readConfig(env: Env = process.env): Config {
         ? { source: 'file', path: str(env, 'SIGNING_KEYS_FILE', '.data/signing-keys.json') }
         : { source: 'secretsmanager', secretId: str(env, 'SIGNING_KEYS_SECRET_ID') },
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const, 'info'),
+    oauthClientSecretPepper: pepper
+      ? { source: 'env', value: pepper }
+      : { source: 'file', path: str(env, 'OAUTH_CLIENT_SECRET_PEPPER_FILE', '.data/oauth-client-secret-pepper') },
   };
 }

@@ -5,6 +5,9 @@ import { argon2idHasher, type PasswordHasher } from './crypto/password';
 import { createLogger, type Logger } from './log';
 import { createDynamo, type Dynamo } from './store/dynamo';
 import { type AttemptCounter, dynamoAttemptCounter } from './store/login-attempts';
+import { type AuthorizationCodeStore, dynamoAuthorizationCodeStore } from './store/oauth-codes';
+import { dynamoOAuthClientStore, type OAuthClientStore } from './store/oauth-clients';
+import { dynamoOAuthGrantStore, type OAuthGrantStore } from './store/oauth-grants';
 import { dynamoSessionStore, type SessionStore } from './store/sessions';
 import { dynamoTenantStore, type TenantStore } from './store/tenants';
 import { dynamoUserStore, type UserStore } from './store/users';
@@ -18,6 +21,9 @@ export interface Stores {
   tenants: TenantStore;
   sessions: SessionStore;
   attempts: AttemptCounter;
+  oauthClients: OAuthClientStore;
+  authorizationCodes: AuthorizationCodeStore;
+  oauthGrants: OAuthGrantStore;
 }
 
 /** Everything a function needs from the outside world; tests pass their own. */
@@ -37,6 +43,9 @@ export function dynamoStores(dynamo: Dynamo): Stores {
     tenants: dynamoTenantStore(dynamo),
     sessions: dynamoSessionStore(dynamo),
     attempts: dynamoAttemptCounter(dynamo),
+    oauthClients: dynamoOAuthClientStore(dynamo),
+    authorizationCodes: dynamoAuthorizationCodeStore(dynamo),
+    oauthGrants: dynamoOAuthGrantStore(dynamo),
   };
 }
 

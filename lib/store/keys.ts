@@ -34,4 +34,17 @@ export const keys = {
     pk: `${tenantPrefix(tenantId)}#LOGIN#${part(normalizeUsername(username))}`,
     sk: 'ATTEMPTS',
   }),
+  /**
+   * An OAuth client. The one key without a tenant: the token endpoint learns the
+   * client id before any tenant, so client ids are unique across tenants and the
+   * record names its tenant (README, deviations).
+   */
+  oauthClient: (clientId: string): Key => ({ pk: `CLIENT#${part(clientId)}`, sk: 'CLIENT' }),
+  /** An authorization code, by the hash of the code, under the tenant of its client. */
+  authorizationCode: (tenantId: string, codeHash: string): Key => ({
+    pk: `${tenantPrefix(tenantId)}#OAUTHCODE#${part(codeHash)}`,
+    sk: 'CODE',
+  }),
+  /** An OAuth grant (a family of tokens), under the tenant of its client. */
+  oauthGrant: (tenantId: string, grantId: string): Key => ({ pk: `${tenantPrefix(tenantId)}#GRANT#${part(grantId)}`, sk: 'GRANT' }),
 };

@@ -1,0 +1,29 @@
+/**
+ * An authorization code (RFC 6749 4.1.2) as stored: the code itself is 256 random
+ * bits given only to the client's redirect URI; the record is keyed by its SHA-256.
+ * It is bound to everything the token request must match.
+ */
+export interface AuthorizationCode {
+  hash: string;
+  tenantId: string;
+  clientId: string;
+  redirectUri: string;
+  userId: string;
+  sessionId: string;
+  scope: string[];
+  /** S256 code challenge (RFC 7636). */
+  codeChallenge: string;
+  /** The grant the code's tokens will belong to, chosen now so a second use can revoke it. */
+  grantId: string;
+  /** Epoch seconds. */
+  createdAt: number;
+  expiresAt: number;
+  /** Set, once, by the token request that redeems the code. */
+  usedAt?: number | undefined;
+}
+
+/** A code lives 60 seconds (CONTRACT 4.6). */
+export const AUTHORIZATION_CODE_TTL_SECONDS = 60;
+
+/** How long the record is kept after issue, so that a late second use still revokes its tokens. */
+export const AUTHORIZATION_CODE_KEPT_SECONDS = 24 * 3600;

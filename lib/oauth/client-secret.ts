@@ -1,0 +1,73 @@
+import { createHmac, randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { constantEquals } from '../crypto/constant-equals';
+
+/** Where the pepper of client-secret hashes comes from (lib/config.ts). */
+export type PepperSource = { source: 'env'; value: string } | { source: 'file'; path: string };
+
+/**
+ * Client secrets are at least 32 characters chosen by machines, so a fast keyed hash
+ * is enough (unlike passwords, which get Argon2id): HMAC-SHA-256 with a server-side
+ * pepper, so that a copy of the table alone does not allow checking guesses. It keeps
+ * the token endpoint fast (client_credentials on every service call).
+ */
+export interface ClientSecretHasher {
+  hash(secret: string): string;
+  /**
+   * Whether `secret` matches `stored`, in constant time. With no stored hash (an
+   * unknown client) the same work is done against a hash nothing matches.
+   */
+  verify(stored: string | undefined, secret: string): boolean;
+}
+
+const ALGORITHM = 'hmac-sha256$';
+
+export function clientSecretHasher(pepper: Buffer): ClientSecretHasher {
+  const digest = (secret: string) => ALGORITHM + createHmac('sha256', pepper).update(secret, 'utf8').digest('base64url');
+  const nothingMatches = ALGORITHM + randomBytes(32).toString('base64url');
+  return {
+    hash: digest,
+    verify: (stored, secret) => constantEquals(stored ?? nothingMatches, digest(secret)),
+  };
+}
+
+async function readPepperFile(path: string): Promise<Buffer> {
+  const pepper = Buffer.from((await readFile(path, 'utf8')).trim(), 'base64url');
+  if (pepper.length < 32) throw new Error(`The client-secret pepper in ${path} is shorter than 256 bits`);
+  return pepper;
+}
+
+async function readOrCreatePepper(path: string): Promise<Buffer> {
+  try {
+    return await readPepperFile(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  await mkdir(dirname(path), { recursive: true });
+  try {
+    await writeFile(path, randomBytes(32).toString('base64url') + '\n', { mode: 0o600, flag: 'wx' });
+  } catch (error) {
+    // Another process created it first: use theirs.
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return readPepperFile(path);
+}
+
+const hashers = new WeakMap<PepperSource, Promise<ClientSecretHasher>>();
+
+/**
+ * The hasher for a configured pepper, loaded once: from the environment, or locally
+ * from a file under .data/ that is generated on first use (like the signing keys).
+ */
+export function loadClientSecretHasher(source: PepperSource): Promise<ClientSecretHasher> {
+  let hasher = hashers.get(source);
+  if (!hasher) {
+    hasher = (source.source === 'env' ? Promise.resolve(Buffer.from(source.value, 'utf8')) : readOrCreatePepper(source.path)).then(
+      clientSecretHasher,
+    );
+    hasher.catch(() => hashers.delete(source));
+    hashers.set(source, hasher);
+  }
+  return hasher;
+}

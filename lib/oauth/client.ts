@@ -1,0 +1,79 @@
+/** The grant types a client may be registered with (CONTRACT 4.8). */
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
+export type GrantType = (typeof GRANT_TYPES)[number];
+
+/**
+ * A registered OAuth 2.0 client. All clients are confidential (they have a secret);
+ * `secretHash` never leaves lib/: answers use `clientView`.
+ */
+export interface OAuthClient {
+  clientId: string;
+  tenantId: string;
+  /** `hmac-sha256$<base64url>` of the secret, keyed with the server's pepper (client-secret.ts). */
+  secretHash: string;
+  /** Compared exactly, as registered (RFC 9700 2.1). */
+  redirectUris: string[];
+  grantTypes: GrantType[];
+  scopes: string[];
+  /** ISO 8601. */
+  createdAt: string;
+  /** The ADMIN who registered the client. */
+  createdBy: string;
+}
+
+/** The client as createOAuth2Client answers it (CONTRACT 4.8): never the secret or its hash. */
+export interface ClientView {
+  client_id: string;
+  tenant_id: string;
+  redirect_uris: string[];
+  grant_types: GrantType[];
+  scope: string;
+}
+
+export function clientView(client: OAuthClient): ClientView {
+  return {
+    client_id: client.clientId,
+    tenant_id: client.tenantId,
+    redirect_uris: [...client.redirectUris],
+    grant_types: [...client.grantTypes],
+    scope: client.scopes.join(' '),
+  };
+}
+
+const MAX_REDIRECT_URIS = 10;
+const MAX_REDIRECT_URI_LENGTH = 2000;
+/** Loopback hosts, for which plain http is allowed (RFC 8252 7.3, RFC 9700 2.6). */
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * One redirect URI: absolute, https (or http on a loopback host), printable ASCII
+ * only (the URL parser would silently drop tabs and newlines), with neither
+ * fragment (RFC 6749 3.1.2) nor user information.
+ */
+export function isAllowedRedirectUri(uri: string): boolean {
+  if (uri.length > MAX_REDIRECT_URI_LENGTH || !/^[\x21-\x7E]+$/.test(uri) || !/^https?:\/\//i.test(uri) || uri.includes('#')) {
+    return false;
+  }
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return false;
+  }
+  if (url.username || url.password || !url.hostname) return false;
+  return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname));
+}
+
+/** The space-separated redirect URIs of a registration, each once, or undefined if one is not allowed. */
+export function parseRedirectUris(value: string): string[] | undefined {
+  const uris = [...new Set(value.split(' ').filter(Boolean))];
+  if (uris.length === 0 || uris.length > MAX_REDIRECT_URIS || !uris.every(isAllowedRedirectUri)) return undefined;
+  return uris;
+}
+
+/** The space- or comma-separated grant types of a registration, each once, or undefined if one is unknown. */
+export function parseGrantTypes(value: string): GrantType[] | undefined {
+  const types = [...new Set(value.split(/[\s,]+/).filter(Boolean))];
+  if (types.length === 0 || !types.every((type) => (GRANT_TYPES as readonly string[]).includes(type))) return undefined;
+  return types as GrantType[];
+}

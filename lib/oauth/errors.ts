@@ -1,0 +1,45 @@
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { type AppError, OAuthError } from '../errors';
+import { document, type Reply } from '../http/reply';
+
+/**
+ * The errors of the token, revocation and introspection endpoints (CONTRACT 4.7):
+ * the envelope message, and the RFC 6749 5.2 code and status for RFC-format answers.
+ */
+export const oauthErrors = {
+  missingParameters: () => new OAuthError(400, 'Missing required parameters', 'invalid_request'),
+  missingRefreshToken: () => new OAuthError(400, 'Missing refresh token', 'invalid_request'),
+  missingToken: () => new OAuthError(400, 'Missing token', 'invalid_request'),
+  unsupportedGrantType: () => new OAuthError(400, 'Unsupported grant type', 'unsupported_grant_type'),
+  /** RFC 6749 5.2: 401, and `WWW-Authenticate` when the client tried HTTP Basic. */
+  invalidClient: (triedBasic: boolean) =>
+    new OAuthError(401, 'Invalid client', 'invalid_client', triedBasic ? { 'WWW-Authenticate': 'Basic realm="oauth2", charset="UTF-8"' } : {}),
+  unauthorizedClient: () => new OAuthError(400, 'Unauthorized client', 'unauthorized_client'),
+  invalidGrant: () => new OAuthError(400, 'Invalid grant', 'invalid_grant'),
+  invalidScope: () => new OAuthError(400, 'Invalid scope', 'invalid_scope'),
+  formRequired: () => new OAuthError(415, 'Unsupported content type', 'invalid_request'),
+};
+
+/** Token responses must not be cached (RFC 6749 5.1); `Pragma` for HTTP/1.0 caches. */
+export const NO_CACHE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+
+export function isFormRequest(event: APIGatewayProxyEventV2): boolean {
+  const contentType = event.headers?.['content-type'] ?? '';
+  return contentType.split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded';
+}
+
+/** RFC 6749 5.2: `error_description` is limited to %x20-21 / %x23-5B / %x5D-7E. */
+function description(message: string): string {
+  return message.replace(/"/g, "'").replace(/[^\x20-\x21\x23-\x5B\x5D-\x7E]/g, '?');
+}
+
+/**
+ * The RFC-format answer of an error for a request made the RFC way (a form body):
+ * `{ error, error_description }` with the RFC's status. Validation and other
+ * request errors become `invalid_request`; requests made with JSON keep the envelope.
+ */
+export function rfcErrorFormat(error: AppError, event: APIGatewayProxyEventV2): Reply | undefined {
+  if (!isFormRequest(event)) return undefined;
+  const code = error instanceof OAuthError ? error.code : error.statusCode >= 500 ? 'temporarily_unavailable' : 'invalid_request';
+  return document({ error: code, error_description: description(error.message) }, error.statusCode, { ...error.headers, ...NO_CACHE });
+}
