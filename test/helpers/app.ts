@@ -4,6 +4,12 @@ import * as jwks from '../../functions/jwks';
 import * as login from '../../functions/login';
 import * as logout from '../../functions/logout';
 import * as me from '../../functions/me';
+import * as oauth2Authorize from '../../functions/oauth2-authorize';
+import * as oauth2CreateClient from '../../functions/oauth2-create-client';
+import * as oauth2Introspect from '../../functions/oauth2-introspect';
+import * as oauth2Metadata from '../../functions/oauth2-metadata';
+import * as oauth2Revoke from '../../functions/oauth2-revoke';
+import * as oauth2Token from '../../functions/oauth2-token';
 import * as refresh from '../../functions/refresh-token';
 import * as register from '../../functions/register';
 import type { Deps } from '../../lib/deps';
@@ -17,6 +23,13 @@ const routes = {
   logout: { module: logout, method: 'POST', path: '/auth/logout', authorizer: true },
   me: { module: me, method: 'GET', path: '/auth/me', authorizer: true },
   jwks: { module: jwks, method: 'GET', path: '/.well-known/jwks.json', authorizer: false },
+  oauth2Authorize: { module: oauth2Authorize, method: 'GET', path: '/oauth2/authorize', authorizer: true },
+  oauth2CreateClient: { module: oauth2CreateClient, method: 'POST', path: '/oauth2/clients', authorizer: true },
+  // No authorizer: the Authorization header carries the client's HTTP Basic credentials.
+  oauth2Token: { module: oauth2Token, method: 'POST', path: '/oauth2/token', authorizer: false },
+  oauth2Revoke: { module: oauth2Revoke, method: 'POST', path: '/oauth2/revoke', authorizer: false },
+  oauth2Introspect: { module: oauth2Introspect, method: 'POST', path: '/oauth2/introspect', authorizer: false },
+  oauth2Metadata: { module: oauth2Metadata, method: 'GET', path: '/.well-known/oauth-authorization-server', authorizer: false },
 } as const;
 
 export type RouteName = keyof typeof routes;

@@ -37,6 +37,8 @@ export interface TestDeps extends Deps {
 }
 
 let sharedKeys: Promise<KeySet> | undefined;
+/** The OAuth client-secret pepper of this test file's deps: random per run, never a literal. */
+const clientSecretPepper = cryptoRandom.token(32);
 
 /** Real dependencies on the run's DynamoDB Local, with a test clock and captured logs. */
 export async function testDeps(env: Record<string, string> = {}): Promise<TestDeps> {
@@ -44,6 +46,7 @@ export async function testDeps(env: Record<string, string> = {}): Promise<TestDe
     TABLE_NAME: inject('tableName'),
     DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
     CORS_ALLOWED_ORIGINS: 'https://app.example.com',
+    OAUTH_CLIENT_SECRET_PEPPER: clientSecretPepper,
     ...env,
   });
   sharedKeys ??= generateKeySet('test-key-1');

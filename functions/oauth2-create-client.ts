@@ -1,0 +1,35 @@
+import * as z from 'zod';
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+import { tenantId } from '../lib/http/schemas';
+import { authorizeClientRegistration, registerClient } from '../lib/oauth/registration';
+
+/** Seed 2.5; client ids are printable ASCII without spaces (they travel in HTTP Basic and tokens). */
+const body = z.object({
+  client_id: z.string().min(1).max(128).regex(/^[\x21-\x7E]+$/),
+  client_secret: z.string().min(1).max(512),
+  redirect_uri: z.string().min(1).max(8192),
+  grant_types: z.string().min(1).max(256),
+  scope: z.string().min(1).max(1024),
+  tenant_id: tenantId,
+});
+
+/** POST /oauth2/clients (CONTRACT 4.8): an ADMIN registers an OAuth client of their own tenant. */
+export function makeHandler(deps: Deps) {
+  return httpHandler(
+    deps,
+    {
+      identity: 'required',
+      role: 'ADMIN',
+      body,
+      authorize: async (admin, raw) => authorizeClientRegistration(admin, tenantId.safeParse(raw.tenant_id).data),
+    },
+    async ({ body, identity, log }) => {
+      const client = await registerClient({ ...deps, log }, identity, body);
+      return ok({ message: 'OAuth2 client created successfully', client }, 201);
+    },
+  );
+}
+
+export const handler = makeHandler(defaultDeps());

@@ -1,0 +1,59 @@
+import type { Deps } from '../deps';
+import { ConflictError, ForbiddenError, ValidationError } from '../errors';
+import type { Identity } from '../tokens/access-token';
+import { type ClientView, clientView, type OAuthClient, parseGrantTypes, parseRedirectUris } from './client';
+import { loadClientSecretHasher } from './client-secret';
+import { parseScope } from './scope';
+
+/** createOAuth2Client's body (seed 2.5). */
+export interface ClientRegistration {
+  client_id: string;
+  client_secret: string;
+  redirect_uri: string;
+  grant_types: string;
+  scope: string;
+  tenant_id: string;
+}
+
+/** Client secrets are machine-generated: at least 32 characters (CONTRACT 4.8). */
+export const MIN_CLIENT_SECRET_LENGTH = 32;
+
+/** CONTRACT 4.8: an ADMIN registers clients of their own tenant only. Decided before validation. */
+export function authorizeClientRegistration(admin: Identity | null, tenantId: string | undefined): void {
+  if (!admin || admin.role !== 'ADMIN') throw new ForbiddenError();
+  if (tenantId !== undefined && tenantId !== admin.tenantId) throw new ForbiddenError();
+}
+
+/**
+ * Registers a client after the rules of CONTRACT 4.8, in their order: redirect URIs,
+ * grant types, scope, secret length, then the client id's uniqueness (across tenants,
+ * one conditional write). The secret is stored as a keyed hash only.
+ */
+export async function registerClient(
+  deps: Pick<Deps, 'config' | 'clock' | 'store' | 'log'>,
+  admin: Identity,
+  registration: ClientRegistration,
+): Promise<ClientView> {
+  const redirectUris = parseRedirectUris(registration.redirect_uri);
+  if (!redirectUris) throw new ValidationError('Invalid redirect_uri');
+  const grantTypes = parseGrantTypes(registration.grant_types);
+  if (!grantTypes) throw new ValidationError('Unsupported grant type');
+  const scopes = parseScope(registration.scope);
+  if (!scopes || scopes.length === 0) throw new ValidationError('Invalid scope');
+  if (registration.client_secret.length < MIN_CLIENT_SECRET_LENGTH) throw new ValidationError('Client secret too short');
+
+  const hasher = await loadClientSecretHasher(deps.config.oauthClientSecretPepper);
+  const client: OAuthClient = {
+    clientId: registration.client_id,
+    tenantId: admin.tenantId,
+    secretHash: hasher.hash(registration.client_secret),
+    redirectUris,
+    grantTypes,
+    scopes,
+    createdAt: new Date(deps.clock.now()).toISOString(),
+    createdBy: admin.userId,
+  };
+  if ((await deps.store.oauthClients.create(client)) === 'exists') throw new ConflictError('OAuth2 client already exists');
+  deps.log.info('oauth_client_created', { clientId: client.clientId, tenantId: client.tenantId, createdBy: admin.userId, grantTypes });
+  return clientView(client);
+}
