@@ -1,0 +1,76 @@
+import { epochSeconds } from '../clock';
+import { hashToken } from '../crypto/token-hash';
+import type { Deps } from '../deps';
+import { ValidationError } from '../errors';
+import type { Identity } from '../tokens/access-token';
+import { AUTHORIZATION_CODE_TTL_SECONDS } from './authorization-code';
+import { isWithinScope, parseScope } from './scope';
+
+/** oauth2Authorize's query (seed 4.6 plus PKCE, CONTRACT 4.6). */
+export interface AuthorizationRequest {
+  response_type: string;
+  client_id: string;
+  redirect_uri: string;
+  scope?: string | undefined;
+  state?: string | undefined;
+  code_challenge?: string | undefined;
+  code_challenge_method?: string | undefined;
+}
+
+/**
+ * Adds parameters to a redirect URI with the URL API, keeping its query as it is
+ * (RFC 6749 3.1.2: the registered URI's query must be retained).
+ */
+export function withQuery(uri: string, parameters: Record<string, string | undefined>): string {
+  const url = new URL(uri);
+  const added = new URLSearchParams(
+    Object.entries(parameters).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  ).toString();
+  const existing = url.search.slice(1);
+  url.search = existing ? `${existing}&${added}` : added;
+  return url.href;
+}
+
+/**
+ * Issues an authorization code for the signed-in user (RFC 6749 4.1.1, RFC 7636) and
+ * returns where to redirect the browser. Checks in the order of CONTRACT 4.6; every
+ * failure is a 400 here and never a redirect, because until the client and its
+ * redirect URI are known to match, redirecting could hand errors to an attacker.
+ * PKCE with S256 is required for every client (RFC 9700 2.1.1).
+ */
+export async function authorize(
+  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'log'>,
+  user: Identity,
+  request: AuthorizationRequest,
+): Promise<string> {
+  if (request.response_type !== 'code') throw new ValidationError('Unsupported response type');
+  const client = await deps.store.oauthClients.find(request.client_id);
+  // A client of another tenant is answered like an unknown one.
+  if (!client || client.tenantId !== user.tenantId) throw new ValidationError('Invalid client');
+  if (!client.redirectUris.includes(request.redirect_uri)) throw new ValidationError('Invalid redirect_uri');
+  // No scope asked: the client's registered scope (RFC 6749 3.3 lets the server choose a default).
+  const scope = request.scope ? parseScope(request.scope) : client.scopes;
+  if (!scope || scope.length === 0 || !isWithinScope(scope, client.scopes)) throw new ValidationError('Invalid scope');
+  if (!client.grantTypes.includes('authorization_code')) throw new ValidationError('Unauthorized client');
+  if (request.code_challenge === undefined) throw new ValidationError('Missing code_challenge');
+  if (request.code_challenge_method !== 'S256') throw new ValidationError('Unsupported code_challenge_method');
+
+  const code = deps.random.token(32);
+  const now = epochSeconds(deps.clock);
+  await deps.store.authorizationCodes.create({
+    hash: hashToken(code),
+    tenantId: client.tenantId,
+    clientId: client.clientId,
+    redirectUri: request.redirect_uri,
+    userId: user.userId,
+    sessionId: user.sessionId,
+    scope,
+    codeChallenge: request.code_challenge,
+    grantId: deps.random.token(16),
+    createdAt: now,
+    expiresAt: now + AUTHORIZATION_CODE_TTL_SECONDS,
+  });
+  deps.log.info('oauth_code_issued', { tenantId: client.tenantId, clientId: client.clientId, userId: user.userId });
+  // RFC 9207: `iss` tells the client which server answered (mix-up defence, RFC 9700 4.4).
+  return withQuery(request.redirect_uri, { code, state: request.state, iss: deps.config.issuer });
+}
