@@ -1,0 +1,39 @@
+import * as z from 'zod';
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { document, ok } from '../lib/http/reply';
+import { authenticateClient, presentedClient } from '../lib/oauth/client-auth';
+import { NO_CACHE, rfcErrorFormat } from '../lib/oauth/errors';
+import { issueTokens, tokenGrant } from '../lib/oauth/token';
+
+/** Seed 4.7 plus PKCE and scope; the client's credentials may come by HTTP Basic instead. */
+const body = z.object({
+  grant_type: z.string().min(1).max(64),
+  client_id: z.string().min(1).max(128).optional(),
+  client_secret: z.string().min(1).max(512).optional(),
+  code: z.string().max(128).optional(),
+  redirect_uri: z.string().max(2000).optional(),
+  code_verifier: z.string().max(128).optional(),
+  refresh_token: z.string().max(512).optional(),
+  scope: z.string().max(1024).optional(),
+});
+
+/**
+ * POST /oauth2/token (CONTRACT 4.7): JSON in and envelope out as the seed, or a form
+ * body and RFC 6749 answers. Seed rules 1–3 come before client authentication.
+ */
+export function makeHandler(deps: Deps) {
+  return httpHandler(
+    deps,
+    { identity: 'none', body, acceptForm: true, formatError: rfcErrorFormat },
+    async ({ body, headers, bodyFormat, log }) => {
+      const presented = presentedClient(headers, body, bodyFormat);
+      const grant = tokenGrant(body);
+      const client = await authenticateClient({ ...deps, log }, presented);
+      const tokens = await issueTokens({ ...deps, log }, client, grant);
+      return bodyFormat === 'form' ? document(tokens, 200, NO_CACHE) : ok(tokens, 200, NO_CACHE);
+    },
+  );
+}
+
+export const handler = makeHandler(defaultDeps());

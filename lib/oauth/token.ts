@@ -1,0 +1,205 @@
+import { epochSeconds } from '../clock';
+import { hashToken } from '../crypto/token-hash';
+import type { Deps } from '../deps';
+import { OAUTH_ACCESS_TOKEN_TTL_SECONDS, signOAuthAccessToken } from './access-token';
+import type { OAuthClient } from './client';
+import { oauthErrors } from './errors';
+import { formatGrantRefreshToken, type OAuthGrant, parseGrantRefreshToken } from './grant';
+import { verifyPkce } from './pkce';
+import { formatScope, isWithinScope, parseScope } from './scope';
+
+/** The token request's parameters (seed 4.7 plus PKCE and scope). */
+export interface TokenRequest {
+  grant_type: string;
+  code?: string | undefined;
+  redirect_uri?: string | undefined;
+  code_verifier?: string | undefined;
+  refresh_token?: string | undefined;
+  scope?: string | undefined;
+}
+
+export type TokenGrant =
+  | { type: 'authorization_code'; code: string; redirectUri: string; codeVerifier: string | undefined }
+  | { type: 'refresh_token'; refreshToken: string; scope: string | undefined }
+  | { type: 'client_credentials'; scope: string | undefined };
+
+/** The token payload (seed 2.4, RFC 6749 5.1). */
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token?: string;
+  scope: string;
+}
+
+/** How long a grant with refresh tokens lives at most: its refresh tokens end then. */
+export const GRANT_MAX_AGE_SECONDS = 30 * 24 * 3600;
+
+type TokenDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'keys' | 'log'>;
+
+/** Seed rules 1–3 of the token request, with their messages, before the client is authenticated. */
+export function tokenGrant(request: TokenRequest): TokenGrant {
+  switch (request.grant_type) {
+    case 'authorization_code':
+      if (!request.code || !request.redirect_uri) throw oauthErrors.missingParameters();
+      return { type: 'authorization_code', code: request.code, redirectUri: request.redirect_uri, codeVerifier: request.code_verifier };
+    case 'refresh_token':
+      if (!request.refresh_token) throw oauthErrors.missingRefreshToken();
+      return { type: 'refresh_token', refreshToken: request.refresh_token, scope: request.scope };
+    case 'client_credentials':
+      return { type: 'client_credentials', scope: request.scope };
+    default:
+      throw oauthErrors.unsupportedGrantType();
+  }
+}
+
+/** An optional requested scope: within `allowed`, else 400 `Invalid scope` (RFC 6749 3.3, 6). */
+function requestedScope(requested: string | undefined, allowed: string[]): string[] {
+  if (!requested) return allowed;
+  const scope = parseScope(requested);
+  if (!scope || scope.length === 0 || !isWithinScope(scope, allowed)) throw oauthErrors.invalidScope();
+  return scope;
+}
+
+async function tokenResponse(deps: TokenDeps, grant: OAuthGrant, scope: string[], now: number, refreshToken?: string): Promise<TokenResponse> {
+  const accessToken = await signOAuthAccessToken(await deps.keys.load(), {
+    iss: deps.config.issuer,
+    client_id: grant.clientId,
+    sub: grant.subject,
+    scope: formatScope(scope),
+    tenantId: grant.tenantId,
+    grant_id: grant.id,
+    iat: now,
+    jti: deps.random.id(),
+  });
+  return {
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires_in: OAUTH_ACCESS_TOKEN_TTL_SECONDS,
+    ...(refreshToken === undefined ? {} : { refresh_token: refreshToken }),
+    scope: formatScope(scope),
+  };
+}
+
+/**
+ * RFC 6749 4.1.3 with RFC 7636 4.6: find the code (under the client's tenant), refuse
+ * it if it is another client's, used (then revoke everything issued from it, 10.5),
+ * expired, or if the PKCE verifier or the redirect URI do not match; check that the
+ * user and the session it was issued in are still active; consume it (one conditional
+ * write); issue.
+ */
+async function redeemAuthorizationCode(
+  deps: TokenDeps,
+  client: OAuthClient,
+  request: Extract<TokenGrant, { type: 'authorization_code' }>,
+): Promise<TokenResponse> {
+  const now = epochSeconds(deps.clock);
+  const { tenantId } = client;
+  const code = await deps.store.authorizationCodes.find(tenantId, hashToken(request.code));
+  if (!code || code.clientId !== client.clientId) throw oauthErrors.invalidGrant();
+  const refuseReuse = async () => {
+    await deps.store.oauthGrants.revoke(tenantId, code.grantId, now, 'authorization_code_reuse');
+    deps.log.warn('authorization_code_reuse_detected', { tenantId, clientId: client.clientId, userId: code.userId, grantId: code.grantId });
+    return oauthErrors.invalidGrant();
+  };
+  if (code.usedAt !== undefined) throw await refuseReuse();
+  if (code.expiresAt <= now) throw oauthErrors.invalidGrant();
+  if (!verifyPkce(request.codeVerifier, code.codeChallenge)) throw oauthErrors.invalidGrant();
+  if (code.redirectUri !== request.redirectUri) throw oauthErrors.invalidGrant();
+  const [user, sessionActive] = await Promise.all([
+    deps.store.users.findById(tenantId, code.userId),
+    deps.store.sessions.isActive(tenantId, code.sessionId, now),
+  ]);
+  if (!user || user.status !== 'active' || !sessionActive) throw oauthErrors.invalidGrant();
+  if (!(await deps.store.authorizationCodes.consume(tenantId, code.hash, now))) throw await refuseReuse();
+
+  const withRefresh = client.grantTypes.includes('refresh_token');
+  const refreshToken = withRefresh ? formatGrantRefreshToken({ grantId: code.grantId, generation: 0, secret: deps.random.token() }) : undefined;
+  const grant: OAuthGrant = {
+    id: code.grantId,
+    tenantId,
+    clientId: client.clientId,
+    kind: 'authorization_code',
+    subject: user.id,
+    sessionId: code.sessionId,
+    scope: code.scope,
+    createdAt: now,
+    expiresAt: now + (withRefresh ? GRANT_MAX_AGE_SECONDS : OAUTH_ACCESS_TOKEN_TTL_SECONDS),
+    ...(refreshToken === undefined ? {} : { refreshHash: hashToken(refreshToken), refreshGeneration: 0, retired: {} }),
+  };
+  await deps.store.oauthGrants.save(grant);
+  deps.log.info('oauth_code_redeemed', { tenantId, clientId: client.clientId, userId: user.id, grantId: grant.id });
+  return tokenResponse(deps, grant, grant.scope, now, refreshToken);
+}
+
+/**
+ * RFC 6749 6 with rotation (RFC 9700 4.14.2): the refresh token is exchanged for a
+ * new one in one conditional write; a retired one presented again revokes the grant.
+ * A narrower scope may be asked for the access token; the grant keeps its scope.
+ */
+async function refreshGrant(deps: TokenDeps, client: OAuthClient, request: Extract<TokenGrant, { type: 'refresh_token' }>): Promise<TokenResponse> {
+  const parsed = parseGrantRefreshToken(request.refreshToken);
+  if (!parsed) throw oauthErrors.invalidGrant();
+  const { tenantId } = client;
+  const { grantId, generation } = parsed;
+  const now = epochSeconds(deps.clock);
+  if (request.scope) {
+    const current = await deps.store.oauthGrants.find(tenantId, grantId);
+    if (!current || current.clientId !== client.clientId || current.revokedAt !== undefined) throw oauthErrors.invalidGrant();
+    requestedScope(request.scope, current.scope);
+  }
+  const next = formatGrantRefreshToken({ grantId, generation: generation + 1, secret: deps.random.token() });
+  const result = await deps.store.oauthGrants.rotate({
+    tenantId,
+    grantId,
+    clientId: client.clientId,
+    generation,
+    presentedHash: hashToken(request.refreshToken),
+    nextHash: hashToken(next),
+    now,
+  });
+  if (result.outcome === 'reused') {
+    await deps.store.oauthGrants.revoke(tenantId, grantId, now, 'refresh_token_reuse');
+    deps.log.warn('oauth_refresh_token_reuse_detected', { tenantId, clientId: client.clientId, grantId });
+    throw oauthErrors.invalidGrant();
+  }
+  if (result.outcome === 'invalid') throw oauthErrors.invalidGrant();
+  const { grant } = result;
+  const user = await deps.store.users.findById(tenantId, grant.subject);
+  if (!user || user.status !== 'active') {
+    await deps.store.oauthGrants.revoke(tenantId, grantId, now, 'user_inactive');
+    throw oauthErrors.invalidGrant();
+  }
+  return tokenResponse(deps, grant, requestedScope(request.scope, grant.scope), now, next);
+}
+
+/** RFC 6749 4.4: a token for the client itself, in a grant of its own so it can be revoked; no refresh token. */
+async function clientCredentials(deps: TokenDeps, client: OAuthClient, request: Extract<TokenGrant, { type: 'client_credentials' }>) {
+  const scope = requestedScope(request.scope, client.scopes);
+  const now = epochSeconds(deps.clock);
+  const grant: OAuthGrant = {
+    id: deps.random.token(16),
+    tenantId: client.tenantId,
+    clientId: client.clientId,
+    kind: 'client_credentials',
+    subject: client.clientId,
+    scope,
+    createdAt: now,
+    expiresAt: now + OAUTH_ACCESS_TOKEN_TTL_SECONDS,
+  };
+  await deps.store.oauthGrants.save(grant);
+  return tokenResponse(deps, grant, scope, now);
+}
+
+/** The token endpoint's logic for an authenticated client: the grant must be one it is registered for. */
+export async function issueTokens(deps: TokenDeps, client: OAuthClient, request: TokenGrant): Promise<TokenResponse> {
+  if (!client.grantTypes.includes(request.type)) throw oauthErrors.unauthorizedClient();
+  switch (request.type) {
+    case 'authorization_code':
+      return redeemAuthorizationCode(deps, client, request);
+    case 'refresh_token':
+      return refreshGrant(deps, client, request);
+    case 'client_credentials':
+      return clientCredentials(deps, client, request);
+  }
+}
