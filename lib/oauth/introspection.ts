@@ -1,0 +1,65 @@
+import { epochSeconds } from '../clock';
+import type { Deps } from '../deps';
+import type { OAuthClient } from './client';
+import { formatScope } from './scope';
+import { findClientToken } from './token-lookup';
+
+/** RFC 7662 2.2, plus our `tenantId`. */
+export type IntrospectionResponse =
+  | { active: false }
+  | {
+      active: true;
+      client_id: string;
+      scope: string;
+      sub: string;
+      iss: string;
+      iat: number;
+      exp: number;
+      tenantId: string;
+      token_type?: 'Bearer';
+      aud?: string;
+      jti?: string;
+    };
+
+/**
+ * RFC 7662: whether a token of this client is active: known, its own, not expired,
+ * and its grant not revoked (a refresh token: also not yet rotated). Anything else,
+ * including another client's token, is `{ active: false }` and nothing more.
+ */
+export async function introspect(
+  deps: Pick<Deps, 'config' | 'clock' | 'store' | 'keys'>,
+  client: OAuthClient,
+  token: string,
+): Promise<IntrospectionResponse> {
+  const now = epochSeconds(deps.clock);
+  const found = await findClientToken(deps, client, token, now);
+  if (!found || found.grant.revokedAt !== undefined || found.grant.expiresAt <= now) return { active: false };
+  const { grant } = found;
+  if (found.kind === 'refresh_token') {
+    if (!found.current) return { active: false };
+    return {
+      active: true,
+      client_id: grant.clientId,
+      scope: formatScope(grant.scope),
+      sub: grant.subject,
+      iss: deps.config.issuer,
+      iat: grant.refreshedAt ?? grant.createdAt,
+      exp: grant.expiresAt,
+      tenantId: grant.tenantId,
+    };
+  }
+  const { claims } = found;
+  return {
+    active: true,
+    client_id: claims.client_id,
+    scope: claims.scope,
+    sub: claims.sub,
+    iss: claims.iss,
+    iat: claims.iat,
+    exp: claims.exp,
+    tenantId: claims.tenantId,
+    token_type: 'Bearer',
+    aud: claims.aud,
+    jti: claims.jti,
+  };
+}

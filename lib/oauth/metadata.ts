@@ -1,0 +1,28 @@
+import { GRANT_TYPES } from './client';
+
+const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'];
+
+/**
+ * The authorization server metadata (RFC 8414 2), every endpoint an absolute URL
+ * under the issuer. `scopes_supported` is left out: scopes are registered per client
+ * and tenant, so there is no one list to publish (RFC 8414 allows omitting it).
+ */
+export function authorizationServerMetadata(issuer: string) {
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}/oauth2/authorize`,
+    token_endpoint: `${issuer}/oauth2/token`,
+    jwks_uri: `${issuer}/.well-known/jwks.json`,
+    revocation_endpoint: `${issuer}/oauth2/revoke`,
+    introspection_endpoint: `${issuer}/oauth2/introspect`,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: [...GRANT_TYPES],
+    code_challenge_methods_supported: ['S256'],
+    token_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    revocation_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
+    // RFC 9207: the authorization response carries `iss`.
+    authorization_response_iss_parameter_supported: true,
+  };
+}

@@ -1,0 +1,24 @@
+import { epochSeconds } from '../clock';
+import type { Deps } from '../deps';
+import type { OAuthClient } from './client';
+import { findClientToken } from './token-lookup';
+
+/**
+ * RFC 7009: revokes the grant of a token of this client, so the refresh token and
+ * every access token of the family stop being active (2.1). Unknown, invalid or
+ * expired tokens, and tokens of other clients, are not an error (2.2) and change nothing.
+ */
+export async function revokeToken(
+  deps: Pick<Deps, 'config' | 'clock' | 'store' | 'keys' | 'log'>,
+  client: OAuthClient,
+  token: string,
+): Promise<void> {
+  const now = epochSeconds(deps.clock);
+  const found = await findClientToken(deps, client, token, now);
+  if (!found) {
+    deps.log.info('oauth_revocation_ignored', { clientId: client.clientId, tenantId: client.tenantId });
+    return;
+  }
+  await deps.store.oauthGrants.revoke(client.tenantId, found.grant.id, now, `revoked_by_client:${found.kind}`);
+  deps.log.info('oauth_grant_revoked', { clientId: client.clientId, tenantId: client.tenantId, grantId: found.grant.id, kind: found.kind });
+}

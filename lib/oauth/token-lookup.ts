@@ -1,0 +1,36 @@
+import type { Deps } from '../deps';
+import { type OAuthAccessClaims, verifyOAuthAccessToken } from './access-token';
+import type { OAuthClient } from './client';
+import { isRefreshTokenOf, type OAuthGrant, parseGrantRefreshToken } from './grant';
+
+export type ClientToken =
+  | { kind: 'access_token'; claims: OAuthAccessClaims; grant: OAuthGrant }
+  /** `current`: the grant's current refresh token, not a retired one. */
+  | { kind: 'refresh_token'; grant: OAuthGrant; current: boolean };
+
+/**
+ * A token issued to `client`, with its grant, whatever its kind (refresh tokens and
+ * JWTs cannot be mistaken for each other, so a `token_type_hint` is not needed), or
+ * undefined for anything else: unknown, malformed, expired access tokens, or tokens
+ * of another client (a client sees and revokes only its own, RFC 7009 2.1, RFC 7662 4).
+ * Revocation and expiry of the grant are the caller's to check.
+ */
+export async function findClientToken(
+  deps: Pick<Deps, 'config' | 'store' | 'keys'>,
+  client: OAuthClient,
+  token: string,
+  now: number,
+): Promise<ClientToken | undefined> {
+  const refresh = parseGrantRefreshToken(token);
+  if (refresh) {
+    const grant = await deps.store.oauthGrants.find(client.tenantId, refresh.grantId);
+    if (!grant || grant.clientId !== client.clientId) return undefined;
+    if (isRefreshTokenOf(grant, token, false)) return { kind: 'refresh_token', grant, current: true };
+    return isRefreshTokenOf(grant, token, true) ? { kind: 'refresh_token', grant, current: false } : undefined;
+  }
+  const claims = await verifyOAuthAccessToken(await deps.keys.load(), deps.config.issuer, token, now);
+  if (!claims || claims.client_id !== client.clientId || claims.tenantId !== client.tenantId) return undefined;
+  const grant = await deps.store.oauthGrants.find(client.tenantId, claims.grant_id);
+  if (!grant || grant.clientId !== client.clientId) return undefined;
+  return { kind: 'access_token', claims, grant };
+}
