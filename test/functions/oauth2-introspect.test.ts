@@ -1,0 +1,124 @@
+import { SignJWT } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { testApp } from '../helpers/app';
+import { type TestDeps, testDeps } from '../helpers/deps';
+import { authorizationCode, basic, createClient, form, type OAuthTenant, oauthTenant, type TestClient, tokenRequest } from '../oauth/fixtures';
+
+describe('POST /oauth2/introspect', () => {
+  let deps: TestDeps;
+  let app: ReturnType<typeof testApp>;
+  let tenant: OAuthTenant;
+  let client: TestClient;
+  let issued: { access_token: string; refresh_token: string };
+
+  beforeAll(async () => {
+    deps = await testDeps();
+    app = testApp(deps);
+    tenant = await oauthTenant(app);
+    client = tenant.client;
+    issued = await tokensFor(client);
+  });
+
+  async function tokensFor(who: TestClient) {
+    const { code, verifier } = await authorizationCode(app, tenant.adminToken, who);
+    const response = await app.request(
+      'oauth2Token',
+      tokenRequest(who, { grant_type: 'authorization_code', code, redirect_uri: who.redirectUri, code_verifier: verifier }),
+    );
+    return response.body as { access_token: string; refresh_token: string };
+  }
+
+  const introspect = (who: TestClient, token: string | undefined, extra: Record<string, string> = {}) =>
+    app.request('oauth2Introspect', tokenRequest(who, { token, ...extra }));
+
+  it('describes an active access token (RFC 7662 2.2), no-store', async () => {
+    const response = await introspect(client, issued.access_token, { token_type_hint: 'access_token' });
+    const now = Math.floor(deps.clock.now() / 1000);
+    expect(response).toEqual({
+      status: 200,
+      headers: expect.objectContaining({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }),
+      body: {
+        active: true,
+        client_id: client.clientId,
+        scope: 'orders:read orders:write',
+        sub: tenant.adminId,
+        aud: client.clientId,
+        iss: 'http://localhost:3000',
+        iat: now,
+        exp: now + 3600,
+        jti: expect.any(String),
+        token_type: 'Bearer',
+        tenantId: tenant.tenantId,
+      },
+    });
+  });
+
+  it('describes an active refresh token, whatever the hint says, with HTTP Basic', async () => {
+    const response = await app.request('oauth2Introspect', {
+      ...form({ token: issued.refresh_token, token_type_hint: 'access_token' }),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client.clientId, client.clientSecret) },
+    });
+    const now = Math.floor(deps.clock.now() / 1000);
+    expect(response.body).toEqual({
+      active: true,
+      client_id: client.clientId,
+      scope: 'orders:read orders:write',
+      sub: tenant.adminId,
+      iss: 'http://localhost:3000',
+      iat: now,
+      exp: now + 30 * 24 * 3600,
+      tenantId: tenant.tenantId,
+    });
+  });
+
+  it.each<[string, () => Promise<{ who?: TestClient; token: string }>]>([
+    ['a revoked access token', async () => {
+      const fresh = await tokensFor(client);
+      await app.request('oauth2Revoke', tokenRequest(client, { token: fresh.access_token }));
+      return { token: fresh.access_token };
+    }],
+    ['a retired refresh token', async () => {
+      const fresh = await tokensFor(client);
+      await app.request('oauth2Token', tokenRequest(client, { grant_type: 'refresh_token', refresh_token: fresh.refresh_token }));
+      return { token: fresh.refresh_token };
+    }],
+    ['a token of another client of the tenant', async () => ({ who: await createClient(app, tenant.adminToken, tenant.tenantId), token: issued.access_token })],
+    ['a refresh token of another client', async () => ({ who: await createClient(app, tenant.adminToken, tenant.tenantId), token: issued.refresh_token })],
+    ['a token of a client of another tenant', async () => ({ who: (await oauthTenant(app)).client, token: issued.access_token })],
+    ['a first-party session token', async () => ({ token: tenant.adminToken })],
+    ['a token signed by someone else', async () => ({
+      token: await new SignJWT({ client_id: client.clientId, scope: 'x', tenantId: tenant.tenantId, grant_id: 'g' })
+        .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+        .setIssuer('http://localhost:3000').setAudience(client.clientId).setSubject('u').setIssuedAt().setExpirationTime('1h').setJti('j')
+        .sign(new Uint8Array(32)),
+    })],
+    ['garbage', async () => ({ token: 'not a token' })],
+  ])('answers { active: false } and nothing more for %s', async (_, setup) => {
+    const { who, token } = await setup();
+    expect(await introspect(who ?? client, token)).toEqual({ status: 200, headers: expect.objectContaining({ 'Cache-Control': 'no-store' }), body: { active: false } });
+  });
+
+  it('sees the end of an access token after its hour', async () => {
+    const local = await testDeps();
+    const localApp = testApp(local);
+    const { code, verifier } = await authorizationCode(localApp, tenant.adminToken, client);
+    const fresh = (await localApp.request('oauth2Token', tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }))).body;
+    local.clock.advance(3599);
+    expect((await localApp.request('oauth2Introspect', tokenRequest(client, { token: fresh.access_token }))).body.active).toBe(true);
+    local.clock.advance(1);
+    expect((await localApp.request('oauth2Introspect', tokenRequest(client, { token: fresh.access_token }))).body).toEqual({ active: false });
+  });
+
+  it.each<[string, () => Parameters<typeof app.request>[1], number, Record<string, unknown>]>([
+    ['no client authentication', () => form({ token: issued.access_token }), 401, { error: 'invalid_client', error_description: 'Invalid client' }],
+    ['a wrong secret', () => form({ token: issued.access_token, client_id: client.clientId, client_secret: 'x'.repeat(43) }), 401, { error: 'invalid_client', error_description: 'Invalid client' }],
+    ['no token', () => tokenRequest(client, {}), 400, { error: 'invalid_request', error_description: 'Missing token' }],
+  ])('refuses %s in RFC format', async (_, request, status, body) => {
+    expect(await app.request('oauth2Introspect', request())).toEqual({ status, headers: expect.objectContaining({ 'Cache-Control': 'no-store' }), body });
+  });
+
+  it('refuses a JSON request (RFC 7662 is form-encoded) in the envelope', async () => {
+    const response = await app.request('oauth2Introspect', { body: { token: issued.access_token, client_id: client.clientId, client_secret: client.clientSecret } });
+    expect(response).toEqual({ status: 415, headers: expect.any(Object), body: { success: false, error: 'Unsupported content type' } });
+  });
+});
