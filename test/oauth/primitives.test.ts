@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ConfigError, readConfig } from '../../lib/config';
 import { AppError, OAuthError, ValidationError } from '../../lib/errors';
 import { withQuery } from '../../lib/oauth/authorization';
 import { isAllowedRedirectUri, parseGrantTypes, parseRedirectUris } from '../../lib/oauth/client';
@@ -199,5 +200,19 @@ describe('RFC-format errors', () => {
   });
   it('leaves JSON requests to the envelope', () => {
     expect(rfcErrorFormat(new OAuthError(400, 'Invalid grant', 'invalid_grant'), apiEvent())).toBeUndefined();
+  });
+});
+
+describe('the client-secret pepper in the configuration', () => {
+  it('comes from OAUTH_CLIENT_SECRET_PEPPER, else from a local file under .data/', () => {
+    const pepper = 'p'.repeat(32);
+    expect(readConfig({ OAUTH_CLIENT_SECRET_PEPPER: pepper }).oauthClientSecretPepper).toEqual({ source: 'env', value: pepper });
+    expect(readConfig({}).oauthClientSecretPepper).toEqual({ source: 'file', path: '.data/oauth-client-secret-pepper' });
+    expect(readConfig({ OAUTH_CLIENT_SECRET_PEPPER_FILE: '/tmp/p' }).oauthClientSecretPepper).toEqual({ source: 'file', path: '/tmp/p' });
+  });
+  it('refuses a pepper under 32 characters', () => {
+    expect(() => readConfig({ OAUTH_CLIENT_SECRET_PEPPER: 'short' })).toThrow(
+      new ConfigError('Environment variable OAUTH_CLIENT_SECRET_PEPPER must be at least 32 characters'),
+    );
   });
 });
