@@ -37,7 +37,7 @@ function body(fields: string[]) {
   const values = fc.record(Object.fromEntries(fields.map((field) => [field, anyValue])), { requiredKeys: [] });
   return fc.oneof(
     values.map((record) => JSON.stringify(record)),
-    values.map((record) => new URLSearchParams(Object.entries(record).map(([key, value]) => [key, String(value)])).toString()),
+    values.map((record) => new URLSearchParams(Object.entries(record).map(([key, value]): [string, string] => [key, String(value)])).toString()),
     fc.tuple(fc.constantFrom(...fields), nasty, nasty).map(([field, a, b]) => new URLSearchParams([[field, a], [field, b]]).toString()),
     nasty,
     fc.constant(undefined),
