@@ -3,8 +3,28 @@
  * request with a sub-millisecond clock (autocannon's histogram keeps whole
  * milliseconds); requests per second count 2xx answers only.
  */
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
+
+/** CPU seconds a process has used so far (all its threads), from /proc; undefined where there is none. */
+function cpuSeconds(pid: number): number | undefined {
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th,
+    // in clock ticks (USER_HZ, 100 on Linux).
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').pop()?.split(' ') ?? [];
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks / 100 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The processes whose CPU use is reported with each run. */
+export interface Watched {
+  server?: number;
+  database?: number;
+}
 
 export interface RequestShape {
   method?: string;
@@ -26,6 +46,9 @@ export interface LoadSpec {
   next?: () => RequestShape & { ticket?: unknown };
   /** Sees every answer (e.g. puts a rotated refresh token back in the pool). */
   onResponse?: (status: number, body: string, ticket: unknown) => void;
+  watch?: Watched;
+  /** Called around the measured run (not the warm-up), e.g. to profile the server. */
+  around?: { before(): Promise<void>; after(): Promise<void> };
 }
 
 export interface LoadResult {
@@ -37,6 +60,11 @@ export interface LoadResult {
   non2xx: number;
   errors: number;
   statusCodes: Record<string, number>;
+  /**
+   * Share of one CPU each process used during the measured run (100 = one core
+   * busy), and the server's CPU time per answered request: who the bottleneck is.
+   */
+  cpu: { serverPercent?: number; databasePercent?: number; loadPercent: number; serverMsPerRequest?: number };
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -81,9 +109,21 @@ async function once(spec: LoadSpec, seconds: number, latencies: number[] | undef
 export async function measure(spec: LoadSpec): Promise<LoadResult> {
   if (spec.warmupSeconds > 0) await once(spec, spec.warmupSeconds, undefined);
   const latencies: number[] = [];
+  const watched = [spec.watch?.server, spec.watch?.database];
+  await spec.around?.before();
+  const cpuBefore = watched.map((pid) => (pid === undefined ? undefined : cpuSeconds(pid)));
+  const loadBefore = process.cpuUsage();
   const started = performance.now();
   const result = await once(spec, spec.durationSeconds, latencies);
   const seconds = (performance.now() - started) / 1000;
+  const [serverCpu, databaseCpu] = watched.map((pid, i) => {
+    const before = cpuBefore[i];
+    const after = pid === undefined ? undefined : cpuSeconds(pid);
+    return before === undefined || after === undefined ? undefined : after - before;
+  });
+  const loadUsage = process.cpuUsage(loadBefore);
+  await spec.around?.after();
+  const percent = (cpu: number | undefined) => (cpu === undefined ? undefined : (100 * cpu) / seconds);
   const sorted = Float64Array.from(latencies).sort();
   const statusCodes: Record<string, number> = {};
   for (const [code, { count }] of Object.entries(result.statusCodeStats ?? {})) statusCodes[code] = count;
@@ -95,5 +135,11 @@ export async function measure(spec: LoadSpec): Promise<LoadResult> {
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     statusCodes,
+    cpu: {
+      serverPercent: percent(serverCpu),
+      databasePercent: percent(databaseCpu),
+      loadPercent: (100 * (loadUsage.user + loadUsage.system)) / 1e6 / seconds,
+      serverMsPerRequest: serverCpu === undefined || latencies.length === 0 ? undefined : (1000 * serverCpu) / latencies.length,
+    },
   };
 }

@@ -8,29 +8,35 @@
  *
  *   npm run bench              the full run (about 5 minutes)
  *   npm run bench -- --quick   short runs and a smaller table, to try changes
+ *   npm run bench -- --profile also CPU-profiles the server in each measured run
+ *                              (bench/.work/profiles/*.cpuprofile; see bench/profile-summary.mjs)
  */
-import { execSync } from 'node:child_process';
+import { type ChildProcess, execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type Config, readConfig } from '../lib/config';
 import { argon2idHasher } from '../lib/crypto/password';
+import { keys } from '../lib/store/keys';
 import { ensureTable } from '../lib/store/table';
 import { ensureKeysFile, fileKeyProvider, type KeySet } from '../lib/tokens/signing-keys';
+import type { User } from '../lib/users/user';
 import { startDynamoDbLocal } from '../scripts/dynamodb-local';
 import { routesFromServerlessYml, type RouteTable } from './adapter';
 import { coldStarts, type ColdStart } from './cold-starts';
-import { type LoadResult, measure } from './load';
+import { type LoadResult, measure, type Watched } from './load';
 import { oauthScenarios, type OAuthOutcome, peerTokenEndpoint, type Scenario } from './oauth';
 import { canPin, runPinned, startServer, stopAll, stopChild, tagged } from './processes';
 import { fixed, table, whole } from './report';
 import { accessTokenFor, batchWrite, type SeededSession, seedUsers, sessionFor, tenantItem, userItems, userRecord } from './seed';
 
 const quick = process.argv.includes('--quick');
+const profiling = process.argv.includes('--profile');
 const settings = {
   durationSeconds: quick ? 2 : 10,
   warmupSeconds: quick ? 1 : 3,
@@ -115,17 +121,44 @@ class RefreshPool {
 
 interface Api {
   url: string;
+  watch?: Watched;
+  /** With --profile: CPU-profiles the server during a measured run. */
+  profile?: (label: string) => { before(): Promise<void>; after(): Promise<void> };
 }
 
-function refreshScenario(api: Api, pool: RefreshPool) {
+interface Phase {
+  durationSeconds: number;
+  warmupSeconds: number;
+  /** Names the measured run (profiles); warm-ups have none. */
+  label?: string;
+}
+
+const measured = (label: string): Phase => ({ durationSeconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds, label });
+
+/** Sends a message to a child and waits for its answer carrying `key`. */
+function ask(child: ChildProcess, message: object, key: string): Promise<void> {
+  return new Promise((done) => {
+    const listen = (answer: Record<string, unknown>) => {
+      if (!(key in answer)) return;
+      child.off('message', listen);
+      done();
+    };
+    child.on('message', listen);
+    child.send(message);
+  });
+}
+
+function refreshScenario(api: Api, pool: RefreshPool, phase: Phase) {
   return measure({
     url: api.url,
     method: 'POST',
     path: '/auth/refresh',
     headers: { 'content-type': 'application/json' },
     connections: settings.connections,
-    durationSeconds: settings.durationSeconds,
-    warmupSeconds: settings.warmupSeconds,
+    durationSeconds: phase.durationSeconds,
+    warmupSeconds: phase.warmupSeconds,
+    watch: api.watch,
+    around: phase.label ? api.profile?.(phase.label) : undefined,
     next: () => {
       const token = pool.take();
       return { body: JSON.stringify({ refreshToken: token }), ticket: token };
@@ -140,15 +173,17 @@ function refreshScenario(api: Api, pool: RefreshPool) {
   });
 }
 
-function meScenario(api: Api, tokens: string[]) {
+function meScenario(api: Api, tokens: string[], phase: Phase) {
   let next = 0;
   return measure({
     url: api.url,
     method: 'GET',
     path: '/auth/me',
     connections: settings.connections,
-    durationSeconds: settings.durationSeconds,
-    warmupSeconds: settings.warmupSeconds,
+    durationSeconds: phase.durationSeconds,
+    warmupSeconds: phase.warmupSeconds,
+    watch: api.watch,
+    around: phase.label ? api.profile?.(phase.label) : undefined,
     next: () => ({ headers: { authorization: `Bearer ${tokens[next++ % tokens.length]}` } }),
   });
 }
@@ -163,7 +198,28 @@ function loginScenario(api: Api, username: string, password: string) {
     connections: settings.loginConnections,
     durationSeconds: settings.durationSeconds,
     warmupSeconds: settings.warmupSeconds,
+    watch: api.watch,
+    around: api.profile?.('login'),
   });
+}
+
+/** How much a request got dearer on the large table: the worse of p50 latency and server CPU per request. */
+function growthRatio(small: LoadResult, large: LoadResult | undefined): number {
+  if (!large) return NaN;
+  const cpu = (large.cpu.serverMsPerRequest ?? NaN) / (small.cpu.serverMsPerRequest ?? NaN);
+  return Math.max(large.p50Ms / small.p50Ms, Number.isNaN(cpu) ? 0 : cpu);
+}
+
+/** The latency of one consistent GetItem on an idle DynamoDB Local, through the SDK (a floor under every database call). */
+async function dynamoRoundTrip(doc: DynamoDBDocumentClient, table: string, user: User) {
+  const times: number[] = [];
+  for (let i = 0; i < 300; i++) {
+    const start = performance.now();
+    await doc.send(new GetCommand({ TableName: table, Key: keys.user(user.tenantId, user.id), ConsistentRead: true }));
+    if (i >= 50) times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  return { p50Ms: times[Math.floor(times.length / 2)] as number, p99Ms: times[Math.floor(times.length * 0.99)] as number };
 }
 
 async function signTokens(keySet: KeySet, config: Config, sessions: SeededSession[]): Promise<string[]> {
@@ -221,6 +277,8 @@ async function main() {
       ISSUER: 'http://localhost:3000',
       AWS_REGION: 'us-east-1',
       LOG_LEVEL: 'info',
+      // As serverless.yml sets it for every function.
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, '--enable-source-maps'].filter(Boolean).join(' '),
       BENCH_FUNCTIONS_DIR: functionsDir,
     };
     const config = readConfig(env);
@@ -241,10 +299,24 @@ async function main() {
     await batchWrite(doc, config.tableName, [tenantItem(TENANT), ...userItems(loginUser), ...userItems(admin), adminSession.item]);
     const small = await seedUsers(doc, config, TENANT, settings.smallTable, passwordHash);
 
+    const roundTrip = await dynamoRoundTrip(doc, config.tableName, admin);
+    say(`DynamoDB Local GetItem round trip: p50 ${fixed(roundTrip.p50Ms, 2)} ms`);
+
     const serverLog = openSync(join(work, 'logs', 'server.log'), 'w');
     say('starting the API (bench/adapter.ts) on the bundles in dist/functions');
     const server = await startServer<{ port: number; routes: string[]; missing: string[] }>(`${OUT}/server.mjs`, env, serverLog);
-    const api: Api = { url: `http://127.0.0.1:${server.message.port}` };
+    const api: Api = {
+      url: `http://127.0.0.1:${server.message.port}`,
+      watch: { server: server.child.pid, database: db.pid },
+      ...(profiling
+        ? {
+            profile: (label: string) => ({
+              before: () => ask(server.child, { profile: 'start' }, 'profiling'),
+              after: () => ask(server.child, { profile: 'stop', name: label }, 'profiled'),
+            }),
+          }
+        : {}),
+    };
     for (const missing of server.message.missing) say(`route without a built bundle, left out: ${missing}`);
 
     const scenarios: Record<string, Scenario> = {};
@@ -256,9 +328,15 @@ async function main() {
     };
 
     const meTokensSmall = await signTokens(keySet, config, small);
-    await run('me', () => meScenario(api, meTokensSmall), 'authorizer (ES256 verify, session read) + function');
     const pool = new RefreshPool(small.map((session) => session.refreshToken));
-    await run('refresh', () => refreshScenario(api, pool), 'rotation: conditional update, user read, ES256 sign');
+    // The first seconds of load run on cold JITs (V8's and DynamoDB Local's Java): not measured.
+    say('warming up the server and DynamoDB Local');
+    const systemWarmup: Phase = { durationSeconds: 2 * settings.warmupSeconds, warmupSeconds: 0 };
+    await meScenario(api, meTokensSmall, systemWarmup);
+    await refreshScenario(api, pool, systemWarmup);
+
+    await run('me', () => meScenario(api, meTokensSmall, measured('me')), 'authorizer (ES256 verify, session read) + function');
+    await run('refresh', () => refreshScenario(api, pool, measured('refresh')), 'rotation: conditional update, user read, ES256 sign');
     await run('login', () => loginScenario(api, loginUser.username, loginPassword), `Argon2id; ${settings.loginConnections} connection`);
 
     const oauth: OAuthOutcome = await oauthScenarios({
@@ -287,9 +365,9 @@ async function main() {
     const largePool = new RefreshPool(shuffle([...pool.drain(), ...grown.map((session) => session.refreshToken)]));
     const growth: Record<string, LoadResult> = {};
     say(`load: me with ${whole(settings.largeTable)} users`);
-    growth.me = await meScenario(api, meTokensLarge);
+    growth.me = await meScenario(api, meTokensLarge, measured('me-large'));
     say(`load: refresh with ${whole(settings.largeTable)} users`);
-    growth.refresh = await refreshScenario(api, largePool);
+    growth.refresh = await refreshScenario(api, largePool, measured('refresh-large'));
 
     await stopChild(server.child);
     closeSync(serverLog);
@@ -323,11 +401,12 @@ async function main() {
     client.destroy();
 
     // ---- figures and targets ----
+    const pct = (value: number | undefined) => (value === undefined ? '-' : `${Math.round(value)}%`);
     const loadRow = (name: string, scenario: Scenario | undefined) =>
       !scenario
-        ? [name, '-', '-', '-', '-', '-', 'not run']
+        ? [name, '-', '-', '-', '-', '-', '-', '-', '-', 'not run']
         : 'skipped' in scenario
-          ? [name, '-', '-', '-', '-', '-', `skipped: ${scenario.skipped}`]
+          ? [name, '-', '-', '-', '-', '-', '-', '-', '-', `skipped: ${scenario.skipped}`]
           : [
               name,
               whole(scenario.requestsPerSecond),
@@ -335,8 +414,12 @@ async function main() {
               fixed(scenario.p99Ms, 2),
               whole(scenario.requests),
               String(scenario.non2xx + scenario.errors),
+              pct(scenario.cpu.serverPercent),
+              fixed(scenario.cpu.serverMsPerRequest, 3),
+              `${pct(scenario.cpu.databasePercent)} / ${pct(scenario.cpu.loadPercent)}`,
               scenario.note ?? '',
             ];
+    const loadHeader = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'failed', 'server CPU', 'server CPU ms/req', 'DB / load CPU', 'what a request does'];
     const out: string[] = [];
     out.push(
       `Identity service benchmark — ${startedAt.toISOString()} — commit ${info.commit}${quick ? ' — QUICK RUN (not for comparison)' : ''}`,
@@ -347,7 +430,7 @@ async function main() {
     out.push(
       table(
         `Scenarios (table of ${whole(settings.smallTable)} users and sessions)`,
-        ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'failed', 'what a request does'],
+        loadHeader,
         [...Object.entries(scenarios).map(([name, scenario]) => loadRow(name, scenario)), loadRow('peer: oidc-provider client_credentials', peer.result)],
       ),
     );
@@ -359,6 +442,12 @@ async function main() {
       table('Token endpoint, ours / oidc-provider', ['figure', 'ours', 'oidc-provider', 'ours/peer'], [
         ['req/s', ours && !('skipped' in ours) ? whole(ours.requestsPerSecond) : '-', peerResult && !('skipped' in peerResult) ? whole(peerResult.requestsPerSecond) : '-', tokenRatio === undefined ? '-' : `${fixed(tokenRatio, 2)}x`],
         ['p50 ms', ours && !('skipped' in ours) ? fixed(ours.p50Ms, 2) : '-', peerResult && !('skipped' in peerResult) ? fixed(peerResult.p50Ms, 2) : '-', latencyRatio === undefined ? '-' : `${fixed(latencyRatio, 2)}x`],
+        [
+          'server CPU ms/req',
+          ours && !('skipped' in ours) ? fixed(ours.cpu.serverMsPerRequest, 3) : '-',
+          peerResult && !('skipped' in peerResult) ? fixed(peerResult.cpu.serverMsPerRequest, 3) : '-',
+          '',
+        ],
       ]),
     );
     const smallMe = scenarios.me as LoadResult;
@@ -369,15 +458,17 @@ async function main() {
     ] as const;
     out.push(
       table(
-        'Cost growth',
-        ['scenario', `req/s @${whole(settings.smallTable)}`, `req/s @${whole(settings.largeTable)}`, `p50 @${whole(settings.smallTable)}`, `p50 @${whole(settings.largeTable)}`, 'p50 ratio', 'failed'],
+        `Cost growth: the same load on ${whole(settings.smallTable)} and on ${whole(settings.largeTable)} users and sessions`,
+        ['scenario', 'req/s small', 'req/s large', 'p50 ms small', 'p50 ms large', 'server CPU ms/req small', 'server CPU ms/req large', 'worst ratio', 'failed'],
         growthRows.map(([name, a, b]) => [
           name,
           whole(a.requestsPerSecond),
           whole(b?.requestsPerSecond),
           fixed(a.p50Ms, 2),
           fixed(b?.p50Ms, 2),
-          b ? `${fixed(b.p50Ms / a.p50Ms, 2)}x` : '-',
+          fixed(a.cpu.serverMsPerRequest, 3),
+          fixed(b?.cpu.serverMsPerRequest, 3),
+          `${fixed(growthRatio(a, b), 2)}x`,
           String((b?.non2xx ?? 0) + (b?.errors ?? 0)),
         ]),
       ),
@@ -397,9 +488,10 @@ async function main() {
       ]),
     );
     out.push(
-      table('Argon2id (configured parameters, CPU 0)', ['figure', 'ms'], [
-        [`hash (${Object.entries(argon2.params).map(([k, v]) => `${k}=${v}`).join(', ')})`, fixed(argon2.hashMs, 2)],
-        ['verify', fixed(argon2.verifyMs, 2)],
+      table('Floors: what no request can be faster than', ['figure', 'ms'], [
+        [`Argon2id hash, configured parameters (${Object.entries(argon2.params).map(([k, v]) => `${k}=${v}`).join(', ')}), CPU 0`, fixed(argon2.hashMs, 2)],
+        ['Argon2id verify, CPU 0', fixed(argon2.verifyMs, 2)],
+        ['DynamoDB Local consistent GetItem round trip, idle, p50 (p99)', `${fixed(roundTrip.p50Ms, 2)} (${fixed(roundTrip.p99Ms, 2)})`],
       ]),
     );
 
@@ -408,7 +500,7 @@ async function main() {
     const slowest = cold.reduce((a, b) => (b.firstInvocationMs > a.firstInvocationMs ? b : a));
     const biggest = cold.reduce((a, b) => (b.sizeBytes > a.sizeBytes ? b : a));
     const maxOverhead = Math.max(...Object.values(overhead));
-    const growthWorst = Math.max(...growthRows.map(([, a, b]) => (b ? b.p50Ms / a.p50Ms : 1)));
+    const growthWorst = Math.max(...growthRows.map(([, a, b]) => growthRatio(a, b)));
     const targets: Target[] = [
       {
         target: 'token endpoint (client_credentials) ≥ 1.0× oidc-provider req/s',
@@ -430,7 +522,7 @@ async function main() {
       },
       { target: 'framework overhead ≤ 0.1 ms per request', figure: `worst ${fixed(maxOverhead / 1000, 3)} ms`, pass: maxOverhead <= 100 },
       {
-        target: `me/refresh p50 @${whole(settings.largeTable)} ≤ 1.25× @${whole(settings.smallTable)} (cost does not grow)`,
+        target: `me/refresh p50 and server CPU/request @${whole(settings.largeTable)} ≤ 1.25× @${whole(settings.smallTable)}`,
         figure: `worst ${fixed(growthWorst, 2)}×`,
         pass: growthWorst <= 1.25,
       },
@@ -454,6 +546,7 @@ async function main() {
       machine: info,
       settings,
       argon2,
+      dynamoDbRoundTrip: roundTrip,
       scenarios,
       peer,
       tokenRatio,

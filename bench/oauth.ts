@@ -102,7 +102,10 @@ export async function peerTokenEndpoint(options: {
       path: '/token',
       headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(CLIENT.id, CLIENT.secret) },
       body: CLIENT_CREDENTIALS_BODY,
-      ...options.settings,
+      connections: options.settings.connections,
+      durationSeconds: options.settings.durationSeconds,
+      warmupSeconds: options.settings.warmupSeconds,
+      watch: { server: peer.child.pid },
     });
     return { result: { ...result, note: `oidc-provider ${version}, client in memory, ES256 JWT` }, version };
   } finally {
