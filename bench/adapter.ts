@@ -36,6 +36,32 @@ export interface RouteTable {
   authorizerBundle: string;
 }
 
+/**
+ * The routes of CONTRACT.md section 1 by bundle name, for functions that are built
+ * but not yet in serverless.yml (the lead adds them there): the benchmark can measure
+ * a function as soon as it lands. serverless.yml wins wherever it has the route.
+ */
+const CONTRACT_ROUTES: Array<Omit<Route, 'functionName'>> = [
+  { bundle: 'mfa-enable', method: 'POST', path: '/auth/mfa/enable', authorizer: true },
+  { bundle: 'mfa-verify', method: 'POST', path: '/auth/mfa/verify', authorizer: true },
+  { bundle: 'oauth2-authorize', method: 'GET', path: '/oauth2/authorize', authorizer: true },
+  { bundle: 'oauth2-token', method: 'POST', path: '/oauth2/token', authorizer: false },
+  { bundle: 'oauth2-create-client', method: 'POST', path: '/oauth2/clients', authorizer: true },
+  { bundle: 'oauth2-revoke', method: 'POST', path: '/oauth2/revoke', authorizer: false },
+  { bundle: 'oauth2-introspect', method: 'POST', path: '/oauth2/introspect', authorizer: false },
+  { bundle: 'oauth2-metadata', method: 'GET', path: '/.well-known/oauth-authorization-server', authorizer: false },
+];
+
+/** Adds the contract's route of every built bundle that serverless.yml does not route yet. */
+export function withContractRoutes(table: RouteTable, built: string[]): RouteTable & { fromContract: Route[] } {
+  const routed = new Set(table.routes.map((route) => `${route.method} ${route.path}`));
+  const bundles = new Set(table.routes.map((route) => route.bundle));
+  const fromContract = CONTRACT_ROUTES.filter(
+    (route) => built.includes(route.bundle) && !bundles.has(route.bundle) && !routed.has(`${route.method} ${route.path}`),
+  ).map((route) => ({ ...route, functionName: route.bundle }));
+  return { ...table, routes: [...table.routes, ...fromContract], fromContract };
+}
+
 const indentOf = (line: string) => line.length - line.trimStart().length;
 
 /**

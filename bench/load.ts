@@ -20,6 +20,18 @@ function cpuSeconds(pid: number): number | undefined {
   }
 }
 
+/** CPU seconds the whole machine has been busy (all CPUs, from /proc/stat); undefined where there is none. */
+export function machineBusySeconds(): number | undefined {
+  try {
+    const [, ...ticks] = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).map(Number);
+    // user nice system idle iowait irq softirq steal: busy is all but idle and iowait.
+    const total = ticks.slice(0, 8).reduce((sum, value) => sum + value, 0);
+    return Number.isFinite(total) ? (total - (ticks[3] ?? 0) - (ticks[4] ?? 0)) / 100 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The processes whose CPU use is reported with each run. */
 export interface Watched {
   server?: number;
@@ -44,6 +56,8 @@ export interface LoadSpec {
   warmupSeconds: number;
   /** Builds each request (e.g. takes the next token from a pool); `ticket` comes back in `onResponse`. */
   next?: () => RequestShape & { ticket?: unknown };
+  /** Whether a 2xx answer says what it should (e.g. `"active":true`); others count as `wrong`. */
+  check?: (body: string) => boolean;
   /** Sees every answer (e.g. puts a rotated refresh token back in the pool). */
   onResponse?: (status: number, body: string, ticket: unknown) => void;
   watch?: Watched;
@@ -58,13 +72,22 @@ export interface LoadResult {
   requests: number;
   /** Answers other than 2xx, errors and timeouts: any of these makes the figure suspect. */
   non2xx: number;
+  /** 2xx answers that failed the scenario's check. */
+  wrong: number;
   errors: number;
   statusCodes: Record<string, number>;
   /**
    * Share of one CPU each process used during the measured run (100 = one core
    * busy), and the server's CPU time per answered request: who the bottleneck is.
    */
-  cpu: { serverPercent?: number; databasePercent?: number; loadPercent: number; serverMsPerRequest?: number };
+  cpu: {
+    serverPercent?: number;
+    databasePercent?: number;
+    loadPercent: number;
+    serverMsPerRequest?: number;
+    /** CPU the rest of the machine used meanwhile (other people's processes): high means the figures are low. */
+    otherPercent?: number;
+  };
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -72,7 +95,7 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 }
 
-async function once(spec: LoadSpec, seconds: number, latencies: number[] | undefined) {
+async function once(spec: LoadSpec, seconds: number, latencies: number[] | undefined, wrong = { count: 0 }) {
   return autocannon({
     url: spec.url,
     connections: spec.connections,
@@ -97,7 +120,10 @@ async function once(spec: LoadSpec, seconds: number, latencies: number[] | undef
           };
         },
         onResponse: (status, body, context) => {
-          if (latencies && status >= 200 && status < 300) latencies.push(performance.now() - (context.start as number));
+          if (latencies && status >= 200 && status < 300) {
+            latencies.push(performance.now() - (context.start as number));
+            if (spec.check && !spec.check(body)) wrong.count++;
+          }
           spec.onResponse?.(status, body, context.ticket);
         },
       },
@@ -109,12 +135,14 @@ async function once(spec: LoadSpec, seconds: number, latencies: number[] | undef
 export async function measure(spec: LoadSpec): Promise<LoadResult> {
   if (spec.warmupSeconds > 0) await once(spec, spec.warmupSeconds, undefined);
   const latencies: number[] = [];
+  const wrong = { count: 0 };
   const watched = [spec.watch?.server, spec.watch?.database];
   await spec.around?.before();
   const cpuBefore = watched.map((pid) => (pid === undefined ? undefined : cpuSeconds(pid)));
   const loadBefore = process.cpuUsage();
+  const machineBefore = machineBusySeconds();
   const started = performance.now();
-  const result = await once(spec, spec.durationSeconds, latencies);
+  const result = await once(spec, spec.durationSeconds, latencies, wrong);
   const seconds = (performance.now() - started) / 1000;
   const [serverCpu, databaseCpu] = watched.map((pid, i) => {
     const before = cpuBefore[i];
@@ -122,7 +150,11 @@ export async function measure(spec: LoadSpec): Promise<LoadResult> {
     return before === undefined || after === undefined ? undefined : after - before;
   });
   const loadUsage = process.cpuUsage(loadBefore);
+  const machineAfter = machineBusySeconds();
   await spec.around?.after();
+  const loadCpu = (loadUsage.user + loadUsage.system) / 1e6;
+  const otherCpu =
+    machineBefore === undefined || machineAfter === undefined ? undefined : Math.max(0, machineAfter - machineBefore - loadCpu - (serverCpu ?? 0) - (databaseCpu ?? 0));
   const percent = (cpu: number | undefined) => (cpu === undefined ? undefined : (100 * cpu) / seconds);
   const sorted = Float64Array.from(latencies).sort();
   const statusCodes: Record<string, number> = {};
@@ -133,13 +165,15 @@ export async function measure(spec: LoadSpec): Promise<LoadResult> {
     p99Ms: percentile(sorted, 99),
     requests: latencies.length,
     non2xx: result.non2xx,
+    wrong: wrong.count,
     errors: result.errors + result.timeouts,
     statusCodes,
     cpu: {
       serverPercent: percent(serverCpu),
       databasePercent: percent(databaseCpu),
-      loadPercent: (100 * (loadUsage.user + loadUsage.system)) / 1e6 / seconds,
+      loadPercent: (100 * loadCpu) / seconds,
       serverMsPerRequest: serverCpu === undefined || latencies.length === 0 ? undefined : (1000 * serverCpu) / latencies.length,
+      otherPercent: percent(otherCpu),
     },
   };
 }

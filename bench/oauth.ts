@@ -4,13 +4,17 @@
  * when the OAuth functions are built and routed; otherwise they are reported as
  * skipped, with the reason.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { RouteTable } from './adapter';
+import { performance } from 'node:perf_hooks';
+import { toAuthorizerContext } from '../lib/http/identity';
+import type { Identity } from '../lib/tokens/access-token';
+import { proxyEvent, type RouteTable } from './adapter';
 import type { EventMaker } from './cold-starts';
-import { type LoadResult, measure } from './load';
+import { type LoadResult, measure, type Watched } from './load';
 import { startServer, stopChild } from './processes';
+import { whole } from './report';
 
 export type Scenario = (LoadResult & { note?: string }) | { skipped: string };
 
@@ -21,14 +25,14 @@ export interface LoadSettings {
 }
 
 export interface OAuthInput {
-  api: { url: string };
+  api: { url: string; watch?: Watched; profile?: (label: string) => { before(): Promise<void>; after(): Promise<void> } };
   routes: RouteTable;
   functionsDir: string;
   settings: LoadSettings;
-  /** Access token of an ADMIN of the bench tenant (creates the client). */
-  adminToken: string;
-  /** Access token of an ordinary user (authorizes codes). */
-  userToken: string;
+  /** An ADMIN of the bench tenant (creates the client) and an ordinary user (authorizes codes), with access tokens. */
+  admin: { identity: Identity; token: string };
+  user: { identity: Identity; token: string };
+  tenantId: string;
   say: (message: string) => void;
 }
 
@@ -43,26 +47,198 @@ export const CLIENT = {
   id: 'bench-client',
   secret: randomBytes(30).toString('base64url'),
   scope: 'read write',
+  redirectUri: 'https://client.example.com/callback',
 };
 
 export const basic = (id: string, secret: string) =>
   `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
-const CLIENT_CREDENTIALS_BODY = new URLSearchParams({ grant_type: 'client_credentials', scope: CLIENT.scope }).toString();
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+const CLIENT_CREDENTIALS_BODY = form({ grant_type: 'client_credentials', scope: CLIENT.scope });
+const CLIENT_HEADERS = { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(CLIENT.id, CLIENT.secret) };
 
 const SCENARIOS = ['token (client_credentials)', 'token (authorization_code)', 'introspection'];
+
+/** One PKCE verifier for every prepared code (each code is still single-use). */
+const VERIFIER = randomBytes(32).toString('base64url');
+const CHALLENGE = createHash('sha256').update(VERIFIER, 'ascii').digest('base64url');
+
+/** Runs `work` `count` times, `concurrency` at once; returns the results in order and the rate. */
+async function many<T>(count: number, concurrency: number, work: (i: number) => Promise<T>): Promise<{ results: T[]; perSecond: number }> {
+  const results: T[] = new Array(count);
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const i = next++;
+        results[i] = await work(i);
+      }
+    }),
+  );
+  return { results, perSecond: count / ((performance.now() - started) / 1000) };
+}
 
 function routed(input: OAuthInput, method: string, path: string): boolean {
   const route = input.routes.routes.find((r) => r.method === method && r.path === path);
   return route !== undefined && existsSync(join(input.functionsDir, `${route.bundle}.mjs`));
 }
 
+async function call(url: string, init: RequestInit & { expect: number }): Promise<Response> {
+  const response = await fetch(url, { ...init, redirect: 'manual' });
+  if (response.status !== init.expect) throw new Error(`${init.method ?? 'GET'} ${url} answered ${response.status}: ${await response.text()}`);
+  return response;
+}
+
 export async function oauthScenarios(input: OAuthInput): Promise<OAuthOutcome> {
-  if (!routed(input, 'POST', '/oauth2/token')) {
-    const reason = 'POST /oauth2/token is not on main yet (no functions/oauth2-token.ts built and routed in serverless.yml)';
+  const needed: Array<[string, string]> = [
+    ['POST', '/oauth2/token'],
+    ['POST', '/oauth2/clients'],
+    ['GET', '/oauth2/authorize'],
+    ['POST', '/oauth2/introspect'],
+  ];
+  const absent = needed.filter(([method, path]) => !routed(input, method, path));
+  if (absent.length > 0) {
+    const reason = `${absent.map(([method, path]) => `${method} ${path}`).join(', ')} not built/routed on this commit`;
     return { scenarios: Object.fromEntries(SCENARIOS.map((name) => [name, { skipped: reason }])), coldStartEvents: {} };
   }
-  throw new Error('OAuth scenarios: not written yet');
+  const { api, settings, say } = input;
+  const scenarios: Record<string, Scenario> = {};
+  const base = { url: api.url, connections: settings.connections, watch: api.watch };
+  const around = (label: string) => api.profile?.(label);
+
+  await call(`${api.url}/oauth2/clients`, {
+    method: 'POST',
+    expect: 201,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${input.admin.token}` },
+    body: JSON.stringify({
+      client_id: CLIENT.id,
+      client_secret: CLIENT.secret,
+      redirect_uri: CLIENT.redirectUri,
+      grant_types: 'authorization_code refresh_token client_credentials',
+      scope: CLIENT.scope,
+      tenant_id: input.tenantId,
+    }),
+  });
+  const clientCredentialsToken = async () => {
+    const response = await call(`${api.url}/oauth2/token`, { method: 'POST', expect: 200, headers: CLIENT_HEADERS, body: CLIENT_CREDENTIALS_BODY });
+    return ((await response.json()) as { access_token: string }).access_token;
+  };
+  await clientCredentialsToken();
+
+  say('load: token (client_credentials)');
+  const cc = await measure({
+    ...base,
+    method: 'POST',
+    path: '/oauth2/token',
+    headers: CLIENT_HEADERS,
+    body: CLIENT_CREDENTIALS_BODY,
+    durationSeconds: settings.durationSeconds,
+    warmupSeconds: settings.warmupSeconds,
+    around: around('token-client-credentials'),
+    check: (body) => body.includes('"access_token"'),
+  });
+  scenarios['token (client_credentials)'] = { ...cc, note: 'client read, grant write, ES256 sign (HTTP Basic, form)' };
+
+  // Authorization codes live 60 s and are single-use: they are made just before the
+  // run that redeems them, sized by the rate of the warm-up (itself sized by the
+  // client_credentials rate, a faster grant).
+  const authorizeUrl = `/oauth2/authorize?${form({
+    client_id: CLIENT.id,
+    redirect_uri: CLIENT.redirectUri,
+    response_type: 'code',
+    scope: CLIENT.scope,
+    code_challenge: CHALLENGE,
+    code_challenge_method: 'S256',
+  })}`;
+  const makeCodes = (count: number) =>
+    many(count, 16, async () => {
+      const response = await call(`${api.url}${authorizeUrl}`, { expect: 302, headers: { authorization: `Bearer ${input.user.token}` } });
+      const code = new URL(response.headers.get('location') ?? '').searchParams.get('code');
+      if (!code) throw new Error('authorize redirected without a code');
+      return code;
+    });
+  const redeem = (codes: string[], phase: { durationSeconds: number; label?: string }) => {
+    let next = 0;
+    return measure({
+      ...base,
+      method: 'POST',
+      path: '/oauth2/token',
+      headers: CLIENT_HEADERS,
+      durationSeconds: phase.durationSeconds,
+      warmupSeconds: 0,
+      ...(phase.label ? { around: around(phase.label) } : {}),
+      check: (body) => body.includes('"access_token"'),
+      next: () => ({
+        // An exhausted pool shows as failed requests rather than stopping the run.
+        body: form({ grant_type: 'authorization_code', code: codes[next++] ?? 'exhausted', redirect_uri: CLIENT.redirectUri, code_verifier: VERIFIER }),
+      }),
+    });
+  };
+  say('  preparing authorization codes');
+  const warmCodes = await makeCodes(Math.ceil(cc.requestsPerSecond * settings.warmupSeconds * 1.2) + 100);
+  const warm = await redeem(warmCodes.results, { durationSeconds: settings.warmupSeconds });
+  const rate = Math.max(warm.requestsPerSecond, 50);
+  // Keep the oldest code well inside its 60 s: preparation plus the run under 45 s.
+  const affordable = Math.floor(warmCodes.perSecond * (45 - settings.durationSeconds));
+  const wanted = Math.ceil(rate * settings.durationSeconds * 1.3) + 200;
+  const codes = await makeCodes(Math.min(wanted, affordable));
+  say(`  ${whole(codes.results.length)} codes made at ${whole(codes.perSecond)}/s; load: token (authorization_code)`);
+  const ac = await redeem(codes.results, { durationSeconds: settings.durationSeconds, label: 'token-authorization-code' });
+  scenarios['token (authorization_code)'] = {
+    ...ac,
+    note: 'code read + consume, user + session read, grant write, ES256 sign; refresh token',
+  };
+
+  say('  preparing access tokens to introspect');
+  const { results: tokens } = await many(1000, 16, clientCredentialsToken);
+  let nextToken = 0;
+  say('load: introspection');
+  const introspection = await measure({
+    ...base,
+    method: 'POST',
+    path: '/oauth2/introspect',
+    headers: CLIENT_HEADERS,
+    durationSeconds: settings.durationSeconds,
+    warmupSeconds: settings.warmupSeconds,
+    around: around('introspection'),
+    check: (body) => body.includes('"active":true'),
+    next: () => ({ body: form({ token: tokens[nextToken++ % tokens.length] as string }) }),
+  });
+  scenarios.introspection = { ...introspection, note: 'client read, ES256 verify, grant read (HTTP Basic, form)' };
+
+  const json = (method: string, url: string, body: string | undefined, headers: Record<string, string> = {}) =>
+    proxyEvent({ method, url, headers: { host: 'api.example.com', 'user-agent': 'bench', ...headers }, body: body ?? '' });
+  const withContext = (event: ReturnType<typeof proxyEvent>, identity: Identity) => {
+    (event.requestContext as unknown as { authorizer: unknown }).authorizer = { lambda: toAuthorizerContext(identity) };
+    return event;
+  };
+  const { results: spare } = await many(40, 8, clientCredentialsToken);
+  const coldStartEvents: Record<string, EventMaker> = {
+    'oauth2-token': async () => json('POST', '/oauth2/token', CLIENT_CREDENTIALS_BODY, CLIENT_HEADERS),
+    'oauth2-introspect': async (run) => json('POST', '/oauth2/introspect', form({ token: spare[run] ?? '' }), CLIENT_HEADERS),
+    'oauth2-revoke': async (run) => json('POST', '/oauth2/revoke', form({ token: spare[20 + run] ?? '' }), CLIENT_HEADERS),
+    'oauth2-authorize': async () => withContext(json('GET', authorizeUrl, undefined), input.user.identity),
+    'oauth2-create-client': async () =>
+      withContext(
+        json(
+          'POST',
+          '/oauth2/clients',
+          JSON.stringify({
+            client_id: `cold-${randomBytes(6).toString('hex')}`,
+            client_secret: randomBytes(30).toString('base64url'),
+            redirect_uri: CLIENT.redirectUri,
+            grant_types: 'client_credentials',
+            scope: CLIENT.scope,
+            tenant_id: input.tenantId,
+          }),
+          { 'content-type': 'application/json' },
+        ),
+        input.admin.identity,
+      ),
+    'oauth2-metadata': async () => json('GET', '/.well-known/oauth-authorization-server', undefined),
+  };
+  return { scenarios, coldStartEvents };
 }
 
 /** oidc-provider's token endpoint with client_credentials, under the same load as ours. */

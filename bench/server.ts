@@ -3,10 +3,10 @@
  * BENCH_FUNCTIONS_DIR, routed as serverless.yml says, on 127.0.0.1 and a free port.
  * Started by bench/main.ts on CPU 0; reports its port over IPC.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
-import { createAdapter, httpServer, routesFromServerlessYml } from './adapter';
+import { createAdapter, httpServer, routesFromServerlessYml, withContractRoutes } from './adapter';
 
 /**
  * With `npm run bench -- --profile`, bench/main.ts asks for a CPU profile of each
@@ -36,7 +36,8 @@ function profiler() {
 async function main() {
   const functionsDir = process.env.BENCH_FUNCTIONS_DIR;
   if (!functionsDir) throw new Error('BENCH_FUNCTIONS_DIR is not set');
-  const table = routesFromServerlessYml(readFileSync('serverless.yml', 'utf8'));
+  const built = readdirSync(functionsDir).filter((name) => name.endsWith('.mjs')).map((name) => name.slice(0, -'.mjs'.length));
+  const table = withContractRoutes(routesFromServerlessYml(readFileSync('serverless.yml', 'utf8')), built);
   const adapter = await createAdapter(functionsDir, table);
   const server = httpServer(adapter);
   server.keepAliveTimeout = 60_000;
@@ -47,6 +48,7 @@ async function main() {
       port,
       routes: adapter.routes.map((route) => `${route.method} ${route.path}${route.authorizer ? ' (authorizer)' : ''} -> ${route.bundle}`),
       missing: adapter.missing.map((route) => `${route.method} ${route.path} -> ${route.bundle}`),
+      fromContract: table.fromContract.map((route) => `${route.method} ${route.path} -> ${route.bundle}`),
     });
   });
   const profile = profiler();
