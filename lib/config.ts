@@ -27,6 +27,17 @@ export interface Config {
    * (in AWS, from a secret), else a file generated on first use (locally, under .data/).
    */
   oauthClientSecretPepper: { source: 'env'; value: string } | { source: 'file'; path: string };
+  mfa: MfaConfig;
+}
+
+/** MFA (CONTRACT 4.4): where one-time codes go, where the key of TOTP secrets comes from. */
+export interface MfaConfig {
+  /** `outbox`: codes are written to the table for developers (local only); `aws`: SNS (SMS) and SES (EMAIL). */
+  delivery: { kind: 'outbox' } | { kind: 'aws'; emailFrom: string };
+  /** The data key of TOTP secrets and code digests: a local file, or AWS KMS envelope encryption. */
+  dataKeys: { source: 'file'; path: string } | { source: 'kms'; keyId: string };
+  /** The issuer authenticator apps show next to the account (`otpauth://` URI). */
+  totpIssuer: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -102,5 +113,31 @@ export function readConfig(env: Env = process.env): Config {
     oauthClientSecretPepper: pepper
       ? { source: 'env', value: pepper }
       : { source: 'file', path: str(env, 'OAUTH_CLIENT_SECRET_PEPPER_FILE', '.data/oauth-client-secret-pepper') },
+    mfa: readMfaConfig(env),
+  };
+}
+
+/**
+ * The outbox keeps codes in the clear and a key file lives on one machine's disk:
+ * both are refused in AWS Lambda unless the table is DynamoDB Local (serverless-offline).
+ */
+function readMfaConfig(env: Env): MfaConfig {
+  const delivery = oneOf(env, 'MFA_DELIVERY', ['outbox', 'aws'] as const, 'outbox');
+  const keySource = oneOf(env, 'MFA_KEY_SOURCE', ['file', 'kms'] as const, 'file');
+  const inAws = Boolean(env.AWS_LAMBDA_FUNCTION_NAME?.trim()) && !env.DYNAMODB_ENDPOINT?.trim();
+  if (inAws && delivery === 'outbox') {
+    throw new ConfigError('Environment variable MFA_DELIVERY must be "aws" in AWS Lambda: the outbox is for local development only');
+  }
+  if (inAws && keySource === 'file') {
+    throw new ConfigError('Environment variable MFA_KEY_SOURCE must be "kms" in AWS Lambda: the key file is for local development only');
+  }
+  const emailFrom = delivery === 'aws' ? str(env, 'MFA_EMAIL_FROM') : '';
+  if (delivery === 'aws' && !/^[^\s@]+@[^\s@]+$/.test(emailFrom.replace(/^.*<(.*)>$/, '$1'))) {
+    throw new ConfigError(`Environment variable MFA_EMAIL_FROM must be an email address, got "${emailFrom}"`);
+  }
+  return {
+    delivery: delivery === 'aws' ? { kind: 'aws', emailFrom } : { kind: 'outbox' },
+    dataKeys: keySource === 'kms' ? { source: 'kms', keyId: str(env, 'KMS_KEY_ID') } : { source: 'file', path: str(env, 'MFA_KEY_FILE', '.data/mfa-key.json') },
+    totpIssuer: str(env, 'TOTP_ISSUER', 'Identity Service'),
   };
 }

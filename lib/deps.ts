@@ -14,6 +14,9 @@ import { dynamoUserStore, type UserStore } from './store/users';
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { secretsManagerKeyProvider } from './tokens/secrets-manager-keys';
 import { fileKeyProvider, type KeyProvider } from './tokens/signing-keys';
+import { type CodeDelivery, deliveryByMethod, outboxDelivery, sesDelivery, snsDelivery } from './mfa/delivery';
+import { fileDataKeys, kmsDataKeys, secretBox, type SecretBox } from './mfa/secret-box';
+import { dynamoMfaOutbox, dynamoMfaStore, type MfaStore } from './store/mfa';
 
 /** The stores of every aggregate, all on one table. */
 export interface Stores {
@@ -24,6 +27,7 @@ export interface Stores {
   oauthClients: OAuthClientStore;
   authorizationCodes: AuthorizationCodeStore;
   oauthGrants: OAuthGrantStore;
+  mfa: MfaStore;
 }
 
 /** Everything a function needs from the outside world; tests pass their own. */
@@ -35,6 +39,10 @@ export interface Deps {
   store: Stores;
   hasher: PasswordHasher;
   keys: KeyProvider;
+  /** Encrypts TOTP secrets and digests one-time codes (lib/mfa/secret-box). */
+  mfaSecrets: SecretBox;
+  /** Sends SMS/EMAIL one-time codes: SNS/SES in AWS, the outbox locally. */
+  mfaDelivery: CodeDelivery;
 }
 
 export function dynamoStores(dynamo: Dynamo): Stores {
@@ -46,6 +54,47 @@ export function dynamoStores(dynamo: Dynamo): Stores {
     oauthClients: dynamoOAuthClientStore(dynamo),
     authorizationCodes: dynamoAuthorizationCodeStore(dynamo),
     oauthGrants: dynamoOAuthGrantStore(dynamo),
+    mfa: dynamoMfaStore(dynamo),
+  };
+}
+
+/**
+ * An AWS SDK client made on first use: its package (tens of ms each) is loaded only by
+ * functions that use it, not at every cold start.
+ */
+function onFirstUse<C extends { send: unknown }>(create: () => Promise<C>): Pick<C, 'send'> {
+  let client: Promise<C> | undefined;
+  const send = async (...args: unknown[]) => {
+    client ??= create();
+    return ((await client).send as (...args: unknown[]) => unknown)(...args);
+  };
+  return { send } as Pick<C, 'send'>;
+}
+
+/** The MFA ports as configured (lib/config.ts, MFA_DELIVERY and MFA_KEY_SOURCE). */
+export function mfaPorts(config: Config, dynamo: Dynamo, clock: Clock): Pick<Deps, 'mfaSecrets' | 'mfaDelivery'> {
+  const { delivery, dataKeys, totpIssuer } = config.mfa;
+  const region = config.awsRegion;
+  return {
+    mfaSecrets: secretBox(
+      dataKeys.source === 'kms'
+        ? kmsDataKeys(
+            onFirstUse(async () => new (await import('@aws-sdk/client-kms')).KMSClient({ region })),
+            dataKeys.keyId,
+          )
+        : fileDataKeys(dataKeys.path),
+    ),
+    mfaDelivery:
+      delivery.kind === 'aws'
+        ? deliveryByMethod({
+            SMS: snsDelivery(onFirstUse(async () => new (await import('@aws-sdk/client-sns')).SNSClient({ region })), totpIssuer),
+            EMAIL: sesDelivery(
+              onFirstUse(async () => new (await import('@aws-sdk/client-sesv2')).SESv2Client({ region })),
+              delivery.emailFrom,
+              totpIssuer,
+            ),
+          })
+        : outboxDelivery(dynamoMfaOutbox(dynamo), clock),
   };
 }
 
@@ -69,6 +118,7 @@ export function defaultDeps(): Deps {
     store: dynamoStores(dynamo),
     hasher: argon2idHasher(),
     keys,
+    ...mfaPorts(config, dynamo, systemClock),
   };
   return defaults;
 }

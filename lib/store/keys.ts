@@ -17,6 +17,7 @@ export interface Key {
 }
 
 const tenantPrefix = (tenantId: string) => `T#${part(tenantId)}`;
+const mfaPartition = (tenantId: string, userId: string) => `${tenantPrefix(tenantId)}#MFA#${part(userId)}`;
 
 export const keys = {
   tenant: (tenantId: string): Key => ({ pk: tenantPrefix(tenantId), sk: 'TENANT' }),
@@ -47,4 +48,12 @@ export const keys = {
   }),
   /** An OAuth grant (a family of tokens), under the tenant of its client. */
   oauthGrant: (tenantId: string, grantId: string): Key => ({ pk: `${tenantPrefix(tenantId)}#GRANT#${part(grantId)}`, sk: 'GRANT' }),
+  /** Everything MFA of one user shares a partition, so one query lists the user's methods. */
+  mfaPartition,
+  /** One MFA method (TOTP, SMS, EMAIL) of a user. */
+  mfaMethod: (tenantId: string, userId: string, method: string): Key => ({ pk: mfaPartition(tenantId, userId), sk: `METHOD#${part(method)}` }),
+  /** The attempt counter of wrong codes per user and method (the MFA lockout). */
+  mfaAttempts: (tenantId: string, userId: string, method: string): Key => ({ pk: mfaPartition(tenantId, userId), sk: `ATTEMPTS#${part(method)}` }),
+  /** The local outbox's last code for a user and method (local development only). */
+  mfaOutbox: (tenantId: string, userId: string, method: string): Key => ({ pk: mfaPartition(tenantId, userId), sk: `OUTBOX#${part(method)}` }),
 };

@@ -6,6 +6,9 @@ import { cryptoRandom } from '../../lib/crypto/random';
 import { type Deps, dynamoStores } from '../../lib/deps';
 import { createLogger } from '../../lib/log';
 import { createDynamo } from '../../lib/store/dynamo';
+import { type MfaOutbox, outboxDelivery } from '../../lib/mfa/delivery';
+import { memoryDataKeys, secretBox } from '../../lib/mfa/secret-box';
+import { dynamoMfaOutbox } from '../../lib/store/mfa';
 import { cachedKeyProvider, generateKeySet, type KeySet } from '../../lib/tokens/signing-keys';
 
 /** A clock tests move by hand: no sleeping for time to pass. */
@@ -34,6 +37,8 @@ export interface TestDeps extends Deps {
   /** Every log line written, as text (for searching secrets). */
   logText: () => string;
   keySet: KeySet;
+  /** Where SMS/EMAIL codes go in tests (the local outbox on DynamoDB Local). */
+  outbox: MfaOutbox;
 }
 
 let sharedKeys: Promise<KeySet> | undefined;
@@ -53,15 +58,21 @@ export async function testDeps(env: Record<string, string> = {}): Promise<TestDe
   const keySet = await sharedKeys;
   const lines: string[] = [];
   const dynamo = createDynamo({ tableName: config.tableName, region: config.awsRegion, endpoint: config.dynamodbEndpoint });
+  const clock = testClock();
+  const outbox = dynamoMfaOutbox(dynamo);
   return {
     config,
-    clock: testClock(),
+    clock,
     random: cryptoRandom,
     log: createLogger('debug', (line) => lines.push(line)),
     store: dynamoStores(dynamo),
     hasher: argon2idHasher(),
     keys: cachedKeyProvider(async () => keySet),
     keySet,
+    // TOTP secrets sealed under an in-memory key; codes delivered to the outbox.
+    mfaSecrets: secretBox(memoryDataKeys()),
+    mfaDelivery: outboxDelivery(outbox, clock),
+    outbox,
     get logs() {
       return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     },

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, readConfig } from '../../lib/config';
+
+describe('readConfig: MFA', () => {
+  it('defaults to the outbox and a key file under .data/ (local development)', () => {
+    expect(readConfig({}).mfa).toEqual({
+      delivery: { kind: 'outbox' },
+      dataKeys: { source: 'file', path: '.data/mfa-key.json' },
+      totpIssuer: 'Identity Service',
+    });
+  });
+
+  it('reads SNS/SES delivery with its sender, KMS with its key, and the issuer', () => {
+    const env = { MFA_DELIVERY: 'aws', MFA_EMAIL_FROM: 'Acme <no-reply@acme.example>', MFA_KEY_SOURCE: 'kms', KMS_KEY_ID: 'alias/identity-mfa', TOTP_ISSUER: 'Acme' };
+    expect(readConfig(env).mfa).toEqual({
+      delivery: { kind: 'aws', emailFrom: 'Acme <no-reply@acme.example>' },
+      dataKeys: { source: 'kms', keyId: 'alias/identity-mfa' },
+      totpIssuer: 'Acme',
+    });
+  });
+
+  it('allows the outbox and the key file in serverless-offline (Lambda on DynamoDB Local)', () => {
+    expect(readConfig({ AWS_LAMBDA_FUNCTION_NAME: 'identity-service-dev-login', DYNAMODB_ENDPOINT: 'http://localhost:8000' }).mfa.delivery).toEqual({ kind: 'outbox' });
+  });
+
+  const inLambda = { AWS_LAMBDA_FUNCTION_NAME: 'identity-service-prod-login', DYNAMODB_ENDPOINT: '' };
+  it.each([
+    [{ MFA_DELIVERY: 'sms' }, 'Environment variable MFA_DELIVERY must be one of outbox, aws, got "sms"'],
+    [{ MFA_KEY_SOURCE: 'env' }, 'Environment variable MFA_KEY_SOURCE must be one of file, kms, got "env"'],
+    [{ MFA_DELIVERY: 'aws' }, 'Missing environment variable MFA_EMAIL_FROM'],
+    [{ MFA_DELIVERY: 'aws', MFA_EMAIL_FROM: 'nobody' }, 'Environment variable MFA_EMAIL_FROM must be an email address, got "nobody"'],
+    [{ MFA_KEY_SOURCE: 'kms' }, 'Missing environment variable KMS_KEY_ID'],
+    [{ ...inLambda, MFA_KEY_SOURCE: 'kms', KMS_KEY_ID: 'k' }, 'Environment variable MFA_DELIVERY must be "aws" in AWS Lambda: the outbox is for local development only'],
+    [
+      { ...inLambda, MFA_DELIVERY: 'aws', MFA_EMAIL_FROM: 'a@b.example' },
+      'Environment variable MFA_KEY_SOURCE must be "kms" in AWS Lambda: the key file is for local development only',
+    ],
+  ])('refuses %j', (env, message) => {
+    expect(() => readConfig(env)).toThrow(new ConfigError(message));
+  });
+});
