@@ -4,6 +4,8 @@ import * as jwks from '../../functions/jwks';
 import * as login from '../../functions/login';
 import * as logout from '../../functions/logout';
 import * as me from '../../functions/me';
+import * as mfaEnable from '../../functions/mfa-enable';
+import * as mfaVerify from '../../functions/mfa-verify';
 import * as oauth2Authorize from '../../functions/oauth2-authorize';
 import * as oauth2CreateClient from '../../functions/oauth2-create-client';
 import * as oauth2Introspect from '../../functions/oauth2-introspect';
@@ -22,6 +24,8 @@ const routes = {
   register: { module: register, method: 'POST', path: '/auth/register', authorizer: true },
   logout: { module: logout, method: 'POST', path: '/auth/logout', authorizer: true },
   me: { module: me, method: 'GET', path: '/auth/me', authorizer: true },
+  mfaEnable: { module: mfaEnable, method: 'POST', path: '/auth/mfa/enable', authorizer: true },
+  mfaVerify: { module: mfaVerify, method: 'POST', path: '/auth/mfa/verify', authorizer: true },
   jwks: { module: jwks, method: 'GET', path: '/.well-known/jwks.json', authorizer: false },
   oauth2Authorize: { module: oauth2Authorize, method: 'GET', path: '/oauth2/authorize', authorizer: true },
   oauth2CreateClient: { module: oauth2CreateClient, method: 'POST', path: '/oauth2/clients', authorizer: true },

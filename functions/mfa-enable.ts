@@ -1,0 +1,23 @@
+import * as z from 'zod';
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+import { MFA_METHODS } from '../lib/mfa/methods';
+import { accountOf, authorizeMfaEnrollment, enableMfa } from '../lib/mfa/mfa';
+
+const body = z.object({
+  method: z.enum(MFA_METHODS),
+  // TOTP: base32 secret; SMS: E.164 number; EMAIL: address. Checked per method by enableMfa.
+  secret: z.string().min(1).max(1024),
+});
+
+/** POST /auth/mfa/enable (CONTRACT 4.4): a pending method; TOTP answers with the otpauth URI. */
+export function makeHandler(deps: Deps) {
+  return httpHandler(
+    deps,
+    { identity: 'required', body, authorize: (identity) => authorizeMfaEnrollment(deps, identity) },
+    async ({ body, identity, log }) => ok(await enableMfa({ ...deps, log }, accountOf(identity), body)),
+  );
+}
+
+export const handler = makeHandler(defaultDeps());

@@ -1,0 +1,20 @@
+import * as z from 'zod';
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+import { MFA_METHODS } from '../lib/mfa/methods';
+import { accountOf, verifyMfa } from '../lib/mfa/mfa';
+
+const body = z.object({
+  method: z.enum(MFA_METHODS),
+  code: z.string().min(1).max(16),
+});
+
+/** POST /auth/mfa/verify (CONTRACT 4.5): a right code activates a pending method. */
+export function makeHandler(deps: Deps) {
+  return httpHandler(deps, { identity: 'required', body }, async ({ body, identity, log }) =>
+    ok(await verifyMfa({ ...deps, log }, accountOf(identity), body)),
+  );
+}
+
+export const handler = makeHandler(defaultDeps());
