@@ -23,6 +23,7 @@ export const oauthErrors = {
 /** Token responses must not be cached (RFC 6749 5.1); `Pragma` for HTTP/1.0 caches. */
 export const NO_CACHE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
+/** Whether a request was made the RFC way: an `application/x-www-form-urlencoded` body. */
 export function isFormRequest(event: APIGatewayProxyEventV2): boolean {
   const contentType = event.headers?.['content-type'] ?? '';
   return contentType.split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded';
