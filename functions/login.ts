@@ -18,7 +18,13 @@ export function makeHandler(deps: Deps) {
   return httpHandler(deps, { identity: 'none', body }, async ({ body, log }) => {
     const payload = await login(
       { ...deps, log },
-      { tenantId: body.tenantId ?? deps.config.defaultTenantId, username: body.username, password: body.password },
+      {
+        tenantId: body.tenantId ?? deps.config.defaultTenantId,
+        username: body.username,
+        password: body.password,
+        mfaCode: body.mfaCode,
+        mfaMethod: body.mfaMethod,
+      },
     );
     return ok(payload);
   });

@@ -1,6 +1,7 @@
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { TooManyRequestsError, UnauthorizedError } from '../errors';
+import { type SecondFactorRequest, secondFactor } from '../mfa/mfa';
 import { type AuthPayload, startSession } from '../sessions/sessions';
 import { keys } from '../store/keys';
 import type { User } from './user';
@@ -45,10 +46,11 @@ export async function checkPassword(deps: Deps, { tenantId, username, password }
   return user;
 }
 
-/** login: password check, then a new session. */
-export async function login(deps: Deps, request: LoginRequest): Promise<AuthPayload> {
+/** login: password check, then the second factor if the user has one, then a new session. */
+export async function login(deps: Deps, request: LoginRequest & SecondFactorRequest): Promise<AuthPayload> {
   const user = await checkPassword(deps, request);
-  const payload = await startSession(deps, user, ['pwd']);
-  deps.log.info('login_succeeded', { tenantId: user.tenantId, userId: user.id, username: user.username });
+  const amr = await secondFactor(deps, { tenantId: user.tenantId, userId: user.id, username: user.username }, request);
+  const payload = await startSession(deps, user, amr);
+  deps.log.info('login_succeeded', { tenantId: user.tenantId, userId: user.id, username: user.username, amr });
   return payload;
 }

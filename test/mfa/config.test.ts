@@ -23,7 +23,8 @@ describe('readConfig: MFA', () => {
     expect(readConfig({ AWS_LAMBDA_FUNCTION_NAME: 'identity-service-dev-login', DYNAMODB_ENDPOINT: 'http://localhost:8000' }).mfa.delivery).toEqual({ kind: 'outbox' });
   });
 
-  const inLambda = { AWS_LAMBDA_FUNCTION_NAME: 'identity-service-prod-login', DYNAMODB_ENDPOINT: '' };
+  // In AWS Lambda against the real table (with what else AWS needs, e.g. the OAuth pepper).
+  const inLambda = { AWS_LAMBDA_FUNCTION_NAME: 'identity-service-prod-login', DYNAMODB_ENDPOINT: '', OAUTH_CLIENT_SECRET_PEPPER: 'p'.repeat(32) };
   it.each([
     [{ MFA_DELIVERY: 'sms' }, 'Environment variable MFA_DELIVERY must be one of outbox, aws, got "sms"'],
     [{ MFA_KEY_SOURCE: 'env' }, 'Environment variable MFA_KEY_SOURCE must be one of file, kms, got "env"'],
