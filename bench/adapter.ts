@@ -7,8 +7,9 @@
  * measure our code. Unlike Lambda, one process serves requests concurrently.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type {
@@ -112,10 +113,37 @@ export function routesFromServerlessYml(text: string): RouteTable {
 
 type Handler = (event: unknown, context: Context) => Promise<unknown>;
 
-/** Loads a bundle from dist/functions the way the Lambda runtime does: its `handler` export. */
-export async function loadHandler(functionsDir: string, bundle: string): Promise<Handler> {
-  const module = (await import(pathToFileURL(join(functionsDir, `${bundle}.mjs`)).href)) as { handler?: Handler };
-  if (typeof module.handler !== 'function') throw new Error(`${bundle}.mjs exports no handler`);
+/** Extensions the Lambda Node.js runtime tries for a handler's file, in its order. */
+const BUNDLE_EXTENSIONS = ['.js', '.mjs', '.cjs'];
+
+/** The function bundles in a directory by name (`me` -> `/dir/me.mjs`); source maps are left out. */
+export function bundleFiles(dir: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const name of readdirSync(dir).sort()) {
+    const extension = BUNDLE_EXTENSIONS.find((ext) => name.endsWith(ext));
+    if (extension && !files.has(name.slice(0, -extension.length))) files.set(name.slice(0, -extension.length), join(dir, name));
+  }
+  return files;
+}
+
+/**
+ * Loads a bundle the way the Lambda Node.js runtime does: `.mjs` with import(),
+ * `.cjs` with require(), `.js` with require() unless it is an ES module.
+ */
+export async function loadBundle<T = { handler?: Handler }>(file: string): Promise<T> {
+  if (file.endsWith('.mjs')) return (await import(pathToFileURL(file).href)) as T;
+  try {
+    return createRequire(import.meta.url)(file) as T;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_REQUIRE_ESM') throw error;
+    return (await import(pathToFileURL(file).href)) as T;
+  }
+}
+
+/** Loads a bundle's `handler` export. */
+export async function loadHandler(file: string): Promise<Handler> {
+  const module = await loadBundle(file);
+  if (typeof module.handler !== 'function') throw new Error(`${file} exports no handler`);
   return module.handler;
 }
 
@@ -260,12 +288,14 @@ export interface Adapter {
  * bundle has not been built are left out and listed in `missing`.
  */
 export async function createAdapter(functionsDir: string, table: RouteTable): Promise<Adapter & { missing: Route[] }> {
-  const present = (bundle: string) => existsSync(join(functionsDir, `${bundle}.mjs`));
-  const routes = table.routes.filter((route) => present(route.bundle));
-  const missing = table.routes.filter((route) => !present(route.bundle));
+  const files = bundleFiles(functionsDir);
+  const routes = table.routes.filter((route) => files.has(route.bundle));
+  const missing = table.routes.filter((route) => !files.has(route.bundle));
   const handlers = new Map<string, Handler>();
   for (const bundle of new Set([table.authorizerBundle, ...routes.map((route) => route.bundle)])) {
-    handlers.set(bundle, await loadHandler(functionsDir, bundle));
+    const file = files.get(bundle);
+    if (!file) throw new Error(`no bundle ${bundle} in ${functionsDir}`);
+    handlers.set(bundle, await loadHandler(file));
   }
   const byKey = new Map(routes.map((route) => [`${route.method} ${route.path}`, route]));
   const authorize = handlers.get(table.authorizerBundle) as Handler;

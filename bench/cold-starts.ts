@@ -5,14 +5,15 @@
  * (a fresh refresh token, a new tenant to register, ...) so none is a replay.
  */
 import { randomBytes } from 'node:crypto';
-import { readdir, stat, writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { Secret, TOTP } from 'otpauth';
 import type { Config } from '../lib/config';
 import { toAuthorizerContext } from '../lib/http/identity';
 import type { Identity } from '../lib/tokens/access-token';
 import type { KeySet } from '../lib/tokens/signing-keys';
-import { authorizerEvent, proxyEvent, type RouteTable } from './adapter';
+import { authorizerEvent, bundleFiles, proxyEvent, type RouteTable } from './adapter';
 import { runPinned, tagged } from './processes';
 import { accessTokenFor } from './seed';
 
@@ -46,7 +47,20 @@ export interface ColdStartInput {
   /** Events for the OAuth bundles, when they exist. */
   oauth: Record<string, EventMaker>;
   tmp: string;
+  /** CPU-profile the first cold start of each bundle (bench/.work/profiles/cold-<bundle>.cpuprofile). */
+  profile: boolean;
   say: (message: string) => void;
+}
+
+const totpSecrets = new Map<number, string>();
+/** A base32 TOTP secret of 160 bits per run. */
+function totpSecret(run: number): string {
+  let secret = totpSecrets.get(run);
+  if (!secret) {
+    secret = new Secret({ size: 20 }).base32;
+    totpSecrets.set(run, secret);
+  }
+  return secret;
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
@@ -87,6 +101,13 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
     logout: async (run) => withContext(json('POST', '/auth/logout'), identity(run + runs)),
     me: async (run) => withContext(json('GET', '/auth/me'), identity(run)),
     jwks: async () => json('GET', '/.well-known/jwks.json'),
+    // A TOTP method made pending by one cold start is verified, with a right code, by the next bundle's.
+    'mfa-enable': async (run) => withContext(json('POST', '/auth/mfa/enable', { method: 'TOTP', secret: totpSecret(run) }), identity(run + 2 * runs + 2)),
+    'mfa-verify': async (run) =>
+      withContext(
+        json('POST', '/auth/mfa/verify', { method: 'TOTP', code: new TOTP({ secret: Secret.fromBase32(totpSecret(run)) }).generate() }),
+        identity(run + 2 * runs + 2),
+      ),
     ...input.oauth,
   };
   // Any other bundle (one landed since this file was written): its route with an
@@ -99,18 +120,17 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
     };
   };
 
-  const bundles = (await readdir(input.functionsDir)).filter((name) => name.endsWith('.mjs')).sort();
   const results: ColdStart[] = [];
-  for (const file of bundles) {
-    const bundle = file.slice(0, -'.mjs'.length);
-    const path = join(input.functionsDir, file);
+  for (const [bundle, path] of bundleFiles(input.functionsDir)) {
     const make = makers[bundle] ?? generic(bundle);
     const samples: Array<{ loadMs: number; invokeMs: number; firstInvocationMs: number; sinceProcessStartMs: number; outcome: string | number }> = [];
-    for (let run = 0; run < runs; run++) {
+    // With profiling, run 0 is profiled and so left out of the figures.
+    for (let run = 0; run < runs + (input.profile ? 1 : 0); run++) {
       const eventFile = join(input.tmp, `event-${bundle}-${run}.json`);
       await writeFile(eventFile, JSON.stringify(await make(run)));
-      const { stdout } = await runPinned('bench/.work/out/cold-start.mjs', { ...input.env, BENCH_BUNDLE: path, BENCH_EVENT_FILE: eventFile });
-      samples.push(tagged(stdout, 'cold-start'));
+      const profile = input.profile && run === 0 ? { BENCH_PROFILE_FILE: join('bench', '.work', 'profiles', `cold-${bundle}.cpuprofile`) } : {};
+      const { stdout } = await runPinned('bench/.work/out/cold-start.mjs', { ...input.env, ...profile, BENCH_BUNDLE: path, BENCH_EVENT_FILE: eventFile });
+      if (!(input.profile && run === 0)) samples.push(tagged(stdout, 'cold-start'));
     }
     const outcomes = [...new Set(samples.map((s) => s.outcome))];
     results.push({

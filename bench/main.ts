@@ -10,11 +10,14 @@
  *   npm run bench -- --quick   short runs and a smaller table, to try changes
  *   npm run bench -- --profile also CPU-profiles the server in each measured run
  *                              (bench/.work/profiles/*.cpuprofile; see bench/profile-summary.mjs)
+ *   npm run bench -- --functions-dir DIR
+ *                              measures the bundles in DIR instead of dist/functions
+ *                              (e.g. a variant build, to weigh a change before making it)
  */
 import { type ChildProcess, execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -27,7 +30,7 @@ import { ensureTable } from '../lib/store/table';
 import { ensureKeysFile, fileKeyProvider, type KeySet } from '../lib/tokens/signing-keys';
 import type { User } from '../lib/users/user';
 import { startDynamoDbLocal } from '../scripts/dynamodb-local';
-import { routesFromServerlessYml, withContractRoutes } from './adapter';
+import { bundleFiles, routesFromServerlessYml, withContractRoutes } from './adapter';
 import { coldStarts, type ColdStart } from './cold-starts';
 import { type LoadResult, machineBusySeconds, measure, type Watched } from './load';
 import { oauthScenarios, type OAuthOutcome, peerTokenEndpoint, type Scenario } from './oauth';
@@ -37,6 +40,8 @@ import { accessTokenFor, batchWrite, type SeededSession, seedUsers, sessionFor, 
 
 const quick = process.argv.includes('--quick');
 const profiling = process.argv.includes('--profile');
+/** Bundles to measure: this build's, or another build's (to compare a change before making it). */
+const functionsSource = process.argv.includes('--functions-dir') ? process.argv[process.argv.indexOf('--functions-dir') + 1] ?? '' : 'dist/functions';
 const settings = {
   durationSeconds: quick ? 2 : 10,
   warmupSeconds: quick ? 1 : 3,
@@ -266,9 +271,10 @@ async function main() {
   const functionsDir = join(work, 'functions');
   // A copy of this build's bundles, so a rebuild elsewhere during the run cannot change them.
   await rm(functionsDir, { recursive: true, force: true });
-  await cp('dist/functions', functionsDir, { recursive: true });
+  await cp(functionsSource, functionsDir, { recursive: true });
   await mkdir(join(work, 'logs'), { recursive: true });
-  const built = (await readdir(functionsDir)).filter((name) => name.endsWith('.mjs')).map((name) => name.slice(0, -'.mjs'.length));
+  if (profiling) await mkdir(join(work, 'profiles'), { recursive: true });
+  const built = [...bundleFiles(functionsDir).keys()];
   const routes = withContractRoutes(routesFromServerlessYml(await readFile('serverless.yml', 'utf8')), built);
   for (const route of routes.fromContract) say(`not in serverless.yml yet, routed as CONTRACT.md says: ${route.method} ${route.path} -> ${route.bundle}`);
 
@@ -304,6 +310,7 @@ async function main() {
       AWS_REGION: 'us-east-1',
       LOG_LEVEL: 'info',
       OAUTH_CLIENT_SECRET_PEPPER: randomBytes(32).toString('base64url'),
+      MFA_KEY_FILE: join(tmp, 'mfa-key.json'),
       // As serverless.yml sets it for every function.
       NODE_OPTIONS: [process.env.NODE_OPTIONS, '--enable-source-maps'].filter(Boolean).join(' '),
       BENCH_FUNCTIONS_DIR: functionsDir,
@@ -422,6 +429,7 @@ async function main() {
       login: { username: loginUser.username, password: loginPassword, tenantId: TENANT },
       oauth: oauth.coldStartEvents,
       tmp,
+      profile: profiling,
       say,
     });
 
@@ -452,7 +460,8 @@ async function main() {
     const loadHeader = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'failed', 'server CPU', 'server CPU ms/req', 'DB / load / other CPU', 'what a request does'];
     const out: string[] = [];
     out.push(
-      `Identity service benchmark — ${startedAt.toISOString()} — commit ${info.commit}${quick ? ' — QUICK RUN (not for comparison)' : ''}`,
+      `Identity service benchmark — ${startedAt.toISOString()} — commit ${info.commit}${quick ? ' — QUICK RUN (not for comparison)' : ''}` +
+        (functionsSource === 'dist/functions' ? '' : ` — bundles from ${functionsSource}`),
       `Machine: ${info.cpus} CPUs, ${info.cpuModel}, ${info.memoryGiB} GiB, Node ${info.node}, ${info.platform}`,
       `Load: autocannon, ${settings.connections} connections, ${settings.warmupSeconds} s warm-up then ${settings.durationSeconds} s; ` +
         (canPin ? 'server on CPU 0, DynamoDB Local + autocannon on CPU 1' : 'NOT pinned'),
@@ -584,6 +593,7 @@ async function main() {
       startedAt: startedAt.toISOString(),
       finishedAt: new Date().toISOString(),
       quick,
+      functionsDir: functionsSource,
       machine: { ...info, otherProcessesCpuPercentAtStart: busyAtStart },
       settings,
       argon2,

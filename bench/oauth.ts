@@ -5,12 +5,11 @@
  * skipped, with the reason.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { toAuthorizerContext } from '../lib/http/identity';
 import type { Identity } from '../lib/tokens/access-token';
-import { proxyEvent, type RouteTable } from './adapter';
+import { bundleFiles, proxyEvent, type RouteTable } from './adapter';
 import type { EventMaker } from './cold-starts';
 import { type LoadResult, measure, type Watched } from './load';
 import { startServer, stopChild } from './processes';
@@ -81,7 +80,7 @@ async function many<T>(count: number, concurrency: number, work: (i: number) => 
 
 function routed(input: OAuthInput, method: string, path: string): boolean {
   const route = input.routes.routes.find((r) => r.method === method && r.path === path);
-  return route !== undefined && existsSync(join(input.functionsDir, `${route.bundle}.mjs`));
+  return route !== undefined && bundleFiles(input.functionsDir).has(route.bundle);
 }
 
 async function call(url: string, init: RequestInit & { expect: number }): Promise<Response> {

@@ -5,9 +5,7 @@
  * ones in BENCH_FUNCTIONS_DIR (their `makeHandler` export), so this is the shipped
  * code. Prints JSON: microseconds per request, median of several rounds.
  */
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { systemClock } from '../lib/clock';
 import { readConfig } from '../lib/config';
@@ -16,7 +14,7 @@ import type { Deps } from '../lib/deps';
 import { toAuthorizerContext } from '../lib/http/identity';
 import { createLogger } from '../lib/log';
 import { generateKeySet } from '../lib/tokens/signing-keys';
-import { lambdaContext, proxyEvent } from './adapter';
+import { bundleFiles, lambdaContext, loadBundle, proxyEvent } from './adapter';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -67,8 +65,12 @@ async function time(handler: Handler, event: APIGatewayProxyEventV2, expectStatu
 async function main() {
   const dir = process.env.BENCH_FUNCTIONS_DIR;
   if (!dir) throw new Error('BENCH_FUNCTIONS_DIR is not set');
-  const load = async (bundle: string) =>
-    ((await import(pathToFileURL(join(dir, `${bundle}.mjs`)).href)) as { makeHandler: (deps: Deps) => Handler }).makeHandler;
+  const files = bundleFiles(dir);
+  const load = async (bundle: string) => {
+    const file = files.get(bundle);
+    if (!file) throw new Error(`no bundle ${bundle} in ${dir}`);
+    return (await loadBundle<{ makeHandler: (deps: Deps) => Handler }>(file)).makeHandler;
+  };
   const deps = await stubDeps();
 
   const meEvent = proxyEvent({ method: 'GET', url: '/auth/me', headers: { host: 'api.example.com', 'user-agent': 'bench' }, body: '' });

@@ -3,10 +3,10 @@
  * BENCH_FUNCTIONS_DIR, routed as serverless.yml says, on 127.0.0.1 and a free port.
  * Started by bench/main.ts on CPU 0; reports its port over IPC.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
-import { createAdapter, httpServer, routesFromServerlessYml, withContractRoutes } from './adapter';
+import { bundleFiles, createAdapter, httpServer, routesFromServerlessYml, withContractRoutes } from './adapter';
 
 /**
  * With `npm run bench -- --profile`, bench/main.ts asks for a CPU profile of each
@@ -36,7 +36,7 @@ function profiler() {
 async function main() {
   const functionsDir = process.env.BENCH_FUNCTIONS_DIR;
   if (!functionsDir) throw new Error('BENCH_FUNCTIONS_DIR is not set');
-  const built = readdirSync(functionsDir).filter((name) => name.endsWith('.mjs')).map((name) => name.slice(0, -'.mjs'.length));
+  const built = [...bundleFiles(functionsDir).keys()];
   const table = withContractRoutes(routesFromServerlessYml(readFileSync('serverless.yml', 'utf8')), built);
   const adapter = await createAdapter(functionsDir, table);
   const server = httpServer(adapter);
