@@ -3,6 +3,7 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { tenantId } from '../lib/http/schemas';
+import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { authorizeClientRegistration, registerClient } from '../lib/oauth/registration';
 
 /** Seed 2.5; client ids are printable ASCII without spaces (they travel in HTTP Basic and tokens). */
@@ -17,6 +18,7 @@ const body = z.object({
 
 /** POST /oauth2/clients (CONTRACT 4.8): an ADMIN registers an OAuth client of their own tenant. */
 export function makeHandler(deps: Deps) {
+  requireClientSecretPepper(deps.config);
   return httpHandler(
     deps,
     {

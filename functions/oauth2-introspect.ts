@@ -3,6 +3,7 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { document } from '../lib/http/reply';
 import { authenticateClient, presentedClient } from '../lib/oauth/client-auth';
+import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { NO_CACHE, oauthErrors, rfcErrorFormat } from '../lib/oauth/errors';
 import { introspect } from '../lib/oauth/introspection';
 
@@ -15,6 +16,7 @@ const body = z.object({
 
 /** POST /oauth2/introspect (RFC 7662): form-encoded, client-authenticated; a client sees only its own tokens. */
 export function makeHandler(deps: Deps) {
+  requireClientSecretPepper(deps.config);
   return httpHandler(
     deps,
     { identity: 'none', body, acceptForm: true, formatError: rfcErrorFormat },

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { authenticateClient, presentedClient } from '../lib/oauth/client-auth';
+import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { oauthErrors, rfcErrorFormat } from '../lib/oauth/errors';
 import { revokeToken } from '../lib/oauth/revocation';
 
@@ -14,6 +15,7 @@ const body = z.object({
 
 /** POST /oauth2/revoke (RFC 7009): form-encoded, client-authenticated; 200 whether or not the token was valid. */
 export function makeHandler(deps: Deps) {
+  requireClientSecretPepper(deps.config);
   return httpHandler(
     deps,
     { identity: 'none', body, acceptForm: true, formatError: rfcErrorFormat },

@@ -3,6 +3,7 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { document, ok } from '../lib/http/reply';
 import { authenticateClient, presentedClient } from '../lib/oauth/client-auth';
+import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { NO_CACHE, rfcErrorFormat } from '../lib/oauth/errors';
 import { issueTokens, tokenGrant } from '../lib/oauth/token';
 
@@ -23,6 +24,7 @@ const body = z.object({
  * body and RFC 6749 answers. Seed rules 1–3 come before client authentication.
  */
 export function makeHandler(deps: Deps) {
+  requireClientSecretPepper(deps.config);
   return httpHandler(
     deps,
     { identity: 'none', body, acceptForm: true, formatError: rfcErrorFormat },

@@ -26,7 +26,7 @@ export interface Config {
    * Key of the OAuth client-secret hashes (HMAC-SHA-256): `OAUTH_CLIENT_SECRET_PEPPER`
    * (in AWS, from a secret), else a file generated on first use (locally, under .data/).
    */
-  oauthClientSecretPepper: { source: 'env'; value: string } | { source: 'file'; path: string };
+  oauthClientSecretPepper: { source: 'env'; value: string } | { source: 'file'; path: string } | { source: 'missing' };
   mfa: MfaConfig;
 }
 
@@ -92,8 +92,6 @@ export function readConfig(env: Env = process.env): Config {
     throw new ConfigError('Environment variable CORS_ALLOWED_ORIGINS must list origins, not "*"');
   }
   const keySource = oneOf(env, 'SIGNING_KEYS_SOURCE', ['file', 'secretsmanager'] as const, 'file');
-  const pepper = env.OAUTH_CLIENT_SECRET_PEPPER?.trim();
-  if (pepper && pepper.length < 32) throw new ConfigError('Environment variable OAUTH_CLIENT_SECRET_PEPPER must be at least 32 characters');
   return {
     issuer: url(env, 'ISSUER', 'http://localhost:3000'),
     accessTokenAudience: str(env, 'ACCESS_TOKEN_AUDIENCE', 'identity-service'),
@@ -110,10 +108,8 @@ export function readConfig(env: Env = process.env): Config {
         ? { source: 'file', path: str(env, 'SIGNING_KEYS_FILE', '.data/signing-keys.json') }
         : { source: 'secretsmanager', secretId: str(env, 'SIGNING_KEYS_SECRET_ID') },
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const, 'info'),
-    oauthClientSecretPepper: pepper
-      ? { source: 'env', value: pepper }
-      : { source: 'file', path: str(env, 'OAUTH_CLIENT_SECRET_PEPPER_FILE', '.data/oauth-client-secret-pepper') },
     mfa: readMfaConfig(env),
+    oauthClientSecretPepper: readClientSecretPepper(env),
   };
 }
 
@@ -140,4 +136,21 @@ function readMfaConfig(env: Env): MfaConfig {
     dataKeys: keySource === 'kms' ? { source: 'kms', keyId: str(env, 'KMS_KEY_ID') } : { source: 'file', path: str(env, 'MFA_KEY_FILE', '.data/mfa-key.json') },
     totpIssuer: str(env, 'TOTP_ISSUER', 'Identity Service'),
   };
+}
+
+/**
+ * The pepper of OAuth client-secret hashes: from the environment (at least 32
+ * characters), else a file generated on first use. A file lives on one machine's
+ * disk, so in AWS Lambda (unless on DynamoDB Local) the pepper is `missing` instead:
+ * only the functions that hash client secrets need the secret, and they refuse to
+ * start without it (lib/oauth/client-secret.ts).
+ */
+function readClientSecretPepper(env: Env): Config['oauthClientSecretPepper'] {
+  const pepper = env.OAUTH_CLIENT_SECRET_PEPPER?.trim();
+  if (pepper) {
+    if (pepper.length < 32) throw new ConfigError('Environment variable OAUTH_CLIENT_SECRET_PEPPER must be at least 32 characters');
+    return { source: 'env', value: pepper };
+  }
+  if (env.AWS_LAMBDA_FUNCTION_NAME?.trim() && !env.DYNAMODB_ENDPOINT?.trim()) return { source: 'missing' };
+  return { source: 'file', path: str(env, 'OAUTH_CLIENT_SECRET_PEPPER_FILE', '.data/oauth-client-secret-pepper') };
 }

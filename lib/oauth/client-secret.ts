@@ -1,10 +1,11 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { type Config, ConfigError } from '../config';
 import { constantEquals } from '../crypto/constant-equals';
 
 /** Where the pepper of client-secret hashes comes from (lib/config.ts). */
-export type PepperSource = { source: 'env'; value: string } | { source: 'file'; path: string };
+export type PepperSource = Config['oauthClientSecretPepper'];
 
 /**
  * Client secrets are at least 32 characters chosen by machines, so a fast keyed hash
@@ -54,6 +55,16 @@ async function readOrCreatePepper(path: string): Promise<Buffer> {
   return readPepperFile(path);
 }
 
+/**
+ * Fails the cold start of a function that hashes client secrets when the pepper is
+ * not configured (in AWS Lambda the variable is required; locally a file is used).
+ */
+export function requireClientSecretPepper(config: Pick<Config, 'oauthClientSecretPepper'>): void {
+  if (config.oauthClientSecretPepper.source === 'missing') {
+    throw new ConfigError('Missing environment variable OAUTH_CLIENT_SECRET_PEPPER: the pepper file is for local development only');
+  }
+}
+
 const hashers = new WeakMap<PepperSource, Promise<ClientSecretHasher>>();
 
 /**
@@ -63,9 +74,13 @@ const hashers = new WeakMap<PepperSource, Promise<ClientSecretHasher>>();
 export function loadClientSecretHasher(source: PepperSource): Promise<ClientSecretHasher> {
   let hasher = hashers.get(source);
   if (!hasher) {
-    hasher = (source.source === 'env' ? Promise.resolve(Buffer.from(source.value, 'utf8')) : readOrCreatePepper(source.path)).then(
-      clientSecretHasher,
-    );
+    const pepper =
+      source.source === 'env'
+        ? Promise.resolve(Buffer.from(source.value, 'utf8'))
+        : source.source === 'file'
+          ? readOrCreatePepper(source.path)
+          : Promise.reject(new ConfigError('Missing environment variable OAUTH_CLIENT_SECRET_PEPPER'));
+    hasher = pepper.then(clientSecretHasher);
     hasher.catch(() => hashers.delete(source));
     hashers.set(source, hasher);
   }

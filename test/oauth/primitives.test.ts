@@ -2,12 +2,14 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { makeHandler as makeTokenHandler } from '../../functions/oauth2-token';
 import { ConfigError, readConfig } from '../../lib/config';
+import type { Deps } from '../../lib/deps';
 import { AppError, OAuthError, ValidationError } from '../../lib/errors';
 import { withQuery } from '../../lib/oauth/authorization';
 import { isAllowedRedirectUri, parseGrantTypes, parseRedirectUris } from '../../lib/oauth/client';
 import { presentedClient } from '../../lib/oauth/client-auth';
-import { clientSecretHasher, loadClientSecretHasher } from '../../lib/oauth/client-secret';
+import { clientSecretHasher, loadClientSecretHasher, requireClientSecretPepper } from '../../lib/oauth/client-secret';
 import { oauthErrors, rfcErrorFormat } from '../../lib/oauth/errors';
 import { formatGrantRefreshToken, parseGrantRefreshToken } from '../../lib/oauth/grant';
 import { s256, verifyPkce } from '../../lib/oauth/pkce';
@@ -209,6 +211,16 @@ describe('the client-secret pepper in the configuration', () => {
     expect(readConfig({ OAUTH_CLIENT_SECRET_PEPPER: pepper }).oauthClientSecretPepper).toEqual({ source: 'env', value: pepper });
     expect(readConfig({}).oauthClientSecretPepper).toEqual({ source: 'file', path: '.data/oauth-client-secret-pepper' });
     expect(readConfig({ OAUTH_CLIENT_SECRET_PEPPER_FILE: '/tmp/p' }).oauthClientSecretPepper).toEqual({ source: 'file', path: '/tmp/p' });
+  });
+  it('is missing in AWS Lambda without OAUTH_CLIENT_SECRET_PEPPER, and the functions that hash client secrets refuse to start', () => {
+    const aws = { AWS_LAMBDA_FUNCTION_NAME: 'identity-service-prod-oauth2Token', MFA_DELIVERY: 'aws', MFA_EMAIL_FROM: 'a@example.com', MFA_KEY_SOURCE: 'kms', KMS_KEY_ID: 'k' };
+    const config = readConfig(aws);
+    expect(config.oauthClientSecretPepper).toEqual({ source: 'missing' });
+    const missing = new ConfigError('Missing environment variable OAUTH_CLIENT_SECRET_PEPPER: the pepper file is for local development only');
+    expect(() => requireClientSecretPepper(config)).toThrow(missing);
+    expect(() => makeTokenHandler({ ...({} as Deps), config })).toThrow(missing);
+    expect(readConfig({ ...aws, OAUTH_CLIENT_SECRET_PEPPER: 'p'.repeat(32) }).oauthClientSecretPepper.source).toBe('env');
+    expect(readConfig({ ...aws, DYNAMODB_ENDPOINT: 'http://localhost:8000' }).oauthClientSecretPepper.source).toBe('file');
   });
   it('refuses a pepper under 32 characters', () => {
     expect(() => readConfig({ OAUTH_CLIENT_SECRET_PEPPER: 'short' })).toThrow(
