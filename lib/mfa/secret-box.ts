@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import { constantEquals } from '../crypto/constant-equals';
@@ -136,11 +136,16 @@ async function readOrCreateKeyFile(path: string): Promise<KeyFile> {
   await mkdir(dirname(path), { recursive: true });
   const id = `local${Date.now().toString(36)}`;
   const file: KeyFile = { current: id, keys: { [id]: randomBytes(32).toString('base64url') } };
+  // Written aside and linked into place, so that no process ever reads a half-written file.
+  const draft = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  await writeFile(draft, JSON.stringify(file, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
   try {
-    await writeFile(path, JSON.stringify(file, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
+    await link(draft, path);
   } catch (error) {
     // Another process created it first: use theirs.
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    await unlink(draft);
   }
   return readKeyFile(path);
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DecryptCommand, GenerateDataKeyCommand } from '@aws-sdk/client-kms';
@@ -57,6 +57,15 @@ describe('fileDataKeys', () => {
     expect(Buffer.from(file.keys[file.current]!, 'base64url')).toHaveLength(32);
     // Another process (a new instance) reads the same file.
     expect(await secretBox(fileDataKeys(path)).open(sealed, 'ctx')).toBe(SECRET);
+  });
+
+  it('ends with one key when several processes create the file at once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mfa-key-'));
+    const path = join(dir, 'mfa-key.json');
+    const boxes = Array.from({ length: 8 }, () => secretBox(fileDataKeys(path)));
+    const sealed = await Promise.all(boxes.map((box) => box.seal(SECRET, 'ctx')));
+    for (const box of boxes) for (const value of sealed) expect(await box.open(value, 'ctx')).toBe(SECRET);
+    expect(readdirSync(dir)).toEqual(['mfa-key.json']);
   });
 });
 
