@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
@@ -15,6 +16,7 @@ const body = z.object({
 
 /** POST /auth/login (CONTRACT 4.1). */
 export function makeHandler(deps: Deps) {
+  requireMfaConfig(deps.config);
   return httpHandler(deps, { identity: 'none', body }, async ({ body, log }) => {
     const payload = await login(
       { ...deps, log },

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
@@ -13,6 +14,7 @@ const body = z.object({
 
 /** POST /auth/mfa/enable (CONTRACT 4.4): a pending method; TOTP answers with the otpauth URI. */
 export function makeHandler(deps: Deps) {
+  requireMfaConfig(deps.config);
   return httpHandler(
     deps,
     { identity: 'required', body, authorize: (identity) => authorizeMfaEnrollment(deps, identity) },

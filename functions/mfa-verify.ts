@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
@@ -12,6 +13,7 @@ const body = z.object({
 
 /** POST /auth/mfa/verify (CONTRACT 4.5): a right code activates a pending method. */
 export function makeHandler(deps: Deps) {
+  requireMfaConfig(deps.config);
   return httpHandler(deps, { identity: 'required', body }, async ({ body, identity, log }) =>
     ok(await verifyMfa({ ...deps, log }, accountOf(identity), body)),
   );

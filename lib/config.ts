@@ -32,10 +32,13 @@ export interface Config {
 
 /** MFA (CONTRACT 4.4): where one-time codes go, where the key of TOTP secrets comes from. */
 export interface MfaConfig {
-  /** `outbox`: codes are written to the table for developers (local only); `aws`: SNS (SMS) and SES (EMAIL). */
-  delivery: { kind: 'outbox' } | { kind: 'aws'; emailFrom: string };
-  /** The data key of TOTP secrets and code digests: a local file, or AWS KMS envelope encryption. */
-  dataKeys: { source: 'file'; path: string } | { source: 'kms'; keyId: string };
+  /**
+   * `outbox`: codes are written to the table for developers (local only); `aws`: SNS
+   * (SMS) and SES (EMAIL); `missing`: not configured in AWS Lambda (see requireMfaConfig).
+   */
+  delivery: { kind: 'outbox' } | { kind: 'aws'; emailFrom: string } | { kind: 'missing' };
+  /** The data key of TOTP secrets and code digests: a local file, AWS KMS envelope encryption, or `missing`. */
+  dataKeys: { source: 'file'; path: string } | { source: 'kms'; keyId: string } | { source: 'missing' };
   /** The issuer authenticator apps show next to the account (`otpauth://` URI). */
   totpIssuer: string;
 }
@@ -116,15 +119,17 @@ export function readConfig(env: Env = process.env): Config {
 /**
  * The outbox keeps codes in the clear and a key file lives on one machine's disk:
  * both are refused in AWS Lambda unless the table is DynamoDB Local (serverless-offline).
+ * There, without MFA_DELIVERY / MFA_KEY_SOURCE the setting is `missing`: only the
+ * functions that do MFA need it, and they refuse to start without it (requireMfaConfig).
  */
 function readMfaConfig(env: Env): MfaConfig {
+  const inAws = Boolean(env.AWS_LAMBDA_FUNCTION_NAME?.trim()) && !env.DYNAMODB_ENDPOINT?.trim();
   const delivery = oneOf(env, 'MFA_DELIVERY', ['outbox', 'aws'] as const, 'outbox');
   const keySource = oneOf(env, 'MFA_KEY_SOURCE', ['file', 'kms'] as const, 'file');
-  const inAws = Boolean(env.AWS_LAMBDA_FUNCTION_NAME?.trim()) && !env.DYNAMODB_ENDPOINT?.trim();
-  if (inAws && delivery === 'outbox') {
+  if (inAws && env.MFA_DELIVERY?.trim() === 'outbox') {
     throw new ConfigError('Environment variable MFA_DELIVERY must be "aws" in AWS Lambda: the outbox is for local development only');
   }
-  if (inAws && keySource === 'file') {
+  if (inAws && env.MFA_KEY_SOURCE?.trim() === 'file') {
     throw new ConfigError('Environment variable MFA_KEY_SOURCE must be "kms" in AWS Lambda: the key file is for local development only');
   }
   const emailFrom = delivery === 'aws' ? str(env, 'MFA_EMAIL_FROM') : '';
@@ -132,10 +137,28 @@ function readMfaConfig(env: Env): MfaConfig {
     throw new ConfigError(`Environment variable MFA_EMAIL_FROM must be an email address, got "${emailFrom}"`);
   }
   return {
-    delivery: delivery === 'aws' ? { kind: 'aws', emailFrom } : { kind: 'outbox' },
-    dataKeys: keySource === 'kms' ? { source: 'kms', keyId: str(env, 'KMS_KEY_ID') } : { source: 'file', path: str(env, 'MFA_KEY_FILE', '.data/mfa-key.json') },
+    delivery: delivery === 'aws' ? { kind: 'aws', emailFrom } : inAws ? { kind: 'missing' } : { kind: 'outbox' },
+    dataKeys:
+      keySource === 'kms'
+        ? { source: 'kms', keyId: str(env, 'KMS_KEY_ID') }
+        : inAws
+          ? { source: 'missing' }
+          : { source: 'file', path: str(env, 'MFA_KEY_FILE', '.data/mfa-key.json') },
     totpIssuer: str(env, 'TOTP_ISSUER', 'Identity Service'),
   };
+}
+
+/**
+ * Fails the cold start of a function that does MFA (login, enableMFA, verifyMFA)
+ * when MFA is not configured; the other functions start without it.
+ */
+export function requireMfaConfig(config: Pick<Config, 'mfa'>): void {
+  if (config.mfa.delivery.kind === 'missing') {
+    throw new ConfigError('Missing environment variable MFA_DELIVERY: in AWS Lambda set it to "aws" (with MFA_EMAIL_FROM)');
+  }
+  if (config.mfa.dataKeys.source === 'missing') {
+    throw new ConfigError('Missing environment variable MFA_KEY_SOURCE: in AWS Lambda set it to "kms" (with KMS_KEY_ID)');
+  }
 }
 
 /**

@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from './clock';
-import { type Config, readConfig } from './config';
+import { type Config, ConfigError, readConfig } from './config';
 import { cryptoRandom, type Random } from './crypto/random';
 import { argon2idHasher, type PasswordHasher } from './crypto/password';
 import { createLogger, type Logger } from './log';
@@ -15,7 +15,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { secretsManagerKeyProvider } from './tokens/secrets-manager-keys';
 import { fileKeyProvider, type KeyProvider } from './tokens/signing-keys';
 import { type CodeDelivery, deliveryByMethod, outboxDelivery, sesDelivery, snsDelivery } from './mfa/delivery';
-import { fileDataKeys, kmsDataKeys, secretBox, type SecretBox } from './mfa/secret-box';
+import { type DataKeySource, fileDataKeys, kmsDataKeys, secretBox, type SecretBox } from './mfa/secret-box';
 import { dynamoMfaOutbox, dynamoMfaStore, type MfaStore } from './store/mfa';
 
 /** The stores of every aggregate, all on one table. */
@@ -71,31 +71,43 @@ function onFirstUse<C extends { send: unknown }>(create: () => Promise<C>): Pick
   return { send } as Pick<C, 'send'>;
 }
 
+/** Stands in for an MFA port that is not configured; the functions that use one refuse to start (requireMfaConfig). */
+const notConfigured = (variable: string) => async (): Promise<never> => {
+  throw new ConfigError(`Missing environment variable ${variable}`);
+};
+
+function mfaDataKeys(config: Config): DataKeySource {
+  const { dataKeys } = config.mfa;
+  const region = config.awsRegion;
+  switch (dataKeys.source) {
+    case 'kms':
+      return kmsDataKeys(onFirstUse(async () => new (await import('@aws-sdk/client-kms')).KMSClient({ region })), dataKeys.keyId);
+    case 'file':
+      return fileDataKeys(dataKeys.path);
+    case 'missing':
+      return { current: notConfigured('MFA_KEY_SOURCE'), find: notConfigured('MFA_KEY_SOURCE') };
+  }
+}
+
+function mfaCodeDelivery(config: Config, dynamo: Dynamo, clock: Clock): CodeDelivery {
+  const { delivery, totpIssuer } = config.mfa;
+  const region = config.awsRegion;
+  switch (delivery.kind) {
+    case 'aws':
+      return deliveryByMethod({
+        SMS: snsDelivery(onFirstUse(async () => new (await import('@aws-sdk/client-sns')).SNSClient({ region })), totpIssuer),
+        EMAIL: sesDelivery(onFirstUse(async () => new (await import('@aws-sdk/client-sesv2')).SESv2Client({ region })), delivery.emailFrom, totpIssuer),
+      });
+    case 'outbox':
+      return outboxDelivery(dynamoMfaOutbox(dynamo), clock);
+    case 'missing':
+      return { send: notConfigured('MFA_DELIVERY') };
+  }
+}
+
 /** The MFA ports as configured (lib/config.ts, MFA_DELIVERY and MFA_KEY_SOURCE). */
 export function mfaPorts(config: Config, dynamo: Dynamo, clock: Clock): Pick<Deps, 'mfaSecrets' | 'mfaDelivery'> {
-  const { delivery, dataKeys, totpIssuer } = config.mfa;
-  const region = config.awsRegion;
-  return {
-    mfaSecrets: secretBox(
-      dataKeys.source === 'kms'
-        ? kmsDataKeys(
-            onFirstUse(async () => new (await import('@aws-sdk/client-kms')).KMSClient({ region })),
-            dataKeys.keyId,
-          )
-        : fileDataKeys(dataKeys.path),
-    ),
-    mfaDelivery:
-      delivery.kind === 'aws'
-        ? deliveryByMethod({
-            SMS: snsDelivery(onFirstUse(async () => new (await import('@aws-sdk/client-sns')).SNSClient({ region })), totpIssuer),
-            EMAIL: sesDelivery(
-              onFirstUse(async () => new (await import('@aws-sdk/client-sesv2')).SESv2Client({ region })),
-              delivery.emailFrom,
-              totpIssuer,
-            ),
-          })
-        : outboxDelivery(dynamoMfaOutbox(dynamo), clock),
-  };
+  return { mfaSecrets: secretBox(mfaDataKeys(config)), mfaDelivery: mfaCodeDelivery(config, dynamo, clock) };
 }
 
 let defaults: Deps | undefined;
