@@ -295,6 +295,7 @@ async function main() {
     await rm(tmp, { recursive: true, force: true });
   };
   const onSignal = () => {
+    interrupted = true;
     say('interrupted: stopping what the benchmark started');
     void stopEverything().finally(() => process.exit(130));
   };
@@ -620,9 +621,13 @@ async function main() {
   }
 }
 
+/** Set on Ctrl-C: the failures that follow (servers gone) are not worth printing. */
+let interrupted = false;
+
 main().then(
   () => process.exit(0),
   (error: unknown) => {
+    if (interrupted) return;
     process.stderr.write(`bench: ${error instanceof Error ? error.stack : String(error)}\n`);
     process.exit(1);
   },
