@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
  * credentials) and reads what a security reviewer reads: the CloudFormation template
  * and the zips.
  */
-type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
+type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; DependsOn?: string[] };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
 
 let resources: Record<string, Resource>;
@@ -28,6 +28,17 @@ const actions = (s: Statement) => [s.Action].flat();
 
 /** Functions that hash passwords and so need the native Argon2 binding. */
 const HASHING = ['login', 'register'];
+/** One function per operation of CONTRACT section 1, and the authorizer. */
+const FUNCTIONS = [
+  'Authorizer', 'Login', 'RefreshToken', 'Register', 'Logout', 'Me', 'Jwks', 'EnableMFA', 'VerifyMFA',
+  'Oauth2Authorize', 'Oauth2Token', 'CreateOAuth2Client', 'Revoke', 'Introspect', 'Metadata',
+];
+/** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
+const SENDING = ['Login', 'EnableMFA'];
+/** Functions that seal or open MFA secrets with the MFA key. */
+const SEALING = ['Login', 'EnableMFA', 'VerifyMFA'];
+/** Functions that hash client secrets with the pepper. */
+const PEPPERED = ['Oauth2Token', 'CreateOAuth2Client', 'Revoke', 'Introspect'];
 const WRITES = /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|TransactWriteItems)$/;
 
 describe('the deployment package', () => {
@@ -40,7 +51,7 @@ describe('the deployment package', () => {
 
   it('runs every function on nodejs22.x, arm64, with a role of its own', () => {
     const functions = ofType('AWS::Lambda::Function');
-    expect(functions.length).toBeGreaterThanOrEqual(7);
+    expect(functions.map(([name]) => name.replace(/LambdaFunction$/, '')).sort()).toEqual(FUNCTIONS.sort());
     const roles = new Set<string>();
     for (const [name, fn] of functions) {
       expect(fn.Properties.Runtime, name).toBe('nodejs22.x');
@@ -52,15 +63,18 @@ describe('the deployment package', () => {
     expect(roles.size).toBe(functions.length);
   });
 
-  it('grants no wildcard actions and no wildcard resources beyond the function own log group', () => {
+  it('grants no wildcard actions and no wildcard resources beyond the function own log group and SMS', () => {
     for (const [name, role] of ofType('AWS::IAM::Role')) {
       for (const statement of statementsOf(role)) {
         for (const action of actions(statement)) expect(action, name).not.toMatch(/\*/);
         const resourcesOf = [statement.Resource].flat();
         for (const resource of resourcesOf) {
-          expect(resource, name).not.toBe('*');
+          // Publishing an SMS to a phone number has no ARN: only sns:Publish, alone, may name "*".
+          if (resource === '*') expect(actions(statement), name).toEqual(['sns:Publish']);
           if (typeof resource === 'object' && resource && 'Fn::Sub' in resource) {
-            expect((resource as { 'Fn::Sub': string })['Fn::Sub'], name).toMatch(/^arn:\$\{AWS::Partition\}:logs:.*:log-group:\/aws\/lambda\/identity-service-prod-[A-Za-z0-9]+:\*(:\*)?$/);
+            expect((resource as { 'Fn::Sub': string })['Fn::Sub'], name).toMatch(
+              /^arn:\$\{AWS::Partition\}:(logs:.*:log-group:\/aws\/lambda\/identity-service-prod-[A-Za-z0-9]+:\*(:\*)?|ses:\$\{AWS::Region\}:\$\{AWS::AccountId\}:identity\/[^*]+)$/,
+            );
           }
         }
         if (actions(statement).some((a) => a.startsWith('dynamodb:'))) {
@@ -75,6 +89,40 @@ describe('the deployment package', () => {
     const granted = authorizer.flatMap(actions).filter((a) => !a.startsWith('logs:'));
     expect(granted.sort()).toEqual(['dynamodb:GetItem', 'secretsmanager:GetSecretValue']);
     expect(granted.filter((a) => WRITES.test(a))).toEqual([]);
+  });
+
+  it('lets only the MFA functions use the MFA key, and only the code senders send SMS and email', () => {
+    for (const [name, role] of ofType('AWS::IAM::Role')) {
+      const fn = name.replace(/IamRoleLambdaExecution$/, '');
+      const statements = statementsOf(role);
+      const granted = statements.flatMap(actions);
+      const kms = statements.filter((s) => actions(s).some((a) => a.startsWith('kms:')));
+      if (SEALING.includes(fn)) {
+        expect(kms.flatMap(actions).sort(), fn).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
+        for (const s of kms) expect(s.Resource, fn).toEqual({ 'Fn::GetAtt': ['MfaKey', 'Arn'] });
+      } else {
+        expect(kms, fn).toEqual([]);
+      }
+      expect(granted.filter((a) => a.startsWith('sns:') || a.startsWith('ses:')).sort(), fn).toEqual(
+        SENDING.includes(fn) ? ['ses:SendEmail', 'sns:Publish'] : [],
+      );
+    }
+    expect(resources.MfaKey!.Properties.EnableKeyRotation).toBe(true);
+    expect(resources.MfaKey!.DeletionPolicy).toBe('Retain');
+  });
+
+  it('gives the client-secret pepper to the four functions that hash client secrets, by reference only', () => {
+    for (const [name, fn] of ofType('AWS::Lambda::Function')) {
+      const pepper = fn.Properties.Environment?.Variables?.OAUTH_CLIENT_SECRET_PEPPER;
+      if (PEPPERED.includes(name.replace(/LambdaFunction$/, ''))) {
+        expect(pepper, name).toBe('{{resolve:secretsmanager:identity-service/prod/oauth-client-secret-pepper}}');
+        expect(fn.DependsOn, name).toContain('OAuthClientSecretPepper');
+      } else {
+        expect(pepper, name).toBeUndefined();
+      }
+    }
+    expect(resources.OAuthClientSecretPepper!.Properties.GenerateSecretString.PasswordLength).toBeGreaterThanOrEqual(32);
+    expect(resources.OAuthClientSecretPepper!.DeletionPolicy).toBe('Retain');
   });
 
   it('gives me no table access at all', () => {
@@ -97,15 +145,21 @@ describe('the deployment package', () => {
   it('throttles every route, the credential routes harder, and logs access', () => {
     const stage = resources.HttpApiStage!.Properties;
     expect(stage.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: expect.any(Number), ThrottlingBurstLimit: expect.any(Number) });
-    for (const route of ['POST /auth/login', 'POST /auth/register']) {
-      expect(stage.RouteSettings[route].ThrottlingRateLimit).toBeLessThan(stage.DefaultRouteSettings.ThrottlingRateLimit);
+    const stricter = ['POST /auth/login', 'POST /auth/register', 'POST /auth/mfa/enable', 'POST /auth/mfa/verify', 'POST /oauth2/clients', 'POST /oauth2/token'];
+    for (const route of stricter) {
+      expect(stage.RouteSettings[route]?.ThrottlingRateLimit, route).toBeLessThan(stage.DefaultRouteSettings.ThrottlingRateLimit);
+      expect(stage.RouteSettings[route]?.ThrottlingBurstLimit, route).toBeLessThan(stage.DefaultRouteSettings.ThrottlingBurstLimit);
     }
+    // Password and one-time-code guessing get the least.
+    expect(stage.RouteSettings['POST /auth/mfa/verify'].ThrottlingRateLimit).toBeLessThanOrEqual(stage.RouteSettings['POST /oauth2/token'].ThrottlingRateLimit);
     expect(stage.AccessLogSettings.DestinationArn).toBeDefined();
   });
 
   it('alarms on the 5xx rate, authorizer errors and refresh-token reuse, and keeps logs 30 days', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([name]) => name);
-    expect(alarms).toEqual(expect.arrayContaining(['ServerErrorRateAlarm', 'AuthorizerErrorsAlarm', 'RefreshTokenReuseAlarm']));
+    expect(alarms).toEqual(
+      expect.arrayContaining(['ServerErrorRateAlarm', 'AuthorizerErrorsAlarm', 'RefreshTokenReuseAlarm', 'OAuthTokenReuseAlarm', 'MfaLockoutAlarm']),
+    );
     for (const [name, group] of ofType('AWS::Logs::LogGroup')) expect(group.Properties.RetentionInDays, name).toBe(30);
   });
 

@@ -1,7 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureKeysFile } from '../../lib/tokens/signing-keys';
 import { freePort } from '../../scripts/dynamodb-local';
@@ -18,7 +20,8 @@ describe('the local stack (serverless-offline)', () => {
 
   beforeAll(async () => {
     execFileSync('node', ['scripts/build.mjs'], { stdio: 'inherit' });
-    const keysFile = join(mkdtempSync(join(tmpdir(), 'identity-keys-')), 'signing-keys.json');
+    const dataDir = mkdtempSync(join(tmpdir(), 'identity-keys-'));
+    const keysFile = join(dataDir, 'signing-keys.json');
     await ensureKeysFile(keysFile, 'e2e-key');
     const [httpPort, lambdaPort] = [await freePort(), await freePort()];
     base = `http://localhost:${httpPort}`;
@@ -32,6 +35,10 @@ describe('the local stack (serverless-offline)', () => {
           TABLE_NAME: inject('tableName'),
           SIGNING_KEYS_SOURCE: 'file',
           SIGNING_KEYS_FILE: keysFile,
+          MFA_DELIVERY: 'outbox',
+          MFA_KEY_SOURCE: 'file',
+          MFA_KEY_FILE: join(dataDir, 'mfa-key.json'),
+          OAUTH_CLIENT_SECRET_PEPPER: randomBytes(32).toString('base64url'),
           ISSUER: base,
           AWS_REGION: 'us-east-1',
         },
@@ -103,6 +110,59 @@ describe('the local stack (serverless-offline)', () => {
     expect([me.status, await me.json()]).toEqual([401, { success: false, error: 'Unauthorized' }]);
     const bad = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{bad' });
     expect([bad.status, await bad.json()]).toEqual([400, { success: false, error: 'Invalid JSON body' }]);
+  });
+
+  it('serves MFA: enable TOTP, verify it, then login asks for and accepts a code', async () => {
+    const tenantId = uniqueTenant('e2e-mfa');
+    const password = 'e2e passphrase that is long';
+    const registered = await post('/auth/register', { username: 'mia', password, role: 'ADMIN', tenantId });
+    const { token } = ((await registered.json()) as { data: { token: string } }).data;
+
+    const secret = new Secret({ size: 20 });
+    const totp = new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 });
+    const enabled = await post('/auth/mfa/enable', { method: 'TOTP', secret: secret.base32 }, token);
+    expect(enabled.status).toBe(200);
+    expect(await enabled.json()).toMatchObject({ success: true, data: { method: 'TOTP', status: 'pending', otpauthUri: expect.stringMatching(/^otpauth:\/\/totp\//) } });
+    const verified = await post('/auth/mfa/verify', { method: 'TOTP', code: totp.generate() }, token);
+    expect([verified.status, await verified.json()]).toEqual([200, { success: true, data: { message: 'MFA verified successfully' } }]);
+
+    const withoutCode = await post('/auth/login', { username: 'mia', password, tenantId });
+    expect([withoutCode.status, withoutCode.headers.get('x-mfa-methods')]).toEqual([401, 'TOTP']);
+    expect(await withoutCode.json()).toEqual({ success: false, error: 'MFA code required' });
+    // The code of the next step: the current one was just used by verifyMFA.
+    const next = totp.generate({ timestamp: Date.now() + 30_000 });
+    const withCode = await post('/auth/login', { username: 'mia', password, tenantId, mfaCode: next, mfaMethod: 'TOTP' });
+    expect(withCode.status).toBe(200);
+  });
+
+  it('serves OAuth: metadata, client registration, client_credentials, introspection', async () => {
+    const tenantId = uniqueTenant('e2e-oauth');
+    const registered = await post('/auth/register', { username: 'olga', password: 'e2e passphrase that is long', role: 'ADMIN', tenantId });
+    const { token } = ((await registered.json()) as { data: { token: string } }).data;
+
+    const metadata = (await (await get('/.well-known/oauth-authorization-server')).json()) as Record<string, string>;
+    expect(metadata).toMatchObject({ issuer: base, token_endpoint: `${base}/oauth2/token`, introspection_endpoint: `${base}/oauth2/introspect` });
+
+    const clientId = `e2e-${Date.now()}`;
+    const clientSecret = randomBytes(32).toString('base64url');
+    const created = await post(
+      '/oauth2/clients',
+      { client_id: clientId, client_secret: clientSecret, redirect_uri: 'https://app.example.com/cb', grant_types: 'client_credentials', scope: 'orders:read', tenant_id: tenantId },
+      token,
+    );
+    expect(created.status).toBe(201);
+    expect(JSON.stringify(await created.json())).not.toContain(clientSecret);
+
+    const basic = `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
+    const form = (path: string, fields: Record<string, string>) =>
+      fetch(`${base}${path}`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+    const issued = await form('/oauth2/token', { grant_type: 'client_credentials', scope: 'orders:read' });
+    expect([issued.status, issued.headers.get('cache-control')]).toEqual([200, 'no-store']);
+    const { access_token } = (await issued.json()) as { access_token: string };
+    const introspected = await form('/oauth2/introspect', { token: access_token });
+    expect(await introspected.json()).toMatchObject({ active: true, client_id: clientId, scope: 'orders:read', tenantId });
+    // An OAuth access token is not a session token.
+    expect((await get('/auth/me', access_token)).status).toBe(401);
   });
 
   it('publishes the JWKS', async () => {
