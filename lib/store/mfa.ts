@@ -32,7 +32,7 @@ export interface MfaStore {
    * never an active one, and not one whose code went out less than 30 s ago.
    */
   enroll(enrollment: MfaEnrollment, now: number): Promise<EnrollResult>;
-  /** Gives a method a fresh one-time code unless the last went out less than 30 s ago (then false). */
+  /** Gives a method a fresh one-time code unless an unused one went out less than 30 s ago (then false). */
   issueCode(tenantId: string, userId: string, method: MfaMethod, code: IssuedCode): Promise<boolean>;
   /**
    * Consumes the outstanding code if its digest is `digest` and it has not expired,
@@ -122,7 +122,10 @@ export function dynamoMfaStore({ doc, table }: Dynamo): MfaStore {
             TableName: table,
             Key: keys.mfaMethod(tenantId, userId, method),
             UpdateExpression: 'SET codeDigest = :digest, codeExpiresAt = :expiresAt, codeSentAt = :sentAt',
-            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(codeSentAt) OR codeSentAt <= :resendBefore)',
+            // At most one code per 30 s while one is outstanding; once it was used (or
+            // dropped by the lockout) the next may go at once: only the user can use one.
+            ConditionExpression:
+              'attribute_exists(pk) AND (attribute_not_exists(codeDigest) OR attribute_not_exists(codeSentAt) OR codeSentAt <= :resendBefore)',
             ExpressionAttributeValues: {
               ':digest': digest,
               ':expiresAt': expiresAt,

@@ -172,6 +172,21 @@ describe('POST /auth/login with MFA', () => {
       expect((await login({ mfaCode: sent?.code })).body).toEqual({ success: false, error: 'Invalid MFA code' });
     });
 
+    it('sends a fresh code at once when the last one was used (right after verifying, or after a login)', async () => {
+      const user = await newUser();
+      await activateDelivered(app, deps, user.token, user.userId, method, destination);
+      const required = await user.login();
+      expect(required.body).toEqual({ success: false, error: 'MFA code required' });
+      const sent = await deps.outbox.latest(user.tenantId, user.userId, method);
+      expect(sent?.sentAt).toBe(Math.floor(deps.clock.now() / 1000));
+      expect((await user.login({ mfaCode: sent?.code })).status).toBe(200);
+
+      await user.login();
+      const next = await deps.outbox.latest(user.tenantId, user.userId, method);
+      expect(next?.code === sent?.code && next?.sentAt === sent?.sentAt).toBe(false);
+      expect((await user.login({ mfaCode: next?.code })).status).toBe(200);
+    });
+
     it('replaces the previous code with the fresh one', async () => {
       const { tenantId, userId, login } = await userWithDelivered();
       await login();
