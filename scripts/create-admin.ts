@@ -10,11 +10,7 @@
  */
 import { defaultDeps } from '../lib/deps';
 import { createUser } from '../lib/users/register';
-
-function option(args: string[], name: string): string | undefined {
-  const at = args.indexOf(name);
-  return at >= 0 ? args[at + 1] : undefined;
-}
+import { option } from './lib/cli';
 
 async function main(args: string[]) {
   const tenantId = option(args, '--tenant');

@@ -11,11 +11,7 @@ import { readConfig } from '../lib/config';
 import { createDynamo } from '../lib/store/dynamo';
 import { dynamoMfaOutbox } from '../lib/store/mfa';
 import { dynamoUserStore } from '../lib/store/users';
-
-function option(args: string[], name: string): string | undefined {
-  const at = args.indexOf(name);
-  return at >= 0 ? args[at + 1] : undefined;
-}
+import { option } from './lib/cli';
 
 async function main(args: string[]) {
   const tenantId = option(args, '--tenant');

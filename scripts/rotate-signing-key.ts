@@ -14,6 +14,7 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { activateKey, addKey, describeKeys, retireKey } from '../lib/tokens/key-rotation';
 import { readKeysSecret, writeKeysSecret } from '../lib/tokens/secrets-manager-keys';
 import type { SigningKeysDocument } from '../lib/tokens/signing-keys';
+import { option } from './lib/cli';
 
 interface KeysLocation {
   read(): Promise<SigningKeysDocument | undefined>;
@@ -36,11 +37,6 @@ function fileLocation(path: string): KeysLocation {
 function secretLocation(secretId: string): KeysLocation {
   const client = new SecretsManagerClient({});
   return { read: () => readKeysSecret(client, secretId), write: (document) => writeKeysSecret(client, secretId, document) };
-}
-
-function option(args: string[], name: string): string | undefined {
-  const at = args.indexOf(name);
-  return at >= 0 ? args[at + 1] : undefined;
 }
 
 async function main(args: string[]) {
