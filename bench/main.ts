@@ -13,6 +13,10 @@
  *   npm run bench -- --functions-dir DIR
  *                              measures the bundles in DIR instead of dist/functions
  *                              (e.g. a variant build, to weigh a change before making it)
+ *   npm run bench -- --only TEXT
+ *                              only the load scenarios whose name contains TEXT (the OAuth
+ *                              ones come together; the peer with the client_credentials one),
+ *                              no cost growth, cold starts or overhead; prints, writes no JSON
  */
 import { type ChildProcess, execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -42,6 +46,11 @@ const quick = process.argv.includes('--quick');
 const profiling = process.argv.includes('--profile');
 /** Bundles to measure: this build's, or another build's (to compare a change before making it). */
 const functionsSource = process.argv.includes('--functions-dir') ? process.argv[process.argv.indexOf('--functions-dir') + 1] ?? '' : 'dist/functions';
+/** `--only TEXT`: a partial run, to try a change on one scenario. */
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] ?? '' : undefined;
+const wanted = (scenario: string) => only === undefined || scenario.includes(only);
+const OAUTH_SCENARIOS = ['token (client_credentials)', 'token (authorization_code)', 'introspection'];
+const PEER = 'peer: oidc-provider client_credentials';
 const settings = {
   durationSeconds: quick ? 2 : 10,
   warmupSeconds: quick ? 1 : 3,
@@ -371,13 +380,14 @@ async function main() {
     await meScenario(api, meTokensSmall, { durationSeconds: settings.systemWarmupSeconds, warmupSeconds: 0 });
     await refreshScenario(api, pool, { durationSeconds: settings.systemWarmupSeconds / 2, warmupSeconds: 0 });
 
-    await run('me', () => meScenario(api, meTokensSmall, measured('me')), 'authorizer (ES256 verify, session read) + function');
-    await run('refresh', () => refreshScenario(api, pool, measured('refresh')), 'rotation: conditional update, user read, ES256 sign');
-    await run('login', () => loginScenario(api, loginUser.username, loginPassword), `Argon2id; ${settings.loginConnections} connection`);
+    if (wanted('me')) await run('me', () => meScenario(api, meTokensSmall, measured('me')), 'authorizer (ES256 verify, session read) + function');
+    if (wanted('refresh')) await run('refresh', () => refreshScenario(api, pool, measured('refresh')), 'rotation: conditional update, user read, ES256 sign');
+    if (wanted('login')) await run('login', () => loginScenario(api, loginUser.username, loginPassword), `Argon2id; ${settings.loginConnections} connection`);
 
     const user = small[0];
     if (!user) throw new Error('no seeded users');
-    const oauth: OAuthOutcome = await oauthScenarios({
+    const withOAuth = OAUTH_SCENARIOS.some(wanted) || wanted(PEER);
+    const oauth: OAuthOutcome = !withOAuth ? { scenarios: {}, coldStartEvents: {} } : await oauthScenarios({
       api,
       routes,
       functionsDir,
@@ -391,6 +401,23 @@ async function main() {
       scenarios[name] = scenario;
       if ('skipped' in scenario) say(`skipped: ${name}: ${scenario.skipped}`);
       else say(`  ${name}: ${whole(scenario.requestsPerSecond)} req/s, p50 ${fixed(scenario.p50Ms, 2)} ms, non-2xx ${scenario.non2xx}`);
+    }
+
+    if (only !== undefined) {
+      await stopChild(server.child);
+      closeSync(serverLog);
+      const peerLog = openSync(join(work, 'logs', 'peer.log'), 'w');
+      const peer = wanted(PEER) || wanted('token (client_credentials)') ? await peerTokenEndpoint({ env, keysFile, settings, logFd: peerLog }) : undefined;
+      closeSync(peerLog);
+      const rows = [...Object.entries(scenarios), ...(peer ? [[PEER, peer.result] as const] : [])].map(([name, scenario]) =>
+        'skipped' in scenario
+          ? [name, '-', '-', '-', '-', `skipped: ${scenario.skipped}`]
+          : [name, whole(scenario.requestsPerSecond), fixed(scenario.p50Ms, 2), fixed(scenario.cpu.serverMsPerRequest, 3), String(scenario.non2xx + scenario.errors + scenario.wrong), `other CPU ${Math.round(scenario.cpu.otherPercent ?? 0)}%`],
+      );
+      process.stdout.write(
+        table(`Partial run (--only ${only})${quick ? ', QUICK' : ''}, commit ${info.commit}`, ['scenario', 'req/s', 'p50 ms', 'server CPU ms/req', 'failed', 'disturbance'], rows) + '\n',
+      );
+      return;
     }
 
     // Cost growth: the same me and refresh with a hundred times the users and sessions.
