@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type Clock, systemClock } from '../clock';
 import type { GrantType, OAuthClient } from '../oauth/client';
 import { type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
@@ -6,44 +7,106 @@ import { keys } from './keys';
 export interface OAuthClientStore {
   /** Stores a new client in one conditional write: `exists` if its id is taken, in any tenant. */
   create(client: OAuthClient): Promise<'created' | 'exists'>;
+  /** The client, or undefined; the record is frozen (it may be shared by concurrent requests). */
   find(clientId: string): Promise<OAuthClient | undefined>;
 }
 
+/** How long a Lambda instance reuses a client record it has read (README, performance). */
+export const CLIENT_CACHE_SECONDS = 60;
+
+export interface ClientCacheOptions {
+  /** How long a found client is reused; 0 turns the cache off. */
+  ttlSeconds: number;
+  clock: Clock;
+  /** The most clients one instance keeps; the oldest entry makes room. */
+  maxEntries: number;
+}
+
+const DEFAULT_CACHE: ClientCacheOptions = { ttlSeconds: CLIENT_CACHE_SECONDS, clock: systemClock, maxEntries: 1000 };
+
 function toClient(item: Record<string, unknown> | undefined): OAuthClient | undefined {
   if (!item) return undefined;
-  return {
+  return Object.freeze({
     clientId: item.clientId as string,
     tenantId: item.tenantId as string,
     secretHash: item.secretHash as string,
-    redirectUris: item.redirectUris as string[],
-    grantTypes: item.grantTypes as GrantType[],
-    scopes: item.scopes as string[],
+    redirectUris: Object.freeze([...(item.redirectUris as string[])]) as string[],
+    grantTypes: Object.freeze([...(item.grantTypes as GrantType[])]) as GrantType[],
+    scopes: Object.freeze([...(item.scopes as string[])]) as string[],
     createdAt: item.createdAt as string,
     createdBy: item.createdBy as string,
+  });
+}
+
+/**
+ * Client records kept per Lambda instance for `ttlSeconds`, so the token endpoint
+ * (client_credentials on every service-to-service call) does not read the table for
+ * each request. This is safe because a client record never changes: there is no
+ * route that updates or deletes a client (CONTRACT 4.8 only creates them), so the
+ * TTL bounds only how long an operator's direct edit of the table takes to be seen.
+ * - The cache holds the stored record with its secret *hash*: the presented secret is
+ *   still checked against it on every request (client-auth.ts), so a cached client
+ *   never accepts a wrong secret.
+ * - A lookup that finds nothing, or fails, is not kept: a client registered a moment
+ *   later (here or on another instance) is found on the next request. Concurrent
+ *   lookups of one id share the read in flight.
+ * - A known client answered from memory is faster than an unknown one read from the
+ *   table; client ids are not secrets (RFC 6749 2.2), the secrets are compared in
+ *   constant time either way.
+ */
+export function cachedOAuthClientStore(store: OAuthClientStore, options: ClientCacheOptions): OAuthClientStore {
+  if (options.ttlSeconds <= 0) return store;
+  const entries = new Map<string, { client: Promise<OAuthClient | undefined>; until: number }>();
+  return {
+    async create(client) {
+      entries.delete(client.clientId);
+      return store.create(client);
+    },
+    find(clientId) {
+      const now = options.clock.now();
+      const hit = entries.get(clientId);
+      if (hit && hit.until > now) return hit.client;
+      entries.delete(clientId);
+      if (entries.size >= options.maxEntries) {
+        const oldest = entries.keys().next();
+        if (!oldest.done) entries.delete(oldest.value);
+      }
+      const entry = { client: store.find(clientId), until: now + options.ttlSeconds * 1000 };
+      entries.set(clientId, entry);
+      const forget = () => {
+        if (entries.get(clientId) === entry) entries.delete(clientId);
+      };
+      entry.client.then((found) => found || forget(), forget);
+      return entry.client;
+    },
   };
 }
 
-export function dynamoOAuthClientStore({ doc, table }: Dynamo): OAuthClientStore {
-  return {
-    async create(client) {
-      try {
-        await doc.send(
-          new PutCommand({
-            TableName: table,
-            Item: { ...keys.oauthClient(client.clientId), ...client },
-            ConditionExpression: 'attribute_not_exists(pk)',
-          }),
-        );
-        return 'created';
-      } catch (error) {
-        if (isConditionalCheckFailed(error)) return 'exists';
-        throw error;
-      }
-    },
+/** The DynamoDB client store, with the per-instance cache of `cachedOAuthClientStore` (pass `ttlSeconds: 0` for none). */
+export function dynamoOAuthClientStore({ doc, table }: Dynamo, cache: ClientCacheOptions = DEFAULT_CACHE): OAuthClientStore {
+  return cachedOAuthClientStore(
+    {
+      async create(client) {
+        try {
+          await doc.send(
+            new PutCommand({
+              TableName: table,
+              Item: { ...keys.oauthClient(client.clientId), ...client },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            }),
+          );
+          return 'created';
+        } catch (error) {
+          if (isConditionalCheckFailed(error)) return 'exists';
+          throw error;
+        }
+      },
 
-    async find(clientId) {
-      const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.oauthClient(clientId), ConsistentRead: true }));
-      return toClient(Item);
+      async find(clientId) {
+        const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.oauthClient(clientId), ConsistentRead: true }));
+        return toClient(Item);
+      },
     },
-  };
+    cache,
+  );
 }
