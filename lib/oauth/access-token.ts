@@ -1,6 +1,6 @@
-import { errors, jwtVerify, SignJWT } from 'jose';
+import { errors, jwtVerify } from 'jose';
 import * as z from 'zod';
-import type { KeySet } from '../tokens/signing-keys';
+import { type KeySet, signJwt } from '../tokens/signing-keys';
 
 /** `expires_in` of every OAuth access token (CONTRACT 4.7). */
 export const OAUTH_ACCESS_TOKEN_TTL_SECONDS = 3600;
@@ -28,17 +28,20 @@ export interface OAuthAccessClaims {
  * Its audience is the client, and it has no `sid`, so the session authorizer
  * (which wants our own audience and a session) never accepts it.
  */
-export async function signOAuthAccessToken(keys: KeySet, claims: Omit<OAuthAccessClaims, 'aud' | 'exp'>): Promise<string> {
+export function signOAuthAccessToken(keys: KeySet, claims: Omit<OAuthAccessClaims, 'aud' | 'exp'>): string {
   const { iss, client_id, sub, scope, tenantId, grant_id, iat, jti } = claims;
-  return new SignJWT({ client_id, scope, tenantId, grant_id })
-    .setProtectedHeader({ alg: 'ES256', kid: keys.kid, typ: 'at+jwt' })
-    .setIssuer(iss)
-    .setAudience(client_id)
-    .setSubject(sub)
-    .setIssuedAt(iat)
-    .setExpirationTime(iat + OAUTH_ACCESS_TOKEN_TTL_SECONDS)
-    .setJti(jti)
-    .sign(keys.privateKey);
+  return signJwt(keys, 'at+jwt', {
+    client_id,
+    scope,
+    tenantId,
+    grant_id,
+    iss,
+    aud: client_id,
+    sub,
+    iat,
+    exp: iat + OAUTH_ACCESS_TOKEN_TTL_SECONDS,
+    jti,
+  });
 }
 
 const accessClaims = z.object({

@@ -1,7 +1,7 @@
-import { errors, jwtVerify, SignJWT } from 'jose';
+import { errors, jwtVerify } from 'jose';
 import * as z from 'zod';
 import { ROLES } from '../users/user';
-import type { KeySet } from './signing-keys';
+import { type KeySet, signJwt } from './signing-keys';
 
 /** The request context the authorizer hands to functions (CONTRACT 3). */
 export interface Identity {
@@ -22,22 +22,20 @@ export interface TokenSettings {
 
 /** Signs a first-party session access token (ES256, with `kid`). `now` in epoch seconds. */
 export async function signAccessToken(keys: KeySet, settings: TokenSettings, identity: Identity, jti: string, now: number) {
-  const token = await new SignJWT({
+  const token = signJwt(keys, 'JWT', {
     username: identity.username,
     role: identity.role,
     tenantId: identity.tenantId,
     shopId: identity.shopId,
     sid: identity.sessionId,
     amr: identity.amr,
-  })
-    .setProtectedHeader({ alg: 'ES256', kid: keys.kid, typ: 'JWT' })
-    .setIssuer(settings.issuer)
-    .setAudience(settings.audience)
-    .setSubject(identity.userId)
-    .setIssuedAt(now)
-    .setExpirationTime(now + settings.ttlSeconds)
-    .setJti(jti)
-    .sign(keys.privateKey);
+    iss: settings.issuer,
+    aud: settings.audience,
+    sub: identity.userId,
+    iat: now,
+    exp: now + settings.ttlSeconds,
+    jti,
+  });
   return { token, expiresAt: now + settings.ttlSeconds };
 }
 

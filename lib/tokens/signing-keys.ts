@@ -1,3 +1,4 @@
+import { createPrivateKey, type KeyObject, sign } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
@@ -16,7 +17,10 @@ export interface SigningKeysDocument {
 
 export interface KeySet {
   kid: string;
+  /** The active key for jose's API (WebCrypto). */
   privateKey: CryptoKey;
+  /** The active key for node:crypto: what `signJwt` signs with. */
+  signingKey: KeyObject;
   /** Public parts of every key, as served at /.well-known/jwks.json. */
   jwks: { keys: JWK[] };
   /** Finds the public key for a token header among `jwks` (built once per key set). */
@@ -48,8 +52,24 @@ export async function keySetFromDocument(document: SigningKeysDocument): Promise
     throw new Error('Signing keys: every key must be a private P-256 JWK with a kid');
   }
   const privateKey = (await importJWK(active, 'ES256')) as CryptoKey;
+  const signingKey = createPrivateKey({ key: { kty: 'EC', crv: 'P-256', x: active.x, y: active.y, d: active.d }, format: 'jwk' });
   const jwks = { keys: document.keys.map(publicPart) };
-  return { kid: document.activeKid, privateKey, jwks, publicKeyFor: createLocalJWKSet(jwks) };
+  return { kid: document.activeKid, privateKey, signingKey, jwks, publicKeyFor: createLocalJWKSet(jwks) };
+}
+
+const base64url = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+
+/**
+ * A JWT (RFC 7519) in compact JWS form, signed ES256 with the active key; the header
+ * is `{ alg: 'ES256', kid, typ }`. node:crypto signs synchronously with the signature
+ * in the JOSE form (`r || s`, RFC 7518 3.4: `ieee-p1363`), at about half the CPU of
+ * WebCrypto's asynchronous sign, on the path of every token the service issues.
+ * Verified as before with jose against the JWKS.
+ */
+export function signJwt(keys: KeySet, typ: string, claims: Record<string, string | number | string[]>): string {
+  const input = `${base64url({ alg: 'ES256', kid: keys.kid, typ })}.${base64url(claims)}`;
+  const signature = sign('sha256', Buffer.from(input, 'utf8'), { key: keys.signingKey, dsaEncoding: 'ieee-p1363' });
+  return `${input}.${signature.toString('base64url')}`;
 }
 
 /** Caches the first successful load; a failed load is retried on the next call. */
