@@ -5,7 +5,7 @@ import { type KeySet, signJwt } from '../tokens/signing-keys';
 /** `expires_in` of every OAuth access token (CONTRACT 4.7). */
 export const OAUTH_ACCESS_TOKEN_TTL_SECONDS = 3600;
 
-/** What an OAuth access token says (RFC 9068 2.2, plus our `tenantId` and `grant_id`). */
+/** What an OAuth access token says (RFC 9068 2.2, plus our `tenantId` and, for tokens of a grant, `grant_id`). */
 export interface OAuthAccessClaims {
   iss: string;
   /** The client the token was issued to; also `client_id`. */
@@ -15,8 +15,12 @@ export interface OAuthAccessClaims {
   sub: string;
   scope: string;
   tenantId: string;
-  /** The grant (token family) the token belongs to: revoking it revokes the token. */
-  grant_id: string;
+  /**
+   * The grant (token family) the token belongs to: revoking it revokes the token.
+   * Absent from client_credentials tokens, which are stateless: no grant is stored
+   * for them, and their revocation is a deny record under their `jti`.
+   */
+  grant_id?: string | undefined;
   iat: number;
   exp: number;
   jti: string;
@@ -34,7 +38,7 @@ export function signOAuthAccessToken(keys: KeySet, claims: Omit<OAuthAccessClaim
     client_id,
     scope,
     tenantId,
-    grant_id,
+    ...(grant_id === undefined ? {} : { grant_id }),
     iss,
     aud: client_id,
     sub,
@@ -51,7 +55,7 @@ const accessClaims = z.object({
   sub: z.string().min(1),
   scope: z.string(),
   tenantId: z.string().min(1),
-  grant_id: z.string().min(1),
+  grant_id: z.string().min(1).optional(),
   iat: z.number(),
   exp: z.number(),
   jti: z.string().min(1),

@@ -2,9 +2,11 @@ import { constantEquals } from '../crypto/constant-equals';
 import { hashToken } from '../crypto/token-hash';
 
 /**
- * A grant: the family of tokens issued from one authorization code, or by one
- * client_credentials request. Access tokens name their grant (`grant_id`), so revoking
- * the grant revokes every token of the family, which introspection sees (RFC 7009 2.1).
+ * A grant: the family of tokens issued from one authorization code (and, before
+ * client_credentials tokens became stateless, by one client_credentials request: such
+ * grants are still honoured until they expire). Access tokens name their grant
+ * (`grant_id`), so revoking the grant revokes every token of the family, which
+ * introspection sees (RFC 7009 2.1).
  * Refresh tokens rotate: only the hash of the current one is kept, with the hashes of
  * the last retired ones so that a retired token presented again is recognised as reuse.
  */

@@ -1,5 +1,6 @@
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
+import type { OAuthAccessClaims } from './access-token';
 import type { OAuthClient } from './client';
 import { formatScope } from './scope';
 import { findClientToken } from './token-lookup';
@@ -21,10 +22,27 @@ export type IntrospectionResponse =
       jti?: string;
     };
 
+function accessTokenAnswer(claims: OAuthAccessClaims): IntrospectionResponse {
+  return {
+    active: true,
+    client_id: claims.client_id,
+    scope: claims.scope,
+    sub: claims.sub,
+    iss: claims.iss,
+    iat: claims.iat,
+    exp: claims.exp,
+    tenantId: claims.tenantId,
+    token_type: 'Bearer',
+    aud: claims.aud,
+    jti: claims.jti,
+  };
+}
+
 /**
  * RFC 7662: whether a token of this client is active: known, its own, not expired,
- * and its grant not revoked (a refresh token: also not yet rotated). Anything else,
- * including another client's token, is `{ active: false }` and nothing more.
+ * and not revoked: its grant, or for a stateless client_credentials token its deny
+ * record (a refresh token: also not yet rotated). Anything else, including another
+ * client's token, is `{ active: false }` and nothing more.
  */
 export async function introspect(
   deps: Pick<Deps, 'config' | 'clock' | 'store' | 'keys'>,
@@ -33,7 +51,13 @@ export async function introspect(
 ): Promise<IntrospectionResponse> {
   const now = epochSeconds(deps.clock);
   const found = await findClientToken(deps, client, token, now);
-  if (!found || found.grant.revokedAt !== undefined || found.grant.expiresAt <= now) return { active: false };
+  if (!found) return { active: false };
+  if (found.kind === 'client_access_token') {
+    // Expiry was checked with the signature; revocation is a deny record under the jti.
+    const denied = await deps.store.oauthGrants.isAccessTokenDenied(client.tenantId, found.claims.jti);
+    return denied ? { active: false } : accessTokenAnswer(found.claims);
+  }
+  if (found.grant.revokedAt !== undefined || found.grant.expiresAt <= now) return { active: false };
   const { grant } = found;
   if (found.kind === 'refresh_token') {
     if (!found.current) return { active: false };
@@ -48,18 +72,5 @@ export async function introspect(
       tenantId: grant.tenantId,
     };
   }
-  const { claims } = found;
-  return {
-    active: true,
-    client_id: claims.client_id,
-    scope: claims.scope,
-    sub: claims.sub,
-    iss: claims.iss,
-    iat: claims.iat,
-    exp: claims.exp,
-    tenantId: claims.tenantId,
-    token_type: 'Bearer',
-    aud: claims.aud,
-    jti: claims.jti,
-  };
+  return accessTokenAnswer(found.claims);
 }

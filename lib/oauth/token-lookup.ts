@@ -5,6 +5,8 @@ import { isRefreshTokenOf, type OAuthGrant, parseGrantRefreshToken } from './gra
 
 export type ClientToken =
   | { kind: 'access_token'; claims: OAuthAccessClaims; grant: OAuthGrant }
+  /** A stateless access token (client_credentials): no grant; revoked by a deny record under its `jti`. */
+  | { kind: 'client_access_token'; claims: OAuthAccessClaims }
   /** `current`: the grant's current refresh token, not a retired one. */
   | { kind: 'refresh_token'; grant: OAuthGrant; current: boolean };
 
@@ -13,7 +15,8 @@ export type ClientToken =
  * JWTs cannot be mistaken for each other, so a `token_type_hint` is not needed), or
  * undefined for anything else: unknown, malformed, expired access tokens, or tokens
  * of another client (a client sees and revokes only its own, RFC 7009 2.1, RFC 7662 4).
- * Revocation and expiry of the grant are the caller's to check.
+ * Revocation and expiry of the grant, and the deny record of a stateless token, are
+ * the caller's to check.
  */
 export async function findClientToken(
   deps: Pick<Deps, 'config' | 'store' | 'keys'>,
@@ -30,6 +33,10 @@ export async function findClientToken(
   }
   const claims = await verifyOAuthAccessToken(await deps.keys.load(), deps.config.issuer, token, now);
   if (!claims || claims.client_id !== client.clientId || claims.tenantId !== client.tenantId) return undefined;
+  if (claims.grant_id === undefined) {
+    // Only client_credentials tokens are stateless, and they are the client's own.
+    return claims.sub === client.clientId ? { kind: 'client_access_token', claims } : undefined;
+  }
   const grant = await deps.store.oauthGrants.find(client.tenantId, claims.grant_id);
   if (!grant || grant.clientId !== client.clientId) return undefined;
   return { kind: 'access_token', claims, grant };

@@ -61,14 +61,22 @@ function requestedScope(requested: string | undefined, allowed: string[]): strin
   return scope;
 }
 
-async function tokenResponse(deps: TokenDeps, grant: OAuthGrant, scope: string[], now: number, refreshToken?: string): Promise<TokenResponse> {
-  const accessToken = await signOAuthAccessToken(await deps.keys.load(), {
+/** Whom an access token is for; `grantId` is absent for stateless (client_credentials) tokens. */
+interface TokenSubject {
+  clientId: string;
+  tenantId: string;
+  subject: string;
+  grantId?: string | undefined;
+}
+
+async function tokenResponse(deps: TokenDeps, to: TokenSubject, scope: readonly string[], now: number, refreshToken?: string): Promise<TokenResponse> {
+  const accessToken = signOAuthAccessToken(await deps.keys.load(), {
     iss: deps.config.issuer,
-    client_id: grant.clientId,
-    sub: grant.subject,
+    client_id: to.clientId,
+    sub: to.subject,
     scope: formatScope(scope),
-    tenantId: grant.tenantId,
-    grant_id: grant.id,
+    tenantId: to.tenantId,
+    grant_id: to.grantId,
     iat: now,
     jti: deps.random.id(),
   });
@@ -129,7 +137,7 @@ async function redeemAuthorizationCode(
   };
   await deps.store.oauthGrants.save(grant);
   deps.log.info('oauth_code_redeemed', { tenantId, clientId: client.clientId, userId: user.id, grantId: grant.id });
-  return tokenResponse(deps, grant, grant.scope, now, refreshToken);
+  return tokenResponse(deps, { ...grant, grantId: grant.id }, grant.scope, now, refreshToken);
 }
 
 /**
@@ -170,25 +178,19 @@ async function refreshGrant(deps: TokenDeps, client: OAuthClient, request: Extra
     await deps.store.oauthGrants.revoke(tenantId, grantId, now, 'user_inactive');
     throw oauthErrors.invalidGrant();
   }
-  return tokenResponse(deps, grant, requestedScope(request.scope, grant.scope), now, next);
+  return tokenResponse(deps, { ...grant, grantId: grant.id }, requestedScope(request.scope, grant.scope), now, next);
 }
 
-/** RFC 6749 4.4: a token for the client itself, in a grant of its own so it can be revoked; no refresh token. */
+/**
+ * RFC 6749 4.4: a token for the client itself; no refresh token. Stateless: nothing is
+ * written, the signed token is the whole record (it has no `grant_id`). Revoking it
+ * writes a deny record under its `jti` until its `exp` (revocation.ts), which
+ * introspection reads.
+ */
 async function clientCredentials(deps: TokenDeps, client: OAuthClient, request: Extract<TokenGrant, { type: 'client_credentials' }>) {
   const scope = requestedScope(request.scope, client.scopes);
   const now = epochSeconds(deps.clock);
-  const grant: OAuthGrant = {
-    id: deps.random.token(16),
-    tenantId: client.tenantId,
-    clientId: client.clientId,
-    kind: 'client_credentials',
-    subject: client.clientId,
-    scope,
-    createdAt: now,
-    expiresAt: now + OAUTH_ACCESS_TOKEN_TTL_SECONDS,
-  };
-  await deps.store.oauthGrants.save(grant);
-  return tokenResponse(deps, grant, scope, now);
+  return tokenResponse(deps, { clientId: client.clientId, tenantId: client.tenantId, subject: client.clientId }, scope, now);
 }
 
 /** The token endpoint's logic for an authenticated client: the grant must be one it is registered for. */

@@ -48,6 +48,11 @@ export const keys = {
   }),
   /** An OAuth grant (a family of tokens), under the tenant of its client. */
   oauthGrant: (tenantId: string, grantId: string): Key => ({ pk: `${tenantPrefix(tenantId)}#GRANT#${part(grantId)}`, sk: 'GRANT' }),
+  /**
+   * The revocation of one stateless access token (a client_credentials token has no
+   * grant record), by its `jti`, under the tenant of its client; kept until the token expires.
+   */
+  revokedAccessToken: (tenantId: string, jti: string): Key => ({ pk: `${tenantPrefix(tenantId)}#REVOKEDJTI#${part(jti)}`, sk: 'REVOKED' }),
   /** Everything MFA of one user shares a partition, so one query lists the user's methods. */
   mfaPartition,
   /** One MFA method (TOTP, SMS, EMAIL) of a user. */

@@ -30,6 +30,25 @@ export interface OAuthGrantStore {
   rotate(request: GrantRotateRequest): Promise<GrantRotateResult>;
   /** Marks the grant revoked (idempotent), even before `save` has written it. */
   revoke(tenantId: string, grantId: string, now: number, reason: string): Promise<void>;
+  /**
+   * Records that a stateless access token (one without a grant: client_credentials) is
+   * revoked: a deny record under its `jti`, which DynamoDB deletes after the token's
+   * `exp` (TTL), when the token is dead anyway. Idempotent: the first revocation stays.
+   */
+  denyAccessToken(token: DeniedAccessToken): Promise<void>;
+  /** Whether a stateless access token has been revoked (consistent read; any record denies: `jti`s are unique). */
+  isAccessTokenDenied(tenantId: string, jti: string): Promise<boolean>;
+}
+
+export interface DeniedAccessToken {
+  tenantId: string;
+  clientId: string;
+  jti: string;
+  /** Epoch seconds: the token's `exp`, the record's TTL. */
+  expiresAt: number;
+  /** Epoch seconds. */
+  now: number;
+  reason: string;
 }
 
 /** How long a revocation written ahead of its grant is kept: as long as any grant lives. */
@@ -116,6 +135,24 @@ export function dynamoOAuthGrantStore({ doc, table }: Dynamo): OAuthGrantStore {
           ExpressionAttributeValues: { ':now': now, ':reason': reason, ':ttl': now + REVOCATION_KEPT_SECONDS },
         }),
       );
+    },
+
+    async denyAccessToken({ tenantId, clientId, jti, expiresAt, now, reason }) {
+      await doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: keys.revokedAccessToken(tenantId, jti),
+          UpdateExpression:
+            'SET clientId = if_not_exists(clientId, :client), revokedAt = if_not_exists(revokedAt, :now), revokedReason = if_not_exists(revokedReason, :reason), #ttl = if_not_exists(#ttl, :ttl)',
+          ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ':client': clientId, ':now': now, ':reason': reason, ':ttl': expiresAt },
+        }),
+      );
+    },
+
+    async isAccessTokenDenied(tenantId, jti) {
+      const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.revokedAccessToken(tenantId, jti), ConsistentRead: true }));
+      return Item !== undefined;
     },
   };
 }

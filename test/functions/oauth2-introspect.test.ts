@@ -1,5 +1,7 @@
-import { SignJWT } from 'jose';
+import { randomBytes } from 'node:crypto';
+import { decodeJwt, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { signOAuthAccessToken } from '../../lib/oauth/access-token';
 import { testApp } from '../helpers/app';
 import { type TestDeps, testDeps } from '../helpers/deps';
 import { authorizationCode, basic, createClient, form, type OAuthTenant, oauthTenant, type TestClient, tokenRequest } from '../oauth/fixtures';
@@ -71,7 +73,91 @@ describe('POST /oauth2/introspect', () => {
     });
   });
 
+  const clientCredentials = async (who: TestClient) =>
+    (await app.request('oauth2Token', tokenRequest(who, { grant_type: 'client_credentials', scope: 'orders:read' }))).body.access_token as string;
+
+  it('describes an active client_credentials token (stateless: no grant, no deny record)', async () => {
+    const token = await clientCredentials(client);
+    const now = Math.floor(deps.clock.now() / 1000);
+    expect(await introspect(client, token)).toEqual({
+      status: 200,
+      headers: expect.objectContaining({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }),
+      body: {
+        active: true,
+        client_id: client.clientId,
+        scope: 'orders:read',
+        sub: client.clientId,
+        aud: client.clientId,
+        iss: 'http://localhost:3000',
+        iat: now,
+        exp: now + 3600,
+        jti: decodeJwt(token).jti,
+        token_type: 'Bearer',
+        tenantId: tenant.tenantId,
+      },
+    });
+  });
+
+  it('sees the end of a client_credentials token after its hour', async () => {
+    const local = await testDeps();
+    const localApp = testApp(local);
+    const fresh = (await localApp.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' }))).body.access_token as string;
+    local.clock.advance(3599);
+    expect((await localApp.request('oauth2Introspect', tokenRequest(client, { token: fresh }))).body.active).toBe(true);
+    local.clock.advance(1);
+    expect((await localApp.request('oauth2Introspect', tokenRequest(client, { token: fresh }))).body).toEqual({ active: false });
+  });
+
+  it('still honours a client_credentials token of a stored grant (issued before tokens became stateless), and its revocation', async () => {
+    const now = Math.floor(deps.clock.now() / 1000);
+    const grantId = randomBytes(16).toString('base64url');
+    await deps.store.oauthGrants.save({
+      id: grantId,
+      tenantId: tenant.tenantId,
+      clientId: client.clientId,
+      kind: 'client_credentials',
+      subject: client.clientId,
+      scope: ['orders:read'],
+      createdAt: now,
+      expiresAt: now + 3600,
+    });
+    const token = signOAuthAccessToken(deps.keySet, {
+      iss: 'http://localhost:3000',
+      client_id: client.clientId,
+      sub: client.clientId,
+      scope: 'orders:read',
+      tenantId: tenant.tenantId,
+      grant_id: grantId,
+      iat: now,
+      jti: randomBytes(16).toString('hex'),
+    });
+    expect((await introspect(client, token)).body).toMatchObject({ active: true, sub: client.clientId });
+    await app.request('oauth2Revoke', tokenRequest(client, { token }));
+    expect((await introspect(client, token)).body).toEqual({ active: false });
+    expect((await deps.store.oauthGrants.find(tenant.tenantId, grantId))?.revokedReason).toBe('revoked_by_client:access_token');
+  });
+
   it.each<[string, () => Promise<{ who?: TestClient; token: string }>]>([
+    ['a revoked client_credentials token', async () => {
+      const token = await clientCredentials(client);
+      await app.request('oauth2Revoke', tokenRequest(client, { token }));
+      return { token };
+    }],
+    ['a client_credentials token of another client of the tenant', async () => ({ who: await createClient(app, tenant.adminToken, tenant.tenantId), token: await clientCredentials(client) })],
+    ['a client_credentials token of a client of another tenant', async () => ({ who: (await oauthTenant(app)).client, token: await clientCredentials(client) })],
+    ['a stateless token of ours whose subject is not the client', async () => {
+      const now = Math.floor(deps.clock.now() / 1000);
+      const token = signOAuthAccessToken(deps.keySet, {
+        iss: 'http://localhost:3000',
+        client_id: client.clientId,
+        sub: tenant.adminId,
+        scope: 'orders:read',
+        tenantId: tenant.tenantId,
+        iat: now,
+        jti: randomBytes(16).toString('hex'),
+      });
+      return { token };
+    }],
     ['a revoked access token', async () => {
       const fresh = await tokensFor(client);
       await app.request('oauth2Revoke', tokenRequest(client, { token: fresh.access_token }));

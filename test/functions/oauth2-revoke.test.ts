@@ -1,6 +1,8 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { decodeJwt } from 'jose';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { testApp } from '../helpers/app';
 import { type TestDeps, testDeps } from '../helpers/deps';
+import { scanTable } from '../helpers/isolated-table';
 import { authorizationCode, createClient, form, type OAuthTenant, oauthTenant, type TestClient, tokenRequest } from '../oauth/fixtures';
 
 describe('POST /oauth2/revoke', () => {
@@ -48,6 +50,40 @@ describe('POST /oauth2/revoke', () => {
     expect(await active(client, token)).toBe(true);
     await app.request('oauth2Revoke', tokenRequest(client, { token }));
     expect(await active(client, token)).toBe(false);
+  });
+
+  it('revokes a stateless client_credentials token with a deny record under its jti, kept until the token expires (TTL = exp)', async () => {
+    const { access_token: token } = (await app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' }))).body;
+    const { jti, exp } = decodeJwt(token);
+    const denyRecords = async () =>
+      (await scanTable(inject('dynamodbEndpoint'), inject('tableName'))).filter((item) => item.pk === `T#${tenant.tenantId}#REVOKEDJTI#${jti}`);
+    expect(await denyRecords()).toEqual([]);
+    expect(await app.request('oauth2Revoke', tokenRequest(client, { token }, 'basic'))).toMatchObject({ status: 200, body: undefined });
+    const record = {
+      pk: `T#${tenant.tenantId}#REVOKEDJTI#${jti}`,
+      sk: 'REVOKED',
+      clientId: client.clientId,
+      revokedAt: Math.floor(deps.clock.now() / 1000),
+      revokedReason: 'revoked_by_client:access_token',
+      ttl: exp,
+    };
+    expect(await denyRecords()).toEqual([record]);
+    expect(await active(client, token)).toBe(false);
+    // Revoking again changes nothing (RFC 7009 2.2).
+    expect((await app.request('oauth2Revoke', tokenRequest(client, { token }))).status).toBe(200);
+    expect(await denyRecords()).toEqual([record]);
+    expect(JSON.stringify(await denyRecords())).not.toContain(token.split('.')[2]);
+  });
+
+  it("leaves another client's client_credentials token alone: no deny record, still active", async () => {
+    const { access_token: token } = (await app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' }))).body;
+    const { jti } = decodeJwt(token);
+    for (const who of [await createClient(app, tenant.adminToken, tenant.tenantId), (await oauthTenant(app)).client]) {
+      expect(await app.request('oauth2Revoke', tokenRequest(who, { token }))).toMatchObject({ status: 200, body: undefined });
+    }
+    const records = (await scanTable(inject('dynamodbEndpoint'), inject('tableName'))).filter((item) => String(item.pk).endsWith(`#REVOKEDJTI#${jti}`));
+    expect(records).toEqual([]);
+    expect(await active(client, token)).toBe(true);
   });
 
   it("answers 200 for another client's token and leaves it alone (a client revokes only its own)", async () => {

@@ -228,6 +228,43 @@ describe('POST /oauth2/token', () => {
       const response = await token('json', client, { grant_type: 'client_credentials' });
       expect(response.body).toEqual({ success: true, data: { access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600, scope: 'orders:read orders:write' } });
     });
+
+    it('issues a stateless token: signed claims without grant_id, and nothing written to the table', async () => {
+      const local = await oauthTenant(app);
+      const itemsOfTenant = async () =>
+        (await scanTable(inject('dynamodbEndpoint'), inject('tableName'))).filter(
+          (item) => String(item.pk).startsWith(`T#${local.tenantId}#`) || item.tenantId === local.tenantId,
+        );
+      const before = await itemsOfTenant();
+      const response = await token('form', local.client, { grant_type: 'client_credentials', scope: 'orders:read' }, 'basic');
+      expect(response.status).toBe(200);
+      const now = Math.floor(deps.clock.now() / 1000);
+      expect(decodeProtectedHeader(response.body.access_token)).toEqual({ alg: 'ES256', kid: 'test-key-1', typ: 'at+jwt' });
+      expect(decodeJwt(response.body.access_token)).toEqual({
+        iss: 'http://localhost:3000',
+        aud: local.client.clientId,
+        client_id: local.client.clientId,
+        sub: local.client.clientId,
+        scope: 'orders:read',
+        tenantId: local.tenantId,
+        iat: now,
+        exp: now + 3600,
+        jti: expect.any(String),
+      });
+      expect(await itemsOfTenant()).toEqual(before);
+    });
+
+    it('refuses a wrong secret for a client it has just served from its cache, and still serves the right one', async () => {
+      expect((await token('form', client, { grant_type: 'client_credentials' }, 'basic')).status).toBe(200);
+      const last = client.clientSecret.slice(-1);
+      const wrong = { ...client, clientSecret: `${client.clientSecret.slice(0, -1)}${last === 'A' ? 'B' : 'A'}` };
+      expect(await token('form', wrong, { grant_type: 'client_credentials' }, 'basic')).toEqual(
+        failure('form', 401, 'Invalid client', 'invalid_client', { 'WWW-Authenticate': 'Basic realm="oauth2", charset="UTF-8"' }),
+      );
+      expect(await token('json', wrong, { grant_type: 'client_credentials' })).toEqual(failure('json', 401, 'Invalid client', 'invalid_client'));
+      expect((await token('form', client, { grant_type: 'client_credentials' }, 'basic')).status).toBe(200);
+      expect(deps.logs.filter((line) => line.event === 'oauth_client_authentication_failed' && line.clientId === client.clientId).length).toBeGreaterThanOrEqual(2);
+    });
   });
 
   describe('seed rules 1–3 and validation', () => {
