@@ -35,7 +35,9 @@ export function makeHandler(deps: Deps) {
         return anonymous;
       }
       const { tenantId, sessionId, userId } = verified.identity;
-      if (!(await deps.store.sessions.isActive(tenantId, sessionId, now))) {
+      // The session must be the token's user's: a token naming someone else's session (or
+      // its own session with someone else's sub) gets nothing, even if it was signed with our key.
+      if (!(await deps.store.sessions.isActive(tenantId, sessionId, now, userId))) {
         deps.log.info('token_rejected', { reason: 'session_inactive', tenantId, userId, requestId: event.requestContext?.requestId });
         return anonymous;
       }

@@ -23,8 +23,11 @@ export interface SessionStore {
   rotate(request: RotateRequest): Promise<RotateResult>;
   /** Marks the session revoked (idempotent); false if there is no such session. */
   revoke(tenantId: string, sessionId: string, now: number, reason: string): Promise<boolean>;
-  /** Whether the session exists, is not revoked and has not expired (read by the authorizer). */
-  isActive(tenantId: string, sessionId: string, now: number): Promise<boolean>;
+  /**
+   * Whether the session exists, is not revoked and has not expired (read by the
+   * authorizer); with `userId`, also that it is that user's session.
+   */
+  isActive(tenantId: string, sessionId: string, now: number, userId?: string): Promise<boolean>;
 }
 
 function toSession(item: Record<string, unknown>): Session {
@@ -102,16 +105,17 @@ export function dynamoSessionStore({ doc, table }: Dynamo): SessionStore {
       }
     },
 
-    async isActive(tenantId, sessionId, now) {
+    async isActive(tenantId, sessionId, now, userId) {
       const { Item } = await doc.send(
         new GetCommand({
           TableName: table,
           Key: keys.session(tenantId, sessionId),
           ConsistentRead: true,
-          ProjectionExpression: 'revokedAt, expiresAt',
+          ProjectionExpression: 'revokedAt, expiresAt, userId',
         }),
       );
-      return Item !== undefined && Item.revokedAt === undefined && typeof Item.expiresAt === 'number' && Item.expiresAt > now;
+      if (Item === undefined || (userId !== undefined && Item.userId !== userId)) return false;
+      return Item.revokedAt === undefined && typeof Item.expiresAt === 'number' && Item.expiresAt > now;
     },
   };
 }
