@@ -12,7 +12,7 @@ export default defineConfig({
     maxWorkers: 2,
     projects: [
       {
-        test: { ...shared, name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/deploy/**'] },
+        test: { ...shared, name: 'unit', include: ['test/**/*.test.ts'], exclude: ['test/e2e/**', 'test/deploy/**', 'test/soak/**'] },
       },
       {
         // These build dist/ and run or package it: one file at a time, after the rest.
