@@ -25,32 +25,18 @@ export function dynamoAttemptCounter({ doc, table }: Dynamo): AttemptCounter {
   return {
     async reserve(key, now, { max, windowSeconds }) {
       const windowOpenSince = now - windowSeconds;
+      const refusal = (old: Record<string, unknown> | undefined): ReserveResult | undefined => {
+        const windowStart = typeof old?.windowStart === 'number' ? old.windowStart : undefined;
+        const attempts = typeof old?.attempts === 'number' ? old.attempts : 0;
+        return windowStart !== undefined && windowStart > windowOpenSince && attempts >= max
+          ? { allowed: false, retryAfterSeconds: windowStart + windowSeconds - now }
+          : undefined;
+      };
       for (let attempt = 0; attempt < 3; attempt++) {
-        try {
-          // One write in the common cases: no counter yet (open a window), or a window
-          // that is still open and below the limit (count this attempt).
-          await doc.send(
-            new UpdateCommand({
-              TableName: table,
-              Key: key,
-              UpdateExpression: 'SET windowStart = if_not_exists(windowStart, :now), #ttl = if_not_exists(#ttl, :expiry) ADD attempts :one',
-              ConditionExpression: 'attribute_not_exists(pk) OR (windowStart > :windowOpenSince AND attempts < :max)',
-              ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
-              ExpressionAttributeValues: { ':one': 1, ':now': now, ':expiry': now + windowSeconds, ':windowOpenSince': windowOpenSince, ':max': max },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            }),
-          );
-          return { allowed: true };
-        } catch (error) {
-          if (!isConditionalCheckFailed(error)) throw error;
-          const old = oldItemOf(error);
-          const windowStart = typeof old?.windowStart === 'number' ? old.windowStart : undefined;
-          if (windowStart !== undefined && windowStart > windowOpenSince) {
-            return { allowed: false, retryAfterSeconds: windowStart + windowSeconds - now };
-          }
-        }
-        // The counter's window has passed: start a new one with this attempt, unless a
-        // concurrent request did so first (then count against that one on the next turn).
+        // One write whether there is no counter or its window has passed (a new window
+        // with this attempt), and for a full window (refused from the item the failed
+        // write returns): the common cases cost the same, so the time of an answer does
+        // not tell whether earlier attempts were made, let alone whether the user exists.
         try {
           await doc.send(
             new PutCommand({
@@ -58,11 +44,33 @@ export function dynamoAttemptCounter({ doc, table }: Dynamo): AttemptCounter {
               Item: { ...key, attempts: 1, windowStart: now, [TTL_ATTRIBUTE]: now + windowSeconds },
               ConditionExpression: 'attribute_not_exists(pk) OR windowStart <= :windowOpenSince',
               ExpressionAttributeValues: { ':windowOpenSince': windowOpenSince },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             }),
           );
           return { allowed: true };
         } catch (error) {
           if (!isConditionalCheckFailed(error)) throw error;
+          const refused = refusal(oldItemOf(error));
+          if (refused) return refused;
+        }
+        // An open window below the limit: count this attempt in it, unless concurrent
+        // attempts filled it (refused) or it passed or was cleared meanwhile (next turn).
+        try {
+          await doc.send(
+            new UpdateCommand({
+              TableName: table,
+              Key: key,
+              UpdateExpression: 'ADD attempts :one',
+              ConditionExpression: 'windowStart > :windowOpenSince AND attempts < :max',
+              ExpressionAttributeValues: { ':one': 1, ':windowOpenSince': windowOpenSince, ':max': max },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            }),
+          );
+          return { allowed: true };
+        } catch (error) {
+          if (!isConditionalCheckFailed(error)) throw error;
+          const refused = refusal(oldItemOf(error));
+          if (refused) return refused;
         }
       }
       throw new Error('Attempt counter kept changing under concurrent updates');

@@ -1,6 +1,12 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { argon2idHasher } from '../../lib/crypto/password';
+import { dynamoStores } from '../../lib/deps';
+import { createDynamo, type Dynamo } from '../../lib/store/dynamo';
+import { keys } from '../../lib/store/keys';
+import { dynamoAttemptCounter } from '../../lib/store/login-attempts';
+import { LOGIN_ATTEMPTS } from '../../lib/users/login';
 import { registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 
@@ -140,6 +146,81 @@ describe('POST /auth/login', () => {
       for (let i = 0; i < 4; i++) await app.request('login', { body: { username: 'erin', password: 'wrong', tenantId: tenant } });
       expect((await app.request('login', { body: { username: 'erin', password: PASSWORD, tenantId: tenant } })).status).toBe(200);
     });
+  });
+
+  /** The table, with the name of every command sent to it recorded, in order. */
+  function recordedDynamo(): { dynamo: Dynamo; sent: string[] } {
+    const real = createDynamo({ tableName: inject('tableName'), region: 'us-east-1', endpoint: inject('dynamodbEndpoint') });
+    const sent: string[] = [];
+    const send = (command: object) => {
+      sent.push(command.constructor.name);
+      return real.doc.send(command as never);
+    };
+    return { dynamo: { doc: { send } as unknown as DynamoDBDocumentClient, table: real.table }, sent };
+  }
+
+  describe('attempt counter', () => {
+    it('reserves with one write when there is no counter, when its window has passed, and when it is full; two below the limit', async () => {
+      const { dynamo, sent } = recordedDynamo();
+      const counter = dynamoAttemptCounter(dynamo);
+      const key = keys.loginAttempts(uniqueTenant(), 'gina');
+      const at = (now: number) => {
+        sent.length = 0;
+        return counter.reserve(key, now, LOGIN_ATTEMPTS);
+      };
+      expect(await at(1_000_000)).toEqual({ allowed: true });
+      expect(sent).toEqual(['PutCommand']);
+      for (let i = 1; i < 5; i++) {
+        expect(await at(1_000_000 + i)).toEqual({ allowed: true });
+        expect(sent).toEqual(['PutCommand', 'UpdateCommand']);
+      }
+      expect(await at(1_000_010)).toEqual({ allowed: false, retryAfterSeconds: 15 * 60 - 10 });
+      expect(sent).toEqual(['PutCommand']);
+      expect(await at(1_000_000 + 15 * 60)).toEqual({ allowed: true });
+      expect(sent).toEqual(['PutCommand']);
+    });
+
+    it('opens a new window once the old one has passed, counting from this attempt', async () => {
+      const counter = dynamoAttemptCounter(recordedDynamo().dynamo);
+      const key = keys.loginAttempts(uniqueTenant(), 'hank');
+      for (let i = 0; i < 5; i++) expect(await counter.reserve(key, 2_000_000 + i, LOGIN_ATTEMPTS)).toEqual({ allowed: true });
+      expect(await counter.reserve(key, 2_000_000 + 899, LOGIN_ATTEMPTS)).toEqual({ allowed: false, retryAfterSeconds: 1 });
+      expect(await counter.reserve(key, 2_000_000 + 900, LOGIN_ATTEMPTS)).toEqual({ allowed: true });
+      for (let i = 1; i < 5; i++) expect(await counter.reserve(key, 2_000_000 + 900 + i, LOGIN_ATTEMPTS)).toEqual({ allowed: true });
+      expect(await counter.reserve(key, 2_000_000 + 910, LOGIN_ATTEMPTS)).toEqual({ allowed: false, retryAfterSeconds: 890 });
+    });
+  });
+
+  it('makes the same database calls for an unknown user as for a wrong password (reads of nobody for the unknown one)', async () => {
+    const { dynamo, sent } = recordedDynamo();
+    const recorded = testApp({ ...deps, store: dynamoStores(dynamo) });
+    const tenant = uniqueTenant();
+    await registerAdmin(app, tenant, 'ivan', PASSWORD);
+    const calls = async (username: string) => {
+      sent.length = 0;
+      const response = await recorded.request('login', { body: { username, password: 'not the password', tenantId: tenant } });
+      expect(response).toEqual({ status: 401, headers: expect.any(Object), body: { success: false, error: 'Invalid credentials' } });
+      return [...sent].sort();
+    };
+    const wrongPassword = await calls('ivan');
+    expect(wrongPassword).toEqual(['GetCommand', 'GetCommand', 'PutCommand', 'QueryCommand']);
+    expect(await calls('nobody-here')).toEqual(wrongPassword);
+  });
+
+  it('clears the counter and writes the session after a right password, and reads the MFA methods during the hash', async () => {
+    const { dynamo, sent } = recordedDynamo();
+    const recorded = testApp({ ...deps, store: dynamoStores(dynamo) });
+    const tenant = uniqueTenant();
+    await registerAdmin(app, tenant, 'judy', PASSWORD);
+    expect((await recorded.request('login', { body: { username: 'judy', password: 'wrong', tenantId: tenant } })).status).toBe(401);
+    sent.length = 0;
+    expect((await recorded.request('login', { body: { username: 'judy', password: PASSWORD, tenantId: tenant } })).status).toBe(200);
+    // Reserve (a write, then the count in the open window) alongside the user lookup,
+    // the MFA methods alongside the hash, then the counter cleared alongside the session write.
+    expect([...sent].sort()).toEqual(['DeleteCommand', 'GetCommand', 'GetCommand', 'PutCommand', 'PutCommand', 'QueryCommand', 'UpdateCommand']);
+    expect(sent.slice(-2).sort()).toEqual(['DeleteCommand', 'PutCommand']);
+    for (let i = 0; i < 4; i++) expect((await recorded.request('login', { body: { username: 'judy', password: 'wrong', tenantId: tenant } })).status).toBe(401);
+    expect((await recorded.request('login', { body: { username: 'judy', password: PASSWORD, tenantId: tenant } })).status).toBe(200);
   });
 
   it('rehashes a password stored with older Argon2id parameters on login', async () => {
