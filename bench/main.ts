@@ -414,8 +414,14 @@ async function main() {
           ? [name, '-', '-', '-', '-', `skipped: ${scenario.skipped}`]
           : [name, whole(scenario.requestsPerSecond), fixed(scenario.p50Ms, 2), fixed(scenario.cpu.serverMsPerRequest, 3), String(scenario.non2xx + scenario.errors + scenario.wrong), `other CPU ${Math.round(scenario.cpu.otherPercent ?? 0)}%`],
       );
+      const login = scenarios.login;
+      const floors = [
+        `Argon2id hash ${fixed(argon2.hashMs, 2)} ms` + (login && !('skipped' in login) ? `; login p50 = ${fixed(login.p50Ms / argon2.hashMs, 2)}x the hash` : ''),
+        `DynamoDB Local GetItem round trip p50 ${fixed(roundTrip.p50Ms, 2)} ms`,
+      ];
       process.stdout.write(
-        table(`Partial run (--only ${only})${quick ? ', QUICK' : ''}, commit ${info.commit}`, ['scenario', 'req/s', 'p50 ms', 'server CPU ms/req', 'failed', 'disturbance'], rows) + '\n',
+        table(`Partial run (--only ${only})${quick ? ', QUICK' : ''}, commit ${info.commit}`, ['scenario', 'req/s', 'p50 ms', 'server CPU ms/req', 'failed', 'disturbance'], rows) +
+          `\n${floors.join('\n')}\n`,
       );
       return;
     }
