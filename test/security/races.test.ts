@@ -1,0 +1,203 @@
+import { decodeJwt } from 'jose';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { normalizeUsername } from '../../lib/store/keys';
+import { registerAdmin, testApp } from '../helpers/app';
+import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import type { Response } from '../helpers/http';
+import { createTable, scanTable } from '../helpers/isolated-table';
+import { activateDelivered, activateTotp, authenticator, newTotpSecret } from '../mfa/helpers';
+import { authorizationCode, createClient, type TestClient, tokenRequest } from '../oauth/fixtures';
+
+/**
+ * Issue 7, item 3, races: many concurrent requests that may succeed only once, at
+ * higher concurrency than the function tests, and checked in the table afterwards
+ * (exactly one record where one is allowed). "Exactly once" rests on conditional
+ * writes (CONTRACT 5), so these hold for any number of Lambda instances.
+ */
+const PASSWORD = 'correct horse battery';
+const N = 20;
+const count = (answers: Response[], status: number) => answers.filter((answer) => answer.status === status).length;
+
+describe('races', () => {
+  const tableName = `races-${Date.now()}`;
+  const endpoint = inject('dynamodbEndpoint');
+  let deps: TestDeps;
+  let app: ReturnType<typeof testApp>;
+  const items = async (tenantId: string) => (await scanTable(endpoint, tableName)).filter((item) => String(item.pk).startsWith(`T#${tenantId}#`) || String(item.pk) === `T#${tenantId}`);
+
+  beforeAll(async () => {
+    await createTable(endpoint, tableName);
+    deps = await testDeps({ TABLE_NAME: tableName });
+    // DynamoDB Local deletes items whose TTL has passed in real time: keep the clock near it.
+    deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
+    app = testApp(deps);
+  });
+
+  it('50 registrations of one username in different spellings (case, full-width): exactly one user', async () => {
+    const tenantId = uniqueTenant('race');
+    const admin = await registerAdmin(app, tenantId);
+    const spellings = ['Racer', 'racer', 'RACER', 'ｒａｃｅｒ', 'ＲＡＣＥＲ'];
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => app.request('register', { token: admin.token, body: { username: spellings[i % spellings.length], password: `${PASSWORD} ${i}`, role: 'ANALYST', tenantId } })),
+    );
+    expect(count(answers, 201)).toBe(1);
+    expect(answers.filter((answer) => answer.status === 400 && answer.body.error === 'Username already exists')).toHaveLength(49);
+    const records = await items(tenantId);
+    expect(records.filter((item) => String(item.pk).includes(`#USERNAME#${normalizeUsername('racer')}`))).toHaveLength(1);
+    expect(records.filter((item) => item.sk === 'PROFILE' && normalizeUsername(String(item.username)) === 'racer')).toHaveLength(1);
+  });
+
+  it(`${N} anonymous callers claiming one new tenant: exactly one ADMIN and one tenant record`, async () => {
+    const tenantId = uniqueTenant('claim');
+    const answers = await Promise.all(Array.from({ length: N }, (_, i) => app.request('register', { body: { username: `claimer-${i}`, password: PASSWORD, role: 'ADMIN', tenantId } })));
+    expect(count(answers, 201)).toBe(1);
+    expect(answers.filter((answer) => answer.status === 403 && answer.body.error === 'Permission denied')).toHaveLength(N - 1);
+    const records = await items(tenantId);
+    expect(records.filter((item) => item.sk === 'TENANT')).toHaveLength(1);
+    expect(records.filter((item) => item.sk === 'PROFILE')).toHaveLength(1);
+    expect(records.filter((item) => item.sk === 'USERNAME')).toHaveLength(1);
+  });
+
+  it(`${N} concurrent refreshes with one refresh token: exactly one wins, and the session stays consistent`, async () => {
+    const tenantId = uniqueTenant('refresh');
+    const { refreshToken, token } = await registerAdmin(app, tenantId);
+    const answers = await Promise.all(Array.from({ length: N }, () => app.request('refresh', { body: { refreshToken } })));
+    expect(count(answers, 200)).toBe(1);
+    expect(answers.filter((answer) => answer.status === 401 && answer.body.error === 'Invalid refresh token')).toHaveLength(N - 1);
+    // The losers presented a token the winner had just retired: that is reuse (CONTRACT 4.2),
+    // so the whole session ends, the winner's new tokens and the old access token with it.
+    const winner = answers.find((answer) => answer.status === 200)?.body.data;
+    const session = (await items(tenantId)).filter((item) => item.sk === 'SESSION');
+    expect(session).toHaveLength(1);
+    expect(session[0]).toMatchObject({ refreshGeneration: 1, revokedReason: 'refresh_token_reuse' });
+    expect((await app.request('refresh', { body: { refreshToken: winner.refreshToken } })).status).toBe(401);
+    expect(await app.identityOf(winner.token)).toBeNull();
+    expect(await app.identityOf(token)).toBeNull();
+  });
+
+  it('a refresh racing a logout: either order leaves the session ended and no live token', async () => {
+    for (let round = 0; round < 5; round++) {
+      const { refreshToken, token } = await registerAdmin(app, uniqueTenant('logout'));
+      const [refreshed, loggedOut] = await Promise.all([app.request('refresh', { body: { refreshToken } }), app.request('logout', { token })]);
+      expect(loggedOut.status).toBe(200);
+      expect([200, 401]).toContain(refreshed.status);
+      if (refreshed.status === 200) {
+        expect(await app.identityOf(refreshed.body.data.token)).toBeNull();
+        expect((await app.request('refresh', { body: { refreshToken: refreshed.body.data.refreshToken } })).status).toBe(401);
+      }
+    }
+  });
+
+  describe('OAuth', () => {
+    let adminToken: string;
+    let client: TestClient;
+    beforeAll(async () => {
+      const tenantId = uniqueTenant('oauth-race');
+      adminToken = (await registerAdmin(app, tenantId)).token;
+      client = await createClient(app, adminToken, tenantId);
+    });
+    const introspect = async (token: string) => (await app.request('oauth2Introspect', tokenRequest(client, { token }))).body;
+
+    it(`${N} concurrent redemptions of one code (form and JSON): exactly one wins, and its tokens are then revoked`, async () => {
+      const { code, verifier } = await authorizationCode(app, adminToken, client);
+      const fields = { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier };
+      const answers = await Promise.all(
+        Array.from({ length: N }, (_, i) =>
+          i % 2 ? app.request('oauth2Token', tokenRequest(client, fields)) : app.request('oauth2Token', { body: { ...fields, client_id: client.clientId, client_secret: client.clientSecret } }),
+        ),
+      );
+      expect(count(answers, 200)).toBe(1);
+      expect(count(answers, 400)).toBe(N - 1);
+      const winner = answers.find((answer) => answer.status === 200)?.body;
+      const issued = winner.data ?? winner;
+      expect(await introspect(issued.access_token)).toEqual({ active: false });
+      expect(await introspect(issued.refresh_token)).toEqual({ active: false });
+    });
+
+    it(`${N} concurrent refresh_token grants with one OAuth refresh token: exactly one wins`, async () => {
+      const { code, verifier } = await authorizationCode(app, adminToken, client);
+      const issued = (await app.request('oauth2Token', tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }))).body;
+      const answers = await Promise.all(Array.from({ length: N }, () => app.request('oauth2Token', tokenRequest(client, { grant_type: 'refresh_token', refresh_token: issued.refresh_token }))));
+      expect(count(answers, 200)).toBe(1);
+      expect(answers.filter((answer) => answer.status === 400 && answer.body.error === 'invalid_grant')).toHaveLength(N - 1);
+      // As for sessions: the losers presented a retired token (reuse), so the grant ends.
+      const winner = answers.find((answer) => answer.status === 200)?.body;
+      expect(await introspect(winner.refresh_token)).toEqual({ active: false });
+      expect(await introspect(winner.access_token)).toEqual({ active: false });
+    });
+  });
+
+  describe('MFA codes', () => {
+    const newUser = async () => {
+      const tenantId = uniqueTenant('mfa-race');
+      const admin = await registerAdmin(app, tenantId, 'alice', PASSWORD);
+      return { tenantId, token: admin.token, userId: admin.user.id, login: (extra: Record<string, unknown>) => app.request('login', { body: { username: 'alice', password: PASSWORD, tenantId, ...extra } }) };
+    };
+
+    it(`${N} concurrent logins with one TOTP code: exactly one session`, async () => {
+      const user = await newUser();
+      const { code } = await activateTotp(app, deps, user.token);
+      const mfaCode = code();
+      const answers = await Promise.all(Array.from({ length: N }, () => user.login({ mfaCode })));
+      expect(count(answers, 200)).toBe(1);
+      // Each loser either lost the race for the time step or was stopped by the lockout once 5 had failed.
+      expect(answers.every((answer) => answer.status === 200 || (answer.status === 401 && answer.body.error === 'Invalid MFA code') || answer.status === 429)).toBe(true);
+      const sessions = (await items(user.tenantId)).filter((item) => item.sk === 'SESSION' && Array.isArray(item.amr) && item.amr.includes('otp'));
+      expect(sessions).toHaveLength(1);
+    });
+
+    it.each(['SMS', 'EMAIL'] as const)(`${N} concurrent logins with one %s code: exactly one session`, async (method) => {
+      const user = await newUser();
+      await activateDelivered(app, deps, user.token, user.userId, method, method === 'SMS' ? '+15550001111' : 'alice@example.com');
+      deps.clock.advance(31);
+      expect((await user.login({})).body.error).toBe('MFA code required');
+      const mfaCode = (await deps.outbox.latest(user.tenantId, user.userId, method))?.code;
+      const answers = await Promise.all(Array.from({ length: N }, () => user.login({ mfaCode })));
+      expect(count(answers, 200)).toBe(1);
+      const sessions = (await items(user.tenantId)).filter((item) => item.sk === 'SESSION' && Array.isArray(item.amr) && item.amr.includes('otp'));
+      expect(sessions).toHaveLength(1);
+    });
+
+    it.each(['TOTP', 'SMS'] as const)(`${N} concurrent verifications of one %s enrolment code: exactly one 200`, async (method) => {
+      const user = await newUser();
+      let code: string | undefined;
+      if (method === 'TOTP') {
+        const secret = newTotpSecret();
+        expect((await app.request('mfaEnable', { token: user.token, body: { method, secret } })).status).toBe(200);
+        code = authenticator(deps, secret)();
+      } else {
+        expect((await app.request('mfaEnable', { token: user.token, body: { method, secret: '+15550002222' } })).status).toBe(200);
+        code = (await deps.outbox.latest(user.tenantId, user.userId, method))?.code;
+      }
+      const answers = await Promise.all(Array.from({ length: N }, () => app.request('mfaVerify', { token: user.token, body: { method, code } })));
+      expect(count(answers, 200)).toBe(1);
+      expect(answers.every((answer) => answer.status === 200 || answer.status === 400 || answer.status === 429)).toBe(true);
+    });
+
+    it('10 concurrent TOTP enrolments with different secrets: one pending method, and only its secret verifies', async () => {
+      const user = await newUser();
+      const secrets = Array.from({ length: 10 }, () => newTotpSecret());
+      const answers = await Promise.all(secrets.map((secret) => app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret } })));
+      expect(answers.every((answer) => answer.status === 200)).toBe(true);
+      const methods = (await items(user.tenantId)).filter((item) => String(item.sk).startsWith('METHOD#'));
+      expect(methods).toHaveLength(1);
+      // The lockout allows 5 wrong codes per 15 minutes: try the secrets 4 at a time, moving
+      // the clock on (and signing in again, as access tokens last 15 minutes).
+      const accepted: string[] = [];
+      let token = user.token;
+      for (let i = 0; i < secrets.length; i++) {
+        if (i % 4 === 0 && i > 0) {
+          deps.clock.advance(15 * 60 + 1);
+          const active = accepted[0];
+          token = (await user.login(active ? { mfaCode: authenticator(deps, active)() } : {})).body.data.token;
+        }
+        const secret = secrets[i] ?? '';
+        const verified = await app.request('mfaVerify', { token, body: { method: 'TOTP', code: authenticator(deps, secret)() } });
+        expect([200, 400]).toContain(verified.status);
+        if (verified.status === 200) accepted.push(secret);
+      }
+      expect(accepted).toHaveLength(1);
+      expect(decodeJwt(user.token).tenantId).toBe(user.tenantId);
+    });
+  });
+});
