@@ -1,0 +1,144 @@
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { registerAdmin, testApp } from '../helpers/app';
+import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { createClient, newSecret, pkcePair, type TestClient } from '../oauth/fixtures';
+
+/**
+ * Issue 7, item 3, open redirects: the authorization endpoint redirects only to a URI
+ * registered for the client, compared exactly (CONTRACT 4.6), and registration accepts
+ * only absolute https URIs (http on loopback hosts), without fragment or user
+ * information (CONTRACT 4.8). Every refusal is a 400 in the envelope with no Location.
+ */
+describe('open redirect attempts', () => {
+  let deps: TestDeps;
+  let app: ReturnType<typeof testApp>;
+  let tenantId: string;
+  let adminToken: string;
+  let client: TestClient;
+  const { challenge } = pkcePair();
+
+  beforeAll(async () => {
+    deps = await testDeps();
+    app = testApp(deps);
+    tenantId = uniqueTenant('redirect');
+    adminToken = (await registerAdmin(app, tenantId)).token;
+    client = await createClient(app, adminToken, tenantId, { redirectUri: 'https://app.example.com/callback' });
+  });
+
+  const authorize = (redirectUri: string, extra: Record<string, string> = {}) =>
+    app.request('oauth2Authorize', {
+      token: adminToken,
+      query: { response_type: 'code', client_id: client.clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', ...extra },
+    });
+  const noRedirect = (error: string) => ({ status: 400, headers: expect.not.objectContaining({ Location: expect.anything() }), body: { success: false, error } });
+
+  it.each([
+    'https://evil.example/callback',
+    'https://app.example.com.evil.example/callback',
+    'https://app.example.com@evil.example/callback',
+    'https://evil.example/?https://app.example.com/callback',
+    'https://evil.example#https://app.example.com/callback',
+    '//evil.example/callback',
+    '/callback',
+    'https:app.example.com/callback',
+    'https://app.example.com/callback/../../evil',
+    'https://app.example.com/callback/',
+    'https://app.example.com/callback?next=https://evil.example',
+    'https://app.example.com/callback#',
+    'https://app.example.com/callback#https://evil.example',
+    'https://app.example.com:443/callback',
+    'https://APP.example.com/callback',
+    'HTTPS://app.example.com/callback',
+    'http://app.example.com/callback',
+    'https://app.example.com/Callback',
+    'https://app.example.com/callback%2F..%2F..%2Fevil',
+    'https://app.example.com/callback ',
+    ' https://app.example.com/callback',
+    'https://app.example.com/callback\t',
+    'https://app.example.com/call\nback',
+    'https://app.example.com/callback\r\nLocation: https://evil.example',
+    'https://аpp.example.com/callback', // Cyrillic а
+    'https://app.example.com%2eevil.example/callback',
+    'https://app.example.com\\@evil.example/callback',
+    'javascript://app.example.com/callback%0aalert(1)',
+    'data:text/html,<script>location="https://evil.example"</script>',
+  ])('answers 400 Invalid redirect_uri for %j, never redirecting', async (redirectUri) => {
+    expect(await authorize(redirectUri)).toEqual(noRedirect('Invalid redirect_uri'));
+  });
+
+  it('answers 1,000 random changes of the registered URI with 400 and no Location, unless the change gives the URI back', async () => {
+    const registered = client.redirectUri;
+    let refused = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.tuple(fc.nat(registered.length), fc.string({ minLength: 1, maxLength: 3 })).map(([at, text]) => registered.slice(0, at) + text + registered.slice(at)),
+          fc.tuple(fc.nat(registered.length - 1), fc.string({ minLength: 0, maxLength: 2 })).map(([at, text]) => registered.slice(0, at) + text + registered.slice(at + 1)),
+          fc.tuple(fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 })).map(([before, after]) => before + registered + after),
+          fc.webUrl({ withQueryParameters: true, withFragments: true }),
+        ),
+        async (candidate) => {
+          const response = await authorize(candidate);
+          if (candidate === registered) {
+            expect(response.status).toBe(302);
+            return;
+          }
+          expect(response).toEqual(noRedirect('Invalid redirect_uri'));
+          refused++;
+        },
+      ),
+      { numRuns: 1000 },
+    );
+    expect(refused).toBeGreaterThan(950);
+  });
+
+  it('keeps a hostile state inside its parameter: one code, the registered host, no header injection', async () => {
+    const state = 'x&code=attacker-code&redirect_uri=https://evil.example/#\r\nLocation: https://evil.example';
+    const response = await authorize(client.redirectUri, { state });
+    expect(response.status).toBe(302);
+    const location = response.headers.Location ?? '';
+    expect(location).not.toMatch(/[\r\n]/);
+    const url = new URL(location);
+    expect(`${url.origin}${url.pathname}`).toBe(client.redirectUri);
+    expect(url.hash).toBe('');
+    expect(url.searchParams.getAll('code')).toHaveLength(1);
+    expect(url.searchParams.get('code')).not.toBe('attacker-code');
+    expect(url.searchParams.get('state')).toBe(state);
+    expect(url.searchParams.getAll('redirect_uri')).toEqual([]);
+  });
+
+  it.each([
+    ['javascript:alert(1)'],
+    ['data:text/html,hi'],
+    ['http://evil.example/callback'],
+    ['http://localhost.evil.example/callback'],
+    ['http://127.0.0.1.evil.example/callback'],
+    ['http://localhost@evil.example/callback'],
+    ['https://user:pass@app.example.com/callback'],
+    ['https://app.example.com/callback#fragment'],
+    ['//evil.example/callback'],
+    ['/callback'],
+    ['https:app.example.com/callback'],
+    ['https://app.example.com/call\nback'],
+    ['https://app.example.com/callback https://evil.example/#x'],
+    ['ftp://app.example.com/callback'],
+    ['custom-scheme://callback'],
+  ])('refuses to register the redirect URI %j: 400 Invalid redirect_uri', async (redirectUri) => {
+    const response = await app.request('oauth2CreateClient', {
+      token: adminToken,
+      body: { client_id: `c-${uniqueTenant('x')}`, client_secret: newSecret(), redirect_uri: redirectUri, grant_types: 'authorization_code', scope: 'orders:read', tenant_id: tenantId },
+    });
+    expect(response).toEqual({ status: 400, headers: expect.any(Object), body: { success: false, error: 'Invalid redirect_uri' } });
+  });
+
+  it('accepts loopback http only on the loopback host itself, and redirects there exactly', async () => {
+    const loopback = await createClient(app, adminToken, tenantId, { redirectUri: 'http://127.0.0.1:8765/cb' });
+    const response = await app.request('oauth2Authorize', {
+      token: adminToken,
+      query: { response_type: 'code', client_id: loopback.clientId, redirect_uri: loopback.redirectUri, code_challenge: challenge, code_challenge_method: 'S256' },
+    });
+    expect(response.status).toBe(302);
+    expect(new URL(response.headers.Location ?? '').host).toBe('127.0.0.1:8765');
+  });
+});
