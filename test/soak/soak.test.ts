@@ -175,6 +175,8 @@ describe(`soak: ${SECONDS} s of mixed load at ${RATE} req/s through the bench ad
     if (memory.idle) lines.push(`  memory idle before the load: heap ${mib(memory.idle.heapUsed)}, rss ${mib(memory.idle.rss)}`);
     if (base && end) {
       lines.push(`  memory after warm-up (${base.at} s): heap ${mib(base.heapUsed)}, rss ${mib(base.rss)}; at the end (${end.at} s): heap ${mib(end.heapUsed)} (${percent(end.heapUsed / base.heapUsed - 1)}), rss ${mib(end.rss)} (${percent(end.rss / base.rss - 1)})`);
+      const afterWarmup = load.perSecond.slice(base.at).reduce((sum, count) => sum + count, 0);
+      lines.push(`  heap change after the warm-up: ${(((end.heapUsed - base.heapUsed) / 1024) * (1000 / afterWarmup)).toFixed(1)} KiB per 1,000 requests (${afterWarmup} requests)`);
       lines.push(`  heap samples (MiB, after a full GC): ${memory.samples.map((sample) => `${sample.at}s ${(sample.heapUsed / 2 ** 20).toFixed(1)}`).join(', ')}`);
       lines.push(`  rss samples (MiB): ${memory.samples.map((sample) => `${sample.at}s ${(sample.rss / 2 ** 20).toFixed(1)}`).join(', ')}`);
       lines.push(`  server CPU during the load: ${((end.cpuMs - (memory.idle?.cpuMs ?? 0)) / 10 / load.seconds).toFixed(0)}% of one core`);
