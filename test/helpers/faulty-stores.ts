@@ -1,0 +1,76 @@
+import type { CodeDelivery } from '../../lib/mfa/delivery';
+import type { Stores } from '../../lib/deps';
+
+export type FaultMode = 'before' | 'after';
+
+/**
+ * A switch that makes one database call fail, as a network fault does: `before`, the
+ * call never reaches the database; `after`, the write lands but the answer is lost.
+ * Calls are counted from `reset()`; `arm(n, mode)` fails the n-th (1-based).
+ */
+export interface FaultPlan {
+  calls: string[];
+  reset(): void;
+  arm(at: number, mode: FaultMode): void;
+  disarm(): void;
+  /** Whether the armed fault has fired since `arm`. */
+  fired(): boolean;
+}
+
+export function faultPlan(): FaultPlan {
+  let armed: { at: number; mode: FaultMode } | undefined;
+  let fired = false;
+  const plan: FaultPlan = {
+    calls: [],
+    reset() {
+      plan.calls = [];
+    },
+    arm(at, mode) {
+      plan.calls = [];
+      armed = { at, mode };
+      fired = false;
+    },
+    disarm() {
+      armed = undefined;
+    },
+    fired: () => fired,
+  };
+  return Object.assign(plan, { armed: () => armed, markFired: () => (fired = true) });
+}
+
+/** The error the AWS SDK gives when the connection drops (a transient fault: 503). */
+export function connectionReset(): Error {
+  return Object.assign(new Error('socket hang up'), { code: 'ECONNRESET', name: 'Error' });
+}
+
+function wrap<T extends object>(target: T, name: string, plan: FaultPlan): T {
+  const control = plan as FaultPlan & { armed: () => { at: number; mode: FaultMode } | undefined; markFired: () => void };
+  return new Proxy(target, {
+    get(object, property, receiver) {
+      const value = Reflect.get(object, property, receiver);
+      if (typeof value !== 'function') return value;
+      return async (...args: unknown[]) => {
+        plan.calls.push(`${name}.${String(property)}`);
+        const n = plan.calls.length;
+        const armed = control.armed();
+        const hit = armed !== undefined && armed.at === n;
+        if (hit && armed.mode === 'before') {
+          control.markFired();
+          throw connectionReset();
+        }
+        const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(object, args);
+        if (hit && armed.mode === 'after') {
+          control.markFired();
+          throw connectionReset();
+        }
+        return result;
+      };
+    },
+  });
+}
+
+/** The stores (and the MFA delivery port) with every call counted and one call failing on demand. */
+export function faultyStores(stores: Stores, delivery: CodeDelivery, plan: FaultPlan): { stores: Stores; delivery: CodeDelivery } {
+  const wrapped = Object.fromEntries(Object.entries(stores).map(([name, store]) => [name, wrap(store as object, name, plan)])) as unknown as Stores;
+  return { stores: wrapped, delivery: wrap(delivery, 'mfaDelivery', plan) };
+}

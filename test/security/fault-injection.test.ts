@@ -1,0 +1,244 @@
+import { decodeJwt } from 'jose';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { argon2idHasher } from '../../lib/crypto/password';
+import { registerAdmin, testApp } from '../helpers/app';
+import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { type FaultMode, faultPlan, faultyStores } from '../helpers/faulty-stores';
+import type { Response } from '../helpers/http';
+import { createTable, scanTable } from '../helpers/isolated-table';
+import { activateTotp, authenticator, newTotpSecret } from '../mfa/helpers';
+import { authorizationCode, createClient, newSecret, type TestClient, tokenRequest } from '../oauth/fixtures';
+
+/**
+ * Issue 7, item 4, step by step: for every operation, each of its database calls (and
+ * the MFA delivery) fails once, before reaching the database or after the write landed
+ * with the answer lost, as a dropped connection does. Every such request answers 503
+ * `Service unavailable` in the envelope (or succeeds, where the failed call was not
+ * needed for the answer); the table then holds no half-written state; the same
+ * request tried again answers without a 5xx; and the same functions (no restart)
+ * work for the next request. test/security/faults.test.ts stops the database itself.
+ */
+const PASSWORD = 'fault tolerant passphrase';
+
+interface Scenario<C = unknown> {
+  name: string;
+  prepare: () => Promise<C>;
+  run: (context: C) => Promise<Response>;
+  ok: (response: Response) => boolean;
+}
+
+describe('a database fault at every step of every operation', () => {
+  const tableName = `fault-steps-${Date.now()}`;
+  const endpoint = inject('dynamodbEndpoint');
+  const plan = faultPlan();
+  let deps: TestDeps;
+  let app: ReturnType<typeof testApp>;
+  let tenantId: string;
+  let adminToken: string;
+  let client: TestClient;
+  const tally = { scenarios: 0, faults: 0, answered503: 0, answeredOk: 0 };
+
+  beforeAll(async () => {
+    await createTable(endpoint, tableName);
+    deps = await testDeps({ TABLE_NAME: tableName });
+    deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
+    // Cheap Argon2id parameters: hundreds of registrations and logins, the same code paths.
+    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
+    const faulty = faultyStores(deps.store, deps.mfaDelivery, plan);
+    deps.store = faulty.stores;
+    deps.mfaDelivery = faulty.delivery;
+    app = testApp(deps);
+    tenantId = uniqueTenant('faults');
+    adminToken = (await registerAdmin(app, tenantId, 'admin', PASSWORD)).token;
+    client = await createClient(app, adminToken, tenantId);
+  });
+
+  let serial = 0;
+  const newUser = async () => {
+    const username = `user-${serial++}`;
+    const response = await app.request('register', { token: adminToken, body: { username, password: PASSWORD, role: 'OPERATOR', tenantId } });
+    return { username, token: response.body.data.token as string, refreshToken: response.body.data.refreshToken as string, userId: response.body.data.user.id as string };
+  };
+  const redeem = (code: string, verifier: string) =>
+    app.request('oauth2Token', tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }));
+
+  const scenarios: Array<Scenario<any>> = [
+    { name: 'register (a new tenant)', prepare: async () => uniqueTenant('new'), run: (tenant: string) => app.request('register', { body: { username: 'first', password: PASSWORD, role: 'ADMIN', tenantId: tenant } }), ok: (r) => r.status === 201 },
+    { name: 'register (by an ADMIN)', prepare: async () => `member-${serial++}`, run: (username: string) => app.request('register', { token: adminToken, body: { username, password: PASSWORD, role: 'ANALYST', tenantId } }), ok: (r) => r.status === 201 },
+    { name: 'login', prepare: newUser, run: (user) => app.request('login', { body: { username: user.username, password: PASSWORD, tenantId } }), ok: (r) => r.status === 200 },
+    {
+      name: 'login with TOTP',
+      prepare: async () => {
+        const user = await newUser();
+        const { code } = await activateTotp(app, deps, user.token);
+        return { ...user, code };
+      },
+      run: (user) => app.request('login', { body: { username: user.username, password: PASSWORD, tenantId, mfaCode: user.code() } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'login with SMS (code sent)',
+      prepare: async () => {
+        const user = await newUser();
+        await app.request('mfaEnable', { token: user.token, body: { method: 'SMS', secret: '+15550003333' } });
+        const sent = await deps.outbox.latest(tenantId, user.userId, 'SMS');
+        await app.request('mfaVerify', { token: user.token, body: { method: 'SMS', code: sent?.code } });
+        return user;
+      },
+      run: (user) => app.request('login', { body: { username: user.username, password: PASSWORD, tenantId } }),
+      ok: (r) => r.status === 401 && r.body.error === 'MFA code required',
+    },
+    { name: 'refresh', prepare: newUser, run: (user) => app.request('refresh', { body: { refreshToken: user.refreshToken } }), ok: (r) => r.status === 200 },
+    { name: 'logout', prepare: newUser, run: (user) => app.request('logout', { token: user.token }), ok: (r) => r.status === 200 },
+    { name: 'me', prepare: newUser, run: (user) => app.request('me', { token: user.token }), ok: (r) => r.status === 200 },
+    { name: 'enableMFA TOTP', prepare: newUser, run: (user) => app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret: newTotpSecret() } }), ok: (r) => r.status === 200 },
+    { name: 'enableMFA SMS', prepare: newUser, run: (user) => app.request('mfaEnable', { token: user.token, body: { method: 'SMS', secret: '+15550004444' } }), ok: (r) => r.status === 200 },
+    {
+      name: 'verifyMFA TOTP',
+      prepare: async () => {
+        const user = await newUser();
+        const secret = newTotpSecret();
+        await app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret } });
+        return { ...user, code: authenticator(deps, secret) };
+      },
+      run: (user) => app.request('mfaVerify', { token: user.token, body: { method: 'TOTP', code: user.code() } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'verifyMFA SMS',
+      prepare: async () => {
+        const user = await newUser();
+        await app.request('mfaEnable', { token: user.token, body: { method: 'SMS', secret: '+15550005555' } });
+        return { ...user, code: (await deps.outbox.latest(tenantId, user.userId, 'SMS'))?.code };
+      },
+      run: (user) => app.request('mfaVerify', { token: user.token, body: { method: 'SMS', code: user.code } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'createOAuth2Client',
+      prepare: async () => `client-${serial++}-${Date.now()}`,
+      run: (clientId: string) => app.request('oauth2CreateClient', { token: adminToken, body: { client_id: clientId, client_secret: newSecret(), redirect_uri: 'https://app.example.com/cb', grant_types: 'authorization_code', scope: 'orders:read', tenant_id: tenantId } }),
+      ok: (r) => r.status === 201,
+    },
+    { name: 'authorize', prepare: newUser, run: (user) => app.request('oauth2Authorize', { token: user.token, query: { response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' } }), ok: (r) => r.status === 302 },
+    { name: 'token authorization_code', prepare: async () => authorizationCode(app, (await newUser()).token, client), run: ({ code, verifier }) => redeem(code, verifier), ok: (r) => r.status === 200 },
+    {
+      name: 'token refresh_token',
+      prepare: async () => {
+        const { code, verifier } = await authorizationCode(app, (await newUser()).token, client);
+        return (await redeem(code, verifier)).body.refresh_token as string;
+      },
+      run: (refreshToken: string) => app.request('oauth2Token', tokenRequest(client, { grant_type: 'refresh_token', refresh_token: refreshToken })),
+      ok: (r) => r.status === 200,
+    },
+    { name: 'token client_credentials', prepare: async () => undefined, run: () => app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' })), ok: (r) => r.status === 200 },
+    {
+      name: 'introspect',
+      prepare: async () => {
+        const { code, verifier } = await authorizationCode(app, (await newUser()).token, client);
+        return (await redeem(code, verifier)).body.refresh_token as string;
+      },
+      run: (token: string) => app.request('oauth2Introspect', tokenRequest(client, { token })),
+      ok: (r) => r.status === 200 && r.body.active === true,
+    },
+    {
+      name: 'revoke',
+      prepare: async () => {
+        const { code, verifier } = await authorizationCode(app, (await newUser()).token, client);
+        return (await redeem(code, verifier)).body.refresh_token as string;
+      },
+      run: (token: string) => app.request('oauth2Revoke', tokenRequest(client, { token })),
+      ok: (r) => r.status === 200,
+    },
+  ];
+
+  /** Half-written state anywhere in the table, as a list of findings. */
+  async function halfWritten(): Promise<string[]> {
+    const items = await scanTable(endpoint, tableName);
+    const findings: string[] = [];
+    const users = items.filter((item) => item.sk === 'PROFILE');
+    const usernames = items.filter((item) => item.sk === 'USERNAME');
+    const userIds = new Set(users.map((user) => String(user.id)));
+    for (const record of usernames) if (!userIds.has(String(record.userId))) findings.push(`username record without its user: ${record.pk}`);
+    const named = new Set(usernames.map((record) => String(record.userId)));
+    for (const user of users) if (!named.has(String(user.id))) findings.push(`user without its username record: ${user.id}`);
+    for (const tenant of items.filter((item) => item.sk === 'TENANT')) if (!userIds.has(String(tenant.createdBy))) findings.push(`tenant without its first user: ${tenant.pk}`);
+    for (const family of items.filter((item) => item.sk === 'SESSION' || (item.sk === 'GRANT' && item.refreshHash !== undefined))) {
+      const generation = Number(family.refreshGeneration);
+      if (!Number.isInteger(generation) || typeof family.refreshHash !== 'string') findings.push(`${family.sk} without a current refresh token: ${family.pk}`);
+      for (const retired of Object.keys((family.retired as Record<string, string>) ?? {})) {
+        if (Number(retired.slice(1)) >= generation) findings.push(`${family.sk} with a retired token not older than its current one: ${family.pk}`);
+      }
+    }
+    for (const method of items.filter((item) => String(item.sk).startsWith('METHOD#'))) {
+      if (method.status === 'active' && method.activatedAt === undefined) findings.push(`active MFA method without activation time: ${method.pk}`);
+      if (method.method === 'TOTP' && typeof method.sealedSecret !== 'string') findings.push(`TOTP method without its secret: ${method.pk}`);
+    }
+    return findings;
+  }
+
+  const clean5xx = (response: Response) => response.status === 503 && response.body?.success === false && response.body.error === 'Service unavailable';
+
+  it.each(scenarios.map((scenario) => [scenario.name, scenario] as const))('%s', async (_, scenario) => {
+    // A clean run counts the calls to fail.
+    const context = await scenario.prepare();
+    plan.reset();
+    const clean = await scenario.run(context);
+    expect(scenario.ok(clean), `${clean.status} ${JSON.stringify(clean.body)}`).toBe(true);
+    const calls = [...plan.calls];
+    expect(calls.length).toBeGreaterThan(0);
+    tally.scenarios++;
+
+    for (let at = 1; at <= calls.length; at++) {
+      for (const mode of ['before', 'after'] as FaultMode[]) {
+        const fresh = await scenario.prepare();
+        plan.arm(at, mode);
+        const response = await scenario.run(fresh);
+        plan.disarm();
+        const where = `${mode} call ${at} (${calls[at - 1]})`;
+        tally.faults++;
+        if (clean5xx(response)) tally.answered503++;
+        else tally.answeredOk++;
+        // A 503 envelope, or the right answer where the failed call was not needed for it.
+        expect(clean5xx(response) || scenario.ok(response), `${where}: ${response.status} ${JSON.stringify(response.body)}`).toBe(true);
+        expect(JSON.stringify(response.body ?? '')).not.toMatch(/ECONNRESET|socket hang up|\bat /);
+        expect(await halfWritten(), where).toEqual([]);
+        // The same request again: an answer, never a 5xx (the state it meets is whole).
+        const again = await scenario.run(fresh);
+        expect(again.status, `${where}, tried again: ${JSON.stringify(again.body)}`).toBeLessThan(500);
+      }
+    }
+    // The same functions, with no restart, serve the next request.
+    expect(scenario.ok(await scenario.run(await scenario.prepare()))).toBe(true);
+  }, 120_000);
+
+  /**
+   * Known gap, proposed to the owner of lib/oauth (see the report): the token endpoint
+   * consumes the code and saves the grant in two writes, so a fault between them burns
+   * the code with no grant. Nothing is issued (safe), but the client must start over.
+   * `it.fails` until consume and save become one transaction; then make it `it`.
+   */
+  it.fails('leaves no redeemed authorization code without its grant (fault between consume and save)', async () => {
+    const { code, verifier } = await authorizationCode(app, (await newUser()).token, client);
+    plan.reset();
+    await redeem(code, verifier);
+    const at = plan.calls.indexOf('oauthGrants.save') + 1;
+    expect(at).toBeGreaterThan(0);
+    const fresh = await authorizationCode(app, (await newUser()).token, client);
+    plan.arm(at, 'before');
+    expect(clean5xx(await redeem(fresh.code, fresh.verifier))).toBe(true);
+    plan.disarm();
+    const items = await scanTable(endpoint, tableName);
+    const grants = new Set(items.filter((item) => item.sk === 'GRANT' && item.clientId !== undefined).map((item) => String(item.id)));
+    const orphans = items.filter((item) => item.sk === 'CODE' && item.usedAt !== undefined && !grants.has(String(item.grantId)));
+    expect(orphans).toEqual([]);
+  });
+
+  it('injected faults in every operation, logged without their details leaving', () => {
+    if (process.env.SHOW_COUNTS) console.log(tally);
+    expect(tally.scenarios).toBe(scenarios.length);
+    expect(tally.faults).toBeGreaterThan(100);
+    expect(deps.logs.filter((line) => line.event === 'dependency_unavailable').length).toBeGreaterThan(0);
+    expect(decodeJwt(adminToken).tenantId).toBe(tenantId);
+  });
+});
