@@ -6,6 +6,7 @@ import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { type FaultMode, faultPlan, faultyStores } from '../helpers/faulty-stores';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
+import { halfWrittenState } from '../helpers/table-invariants';
 import { activateTotp, authenticator, newTotpSecret } from '../mfa/helpers';
 import { authorizationCode, createClient, newSecret, type TestClient, tokenRequest } from '../oauth/fixtures';
 
@@ -152,30 +153,7 @@ describe('a database fault at every step of every operation', () => {
     },
   ];
 
-  /** Half-written state anywhere in the table, as a list of findings. */
-  async function halfWritten(): Promise<string[]> {
-    const items = await scanTable(endpoint, tableName);
-    const findings: string[] = [];
-    const users = items.filter((item) => item.sk === 'PROFILE');
-    const usernames = items.filter((item) => item.sk === 'USERNAME');
-    const userIds = new Set(users.map((user) => String(user.id)));
-    for (const record of usernames) if (!userIds.has(String(record.userId))) findings.push(`username record without its user: ${record.pk}`);
-    const named = new Set(usernames.map((record) => String(record.userId)));
-    for (const user of users) if (!named.has(String(user.id))) findings.push(`user without its username record: ${user.id}`);
-    for (const tenant of items.filter((item) => item.sk === 'TENANT')) if (!userIds.has(String(tenant.createdBy))) findings.push(`tenant without its first user: ${tenant.pk}`);
-    for (const family of items.filter((item) => item.sk === 'SESSION' || (item.sk === 'GRANT' && item.refreshHash !== undefined))) {
-      const generation = Number(family.refreshGeneration);
-      if (!Number.isInteger(generation) || typeof family.refreshHash !== 'string') findings.push(`${family.sk} without a current refresh token: ${family.pk}`);
-      for (const retired of Object.keys((family.retired as Record<string, string>) ?? {})) {
-        if (Number(retired.slice(1)) >= generation) findings.push(`${family.sk} with a retired token not older than its current one: ${family.pk}`);
-      }
-    }
-    for (const method of items.filter((item) => String(item.sk).startsWith('METHOD#'))) {
-      if (method.status === 'active' && method.activatedAt === undefined) findings.push(`active MFA method without activation time: ${method.pk}`);
-      if (method.method === 'TOTP' && typeof method.sealedSecret !== 'string') findings.push(`TOTP method without its secret: ${method.pk}`);
-    }
-    return findings;
-  }
+  const halfWritten = async () => halfWrittenState(await scanTable(endpoint, tableName));
 
   const clean5xx = (response: Response) => response.status === 503 && response.body?.success === false && response.body.error === 'Service unavailable';
 

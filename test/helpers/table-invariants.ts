@@ -1,0 +1,28 @@
+/**
+ * Half-written state in a scan of the table, as a list of findings (empty when whole):
+ * users and their username records in pairs, tenants with their first user, refresh
+ * token families (sessions, OAuth grants) with a current token newer than every
+ * retired one, MFA methods with what their status needs.
+ */
+export function halfWrittenState(items: Array<Record<string, unknown>>): string[] {
+  const findings: string[] = [];
+  const users = items.filter((item) => item.sk === 'PROFILE');
+  const usernames = items.filter((item) => item.sk === 'USERNAME');
+  const userIds = new Set(users.map((user) => String(user.id)));
+  for (const record of usernames) if (!userIds.has(String(record.userId))) findings.push(`username record without its user: ${record.pk}`);
+  const named = new Set(usernames.map((record) => String(record.userId)));
+  for (const user of users) if (!named.has(String(user.id))) findings.push(`user without its username record: ${user.id}`);
+  for (const tenant of items.filter((item) => item.sk === 'TENANT')) if (!userIds.has(String(tenant.createdBy))) findings.push(`tenant without its first user: ${tenant.pk}`);
+  for (const family of items.filter((item) => item.sk === 'SESSION' || (item.sk === 'GRANT' && item.refreshHash !== undefined))) {
+    const generation = Number(family.refreshGeneration);
+    if (!Number.isInteger(generation) || typeof family.refreshHash !== 'string') findings.push(`${family.sk} without a current refresh token: ${family.pk}`);
+    for (const retired of Object.keys((family.retired as Record<string, string>) ?? {})) {
+      if (Number(retired.slice(1)) >= generation) findings.push(`${family.sk} with a retired token not older than its current one: ${family.pk}`);
+    }
+  }
+  for (const method of items.filter((item) => String(item.sk).startsWith('METHOD#'))) {
+    if (method.status === 'active' && method.activatedAt === undefined) findings.push(`active MFA method without activation time: ${method.pk}`);
+    if (method.method === 'TOTP' && typeof method.sealedSecret !== 'string') findings.push(`TOTP method without its secret: ${method.pk}`);
+  }
+  return findings;
+}

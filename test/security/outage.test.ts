@@ -1,0 +1,143 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { argon2idHasher } from '../../lib/crypto/password';
+import { type DynamoDbLocal, freePort, startDynamoDbLocal } from '../../scripts/dynamodb-local';
+import { registerAdmin, testApp } from '../helpers/app';
+import { testDeps, uniqueTenant } from '../helpers/deps';
+import type { Response } from '../helpers/http';
+import { createTable, scanTable } from '../helpers/isolated-table';
+import { halfWrittenState } from '../helpers/table-invariants';
+import { authorizationCode, createClient, type TestClient, tokenRequest } from '../oauth/fixtures';
+
+/**
+ * Issue 7, item 4, with requests in flight: four streams of mixed requests (register,
+ * login, refresh, me, authorize, the three token grants, introspection) run while
+ * DynamoDB Local is killed (SIGKILL, mid-request), restarted, and later frozen
+ * (SIGSTOP: requests hang until the client's timeouts) and thawed. Every answer is the
+ * operation's success or a clean 503 envelope, never a wrong 4xx (an outage must not
+ * look like bad credentials); the table holds no half-written state; every refresh
+ * token a client holds (whose refresh answered) still works; and the same functions
+ * serve requests again once the database is back.
+ */
+const PASSWORD = 'outage tolerant passphrase';
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+describe('database outage with requests in flight', () => {
+  let db: DynamoDbLocal | undefined;
+  afterAll(async () => db?.stop());
+
+  it('answers success or 503 while killed, frozen and restarted, and keeps every held token working', async () => {
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), 'identity-outage-'));
+    db = await startDynamoDbLocal({ port, dataDir });
+    const tableName = 'outage';
+    await createTable(db.endpoint, tableName);
+    const deps = await testDeps({ TABLE_NAME: tableName, DYNAMODB_ENDPOINT: db.endpoint });
+    deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
+    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
+    const app = testApp(deps);
+    const tenantId = uniqueTenant('outage');
+    const admin = await registerAdmin(app, tenantId, 'admin', PASSWORD);
+    const client: TestClient = await createClient(app, admin.token, tenantId);
+
+    type Outcome = { op: string; status: number; phase: string };
+    const outcomes: Outcome[] = [];
+    const unexpected: string[] = [];
+    const heldSessions = new Map<string, string>();
+    const heldGrants = new Map<string, string>();
+    let phase = 'up';
+    let running = true;
+
+    const clean5xx = (r: Response) => r.status === 503 && r.body?.success === false && r.body.error === 'Service unavailable';
+    const check = (op: string, response: Response, ok: (r: Response) => boolean) => {
+      outcomes.push({ op, status: response.status, phase });
+      if (!ok(response) && !clean5xx(response)) unexpected.push(`${op} in phase ${phase}: ${response.status} ${JSON.stringify(response.body)}`);
+      return ok(response);
+    };
+
+    const stream = async (worker: number) => {
+      for (let round = 0; running; round++) {
+        const username = `w${worker}-r${round}`;
+        const registered = await app.request('register', { token: admin.token, body: { username, password: PASSWORD, role: 'OPERATOR', tenantId } });
+        if (!check('register', registered, (r) => r.status === 201)) continue;
+        const login = await app.request('login', { body: { username, password: PASSWORD, tenantId } });
+        if (!check('login', login, (r) => r.status === 200)) continue;
+        let refreshToken: string | undefined = login.body.data.refreshToken;
+        for (let i = 0; i < 2 && refreshToken; i++) {
+          const refreshed = await app.request('refresh', { body: { refreshToken } });
+          // An unanswered refresh may have rotated the token: the client cannot know, so it lets go of it.
+          refreshToken = check('refresh', refreshed, (r) => r.status === 200) ? refreshed.body.data.refreshToken : undefined;
+        }
+        if (refreshToken) heldSessions.set(username, refreshToken);
+        else heldSessions.delete(username);
+        check('me', await app.request('me', { token: login.body.data.token }), (r) => r.status === 200);
+        check('client_credentials', await app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' })), (r) => r.status === 200);
+        let code: { code: string; verifier: string } | undefined;
+        try {
+          code = await authorizationCode(app, login.body.data.token, client);
+          outcomes.push({ op: 'authorize', status: 302, phase });
+        } catch (error) {
+          const message = String(error);
+          if (!message.includes('503')) unexpected.push(`authorize in phase ${phase}: ${message}`);
+          outcomes.push({ op: 'authorize', status: 503, phase });
+        }
+        if (!code) continue;
+        const issued = await app.request('oauth2Token', tokenRequest(client, { grant_type: 'authorization_code', code: code.code, redirect_uri: client.redirectUri, code_verifier: code.verifier }));
+        if (!check('authorization_code', issued, (r) => r.status === 200)) continue;
+        const rotated = await app.request('oauth2Token', tokenRequest(client, { grant_type: 'refresh_token', refresh_token: issued.body.refresh_token }));
+        if (check('refresh_token', rotated, (r) => r.status === 200)) {
+          heldGrants.set(username, rotated.body.refresh_token);
+          check('introspect', await app.request('oauth2Introspect', tokenRequest(client, { token: rotated.body.refresh_token })), (r) => r.status === 200 && r.body.active === true);
+        }
+      }
+    };
+
+    const streams = [0, 1, 2, 3].map((worker) => stream(worker));
+    await sleep(1500);
+    // Killed mid-request: whatever was in flight gets no answer from the database.
+    phase = 'killed';
+    process.kill(db.pid, 'SIGKILL');
+    await sleep(1500);
+    phase = 'restarting';
+    db = await startDynamoDbLocal({ port, dataDir });
+    phase = 'back';
+    await sleep(1500);
+    // Frozen: requests hang until the client gives up (timeouts), then 503.
+    phase = 'frozen';
+    process.kill(db.pid, 'SIGSTOP');
+    await sleep(4000);
+    process.kill(db.pid, 'SIGCONT');
+    phase = 'thawed';
+    await sleep(2500);
+    phase = 'final';
+    const finalFrom = outcomes.length;
+    await sleep(1500);
+    running = false;
+    await Promise.all(streams);
+
+    expect(unexpected).toEqual([]);
+    const failed = outcomes.filter((outcome) => outcome.status >= 500);
+    expect(failed.length).toBeGreaterThan(0);
+    expect(outcomes.filter((outcome) => outcome.phase === 'killed' || outcome.phase === 'frozen').length).toBeGreaterThan(0);
+    // Recovered without a restart of the functions: the final phase has answers, all of them successes.
+    const final = outcomes.slice(finalFrom);
+    expect(final.length).toBeGreaterThan(5);
+    expect(final.filter((outcome) => outcome.status >= 500)).toEqual([]);
+    expect(deps.logText()).not.toContain(PASSWORD);
+
+    expect(halfWrittenState(await scanTable(db.endpoint, tableName))).toEqual([]);
+    for (const [username, refreshToken] of heldSessions) {
+      expect((await app.request('refresh', { body: { refreshToken } })).status, `session of ${username}`).toBe(200);
+    }
+    for (const [username, refreshToken] of heldGrants) {
+      expect((await app.request('oauth2Token', tokenRequest(client, { grant_type: 'refresh_token', refresh_token: refreshToken }))).status, `grant of ${username}`).toBe(200);
+    }
+    if (process.env.SHOW_COUNTS) {
+      const byPhase: Record<string, Record<number, number>> = {};
+      for (const { phase: p, status } of outcomes) (byPhase[p] ??= {})[status] = (byPhase[p]?.[status] ?? 0) + 1;
+      console.log({ requests: outcomes.length, failedCleanly: failed.length, heldSessions: heldSessions.size, heldGrants: heldGrants.size, byPhase });
+    }
+  }, 120_000);
+});
