@@ -5,6 +5,7 @@ import { registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
+import { patientStores } from '../helpers/patient-stores';
 import { activateDelivered, activateTotp, authenticator, newTotpSecret } from '../mfa/helpers';
 import { authorizationCode, createClient, type TestClient, tokenRequest } from '../oauth/fixtures';
 
@@ -28,6 +29,7 @@ describe('races', () => {
   beforeAll(async () => {
     await createTable(endpoint, tableName);
     deps = await testDeps({ TABLE_NAME: tableName });
+    deps.store = patientStores(endpoint, tableName);
     // DynamoDB Local deletes items whose TTL has passed in real time: keep the clock near it.
     deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
     app = testApp(deps);
