@@ -20,6 +20,7 @@ describe('open redirect attempts', () => {
 
   beforeAll(async () => {
     deps = await testDeps();
+    deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
     app = testApp(deps);
     tenantId = uniqueTenant('redirect');
     adminToken = (await registerAdmin(app, tenantId)).token;
