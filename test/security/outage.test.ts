@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { argon2idHasher } from '../../lib/crypto/password';
 import { type DynamoDbLocal, freePort, startDynamoDbLocal } from '../../scripts/dynamodb-local';
 import { registerAdmin, testApp } from '../helpers/app';
@@ -15,25 +15,30 @@ import { authorizationCode, createClient, type TestClient, tokenRequest } from '
  * Issue 7, item 4, with requests in flight: four streams of mixed requests (register,
  * login, refresh, me, authorize, the three token grants, introspection) run while
  * DynamoDB Local is killed (SIGKILL, mid-request), restarted, and later frozen
- * (SIGSTOP: requests hang until the client's timeouts) and thawed. Every answer is the
- * operation's success or a clean 503 envelope, never a wrong 4xx (an outage must not
- * look like bad credentials); the table holds no half-written state; every refresh
- * token a client holds (whose refresh answered) still works; and the same functions
- * serve requests again once the database is back.
+ * (SIGSTOP) and thawed. Every answer is the operation's success or a clean 503
+ * envelope, never a wrong 4xx (an outage must not look like bad credentials); the
+ * table holds no half-written state; every refresh token a client holds (whose refresh
+ * answered) still works; and the same functions serve requests again once the
+ * database is back. Then a database that hangs: 503 before the Lambda timeout.
  */
 const PASSWORD = 'outage tolerant passphrase';
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 describe('database outage with requests in flight', () => {
   let db: DynamoDbLocal | undefined;
+  let port: number;
+  let dataDir: string;
+  beforeAll(async () => {
+    port = await freePort();
+    dataDir = mkdtempSync(join(tmpdir(), 'identity-outage-'));
+    db = await startDynamoDbLocal({ port, dataDir });
+    await createTable(db.endpoint, 'outage');
+  });
   afterAll(async () => db?.stop());
 
   it('answers success or 503 while killed, frozen and restarted, and keeps every held token working', async () => {
-    const port = await freePort();
-    const dataDir = mkdtempSync(join(tmpdir(), 'identity-outage-'));
-    db = await startDynamoDbLocal({ port, dataDir });
+    if (!db) throw new Error('no database');
     const tableName = 'outage';
-    await createTable(db.endpoint, tableName);
     const deps = await testDeps({ TABLE_NAME: tableName, DYNAMODB_ENDPOINT: db.endpoint });
     deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
     deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
@@ -104,10 +109,12 @@ describe('database outage with requests in flight', () => {
     db = await startDynamoDbLocal({ port, dataDir });
     phase = 'back';
     await sleep(1500);
-    // Frozen: requests hang until the client gives up (timeouts), then 503.
+    // Frozen for less than the client's request timeout (2 s): requests wait and resume.
+    // (Longer, the SDK retries writes that land after thawing; those retries must find
+    // their own writes: test/lib/retried-writes.test.ts. A hung database is the next test.)
     phase = 'frozen';
     process.kill(db.pid, 'SIGSTOP');
-    await sleep(4000);
+    await sleep(1500);
     process.kill(db.pid, 'SIGCONT');
     phase = 'thawed';
     await sleep(2500);
@@ -148,4 +155,47 @@ describe('database outage with requests in flight', () => {
       console.log({ requests: outcomes.length, failedCleanly: failed.length, heldSessions: heldSessions.size, heldGrants: heldGrants.size, byPhase });
     }
   }, 120_000);
+
+  it('answers a request to a hung database with a 503 before the Lambda timeout (10 s)', async () => {
+    if (!db) throw new Error('no database');
+    const deps = await testDeps({ TABLE_NAME: 'outage', DYNAMODB_ENDPOINT: db.endpoint });
+    deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
+    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
+    const app = testApp(deps);
+    const tenantId = uniqueTenant('hung');
+    const admin = await registerAdmin(app, tenantId, 'admin', PASSWORD);
+    const client = await createClient(app, admin.token, tenantId);
+    // The Lambda timeout (serverless.yml): an answer after it is API Gateway's, not ours.
+    const LAMBDA_TIMEOUT_MS = 10_000;
+    const requests = [
+      app.request('login', { body: { username: 'admin', password: PASSWORD, tenantId } }),
+      app.request('refresh', { body: { refreshToken: admin.refreshToken } }),
+      app.request('me', { token: admin.token }),
+      app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' })),
+    ];
+    process.kill(db.pid, 'SIGSTOP');
+    const started = Date.now();
+    let answers: Array<{ response?: Response; ms: number }>;
+    try {
+      answers = await Promise.all(
+        requests.map((request) =>
+          Promise.race([
+            request.then((response) => ({ response, ms: Date.now() - started })),
+            sleep(LAMBDA_TIMEOUT_MS + 500).then(() => ({ ms: Date.now() - started })),
+          ]),
+        ),
+      );
+    } finally {
+      process.kill(db.pid, 'SIGCONT');
+    }
+    await Promise.allSettled(requests);
+    if (process.env.SHOW_COUNTS) console.log(answers.map(({ response, ms }) => [response?.status, ms]));
+    for (const { response, ms } of answers) {
+      expect(response, `no answer within ${LAMBDA_TIMEOUT_MS} ms`).toBeDefined();
+      // client_credentials needs no database once the client is cached: it may succeed.
+      expect(response?.status === 200 || (response?.status === 503 && response.body.error === 'Service unavailable'), JSON.stringify(response?.body)).toBe(true);
+      expect(ms).toBeLessThan(LAMBDA_TIMEOUT_MS);
+    }
+    expect((await app.request('me', { token: admin.token })).status).toBe(200);
+  }, 60_000);
 });
