@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CODE_TTL_SECONDS, RESEND_INTERVAL_SECONDS } from '../mfa/codes';
 import type { MfaOutbox, OutboxMessage } from '../mfa/delivery';
@@ -53,7 +54,7 @@ const METHOD_PREFIX = 'METHOD#';
 
 function toEnrollment(item: Record<string, unknown> | undefined): MfaEnrollment | undefined {
   if (!item) return undefined;
-  const { pk: _pk, sk: _sk, [TTL_ATTRIBUTE]: _ttl, ...enrollment } = item;
+  const { pk: _pk, sk: _sk, [TTL_ATTRIBUTE]: _ttl, lastUseId: _use, ...enrollment } = item;
   return enrollment as unknown as MfaEnrollment;
 }
 
@@ -64,6 +65,22 @@ export function dynamoMfaStore({ doc, table }: Dynamo): MfaStore {
       return true;
     } catch (error) {
       if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  };
+  /**
+   * A one-time use (a code, a time step) in one conditional write that marks it with
+   * an id random per call. When the SDK retries the write because its answer was lost
+   * after DynamoDB applied it, the retry fails its condition against its own result:
+   * the id tells that apart from a use by another request, which stays refused.
+   */
+  const usedOnce = async (write: (useId: string) => Promise<unknown>): Promise<boolean> => {
+    const useId = randomUUID();
+    try {
+      await write(useId);
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return oldItemOf(error)?.lastUseId === useId;
       throw error;
     }
   };
@@ -137,29 +154,32 @@ export function dynamoMfaStore({ doc, table }: Dynamo): MfaStore {
       ),
 
     consumeCode: (tenantId, userId, method, digest, now) =>
-      conditional(() =>
+      usedOnce((useId) =>
         doc.send(
           new UpdateCommand({
             TableName: table,
             Key: keys.mfaMethod(tenantId, userId, method),
-            UpdateExpression: 'SET #status = :active, activatedAt = if_not_exists(activatedAt, :now) REMOVE codeDigest, codeExpiresAt, #ttl',
+            UpdateExpression:
+              'SET #status = :active, activatedAt = if_not_exists(activatedAt, :now), lastUseId = :use REMOVE codeDigest, codeExpiresAt, #ttl',
             ConditionExpression: 'codeDigest = :digest AND codeExpiresAt > :now',
             ExpressionAttributeNames: { '#status': 'status', '#ttl': TTL_ATTRIBUTE },
-            ExpressionAttributeValues: { ':active': 'active', ':now': now, ':digest': digest },
+            ExpressionAttributeValues: { ':active': 'active', ':now': now, ':digest': digest, ':use': useId },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         ),
       ),
 
     acceptTimeStep: (tenantId, userId, sealedSecret, step, now) =>
-      conditional(() =>
+      usedOnce((useId) =>
         doc.send(
           new UpdateCommand({
             TableName: table,
             Key: keys.mfaMethod(tenantId, userId, 'TOTP'),
-            UpdateExpression: 'SET lastTimeStep = :step, #status = :active, activatedAt = if_not_exists(activatedAt, :now) REMOVE #ttl',
+            UpdateExpression: 'SET lastTimeStep = :step, #status = :active, activatedAt = if_not_exists(activatedAt, :now), lastUseId = :use REMOVE #ttl',
             ConditionExpression: 'sealedSecret = :sealed AND (attribute_not_exists(lastTimeStep) OR lastTimeStep < :step)',
             ExpressionAttributeNames: { '#status': 'status', '#ttl': TTL_ATTRIBUTE },
-            ExpressionAttributeValues: { ':step': step, ':active': 'active', ':now': now, ':sealed': sealedSecret },
+            ExpressionAttributeValues: { ':step': step, ':active': 'active', ':now': now, ':sealed': sealedSecret, ':use': useId },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
           }),
         ),
       ),

@@ -38,13 +38,21 @@ function toSession(item: Record<string, unknown>): Session {
 export function dynamoSessionStore({ doc, table }: Dynamo): SessionStore {
   return {
     async create(session) {
-      await doc.send(
-        new PutCommand({
-          TableName: table,
-          Item: { ...keys.session(session.tenantId, session.id), ...session, [TTL_ATTRIBUTE]: session.expiresAt },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      try {
+        await doc.send(
+          new PutCommand({
+            TableName: table,
+            Item: { ...keys.session(session.tenantId, session.id), ...session, [TTL_ATTRIBUTE]: session.expiresAt },
+            ConditionExpression: 'attribute_not_exists(pk)',
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+          }),
+        );
+      } catch (error) {
+        // Our own write, applied on an earlier attempt whose answer was lost (the SDK
+        // retried it): the refresh token, hence its hash, is random per session.
+        if (isConditionalCheckFailed(error) && oldItemOf(error)?.refreshHash === session.refreshHash) return;
+        throw error;
+      }
     },
 
     async rotate({ tenantId, sessionId, generation, presentedHash, nextHash, now }) {
