@@ -20,6 +20,8 @@ describe('POST /auth/login', () => {
 
   beforeAll(async () => {
     deps = await testDeps();
+    // DynamoDB Local deletes items whose TTL has passed in real time (attempt counters live 15 minutes).
+    deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
     app = testApp(deps);
     tenantId = uniqueTenant();
     adminId = (await registerAdmin(app, tenantId, 'alice', PASSWORD)).user.id;
@@ -86,6 +88,7 @@ describe('POST /auth/login', () => {
 
   it('logs in through the default tenant when no tenantId is given', async () => {
     const local = await testDeps({ DEFAULT_TENANT_ID: tenantId });
+    local.clock.set(deps.clock.now());
     const response = await testApp(local).request('login', { body: { username: 'alice', password: PASSWORD } });
     expect(response.status).toBe(200);
     expect(response.body.data.user.tenantId).toBe(tenantId);
@@ -164,30 +167,32 @@ describe('POST /auth/login', () => {
       const { dynamo, sent } = recordedDynamo();
       const counter = dynamoAttemptCounter(dynamo);
       const key = keys.loginAttempts(uniqueTenant(), 'gina');
+      const start = Math.floor(Date.now() / 1000);
       const at = (now: number) => {
         sent.length = 0;
         return counter.reserve(key, now, LOGIN_ATTEMPTS);
       };
-      expect(await at(1_000_000)).toEqual({ allowed: true });
+      expect(await at(start)).toEqual({ allowed: true });
       expect(sent).toEqual(['PutCommand']);
       for (let i = 1; i < 5; i++) {
-        expect(await at(1_000_000 + i)).toEqual({ allowed: true });
+        expect(await at(start + i)).toEqual({ allowed: true });
         expect(sent).toEqual(['PutCommand', 'UpdateCommand']);
       }
-      expect(await at(1_000_010)).toEqual({ allowed: false, retryAfterSeconds: 15 * 60 - 10 });
+      expect(await at(start + 10)).toEqual({ allowed: false, retryAfterSeconds: 15 * 60 - 10 });
       expect(sent).toEqual(['PutCommand']);
-      expect(await at(1_000_000 + 15 * 60)).toEqual({ allowed: true });
+      expect(await at(start + 15 * 60)).toEqual({ allowed: true });
       expect(sent).toEqual(['PutCommand']);
     });
 
     it('opens a new window once the old one has passed, counting from this attempt', async () => {
       const counter = dynamoAttemptCounter(recordedDynamo().dynamo);
       const key = keys.loginAttempts(uniqueTenant(), 'hank');
-      for (let i = 0; i < 5; i++) expect(await counter.reserve(key, 2_000_000 + i, LOGIN_ATTEMPTS)).toEqual({ allowed: true });
-      expect(await counter.reserve(key, 2_000_000 + 899, LOGIN_ATTEMPTS)).toEqual({ allowed: false, retryAfterSeconds: 1 });
-      expect(await counter.reserve(key, 2_000_000 + 900, LOGIN_ATTEMPTS)).toEqual({ allowed: true });
-      for (let i = 1; i < 5; i++) expect(await counter.reserve(key, 2_000_000 + 900 + i, LOGIN_ATTEMPTS)).toEqual({ allowed: true });
-      expect(await counter.reserve(key, 2_000_000 + 910, LOGIN_ATTEMPTS)).toEqual({ allowed: false, retryAfterSeconds: 890 });
+      const start = Math.floor(Date.now() / 1000);
+      for (let i = 0; i < 5; i++) expect(await counter.reserve(key, start + i, LOGIN_ATTEMPTS)).toEqual({ allowed: true });
+      expect(await counter.reserve(key, start + 899, LOGIN_ATTEMPTS)).toEqual({ allowed: false, retryAfterSeconds: 1 });
+      expect(await counter.reserve(key, start + 900, LOGIN_ATTEMPTS)).toEqual({ allowed: true });
+      for (let i = 1; i < 5; i++) expect(await counter.reserve(key, start + 900 + i, LOGIN_ATTEMPTS)).toEqual({ allowed: true });
+      expect(await counter.reserve(key, start + 910, LOGIN_ATTEMPTS)).toEqual({ allowed: false, retryAfterSeconds: 890 });
     });
   });
 

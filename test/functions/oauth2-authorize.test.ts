@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../lib/crypto/token-hash';
 import { testApp } from '../helpers/app';
 import { type TestDeps, testDeps } from '../helpers/deps';
-import { createClient, type OAuthTenant, oauthTenant, pkcePair } from '../oauth/fixtures';
+import { createClient, nearRealTime, type OAuthTenant, oauthTenant, pkcePair } from '../oauth/fixtures';
 
 describe('GET /oauth2/authorize', () => {
   let deps: TestDeps;
@@ -12,7 +12,7 @@ describe('GET /oauth2/authorize', () => {
   const { challenge } = pkcePair();
 
   beforeAll(async () => {
-    deps = await testDeps();
+    deps = nearRealTime(await testDeps());
     app = testApp(deps);
     tenant = await oauthTenant(app);
     other = await oauthTenant(app);

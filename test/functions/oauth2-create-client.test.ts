@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../lib/store/keys';
 import { registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
-import { newSecret } from '../oauth/fixtures';
+import { nearRealTime, newSecret } from '../oauth/fixtures';
 
 describe('POST /oauth2/clients', () => {
   let deps: TestDeps;
@@ -13,7 +13,7 @@ describe('POST /oauth2/clients', () => {
   let operatorToken: string;
 
   beforeAll(async () => {
-    deps = await testDeps();
+    deps = nearRealTime(await testDeps());
     app = testApp(deps);
     tenantId = uniqueTenant();
     const admin = await registerAdmin(app, tenantId);

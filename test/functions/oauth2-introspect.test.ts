@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { signOAuthAccessToken } from '../../lib/oauth/access-token';
 import { testApp } from '../helpers/app';
 import { type TestDeps, testDeps } from '../helpers/deps';
-import { authorizationCode, basic, createClient, form, type OAuthTenant, oauthTenant, type TestClient, tokenRequest } from '../oauth/fixtures';
+import { authorizationCode, basic, createClient, form, nearRealTime, type OAuthTenant, oauthTenant, type TestClient, tokenRequest } from '../oauth/fixtures';
 
 describe('POST /oauth2/introspect', () => {
   let deps: TestDeps;
@@ -14,7 +14,7 @@ describe('POST /oauth2/introspect', () => {
   let issued: { access_token: string; refresh_token: string };
 
   beforeAll(async () => {
-    deps = await testDeps();
+    deps = nearRealTime(await testDeps());
     app = testApp(deps);
     tenant = await oauthTenant(app);
     client = tenant.client;
@@ -99,7 +99,7 @@ describe('POST /oauth2/introspect', () => {
   });
 
   it('sees the end of a client_credentials token after its hour', async () => {
-    const local = await testDeps();
+    const local = nearRealTime(await testDeps());
     const localApp = testApp(local);
     const fresh = (await localApp.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' }))).body.access_token as string;
     local.clock.advance(3599);
@@ -185,7 +185,7 @@ describe('POST /oauth2/introspect', () => {
   });
 
   it('sees the end of an access token after its hour', async () => {
-    const local = await testDeps();
+    const local = nearRealTime(await testDeps());
     const localApp = testApp(local);
     const { code, verifier } = await authorizationCode(localApp, tenant.adminToken, client);
     const fresh = (await localApp.request('oauth2Token', tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }))).body;

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { testApp } from '../helpers/app';
 import { type TestDeps, testDeps } from '../helpers/deps';
 import { scanTable } from '../helpers/isolated-table';
-import { authorizationCode, createClient, form, type OAuthTenant, oauthTenant, type TestClient, tokenRequest } from '../oauth/fixtures';
+import { authorizationCode, createClient, form, nearRealTime, type OAuthTenant, oauthTenant, type TestClient, tokenRequest } from '../oauth/fixtures';
 
 describe('POST /oauth2/revoke', () => {
   let deps: TestDeps;
@@ -12,7 +12,7 @@ describe('POST /oauth2/revoke', () => {
   let client: TestClient;
 
   beforeAll(async () => {
-    deps = await testDeps();
+    deps = nearRealTime(await testDeps());
     app = testApp(deps);
     tenant = await oauthTenant(app);
     client = tenant.client;

@@ -8,6 +8,7 @@ import {
   basic,
   createClient,
   form,
+  nearRealTime,
   type OAuthTenant,
   oauthTenant,
   type TestClient,
@@ -24,7 +25,7 @@ describe('POST /oauth2/token', () => {
   let client: TestClient;
 
   beforeAll(async () => {
-    deps = await testDeps();
+    deps = nearRealTime(await testDeps());
     app = testApp(deps);
     tenant = await oauthTenant(app);
     client = tenant.client;
