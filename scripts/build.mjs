@@ -12,10 +12,19 @@ const entries = (dir) =>
 const banner = { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" };
 
 await rm('dist', { recursive: true, force: true });
-const common = { bundle: true, platform: 'node', target: 'node20', format: 'esm', outExtension: { '.js': '.mjs' }, banner, logLevel: 'warning' };
+const common = { bundle: true, platform: 'node', target: 'node20', logLevel: 'warning' };
 
+// The functions are CommonJS (`.cjs`, which Lambda and serverless-offline find for
+// `dist/functions/<name>.handler`): required from CommonJS, the external AWS SDK packages
+// load their single-file dist-cjs builds instead of some hundred ES module files each,
+// which roughly halves a cold start (bench/cold-starts.ts, README Performance).
 const functions = await build({
   ...common,
+  format: 'cjs',
+  outExtension: { '.js': '.cjs' },
+  // import() of a package loaded on first use (lib/deps) becomes require(): through
+  // import(), Node would run the ES module loader over the SDK's CommonJS build.
+  supported: { 'dynamic-import': false },
   entryPoints: entries('functions'),
   outdir: 'dist/functions',
   minify: true,
@@ -27,10 +36,10 @@ const functions = await build({
   external: ['@node-rs/argon2', '@aws-sdk/*', '@smithy/*', '@zxcvbn-ts/language-common'],
   metafile: true,
 });
-await build({ ...common, entryPoints: entries('scripts'), outdir: 'dist/scripts', packages: 'external' });
+await build({ ...common, format: 'esm', outExtension: { '.js': '.mjs' }, banner, entryPoints: entries('scripts'), outdir: 'dist/scripts', packages: 'external' });
 
 if (process.argv.includes('--sizes')) {
   for (const [file, { bytes }] of Object.entries(functions.metafile.outputs)) {
-    if (file.endsWith('.mjs')) console.log(`${(bytes / 1024).toFixed(1).padStart(7)} KB  ${file}`);
+    if (file.endsWith('.cjs')) console.log(`${(bytes / 1024).toFixed(1).padStart(7)} KB  ${file}`);
   }
 }
