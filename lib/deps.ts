@@ -1,7 +1,7 @@
 import { type Clock, systemClock } from './clock';
 import { type Config, ConfigError, readConfig } from './config';
 import { cryptoRandom, type Random } from './crypto/random';
-import { argon2idHasher, type PasswordHasher } from './crypto/password';
+import type { PasswordHasher } from './crypto/password';
 import { createLogger, type Logger } from './log';
 import { createDynamo, type Dynamo } from './store/dynamo';
 import { type AttemptCounter, dynamoAttemptCounter } from './store/login-attempts';
@@ -11,7 +11,6 @@ import { dynamoOAuthGrantStore, type OAuthGrantStore } from './store/oauth-grant
 import { dynamoSessionStore, type SessionStore } from './store/sessions';
 import { dynamoTenantStore, type TenantStore } from './store/tenants';
 import { dynamoUserStore, type UserStore } from './store/users';
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { secretsManagerKeyProvider } from './tokens/secrets-manager-keys';
 import { fileKeyProvider, type KeyProvider } from './tokens/signing-keys';
 import { type CodeDelivery, deliveryByMethod, outboxDelivery, sesDelivery, snsDelivery } from './mfa/delivery';
@@ -71,6 +70,20 @@ function onFirstUse<C extends { send: unknown }>(create: () => Promise<C>): Pick
   return { send } as Pick<C, 'send'>;
 }
 
+/**
+ * Argon2id (lib/crypto/password) with its native binding loaded on the first hash or
+ * verification: only login and register hash passwords, the other functions never load it.
+ */
+function argon2idOnFirstUse(): PasswordHasher {
+  let hasher: Promise<PasswordHasher> | undefined;
+  const loaded = () => (hasher ??= import('./crypto/password').then(({ argon2idHasher }) => argon2idHasher()));
+  return {
+    hash: async (password) => (await loaded()).hash(password),
+    verify: async (stored, password) => (await loaded()).verify(stored, password),
+    verifyDummy: async (password) => (await loaded()).verifyDummy(password),
+  };
+}
+
 /** Stands in for an MFA port that is not configured; the functions that use one refuse to start (requireMfaConfig). */
 const notConfigured = (variable: string) => async (): Promise<never> => {
   throw new ConfigError(`Missing environment variable ${variable}`);
@@ -121,14 +134,19 @@ export function defaultDeps(): Deps {
   const keys =
     config.signingKeys.source === 'file'
       ? fileKeyProvider(config.signingKeys.path)
-      : secretsManagerKeyProvider(new SecretsManagerClient({ region: config.awsRegion }), config.signingKeys.secretId, systemClock, log);
+      : secretsManagerKeyProvider(
+          onFirstUse(async () => new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient({ region: config.awsRegion })),
+          config.signingKeys.secretId,
+          systemClock,
+          log,
+        );
   defaults = {
     config,
     clock: systemClock,
     random: cryptoRandom,
     log,
     store: dynamoStores(dynamo),
-    hasher: argon2idHasher(),
+    hasher: argon2idOnFirstUse(),
     keys,
     ...mfaPorts(config, dynamo, systemClock),
   };

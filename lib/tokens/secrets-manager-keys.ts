@@ -1,4 +1,4 @@
-import { GetSecretValueCommand, PutSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Clock } from '../clock';
 import type { Logger } from '../log';
 import { type KeyProvider, keySetFromDocument, type KeySet, type SigningKeysDocument } from './signing-keys';
@@ -8,7 +8,11 @@ export const KEYS_REFRESH_SECONDS = 300;
 
 type SecretsClient = Pick<SecretsManagerClient, 'send'>;
 
+// The SDK package is imported on first use (lib/deps makes the client the same way), so
+// that functions that never read the secret, and local runs, do not load it at cold start.
+
 export async function readKeysSecret(client: SecretsClient, secretId: string): Promise<SigningKeysDocument | undefined> {
+  const { GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
   const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
   if (!SecretString) return undefined;
   const document = JSON.parse(SecretString) as SigningKeysDocument;
@@ -16,6 +20,7 @@ export async function readKeysSecret(client: SecretsClient, secretId: string): P
 }
 
 export async function writeKeysSecret(client: SecretsClient, secretId: string, document: SigningKeysDocument): Promise<void> {
+  const { PutSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
   await client.send(new PutSecretValueCommand({ SecretId: secretId, SecretString: JSON.stringify(document) }));
 }
 
