@@ -93,8 +93,8 @@ async function tokenResponse(deps: TokenDeps, to: TokenSubject, scope: readonly 
  * RFC 6749 4.1.3 with RFC 7636 4.6: find the code (under the client's tenant), refuse
  * it if it is another client's, used (then revoke everything issued from it, 10.5),
  * expired, or if the PKCE verifier or the redirect URI do not match; check that the
- * user and the session it was issued in are still active; consume it (one conditional
- * write); issue.
+ * user and the session it was issued in are still active; mark it used and store the
+ * grant (one transaction); issue.
  */
 async function redeemAuthorizationCode(
   deps: TokenDeps,
@@ -116,10 +116,9 @@ async function redeemAuthorizationCode(
   if (code.redirectUri !== request.redirectUri) throw oauthErrors.invalidGrant();
   const [user, sessionActive] = await Promise.all([
     deps.store.users.findById(tenantId, code.userId),
-    deps.store.sessions.isActive(tenantId, code.sessionId, now),
+    deps.store.sessions.isActive(tenantId, code.sessionId, now, code.userId),
   ]);
   if (!user || user.status !== 'active' || !sessionActive) throw oauthErrors.invalidGrant();
-  if (!(await deps.store.authorizationCodes.consume(tenantId, code.hash, now))) throw await refuseReuse();
 
   const withRefresh = client.grantTypes.includes('refresh_token');
   const refreshToken = withRefresh ? formatGrantRefreshToken({ grantId: code.grantId, generation: 0, secret: deps.random.token() }) : undefined;
@@ -135,7 +134,8 @@ async function redeemAuthorizationCode(
     expiresAt: now + (withRefresh ? GRANT_MAX_AGE_SECONDS : OAUTH_ACCESS_TOKEN_TTL_SECONDS),
     ...(refreshToken === undefined ? {} : { refreshHash: hashToken(refreshToken), refreshGeneration: 0, retired: {} }),
   };
-  await deps.store.oauthGrants.save(grant);
+  // The code is used and the grant stored in one transaction: exactly one of concurrent redemptions wins.
+  if (!(await deps.store.authorizationCodes.redeem(code, grant, now))) throw await refuseReuse();
   deps.log.info('oauth_code_redeemed', { tenantId, clientId: client.clientId, userId: user.id, grantId: grant.id });
   return tokenResponse(deps, { ...grant, grantId: grant.id }, grant.scope, now, refreshToken);
 }

@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, systemClock } from '../clock';
 import type { GrantType, OAuthClient } from '../oauth/client';
-import { type Dynamo, isConditionalCheckFailed } from './dynamo';
+import { type Dynamo, isConditionalCheckFailed, oldItemOf } from './dynamo';
 import { keys } from './keys';
 
 export interface OAuthClientStore {
@@ -87,17 +88,21 @@ export function dynamoOAuthClientStore({ doc, table }: Dynamo, cache: ClientCach
   return cachedOAuthClientStore(
     {
       async create(client) {
+        // An id random per call tells our own write, applied on an attempt whose answer
+        // was lost (the SDK retried it), from a client someone else registered.
+        const creationId = randomUUID();
         try {
           await doc.send(
             new PutCommand({
               TableName: table,
-              Item: { ...keys.oauthClient(client.clientId), ...client },
+              Item: { ...keys.oauthClient(client.clientId), ...client, creationId },
               ConditionExpression: 'attribute_not_exists(pk)',
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             }),
           );
           return 'created';
         } catch (error) {
-          if (isConditionalCheckFailed(error)) return 'exists';
+          if (isConditionalCheckFailed(error)) return oldItemOf(error)?.creationId === creationId ? 'created' : 'exists';
           throw error;
         }
       },

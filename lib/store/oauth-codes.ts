@@ -1,19 +1,26 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { AUTHORIZATION_CODE_KEPT_SECONDS, type AuthorizationCode } from '../oauth/authorization-code';
-import { type Dynamo, isConditionalCheckFailed } from './dynamo';
+import type { OAuthGrant } from '../oauth/grant';
+import { type Dynamo, failedConditions } from './dynamo';
 import { keys } from './keys';
+import { grantWrite } from './oauth-grants';
 import { TTL_ATTRIBUTE } from './table';
 
 export interface AuthorizationCodeStore {
   create(code: AuthorizationCode): Promise<void>;
   find(tenantId: string, codeHash: string): Promise<AuthorizationCode | undefined>;
-  /** Marks the code used in one conditional write: of concurrent redemptions exactly one gets true. */
-  consume(tenantId: string, codeHash: string, now: number): Promise<boolean>;
+  /**
+   * Marks the code used and stores the grant issued from it, in one transaction: of
+   * concurrent redemptions exactly one gets true, and no code is ever used without its
+   * grant (nor a grant stored for a code used by someone else).
+   */
+  redeem(code: AuthorizationCode, grant: OAuthGrant, now: number): Promise<boolean>;
 }
 
 function toCode(item: Record<string, unknown> | undefined): AuthorizationCode | undefined {
   if (!item) return undefined;
-  const { pk: _pk, sk: _sk, [TTL_ATTRIBUTE]: _ttl, ...code } = item;
+  const { pk: _pk, sk: _sk, [TTL_ATTRIBUTE]: _ttl, useId: _useId, ...code } = item;
   return code as unknown as AuthorizationCode;
 }
 
@@ -36,21 +43,35 @@ export function dynamoAuthorizationCodeStore({ doc, table }: Dynamo): Authorizat
       return toCode(Item);
     },
 
-    async consume(tenantId, codeHash, now) {
+    async redeem(code, grant, now) {
+      // A transaction the SDK retries after a lost answer is idempotent by its client
+      // request token. Should a retry still meet its own result, the id random per call
+      // that marks the use tells it apart from a redemption by another request.
+      const useId = randomUUID();
       try {
         await doc.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: keys.authorizationCode(tenantId, codeHash),
-            UpdateExpression: 'SET usedAt = :now',
-            ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(usedAt)',
-            ExpressionAttributeValues: { ':now': now },
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: table,
+                  Key: keys.authorizationCode(code.tenantId, code.hash),
+                  UpdateExpression: 'SET usedAt = :now, useId = :useId',
+                  ConditionExpression: 'attribute_exists(pk) AND attribute_not_exists(usedAt)',
+                  ExpressionAttributeValues: { ':now': now, ':useId': useId },
+                },
+              },
+              { Update: grantWrite(table, grant) },
+            ],
           }),
         );
         return true;
       } catch (error) {
-        if (isConditionalCheckFailed(error)) return false;
-        throw error;
+        if (!failedConditions(error)?.[0]) throw error;
+        const { Item } = await doc.send(
+          new GetCommand({ TableName: table, Key: keys.authorizationCode(code.tenantId, code.hash), ConsistentRead: true }),
+        );
+        return Item?.useId === useId;
       }
     },
   };

@@ -61,21 +61,27 @@ function toGrant(item: Record<string, unknown> | undefined): OAuthGrant | undefi
   return grant as unknown as OAuthGrant;
 }
 
+/**
+ * The write that stores a grant: an update, so that a revocation written ahead of the
+ * grant (its `revokedAt`) stays. Also one item of the code-redemption transaction.
+ */
+export function grantWrite(table: string, grant: OAuthGrant) {
+  const fields = Object.entries({ ...grant, [TTL_ATTRIBUTE]: grant.expiresAt }).filter(
+    ([name, value]) => value !== undefined && name !== 'revokedAt' && name !== 'revokedReason',
+  );
+  return {
+    TableName: table,
+    Key: keys.oauthGrant(grant.tenantId, grant.id),
+    UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
+    ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
+    ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:f${i}`, value])),
+  };
+}
+
 export function dynamoOAuthGrantStore({ doc, table }: Dynamo): OAuthGrantStore {
   return {
     async save(grant) {
-      const fields = Object.entries({ ...grant, [TTL_ATTRIBUTE]: grant.expiresAt }).filter(
-        ([name, value]) => value !== undefined && name !== 'revokedAt' && name !== 'revokedReason',
-      );
-      await doc.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: keys.oauthGrant(grant.tenantId, grant.id),
-          UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
-          ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
-          ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:f${i}`, value])),
-        }),
-      );
+      await doc.send(new UpdateCommand(grantWrite(table, grant)));
     },
 
     async find(tenantId, grantId) {
@@ -117,6 +123,11 @@ export function dynamoOAuthGrantStore({ doc, table }: Dynamo): OAuthGrantStore {
         if (!isConditionalCheckFailed(error)) throw error;
         const grant = toGrant(oldItemOf(error));
         if (!grant || grant.clientId !== clientId) return { outcome: 'invalid' };
+        // Our own write, applied on an earlier attempt whose answer was lost (the SDK
+        // retried it): `nextHash` is random per request, so no one else stored it.
+        if (grant.refreshHash === nextHash && grant.refreshGeneration === generation + 1 && grant.revokedAt === undefined) {
+          return { outcome: 'rotated', grant };
+        }
         const wasIssued = Object.values(grant.retired ?? {}).includes(presentedHash);
         // A retired token of a live grant is reuse; of a revoked or expired one, just invalid.
         if (wasIssued && grant.revokedAt === undefined && grant.expiresAt > now) return { outcome: 'reused', grant };

@@ -5,6 +5,7 @@ import { registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { losingAnswers, mentioning } from '../helpers/lost-answers';
 import { authenticator, newTotpSecret } from '../mfa/helpers';
+import { authorizationCode, createClient, tokenRequest } from '../oauth/fixtures';
 
 /**
  * Issue 7, item 4, a fault the outage test met when the database froze for longer than
@@ -59,5 +60,43 @@ describe('writes retried after a lost answer', () => {
     expect(login).toMatchObject({ status: 200, body: { success: true } });
     expect(dynamo.lost()).toBe(lostBefore + 1);
     expect((await app.request('refresh', { body: { refreshToken: login.body.data.refreshToken } })).status).toBe(200);
+  });
+
+  it('refresh: the retried rotation finds its own write, not a reuse, and the session lives on', async () => {
+    const { refreshToken } = await registerAdmin(app, uniqueTenant('lost'));
+    dynamo.loseNext(mentioning('UpdateItemCommand', 'refreshGeneration'));
+    const lostBefore = dynamo.lost();
+    const refreshed = await app.request('refresh', { body: { refreshToken } });
+    expect(refreshed.status).toBe(200);
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+    expect(deps.logs.map((line) => line.event)).not.toContain('refresh_token_reuse_detected');
+    expect((await app.request('refresh', { body: { refreshToken: refreshed.body.data.refreshToken } })).status).toBe(200);
+  });
+
+  it('OAuth: retried client registration, code redemption and refresh each succeed once', async () => {
+    const tenantId = uniqueTenant('lost');
+    const { token } = await registerAdmin(app, tenantId);
+    dynamo.loseNext(mentioning('PutItemCommand', 'creationId'));
+    const lostBefore = dynamo.lost();
+    const client = await createClient(app, token, tenantId);
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+
+    const { code, verifier } = await authorizationCode(app, token, client);
+    const redeem = () => app.request('oauth2Token', tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'useId'));
+    const redeemed = await redeem();
+    expect(redeemed.status).toBe(200);
+    expect(dynamo.lost()).toBe(lostBefore + 2);
+    expect((await redeem()).status).toBe(400);
+
+    // The second redemption revoked the grant; a fresh one for the refresh.
+    const fresh = await authorizationCode(app, token, client);
+    const tokens = await app.request('oauth2Token', tokenRequest(client, { grant_type: 'authorization_code', code: fresh.code, redirect_uri: client.redirectUri, code_verifier: fresh.verifier }));
+    dynamo.loseNext(mentioning('UpdateItemCommand', 'refreshGeneration'));
+    const refresh = (refreshToken: string) => app.request('oauth2Token', tokenRequest(client, { grant_type: 'refresh_token', refresh_token: refreshToken }));
+    const refreshed = await refresh(tokens.body.refresh_token);
+    expect(refreshed.status).toBe(200);
+    expect(dynamo.lost()).toBe(lostBefore + 3);
+    expect((await refresh(refreshed.body.refresh_token)).status).toBe(200);
   });
 });
