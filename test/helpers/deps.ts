@@ -17,7 +17,11 @@ export interface TestClock extends Clock {
   set(ms: number): void;
 }
 
-export function testClock(start = Date.UTC(2026, 10, 22, 12, 0, 0)): TestClock {
+/**
+ * Starts at the current second: DynamoDB Local deletes items whose TTL has passed in
+ * real time, so records a test writes must not be born in the past.
+ */
+export function testClock(start = Math.floor(Date.now() / 1000) * 1000): TestClock {
   let now = start;
   return {
     now: () => now,
