@@ -2,8 +2,8 @@
  * The peer: panva's oidc-provider with one confidential client allowed the
  * client_credentials grant, issuing ES256-signed JWT access tokens (as ours do) for
  * one resource server. Started by bench/main.ts on CPU 0, like our server; reports
- * its port over IPC. Its client lives in memory (static configuration), where ours
- * is read from DynamoDB: that is part of what the comparison shows.
+ * its port over IPC. Its client lives in memory (static configuration); ours is read
+ * from DynamoDB and then kept by the Lambda instance for 60 s (lib/store/oauth-clients).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import Provider from 'oidc-provider';
