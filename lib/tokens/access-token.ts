@@ -53,7 +53,7 @@ export type VerifyFailure = 'malformed' | 'signature' | 'expired' | 'claims';
 
 /**
  * Verifies a session access token: signature against our published keys (ES256
- * only), then `iss`, `aud`, `exp`/`nbf`, then the shape of our claims. OAuth access
+ * only), then `typ`, `iss`, `aud`, `exp`/`nbf`, then the shape of our claims. OAuth access
  * tokens have another audience and no `sid`, so they never pass.
  */
 export async function verifyAccessToken(
@@ -65,6 +65,8 @@ export async function verifyAccessToken(
   try {
     const { payload } = await jwtVerify(token, keys.publicKeyFor, {
       algorithms: ['ES256'],
+      // Explicit typing (RFC 8725 3.11): OAuth access tokens are `at+jwt`.
+      typ: 'JWT',
       issuer: settings.issuer,
       audience: settings.audience,
       currentDate: new Date(now * 1000),

@@ -17,9 +17,9 @@ describe('session authorizer', () => {
     claims = decodeJwt(token);
   });
 
-  const sign = async (payload: Record<string, unknown>, options: { kid?: string; key?: CryptoKey } = {}) =>
+  const sign = async (payload: Record<string, unknown>, options: { kid?: string; key?: CryptoKey; typ?: string } = {}) =>
     new SignJWT(payload)
-      .setProtectedHeader({ alg: 'ES256', kid: options.kid ?? deps.keySet.kid })
+      .setProtectedHeader({ alg: 'ES256', kid: options.kid ?? deps.keySet.kid, typ: options.typ ?? 'JWT' })
       .sign(options.key ?? deps.keySet.privateKey);
 
   it('hands the verified identity to the function', async () => {
@@ -65,8 +65,13 @@ describe('session authorizer', () => {
     ['a token without session', async () => sign({ ...claims, sid: undefined })],
     ['an OAuth access token', async () => sign({ iss: claims.iss, aud: 'client-1', sub: claims.sub, client_id: 'client-1', scope: 'read', tenantId: claims.tenantId, iat: claims.iat, exp: claims.exp })],
     ['a session that does not exist', async () => sign({ ...claims, sid: 'no-such-session' })],
+    ['a session token typed as an OAuth access token (at+jwt)', async () => sign(claims, { typ: 'at+jwt' })],
     ['garbage', async () => 'a.b.c'],
   ];
+
+  it('accepts the same claims signed by this test as the service signs them (so each attack fails for its own reason)', async () => {
+    expect(await app.identityOf(await sign(claims))).toMatchObject({ userId: claims.sub, sessionId: claims.sid });
+  });
 
   it.each(attacks)('refuses %s: no identity, and the function answers 401', async (_, forge) => {
     const forged = await forge();
