@@ -323,8 +323,8 @@ async function main() {
       LOG_LEVEL: 'info',
       OAUTH_CLIENT_SECRET_PEPPER: randomBytes(32).toString('base64url'),
       MFA_KEY_FILE: join(tmp, 'mfa-key.json'),
-      // As serverless.yml sets it for every function.
-      NODE_OPTIONS: [process.env.NODE_OPTIONS, '--enable-source-maps'].filter(Boolean).join(' '),
+      // As in Lambda: serverless.yml sets no --enable-source-maps (it costs cold starts).
+      ...(process.env.NODE_OPTIONS ? { NODE_OPTIONS: process.env.NODE_OPTIONS } : {}),
       BENCH_FUNCTIONS_DIR: functionsDir,
     };
     const config = readConfig(env);

@@ -16,6 +16,7 @@ import { fileKeyProvider, type KeyProvider } from './tokens/signing-keys';
 import { type CodeDelivery, deliveryByMethod, outboxDelivery, sesDelivery, snsDelivery } from './mfa/delivery';
 import { type DataKeySource, fileDataKeys, kmsDataKeys, secretBox, type SecretBox } from './mfa/secret-box';
 import { dynamoMfaOutbox, dynamoMfaStore, type MfaStore } from './store/mfa';
+import { awsClientSettings } from './aws';
 
 /** The stores of every aggregate, all on one table. */
 export interface Stores {
@@ -94,7 +95,7 @@ function mfaDataKeys(config: Config): DataKeySource {
   const region = config.awsRegion;
   switch (dataKeys.source) {
     case 'kms':
-      return kmsDataKeys(onFirstUse(async () => new (await import('@aws-sdk/client-kms')).KMSClient({ region })), dataKeys.keyId);
+      return kmsDataKeys(onFirstUse(async () => new (await import('@aws-sdk/client-kms')).KMSClient(awsClientSettings(region))), dataKeys.keyId);
     case 'file':
       return fileDataKeys(dataKeys.path);
     case 'missing':
@@ -108,8 +109,8 @@ function mfaCodeDelivery(config: Config, dynamo: Dynamo, clock: Clock): CodeDeli
   switch (delivery.kind) {
     case 'aws':
       return deliveryByMethod({
-        SMS: snsDelivery(onFirstUse(async () => new (await import('@aws-sdk/client-sns')).SNSClient({ region })), totpIssuer),
-        EMAIL: sesDelivery(onFirstUse(async () => new (await import('@aws-sdk/client-sesv2')).SESv2Client({ region })), delivery.emailFrom, totpIssuer),
+        SMS: snsDelivery(onFirstUse(async () => new (await import('@aws-sdk/client-sns')).SNSClient(awsClientSettings(region))), totpIssuer),
+        EMAIL: sesDelivery(onFirstUse(async () => new (await import('@aws-sdk/client-sesv2')).SESv2Client(awsClientSettings(region))), delivery.emailFrom, totpIssuer),
       });
     case 'outbox':
       return outboxDelivery(dynamoMfaOutbox(dynamo), clock);
@@ -135,7 +136,7 @@ export function defaultDeps(): Deps {
     config.signingKeys.source === 'file'
       ? fileKeyProvider(config.signingKeys.path)
       : secretsManagerKeyProvider(
-          onFirstUse(async () => new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient({ region: config.awsRegion })),
+          onFirstUse(async () => new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient(awsClientSettings(config.awsRegion))),
           config.signingKeys.secretId,
           systemClock,
           log,

@@ -1,7 +1,7 @@
 import { DynamoDBClient, type CancellationReason } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { awsClientSettings } from '../aws';
 
 export interface DynamoSettings {
   tableName: string;
@@ -18,17 +18,10 @@ export interface Dynamo {
 
 export function createDynamo(settings: DynamoSettings): Dynamo {
   const client = new DynamoDBClient({
-    region: settings.region,
+    ...awsClientSettings(settings.region),
     endpoint: settings.endpoint,
     // DynamoDB Local accepts any credentials; in AWS the function's role provides them.
     ...(settings.endpoint ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
-    maxAttempts: 3,
-    // Fail fast when the database is unreachable or hangs, instead of running into the
-    // Lambda timeout (10 s), where API Gateway would answer for us: three attempts of at
-    // most 1 s to connect and 2 s to answer stay well under it. Since
-    // @smithy/node-http-handler 4.x a requestTimeout only logs a warning unless
-    // throwOnRequestTimeout is set (test/security/outage.test.ts, hung database).
-    requestHandler: new NodeHttpHandler({ connectionTimeout: 1000, requestTimeout: 2000, throwOnRequestTimeout: true }),
   });
   const doc = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },

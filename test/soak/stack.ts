@@ -130,7 +130,7 @@ export async function startSoakStack(say: (line: string) => void): Promise<SoakS
       OAUTH_CLIENT_SECRET_PEPPER: randomBytes(32).toString('base64url'),
       MFA_KEY_FILE: join(work, 'mfa-key.json'),
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      // As serverless.yml sets it for every function.
+      // Stack traces of a failure as source (serverless.yml leaves this off for cold starts).
       NODE_OPTIONS: '--enable-source-maps',
       SOAK_FUNCTIONS_DIR: functionsDir,
     };
