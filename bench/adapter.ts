@@ -6,8 +6,8 @@
  * written back as API Gateway would. No emulator sits in between, so the figures
  * measure our code. Unlike Lambda, one process serves requests concurrently.
  */
-import { randomUUID } from 'node:crypto';
-import { readdirSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -358,4 +358,42 @@ export function httpServer(adapter: Adapter): Server {
         response.end();
       });
   });
+}
+
+/**
+ * The bundles in `functionsDir`, routed as serverless.yml says (routes of the contract
+ * it does not declare yet added), served on 127.0.0.1 and a free port: what the
+ * benchmark's and the soak's server processes run.
+ */
+export async function serveBundles(functionsDir: string) {
+  const built = [...bundleFiles(functionsDir).keys()];
+  const table = withContractRoutes(routesFromServerlessYml(readFileSync('serverless.yml', 'utf8')), built);
+  const adapter = await createAdapter(functionsDir, table);
+  const server = httpServer(adapter);
+  server.keepAliveTimeout = 60_000;
+  const port = await new Promise<number>((listening) =>
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      listening(typeof address === 'object' && address ? address.port : 0);
+    }),
+  );
+  return { adapter, table, server, port };
+}
+
+/**
+ * The environment the bundles run with outside AWS (bench and soak): DynamoDB Local,
+ * signing keys and the MFA key in files, a pepper random per run, the outbox.
+ */
+export function localFunctionEnv(settings: { endpoint: string; tableName: string; keysFile: string; workDir: string }): NodeJS.ProcessEnv {
+  return {
+    DYNAMODB_ENDPOINT: settings.endpoint,
+    TABLE_NAME: settings.tableName,
+    SIGNING_KEYS_SOURCE: 'file',
+    SIGNING_KEYS_FILE: settings.keysFile,
+    ISSUER: 'http://localhost:3000',
+    AWS_REGION: 'us-east-1',
+    LOG_LEVEL: 'info',
+    OAUTH_CLIENT_SECRET_PEPPER: randomBytes(32).toString('base64url'),
+    MFA_KEY_FILE: join(settings.workDir, 'mfa-key.json'),
+  };
 }

@@ -34,7 +34,7 @@ import { ensureTable } from '../lib/store/table';
 import { ensureKeysFile, fileKeyProvider, type KeySet } from '../lib/tokens/signing-keys';
 import type { User } from '../lib/users/user';
 import { startDynamoDbLocal } from '../scripts/dynamodb-local';
-import { bundleFiles, routesFromServerlessYml, withContractRoutes } from './adapter';
+import { bundleFiles, localFunctionEnv, routesFromServerlessYml, withContractRoutes } from './adapter';
 import { coldStarts, type ColdStart } from './cold-starts';
 import { type LoadResult, machineBusySeconds, measure, type Watched } from './load';
 import { oauthScenarios, type OAuthOutcome, peerTokenEndpoint, type Scenario } from './oauth';
@@ -314,15 +314,7 @@ async function main() {
   try {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
-      DYNAMODB_ENDPOINT: db.endpoint,
-      TABLE_NAME: 'identity-bench',
-      SIGNING_KEYS_SOURCE: 'file',
-      SIGNING_KEYS_FILE: keysFile,
-      ISSUER: 'http://localhost:3000',
-      AWS_REGION: 'us-east-1',
-      LOG_LEVEL: 'info',
-      OAUTH_CLIENT_SECRET_PEPPER: randomBytes(32).toString('base64url'),
-      MFA_KEY_FILE: join(tmp, 'mfa-key.json'),
+      ...localFunctionEnv({ endpoint: db.endpoint, tableName: 'identity-bench', keysFile, workDir: tmp }),
       // As in Lambda: serverless.yml sets no --enable-source-maps (it costs cold starts).
       ...(process.env.NODE_OPTIONS ? { NODE_OPTIONS: process.env.NODE_OPTIONS } : {}),
       BENCH_FUNCTIONS_DIR: functionsDir,

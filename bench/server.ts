@@ -3,10 +3,10 @@
  * BENCH_FUNCTIONS_DIR, routed as serverless.yml says, on 127.0.0.1 and a free port.
  * Started by bench/main.ts on CPU 0; reports its port over IPC.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
-import { bundleFiles, createAdapter, httpServer, routesFromServerlessYml, withContractRoutes } from './adapter';
+import { serveBundles } from './adapter';
 
 /**
  * With `npm run bench -- --profile`, bench/main.ts asks for a CPU profile of each
@@ -36,20 +36,12 @@ function profiler() {
 async function main() {
   const functionsDir = process.env.BENCH_FUNCTIONS_DIR;
   if (!functionsDir) throw new Error('BENCH_FUNCTIONS_DIR is not set');
-  const built = [...bundleFiles(functionsDir).keys()];
-  const table = withContractRoutes(routesFromServerlessYml(readFileSync('serverless.yml', 'utf8')), built);
-  const adapter = await createAdapter(functionsDir, table);
-  const server = httpServer(adapter);
-  server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1', () => {
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : 0;
-    process.send?.({
-      port,
-      routes: adapter.routes.map((route) => `${route.method} ${route.path}${route.authorizer ? ' (authorizer)' : ''} -> ${route.bundle}`),
-      missing: adapter.missing.map((route) => `${route.method} ${route.path} -> ${route.bundle}`),
-      fromContract: table.fromContract.map((route) => `${route.method} ${route.path} -> ${route.bundle}`),
-    });
+  const { adapter, table, port } = await serveBundles(functionsDir);
+  process.send?.({
+    port,
+    routes: adapter.routes.map((route) => `${route.method} ${route.path}${route.authorizer ? ' (authorizer)' : ''} -> ${route.bundle}`),
+    missing: adapter.missing.map((route) => `${route.method} ${route.path} -> ${route.bundle}`),
+    fromContract: table.fromContract.map((route) => `${route.method} ${route.path} -> ${route.bundle}`),
   });
   const profile = profiler();
   process.on('message', (message: { profile?: 'start' | 'stop'; name?: string }) => void profile(message));

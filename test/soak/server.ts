@@ -5,8 +5,7 @@
  * that its memory is its own: on `{ type: 'memory' }` over IPC it runs a full garbage
  * collection and answers with process.memoryUsage() and its CPU time so far.
  */
-import { readFileSync } from 'node:fs';
-import { bundleFiles, createAdapter, httpServer, routesFromServerlessYml, withContractRoutes } from '../../bench/adapter';
+import { serveBundles } from '../../bench/adapter';
 
 /** What the server answers to a memory request. */
 export interface MemoryReport {
@@ -25,15 +24,8 @@ export interface MemoryReport {
 async function main() {
   const functionsDir = process.env.SOAK_FUNCTIONS_DIR;
   if (!functionsDir) throw new Error('SOAK_FUNCTIONS_DIR is not set');
-  const built = [...bundleFiles(functionsDir).keys()];
-  const table = withContractRoutes(routesFromServerlessYml(readFileSync('serverless.yml', 'utf8')), built);
-  const adapter = await createAdapter(functionsDir, table);
-  const server = httpServer(adapter);
-  server.keepAliveTimeout = 60_000;
-  server.listen(0, '127.0.0.1', () => {
-    const address = server.address();
-    process.send?.({ type: 'ready', port: typeof address === 'object' && address ? address.port : 0, routes: adapter.routes.length });
-  });
+  const { adapter, port } = await serveBundles(functionsDir);
+  process.send?.({ type: 'ready', port, routes: adapter.routes.length });
 
   const gc = (globalThis as { gc?: () => void }).gc;
   process.on('message', (message: { type?: string; id?: number }) => {

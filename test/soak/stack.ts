@@ -5,14 +5,13 @@
  * whose memory can be sampled. Everything started here is stopped by PID in `stop`.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { cp, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { build } from 'esbuild';
-import { bundleFiles } from '../../bench/adapter';
+import { bundleFiles, localFunctionEnv } from '../../bench/adapter';
 import { ensureTable } from '../../lib/store/table';
 import { ensureKeysFile } from '../../lib/tokens/signing-keys';
 import { startDynamoDbLocal } from '../../scripts/dynamodb-local';
@@ -120,15 +119,7 @@ export async function startSoakStack(say: (line: string) => void): Promise<SoakS
     await ensureKeysFile(keysFile, 'soak-key-1');
     const env: NodeJS.ProcessEnv = {
       ...process.env,
-      DYNAMODB_ENDPOINT: db.endpoint,
-      TABLE_NAME: tableName,
-      SIGNING_KEYS_SOURCE: 'file',
-      SIGNING_KEYS_FILE: keysFile,
-      ISSUER: 'http://localhost:3000',
-      AWS_REGION: 'us-east-1',
-      LOG_LEVEL: 'info',
-      OAUTH_CLIENT_SECRET_PEPPER: randomBytes(32).toString('base64url'),
-      MFA_KEY_FILE: join(work, 'mfa-key.json'),
+      ...localFunctionEnv({ endpoint: db.endpoint, tableName, keysFile, workDir: work }),
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       // Stack traces of a failure as source (serverless.yml leaves this off for cold starts).
       NODE_OPTIONS: '--enable-source-maps',
