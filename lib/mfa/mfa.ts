@@ -194,8 +194,14 @@ async function sendLoginCode(deps: MfaDeps, account: Account, enrollment: Delive
  * `MFA code required` with `X-MFA-Methods` (and SMS/EMAIL get a fresh code); with a
  * wrong one, 401 `Invalid MFA code`, counted by the MFA lockout.
  */
-export async function secondFactor(deps: MfaDeps, account: Account, { mfaCode, mfaMethod }: SecondFactorRequest): Promise<Amr[]> {
-  const active = (await deps.store.mfa.list(account.tenantId, account.userId))
+export async function secondFactor(
+  deps: MfaDeps,
+  account: Account,
+  { mfaCode, mfaMethod }: SecondFactorRequest,
+  /** The user's methods, when the caller has read them already (login reads them while Argon2id runs). */
+  methods: Promise<MfaEnrollment[]> = deps.store.mfa.list(account.tenantId, account.userId),
+): Promise<Amr[]> {
+  const active = (await methods)
     .filter((enrollment) => enrollment.status === 'active')
     .sort((a, b) => (a.activatedAt ?? 0) - (b.activatedAt ?? 0));
   if (active.length === 0) return ['pwd'];

@@ -73,13 +73,6 @@ export async function checkPassword(deps: Deps, { tenantId, username, password }
   return { user, mfaMethods, afterSuccess };
 }
 
-/** Deps whose MFA store answers this user's methods with the ones already read. */
-function withMfaMethods(deps: Deps, user: User, methods: Promise<MfaEnrollment[]>): Deps {
-  const { mfa } = deps.store;
-  const list: typeof mfa.list = (tenantId, userId) => (tenantId === user.tenantId && userId === user.id ? methods : mfa.list(tenantId, userId));
-  return { ...deps, store: { ...deps.store, mfa: { ...mfa, list } } };
-}
-
 /**
  * login: password check, then the second factor if the user has one, then a new
  * session. The attempt counter is cleared while the second factor is checked and the
@@ -90,7 +83,7 @@ export async function login(deps: Deps, request: LoginRequest & SecondFactorRequ
   const { user, mfaMethods, afterSuccess } = await checkPassword(deps, request);
   try {
     const account = { tenantId: user.tenantId, userId: user.id, username: user.username };
-    const amr = await secondFactor(withMfaMethods(deps, user, mfaMethods), account, request);
+    const amr = await secondFactor(deps, account, request, mfaMethods);
     const payload = await startSession(deps, user, amr);
     deps.log.info('login_succeeded', { tenantId: user.tenantId, userId: user.id, username: user.username, amr });
     return payload;
