@@ -33,7 +33,7 @@ export interface MfaStore {
    * never an active one, and not one whose code went out less than 30 s ago.
    */
   enroll(enrollment: MfaEnrollment, now: number): Promise<EnrollResult>;
-  /** Gives a method a fresh one-time code unless an unused one went out less than 30 s ago (then false). */
+  /** Gives a method a fresh one-time code unless one went out less than 30 s ago and was not used (then false). */
   issueCode(tenantId: string, userId: string, method: MfaMethod, code: IssuedCode): Promise<boolean>;
   /**
    * Consumes the outstanding code if its digest is `digest` and it has not expired,
@@ -139,10 +139,9 @@ export function dynamoMfaStore({ doc, table }: Dynamo): MfaStore {
             TableName: table,
             Key: keys.mfaMethod(tenantId, userId, method),
             UpdateExpression: 'SET codeDigest = :digest, codeExpiresAt = :expiresAt, codeSentAt = :sentAt',
-            // At most one code per 30 s while one is outstanding; once it was used (or
-            // dropped by the lockout) the next may go at once: only the user can use one.
-            ConditionExpression:
-              'attribute_exists(pk) AND (attribute_not_exists(codeDigest) OR attribute_not_exists(codeSentAt) OR codeSentAt <= :resendBefore)',
+            // At most one code per 30 s. Using a code (consumeCode) forgets when it was
+            // sent, so the next may go at once; a code dropped by the lockout does not.
+            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(codeSentAt) OR codeSentAt <= :resendBefore)',
             ExpressionAttributeValues: {
               ':digest': digest,
               ':expiresAt': expiresAt,
@@ -160,7 +159,7 @@ export function dynamoMfaStore({ doc, table }: Dynamo): MfaStore {
             TableName: table,
             Key: keys.mfaMethod(tenantId, userId, method),
             UpdateExpression:
-              'SET #status = :active, activatedAt = if_not_exists(activatedAt, :now), lastUseId = :use REMOVE codeDigest, codeExpiresAt, #ttl',
+              'SET #status = :active, activatedAt = if_not_exists(activatedAt, :now), lastUseId = :use REMOVE codeDigest, codeExpiresAt, codeSentAt, #ttl',
             ConditionExpression: 'codeDigest = :digest AND codeExpiresAt > :now',
             ExpressionAttributeNames: { '#status': 'status', '#ttl': TTL_ATTRIBUTE },
             ExpressionAttributeValues: { ':active': 'active', ':now': now, ':digest': digest, ':use': useId },

@@ -187,6 +187,16 @@ describe('POST /auth/login with MFA', () => {
       expect((await user.login({ mfaCode: next?.code })).status).toBe(200);
     });
 
+    it('sends no code sooner than 30 s after one the lockout dropped (no SMS/email flood by wrong codes)', async () => {
+      const { tenantId, userId, login } = await userWithDelivered();
+      await login();
+      const sent = await deps.outbox.latest(tenantId, userId, method);
+      for (let i = 0; i < 6; i++) await login({ mfaCode: sent?.code === '000000' ? '111111' : '000000' });
+      expect((await login({ mfaCode: '000000' })).status).toBe(429);
+      for (let i = 0; i < 3; i++) await login();
+      expect(await deps.outbox.latest(tenantId, userId, method)).toEqual(sent);
+    });
+
     it('replaces the previous code with the fresh one', async () => {
       const { tenantId, userId, login } = await userWithDelivered();
       await login();
