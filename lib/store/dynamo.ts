@@ -44,7 +44,16 @@ export function oldItemOf(error: { Item?: Record<string, unknown> }): Record<str
  * (by position in the request); undefined for any other error.
  */
 export function failedConditions(error: unknown): boolean[] | undefined {
+  return cancellationCodes(error)?.map((code) => code === 'ConditionalCheckFailed');
+}
+
+/**
+ * For a cancelled transaction, why each of its items was refused (by position:
+ * `ConditionalCheckFailed`, `TransactionConflict` with a concurrent write, `None`);
+ * undefined for any other error.
+ */
+export function cancellationCodes(error: unknown): Array<string | undefined> | undefined {
   if (!(error instanceof Error) || error.name !== 'TransactionCanceledException') return undefined;
   const reasons = (error as Error & { CancellationReasons?: CancellationReason[] }).CancellationReasons ?? [];
-  return reasons.map((reason) => reason.Code === 'ConditionalCheckFailed');
+  return reasons.map((reason) => reason.Code);
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { AUTHORIZATION_CODE_KEPT_SECONDS, type AuthorizationCode } from '../oauth/authorization-code';
 import type { OAuthGrant } from '../oauth/grant';
-import { type Dynamo, failedConditions } from './dynamo';
+import { cancellationCodes, type Dynamo } from './dynamo';
 import { keys } from './keys';
 import { grantWrite } from './oauth-grants';
 import { TTL_ATTRIBUTE } from './table';
@@ -67,7 +67,10 @@ export function dynamoAuthorizationCodeStore({ doc, table }: Dynamo): Authorizat
         );
         return true;
       } catch (error) {
-        if (!failedConditions(error)?.[0]) throw error;
+        const reason = cancellationCodes(error)?.[0];
+        // A concurrent redemption of the same code is writing it: that one wins.
+        if (reason === 'TransactionConflict') return false;
+        if (reason !== 'ConditionalCheckFailed') throw error;
         const { Item } = await doc.send(
           new GetCommand({ TableName: table, Key: keys.authorizationCode(code.tenantId, code.hash), ConsistentRead: true }),
         );

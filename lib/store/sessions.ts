@@ -90,7 +90,9 @@ export function dynamoSessionStore({ doc, table }: Dynamo): SessionStore {
         const session = toSession(old);
         // Our own write, applied on an earlier attempt whose answer was lost (the SDK
         // retried it): `nextHash` is random per request, so no one else stored it.
-        if (session.refreshHash === nextHash && session.refreshGeneration === generation + 1) return { outcome: 'rotated', session };
+        if (session.refreshHash === nextHash && session.refreshGeneration === generation + 1 && session.revokedAt === undefined && session.expiresAt > now) {
+          return { outcome: 'rotated', session };
+        }
         const wasIssued = Object.values(session.retired ?? {}).includes(presentedHash);
         // A retired token of a live session is reuse; of a revoked or expired one, just invalid.
         if (wasIssued && session.revokedAt === undefined && session.expiresAt > now) return { outcome: 'reused', session };

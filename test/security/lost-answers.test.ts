@@ -69,7 +69,7 @@ describe('writes retried after a lost answer', () => {
     const refreshed = await app.request('refresh', { body: { refreshToken } });
     expect(refreshed.status).toBe(200);
     expect(dynamo.lost()).toBe(lostBefore + 1);
-    expect(deps.logs.map((line) => line.event)).not.toContain('refresh_token_reuse_detected');
+    expect(deps.logText()).not.toContain('refresh_token_reuse_detected');
     expect((await app.request('refresh', { body: { refreshToken: refreshed.body.data.refreshToken } })).status).toBe(200);
   });
 
@@ -98,5 +98,32 @@ describe('writes retried after a lost answer', () => {
     expect(refreshed.status).toBe(200);
     expect(dynamo.lost()).toBe(lostBefore + 3);
     expect((await refresh(refreshed.body.refresh_token)).status).toBe(200);
+  });
+
+  it('OAuth: a redemption cancelled by a concurrent one (TransactionConflict) is refused as a second use, not a 500', async () => {
+    const tenantId = uniqueTenant('conflict');
+    const { token } = await registerAdmin(app, tenantId);
+    const client = await createClient(app, token, tenantId);
+    const { code, verifier } = await authorizationCode(app, token, client);
+    let conflicts = 0;
+    dynamo.doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'TransactWriteItemsCommand' && conflicts === 0) {
+          conflicts++;
+          throw Object.assign(new Error('Transaction cancelled'), {
+            name: 'TransactionCanceledException',
+            $metadata: {},
+            CancellationReasons: [{ Code: 'TransactionConflict' }, { Code: 'None' }],
+          });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'transactionConflictOnce' },
+    );
+    const redeemed = await app.request('oauth2Token', tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }));
+    dynamo.doc.middlewareStack.remove('transactionConflictOnce');
+    expect(conflicts).toBe(1);
+    expect(redeemed).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(deps.logText()).toContain('"event":"authorization_code_reuse_detected"');
   });
 });
