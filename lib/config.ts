@@ -170,7 +170,8 @@ export function requireMfaConfig(config: Pick<Config, 'mfa'>): void {
  */
 function readClientSecretPepper(env: Env): Config['oauthClientSecretPepper'] {
   const pepper = env.OAUTH_CLIENT_SECRET_PEPPER?.trim();
-  if (pepper) {
+  // A CloudFormation reference left unresolved (serverless-offline) is not a pepper.
+  if (pepper && !pepper.startsWith('{{resolve:')) {
     if (pepper.length < 32) throw new ConfigError('Environment variable OAUTH_CLIENT_SECRET_PEPPER must be at least 32 characters');
     return { source: 'env', value: pepper };
   }

@@ -3,9 +3,6 @@
  * whose data stays under .data/. Creates the table and a signing key on first run. Ctrl-C stops everything.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable } from '../lib/store/table';
 import { ensureKeysFile } from '../lib/tokens/signing-keys';
@@ -14,24 +11,6 @@ import { startDynamoDbLocal } from './dynamodb-local';
 const TABLE = process.env.TABLE_NAME ?? 'identity-service-dev';
 const KEYS_FILE = process.env.SIGNING_KEYS_FILE ?? '.data/signing-keys.json';
 const DB_PORT = Number(process.env.DYNAMODB_LOCAL_PORT ?? 8000);
-const PEPPER_FILE = '.data/oauth-client-secret-pepper';
-
-/**
- * The local pepper of OAuth client-secret hashes, generated on first run and kept, so
- * clients registered locally keep working across restarts. (In AWS it comes from its
- * secret: serverless.yml.)
- */
-function localClientSecretPepper(): string {
-  try {
-    return readFileSync(PEPPER_FILE, 'utf8').trim();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  mkdirSync(dirname(PEPPER_FILE), { recursive: true });
-  writeFileSync(PEPPER_FILE, randomBytes(32).toString('base64url') + '\n', { mode: 0o600 });
-  return readFileSync(PEPPER_FILE, 'utf8').trim();
-}
-
 async function main() {
   const db = await startDynamoDbLocal({ port: DB_PORT, dataDir: '.data/dynamodb' });
   console.log(`DynamoDB Local on ${db.endpoint} (pid ${db.pid}), data in .data/dynamodb`);
@@ -50,11 +29,10 @@ async function main() {
       SIGNING_KEYS_SOURCE: 'file',
       SIGNING_KEYS_FILE: KEYS_FILE,
       // MFA codes go to the outbox in the table (README, MFA); TOTP secrets are sealed
-      // with a key generated under .data/ on first use.
+      // with a key generated under .data/ on first use, as is the client-secret pepper.
       MFA_DELIVERY: 'outbox',
       MFA_KEY_SOURCE: 'file',
       MFA_KEY_FILE: process.env.MFA_KEY_FILE ?? '.data/mfa-key.json',
-      OAUTH_CLIENT_SECRET_PEPPER: localClientSecretPepper(),
       AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
     },
   });

@@ -45,6 +45,8 @@ describe('the deployment package', () => {
   beforeAll(() => {
     packageEnv = { ...process.env };
     for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE']) delete packageEnv[name];
+    // A pepper in the deploying shell (as `npm start` uses locally) must not reach the template.
+    packageEnv.OAUTH_CLIENT_SECRET_PEPPER = 'a-local-pepper-that-must-not-be-deployed';
     packageProd();
     resources = JSON.parse(readFileSync('.serverless/cloudformation-template-update-stack.json', 'utf8')).Resources;
   }, 180_000);

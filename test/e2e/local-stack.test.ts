@@ -38,7 +38,7 @@ describe('the local stack (serverless-offline)', () => {
           MFA_DELIVERY: 'outbox',
           MFA_KEY_SOURCE: 'file',
           MFA_KEY_FILE: join(dataDir, 'mfa-key.json'),
-          OAUTH_CLIENT_SECRET_PEPPER: randomBytes(32).toString('base64url'),
+          OAUTH_CLIENT_SECRET_PEPPER_FILE: join(dataDir, 'oauth-client-secret-pepper'),
           ISSUER: base,
           AWS_REGION: 'us-east-1',
         },

@@ -222,6 +222,14 @@ describe('the client-secret pepper in the configuration', () => {
     expect(readConfig({ ...aws, OAUTH_CLIENT_SECRET_PEPPER: 'p'.repeat(32) }).oauthClientSecretPepper.source).toBe('env');
     expect(readConfig({ ...aws, DYNAMODB_ENDPOINT: 'http://localhost:8000' }).oauthClientSecretPepper.source).toBe('file');
   });
+  it('takes a CloudFormation reference left unresolved (serverless-offline) for no pepper: the local file, or missing in AWS', () => {
+    const reference = '{{resolve:secretsmanager:identity-service/dev/oauth-client-secret-pepper}}';
+    expect(readConfig({ OAUTH_CLIENT_SECRET_PEPPER: reference, DYNAMODB_ENDPOINT: 'http://localhost:8000', AWS_LAMBDA_FUNCTION_NAME: 'f' }).oauthClientSecretPepper).toEqual({
+      source: 'file',
+      path: '.data/oauth-client-secret-pepper',
+    });
+    expect(readConfig({ OAUTH_CLIENT_SECRET_PEPPER: reference, AWS_LAMBDA_FUNCTION_NAME: 'f', MFA_DELIVERY: 'aws', MFA_EMAIL_FROM: 'a@example.com', MFA_KEY_SOURCE: 'kms', KMS_KEY_ID: 'k' }).oauthClientSecretPepper).toEqual({ source: 'missing' });
+  });
   it('refuses a pepper under 32 characters', () => {
     expect(() => readConfig({ OAUTH_CLIENT_SECRET_PEPPER: 'short' })).toThrow(
       new ConfigError('Environment variable OAUTH_CLIENT_SECRET_PEPPER must be at least 32 characters'),
