@@ -35,8 +35,8 @@ export function dynamoAttemptCounter({ doc, table }: Dynamo): AttemptCounter {
       for (let attempt = 0; attempt < 3; attempt++) {
         // One write whether there is no counter or its window has passed (a new window
         // with this attempt), and for a full window (refused from the item the failed
-        // write returns): the common cases cost the same, so the time of an answer does
-        // not tell whether earlier attempts were made, let alone whether the user exists.
+        // write returns); two for an open window below the limit. The cost depends on
+        // earlier attempts at this username, never on whether the user exists.
         try {
           await doc.send(
             new PutCommand({

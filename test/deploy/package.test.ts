@@ -35,8 +35,8 @@ const FUNCTIONS = [
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA'];
-/** Functions that seal or open MFA secrets with the MFA key. */
-const SEALING = ['Login', 'EnableMFA', 'VerifyMFA'];
+/** What each function may do with the MFA key: seal with a new data key, open what was sealed. */
+const MFA_KEY: Record<string, string[]> = { Login: ['kms:Decrypt', 'kms:GenerateDataKey'], EnableMFA: ['kms:GenerateDataKey'], VerifyMFA: ['kms:Decrypt'] };
 /** Functions that hash client secrets with the pepper. */
 const PEPPERED = ['Oauth2Token', 'CreateOAuth2Client', 'Revoke', 'Introspect'];
 const WRITES = /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|TransactWriteItems)$/;
@@ -99,8 +99,8 @@ describe('the deployment package', () => {
       const statements = statementsOf(role);
       const granted = statements.flatMap(actions);
       const kms = statements.filter((s) => actions(s).some((a) => a.startsWith('kms:')));
-      if (SEALING.includes(fn)) {
-        expect(kms.flatMap(actions).sort(), fn).toEqual(['kms:Decrypt', 'kms:GenerateDataKey']);
+      if (MFA_KEY[fn]) {
+        expect(kms.flatMap(actions).sort(), fn).toEqual(MFA_KEY[fn]);
         for (const s of kms) expect(s.Resource, fn).toEqual({ 'Fn::GetAtt': ['MfaKey', 'Arn'] });
       } else {
         expect(kms, fn).toEqual([]);
