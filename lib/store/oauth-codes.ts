@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { AUTHORIZATION_CODE_KEPT_SECONDS, type AuthorizationCode } from '../oauth/authorization-code';
 import type { OAuthGrant } from '../oauth/grant';
-import { cancellationCodes, type Dynamo } from './dynamo';
+import { cancellationCodes, type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { grantWrite } from './oauth-grants';
 import { TTL_ATTRIBUTE } from './table';
@@ -27,13 +27,19 @@ function toCode(item: Record<string, unknown> | undefined): AuthorizationCode | 
 export function dynamoAuthorizationCodeStore({ doc, table }: Dynamo): AuthorizationCodeStore {
   return {
     async create(code) {
-      await doc.send(
-        new PutCommand({
-          TableName: table,
-          Item: { ...keys.authorizationCode(code.tenantId, code.hash), ...code, [TTL_ATTRIBUTE]: code.createdAt + AUTHORIZATION_CODE_KEPT_SECONDS },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      try {
+        await doc.send(
+          new PutCommand({
+            TableName: table,
+            Item: { ...keys.authorizationCode(code.tenantId, code.hash), ...code, [TTL_ATTRIBUTE]: code.createdAt + AUTHORIZATION_CODE_KEPT_SECONDS },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+      } catch (error) {
+        // The key is the hash of 256 random bits: a record already there is this write,
+        // applied on an attempt whose answer was lost (the SDK retried it).
+        if (!isConditionalCheckFailed(error)) throw error;
+      }
     },
 
     async find(tenantId, codeHash) {

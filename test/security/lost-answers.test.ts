@@ -73,7 +73,7 @@ describe('writes retried after a lost answer', () => {
     expect((await app.request('refresh', { body: { refreshToken: refreshed.body.data.refreshToken } })).status).toBe(200);
   });
 
-  it('OAuth: retried client registration, code redemption and refresh each succeed once', async () => {
+  it('OAuth: retried client registration, code issue, code redemption and refresh each succeed once', async () => {
     const tenantId = uniqueTenant('lost');
     const { token } = await registerAdmin(app, tenantId);
     dynamo.loseNext(mentioning('PutItemCommand', 'creationId'));
@@ -81,12 +81,14 @@ describe('writes retried after a lost answer', () => {
     const client = await createClient(app, token, tenantId);
     expect(dynamo.lost()).toBe(lostBefore + 1);
 
+    dynamo.loseNext(mentioning('PutItemCommand', 'codeChallenge'));
     const { code, verifier } = await authorizationCode(app, token, client);
+    expect(dynamo.lost()).toBe(lostBefore + 2);
     const redeem = () => app.request('oauth2Token', tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }));
     dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'useId'));
     const redeemed = await redeem();
     expect(redeemed.status).toBe(200);
-    expect(dynamo.lost()).toBe(lostBefore + 2);
+    expect(dynamo.lost()).toBe(lostBefore + 3);
     expect((await redeem()).status).toBe(400);
 
     // The second redemption revoked the grant; a fresh one for the refresh.
@@ -96,7 +98,7 @@ describe('writes retried after a lost answer', () => {
     const refresh = (refreshToken: string) => app.request('oauth2Token', tokenRequest(client, { grant_type: 'refresh_token', refresh_token: refreshToken }));
     const refreshed = await refresh(tokens.body.refresh_token);
     expect(refreshed.status).toBe(200);
-    expect(dynamo.lost()).toBe(lostBefore + 3);
+    expect(dynamo.lost()).toBe(lostBefore + 4);
     expect((await refresh(refreshed.body.refresh_token)).status).toBe(200);
   });
 
