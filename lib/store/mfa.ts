@@ -59,12 +59,13 @@ function toEnrollment(item: Record<string, unknown> | undefined): MfaEnrollment 
 }
 
 export function dynamoMfaStore({ doc, table }: Dynamo): MfaStore {
-  const conditional = async (write: () => Promise<unknown>): Promise<boolean> => {
+  /** A conditional write: false if its condition failed, unless `ours` recognises the item it met as its own result. */
+  const conditional = async (write: () => Promise<unknown>, ours?: (old: Record<string, unknown> | undefined) => boolean): Promise<boolean> => {
     try {
       await write();
       return true;
     } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
+      if (isConditionalCheckFailed(error)) return ours?.(oldItemOf(error)) ?? false;
       throw error;
     }
   };
@@ -125,7 +126,13 @@ export function dynamoMfaStore({ doc, table }: Dynamo): MfaStore {
         return { outcome: 'enrolled' };
       } catch (error) {
         if (!isConditionalCheckFailed(error)) throw error;
-        const old = toEnrollment(oldItemOf(error));
+        const item = oldItemOf(error);
+        // This write, applied on an attempt whose answer was lost (the SDK retried it): a
+        // sealed secret (random IV) or a code digest (random code) no other call stores.
+        const sealed = 'sealedSecret' in enrollment ? enrollment.sealedSecret : undefined;
+        const digest = 'codeDigest' in enrollment ? enrollment.codeDigest : undefined;
+        if (item && ((sealed && item.sealedSecret === sealed) || (digest && item.codeDigest === digest))) return { outcome: 'enrolled' };
+        const old = toEnrollment(item);
         if (old?.status === 'active') return { outcome: 'already_active' };
         const sentAt = old && 'codeSentAt' in old ? (old.codeSentAt ?? now) : now;
         return { outcome: 'throttled', retryAfterSeconds: sentAt + RESEND_INTERVAL_SECONDS - now };
@@ -133,23 +140,27 @@ export function dynamoMfaStore({ doc, table }: Dynamo): MfaStore {
     },
 
     issueCode: (tenantId, userId, method, { digest, sentAt, expiresAt }) =>
-      conditional(() =>
-        doc.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: keys.mfaMethod(tenantId, userId, method),
-            UpdateExpression: 'SET codeDigest = :digest, codeExpiresAt = :expiresAt, codeSentAt = :sentAt',
-            // At most one code per 30 s. Using a code (consumeCode) forgets when it was
-            // sent, so the next may go at once; a code dropped by the lockout does not.
-            ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(codeSentAt) OR codeSentAt <= :resendBefore)',
-            ExpressionAttributeValues: {
-              ':digest': digest,
-              ':expiresAt': expiresAt,
-              ':sentAt': sentAt,
-              ':resendBefore': sentAt - RESEND_INTERVAL_SECONDS,
-            },
-          }),
-        ),
+      // A retried write that meets its own result (the digest of a random code) issued it.
+      conditional(
+        () =>
+          doc.send(
+            new UpdateCommand({
+              TableName: table,
+              Key: keys.mfaMethod(tenantId, userId, method),
+              UpdateExpression: 'SET codeDigest = :digest, codeExpiresAt = :expiresAt, codeSentAt = :sentAt',
+              // At most one code per 30 s. Using a code (consumeCode) forgets when it was
+              // sent, so the next may go at once; a code dropped by the lockout does not.
+              ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(codeSentAt) OR codeSentAt <= :resendBefore)',
+              ExpressionAttributeValues: {
+                ':digest': digest,
+                ':expiresAt': expiresAt,
+                ':sentAt': sentAt,
+                ':resendBefore': sentAt - RESEND_INTERVAL_SECONDS,
+              },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            }),
+          ),
+        (old) => old?.codeDigest === digest,
       ),
 
     consumeCode: (tenantId, userId, method, digest, now) =>

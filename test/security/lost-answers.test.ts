@@ -128,4 +128,24 @@ describe('writes retried after a lost answer', () => {
     expect(redeemed).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     expect(deps.logText()).toContain('"event":"authorization_code_reuse_detected"');
   });
+
+  it('MFA: a retried enrolment and a retried code issue succeed, and the code sent is the one that works', async () => {
+    const tenantId = uniqueTenant('lost');
+    const { token, user } = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+    const lostBefore = dynamo.lost();
+    dynamo.loseNext(mentioning('PutItemCommand', '"pending"'));
+    expect((await app.request('mfaEnable', { token, body: { method: 'SMS', secret: '+15550008888' } })).status).toBe(200);
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+    const enrolment = (await deps.outbox.latest(tenantId, user.id, 'SMS'))?.code;
+    expect((await app.request('mfaVerify', { token, body: { method: 'SMS', code: enrolment } })).status).toBe(200);
+
+    dynamo.loseNext(mentioning('UpdateItemCommand', 'SET codeDigest'));
+    const login = (extra: Record<string, unknown> = {}) =>
+      app.request('login', { body: { username: 'admin', password: 'correct horse battery', tenantId, ...extra } });
+    expect((await login()).body).toEqual({ success: false, error: 'MFA code required' });
+    expect(dynamo.lost()).toBe(lostBefore + 2);
+    const sent = await deps.outbox.latest(tenantId, user.id, 'SMS');
+    expect(sent?.code).not.toBe(enrolment);
+    expect((await login({ mfaCode: sent?.code })).status).toBe(200);
+  });
 });
