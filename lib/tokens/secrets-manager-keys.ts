@@ -24,10 +24,16 @@ export async function writeKeysSecret(client: SecretsClient, secretId: string, d
   await client.send(new PutSecretValueCommand({ SecretId: secretId, SecretString: JSON.stringify(document) }));
 }
 
+/** After a failed refresh, how long the keys already read are used before trying again. */
+export const KEYS_RETRY_SECONDS = 30;
+
 /**
  * Signing keys from AWS Secrets Manager: read at cold start, then again every
- * KEYS_REFRESH_SECONDS so that a rotation reaches running instances. If a later read
- * fails, the keys already read stay in use.
+ * KEYS_REFRESH_SECONDS so that a rotation reaches running instances. A refresh runs in
+ * the background: requests go on with the keys already read, so neither the read's
+ * latency nor an outage of Secrets Manager (a failed read is tried again after
+ * KEYS_RETRY_SECONDS, the old keys kept) reaches them. The first read, and one after
+ * an instance was idle for more than two refresh periods, are waited for.
  */
 export function secretsManagerKeyProvider(client: SecretsClient, secretId: string, clock: Clock, log: Logger): KeyProvider {
   let current: { keys: KeySet; readAt: number } | undefined;
@@ -48,12 +54,16 @@ export function secretsManagerKeyProvider(client: SecretsClient, secretId: strin
         .catch((error: unknown) => {
           if (!current) throw error;
           log.error('signing_keys_refresh_failed', { error });
+          current = { keys: current.keys, readAt: clock.now() - (KEYS_REFRESH_SECONDS - KEYS_RETRY_SECONDS) * 1000 };
           return current.keys;
         })
         .finally(() => {
           reading = undefined;
         });
-      return reading;
+      // Keys read within two refresh periods are served while the read runs: the rotation
+      // procedure waits that long (README) between publishing a key and signing with it,
+      // so they know every key in use. Older ones (an instance idle that long) wait for it.
+      return current && clock.now() - current.readAt < 2 * KEYS_REFRESH_SECONDS * 1000 ? Promise.resolve(current.keys) : reading;
     },
   };
 }

@@ -1,8 +1,8 @@
 import { GetSecretValueCommand, PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../lib/log';
 import { activateKey, addKey, describeKeys, retireKey } from '../../lib/tokens/key-rotation';
-import { KEYS_REFRESH_SECONDS, secretsManagerKeyProvider } from '../../lib/tokens/secrets-manager-keys';
+import { KEYS_REFRESH_SECONDS, KEYS_RETRY_SECONDS, secretsManagerKeyProvider } from '../../lib/tokens/secrets-manager-keys';
 import type { SigningKeysDocument } from '../../lib/tokens/signing-keys';
 import { testClock } from '../helpers/deps';
 
@@ -50,7 +50,7 @@ describe('secretsManagerKeyProvider', () => {
     return { client: client as never, state };
   }
 
-  it('reads the keys once, then again after the refresh period, keeping the old ones if the read fails', async () => {
+  it('reads the keys once, then again in the background after the refresh period, keeping the old ones if the read fails', async () => {
     const clock = testClock();
     const { client, state } = fakeSecrets(await addKey(undefined, 'k1'));
     const provider = secretsManagerKeyProvider(client, 'secret', clock, createLogger('error', () => {}));
@@ -60,12 +60,29 @@ describe('secretsManagerKeyProvider', () => {
 
     state.document = activateKey(await addKey(state.document, 'k2'), 'k2');
     clock.advance(KEYS_REFRESH_SECONDS);
-    expect((await provider.load()).jwks.keys.map((k) => k.kid)).toEqual(['k1', 'k2']);
+    // The request that finds the keys stale is served with them and starts the read.
+    expect((await provider.load()).kid).toBe('k1');
+    await vi.waitFor(async () => expect((await provider.load()).jwks.keys.map((k) => k.kid)).toEqual(['k1', 'k2']));
     expect((await provider.load()).kid).toBe('k2');
+    expect(state.reads).toBe(2);
 
     state.fail = true;
     clock.advance(KEYS_REFRESH_SECONDS);
     expect((await provider.load()).kid).toBe('k2');
+    await vi.waitFor(() => expect(state.reads).toBe(3));
+    // A failed read is tried again after KEYS_RETRY_SECONDS, not at every request.
+    for (let i = 0; i < 5; i++) expect((await provider.load()).kid).toBe('k2');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(state.reads).toBe(3);
+    clock.advance(KEYS_RETRY_SECONDS);
+    await provider.load();
+    await vi.waitFor(() => expect(state.reads).toBe(4));
+
+    // An instance idle for two refresh periods may have missed a published key: it waits for the read.
+    state.fail = false;
+    state.document = activateKey(await addKey(state.document, 'k3'), 'k3');
+    clock.advance(2 * KEYS_REFRESH_SECONDS);
+    expect((await provider.load()).kid).toBe('k3');
   });
 
   it('fails clearly when the secret holds no keys', async () => {
