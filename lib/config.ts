@@ -23,10 +23,15 @@ export interface Config {
   signingKeys: { source: 'file'; path: string } | { source: 'secretsmanager'; secretId: string };
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /**
-   * Key of the OAuth client-secret hashes (HMAC-SHA-256): `OAUTH_CLIENT_SECRET_PEPPER`
-   * (in AWS, from a secret), else a file generated on first use (locally, under .data/).
+   * Key of the OAuth client-secret hashes (HMAC-SHA-256): `OAUTH_CLIENT_SECRET_PEPPER`,
+   * else in AWS the Secrets Manager secret `OAUTH_CLIENT_SECRET_PEPPER_SECRET_ID` (read at
+   * the first request), else locally a file generated on first use (under .data/).
    */
-  oauthClientSecretPepper: { source: 'env'; value: string } | { source: 'file'; path: string } | { source: 'missing' };
+  oauthClientSecretPepper:
+    | { source: 'env'; value: string }
+    | { source: 'secretsmanager'; secretId: string; region: string }
+    | { source: 'file'; path: string }
+    | { source: 'missing' };
   mfa: MfaConfig;
 }
 
@@ -163,18 +168,21 @@ export function requireMfaConfig(config: Pick<Config, 'mfa'>): void {
 
 /**
  * The pepper of OAuth client-secret hashes: from the environment (at least 32
- * characters), else a file generated on first use. A file lives on one machine's
- * disk, so in AWS Lambda (unless on DynamoDB Local) the pepper is `missing` instead:
- * only the functions that hash client secrets need the secret, and they refuse to
- * start without it (lib/oauth/client-secret.ts).
+ * characters); in AWS from its Secrets Manager secret (serverless.yml), so that it is
+ * in no function's configuration; locally (DynamoDB Local) a file generated on first
+ * use. A file lives on one machine's disk, so in AWS Lambda without a secret the
+ * pepper is `missing`: only the functions that hash client secrets need it, and they
+ * refuse to start without it (lib/oauth/client-secret.ts).
  */
 function readClientSecretPepper(env: Env): Config['oauthClientSecretPepper'] {
   const pepper = env.OAUTH_CLIENT_SECRET_PEPPER?.trim();
-  // A CloudFormation reference left unresolved (serverless-offline) is not a pepper.
-  if (pepper && !pepper.startsWith('{{resolve:')) {
+  if (pepper) {
     if (pepper.length < 32) throw new ConfigError('Environment variable OAUTH_CLIENT_SECRET_PEPPER must be at least 32 characters');
     return { source: 'env', value: pepper };
   }
-  if (env.AWS_LAMBDA_FUNCTION_NAME?.trim() && !env.DYNAMODB_ENDPOINT?.trim()) return { source: 'missing' };
+  const local = Boolean(env.DYNAMODB_ENDPOINT?.trim());
+  const secretId = env.OAUTH_CLIENT_SECRET_PEPPER_SECRET_ID?.trim();
+  if (secretId && !local) return { source: 'secretsmanager', secretId, region: str(env, 'AWS_REGION', 'us-east-1') };
+  if (env.AWS_LAMBDA_FUNCTION_NAME?.trim() && !local) return { source: 'missing' };
   return { source: 'file', path: str(env, 'OAUTH_CLIENT_SECRET_PEPPER_FILE', '.data/oauth-client-secret-pepper') };
 }

@@ -2,6 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { type Config, ConfigError } from '../config';
+import { awsClientSettings } from '../aws';
 import { constantEquals } from '../crypto/constant-equals';
 
 /** Where the pepper of client-secret hashes comes from (lib/config.ts). */
@@ -61,25 +62,50 @@ async function readOrCreatePepper(path: string): Promise<Buffer> {
  */
 export function requireClientSecretPepper(config: Pick<Config, 'oauthClientSecretPepper'>): void {
   if (config.oauthClientSecretPepper.source === 'missing') {
-    throw new ConfigError('Missing environment variable OAUTH_CLIENT_SECRET_PEPPER: the pepper file is for local development only');
+    throw new ConfigError(
+      'Missing environment variable OAUTH_CLIENT_SECRET_PEPPER_SECRET_ID (or OAUTH_CLIENT_SECRET_PEPPER): the pepper file is for local development only',
+    );
   }
+}
+
+/** Reads a secret's string (AWS Secrets Manager, the SDK loaded on first use); tests pass their own. */
+export type SecretReader = (secretId: string, region: string) => Promise<string>;
+
+const readSecret: SecretReader = async (secretId, region) => {
+  const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
+  const client = new SecretsManagerClient(awsClientSettings(region));
+  try {
+    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
+    return SecretString ?? '';
+  } finally {
+    client.destroy();
+  }
+};
+
+async function readPepperSecret(secretId: string, region: string, read: SecretReader): Promise<Buffer> {
+  const pepper = (await read(secretId, region)).trim();
+  if (pepper.length < 32) throw new Error(`The client-secret pepper in secret ${secretId} is shorter than 32 characters`);
+  return Buffer.from(pepper, 'utf8');
 }
 
 const hashers = new WeakMap<PepperSource, Promise<ClientSecretHasher>>();
 
 /**
- * The hasher for a configured pepper, loaded once: from the environment, or locally
- * from a file under .data/ that is generated on first use (like the signing keys).
+ * The hasher for a configured pepper, loaded once (a failed load is tried again): from
+ * the environment, from its secret in AWS, or locally from a file under .data/ that is
+ * generated on first use (like the signing keys).
  */
-export function loadClientSecretHasher(source: PepperSource): Promise<ClientSecretHasher> {
+export function loadClientSecretHasher(source: PepperSource, read: SecretReader = readSecret): Promise<ClientSecretHasher> {
   let hasher = hashers.get(source);
   if (!hasher) {
     const pepper =
       source.source === 'env'
         ? Promise.resolve(Buffer.from(source.value, 'utf8'))
-        : source.source === 'file'
-          ? readOrCreatePepper(source.path)
-          : Promise.reject(new ConfigError('Missing environment variable OAUTH_CLIENT_SECRET_PEPPER'));
+        : source.source === 'secretsmanager'
+          ? readPepperSecret(source.secretId, source.region, read)
+          : source.source === 'file'
+            ? readOrCreatePepper(source.path)
+            : Promise.reject(new ConfigError('Missing environment variable OAUTH_CLIENT_SECRET_PEPPER_SECRET_ID'));
     hasher = pepper.then(clientSecretHasher);
     hasher.catch(() => hashers.delete(source));
     hashers.set(source, hasher);

@@ -113,16 +113,23 @@ describe('the deployment package', () => {
     expect(resources.MfaKey!.DeletionPolicy).toBe('Retain');
   });
 
-  it('gives the client-secret pepper to the four functions that hash client secrets, by reference only', () => {
+  it('lets the four functions that hash client secrets read the pepper secret, and puts the pepper in no configuration', () => {
     for (const [name, fn] of ofType('AWS::Lambda::Function')) {
-      const pepper = fn.Properties.Environment?.Variables?.OAUTH_CLIENT_SECRET_PEPPER;
-      if (PEPPERED.includes(name.replace(/LambdaFunction$/, ''))) {
-        expect(pepper, name).toBe('{{resolve:secretsmanager:identity-service/prod/oauth-client-secret-pepper}}');
-        expect(fn.DependsOn, name).toContain('OAuthClientSecretPepper');
+      const short = name.replace(/LambdaFunction$/, '');
+      const variables = fn.Properties.Environment?.Variables ?? {};
+      expect(variables.OAUTH_CLIENT_SECRET_PEPPER, name).toBeUndefined();
+      const readsPepper = statementsOf(resources[`${short}IamRoleLambdaExecution`]!).some(
+        (statement) => JSON.stringify(statement.Resource) === JSON.stringify({ Ref: 'OAuthClientSecretPepper' }),
+      );
+      if (PEPPERED.includes(short)) {
+        expect(variables.OAUTH_CLIENT_SECRET_PEPPER_SECRET_ID, name).toBe('identity-service/prod/oauth-client-secret-pepper');
+        expect(readsPepper, name).toBe(true);
       } else {
-        expect(pepper, name).toBeUndefined();
+        expect(variables.OAUTH_CLIENT_SECRET_PEPPER_SECRET_ID, name).toBeUndefined();
+        expect(readsPepper, name).toBe(false);
       }
     }
+    expect(JSON.stringify(resources)).not.toContain('a-local-pepper-that-must-not-be-deployed');
     expect(resources.OAuthClientSecretPepper!.Properties.GenerateSecretString.PasswordLength).toBeGreaterThanOrEqual(32);
     expect(resources.OAuthClientSecretPepper!.DeletionPolicy).toBe('Retain');
   });

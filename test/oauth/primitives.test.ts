@@ -15,7 +15,7 @@ import { formatGrantRefreshToken, parseGrantRefreshToken } from '../../lib/oauth
 import { s256, verifyPkce } from '../../lib/oauth/pkce';
 import { isWithinScope, parseScope } from '../../lib/oauth/scope';
 import { apiEvent } from '../helpers/http';
-import { basic } from './fixtures';
+import { basic, newSecret } from './fixtures';
 
 describe('PKCE S256 (RFC 7636)', () => {
   // RFC 7636 Appendix B.
@@ -216,19 +216,33 @@ describe('the client-secret pepper in the configuration', () => {
     const aws = { AWS_LAMBDA_FUNCTION_NAME: 'identity-service-prod-oauth2Token', MFA_DELIVERY: 'aws', MFA_EMAIL_FROM: 'a@example.com', MFA_KEY_SOURCE: 'kms', KMS_KEY_ID: 'k' };
     const config = readConfig(aws);
     expect(config.oauthClientSecretPepper).toEqual({ source: 'missing' });
-    const missing = new ConfigError('Missing environment variable OAUTH_CLIENT_SECRET_PEPPER: the pepper file is for local development only');
+    const missing = new ConfigError(
+      'Missing environment variable OAUTH_CLIENT_SECRET_PEPPER_SECRET_ID (or OAUTH_CLIENT_SECRET_PEPPER): the pepper file is for local development only',
+    );
     expect(() => requireClientSecretPepper(config)).toThrow(missing);
     expect(() => makeTokenHandler({ ...({} as Deps), config })).toThrow(missing);
     expect(readConfig({ ...aws, OAUTH_CLIENT_SECRET_PEPPER: 'p'.repeat(32) }).oauthClientSecretPepper.source).toBe('env');
     expect(readConfig({ ...aws, DYNAMODB_ENDPOINT: 'http://localhost:8000' }).oauthClientSecretPepper.source).toBe('file');
   });
-  it('takes a CloudFormation reference left unresolved (serverless-offline) for no pepper: the local file, or missing in AWS', () => {
-    const reference = '{{resolve:secretsmanager:identity-service/dev/oauth-client-secret-pepper}}';
-    expect(readConfig({ OAUTH_CLIENT_SECRET_PEPPER: reference, DYNAMODB_ENDPOINT: 'http://localhost:8000', AWS_LAMBDA_FUNCTION_NAME: 'f' }).oauthClientSecretPepper).toEqual({
-      source: 'file',
-      path: '.data/oauth-client-secret-pepper',
-    });
-    expect(readConfig({ OAUTH_CLIENT_SECRET_PEPPER: reference, AWS_LAMBDA_FUNCTION_NAME: 'f', MFA_DELIVERY: 'aws', MFA_EMAIL_FROM: 'a@example.com', MFA_KEY_SOURCE: 'kms', KMS_KEY_ID: 'k' }).oauthClientSecretPepper).toEqual({ source: 'missing' });
+  it('comes in AWS from its Secrets Manager secret, read once at the first use; locally the file even when a secret is named', async () => {
+    const aws = { AWS_LAMBDA_FUNCTION_NAME: 'f', AWS_REGION: 'eu-west-1', MFA_DELIVERY: 'aws', MFA_EMAIL_FROM: 'a@example.com', MFA_KEY_SOURCE: 'kms', KMS_KEY_ID: 'k' };
+    const source = readConfig({ ...aws, OAUTH_CLIENT_SECRET_PEPPER_SECRET_ID: 'identity-service/prod/pepper' }).oauthClientSecretPepper;
+    expect(source).toEqual({ source: 'secretsmanager', secretId: 'identity-service/prod/pepper', region: 'eu-west-1' });
+    expect(readConfig({ OAUTH_CLIENT_SECRET_PEPPER_SECRET_ID: 'x', DYNAMODB_ENDPOINT: 'http://localhost:8000', AWS_LAMBDA_FUNCTION_NAME: 'f' }).oauthClientSecretPepper.source).toBe('file');
+
+    const pepper = newSecret();
+    const reads: string[] = [];
+    const read = async (secretId: string, region: string) => {
+      reads.push(`${region}:${secretId}`);
+      return pepper;
+    };
+    const hasher = await loadClientSecretHasher(source, read);
+    await loadClientSecretHasher(source, read);
+    expect(reads).toEqual(['eu-west-1:identity-service/prod/pepper']);
+    expect(hasher.hash('a client secret')).toBe(clientSecretHasher(Buffer.from(pepper, 'utf8')).hash('a client secret'));
+
+    const short = { source: 'secretsmanager' as const, secretId: 'short', region: 'eu-west-1' };
+    await expect(loadClientSecretHasher(short, async () => 'too short')).rejects.toThrow('The client-secret pepper in secret short is shorter than 32 characters');
   });
   it('refuses a pepper under 32 characters', () => {
     expect(() => readConfig({ OAUTH_CLIENT_SECRET_PEPPER: 'short' })).toThrow(
