@@ -1,7 +1,7 @@
 import { createPrivateKey, type KeyObject, sign } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { createLocalJWKSet, exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+import { createLocalJWKSet, exportJWK, generateKeyPair, type JWK } from 'jose';
 
 /**
  * The signing keys document: every key that is published in the JWKS, and the one
@@ -17,8 +17,6 @@ export interface SigningKeysDocument {
 
 export interface KeySet {
   kid: string;
-  /** The active key for jose's API (WebCrypto). */
-  privateKey: CryptoKey;
   /** The active key for node:crypto: what `signJwt` signs with. */
   signingKey: KeyObject;
   /** Public parts of every key, as served at /.well-known/jwks.json. */
@@ -51,10 +49,9 @@ export async function keySetFromDocument(document: SigningKeysDocument): Promise
   if (document.keys.some((key) => key.kty !== 'EC' || key.crv !== 'P-256' || !key.d || !key.kid)) {
     throw new Error('Signing keys: every key must be a private P-256 JWK with a kid');
   }
-  const privateKey = (await importJWK(active, 'ES256')) as CryptoKey;
   const signingKey = createPrivateKey({ key: { kty: 'EC', crv: 'P-256', x: active.x, y: active.y, d: active.d }, format: 'jwk' });
   const jwks = { keys: document.keys.map(publicPart) };
-  return { kid: document.activeKid, privateKey, signingKey, jwks, publicKeyFor: createLocalJWKSet(jwks) };
+  return { kid: document.activeKid, signingKey, jwks, publicKeyFor: createLocalJWKSet(jwks) };
 }
 
 const base64url = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');

@@ -1,4 +1,5 @@
-import { base64url, type CryptoKey, decodeJwt, SignJWT } from 'jose';
+import type { KeyObject } from 'node:crypto';
+import { base64url, decodeJwt, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateKeySet } from '../../lib/tokens/signing-keys';
 import { registerAdmin, testApp } from '../helpers/app';
@@ -17,10 +18,10 @@ describe('session authorizer', () => {
     claims = decodeJwt(token);
   });
 
-  const sign = async (payload: Record<string, unknown>, options: { kid?: string; key?: CryptoKey; typ?: string } = {}) =>
+  const sign = async (payload: Record<string, unknown>, options: { kid?: string; key?: KeyObject; typ?: string } = {}) =>
     new SignJWT(payload)
       .setProtectedHeader({ alg: 'ES256', kid: options.kid ?? deps.keySet.kid, typ: options.typ ?? 'JWT' })
-      .sign(options.key ?? deps.keySet.privateKey);
+      .sign(options.key ?? deps.keySet.signingKey);
 
   it('hands the verified identity to the function', async () => {
     const identity = await app.identityOf(token);
@@ -50,7 +51,7 @@ describe('session authorizer', () => {
       },
     ],
     ['an unknown kid', async () => sign(claims, { kid: 'someone-else' })],
-    ['a key we never published', async () => sign(claims, { key: (await generateKeySet()).privateKey as CryptoKey })],
+    ['a key we never published', async () => sign(claims, { key: (await generateKeySet()).signingKey })],
     [
       'a tampered payload',
       async () => {

@@ -48,12 +48,12 @@ describe('token attacks on every route behind the authorizer', () => {
   });
 
   const now = () => Math.floor(deps.clock.now() / 1000);
-  const sign = (payload: Record<string, unknown>, protectedHeader: Record<string, unknown> = { alg: 'ES256', kid: deps.keySet.kid, typ: 'JWT' }, key: CryptoKey | Uint8Array = deps.keySet.privateKey as CryptoKey) =>
+  const sign = (payload: Record<string, unknown>, protectedHeader: Record<string, unknown> = { alg: 'ES256', kid: deps.keySet.kid, typ: 'JWT' }, key: CryptoKey | KeyObject | Uint8Array = deps.keySet.signingKey) =>
     new SignJWT(payload).setProtectedHeader(protectedHeader as { alg: string }).sign(key);
   /** Signs any header with our key, as jose would refuse to (unknown `crit`, `b64`). */
   const signRaw = (protectedHeader: Record<string, unknown>, payload: string) => {
     const input = `${enc(protectedHeader)}.${payload}`;
-    const signature = signBytes('sha256', Buffer.from(input), { key: KeyObject.from(deps.keySet.privateKey as never), dsaEncoding: 'ieee-p1363' });
+    const signature = signBytes('sha256', Buffer.from(input), { key: deps.keySet.signingKey, dsaEncoding: 'ieee-p1363' });
     return `${input}.${signature.toString('base64url')}`;
   };
   const publicPem = () => exportSPKI(deps.keySet.publicKeyFor as never).catch(() => createPublicKey({ key: deps.keySet.jwks.keys[0] as never, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString());
