@@ -11,7 +11,5 @@ export default defineConfig({
     fileParallelism: false,
     testTimeout: 120_000,
     hookTimeout: 600_000,
-    // The SDK's notice that it will soon need Node 22, once per process, says nothing about the soak.
-    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
   },
 });

@@ -7,11 +7,9 @@ import { readdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { build } from 'esbuild';
 
-// The AWS SDK warns once per process that it will soon need Node 22; the benchmark starts many.
-const env = { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
 
 const run = (command, args) => {
-  const result = spawnSync(command, args, { stdio: 'inherit', env });
+  const result = spawnSync(command, args, { stdio: 'inherit' });
   if (result.error) throw result.error;
   return result.status ?? 1;
 };
@@ -19,7 +17,7 @@ const run = (command, args) => {
 // Pinning needs two CPUs; bench/main.ts makes the same check for the servers.
 const pin = cpus().length >= 2 && spawnSync('taskset', ['--version'], { stdio: 'ignore' }).status === 0;
 
-if (run('node', ['scripts/build.mjs']) !== 0) process.exit(1);
+if (run(process.execPath, ['scripts/build.mjs']) !== 0) process.exit(1);
 
 const entries = ['main', 'server', 'peer', 'cold-start', 'argon2-probe', 'overhead'];
 for (const name of entries) {
@@ -30,7 +28,7 @@ await build({
   outdir: 'bench/.work/out',
   bundle: true,
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   format: 'esm',
   outExtension: { '.js': '.mjs' },
   packages: 'external',
@@ -39,5 +37,5 @@ await build({
 });
 
 const main = ['bench/.work/out/main.mjs', ...process.argv.slice(2)];
-const status = pin ? run('taskset', ['-c', '1', 'node', ...main]) : run('node', main);
+const status = pin ? run('taskset', ['-c', '1', process.execPath, ...main]) : run(process.execPath, main);
 process.exit(status);

@@ -12,7 +12,7 @@ const entries = (dir) =>
 const banner = { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" };
 
 await rm('dist', { recursive: true, force: true });
-const common = { bundle: true, platform: 'node', target: 'node20', logLevel: 'warning' };
+const common = { bundle: true, platform: 'node', target: 'node22', logLevel: 'warning' };
 
 // The functions are CommonJS (`.cjs`, which Lambda and serverless-offline find for
 // `dist/functions/<name>.handler`). The external AWS SDK packages are CommonJS too: imported

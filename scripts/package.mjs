@@ -10,7 +10,7 @@ const args = process.argv.slice(2);
 const stage = args[args.indexOf('--stage') + 1] && args.includes('--stage') ? args[args.indexOf('--stage') + 1] : 'dev';
 const run = (command, commandArgs, options = {}) => execFileSync(command, commandArgs, { stdio: 'inherit', ...options });
 
-run('node', ['scripts/build.mjs']);
+run(process.execPath, ['scripts/build.mjs']);
 
 const { dependencies } = JSON.parse(readFileSync('package.json', 'utf8'));
 const runtime = ['@node-rs/argon2', '@zxcvbn-ts/language-common'].map((name) => `${name}@${dependencies[name]}`);
@@ -23,4 +23,4 @@ run('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--ignore-scripts
 });
 cpSync(join(staging, 'node_modules'), 'dist/node_modules', { recursive: true });
 
-run('node_modules/.bin/serverless', ['package', '--stage', stage]);
+run(process.execPath, ['node_modules/.bin/serverless', 'package', '--stage', stage]);

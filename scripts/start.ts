@@ -20,7 +20,7 @@ async function main() {
   client.destroy();
   console.log(`Signing key ${KEYS_FILE}: ${await ensureKeysFile(KEYS_FILE, `local-${Date.now()}`)}`);
 
-  const api = spawn('node_modules/.bin/serverless', ['offline', 'start', '--stage', 'dev'], {
+  const api = spawn(process.execPath, ['node_modules/.bin/serverless', 'offline', 'start', '--stage', 'dev'], {
     stdio: 'inherit',
     env: {
       ...process.env,

@@ -13,7 +13,7 @@ type Statement = { Effect: string; Action: string | string[]; Resource: unknown 
 
 let resources: Record<string, Resource>;
 let packageEnv: NodeJS.ProcessEnv;
-const packageProd = () => execFileSync('node', ['scripts/package.mjs', '--stage', 'prod'], { stdio: 'pipe', env: packageEnv });
+const packageProd = () => execFileSync(process.execPath, ['scripts/package.mjs', '--stage', 'prod'], { stdio: 'pipe', env: packageEnv });
 const zipHashes = () =>
   Object.fromEntries(
     readdirSync('.serverless')

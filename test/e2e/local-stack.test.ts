@@ -19,15 +19,15 @@ describe('the local stack (serverless-offline)', () => {
   let base: string;
 
   beforeAll(async () => {
-    execFileSync('node', ['scripts/build.mjs'], { stdio: 'inherit' });
+    execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
     const dataDir = mkdtempSync(join(tmpdir(), 'identity-keys-'));
     const keysFile = join(dataDir, 'signing-keys.json');
     await ensureKeysFile(keysFile, 'e2e-key');
     const [httpPort, lambdaPort] = [await freePort(), await freePort()];
     base = `http://localhost:${httpPort}`;
     api = spawn(
-      'node_modules/.bin/serverless',
-      ['offline', 'start', '--stage', 'dev', '--httpPort', String(httpPort), '--lambdaPort', String(lambdaPort)],
+      process.execPath,
+      ['node_modules/.bin/serverless', 'offline', 'start', '--stage', 'dev', '--httpPort', String(httpPort), '--lambdaPort', String(lambdaPort)],
       {
         env: {
           ...process.env,

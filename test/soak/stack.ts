@@ -64,7 +64,7 @@ async function startServer(work: string, env: NodeJS.ProcessEnv, logFd: number):
     outfile: entry,
     bundle: true,
     platform: 'node',
-    target: 'node20',
+    target: 'node22',
     format: 'esm',
     packages: 'external',
     logLevel: 'warning',
@@ -120,7 +120,6 @@ export async function startSoakStack(say: (line: string) => void): Promise<SoakS
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       ...localFunctionEnv({ endpoint: db.endpoint, tableName, keysFile, workDir: work }),
-      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
       // Stack traces of a failure as source (serverless.yml leaves this off for cold starts).
       NODE_OPTIONS: '--enable-source-maps',
       SOAK_FUNCTIONS_DIR: functionsDir,
