@@ -7,7 +7,7 @@ import { ok } from '../lib/http/reply';
 export function makeHandler(deps: Deps) {
   return httpHandler(deps, { identity: 'required' }, async ({ identity, log }) => {
     const { tenantId, sessionId, userId } = identity;
-    await deps.store.sessions.revoke(tenantId, sessionId, epochSeconds(deps.clock), 'logout');
+    await deps.store.sessions.revoke({ tenantId, id: sessionId }, epochSeconds(deps.clock), 'logout');
     log.info('logout', { tenantId, userId, sessionId });
     return ok({ message: 'Logged out' });
   });

@@ -4,7 +4,8 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { MFA_METHODS } from '../lib/mfa/methods';
-import { accountOf, authorizeMfaEnrollment, enableMfa } from '../lib/mfa/mfa';
+import { accountOf } from '../lib/mfa/account';
+import { authorizeMfaEnrollment, enableMfa } from '../lib/mfa/enrolment';
 
 const body = z.object({
   method: z.enum(MFA_METHODS),

@@ -6,7 +6,7 @@ import { createLogger, type Logger } from './log';
 import { createDynamo, type Dynamo } from './store/dynamo';
 import { type AttemptCounter, dynamoAttemptCounter } from './store/login-attempts';
 import { type AuthorizationCodeStore, dynamoAuthorizationCodeStore } from './store/oauth-codes';
-import { dynamoOAuthClientStore, type OAuthClientStore } from './store/oauth-clients';
+import { CLIENT_CACHE, dynamoOAuthClientStore, type OAuthClientStore } from './store/oauth-clients';
 import { dynamoOAuthGrantStore, type OAuthGrantStore } from './store/oauth-grants';
 import { dynamoSessionStore, type SessionStore } from './store/sessions';
 import { dynamoTenantStore, type TenantStore } from './store/tenants';
@@ -45,16 +45,17 @@ export interface Deps {
   mfaDelivery: CodeDelivery;
 }
 
-export function dynamoStores(dynamo: Dynamo): Stores {
+/** Every store on one DynamoDB table; `random` marks write-once writes, `clock` times the client cache. */
+export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'random' | 'clock'>): Stores {
   return {
     users: dynamoUserStore(dynamo),
     tenants: dynamoTenantStore(dynamo),
-    sessions: dynamoSessionStore(dynamo),
+    sessions: dynamoSessionStore(dynamo, random),
     attempts: dynamoAttemptCounter(dynamo),
-    oauthClients: dynamoOAuthClientStore(dynamo),
-    authorizationCodes: dynamoAuthorizationCodeStore(dynamo),
-    oauthGrants: dynamoOAuthGrantStore(dynamo),
-    mfa: dynamoMfaStore(dynamo),
+    oauthClients: dynamoOAuthClientStore(dynamo, random, { ...CLIENT_CACHE, clock }),
+    authorizationCodes: dynamoAuthorizationCodeStore(dynamo, random),
+    oauthGrants: dynamoOAuthGrantStore(dynamo, random),
+    mfa: dynamoMfaStore(dynamo, random),
   };
 }
 
@@ -146,7 +147,7 @@ export function defaultDeps(): Deps {
     clock: systemClock,
     random: cryptoRandom,
     log,
-    store: dynamoStores(dynamo),
+    store: dynamoStores(dynamo, { random: cryptoRandom, clock: systemClock }),
     hasher: argon2idOnFirstUse(),
     keys,
     ...mfaPorts(config, dynamo, systemClock),

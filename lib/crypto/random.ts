@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 
 /** The source of randomness and identifiers; tests may pass a deterministic one. */
 export interface Random {
@@ -6,9 +6,12 @@ export interface Random {
   token(bytes?: number): string;
   /** A random UUID v4 for record identifiers. */
   id(): string;
+  /** `count` uniformly random decimal digits (leading zeros kept): one-time codes. */
+  digits(count: number): string;
 }
 
 export const cryptoRandom: Random = {
   token: (bytes = 32) => randomBytes(bytes).toString('base64url'),
   id: () => randomUUID(),
+  digits: (count) => String(randomInt(0, 10 ** count)).padStart(count, '0'),
 };

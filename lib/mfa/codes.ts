@@ -1,18 +1,32 @@
-import { randomInt } from 'node:crypto';
+import type { Deps } from '../deps';
+import type { Account } from './account';
+import { type DeliveredMethod, maskDestination } from './methods';
 
-/** CONTRACT 4.4/4.5: SMS and EMAIL codes have 6 digits and live 10 minutes. */
+/** docs/api.md 4.4/4.5: SMS and EMAIL codes have 6 digits and live 10 minutes. */
 export const CODE_DIGITS = 6;
 export const CODE_TTL_SECONDS = 10 * 60;
 
-/** At most one code per method every 30 seconds (CONTRACT 4.1), against SMS/email bombing. */
+/** At most one code per method every 30 seconds (docs/api.md 4.1), against SMS/email bombing. */
 export const RESEND_INTERVAL_SECONDS = 30;
 
 /** A uniformly random 6-digit one-time code (leading zeros kept). */
-export function generateCode(): string {
-  return String(randomInt(0, 10 ** CODE_DIGITS)).padStart(CODE_DIGITS, '0');
+export function generateCode(random: Pick<Deps['random'], 'digits'>): string {
+  return random.digits(CODE_DIGITS);
 }
 
 /** Whether `code` has the shape of a one-time code at all. */
 export function isCodeShaped(code: string): boolean {
   return /^\d{6}$/.test(code);
+}
+
+/** Sends a fresh code: the outbox or SNS/SES gets the code, the log only a masked destination. */
+export async function sendCode(
+  deps: Pick<Deps, 'mfaDelivery' | 'log'>,
+  account: Account,
+  method: DeliveredMethod,
+  destination: string,
+  code: string,
+): Promise<void> {
+  await deps.mfaDelivery.send({ tenantId: account.tenantId, userId: account.userId, method, destination, code });
+  deps.log.info('mfa_code_sent', { ...account, method, destination: maskDestination(destination) });
 }

@@ -1,4 +1,5 @@
 import type { SNSClient } from '@aws-sdk/client-sns';
+import * as z from 'zod';
 import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { Clock } from '../clock';
 import { epochSeconds } from '../clock';
@@ -71,10 +72,18 @@ export function deliveryByMethod(routes: Record<DeliveredMethod, CodeDelivery>):
 }
 
 /** A message kept in the local outbox. */
-export interface OutboxMessage extends CodeMessage {
+/** What the outbox keeps of a code it was handed (local development only). */
+export const outboxMessageSchema = z.object({
+  tenantId: z.string(),
+  userId: z.string(),
+  method: z.enum(['SMS', 'EMAIL']),
+  destination: z.string(),
+  code: z.string(),
   /** Epoch seconds. */
-  sentAt: number;
-}
+  sentAt: z.number(),
+});
+
+export type OutboxMessage = z.output<typeof outboxMessageSchema>;
 
 /** The local outbox: the last code sent per user and method, readable by developers and tests. */
 export interface MfaOutbox {

@@ -1,3 +1,5 @@
+import * as z from 'zod';
+
 /** The second factors of CONTRACT 4.4: an authenticator app, a text message, an email. */
 export const MFA_METHODS = ['TOTP', 'SMS', 'EMAIL'] as const;
 export type MfaMethod = (typeof MFA_METHODS)[number];
@@ -5,40 +7,45 @@ export type MfaMethod = (typeof MFA_METHODS)[number];
 /** The methods whose codes the service sends (through the delivery port). */
 export type DeliveredMethod = Exclude<MfaMethod, 'TOTP'>;
 
-export type MfaStatus = 'pending' | 'active';
+export const MFA_STATUSES = ['pending', 'active'] as const;
+export type MfaStatus = (typeof MFA_STATUSES)[number];
 
-interface EnrollmentBase {
-  tenantId: string;
-  userId: string;
+const enrollmentBase = z.object({
+  tenantId: z.string(),
+  userId: z.string(),
   /** Pending until the first correct code (verifyMFA); only active methods guard login. */
-  status: MfaStatus;
+  status: z.enum(MFA_STATUSES),
   /** Epoch seconds. */
-  createdAt: number;
-  activatedAt?: number | undefined;
-}
+  createdAt: z.number(),
+  activatedAt: z.number().optional(),
+});
 
 /** An authenticator app: the shared secret, sealed (lib/mfa/secret-box), and the replay guard. */
-export interface TotpEnrollment extends EnrollmentBase {
-  method: 'TOTP';
-  sealedSecret: string;
+export const totpEnrollmentSchema = enrollmentBase.extend({
+  method: z.literal('TOTP'),
+  sealedSecret: z.string(),
   /** The last accepted RFC 6238 time step: a code of this step or an earlier one is refused. */
-  lastTimeStep?: number | undefined;
-}
+  lastTimeStep: z.number().optional(),
+});
 
 /** A phone number or email address the service sends one-time codes to. */
-export interface DeliveredEnrollment extends EnrollmentBase {
-  method: DeliveredMethod;
+export const deliveredEnrollmentSchema = enrollmentBase.extend({
+  method: z.enum(['SMS', 'EMAIL']),
   /** E.164 phone number or email address. */
-  destination: string;
+  destination: z.string(),
   /** Keyed digest of the outstanding one-time code, if any (never the code). */
-  codeDigest?: string | undefined;
+  codeDigest: z.string().optional(),
   /** Epoch seconds. */
-  codeExpiresAt?: number | undefined;
+  codeExpiresAt: z.number().optional(),
   /** Epoch seconds; at most one code per RESEND_INTERVAL_SECONDS. */
-  codeSentAt?: number | undefined;
-}
+  codeSentAt: z.number().optional(),
+});
 
-export type MfaEnrollment = TotpEnrollment | DeliveredEnrollment;
+export const enrollmentSchema = z.discriminatedUnion('method', [totpEnrollmentSchema, deliveredEnrollmentSchema]);
+
+export type TotpEnrollment = z.output<typeof totpEnrollmentSchema>;
+export type DeliveredEnrollment = z.output<typeof deliveredEnrollmentSchema>;
+export type MfaEnrollment = z.output<typeof enrollmentSchema>;
 
 /** A phone number or address as it may appear in a log line: enough to recognise, not to use. */
 export function maskDestination(destination: string): string {

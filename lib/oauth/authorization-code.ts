@@ -1,26 +1,30 @@
+import * as z from 'zod';
+
 /**
  * An authorization code (RFC 6749 4.1.2) as stored: the code itself is 256 random
  * bits given only to the client's redirect URI; the record is keyed by its SHA-256.
  * It is bound to everything the token request must match.
  */
-export interface AuthorizationCode {
-  hash: string;
-  tenantId: string;
-  clientId: string;
-  redirectUri: string;
-  userId: string;
-  sessionId: string;
-  scope: string[];
+export const authorizationCodeSchema = z.object({
+  hash: z.string(),
+  tenantId: z.string(),
+  clientId: z.string(),
+  redirectUri: z.string(),
+  userId: z.string(),
+  sessionId: z.string(),
+  scope: z.array(z.string()),
   /** S256 code challenge (RFC 7636). */
-  codeChallenge: string;
+  codeChallenge: z.string(),
   /** The grant the code's tokens will belong to, chosen now so a second use can revoke it. */
-  grantId: string;
+  grantId: z.string(),
   /** Epoch seconds. */
-  createdAt: number;
-  expiresAt: number;
+  createdAt: z.number(),
+  expiresAt: z.number(),
   /** Set, once, by the token request that redeems the code. */
-  usedAt?: number | undefined;
-}
+  usedAt: z.number().optional(),
+});
+
+export type AuthorizationCode = z.output<typeof authorizationCodeSchema>;
 
 /** A code lives 60 seconds (CONTRACT 4.6). */
 export const AUTHORIZATION_CODE_TTL_SECONDS = 60;

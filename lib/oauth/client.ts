@@ -1,3 +1,5 @@
+import * as z from 'zod';
+
 /** The grant types a client may be registered with (CONTRACT 4.8). */
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
 export type GrantType = (typeof GRANT_TYPES)[number];
@@ -6,20 +8,22 @@ export type GrantType = (typeof GRANT_TYPES)[number];
  * A registered OAuth 2.0 client. All clients are confidential (they have a secret);
  * `secretHash` never leaves lib/: answers use `clientView`.
  */
-export interface OAuthClient {
-  clientId: string;
-  tenantId: string;
+export const oauthClientSchema = z.object({
+  clientId: z.string(),
+  tenantId: z.string(),
   /** `hmac-sha256$<base64url>` of the secret, keyed with the server's pepper (client-secret.ts). */
-  secretHash: string;
+  secretHash: z.string(),
   /** Compared exactly, as registered (RFC 9700 2.1). */
-  redirectUris: string[];
-  grantTypes: GrantType[];
-  scopes: string[];
+  redirectUris: z.array(z.string()),
+  grantTypes: z.array(z.enum(GRANT_TYPES)),
+  scopes: z.array(z.string()),
   /** ISO 8601. */
-  createdAt: string;
+  createdAt: z.string(),
   /** The ADMIN who registered the client. */
-  createdBy: string;
-}
+  createdBy: z.string(),
+});
+
+export type OAuthClient = z.output<typeof oauthClientSchema>;
 
 /** The client as createOAuth2Client answers it (CONTRACT 4.8): never the secret or its hash. */
 export interface ClientView {

@@ -27,6 +27,6 @@ export async function revokeToken(
     deps.log.info('oauth_access_token_revoked', { clientId: client.clientId, tenantId: client.tenantId, jti });
     return;
   }
-  await deps.store.oauthGrants.revoke(client.tenantId, found.grant.id, now, `revoked_by_client:${found.kind}`);
+  await deps.store.oauthGrants.revoke({ tenantId: client.tenantId, id: found.grant.id }, now, `revoked_by_client:${found.kind}`);
   deps.log.info('oauth_grant_revoked', { clientId: client.clientId, tenantId: client.tenantId, grantId: found.grant.id, kind: found.kind });
 }

@@ -1,7 +1,9 @@
 import type { Deps } from '../deps';
 import { type OAuthAccessClaims, verifyOAuthAccessToken } from './access-token';
 import type { OAuthClient } from './client';
-import { isRefreshTokenOf, type OAuthGrant, parseGrantRefreshToken } from './grant';
+import { hashToken } from '../crypto/token-hash';
+import { isRefreshHashOf } from '../token-families/refresh-family';
+import { type OAuthGrant, parseGrantRefreshToken } from './grant';
 
 export type ClientToken =
   | { kind: 'access_token'; claims: OAuthAccessClaims; grant: OAuthGrant }
@@ -28,8 +30,9 @@ export async function findClientToken(
   if (refresh) {
     const grant = await deps.store.oauthGrants.find(client.tenantId, refresh.grantId);
     if (!grant || grant.clientId !== client.clientId) return undefined;
-    if (isRefreshTokenOf(grant, token, false)) return { kind: 'refresh_token', grant, current: true };
-    return isRefreshTokenOf(grant, token, true) ? { kind: 'refresh_token', grant, current: false } : undefined;
+    const hash = hashToken(token);
+    if (isRefreshHashOf(grant, hash, false)) return { kind: 'refresh_token', grant, current: true };
+    return isRefreshHashOf(grant, hash, true) ? { kind: 'refresh_token', grant, current: false } : undefined;
   }
   const claims = await verifyOAuthAccessToken(await deps.keys.load(), deps.config.issuer, token, now);
   if (!claims || claims.client_id !== client.clientId || claims.tenantId !== client.tenantId) return undefined;

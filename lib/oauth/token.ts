@@ -6,6 +6,7 @@ import type { OAuthClient } from './client';
 import { oauthErrors } from './errors';
 import { formatGrantRefreshToken, type OAuthGrant, parseGrantRefreshToken } from './grant';
 import { verifyPkce } from './pkce';
+import { rotateRefreshToken } from '../token-families/refresh-family';
 import { formatScope, isWithinScope, parseScope } from './scope';
 
 /** The token request's parameters (seed 4.7 plus PKCE and scope). */
@@ -106,7 +107,7 @@ async function redeemAuthorizationCode(
   const code = await deps.store.authorizationCodes.find(tenantId, hashToken(request.code));
   if (!code || code.clientId !== client.clientId) throw oauthErrors.invalidGrant();
   const refuseReuse = async () => {
-    await deps.store.oauthGrants.revoke(tenantId, code.grantId, now, 'authorization_code_reuse');
+    await deps.store.oauthGrants.revoke({ tenantId, id: code.grantId }, now, 'authorization_code_reuse');
     deps.log.warn('authorization_code_reuse_detected', { tenantId, clientId: client.clientId, userId: code.userId, grantId: code.grantId });
     return oauthErrors.invalidGrant();
   };
@@ -157,25 +158,18 @@ async function refreshGrant(deps: TokenDeps, client: OAuthClient, request: Extra
     requestedScope(request.scope, current.scope);
   }
   const next = formatGrantRefreshToken({ grantId, generation: generation + 1, secret: deps.random.token() });
-  const result = await deps.store.oauthGrants.rotate({
-    tenantId,
-    grantId,
-    clientId: client.clientId,
-    generation,
-    presentedHash: hashToken(request.refreshToken),
-    nextHash: hashToken(next),
-    now,
-  });
+  const family = { tenantId, id: grantId, clientId: client.clientId };
+  const rotation = { generation, presentedHash: hashToken(request.refreshToken), nextHash: hashToken(next), now };
+  const result = await rotateRefreshToken(deps.store.oauthGrants, family, rotation);
   if (result.outcome === 'reused') {
-    await deps.store.oauthGrants.revoke(tenantId, grantId, now, 'refresh_token_reuse');
     deps.log.warn('oauth_refresh_token_reuse_detected', { tenantId, clientId: client.clientId, grantId });
     throw oauthErrors.invalidGrant();
   }
   if (result.outcome === 'invalid') throw oauthErrors.invalidGrant();
-  const { grant } = result;
+  const grant = result.record;
   const user = await deps.store.users.findById(tenantId, grant.subject);
   if (!user || user.status !== 'active') {
-    await deps.store.oauthGrants.revoke(tenantId, grantId, now, 'user_inactive');
+    await deps.store.oauthGrants.revoke(family, now, 'user_inactive');
     throw oauthErrors.invalidGrant();
   }
   return tokenResponse(deps, { ...grant, grantId: grant.id }, requestedScope(request.scope, grant.scope), now, next);

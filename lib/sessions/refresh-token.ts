@@ -1,7 +1,9 @@
+import { formatRefreshToken as formatFamilyToken, parseRefreshToken as parseFamilyToken } from '../token-families/refresh-family';
+
 /**
- * Refresh tokens: `<tenant>.<session id>.<generation>.<secret>`. The secret is 256
- * random bits; the rest routes the token to its session record (whose key starts with
- * the tenant) without a lookup table. Only the SHA-256 of the whole token is stored.
+ * Session refresh tokens: `<tenant>.<session id>.<generation>.<secret>`. The tenant
+ * (base64url) and session id route the token to its session record (whose key starts
+ * with the tenant) without a lookup table.
  */
 export interface RefreshToken {
   tenantId: string;
@@ -13,16 +15,15 @@ export interface RefreshToken {
 const SEGMENT = /^[A-Za-z0-9_-]+$/;
 
 export function formatRefreshToken({ tenantId, sessionId, generation, secret }: RefreshToken): string {
-  return [Buffer.from(tenantId, 'utf8').toString('base64url'), sessionId, String(generation), secret].join('.');
+  return formatFamilyToken([Buffer.from(tenantId, 'utf8').toString('base64url'), sessionId], generation, secret);
 }
 
 /** The parts of a refresh token, or undefined for anything that cannot be one. */
 export function parseRefreshToken(token: string): RefreshToken | undefined {
-  const parts = token.split('.');
-  if (parts.length !== 4 || !parts.every((part) => SEGMENT.test(part))) return undefined;
-  const [tenant, sessionId, generation, secret] = parts as [string, string, string, string];
-  if (!/^(0|[1-9][0-9]{0,8})$/.test(generation)) return undefined;
+  const parsed = parseFamilyToken(token, 2, SEGMENT);
+  const [tenant, sessionId] = parsed?.route ?? [];
+  if (!parsed || !tenant || !sessionId) return undefined;
   const tenantId = Buffer.from(tenant, 'base64url').toString('utf8');
   if (!tenantId || Buffer.from(tenantId, 'utf8').toString('base64url') !== tenant) return undefined;
-  return { tenantId, sessionId, generation: Number(generation), secret };
+  return { tenantId, sessionId, generation: parsed.generation, secret: parsed.secret };
 }

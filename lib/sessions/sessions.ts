@@ -4,6 +4,7 @@ import type { Deps } from '../deps';
 import { UnauthorizedError } from '../errors';
 import { signAccessToken, type Identity } from '../tokens/access-token';
 import { type User, type UserSummary, userSummary } from '../users/user';
+import { rotateRefreshToken } from '../token-families/refresh-family';
 import { formatRefreshToken, parseRefreshToken } from './refresh-token';
 import type { Amr, Session } from './session';
 
@@ -72,28 +73,22 @@ export async function refreshSession(deps: SessionDeps & Pick<Deps, 'log'>, pres
   const now = epochSeconds(deps.clock);
   const next = formatRefreshToken({ tenantId, sessionId, generation: generation + 1, secret: deps.random.token() });
 
-  const result = await deps.store.sessions.rotate({
-    tenantId,
-    sessionId,
-    generation,
-    presentedHash: hashToken(presented),
-    nextHash: hashToken(next),
-    now,
-  });
+  const family = { tenantId, id: sessionId };
+  const result = await rotateRefreshToken(deps.store.sessions, family, { generation, presentedHash: hashToken(presented), nextHash: hashToken(next), now });
   if (result.outcome === 'reused') {
-    await deps.store.sessions.revoke(tenantId, sessionId, now, 'refresh_token_reuse');
-    deps.log.warn('refresh_token_reuse_detected', { tenantId, userId: result.session.userId, sessionId });
+    deps.log.warn('refresh_token_reuse_detected', { tenantId, userId: result.record.userId, sessionId });
     throw invalid();
   }
   if (result.outcome === 'invalid') {
     deps.log.info('refresh_failed', { tenantId, sessionId });
     throw invalid();
   }
-  const user = await deps.store.users.findById(tenantId, result.session.userId);
+  const session = result.record;
+  const user = await deps.store.users.findById(tenantId, session.userId);
   if (!user || user.status !== 'active') {
-    await deps.store.sessions.revoke(tenantId, sessionId, now, 'user_inactive');
+    await deps.store.sessions.revoke(family, now, 'user_inactive');
     throw invalid();
   }
   deps.log.info('refresh_succeeded', { tenantId, userId: user.id, sessionId });
-  return authPayload(deps, user, result.session, next);
+  return authPayload(deps, user, session, next);
 }

@@ -1,12 +1,23 @@
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Dynamo, isConditionalCheckFailed, oldItemOf } from './dynamo';
-import type { Key } from './keys';
+import { type Key, keys } from './keys';
 import { TTL_ATTRIBUTE } from './table';
 
 export interface AttemptPolicy {
   /** Attempts allowed in one window. */
   max: number;
   windowSeconds: number;
+}
+
+/** Whose attempts are counted: the logins of a username, or the codes of one MFA method of a user. */
+export type AttemptSubject =
+  | { kind: 'login'; tenantId: string; username: string }
+  | { kind: 'mfa'; tenantId: string; userId: string; method: string };
+
+function keyOf(subject: AttemptSubject): Key {
+  return subject.kind === 'login'
+    ? keys.loginAttempts(subject.tenantId, subject.username)
+    : keys.mfaAttempts(subject.tenantId, subject.userId, subject.method);
 }
 
 export type ReserveResult = { allowed: true } | { allowed: false; retryAfterSeconds: number };
@@ -17,13 +28,14 @@ export type ReserveResult = { allowed: true } | { allowed: false; retryAfterSeco
  * limit; a success clears the counter.
  */
 export interface AttemptCounter {
-  reserve(key: Key, now: number, policy: AttemptPolicy): Promise<ReserveResult>;
-  clear(key: Key): Promise<void>;
+  reserve(subject: AttemptSubject, now: number, policy: AttemptPolicy): Promise<ReserveResult>;
+  clear(subject: AttemptSubject): Promise<void>;
 }
 
 export function dynamoAttemptCounter({ doc, table }: Dynamo): AttemptCounter {
   return {
-    async reserve(key, now, { max, windowSeconds }) {
+    async reserve(subject, now, { max, windowSeconds }) {
+      const key = keyOf(subject);
       const windowOpenSince = now - windowSeconds;
       const refusal = (old: Record<string, unknown> | undefined): ReserveResult | undefined => {
         const windowStart = typeof old?.windowStart === 'number' ? old.windowStart : undefined;
@@ -76,8 +88,8 @@ export function dynamoAttemptCounter({ doc, table }: Dynamo): AttemptCounter {
       throw new Error('Attempt counter kept changing under concurrent updates');
     },
 
-    async clear(key) {
-      await doc.send(new DeleteCommand({ TableName: table, Key: key }));
+    async clear(subject) {
+      await doc.send(new DeleteCommand({ TableName: table, Key: keyOf(subject) }));
     },
   };
 }

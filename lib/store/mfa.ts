@@ -1,11 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Random } from '../crypto/random';
 import { CODE_TTL_SECONDS, RESEND_INTERVAL_SECONDS } from '../mfa/codes';
-import type { MfaOutbox, OutboxMessage } from '../mfa/delivery';
-import type { MfaEnrollment, MfaMethod } from '../mfa/methods';
-import { type Dynamo, isConditionalCheckFailed, oldItemOf } from './dynamo';
+import { type MfaOutbox, outboxMessageSchema } from '../mfa/delivery';
+import { enrollmentSchema, type MfaEnrollment, type MfaMethod } from '../mfa/methods';
+import { type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
+import { parseRecord } from './records';
 import { TTL_ATTRIBUTE } from './table';
+import { type OnceWrite, writeOnce } from './write-once';
 
 /** A method never verified is forgotten after a day. */
 export const PENDING_KEPT_SECONDS = 24 * 3600;
@@ -52,39 +54,15 @@ export interface MfaStore {
 
 const METHOD_PREFIX = 'METHOD#';
 
-function toEnrollment(item: Record<string, unknown> | undefined): MfaEnrollment | undefined {
-  if (!item) return undefined;
-  const { pk: _pk, sk: _sk, [TTL_ATTRIBUTE]: _ttl, lastUseId: _use, ...enrollment } = item;
-  return enrollment as unknown as MfaEnrollment;
-}
+const toEnrollment = (item: Record<string, unknown> | undefined) => parseRecord(enrollmentSchema, 'MFA method', item);
 
-export function dynamoMfaStore({ doc, table }: Dynamo): MfaStore {
-  /** A conditional write: false if its condition failed, unless `ours` recognises the item it met as its own result. */
-  const conditional = async (write: () => Promise<unknown>, ours?: (old: Record<string, unknown> | undefined) => boolean): Promise<boolean> => {
-    try {
-      await write();
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return ours?.(oldItemOf(error)) ?? false;
-      throw error;
-    }
-  };
+export function dynamoMfaStore(dynamo: Dynamo, random: Random): MfaStore {
+  const { doc, table } = dynamo;
   /**
-   * A one-time use (a code, a time step) in one conditional write that marks it with
-   * an id random per call. When the SDK retries the write because its answer was lost
-   * after DynamoDB applied it, the retry fails its condition against its own result:
-   * the id tells that apart from a use by another request, which stays refused.
+   * A one-time use (a code, a time step) or issue (a code) in one conditional write:
+   * false if its condition failed against another request's write (lib/store/write-once).
    */
-  const usedOnce = async (write: (useId: string) => Promise<unknown>): Promise<boolean> => {
-    const useId = randomUUID();
-    try {
-      await write(useId);
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return oldItemOf(error)?.lastUseId === useId;
-      throw error;
-    }
-  };
+  const once = async (write: OnceWrite) => (await writeOnce(dynamo, random, write)).written;
 
   return {
     async list(tenantId, userId) {
@@ -96,7 +74,7 @@ export function dynamoMfaStore({ doc, table }: Dynamo): MfaStore {
           ConsistentRead: true,
         }),
       );
-      return (Items ?? []).map((item) => toEnrollment(item) as MfaEnrollment);
+      return (Items ?? []).flatMap((item) => toEnrollment(item) ?? []);
     },
 
     async find(tenantId, userId, method) {
@@ -107,104 +85,79 @@ export function dynamoMfaStore({ doc, table }: Dynamo): MfaStore {
     },
 
     async enroll(enrollment, now) {
-      try {
-        await doc.send(
-          new PutCommand({
-            TableName: table,
-            Item: {
-              ...keys.mfaMethod(enrollment.tenantId, enrollment.userId, enrollment.method),
-              ...enrollment,
-              [TTL_ATTRIBUTE]: now + PENDING_KEPT_SECONDS,
-            },
-            ConditionExpression:
-              'attribute_not_exists(pk) OR (#status = :pending AND (attribute_not_exists(codeSentAt) OR codeSentAt <= :resendBefore))',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':pending': 'pending', ':resendBefore': now - RESEND_INTERVAL_SECONDS },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        );
-        return { outcome: 'enrolled' };
-      } catch (error) {
-        if (!isConditionalCheckFailed(error)) throw error;
-        const item = oldItemOf(error);
-        // This write, applied on an attempt whose answer was lost (the SDK retried it): a
-        // sealed secret (random IV) or a code digest (random code) no other call stores.
-        const sealed = 'sealedSecret' in enrollment ? enrollment.sealedSecret : undefined;
-        const digest = 'codeDigest' in enrollment ? enrollment.codeDigest : undefined;
-        if (item && ((sealed && item.sealedSecret === sealed) || (digest && item.codeDigest === digest))) return { outcome: 'enrolled' };
-        const old = toEnrollment(item);
-        if (old?.status === 'active') return { outcome: 'already_active' };
-        const sentAt = old && 'codeSentAt' in old ? (old.codeSentAt ?? now) : now;
-        return { outcome: 'throttled', retryAfterSeconds: sentAt + RESEND_INTERVAL_SECONDS - now };
-      }
+      const { written, item } = await writeOnce(dynamo, random, {
+        put: {
+          Item: {
+            ...keys.mfaMethod(enrollment.tenantId, enrollment.userId, enrollment.method),
+            ...enrollment,
+            [TTL_ATTRIBUTE]: now + PENDING_KEPT_SECONDS,
+          },
+          ConditionExpression:
+            'attribute_not_exists(pk) OR (#status = :pending AND (attribute_not_exists(codeSentAt) OR codeSentAt <= :resendBefore))',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':pending': 'pending', ':resendBefore': now - RESEND_INTERVAL_SECONDS },
+        },
+      });
+      if (written) return { outcome: 'enrolled' };
+      const old = toEnrollment(item);
+      if (old?.status === 'active') return { outcome: 'already_active' };
+      const sentAt = old && 'codeSentAt' in old ? (old.codeSentAt ?? now) : now;
+      return { outcome: 'throttled', retryAfterSeconds: sentAt + RESEND_INTERVAL_SECONDS - now };
     },
 
     issueCode: (tenantId, userId, method, { digest, sentAt, expiresAt }) =>
-      // A retried write that meets its own result (the digest of a random code) issued it.
-      conditional(
-        () =>
-          doc.send(
-            new UpdateCommand({
-              TableName: table,
-              Key: keys.mfaMethod(tenantId, userId, method),
-              UpdateExpression: 'SET codeDigest = :digest, codeExpiresAt = :expiresAt, codeSentAt = :sentAt',
-              // At most one code per 30 s. Using a code (consumeCode) forgets when it was
-              // sent, so the next may go at once; a code dropped by the lockout does not.
-              ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(codeSentAt) OR codeSentAt <= :resendBefore)',
-              ExpressionAttributeValues: {
-                ':digest': digest,
-                ':expiresAt': expiresAt,
-                ':sentAt': sentAt,
-                ':resendBefore': sentAt - RESEND_INTERVAL_SECONDS,
-              },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            }),
-          ),
-        (old) => old?.codeDigest === digest,
-      ),
+      once({
+        update: {
+          Key: keys.mfaMethod(tenantId, userId, method),
+          UpdateExpression: 'SET codeDigest = :digest, codeExpiresAt = :expiresAt, codeSentAt = :sentAt',
+          // At most one code per 30 s. Using a code (consumeCode) forgets when it was
+          // sent, so the next may go at once; a code dropped by the lockout does not.
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(codeSentAt) OR codeSentAt <= :resendBefore)',
+          ExpressionAttributeValues: {
+            ':digest': digest,
+            ':expiresAt': expiresAt,
+            ':sentAt': sentAt,
+            ':resendBefore': sentAt - RESEND_INTERVAL_SECONDS,
+          },
+        },
+      }),
 
     consumeCode: (tenantId, userId, method, digest, now) =>
-      usedOnce((useId) =>
-        doc.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: keys.mfaMethod(tenantId, userId, method),
-            UpdateExpression:
-              'SET #status = :active, activatedAt = if_not_exists(activatedAt, :now), lastUseId = :use REMOVE codeDigest, codeExpiresAt, codeSentAt, #ttl',
-            ConditionExpression: 'codeDigest = :digest AND codeExpiresAt > :now',
-            ExpressionAttributeNames: { '#status': 'status', '#ttl': TTL_ATTRIBUTE },
-            ExpressionAttributeValues: { ':active': 'active', ':now': now, ':digest': digest, ':use': useId },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        ),
-      ),
+      once({
+        update: {
+          Key: keys.mfaMethod(tenantId, userId, method),
+          UpdateExpression: 'SET #status = :active, activatedAt = if_not_exists(activatedAt, :now) REMOVE codeDigest, codeExpiresAt, codeSentAt, #ttl',
+          ConditionExpression: 'codeDigest = :digest AND codeExpiresAt > :now',
+          ExpressionAttributeNames: { '#status': 'status', '#ttl': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ':active': 'active', ':now': now, ':digest': digest },
+        },
+      }),
 
     acceptTimeStep: (tenantId, userId, sealedSecret, step, now) =>
-      usedOnce((useId) =>
-        doc.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: keys.mfaMethod(tenantId, userId, 'TOTP'),
-            UpdateExpression: 'SET lastTimeStep = :step, #status = :active, activatedAt = if_not_exists(activatedAt, :now), lastUseId = :use REMOVE #ttl',
-            ConditionExpression: 'sealedSecret = :sealed AND (attribute_not_exists(lastTimeStep) OR lastTimeStep < :step)',
-            ExpressionAttributeNames: { '#status': 'status', '#ttl': TTL_ATTRIBUTE },
-            ExpressionAttributeValues: { ':step': step, ':active': 'active', ':now': now, ':sealed': sealedSecret, ':use': useId },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        ),
-      ),
+      once({
+        update: {
+          Key: keys.mfaMethod(tenantId, userId, 'TOTP'),
+          UpdateExpression: 'SET lastTimeStep = :step, #status = :active, activatedAt = if_not_exists(activatedAt, :now) REMOVE #ttl',
+          ConditionExpression: 'sealedSecret = :sealed AND (attribute_not_exists(lastTimeStep) OR lastTimeStep < :step)',
+          ExpressionAttributeNames: { '#status': 'status', '#ttl': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ':step': step, ':active': 'active', ':now': now, ':sealed': sealedSecret },
+        },
+      }),
 
     async dropCode(tenantId, userId, method) {
-      await conditional(() =>
-        doc.send(
+      try {
+        await doc.send(
           new UpdateCommand({
             TableName: table,
             Key: keys.mfaMethod(tenantId, userId, method),
             UpdateExpression: 'REMOVE codeDigest, codeExpiresAt',
             ConditionExpression: 'attribute_exists(pk)',
           }),
-        ),
-      );
+        );
+      } catch (error) {
+        // No such method: there is no code to drop.
+        if (!isConditionalCheckFailed(error)) throw error;
+      }
     },
   };
 }
@@ -232,9 +185,7 @@ export function dynamoMfaOutbox({ doc, table }: Dynamo): MfaOutbox {
       const { Item } = await doc.send(
         new GetCommand({ TableName: table, Key: keys.mfaOutbox(tenantId, userId, method), ConsistentRead: true }),
       );
-      if (!Item) return undefined;
-      const { pk: _pk, sk: _sk, [TTL_ATTRIBUTE]: _ttl, ...message } = Item;
-      return message as OutboxMessage;
+      return parseRecord(outboxMessageSchema, 'outbox message', Item);
     },
   };
 }

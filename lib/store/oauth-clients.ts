@@ -1,9 +1,11 @@
-import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { type Clock, systemClock } from '../clock';
-import type { GrantType, OAuthClient } from '../oauth/client';
-import { type Dynamo, isConditionalCheckFailed, oldItemOf } from './dynamo';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import type { Clock } from '../clock';
+import type { Random } from '../crypto/random';
+import { type OAuthClient, oauthClientSchema } from '../oauth/client';
+import type { Dynamo } from './dynamo';
 import { keys } from './keys';
+import { parseRecord } from './records';
+import { writeOnce } from './write-once';
 
 export interface OAuthClientStore {
   /** Stores a new client in one conditional write: `exists` if its id is taken, in any tenant. */
@@ -23,20 +25,14 @@ export interface ClientCacheOptions {
   maxEntries: number;
 }
 
-const DEFAULT_CACHE: ClientCacheOptions = { ttlSeconds: CLIENT_CACHE_SECONDS, clock: systemClock, maxEntries: 1000 };
+/** The cache of every instance; the clock comes with the deps. */
+export const CLIENT_CACHE: Omit<ClientCacheOptions, 'clock'> = { ttlSeconds: CLIENT_CACHE_SECONDS, maxEntries: 1000 };
 
 function toClient(item: Record<string, unknown> | undefined): OAuthClient | undefined {
-  if (!item) return undefined;
-  return Object.freeze({
-    clientId: item.clientId as string,
-    tenantId: item.tenantId as string,
-    secretHash: item.secretHash as string,
-    redirectUris: Object.freeze([...(item.redirectUris as string[])]) as string[],
-    grantTypes: Object.freeze([...(item.grantTypes as GrantType[])]) as GrantType[],
-    scopes: Object.freeze([...(item.scopes as string[])]) as string[],
-    createdAt: item.createdAt as string,
-    createdBy: item.createdBy as string,
-  });
+  const client = parseRecord(oauthClientSchema, 'OAuth client', item);
+  if (!client) return undefined;
+  for (const list of [client.redirectUris, client.grantTypes, client.scopes]) Object.freeze(list);
+  return Object.freeze(client);
 }
 
 /**
@@ -84,27 +80,15 @@ export function cachedOAuthClientStore(store: OAuthClientStore, options: ClientC
 }
 
 /** The DynamoDB client store, with the per-instance cache of `cachedOAuthClientStore` (pass `ttlSeconds: 0` for none). */
-export function dynamoOAuthClientStore({ doc, table }: Dynamo, cache: ClientCacheOptions = DEFAULT_CACHE): OAuthClientStore {
+export function dynamoOAuthClientStore(dynamo: Dynamo, random: Random, cache: ClientCacheOptions): OAuthClientStore {
+  const { doc, table } = dynamo;
   return cachedOAuthClientStore(
     {
       async create(client) {
-        // An id random per call tells our own write, applied on an attempt whose answer
-        // was lost (the SDK retried it), from a client someone else registered.
-        const creationId = randomUUID();
-        try {
-          await doc.send(
-            new PutCommand({
-              TableName: table,
-              Item: { ...keys.oauthClient(client.clientId), ...client, creationId },
-              ConditionExpression: 'attribute_not_exists(pk)',
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-            }),
-          );
-          return 'created';
-        } catch (error) {
-          if (isConditionalCheckFailed(error)) return oldItemOf(error)?.creationId === creationId ? 'created' : 'exists';
-          throw error;
-        }
+        const { written } = await writeOnce(dynamo, random, {
+          put: { Item: { ...keys.oauthClient(client.clientId), ...client }, ConditionExpression: 'attribute_not_exists(pk)' },
+        });
+        return written ? 'created' : 'exists';
       },
 
       async find(clientId) {

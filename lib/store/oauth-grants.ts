@@ -1,35 +1,23 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type GrantRotateResult, type OAuthGrant, RETIRED_REFRESH_KEPT } from '../oauth/grant';
-import { type Dynamo, isConditionalCheckFailed, oldItemOf } from './dynamo';
+import type { Random } from '../crypto/random';
+import { grantSchema, type OAuthGrant } from '../oauth/grant';
+import type { TokenFamilyStore } from '../token-families/refresh-family';
+import type { Dynamo } from './dynamo';
 import { keys } from './keys';
+import { parseRecord } from './records';
 import { TTL_ATTRIBUTE } from './table';
+import { dynamoFamilyRotation } from './token-families';
 
-export interface GrantRotateRequest {
-  tenantId: string;
-  grantId: string;
-  /** The authenticated client: a grant only rotates for its own client. */
-  clientId: string;
-  generation: number;
-  presentedHash: string;
-  nextHash: string;
-  /** Epoch seconds. */
-  now: number;
-}
-
-export interface OAuthGrantStore {
+/** OAuth grants: refresh-token families of clients (lib/token-families), and the deny records of stateless tokens. */
+export interface OAuthGrantStore extends TokenFamilyStore<OAuthGrant> {
   /**
    * Stores a new grant. Written as an update, not a put, so that a revocation that
    * got there first (a code redeemed twice at once) is kept.
    */
   save(grant: OAuthGrant): Promise<void>;
   find(tenantId: string, grantId: string): Promise<OAuthGrant | undefined>;
-  /**
-   * Replaces the current refresh token by its successor in one conditional write:
-   * of two concurrent rotations with the same token exactly one succeeds.
-   */
-  rotate(request: GrantRotateRequest): Promise<GrantRotateResult>;
   /** Marks the grant revoked (idempotent), even before `save` has written it. */
-  revoke(tenantId: string, grantId: string, now: number, reason: string): Promise<void>;
+  revoke(family: { tenantId: string; id: string }, now: number, reason: string): Promise<void>;
   /**
    * Records that a stateless access token (one without a grant: client_credentials) is
    * revoked: a deny record under its `jti`, which DynamoDB deletes after the token's
@@ -56,9 +44,8 @@ const REVOCATION_KEPT_SECONDS = 31 * 24 * 3600;
 
 function toGrant(item: Record<string, unknown> | undefined): OAuthGrant | undefined {
   // A revocation written ahead of its grant has no client: there is no grant to use.
-  if (!item || typeof item.clientId !== 'string') return undefined;
-  const { pk: _pk, sk: _sk, [TTL_ATTRIBUTE]: _ttl, ...grant } = item;
-  return grant as unknown as OAuthGrant;
+  if (!item || item.clientId === undefined) return undefined;
+  return parseRecord(grantSchema, 'grant', item);
 }
 
 /**
@@ -78,7 +65,8 @@ export function grantWrite(table: string, grant: OAuthGrant) {
   };
 }
 
-export function dynamoOAuthGrantStore({ doc, table }: Dynamo): OAuthGrantStore {
+export function dynamoOAuthGrantStore(dynamo: Dynamo, random: Random): OAuthGrantStore {
+  const { doc, table } = dynamo;
   return {
     async save(grant) {
       await doc.send(new UpdateCommand(grantWrite(table, grant)));
@@ -89,53 +77,9 @@ export function dynamoOAuthGrantStore({ doc, table }: Dynamo): OAuthGrantStore {
       return toGrant(Item);
     },
 
-    async rotate({ tenantId, grantId, clientId, generation, presentedHash, nextHash, now }) {
-      const forgotten = generation - RETIRED_REFRESH_KEPT;
-      try {
-        const { Attributes } = await doc.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: keys.oauthGrant(tenantId, grantId),
-            UpdateExpression:
-              'SET refreshHash = :next, refreshGeneration = :nextGeneration, refreshedAt = :now, retired.#retiring = :presented' +
-              (forgotten >= 0 ? ' REMOVE retired.#forgotten' : ''),
-            ConditionExpression:
-              'clientId = :client AND refreshHash = :presented AND refreshGeneration = :generation AND attribute_not_exists(revokedAt) AND expiresAt > :now',
-            ExpressionAttributeNames: {
-              '#retiring': `g${generation}`,
-              ...(forgotten >= 0 ? { '#forgotten': `g${forgotten}` } : {}),
-            },
-            ExpressionAttributeValues: {
-              ':next': nextHash,
-              ':nextGeneration': generation + 1,
-              ':generation': generation,
-              ':presented': presentedHash,
-              ':client': clientId,
-              ':now': now,
-            },
-            ReturnValues: 'ALL_NEW',
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        );
-        const grant = toGrant(Attributes);
-        return grant ? { outcome: 'rotated', grant } : { outcome: 'invalid' };
-      } catch (error) {
-        if (!isConditionalCheckFailed(error)) throw error;
-        const grant = toGrant(oldItemOf(error));
-        if (!grant || grant.clientId !== clientId) return { outcome: 'invalid' };
-        // Our own write, applied on an earlier attempt whose answer was lost (the SDK
-        // retried it): `nextHash` is random per request, so no one else stored it.
-        if (grant.refreshHash === nextHash && grant.refreshGeneration === generation + 1 && grant.revokedAt === undefined) {
-          return { outcome: 'rotated', grant };
-        }
-        const wasIssued = Object.values(grant.retired ?? {}).includes(presentedHash);
-        // A retired token of a live grant is reuse; of a revoked or expired one, just invalid.
-        if (wasIssued && grant.revokedAt === undefined && grant.expiresAt > now) return { outcome: 'reused', grant };
-        return { outcome: 'invalid' };
-      }
-    },
+    rotate: dynamoFamilyRotation(dynamo, random, { key: (ref) => keys.oauthGrant(ref.tenantId, ref.id), parse: toGrant }),
 
-    async revoke(tenantId, grantId, now, reason) {
+    async revoke({ tenantId, id: grantId }, now, reason) {
       await doc.send(
         new UpdateCommand({
           TableName: table,

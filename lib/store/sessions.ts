@@ -1,28 +1,19 @@
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { RETIRED_KEPT, type RotateResult, type Session } from '../sessions/session';
-import { type Dynamo, isConditionalCheckFailed, oldItemOf } from './dynamo';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Random } from '../crypto/random';
+import { type Session, sessionSchema } from '../sessions/session';
+import type { TokenFamilyStore } from '../token-families/refresh-family';
+import { type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
+import { parseRecord } from './records';
 import { TTL_ATTRIBUTE } from './table';
+import { dynamoFamilyRotation } from './token-families';
+import { writeOnce } from './write-once';
 
-export interface RotateRequest {
-  tenantId: string;
-  sessionId: string;
-  generation: number;
-  presentedHash: string;
-  nextHash: string;
-  /** Epoch seconds. */
-  now: number;
-}
-
-export interface SessionStore {
+/** Login sessions: refresh-token families of users (lib/token-families). */
+export interface SessionStore extends TokenFamilyStore<Session> {
   create(session: Session): Promise<void>;
-  /**
-   * Replaces the current refresh token by its successor in one conditional write:
-   * of two concurrent rotations with the same token exactly one succeeds.
-   */
-  rotate(request: RotateRequest): Promise<RotateResult>;
   /** Marks the session revoked (idempotent); false if there is no such session. */
-  revoke(tenantId: string, sessionId: string, now: number, reason: string): Promise<boolean>;
+  revoke(family: { tenantId: string; id: string }, now: number, reason: string): Promise<boolean>;
   /**
    * Whether the session exists, is not revoked and has not expired (read by the
    * authorizer); with `userId`, also that it is that user's session.
@@ -30,82 +21,29 @@ export interface SessionStore {
   isActive(tenantId: string, sessionId: string, now: number, userId?: string): Promise<boolean>;
 }
 
-function toSession(item: Record<string, unknown>): Session {
-  const { pk: _pk, sk: _sk, [TTL_ATTRIBUTE]: _ttl, ...session } = item;
-  return session as unknown as Session;
-}
+const toSession = (item: Record<string, unknown> | undefined) => parseRecord(sessionSchema, 'session', item);
 
-export function dynamoSessionStore({ doc, table }: Dynamo): SessionStore {
+export function dynamoSessionStore(dynamo: Dynamo, random: Random): SessionStore {
+  const { doc, table } = dynamo;
   return {
     async create(session) {
-      try {
-        await doc.send(
-          new PutCommand({
-            TableName: table,
-            Item: { ...keys.session(session.tenantId, session.id), ...session, [TTL_ATTRIBUTE]: session.expiresAt },
-            ConditionExpression: 'attribute_not_exists(pk)',
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        );
-      } catch (error) {
-        // Our own write, applied on an earlier attempt whose answer was lost (the SDK
-        // retried it): the refresh token, hence its hash, is random per session.
-        if (isConditionalCheckFailed(error) && oldItemOf(error)?.refreshHash === session.refreshHash) return;
-        throw error;
-      }
+      const { written } = await writeOnce(dynamo, random, {
+        put: {
+          Item: { ...keys.session(session.tenantId, session.id), ...session, [TTL_ATTRIBUTE]: session.expiresAt },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      });
+      if (!written) throw new Error('Session id collision');
     },
 
-    async rotate({ tenantId, sessionId, generation, presentedHash, nextHash, now }) {
-      const forgotten = generation - RETIRED_KEPT;
-      try {
-        const { Attributes } = await doc.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: keys.session(tenantId, sessionId),
-            UpdateExpression:
-              'SET refreshHash = :next, refreshGeneration = :nextGeneration, refreshedAt = :now, retired.#retiring = :presented' +
-              (forgotten >= 0 ? ' REMOVE retired.#forgotten' : ''),
-            ConditionExpression:
-              'refreshHash = :presented AND refreshGeneration = :generation AND attribute_not_exists(revokedAt) AND expiresAt > :now',
-            ExpressionAttributeNames: {
-              '#retiring': `g${generation}`,
-              ...(forgotten >= 0 ? { '#forgotten': `g${forgotten}` } : {}),
-            },
-            ExpressionAttributeValues: {
-              ':next': nextHash,
-              ':nextGeneration': generation + 1,
-              ':generation': generation,
-              ':presented': presentedHash,
-              ':now': now,
-            },
-            ReturnValues: 'ALL_NEW',
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-          }),
-        );
-        return { outcome: 'rotated', session: toSession(Attributes ?? {}) };
-      } catch (error) {
-        if (!isConditionalCheckFailed(error)) throw error;
-        const old = oldItemOf(error);
-        if (!old) return { outcome: 'invalid' };
-        const session = toSession(old);
-        // Our own write, applied on an earlier attempt whose answer was lost (the SDK
-        // retried it): `nextHash` is random per request, so no one else stored it.
-        if (session.refreshHash === nextHash && session.refreshGeneration === generation + 1 && session.revokedAt === undefined && session.expiresAt > now) {
-          return { outcome: 'rotated', session };
-        }
-        const wasIssued = Object.values(session.retired ?? {}).includes(presentedHash);
-        // A retired token of a live session is reuse; of a revoked or expired one, just invalid.
-        if (wasIssued && session.revokedAt === undefined && session.expiresAt > now) return { outcome: 'reused', session };
-        return { outcome: 'invalid' };
-      }
-    },
+    rotate: dynamoFamilyRotation(dynamo, random, { key: (ref) => keys.session(ref.tenantId, ref.id), parse: toSession }),
 
-    async revoke(tenantId, sessionId, now, reason) {
+    async revoke({ tenantId, id }, now, reason) {
       try {
         await doc.send(
           new UpdateCommand({
             TableName: table,
-            Key: keys.session(tenantId, sessionId),
+            Key: keys.session(tenantId, id),
             UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now), revokedReason = if_not_exists(revokedReason, :reason)',
             ConditionExpression: 'attribute_exists(pk)',
             ExpressionAttributeValues: { ':now': now, ':reason': reason },

@@ -1,7 +1,8 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { User } from '../users/user';
+import { type User, userSchema } from '../users/user';
 import { type Dynamo, failedConditions, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
+import { parseRecord } from './records';
 
 export type CreateUserResult = 'created' | 'username_taken' | 'tenant_exists';
 
@@ -20,11 +21,7 @@ export interface UserStore {
 /** A user id no user has (ids are UUIDs). */
 const NO_USER = 'none';
 
-function toUser(item: Record<string, unknown> | undefined): User | undefined {
-  if (!item) return undefined;
-  const { pk: _pk, sk: _sk, ...user } = item;
-  return user as unknown as User;
-}
+const toUser = (item: Record<string, unknown> | undefined): User | undefined => parseRecord(userSchema, 'user', item);
 
 export function dynamoUserStore({ doc, table }: Dynamo): UserStore {
   const findById = async (tenantId: string, userId: string) => {

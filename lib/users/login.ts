@@ -1,10 +1,9 @@
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { TooManyRequestsError, UnauthorizedError } from '../errors';
-import { type SecondFactorRequest, secondFactor } from '../mfa/mfa';
+import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
 import type { MfaEnrollment } from '../mfa/methods';
 import { type AuthPayload, startSession } from '../sessions/sessions';
-import { keys } from '../store/keys';
 import type { User } from './user';
 
 /** CONTRACT 4.1: 5 failed attempts per (tenant, username) in 15 minutes. */
@@ -40,13 +39,13 @@ function started<T>(promise: Promise<T>): Promise<T> {
  * Round trips: the attempt reservation alongside the user lookup, then the hash
  * alongside the read of the MFA methods (Argon2id runs off the main thread).
  */
-export async function checkPassword(deps: Deps, { tenantId, username, password }: LoginRequest): Promise<PasswordAccepted> {
+export async function checkPassword(deps: Pick<Deps, 'clock' | 'store' | 'hasher' | 'log'>, { tenantId, username, password }: LoginRequest): Promise<PasswordAccepted> {
   const { store, hasher, log } = deps;
   const now = epochSeconds(deps.clock);
-  const attemptsKey = keys.loginAttempts(tenantId, username);
+  const attempts = { kind: 'login', tenantId, username } as const;
   // Independent reads run together: the lookup is wasted only for a locked account.
   const [reservation, user] = await Promise.all([
-    store.attempts.reserve(attemptsKey, now, LOGIN_ATTEMPTS),
+    store.attempts.reserve(attempts, now, LOGIN_ATTEMPTS),
     store.users.findByUsername(tenantId, username),
   ]);
   if (!reservation.allowed) {
@@ -65,7 +64,7 @@ export async function checkPassword(deps: Deps, { tenantId, username, password }
   }
   const afterSuccess = started(
     Promise.all([
-      store.attempts.clear(attemptsKey),
+      store.attempts.clear(attempts),
       // The cost parameters changed since this hash was made: upgrade it now that we know the password.
       verdict.stale && hasher.hash(password).then((fresh) => store.users.replacePasswordHash(user, user.passwordHash, fresh)),
     ]),
@@ -79,7 +78,10 @@ export async function checkPassword(deps: Deps, { tenantId, username, password }
  * session written (a right password clears it, whatever the second factor says);
  * the answer waits for both.
  */
-export async function login(deps: Deps, request: LoginRequest & SecondFactorRequest): Promise<AuthPayload> {
+export async function login(
+  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'hasher' | 'keys' | 'mfaSecrets' | 'mfaDelivery'>,
+  request: LoginRequest & SecondFactorRequest,
+): Promise<AuthPayload> {
   const { user, mfaMethods, afterSuccess } = await checkPassword(deps, request);
   try {
     const account = { tenantId: user.tenantId, userId: user.id, username: user.username };

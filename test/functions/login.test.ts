@@ -4,7 +4,6 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { argon2idHasher } from '../../lib/crypto/password';
 import { dynamoStores } from '../../lib/deps';
 import { createDynamo, type Dynamo } from '../../lib/store/dynamo';
-import { keys } from '../../lib/store/keys';
 import { dynamoAttemptCounter } from '../../lib/store/login-attempts';
 import { LOGIN_ATTEMPTS } from '../../lib/users/login';
 import { registerAdmin, testApp } from '../helpers/app';
@@ -166,7 +165,7 @@ describe('POST /auth/login', () => {
     it('reserves with one write when there is no counter, when its window has passed, and when it is full; two below the limit', async () => {
       const { dynamo, sent } = recordedDynamo();
       const counter = dynamoAttemptCounter(dynamo);
-      const key = keys.loginAttempts(uniqueTenant(), 'gina');
+      const key = { kind: 'login', tenantId: uniqueTenant(), username: 'gina' } as const;
       const start = Math.floor(Date.now() / 1000);
       const at = (now: number) => {
         sent.length = 0;
@@ -186,7 +185,7 @@ describe('POST /auth/login', () => {
 
     it('opens a new window once the old one has passed, counting from this attempt', async () => {
       const counter = dynamoAttemptCounter(recordedDynamo().dynamo);
-      const key = keys.loginAttempts(uniqueTenant(), 'hank');
+      const key = { kind: 'login', tenantId: uniqueTenant(), username: 'hank' } as const;
       const start = Math.floor(Date.now() / 1000);
       for (let i = 0; i < 5; i++) expect(await counter.reserve(key, start + i, LOGIN_ATTEMPTS)).toEqual({ allowed: true });
       expect(await counter.reserve(key, start + 899, LOGIN_ATTEMPTS)).toEqual({ allowed: false, retryAfterSeconds: 1 });
@@ -198,7 +197,7 @@ describe('POST /auth/login', () => {
 
   it('makes the same database calls for an unknown user as for a wrong password (reads of nobody for the unknown one)', async () => {
     const { dynamo, sent } = recordedDynamo();
-    const recorded = testApp({ ...deps, store: dynamoStores(dynamo) });
+    const recorded = testApp({ ...deps, store: dynamoStores(dynamo, deps) });
     const tenant = uniqueTenant();
     await registerAdmin(app, tenant, 'ivan', PASSWORD);
     const calls = async (username: string) => {
@@ -214,7 +213,7 @@ describe('POST /auth/login', () => {
 
   it('clears the counter and writes the session after a right password, and reads the MFA methods during the hash', async () => {
     const { dynamo, sent } = recordedDynamo();
-    const recorded = testApp({ ...deps, store: dynamoStores(dynamo) });
+    const recorded = testApp({ ...deps, store: dynamoStores(dynamo, deps) });
     const tenant = uniqueTenant();
     await registerAdmin(app, tenant, 'judy', PASSWORD);
     expect((await recorded.request('login', { body: { username: 'judy', password: 'wrong', tenantId: tenant } })).status).toBe(401);

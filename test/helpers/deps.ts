@@ -69,7 +69,7 @@ export async function testDeps(env: Record<string, string> = {}): Promise<TestDe
     clock,
     random: cryptoRandom,
     log: createLogger('debug', (line) => lines.push(line)),
-    store: dynamoStores(dynamo),
+    store: dynamoStores(dynamo, { random: cryptoRandom, clock }),
     hasher: argon2idHasher(),
     keys: cachedKeyProvider(async () => keySet),
     keySet,

@@ -1,6 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { NodeHttpHandler } from '@smithy/node-http-handler';
+import { systemClock } from '../../lib/clock';
+import { cryptoRandom } from '../../lib/crypto/random';
 import { type Stores, dynamoStores } from '../../lib/deps';
 
 /**
@@ -17,5 +19,8 @@ export function patientStores(endpoint: string, tableName: string): Stores {
     maxAttempts: 3,
     requestHandler: new NodeHttpHandler({ connectionTimeout: 10_000, requestTimeout: 20_000 }),
   });
-  return dynamoStores({ doc: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }), table: tableName });
+  return dynamoStores(
+    { doc: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }), table: tableName },
+    { random: cryptoRandom, clock: systemClock },
+  );
 }

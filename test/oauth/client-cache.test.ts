@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { cryptoRandom } from '../../lib/crypto/random';
 import type { OAuthClient } from '../../lib/oauth/client';
 import { createDynamo, type Dynamo } from '../../lib/store/dynamo';
 import { cachedOAuthClientStore, CLIENT_CACHE_SECONDS, dynamoOAuthClientStore, type OAuthClientStore } from '../../lib/store/oauth-clients';
@@ -7,7 +8,7 @@ import { testClock } from '../helpers/deps';
 
 /** The real DynamoDB store without a cache, with the reads it makes counted. */
 function countedStore(dynamo: Dynamo, failNext = { value: false }) {
-  const inner = dynamoOAuthClientStore(dynamo, { ttlSeconds: 0, clock: testClock(), maxEntries: 0 });
+  const inner = dynamoOAuthClientStore(dynamo, cryptoRandom, { ttlSeconds: 0, clock: testClock(), maxEntries: 0 });
   const reads: string[] = [];
   const store: OAuthClientStore = {
     create: (client) => inner.create(client),

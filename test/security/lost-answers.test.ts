@@ -22,7 +22,8 @@ describe('writes retried after a lost answer', () => {
 
   beforeAll(async () => {
     dynamo = losingAnswers();
-    deps = { ...(await testDeps()), store: dynamoStores(dynamo) } as TestDeps;
+    const base = await testDeps();
+    deps = { ...base, store: dynamoStores(dynamo, base) } as TestDeps;
     deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
     deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     app = testApp(deps);
@@ -76,7 +77,7 @@ describe('writes retried after a lost answer', () => {
   it('OAuth: retried client registration, code issue, code redemption and refresh each succeed once', async () => {
     const tenantId = uniqueTenant('lost');
     const { token } = await registerAdmin(app, tenantId);
-    dynamo.loseNext(mentioning('PutItemCommand', 'creationId'));
+    dynamo.loseNext(mentioning('PutItemCommand', 'CLIENT#'));
     const lostBefore = dynamo.lost();
     const client = await createClient(app, token, tenantId);
     expect(dynamo.lost()).toBe(lostBefore + 1);
@@ -85,7 +86,7 @@ describe('writes retried after a lost answer', () => {
     const { code, verifier } = await authorizationCode(app, token, client);
     expect(dynamo.lost()).toBe(lostBefore + 2);
     const redeem = () => app.request('oauth2Token', tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }));
-    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'useId'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'usedAt'));
     const redeemed = await redeem();
     expect(redeemed.status).toBe(200);
     expect(dynamo.lost()).toBe(lostBefore + 3);
@@ -139,7 +140,7 @@ describe('writes retried after a lost answer', () => {
     const enrolment = (await deps.outbox.latest(tenantId, user.id, 'SMS'))?.code;
     expect((await app.request('mfaVerify', { token, body: { method: 'SMS', code: enrolment } })).status).toBe(200);
 
-    dynamo.loseNext(mentioning('UpdateItemCommand', 'SET codeDigest'));
+    dynamo.loseNext(mentioning('UpdateItemCommand', 'codeDigest = :digest'));
     const login = (extra: Record<string, unknown> = {}) =>
       app.request('login', { body: { username: 'admin', password: 'correct horse battery', tenantId, ...extra } });
     expect((await login()).body).toEqual({ success: false, error: 'MFA code required' });

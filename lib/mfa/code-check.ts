@@ -1,0 +1,62 @@
+import { epochSeconds } from '../clock';
+import type { Deps } from '../deps';
+import { type AppError, TooManyRequestsError } from '../errors';
+import { type Account, codeContext, secretContext } from './account';
+import { isCodeShaped } from './codes';
+import type { DeliveredEnrollment, MfaEnrollment, TotpEnrollment } from './methods';
+import { matchTotp } from './totp';
+
+/** docs/api.md 4.5: 5 wrong codes per (user, method) in 15 minutes lock the method. */
+export const MFA_ATTEMPTS = { max: 5, windowSeconds: 15 * 60 };
+
+type CheckDeps = Pick<Deps, 'clock' | 'log' | 'store' | 'mfaSecrets'>;
+
+type Rejection = 'wrong_code' | 'replayed' | 'expired' | 'no_code';
+
+async function acceptTotp(deps: CheckDeps, account: Account, enrollment: TotpEnrollment, code: string): Promise<Rejection | undefined> {
+  const secret = await deps.mfaSecrets.open(enrollment.sealedSecret, secretContext(account));
+  const nowMs = deps.clock.now();
+  const step = matchTotp(secret, code, nowMs, enrollment.lastTimeStep);
+  if (step === undefined) return matchTotp(secret, code, nowMs) === undefined ? 'wrong_code' : 'replayed';
+  const accepted = await deps.store.mfa.acceptTimeStep(account.tenantId, account.userId, enrollment.sealedSecret, step, epochSeconds(deps.clock));
+  // Another request accepted this step (or a later one) first.
+  return accepted ? undefined : 'replayed';
+}
+
+async function acceptDeliveredCode(deps: CheckDeps, account: Account, enrollment: DeliveredEnrollment, code: string): Promise<Rejection | undefined> {
+  const now = epochSeconds(deps.clock);
+  const { codeDigest, codeExpiresAt } = enrollment;
+  if (!codeDigest || codeExpiresAt === undefined) return 'no_code';
+  if (!isCodeShaped(code) || !(await deps.mfaSecrets.matches(codeDigest, code, codeContext(account, enrollment.method)))) return 'wrong_code';
+  if (codeExpiresAt <= now) return 'expired';
+  const consumed = await deps.store.mfa.consumeCode(account.tenantId, account.userId, enrollment.method, codeDigest, now);
+  // Another request used this code first (or it expired or was replaced meanwhile).
+  return consumed ? undefined : 'replayed';
+}
+
+/**
+ * Checks a code of one method under the MFA lockout: an attempt is reserved before
+ * the check (so concurrent guesses cannot pass the limit) and a right code clears the
+ * counter. A locked method answers 429 and loses its outstanding SMS/EMAIL code; a
+ * wrong code throws `invalid()`. A right code is used up (single use), and activates
+ * a pending method.
+ */
+export async function checkCode(deps: CheckDeps, account: Account, enrollment: MfaEnrollment, code: string, invalid: () => AppError): Promise<void> {
+  const { tenantId, userId } = account;
+  const { method } = enrollment;
+  const attempts = { kind: 'mfa', tenantId, userId, method } as const;
+  const reservation = await deps.store.attempts.reserve(attempts, epochSeconds(deps.clock), MFA_ATTEMPTS);
+  if (!reservation.allowed) {
+    if (method !== 'TOTP') await deps.store.mfa.dropCode(tenantId, userId, method);
+    deps.log.warn('mfa_locked', { ...account, method });
+    throw new TooManyRequestsError(reservation.retryAfterSeconds);
+  }
+  const rejection =
+    enrollment.method === 'TOTP' ? await acceptTotp(deps, account, enrollment, code) : await acceptDeliveredCode(deps, account, enrollment, code);
+  if (rejection) {
+    deps.log.info('mfa_verify_failed', { ...account, method, reason: rejection });
+    throw invalid();
+  }
+  await deps.store.attempts.clear(attempts);
+  deps.log.info('mfa_verified', { ...account, method, activated: enrollment.status === 'pending' });
+}

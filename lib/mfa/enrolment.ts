@@ -1,0 +1,97 @@
+import * as z from 'zod';
+import { epochSeconds } from '../clock';
+import type { Deps } from '../deps';
+import { ConflictError, ForbiddenError, TooManyRequestsError, ValidationError } from '../errors';
+import type { Identity } from '../tokens/access-token';
+import { type Account, codeContext, secretContext } from './account';
+import { checkCode } from './code-check';
+import { CODE_TTL_SECONDS, generateCode, sendCode } from './codes';
+import type { DeliveredEnrollment, MfaEnrollment, MfaMethod, TotpEnrollment } from './methods';
+import { otpauthUri, parseTotpSecret } from './totp';
+
+type EnrolmentDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'mfaSecrets' | 'mfaDelivery'>;
+
+const E164 = /^\+[1-9][0-9]{6,14}$/;
+const emailAddress = z.email().max(254);
+
+/**
+ * Who may add a method: anyone while the user has no active method; once one is
+ * active, only a session that passed it (`amr` otp), so that a session from before
+ * MFA (or a stolen one) cannot add a factor of its own. 403 `Permission denied`.
+ */
+export async function authorizeMfaEnrollment(deps: Pick<Deps, 'store'>, identity: Identity | null): Promise<void> {
+  if (!identity || identity.amr.includes('otp')) return;
+  const methods = await deps.store.mfa.list(identity.tenantId, identity.userId);
+  if (methods.some((method) => method.status === 'active')) throw new ForbiddenError();
+}
+
+export interface EnableRequest {
+  method: MfaMethod;
+  /** TOTP: the base32 shared secret; SMS: an E.164 phone number; EMAIL: an email address. */
+  secret: string;
+}
+
+export interface EnableResult {
+  message: 'MFA enabled successfully';
+  method: MfaMethod;
+  status: 'pending';
+  /** TOTP only: the URI for the authenticator app (it holds the secret). */
+  otpauthUri?: string;
+}
+
+async function storeEnrollment(deps: EnrolmentDeps, enrollment: MfaEnrollment, now: number): Promise<void> {
+  const result = await deps.store.mfa.enroll(enrollment, now);
+  if (result.outcome === 'already_active') throw new ConflictError('MFA method already enabled');
+  if (result.outcome === 'throttled') throw new TooManyRequestsError(result.retryAfterSeconds, 'Too many requests');
+}
+
+/**
+ * enableMFA (docs/api.md 4.4): stores the method as pending. TOTP: the secret sealed,
+ * and the otpauth URI in the answer. SMS/EMAIL: a 6-digit code sent, valid 10 minutes.
+ * A pending method is replaced; an active one is not (409 `MFA method already enabled`).
+ */
+export async function enableMfa(deps: EnrolmentDeps, account: Account, request: EnableRequest): Promise<EnableResult> {
+  const now = epochSeconds(deps.clock);
+  const pending = { tenantId: account.tenantId, userId: account.userId, status: 'pending' as const, createdAt: now };
+  const enabled = { message: 'MFA enabled successfully' as const, method: request.method, status: 'pending' as const };
+
+  if (request.method === 'TOTP') {
+    const secret = parseTotpSecret(request.secret);
+    if (!secret) throw new ValidationError('Invalid TOTP secret');
+    const sealedSecret = await deps.mfaSecrets.seal(secret, secretContext(account));
+    await storeEnrollment(deps, { ...pending, method: 'TOTP', sealedSecret } satisfies TotpEnrollment, now);
+    deps.log.info('mfa_enabled', { ...account, method: 'TOTP' });
+    return { ...enabled, otpauthUri: otpauthUri(secret, deps.config.mfa.totpIssuer, `${account.username} (${account.tenantId})`) };
+  }
+
+  const method = request.method;
+  const destination = request.secret.trim();
+  if (method === 'SMS' && !E164.test(destination)) throw new ValidationError('Invalid phone number');
+  if (method === 'EMAIL' && !emailAddress.safeParse(destination).success) throw new ValidationError('Invalid email address');
+  const code = generateCode(deps.random);
+  const enrollment: DeliveredEnrollment = {
+    ...pending,
+    method,
+    destination,
+    codeDigest: await deps.mfaSecrets.digest(code, codeContext(account, method)),
+    codeSentAt: now,
+    codeExpiresAt: now + CODE_TTL_SECONDS,
+  };
+  await storeEnrollment(deps, enrollment, now);
+  await sendCode(deps, account, method, destination, code);
+  deps.log.info('mfa_enabled', { ...account, method });
+  return enabled;
+}
+
+export interface VerifyRequest {
+  method: MfaMethod;
+  code: string;
+}
+
+/** verifyMFA (docs/api.md 4.5): a right code activates a pending method. */
+export async function verifyMfa(deps: EnrolmentDeps, account: Account, { method, code }: VerifyRequest) {
+  const enrollment = await deps.store.mfa.find(account.tenantId, account.userId, method);
+  if (!enrollment) throw new ValidationError('MFA method not enabled');
+  await checkCode(deps, account, enrollment, code, () => new ValidationError('Invalid MFA code'));
+  return { message: 'MFA verified successfully' as const };
+}

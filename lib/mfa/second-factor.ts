@@ -1,0 +1,62 @@
+import { epochSeconds } from '../clock';
+import type { Deps } from '../deps';
+import { UnauthorizedError, ValidationError } from '../errors';
+import type { Amr } from '../sessions/session';
+import { type Account, codeContext } from './account';
+import { checkCode } from './code-check';
+import { CODE_TTL_SECONDS, generateCode, sendCode } from './codes';
+import type { DeliveredEnrollment, MfaEnrollment, MfaMethod } from './methods';
+
+type SecondFactorDeps = Pick<Deps, 'clock' | 'random' | 'log' | 'store' | 'mfaSecrets' | 'mfaDelivery'>;
+
+export interface SecondFactorRequest {
+  mfaCode?: string | undefined;
+  mfaMethod?: MfaMethod | undefined;
+}
+
+/** Gives an active SMS/EMAIL method a fresh code, unless one went out less than 30 s ago. */
+async function sendLoginCode(deps: SecondFactorDeps, account: Account, enrollment: DeliveredEnrollment) {
+  const now = epochSeconds(deps.clock);
+  const code = generateCode(deps.random);
+  const digest = await deps.mfaSecrets.digest(code, codeContext(account, enrollment.method));
+  const issued = await deps.store.mfa.issueCode(account.tenantId, account.userId, enrollment.method, {
+    digest,
+    sentAt: now,
+    expiresAt: now + CODE_TTL_SECONDS,
+  });
+  if (issued) await sendCode(deps, account, enrollment.method, enrollment.destination, code);
+  else deps.log.info('mfa_code_throttled', { ...account, method: enrollment.method });
+}
+
+/**
+ * The MFA step of login (docs/api.md 4.1), after the password: the `amr` of the session
+ * to start. A user with an active method must send a code of one (`mfaMethod`; by
+ * default TOTP if active, else the first activated): without one, 401
+ * `MFA code required` with `X-MFA-Methods` (and SMS/EMAIL get a fresh code); with a
+ * wrong one, 401 `Invalid MFA code`, counted by the MFA lockout.
+ */
+export async function secondFactor(
+  deps: SecondFactorDeps,
+  account: Account,
+  { mfaCode, mfaMethod }: SecondFactorRequest,
+  /** The user's methods, when the caller has read them already (login reads them while Argon2id runs). */
+  methods: Promise<MfaEnrollment[]> = deps.store.mfa.list(account.tenantId, account.userId),
+): Promise<Amr[]> {
+  const active = (await methods)
+    .filter((enrollment) => enrollment.status === 'active')
+    .sort((a, b) => (a.activatedAt ?? 0) - (b.activatedAt ?? 0));
+  if (active.length === 0) return ['pwd'];
+
+  const headers = { 'X-MFA-Methods': active.map((enrollment) => enrollment.method).join(',') };
+  const chosen = mfaMethod
+    ? active.find((enrollment) => enrollment.method === mfaMethod)
+    : (active.find((enrollment) => enrollment.method === 'TOTP') ?? active[0]);
+  if (!chosen) throw new ValidationError('MFA method not enabled');
+  if (!mfaCode) {
+    if (chosen.method !== 'TOTP') await sendLoginCode(deps, account, chosen);
+    deps.log.info('login_mfa_required', { ...account, method: chosen.method });
+    throw new UnauthorizedError('MFA code required', headers);
+  }
+  await checkCode(deps, account, chosen, mfaCode, () => new UnauthorizedError('Invalid MFA code', headers));
+  return ['pwd', 'otp'];
+}

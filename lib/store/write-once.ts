@@ -1,0 +1,100 @@
+import { GetCommand, PutCommand, type PutCommandInput, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { Random } from '../crypto/random';
+import { cancellationCodes, type Dynamo, isConditionalCheckFailed, oldItemOf } from './dynamo';
+
+/** The attribute that carries the marker of the last write-once write of an item. */
+export const WRITE_MARKER = 'writeId';
+
+type Item = Record<string, unknown>;
+
+/** A conditional write; the table and the marker are added by `writeOnce`. */
+export type OnceWrite =
+  | { put: Omit<PutCommandInput, 'TableName' | 'ReturnValuesOnConditionCheckFailure'> }
+  | { update: Omit<UpdateCommandInput, 'TableName' | 'ReturnValuesOnConditionCheckFailure'> };
+
+/**
+ * What became of a write-once write. `written`: it took effect, on this attempt or on
+ * an earlier one whose answer was lost; `item` is the item after it (for an update
+ * with `ReturnValues: 'ALL_NEW'`, or as the retry found it). `refused`: its condition
+ * failed against someone else's item, which `item` is (undefined if there is none).
+ */
+export type OnceResult = { written: true; item: Item | undefined } | { written: false; item: Item | undefined };
+
+const withMarker = (expression: string) =>
+  /\bSET\s/i.test(expression) ? expression.replace(/\bSET\s/i, `SET #${WRITE_MARKER} = :${WRITE_MARKER}, `) : `SET #${WRITE_MARKER} = :${WRITE_MARKER} ${expression}`;
+
+/**
+ * A conditional write that must take effect once. The SDK retries a write whose answer
+ * was lost (a timeout, a dropped connection) after DynamoDB applied it; the retry then
+ * fails its condition against its own result, which must not pass for a refusal (a
+ * second use, a taken name). Every write carries a marker drawn from `random` for this
+ * call alone: a refused write that finds its own marker on the item was applied.
+ */
+export function writeOnce(dynamo: Dynamo, random: Random, write: OnceWrite): Promise<OnceResult> {
+  const marker = random.id();
+  const ours = (item: Item | undefined) => item?.[WRITE_MARKER] === marker;
+  if ('put' in write) {
+    const command = new PutCommand({
+      ...write.put,
+      TableName: dynamo.table,
+      Item: { ...write.put.Item, [WRITE_MARKER]: marker },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    return attempt(async () => {
+      await dynamo.doc.send(command);
+      return write.put.Item;
+    }, ours);
+  }
+  const { UpdateExpression = '', ExpressionAttributeNames, ExpressionAttributeValues } = write.update;
+  const command = new UpdateCommand({
+    ...write.update,
+    TableName: dynamo.table,
+    UpdateExpression: withMarker(UpdateExpression),
+    ExpressionAttributeNames: { ...ExpressionAttributeNames, [`#${WRITE_MARKER}`]: WRITE_MARKER },
+    ExpressionAttributeValues: { ...ExpressionAttributeValues, [`:${WRITE_MARKER}`]: marker },
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  });
+  return attempt(async () => (await dynamo.doc.send(command)).Attributes, ours);
+}
+
+async function attempt(send: () => Promise<Item | undefined>, ours: (item: Item | undefined) => boolean): Promise<OnceResult> {
+  try {
+    return { written: true, item: await send() };
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+    const item = oldItemOf(error);
+    return { written: ours(item), item };
+  }
+}
+
+/**
+ * A transaction whose first item must be written once (a code marked used together
+ * with what it grants). A transaction the SDK retries is idempotent by its client
+ * request token; should a retry still meet its own result, the marker on the first
+ * item tells it from another request's. A concurrent transaction on the same item
+ * (`TransactionConflict`) is another request winning: refused.
+ */
+export async function transactOnce(dynamo: Dynamo, random: Random, items: NonNullable<TransactWriteCommandInput['TransactItems']>): Promise<boolean> {
+  const [first, ...rest] = items;
+  const update = first?.Update;
+  if (!update) throw new Error('transactOnce: the first item must be an update');
+  const marker = random.id();
+  const marked = {
+    Update: {
+      ...update,
+      UpdateExpression: withMarker(update.UpdateExpression ?? ''),
+      ExpressionAttributeNames: { ...update.ExpressionAttributeNames, [`#${WRITE_MARKER}`]: WRITE_MARKER },
+      ExpressionAttributeValues: { ...update.ExpressionAttributeValues, [`:${WRITE_MARKER}`]: marker },
+    },
+  };
+  try {
+    await dynamo.doc.send(new TransactWriteCommand({ TransactItems: [marked, ...rest] }));
+    return true;
+  } catch (error) {
+    const reason = cancellationCodes(error)?.[0];
+    if (reason === 'TransactionConflict') return false;
+    if (reason !== 'ConditionalCheckFailed') throw error;
+    const { Item } = await dynamo.doc.send(new GetCommand({ TableName: update.TableName, Key: update.Key, ConsistentRead: true }));
+    return Item?.[WRITE_MARKER] === marker;
+  }
+}
