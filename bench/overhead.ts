@@ -83,6 +83,7 @@ async function main() {
       shopId: 'shop-1',
       sessionId: 's-1',
       amr: ['pwd'],
+      authTime: 1_700_000_000,
     }),
   };
   const loginEvent = proxyEvent({

@@ -95,6 +95,7 @@ export function sessionFor(user: User, config: Config): { item: Item; seeded: Se
     shopId: user.shopId,
     sessionId: id,
     amr: ['pwd'],
+    authTime: at,
   };
   return { item: { ...keys.session(user.tenantId, id), ...session, [TTL_ATTRIBUTE]: session.expiresAt }, seeded: { identity, refreshToken } };
 }

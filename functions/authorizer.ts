@@ -2,6 +2,7 @@ import type { APIGatewayRequestAuthorizerEventV2, APIGatewaySimpleAuthorizerWith
 import { epochSeconds } from '../lib/clock';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { type AuthorizerContext, toAuthorizerContext } from '../lib/http/identity';
+import { liveSession } from '../lib/sessions/live-session';
 import { verifyAccessToken } from '../lib/tokens/access-token';
 
 type Result = APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>;
@@ -36,12 +37,14 @@ export function makeHandler(deps: Deps) {
       }
       const { tenantId, sessionId, userId } = verified.identity;
       // The session must be the token's user's: a token naming someone else's session (or
-      // its own session with someone else's sub) gets nothing, even if it was signed with our key.
-      if (!(await deps.store.sessions.isActive(tenantId, sessionId, now, userId))) {
+      // its own session with someone else's sub) gets nothing, even if it was signed with our
+      // key. Role, shop and recency come from the records, not from the token.
+      const live = await liveSession(deps, { tenantId, sessionId, userId }, now);
+      if (!live) {
         deps.log.info('token_rejected', { reason: 'session_inactive', tenantId, userId, requestId: event.requestContext?.requestId });
         return anonymous;
       }
-      return { isAuthorized: true, context: toAuthorizerContext(verified.identity) };
+      return { isAuthorized: true, context: toAuthorizerContext({ ...verified.identity, ...live }) };
     } catch (error) {
       deps.log.error('authorizer_failed', { error, requestId: event.requestContext?.requestId });
       return { isAuthorized: true, context: { authError: 'unavailable' } };

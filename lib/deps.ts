@@ -48,7 +48,7 @@ export interface Deps {
 /** Every store on one DynamoDB table; `random` marks write-once writes, `clock` times the client cache. */
 export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'random' | 'clock'>): Stores {
   return {
-    users: dynamoUserStore(dynamo),
+    users: dynamoUserStore(dynamo, random),
     tenants: dynamoTenantStore(dynamo),
     sessions: dynamoSessionStore(dynamo, random),
     attempts: dynamoAttemptCounter(dynamo),

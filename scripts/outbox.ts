@@ -9,6 +9,7 @@
  */
 import { readConfig } from '../lib/config';
 import { createDynamo } from '../lib/store/dynamo';
+import { cryptoRandom } from '../lib/crypto/random';
 import { dynamoMfaOutbox } from '../lib/store/mfa';
 import { dynamoUserStore } from '../lib/store/users';
 import { option } from './lib/cli';
@@ -26,7 +27,7 @@ async function main(args: string[]) {
     DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT ?? 'http://127.0.0.1:8000',
   });
   const dynamo = createDynamo({ tableName: config.tableName, region: config.awsRegion, endpoint: config.dynamodbEndpoint });
-  const user = await dynamoUserStore(dynamo).findByUsername(tenantId, username);
+  const user = await dynamoUserStore(dynamo, cryptoRandom).findByUsername(tenantId, username);
   if (!user) throw new Error(`No user ${username} in tenant ${tenantId}`);
   const outbox = dynamoMfaOutbox(dynamo);
   let found = false;

@@ -5,7 +5,7 @@ import { ROLES } from '../users/user';
 
 /**
  * The authorizer's context as API Gateway hands it over (`requestContext.authorizer.lambda`).
- * Context values are flat strings, so `amr` travels comma-separated.
+ * Context values are flat strings, so `amr` travels comma-separated and `authTime` as digits.
  */
 export type AuthorizerContext = Record<string, string>;
 
@@ -17,10 +17,11 @@ const contextSchema = z.object({
   shopId: z.string().min(1),
   sessionId: z.string().min(1),
   amr: z.string(),
+  authTime: z.string().regex(/^[0-9]{1,12}$/),
 });
 
 export function toAuthorizerContext(identity: Identity): AuthorizerContext {
-  return { ...identity, amr: identity.amr.join(',') };
+  return { ...identity, amr: identity.amr.join(','), authTime: String(identity.authTime) };
 }
 
 type AuthorizerView = { authorizer?: { lambda?: Record<string, unknown> } };
@@ -40,7 +41,7 @@ export function identityFromEvent(event: APIGatewayProxyEventV2): Identity | nul
   if (event.headers?.[OFFLINE_OVERRIDE] !== undefined) return null;
   const parsed = contextSchema.safeParse(lambdaContext(event));
   if (!parsed.success) return null;
-  return { ...parsed.data, amr: parsed.data.amr.split(',').filter(Boolean) };
+  return { ...parsed.data, amr: parsed.data.amr.split(',').filter(Boolean), authTime: Number(parsed.data.authTime) };
 }
 
 /** True when the authorizer could not check the token because a dependency failed. */

@@ -23,6 +23,8 @@ export const grantSchema = refreshStateSchema.partial().extend({
   createdAt: z.number(),
   /** Epoch seconds: nothing issued from the grant is valid after this. */
   expiresAt: z.number(),
+  /** For a user's grant, the user's session generation when it was made (lib/users/user.ts). */
+  userEpoch: z.number().int().nonnegative().optional(),
 });
 
 export type OAuthGrant = z.output<typeof grantSchema>;

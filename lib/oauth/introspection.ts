@@ -1,7 +1,9 @@
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import type { OAuthAccessClaims } from './access-token';
+import { isOfCurrentEpoch } from '../users/user';
 import type { OAuthClient } from './client';
+import type { OAuthGrant } from './grant';
 import { formatScope } from './scope';
 import { findClientToken } from './token-lookup';
 
@@ -38,6 +40,12 @@ function accessTokenAnswer(claims: OAuthAccessClaims): IntrospectionResponse {
   };
 }
 
+/** A user's grant lives only while its user is active and has not had every session and grant revoked since. */
+async function userStillGrants(deps: Pick<Deps, 'store'>, grant: OAuthGrant): Promise<boolean> {
+  const user = await deps.store.users.findById(grant.tenantId, grant.subject);
+  return user !== undefined && user.status === 'active' && isOfCurrentEpoch(user, grant);
+}
+
 /**
  * RFC 7662: whether a token of this client is active: known, its own, not expired,
  * and not revoked: its grant, or for a stateless client_credentials token its deny
@@ -59,6 +67,7 @@ export async function introspect(
   }
   if (found.grant.revokedAt !== undefined || found.grant.expiresAt <= now) return { active: false };
   const { grant } = found;
+  if (grant.kind === 'authorization_code' && !(await userStillGrants(deps, grant))) return { active: false };
   if (found.kind === 'refresh_token') {
     if (!found.current) return { active: false };
     return {

@@ -6,7 +6,8 @@ import type { OAuthClient } from './client';
 import { oauthErrors } from './errors';
 import { formatGrantRefreshToken, type OAuthGrant, parseGrantRefreshToken } from './grant';
 import { verifyPkce } from './pkce';
-import { rotateRefreshToken } from '../token-families/refresh-family';
+import { isLive, rotateRefreshToken } from '../token-families/refresh-family';
+import { epochOf, isOfCurrentEpoch } from '../users/user';
 import { formatScope, isWithinScope, parseScope } from './scope';
 
 /** The token request's parameters (seed 4.7 plus PKCE and scope). */
@@ -115,11 +116,10 @@ async function redeemAuthorizationCode(
   if (code.expiresAt <= now) throw oauthErrors.invalidGrant();
   if (!verifyPkce(request.codeVerifier, code.codeChallenge)) throw oauthErrors.invalidGrant();
   if (code.redirectUri !== request.redirectUri) throw oauthErrors.invalidGrant();
-  const [user, sessionActive] = await Promise.all([
-    deps.store.users.findById(tenantId, code.userId),
-    deps.store.sessions.isActive(tenantId, code.sessionId, now, code.userId),
-  ]);
-  if (!user || user.status !== 'active' || !sessionActive) throw oauthErrors.invalidGrant();
+  // The user and the session the code was issued in must still be live (one consistent read).
+  const { session, user } = await deps.store.sessions.findWithOwner(tenantId, code.sessionId, code.userId);
+  if (!session || !user || session.userId !== user.id || !isLive(session, now)) throw oauthErrors.invalidGrant();
+  if (user.status !== 'active' || !isOfCurrentEpoch(user, session)) throw oauthErrors.invalidGrant();
 
   const withRefresh = client.grantTypes.includes('refresh_token');
   const refreshToken = withRefresh ? formatGrantRefreshToken({ grantId: code.grantId, generation: 0, secret: deps.random.token() }) : undefined;
@@ -132,6 +132,7 @@ async function redeemAuthorizationCode(
     sessionId: code.sessionId,
     scope: code.scope,
     createdAt: now,
+    userEpoch: epochOf(user),
     expiresAt: now + (withRefresh ? GRANT_MAX_AGE_SECONDS : OAUTH_ACCESS_TOKEN_TTL_SECONDS),
     ...(refreshToken === undefined ? {} : { refreshHash: hashToken(refreshToken), refreshGeneration: 0, retired: {} }),
   };
@@ -168,7 +169,7 @@ async function refreshGrant(deps: TokenDeps, client: OAuthClient, request: Extra
   if (result.outcome === 'invalid') throw oauthErrors.invalidGrant();
   const grant = result.record;
   const user = await deps.store.users.findById(tenantId, grant.subject);
-  if (!user || user.status !== 'active') {
+  if (!user || user.status !== 'active' || !isOfCurrentEpoch(user, grant)) {
     await deps.store.oauthGrants.revoke(family, now, 'user_inactive');
     throw oauthErrors.invalidGrant();
   }

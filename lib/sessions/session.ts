@@ -16,6 +16,10 @@ export const sessionSchema = refreshStateSchema.extend({
   amr: z.array(z.enum(AMR_VALUES)),
   /** Epoch seconds. */
   createdAt: z.number(),
+  /** Epoch seconds of the last proof of the password or a factor (`auth_time`); createdAt when absent. */
+  authTime: z.number().optional(),
+  /** The user's session generation when the session began (lib/users/user.ts). */
+  userEpoch: z.number().int().nonnegative().optional(),
 });
 
 export type Session = z.output<typeof sessionSchema>;

@@ -3,7 +3,7 @@ import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
 import { UnauthorizedError } from '../errors';
 import { signAccessToken, type Identity } from '../tokens/access-token';
-import { type User, type UserSummary, userSummary } from '../users/user';
+import { epochOf, isOfCurrentEpoch, type User, type UserSummary, userSummary } from '../users/user';
 import { rotateRefreshToken } from '../token-families/refresh-family';
 import { formatRefreshToken, parseRefreshToken } from './refresh-token';
 import type { Amr, Session } from './session';
@@ -26,6 +26,7 @@ function identityOf(user: User, session: Session): Identity {
     shopId: user.shopId,
     sessionId: session.id,
     amr: session.amr,
+    authTime: session.authTime ?? session.createdAt,
   };
 }
 
@@ -52,6 +53,8 @@ export async function startSession(deps: SessionDeps, user: User, amr: Amr[]): P
     userId: user.id,
     amr,
     createdAt: now,
+    authTime: now,
+    userEpoch: epochOf(user),
     expiresAt: now + deps.config.sessionMaxAgeSeconds,
     refreshHash: hashToken(refreshToken),
     refreshGeneration: 0,
@@ -85,7 +88,7 @@ export async function refreshSession(deps: SessionDeps & Pick<Deps, 'log'>, pres
   }
   const session = result.record;
   const user = await deps.store.users.findById(tenantId, session.userId);
-  if (!user || user.status !== 'active') {
+  if (!user || user.status !== 'active' || !isOfCurrentEpoch(user, session)) {
     await deps.store.sessions.revoke(family, now, 'user_inactive');
     throw invalid();
   }

@@ -53,6 +53,16 @@ export const keys = {
    * grant record), by its `jti`, under the tenant of its client; kept until the token expires.
    */
   revokedAccessToken: (tenantId: string, jti: string): Key => ({ pk: `${tenantPrefix(tenantId)}#REVOKEDJTI#${part(jti)}`, sk: 'REVOKED' }),
+  /**
+   * The owner index (lib/store/table.ts) entry of what a user owns: their sessions and
+   * grants, listed newest first by one query on the index.
+   */
+  ownedBy: (tenantId: string, userId: string, kind: 'SESSION' | 'GRANT', createdAt: number, id: string) => ({
+    gsi1pk: `${tenantPrefix(tenantId)}#OWNER#${part(userId)}`,
+    gsi1sk: `${kind}#${String(createdAt).padStart(12, '0')}#${part(id)}`,
+  }),
+  /** The owner index partition of a user's sessions and grants. */
+  ownerPartition: (tenantId: string, userId: string) => `${tenantPrefix(tenantId)}#OWNER#${part(userId)}`,
   /** Everything MFA of one user shares a partition, so one query lists the user's methods. */
   mfaPartition,
   /** One MFA method (TOTP, SMS, EMAIL) of a user. */

@@ -5,6 +5,7 @@ import type { TokenFamilyStore } from '../token-families/refresh-family';
 import type { Dynamo } from './dynamo';
 import { keys } from './keys';
 import { parseRecord } from './records';
+import { listOwned } from './owner-index';
 import { TTL_ATTRIBUTE } from './table';
 import { dynamoFamilyRotation } from './token-families';
 
@@ -16,6 +17,8 @@ export interface OAuthGrantStore extends TokenFamilyStore<OAuthGrant> {
    */
   save(grant: OAuthGrant): Promise<void>;
   find(tenantId: string, grantId: string): Promise<OAuthGrant | undefined>;
+  /** A user's grants, newest first, from the owner index (eventually consistent: for listings, not decisions). */
+  listBySubject(tenantId: string, userId: string): Promise<OAuthGrant[]>;
   /** Marks the grant revoked (idempotent), even before `save` has written it. */
   revoke(family: { tenantId: string; id: string }, now: number, reason: string): Promise<void>;
   /**
@@ -53,7 +56,9 @@ function toGrant(item: Record<string, unknown> | undefined): OAuthGrant | undefi
  * grant (its `revokedAt`) stays. Also one item of the code-redemption transaction.
  */
 export function grantWrite(table: string, grant: OAuthGrant) {
-  const fields = Object.entries({ ...grant, [TTL_ATTRIBUTE]: grant.expiresAt }).filter(
+  // A user's grant is listed with the user's sessions (the owner index); a client's own is not.
+  const owner = grant.kind === 'authorization_code' ? keys.ownedBy(grant.tenantId, grant.subject, 'GRANT', grant.createdAt, grant.id) : {};
+  const fields = Object.entries({ ...grant, ...owner, [TTL_ATTRIBUTE]: grant.expiresAt }).filter(
     ([name, value]) => value !== undefined && name !== 'revokedAt' && name !== 'revokedReason',
   );
   return {
@@ -76,6 +81,8 @@ export function dynamoOAuthGrantStore(dynamo: Dynamo, random: Random): OAuthGran
       const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.oauthGrant(tenantId, grantId), ConsistentRead: true }));
       return toGrant(Item);
     },
+
+    listBySubject: (tenantId, userId) => listOwned(dynamo, { tenantId, userId, kind: 'GRANT' }, toGrant),
 
     rotate: dynamoFamilyRotation(dynamo, random, { key: (ref) => keys.oauthGrant(ref.tenantId, ref.id), parse: toGrant }),
 

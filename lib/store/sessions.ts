@@ -1,10 +1,13 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type * as z from 'zod';
+import { BatchGetCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Random } from '../crypto/random';
 import { type Session, sessionSchema } from '../sessions/session';
+import { type User, userSchema } from '../users/user';
 import type { TokenFamilyStore } from '../token-families/refresh-family';
 import { type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { parseRecord } from './records';
+import { listOwned } from './owner-index';
 import { TTL_ATTRIBUTE } from './table';
 import { dynamoFamilyRotation } from './token-families';
 import { writeOnce } from './write-once';
@@ -14,12 +17,25 @@ export interface SessionStore extends TokenFamilyStore<Session> {
   create(session: Session): Promise<void>;
   /** Marks the session revoked (idempotent); false if there is no such session. */
   revoke(family: { tenantId: string; id: string }, now: number, reason: string): Promise<boolean>;
+  /** The session (consistent read), or undefined. */
+  find(tenantId: string, sessionId: string): Promise<Session | undefined>;
   /**
-   * Whether the session exists, is not revoked and has not expired (read by the
-   * authorizer); with `userId`, also that it is that user's session.
+   * The session and the user it names, in one consistent read (what the authorizer needs
+   * on every request: the session's state and the user's current role, status and
+   * session generation); either is undefined when missing.
    */
-  isActive(tenantId: string, sessionId: string, now: number, userId?: string): Promise<boolean>;
+  findWithOwner(tenantId: string, sessionId: string, userId: string): Promise<{ session?: SessionState; user?: OwnerState }>;
+  /** The user's sessions, newest first, from the owner index (eventually consistent: for listings, not decisions). */
+  listByUser(tenantId: string, userId: string): Promise<Session[]>;
 }
+
+/** What the authorizer reads of a session. */
+export const sessionStateSchema = sessionSchema.pick({ userId: true, expiresAt: true, revokedAt: true, authTime: true, createdAt: true, userEpoch: true, amr: true });
+export type SessionState = z.output<typeof sessionStateSchema>;
+
+/** What the authorizer reads of a user: never the password hash. */
+export const ownerStateSchema = userSchema.pick({ id: true, username: true, role: true, shopId: true, status: true, sessionEpoch: true });
+export type OwnerState = Pick<User, 'id' | 'username' | 'role' | 'shopId' | 'status' | 'sessionEpoch'>;
 
 const toSession = (item: Record<string, unknown> | undefined) => parseRecord(sessionSchema, 'session', item);
 
@@ -29,7 +45,12 @@ export function dynamoSessionStore(dynamo: Dynamo, random: Random): SessionStore
     async create(session) {
       const { written } = await writeOnce(dynamo, random, {
         put: {
-          Item: { ...keys.session(session.tenantId, session.id), ...session, [TTL_ATTRIBUTE]: session.expiresAt },
+          Item: {
+            ...keys.session(session.tenantId, session.id),
+            ...keys.ownedBy(session.tenantId, session.userId, 'SESSION', session.createdAt, session.id),
+            ...session,
+            [TTL_ATTRIBUTE]: session.expiresAt,
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       });
@@ -56,17 +77,41 @@ export function dynamoSessionStore(dynamo: Dynamo, random: Random): SessionStore
       }
     },
 
-    async isActive(tenantId, sessionId, now, userId) {
-      const { Item } = await doc.send(
-        new GetCommand({
-          TableName: table,
-          Key: keys.session(tenantId, sessionId),
-          ConsistentRead: true,
-          ProjectionExpression: 'revokedAt, expiresAt, userId',
-        }),
-      );
-      if (Item === undefined || (userId !== undefined && Item.userId !== userId)) return false;
-      return Item.revokedAt === undefined && typeof Item.expiresAt === 'number' && Item.expiresAt > now;
+    async find(tenantId, sessionId) {
+      const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.session(tenantId, sessionId), ConsistentRead: true }));
+      return toSession(Item);
     },
+
+    async findWithOwner(tenantId, sessionId, userId) {
+      const sessionKey = keys.session(tenantId, sessionId);
+      const userKey = keys.user(tenantId, userId);
+      let pending = [sessionKey, userKey];
+      const found: Record<string, unknown>[] = [];
+      // BatchGetItem may leave keys unprocessed under load: asked again, a few times.
+      for (let round = 0; pending.length > 0 && round < 3; round++) {
+        const { Responses, UnprocessedKeys } = await doc.send(
+          new BatchGetCommand({
+            RequestItems: {
+              [table]: {
+                Keys: pending,
+                ConsistentRead: true,
+                ProjectionExpression: 'pk, sk, userId, expiresAt, revokedAt, authTime, createdAt, userEpoch, amr, id, username, #role, shopId, #status, sessionEpoch',
+                ExpressionAttributeNames: { '#role': 'role', '#status': 'status' },
+              },
+            },
+          }),
+        );
+        found.push(...(Responses?.[table] ?? []));
+        pending = (UnprocessedKeys?.[table]?.Keys ?? []).map((key) => ({ pk: String(key.pk), sk: String(key.sk) }));
+      }
+      if (pending.length > 0) throw Object.assign(new Error('BatchGetItem left keys unprocessed'), { name: 'ThrottlingException' });
+      const item = (key: { pk: string; sk: string }) => found.find((candidate) => candidate.pk === key.pk && candidate.sk === key.sk);
+      return {
+        session: parseRecord(sessionStateSchema, 'session', item(sessionKey)),
+        user: parseRecord(ownerStateSchema, 'user', item(userKey)),
+      };
+    },
+
+    listByUser: (tenantId, userId) => listOwned(dynamo, { tenantId, userId, kind: 'SESSION' }, toSession),
   };
 }

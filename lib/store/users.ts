@@ -1,8 +1,10 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { type User, userSchema } from '../users/user';
+import type { Random } from '../crypto/random';
+import { epochOf, type User, userSchema } from '../users/user';
 import { type Dynamo, failedConditions, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { parseRecord } from './records';
+import { transactOnce } from './write-once';
 
 export type CreateUserResult = 'created' | 'username_taken' | 'tenant_exists';
 
@@ -16,6 +18,19 @@ export interface UserStore {
   create(user: User, options: { createTenant: boolean }): Promise<CreateUserResult>;
   /** Replaces the password hash only if it is still `expected` (used to rehash on login). */
   replacePasswordHash(user: User, expected: string, next: string): Promise<boolean>;
+  /**
+   * Revokes every session and grant of the user in one step: moves the user's session
+   * generation on (lib/users/user.ts), in one transaction with `set` (a new password
+   * hash, a status) and, with `keepSessionId`, the move of that session (the caller's
+   * own) to the new generation. False when the user is not as read (its generation or
+   * existence changed meanwhile): the caller reads it again.
+   */
+  revokeSessions(user: Pick<User, 'tenantId' | 'id' | 'sessionEpoch'>, options?: RevokeSessionsOptions): Promise<boolean>;
+}
+
+export interface RevokeSessionsOptions {
+  keepSessionId?: string | undefined;
+  set?: Partial<Pick<User, 'passwordHash' | 'status' | 'role' | 'shopId'>>;
 }
 
 /** A user id no user has (ids are UUIDs). */
@@ -23,7 +38,8 @@ const NO_USER = 'none';
 
 const toUser = (item: Record<string, unknown> | undefined): User | undefined => parseRecord(userSchema, 'user', item);
 
-export function dynamoUserStore({ doc, table }: Dynamo): UserStore {
+export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
+  const { doc, table } = dynamo;
   const findById = async (tenantId: string, userId: string) => {
     const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.user(tenantId, userId), ConsistentRead: true }));
     return toUser(Item);
@@ -95,6 +111,35 @@ export function dynamoUserStore({ doc, table }: Dynamo): UserStore {
         if (isConditionalCheckFailed(error)) return false;
         throw error;
       }
+    },
+
+    async revokeSessions(user, { keepSessionId, set = {} } = {}) {
+      const current = epochOf(user);
+      const changes = Object.entries({ ...set, sessionEpoch: current + 1 }).filter(([, value]) => value !== undefined);
+      const items: Parameters<typeof transactOnce>[2] = [
+        {
+          Update: {
+            TableName: table,
+            Key: keys.user(user.tenantId, user.id),
+            UpdateExpression: `SET ${changes.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
+            ConditionExpression: current === 0 ? 'attribute_exists(pk) AND (attribute_not_exists(sessionEpoch) OR sessionEpoch = :current)' : 'sessionEpoch = :current',
+            ExpressionAttributeNames: Object.fromEntries(changes.map(([name], i) => [`#f${i}`, name])),
+            ExpressionAttributeValues: { ...Object.fromEntries(changes.map(([, value], i) => [`:f${i}`, value])), ':current': current },
+          },
+        },
+      ];
+      if (keepSessionId !== undefined) {
+        items.push({
+          Update: {
+            TableName: table,
+            Key: keys.session(user.tenantId, keepSessionId),
+            UpdateExpression: 'SET userEpoch = :next',
+            ConditionExpression: 'userId = :user',
+            ExpressionAttributeValues: { ':next': current + 1, ':user': user.id },
+          },
+        });
+      }
+      return transactOnce(dynamo, random, items);
     },
   };
 }

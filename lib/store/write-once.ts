@@ -71,8 +71,8 @@ async function attempt(send: () => Promise<Item | undefined>, ours: (item: Item 
  * A transaction whose first item must be written once (a code marked used together
  * with what it grants). A transaction the SDK retries is idempotent by its client
  * request token; should a retry still meet its own result, the marker on the first
- * item tells it from another request's. A concurrent transaction on the same item
- * (`TransactionConflict`) is another request winning: refused.
+ * item tells it from another request's. A condition that fails, or a concurrent
+ * transaction on one of its items (`TransactionConflict`), refuses it: false.
  */
 export async function transactOnce(dynamo: Dynamo, random: Random, items: NonNullable<TransactWriteCommandInput['TransactItems']>): Promise<boolean> {
   const [first, ...rest] = items;
@@ -91,9 +91,9 @@ export async function transactOnce(dynamo: Dynamo, random: Random, items: NonNul
     await dynamo.doc.send(new TransactWriteCommand({ TransactItems: [marked, ...rest] }));
     return true;
   } catch (error) {
-    const reason = cancellationCodes(error)?.[0];
-    if (reason === 'TransactionConflict') return false;
-    if (reason !== 'ConditionalCheckFailed') throw error;
+    const reasons = cancellationCodes(error);
+    if (reasons?.includes('TransactionConflict')) return false;
+    if (!reasons?.includes('ConditionalCheckFailed')) throw error;
     const { Item } = await dynamo.doc.send(new GetCommand({ TableName: update.TableName, Key: update.Key, ConsistentRead: true }));
     return Item?.[WRITE_MARKER] === marker;
   }

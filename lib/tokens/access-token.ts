@@ -12,6 +12,8 @@ export interface Identity {
   shopId: string;
   sessionId: string;
   amr: string[];
+  /** Epoch seconds of the session's last proof of the password or a factor (OIDC `auth_time`). */
+  authTime: number;
 }
 
 export interface TokenSettings {
@@ -29,6 +31,7 @@ export async function signAccessToken(keys: KeySet, settings: TokenSettings, ide
     shopId: identity.shopId,
     sid: identity.sessionId,
     amr: identity.amr,
+    auth_time: identity.authTime,
     iss: settings.issuer,
     aud: settings.audience,
     sub: identity.userId,
@@ -47,6 +50,8 @@ const sessionClaims = z.object({
   shopId: z.string().min(1),
   sid: z.string().min(1),
   amr: z.array(z.string()),
+  /** Absent from tokens issued before it was added: their `iat` stands in. */
+  auth_time: z.number().int().optional(),
 });
 
 export type VerifyFailure = 'malformed' | 'signature' | 'expired' | 'claims';
@@ -74,8 +79,9 @@ export async function verifyAccessToken(
     });
     const claims = sessionClaims.safeParse(payload);
     if (!claims.success) return { ok: false, reason: 'claims' };
-    const { sub, sid, ...rest } = claims.data;
-    return { ok: true, identity: { userId: sub, sessionId: sid, ...rest } };
+    const { sub, sid, auth_time, username, role, tenantId, shopId, amr } = claims.data;
+    const authTime = auth_time ?? (typeof payload.iat === 'number' ? payload.iat : 0);
+    return { ok: true, identity: { userId: sub, sessionId: sid, username, role, tenantId, shopId, amr, authTime } };
   } catch (error) {
     if (error instanceof errors.JWTExpired) return { ok: false, reason: 'expired' };
     if (error instanceof errors.JWTClaimValidationFailed) return { ok: false, reason: 'claims' };

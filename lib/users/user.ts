@@ -13,11 +13,29 @@ export const userSchema = z.object({
   email: z.string().optional(),
   passwordHash: z.string(),
   status: z.enum(['active', 'disabled']),
+  /**
+   * The generation of the user's sessions and grants (0 when absent): each records the
+   * one it was made under, and one of an earlier generation is revoked. Moving it on is
+   * how every session and grant of a user ends in one write (sessionsRevokedBy).
+   */
+  sessionEpoch: z.number().int().nonnegative().optional(),
   /** ISO 8601. */
   createdAt: z.string(),
 });
 
 export type User = z.output<typeof userSchema>;
+
+/** What a session or grant records of its user's generation (User.sessionEpoch). */
+export interface OwnedByUser {
+  userEpoch?: number | undefined;
+}
+
+export const epochOf = (user: Pick<User, 'sessionEpoch'>): number => user.sessionEpoch ?? 0;
+
+/** Whether a session or grant belongs to its user's current generation, i.e. was not revoked with all the others. */
+export function isOfCurrentEpoch(user: Pick<User, 'sessionEpoch'>, owned: OwnedByUser): boolean {
+  return (owned.userEpoch ?? 0) === epochOf(user);
+}
 
 /** The user summary of the contract (seed 2.1). */
 export interface UserSummary {

@@ -86,10 +86,10 @@ describe('the deployment package', () => {
     }
   });
 
-  it('lets the authorizer read sessions and keys, and write nothing', () => {
+  it('lets the authorizer read sessions with their users, and keys, and write nothing', () => {
     const authorizer = statementsOf(resources.AuthorizerIamRoleLambdaExecution!);
     const granted = authorizer.flatMap(actions).filter((a) => !a.startsWith('logs:'));
-    expect(granted.sort()).toEqual(['dynamodb:GetItem', 'secretsmanager:GetSecretValue']);
+    expect(granted.sort()).toEqual(['dynamodb:BatchGetItem', 'secretsmanager:GetSecretValue']);
     expect(granted.filter((a) => WRITES.test(a))).toEqual([]);
   });
 

@@ -33,6 +33,7 @@ describe('session authorizer', () => {
       shopId: 'default',
       sessionId: claims.sid,
       amr: ['pwd'],
+      authTime: claims.auth_time,
     });
   });
 

@@ -51,6 +51,7 @@ describe('POST /auth/login', () => {
       shopId: 'default',
       sid: expect.any(String),
       amr: ['pwd'],
+      auth_time: now,
       iat: now,
       exp: now + 900,
       jti: expect.any(String),

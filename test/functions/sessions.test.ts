@@ -180,6 +180,7 @@ describe('sessions', () => {
             shopId: 'default',
             sessionId: decodeJwt(token).sid,
             amr: ['pwd'],
+            authTime: decodeJwt(token).auth_time,
           },
         },
       });

@@ -9,7 +9,7 @@ import type { Identity } from '../../lib/tokens/access-token';
 import { call } from '../helpers/http';
 
 const config = readConfig({ CORS_ALLOWED_ORIGINS: 'https://app.example.com,https://admin.example.com' });
-const identity: Identity = { userId: 'u1', username: 'ann', role: 'OPERATOR', tenantId: 't1', shopId: 's1', sessionId: 'sid', amr: ['pwd'] };
+const identity: Identity = { userId: 'u1', username: 'ann', role: 'OPERATOR', tenantId: 't1', shopId: 's1', sessionId: 'sid', amr: ['pwd'], authTime: 1_700_000_000 };
 
 function route(options: Partial<Parameters<typeof httpHandler>[1]> = {}, handle?: () => Promise<never>) {
   const lines: string[] = [];

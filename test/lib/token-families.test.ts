@@ -68,7 +68,7 @@ function sessionSubject(deps: TestDeps): Subject {
       await deps.store.sessions.create(session);
       return { ref: { tenantId: session.tenantId, id: session.id }, hash };
     },
-    isRevoked: async (ref) => !(await deps.store.sessions.isActive(ref.tenantId, ref.id, NOW)),
+    isRevoked: async (ref) => (await deps.store.sessions.find(ref.tenantId, ref.id))?.revokedAt !== undefined,
   };
 }
 

@@ -107,7 +107,7 @@ describe('cross-tenant attempts on every operation', () => {
       "a token claiming tenant B with A's session (signed with our own key)",
       async () => {
         const claims = decodeJwt(attacker.token);
-        const identity = { userId: String(claims.sub), username: 'admin', role: 'ADMIN' as const, tenantId: b, shopId: 'default', sessionId: String(claims.sid), amr: ['pwd'] };
+        const identity = { userId: String(claims.sub), username: 'admin', role: 'ADMIN' as const, tenantId: b, shopId: 'default', sessionId: String(claims.sid), amr: ['pwd'], authTime: Number(claims.iat) };
         const { token } = await signAccessToken(deps.keySet, { issuer: deps.config.issuer, audience: deps.config.accessTokenAudience, ttlSeconds: 900 }, identity, 'jti-x', Math.floor(deps.clock.now() / 1000));
         return app.request('me', { token });
       },

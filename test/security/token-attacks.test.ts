@@ -132,7 +132,7 @@ describe('token attacks on every route behind the authorizer', () => {
     const forged = await signAccessToken(
       deps.keySet,
       { issuer: deps.config.issuer, audience: deps.config.accessTokenAudience, ttlSeconds: 900 },
-      { userId: otherUser.userId, username: 'other', role: 'ADMIN', tenantId, shopId: 'default', sessionId: String(claims.sid), amr: ['pwd'] },
+      { userId: otherUser.userId, username: 'other', role: 'ADMIN', tenantId, shopId: 'default', sessionId: String(claims.sid), amr: ['pwd'], authTime: now() },
       'jti-forged',
       now(),
     );
