@@ -6,7 +6,7 @@ import { ok } from '../lib/http/reply';
 import { MFA_METHODS } from '../lib/mfa/methods';
 import { accountOf, verifyMfa } from '../lib/mfa/mfa';
 
-const body = z.object({
+export const body = z.object({
   method: z.enum(MFA_METHODS),
   code: z.string().min(1).max(16),
 });
