@@ -70,8 +70,10 @@ interface OperationDoc {
   summary: string;
   tag: 'auth' | 'mfa' | 'oauth2' | 'discovery';
   caller: Caller;
-  /** Media types of the request body, when the function has a `body` schema (default JSON). */
+  /** Media types of the request body; the function must export a `body` schema exactly when given. */
   bodyTypes?: BodyType[];
+  /** The function exports a `query` schema. */
+  query?: boolean;
   /** Form requests get errors in RFC 6749 5.2 format (docs/api.md 5.6). */
   rfcErrors?: boolean;
   answers: Answer[];
@@ -127,6 +129,7 @@ const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'Log in with username and password (and an MFA code when the user has an active method)',
     tag: 'auth',
     caller: 'none',
+    bodyTypes: ['json'],
     answers: [{ status: 200, description: 'A new session.', body: 'AuthPayloadEnvelope', headers: noStore }],
     failures: [
       new ValidationError('MFA method not enabled'),
@@ -141,6 +144,7 @@ const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'Exchange a refresh token for a new token pair (rotation)',
     tag: 'auth',
     caller: 'none',
+    bodyTypes: ['json'],
     answers: [{ status: 200, description: 'The session with a new access and refresh token.', body: 'AuthPayloadEnvelope', headers: noStore }],
     failures: [new UnauthorizedError('Invalid refresh token')],
   },
@@ -149,6 +153,7 @@ const OPERATIONS: Record<string, OperationDoc> = {
     summary: "Register a user: anonymously a new tenant's first ADMIN, else by an ADMIN of the tenant",
     tag: 'auth',
     caller: 'optionalSession',
+    bodyTypes: ['json'],
     answers: [{ status: 201, description: 'The new user with a session.', body: 'AuthPayloadEnvelope', headers: noStore }],
     failures: [
       new ValidationError('The first user of a tenant must have role ADMIN'),
@@ -162,6 +167,7 @@ const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'Add an MFA method as pending (TOTP answers with the otpauth URI; SMS and EMAIL send a code)',
     tag: 'mfa',
     caller: 'session',
+    bodyTypes: ['json'],
     answers: [{ status: 200, description: 'The method is pending until verifyMFA.', body: 'MfaEnabledEnvelope', headers: noStore }],
     failures: [
       new ValidationError('Invalid TOTP secret'),
@@ -178,6 +184,7 @@ const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'Check a code of an MFA method; a right code activates a pending method',
     tag: 'mfa',
     caller: 'session',
+    bodyTypes: ['json'],
     answers: [{ status: 200, description: 'The code was right.', body: 'MfaVerifiedEnvelope', headers: noStore }],
     failures: [new ValidationError('MFA method not enabled'), new ValidationError('Invalid MFA code'), unauthorized, locked],
   },
@@ -186,6 +193,7 @@ const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'Issue an authorization code for the signed-in user (PKCE S256 required)',
     tag: 'oauth2',
     caller: 'session',
+    query: true,
     answers: [{ status: 302, description: 'Redirect to the client with the code.', headers: { Location: undefined, ...noStore } }],
     failures: [
       new ValidationError('Unsupported response type'),
@@ -229,6 +237,7 @@ const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'Register an OAuth client of the caller’s tenant (ADMIN only)',
     tag: 'oauth2',
     caller: 'admin',
+    bodyTypes: ['json'],
     answers: [{ status: 201, description: 'The client as registered, without its secret.', body: 'ClientCreatedEnvelope', headers: noStore }],
     failures: [
       new ValidationError('Invalid redirect_uri'),
@@ -436,8 +445,10 @@ const SECURITY: Record<Caller, Json[] | undefined> = {
 };
 
 function operation(route: Route, doc: OperationDoc, schemas: { body?: z.ZodType; query?: z.ZodType }): Json {
-  const bodyTypes = schemas.body ? (doc.bodyTypes ?? ['json']) : [];
-  if (doc.bodyTypes && !schemas.body) throw new Error(`OpenAPI: ${route.functionName} is documented with a body but exports no body schema`);
+  const bodyTypes = doc.bodyTypes ?? [];
+  if (Boolean(doc.bodyTypes) !== Boolean(schemas.body) || Boolean(doc.query) !== Boolean(schemas.query)) {
+    throw new Error(`OpenAPI: the body and query of ${route.functionName} are documented otherwise than functions/${route.bundle}.ts exports them`);
+  }
   const failures: FailureCase[] = [];
   if (route.method === 'POST') {
     failures.push({ error: new PayloadTooLargeError() });
