@@ -13,7 +13,8 @@ import type { Config } from '../lib/config';
 import { toAuthorizerContext } from '../lib/http/identity';
 import type { Identity } from '../lib/tokens/access-token';
 import type { KeySet } from '../lib/tokens/signing-keys';
-import { authorizerEvent, bundleFiles, proxyEvent, type RouteTable } from './adapter';
+import type { RouteTable } from '../scripts/lib/serverless-routes';
+import { authorizerEvent, bundleFiles, proxyEvent } from './adapter';
 import { runPinned, tagged } from './processes';
 import { accessTokenFor } from './seed';
 

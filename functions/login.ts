@@ -6,7 +6,7 @@ import { ok } from '../lib/http/reply';
 import { tenantId, username } from '../lib/http/schemas';
 import { login } from '../lib/users/login';
 
-const body = z.object({
+export const body = z.object({
   username,
   password: z.string().min(1).max(1024),
   tenantId: tenantId.optional(),

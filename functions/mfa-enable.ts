@@ -7,7 +7,7 @@ import { MFA_METHODS } from '../lib/mfa/methods';
 import { accountOf } from '../lib/mfa/account';
 import { authorizeMfaEnrollment, enableMfa } from '../lib/mfa/enrolment';
 
-const body = z.object({
+export const body = z.object({
   method: z.enum(MFA_METHODS),
   // TOTP: base32 secret; SMS: E.164 number; EMAIL: address. Checked per method by enableMfa.
   secret: z.string().min(1).max(1024),

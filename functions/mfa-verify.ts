@@ -7,7 +7,7 @@ import { MFA_METHODS } from '../lib/mfa/methods';
 import { accountOf } from '../lib/mfa/account';
 import { verifyMfa } from '../lib/mfa/enrolment';
 
-const body = z.object({
+export const body = z.object({
   method: z.enum(MFA_METHODS),
   code: z.string().min(1).max(16),
 });

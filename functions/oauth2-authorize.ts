@@ -6,7 +6,7 @@ import { authorize } from '../lib/oauth/authorization';
 import { CODE_CHALLENGE } from '../lib/oauth/pkce';
 
 /** Seed 4.6 plus PKCE (CONTRACT 4.6). */
-const query = z.object({
+export const query = z.object({
   client_id: z.string().min(1).max(128),
   redirect_uri: z.string().min(1).max(2000),
   response_type: z.string().min(1).max(64),

@@ -7,7 +7,7 @@ import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { authorizeClientRegistration, registerClient } from '../lib/oauth/registration';
 
 /** Seed 2.5; client ids are printable ASCII without spaces (they travel in HTTP Basic and tokens). */
-const body = z.object({
+export const body = z.object({
   client_id: z.string().min(1).max(128).regex(/^[\x21-\x7E]+$/),
   client_secret: z.string().min(1).max(512),
   redirect_uri: z.string().min(1).max(8192),

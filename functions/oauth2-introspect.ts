@@ -7,7 +7,7 @@ import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { NO_CACHE, oauthErrors, rfcErrorFormat } from '../lib/oauth/errors';
 import { introspect } from '../lib/oauth/introspection';
 
-const body = z.object({
+export const body = z.object({
   token: z.string().max(4096).optional(),
   token_type_hint: z.string().max(64).optional(),
   client_id: z.string().min(1).max(128).optional(),

@@ -6,7 +6,7 @@ import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { oauthErrors, rfcErrorFormat } from '../lib/oauth/errors';
 import { revokeToken } from '../lib/oauth/revocation';
 
-const body = z.object({
+export const body = z.object({
   token: z.string().max(4096).optional(),
   token_type_hint: z.string().max(64).optional(),
   client_id: z.string().min(1).max(128).optional(),

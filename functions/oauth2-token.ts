@@ -8,7 +8,7 @@ import { NO_CACHE, rfcErrorFormat } from '../lib/oauth/errors';
 import { issueTokens, tokenGrant } from '../lib/oauth/token';
 
 /** Seed 4.7 plus PKCE and scope; the client's credentials may come by HTTP Basic instead. */
-const body = z.object({
+export const body = z.object({
   grant_type: z.string().min(1).max(64),
   client_id: z.string().min(1).max(128).optional(),
   client_secret: z.string().min(1).max(512).optional(),

@@ -4,7 +4,7 @@ import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { refreshSession } from '../lib/sessions/sessions';
 
-const body = z.object({ refreshToken: z.string().min(1).max(512) });
+export const body = z.object({ refreshToken: z.string().min(1).max(512) });
 
 /** POST /auth/refresh (CONTRACT 4.2). */
 export function makeHandler(deps: Deps) {

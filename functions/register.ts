@@ -6,7 +6,7 @@ import { shopId, tenantId, username } from '../lib/http/schemas';
 import { authorizeRegistration, register } from '../lib/users/register';
 import { ROLES } from '../lib/users/user';
 
-const body = z.object({
+export const body = z.object({
   username,
   password: z.string().min(6).max(128),
   role: z.enum(ROLES),

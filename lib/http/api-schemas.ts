@@ -1,0 +1,158 @@
+import * as z from 'zod';
+import { MFA_METHODS } from '../mfa/methods';
+import { type ClientView, GRANT_TYPES } from '../oauth/client';
+import type { IntrospectionResponse } from '../oauth/introspection';
+import type { authorizationServerMetadata } from '../oauth/metadata';
+import type { TokenResponse } from '../oauth/token';
+import type { AuthPayload } from '../sessions/sessions';
+import type { Identity } from '../tokens/access-token';
+import { ROLES, type UserSummary } from '../users/user';
+
+/*
+ * The answers of the HTTP API as schemas (docs/api.md 2 and 5): docs/openapi.json is
+ * generated from them (scripts/lib/openapi.ts), and tests check real answers against
+ * them. Objects are strict, so an answer with a field these schemas do not name fails
+ * that check. `satisfies` ties each schema to the type the code answers with.
+ */
+
+/** docs/api.md 5.1: the user summary. */
+export const userSummary = z.strictObject({
+  id: z.string(),
+  username: z.string(),
+  role: z.enum(ROLES),
+  tenantId: z.string(),
+  shopId: z.string(),
+}) satisfies z.ZodType<UserSummary>;
+
+/** docs/api.md 5.2: the data of login, refreshToken and register. */
+export const authPayload = z.strictObject({
+  token: z.string(),
+  refreshToken: z.string(),
+  user: userSummary,
+}) satisfies z.ZodType<AuthPayload>;
+
+/** docs/api.md 5.3: the request context the authorizer hands to the functions. */
+export const requestContext = z.strictObject({
+  userId: z.string(),
+  username: z.string(),
+  role: z.enum(ROLES),
+  tenantId: z.string(),
+  shopId: z.string(),
+  sessionId: z.string(),
+  amr: z.array(z.enum(['pwd', 'otp'])),
+}) satisfies z.ZodType<Identity>;
+
+/** docs/api.md 5.4: the token endpoint's answer (RFC 6749 5.1). */
+export const oauthTokenPayload = z.strictObject({
+  access_token: z.string(),
+  token_type: z.literal('Bearer'),
+  expires_in: z.literal(3600),
+  refresh_token: z.string().optional(),
+  scope: z.string(),
+}) satisfies z.ZodType<TokenResponse>;
+
+/** docs/api.md 5.5: a registered OAuth client, never its secret. */
+export const oauthClient = z.strictObject({
+  client_id: z.string(),
+  tenant_id: z.string(),
+  redirect_uris: z.array(z.string()),
+  grant_types: z.array(z.enum(GRANT_TYPES)),
+  scope: z.string(),
+}) satisfies z.ZodType<ClientView>;
+
+/** The error codes the OAuth endpoints answer with when called the RFC way (docs/api.md 5.6). */
+export const OAUTH_ERROR_CODES = [
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'temporarily_unavailable',
+] as const;
+
+/** docs/api.md 5.6: an error of an OAuth endpoint called with a form body (RFC 6749 5.2). */
+export const oauthError = z.strictObject({
+  error: z.enum(OAUTH_ERROR_CODES),
+  error_description: z.string(),
+});
+
+/** docs/api.md 5.7: the introspection answer (RFC 7662 2.2). */
+export const introspection = z.discriminatedUnion('active', [
+  z.strictObject({ active: z.literal(false) }),
+  z.strictObject({
+    active: z.literal(true),
+    client_id: z.string(),
+    scope: z.string(),
+    sub: z.string(),
+    iss: z.string(),
+    iat: z.number(),
+    exp: z.number(),
+    tenantId: z.string(),
+    token_type: z.literal('Bearer').optional(),
+    aud: z.string().optional(),
+    jti: z.string().optional(),
+  }),
+]) satisfies z.ZodType<IntrospectionResponse>;
+
+/** docs/api.md 5.8: the published signing keys (RFC 7517), public parts only. */
+export const jwks = z.strictObject({
+  keys: z.array(
+    z.strictObject({
+      kty: z.literal('EC'),
+      crv: z.literal('P-256'),
+      x: z.string(),
+      y: z.string(),
+      kid: z.string(),
+      alg: z.literal('ES256').optional(),
+      use: z.literal('sig').optional(),
+    }),
+  ),
+});
+
+const clientAuthMethods = z.array(z.enum(['client_secret_basic', 'client_secret_post']));
+
+/** docs/api.md 5.9: the authorization server metadata (RFC 8414 2). */
+export const authorizationServer = z.strictObject({
+  issuer: z.string(),
+  authorization_endpoint: z.string(),
+  token_endpoint: z.string(),
+  jwks_uri: z.string(),
+  revocation_endpoint: z.string(),
+  introspection_endpoint: z.string(),
+  response_types_supported: z.array(z.literal('code')),
+  response_modes_supported: z.array(z.literal('query')),
+  grant_types_supported: z.array(z.enum(GRANT_TYPES)),
+  code_challenge_methods_supported: z.array(z.literal('S256')),
+  token_endpoint_auth_methods_supported: clientAuthMethods,
+  revocation_endpoint_auth_methods_supported: clientAuthMethods,
+  introspection_endpoint_auth_methods_supported: clientAuthMethods,
+  authorization_response_iss_parameter_supported: z.literal(true),
+}) satisfies z.ZodType<ReturnType<typeof authorizationServerMetadata>>;
+
+/** docs/api.md 4.4: the data of enableMFA. */
+export const mfaEnabled = z.strictObject({
+  message: z.literal('MFA enabled successfully'),
+  method: z.enum(MFA_METHODS),
+  status: z.literal('pending'),
+  /** TOTP only. */
+  otpauthUri: z.string().optional(),
+});
+
+/** The data of an answer that only says what happened (`{ message }`). */
+export const message = <M extends string>(text: M) => z.strictObject({ message: z.literal(text) });
+
+/** docs/api.md 4.8: the data of createOAuth2Client. */
+export const clientCreated = z.strictObject({
+  message: z.literal('OAuth2 client created successfully'),
+  client: oauthClient,
+});
+
+/** docs/api.md 4.9: the data of me. */
+export const me = z.strictObject({ user: requestContext });
+
+/** docs/api.md 2: the success envelope around `data`. */
+export const success = <T extends z.ZodType>(data: T) => z.strictObject({ success: z.literal(true), data });
+
+/** docs/api.md 2: the failure envelope. */
+export const failure = z.strictObject({ success: z.literal(false), error: z.string() });

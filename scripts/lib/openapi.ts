@@ -1,0 +1,589 @@
+/**
+ * The OpenAPI 3.1 document of the service (docs/openapi.json), generated from what
+ * the code itself uses: the routes of serverless.yml, the zod schemas each function
+ * validates its body or query with, the answer schemas of lib/http/api-schemas.ts and
+ * the error classes with their status codes. The prose reference is docs/api.md;
+ * every operation names its section there (`x-doc-section`).
+ *
+ * `npm run openapi` writes the file; test/docs/openapi.test.ts fails when it is stale.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import * as z from 'zod';
+import {
+  type AppError,
+  ConflictError,
+  ForbiddenError,
+  PayloadTooLargeError,
+  TooManyRequestsError,
+  UnauthorizedError,
+  ValidationError,
+} from '../../lib/errors';
+import * as api from '../../lib/http/api-schemas';
+import { oauthErrors, rfcErrorFormat } from '../../lib/oauth/errors';
+import { type Route, routesFromServerlessYml } from './serverless-routes';
+
+export const OPENAPI_FILE = 'docs/openapi.json';
+
+type Json = Record<string, unknown>;
+
+/** Who may call an operation, and how they say who they are. */
+type Caller =
+  /** Anyone. */
+  | 'none'
+  /** A session access token (the authorizer's context); 401 without one. */
+  | 'session'
+  /** Anonymous or a session access token (register). */
+  | 'optionalSession'
+  /** A session access token of an ADMIN; 403 otherwise, also without a token. */
+  | 'admin'
+  /** An OAuth client: HTTP Basic, or `client_id` and `client_secret` in the body. */
+  | 'client';
+
+type BodyType = 'json' | 'form';
+
+/**
+ * A success answer: its status, the component schema(s) of its body (none: no body),
+ * its headers with their value where it is always the same.
+ */
+interface Answer {
+  status: number;
+  description: string;
+  body?: ResponseSchemaName | ResponseSchemaName[];
+  headers?: Partial<Record<HeaderName, string | undefined>>;
+}
+
+/** An error the operation answers with; `only` when it can arise for one body format only. */
+type Failure = AppError | { error: AppError; only: BodyType };
+
+/** A failure with its formats; `validation` for the example of the validation message. */
+interface FailureCase {
+  error: AppError;
+  only?: BodyType | undefined;
+  validation?: boolean;
+}
+
+interface OperationDoc {
+  /** Its section of docs/api.md. */
+  section: string;
+  summary: string;
+  tag: 'auth' | 'mfa' | 'oauth2' | 'discovery';
+  caller: Caller;
+  /** Media types of the request body; the function must export a `body` schema exactly when given. */
+  bodyTypes?: BodyType[];
+  /** The function exports a `query` schema. */
+  query?: boolean;
+  /** Form requests get errors in RFC 6749 5.2 format (docs/api.md 5.6). */
+  rfcErrors?: boolean;
+  answers: Answer[];
+  /** The operation's own failures; body parsing, validation and the body limit are added. */
+  failures: Failure[];
+}
+
+const HEADERS = {
+  'Cache-Control': 'How the answer may be cached.',
+  Pragma: '`no-cache`, for HTTP/1.0 caches (RFC 6749 5.1).',
+  Location: 'The redirect URI with `code`, `state` (when given) and `iss` added to its query.',
+  'Retry-After': 'Seconds until the request may be tried again.',
+  'X-MFA-Methods': 'The active MFA methods of the user, comma-separated (e.g. `TOTP,SMS`).',
+  'WWW-Authenticate': '`Basic realm="oauth2", charset="UTF-8"`, when the client tried HTTP Basic.',
+} as const;
+type HeaderName = keyof typeof HEADERS;
+
+const envelopeOf = (data: z.ZodType) => api.success(data);
+
+/** The answer schemas, by component name, each with its section of docs/api.md. */
+const RESPONSE_SCHEMAS = {
+  Failure: [api.failure, '2'],
+  UserSummary: [api.userSummary, '5.1'],
+  AuthPayload: [api.authPayload, '5.2'],
+  AuthPayloadEnvelope: [envelopeOf(api.authPayload), '5.2'],
+  RequestContext: [api.requestContext, '5.3'],
+  MeEnvelope: [envelopeOf(api.me), '4.9'],
+  OAuthTokenPayload: [api.oauthTokenPayload, '5.4'],
+  OAuthTokenPayloadEnvelope: [envelopeOf(api.oauthTokenPayload), '5.4'],
+  OAuthClient: [api.oauthClient, '5.5'],
+  ClientCreatedEnvelope: [envelopeOf(api.clientCreated), '4.8'],
+  OAuthError: [api.oauthError, '5.6'],
+  Introspection: [api.introspection, '5.7'],
+  Jwks: [api.jwks, '5.8'],
+  AuthorizationServerMetadata: [api.authorizationServer, '5.9'],
+  MfaEnabledEnvelope: [envelopeOf(api.mfaEnabled), '4.4'],
+  MfaVerifiedEnvelope: [envelopeOf(api.message('MFA verified successfully')), '4.5'],
+  LoggedOutEnvelope: [envelopeOf(api.message('Logged out')), '4.10'],
+} as const satisfies Record<string, readonly [z.ZodType, string]>;
+type ResponseSchemaName = keyof typeof RESPONSE_SCHEMAS;
+
+const noStore = { 'Cache-Control': 'no-store' };
+const noCache = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
+const unauthorized = new UnauthorizedError();
+const permissionDenied = new ForbiddenError();
+const mfaHeaders = { 'X-MFA-Methods': 'TOTP,SMS' };
+const locked = new TooManyRequestsError(1);
+
+/** Every route's documentation, by its function's name in serverless.yml. */
+const OPERATIONS: Record<string, OperationDoc> = {
+  login: {
+    section: '4.1',
+    summary: 'Log in with username and password (and an MFA code when the user has an active method)',
+    tag: 'auth',
+    caller: 'none',
+    bodyTypes: ['json'],
+    answers: [{ status: 200, description: 'A new session.', body: 'AuthPayloadEnvelope', headers: noStore }],
+    failures: [
+      new ValidationError('MFA method not enabled'),
+      new UnauthorizedError('Invalid credentials'),
+      new UnauthorizedError('MFA code required', mfaHeaders),
+      new UnauthorizedError('Invalid MFA code', mfaHeaders),
+      locked,
+    ],
+  },
+  refreshToken: {
+    section: '4.2',
+    summary: 'Exchange a refresh token for a new token pair (rotation)',
+    tag: 'auth',
+    caller: 'none',
+    bodyTypes: ['json'],
+    answers: [{ status: 200, description: 'The session with a new access and refresh token.', body: 'AuthPayloadEnvelope', headers: noStore }],
+    failures: [new UnauthorizedError('Invalid refresh token')],
+  },
+  register: {
+    section: '4.3',
+    summary: "Register a user: anonymously a new tenant's first ADMIN, else by an ADMIN of the tenant",
+    tag: 'auth',
+    caller: 'optionalSession',
+    bodyTypes: ['json'],
+    answers: [{ status: 201, description: 'The new user with a session.', body: 'AuthPayloadEnvelope', headers: noStore }],
+    failures: [
+      new ValidationError('The first user of a tenant must have role ADMIN'),
+      new ValidationError('Password is too common'),
+      new ValidationError('Username already exists'),
+      permissionDenied,
+    ],
+  },
+  enableMFA: {
+    section: '4.4',
+    summary: 'Add an MFA method as pending (TOTP answers with the otpauth URI; SMS and EMAIL send a code)',
+    tag: 'mfa',
+    caller: 'session',
+    bodyTypes: ['json'],
+    answers: [{ status: 200, description: 'The method is pending until verifyMFA.', body: 'MfaEnabledEnvelope', headers: noStore }],
+    failures: [
+      new ValidationError('Invalid TOTP secret'),
+      new ValidationError('Invalid phone number'),
+      new ValidationError('Invalid email address'),
+      unauthorized,
+      permissionDenied,
+      new ConflictError('MFA method already enabled'),
+      new TooManyRequestsError(30, 'Too many requests'),
+    ],
+  },
+  verifyMFA: {
+    section: '4.5',
+    summary: 'Check a code of an MFA method; a right code activates a pending method',
+    tag: 'mfa',
+    caller: 'session',
+    bodyTypes: ['json'],
+    answers: [{ status: 200, description: 'The code was right.', body: 'MfaVerifiedEnvelope', headers: noStore }],
+    failures: [new ValidationError('MFA method not enabled'), new ValidationError('Invalid MFA code'), unauthorized, locked],
+  },
+  oauth2Authorize: {
+    section: '4.6',
+    summary: 'Issue an authorization code for the signed-in user (PKCE S256 required)',
+    tag: 'oauth2',
+    caller: 'session',
+    query: true,
+    answers: [{ status: 302, description: 'Redirect to the client with the code.', headers: { Location: undefined, ...noStore } }],
+    failures: [
+      new ValidationError('Unsupported response type'),
+      new ValidationError('Invalid client'),
+      new ValidationError('Invalid redirect_uri'),
+      new ValidationError('Invalid scope'),
+      new ValidationError('Unauthorized client'),
+      new ValidationError('Missing code_challenge'),
+      new ValidationError('Unsupported code_challenge_method'),
+      unauthorized,
+    ],
+  },
+  oauth2Token: {
+    section: '4.7',
+    summary: 'The token endpoint: authorization_code, refresh_token, client_credentials',
+    tag: 'oauth2',
+    caller: 'client',
+    bodyTypes: ['json', 'form'],
+    rfcErrors: true,
+    answers: [
+      {
+        status: 200,
+        description: 'Tokens: in the envelope for a JSON request, as the RFC 6749 5.1 document for a form request.',
+        body: ['OAuthTokenPayloadEnvelope', 'OAuthTokenPayload'],
+        headers: noCache,
+      },
+    ],
+    failures: [
+      { error: new ValidationError('client_id: Invalid input: expected string, received undefined'), only: 'json' },
+      oauthErrors.missingParameters(),
+      oauthErrors.missingRefreshToken(),
+      oauthErrors.unsupportedGrantType(),
+      oauthErrors.invalidClient(true),
+      oauthErrors.unauthorizedClient(),
+      oauthErrors.invalidGrant(),
+      oauthErrors.invalidScope(),
+    ],
+  },
+  createOAuth2Client: {
+    section: '4.8',
+    summary: 'Register an OAuth client of the caller’s tenant (ADMIN only)',
+    tag: 'oauth2',
+    caller: 'admin',
+    bodyTypes: ['json'],
+    answers: [{ status: 201, description: 'The client as registered, without its secret.', body: 'ClientCreatedEnvelope', headers: noStore }],
+    failures: [
+      new ValidationError('Invalid redirect_uri'),
+      new ValidationError('Unsupported grant type'),
+      new ValidationError('Invalid scope'),
+      new ValidationError('Client secret too short'),
+      permissionDenied,
+      new ConflictError('OAuth2 client already exists'),
+    ],
+  },
+  me: {
+    section: '4.9',
+    summary: 'The caller’s request context',
+    tag: 'auth',
+    caller: 'session',
+    answers: [{ status: 200, description: 'The request context.', body: 'MeEnvelope', headers: noStore }],
+    failures: [unauthorized],
+  },
+  logout: {
+    section: '4.10',
+    summary: 'Revoke the caller’s session',
+    tag: 'auth',
+    caller: 'session',
+    answers: [{ status: 200, description: 'The session is revoked.', body: 'LoggedOutEnvelope', headers: noStore }],
+    failures: [unauthorized],
+  },
+  jwks: {
+    section: '4.11',
+    summary: 'The public keys of every published signing key (RFC 7517)',
+    tag: 'discovery',
+    caller: 'none',
+    answers: [{ status: 200, description: 'The key set, cacheable for 5 minutes.', body: 'Jwks', headers: { 'Cache-Control': 'public, max-age=300' } }],
+    failures: [],
+  },
+  metadata: {
+    section: '4.12',
+    summary: 'The authorization server metadata (RFC 8414)',
+    tag: 'discovery',
+    caller: 'none',
+    answers: [{ status: 200, description: 'The metadata, cacheable for an hour.', body: 'AuthorizationServerMetadata', headers: { 'Cache-Control': 'public, max-age=3600' } }],
+    failures: [],
+  },
+  revoke: {
+    section: '4.13',
+    summary: 'Revoke a token of the calling client (RFC 7009)',
+    tag: 'oauth2',
+    caller: 'client',
+    bodyTypes: ['form'],
+    rfcErrors: true,
+    answers: [{ status: 200, description: 'Revoked, or nothing to revoke: always 200 for a known client (RFC 7009 2.2).', headers: noStore }],
+    failures: [
+      { error: oauthErrors.formRequired(), only: 'json' },
+      { error: oauthErrors.invalidClient(true), only: 'form' },
+      { error: oauthErrors.missingToken(), only: 'form' },
+    ],
+  },
+  introspect: {
+    section: '4.14',
+    summary: 'Whether a token of the calling client is active (RFC 7662)',
+    tag: 'oauth2',
+    caller: 'client',
+    bodyTypes: ['form'],
+    rfcErrors: true,
+    answers: [{ status: 200, description: 'The token’s state.', body: 'Introspection', headers: noCache }],
+    failures: [
+      { error: oauthErrors.formRequired(), only: 'json' },
+      { error: oauthErrors.invalidClient(true), only: 'form' },
+      { error: oauthErrors.missingToken(), only: 'form' },
+    ],
+  },
+};
+
+/**
+ * The configuration every function module reads when it is imported (each runs
+ * `makeHandler(defaultDeps())`): a complete local one, so the generator works whatever
+ * the shell's environment holds. Nothing is connected to or read from disk.
+ */
+function localEnvironment(): Record<string, string | undefined> {
+  return {
+    ISSUER: 'http://localhost:3000',
+    TABLE_NAME: 'identity-service-openapi',
+    DYNAMODB_ENDPOINT: 'http://127.0.0.1:8000',
+    AWS_REGION: 'us-east-1',
+    CORS_ALLOWED_ORIGINS: 'http://localhost:5173',
+    LOG_LEVEL: 'warn',
+    SIGNING_KEYS_SOURCE: 'file',
+    SIGNING_KEYS_FILE: '.data/signing-keys.json',
+    MFA_DELIVERY: 'outbox',
+    MFA_KEY_SOURCE: 'file',
+    MFA_KEY_FILE: '.data/mfa-key.json',
+    OAUTH_CLIENT_SECRET_PEPPER: randomBytes(32).toString('base64url'),
+    // Settings that would make a local configuration fail or look like AWS Lambda.
+    AWS_LAMBDA_FUNCTION_NAME: undefined,
+    OAUTH_CLIENT_SECRET_PEPPER_SECRET_ID: undefined,
+    ACCESS_TOKEN_TTL_SECONDS: undefined,
+    SESSION_MAX_AGE_SECONDS: undefined,
+  };
+}
+
+/** The `body` and `query` schemas of each routed function, imported under the local environment. */
+async function functionSchemas(routes: Route[]) {
+  const environment = localEnvironment();
+  const saved = Object.fromEntries(Object.keys(environment).map((name) => [name, process.env[name]]));
+  const setAll = (values: Record<string, string | undefined>) => {
+    for (const [name, value] of Object.entries(values)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  };
+  setAll(environment);
+  try {
+    const schemas = new Map<string, { body?: z.ZodType; query?: z.ZodType }>();
+    for (const route of routes) {
+      const module: Record<string, unknown> = await import(`../../functions/${route.bundle}.ts`);
+      schemas.set(route.functionName, { body: zodSchema(module.body), query: zodSchema(module.query) });
+    }
+    return schemas;
+  } finally {
+    setAll(saved);
+  }
+}
+
+function zodSchema(value: unknown): z.ZodType | undefined {
+  return value instanceof z.ZodType ? value : undefined;
+}
+
+/** The component name of a function's request body: `login` -> `LoginRequest`, `oauth2Token` -> `OAuth2TokenRequest`. */
+const requestSchemaName = (functionName: string) => {
+  const name = functionName.replace(/^oauth2/, 'OAuth2');
+  return `${name[0]?.toUpperCase()}${name.slice(1)}Request`;
+};
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** JSON Schemas of a registry's schemas, as components (without `$schema` and `$id`). */
+function componentSchemas(registry: z.core.$ZodRegistry<{ id: string; description: string }>, io: 'input' | 'output') {
+  const { schemas } = z.toJSONSchema(registry, { io, uri: (id) => ref(id).$ref });
+  return Object.fromEntries(Object.entries(schemas).map(([name, { $schema: _s, $id: _i, ...schema }]) => [name, schema]));
+}
+
+/** The handler chain's validation message (docs/api.md 2) for an empty body or query, if that fails. */
+function emptyInputFailure(schema: z.ZodType, where: 'body' | 'query'): ValidationError | undefined {
+  const parsed = schema.safeParse({});
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0];
+  return new ValidationError(`${issue?.path.map(String).join('.') || where}: ${issue?.message}`);
+}
+
+const formHeaders: APIGatewayProxyEventV2['headers'] = { 'content-type': 'application/x-www-form-urlencoded' };
+/** What rfcErrorFormat looks at in a request: its content type. */
+const FORM_REQUEST = { headers: formHeaders } as APIGatewayProxyEventV2;
+
+/** The summary of the example validation message in each operation's 400 answer. */
+export const VALIDATION_EXAMPLE = 'Validation: the answer to an empty input';
+
+/** The failures of one status code as an OpenAPI response: a description and one example per message. */
+function failureResponse(failures: FailureCase[], rfc: boolean): Json {
+  const examples: Json = {};
+  const headers = new Set<string>();
+  let envelope = false;
+  let rfcFormat = false;
+  for (const { error, only, validation } of failures) {
+    for (const name of Object.keys(error.headers)) headers.add(name);
+    // Validation messages are zod's; the example shows the one an empty input gets.
+    const summary = validation ? { summary: VALIDATION_EXAMPLE } : {};
+    if (only !== 'form') {
+      envelope = true;
+      examples[error.message] = { ...summary, value: { success: false, error: error.message } };
+    }
+    if (rfc && only !== 'json') {
+      rfcFormat = true;
+      const reply = rfcErrorFormat(error, FORM_REQUEST);
+      examples[`${error.message} (form request)`] = { ...summary, value: reply?.json };
+    }
+  }
+  const schemas = [...(envelope ? [ref('Failure')] : []), ...(rfcFormat ? [ref('OAuthError')] : [])];
+  return {
+    description: failures
+      .map(({ error, validation }) => (validation ? `validation: \`<field>: <message>\`, e.g. \`${error.message}\`` : `\`${error.message}\``))
+      .join(', '),
+    ...(headers.size > 0 ? { headers: headerObjects(Object.fromEntries([...headers].map((name) => [name, undefined]))) } : {}),
+    content: { 'application/json': { schema: schemas.length === 1 ? schemas[0] : { oneOf: schemas }, examples } },
+  };
+}
+
+const isHeaderName = (name: string): name is HeaderName => name in HEADERS;
+
+/** Response headers: a reference to the header's description, or inline with its one value. */
+function headerObjects(headers: Record<string, string | undefined>): Json {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, value]) => {
+      if (!isHeaderName(name)) throw new Error(`OpenAPI: no description of the header ${name}`);
+      return [name, value === undefined ? { $ref: `#/components/headers/${name}` } : { description: HEADERS[name], schema: { type: 'string', const: value } }];
+    }),
+  );
+}
+
+const SECURITY: Record<Caller, Json[] | undefined> = {
+  none: undefined,
+  session: [{ sessionToken: [] }],
+  optionalSession: [{}, { sessionToken: [] }],
+  admin: [{ sessionToken: [] }],
+  // `{}`: the credentials in the body (client_secret_post), which OpenAPI has no scheme for.
+  client: [{ clientBasic: [] }, {}],
+};
+
+function operation(route: Route, doc: OperationDoc, schemas: { body?: z.ZodType; query?: z.ZodType }): Json {
+  const bodyTypes = doc.bodyTypes ?? [];
+  if (Boolean(doc.bodyTypes) !== Boolean(schemas.body) || Boolean(doc.query) !== Boolean(schemas.query)) {
+    throw new Error(`OpenAPI: the body and query of ${route.functionName} are documented otherwise than functions/${route.bundle}.ts exports them`);
+  }
+  const failures: FailureCase[] = [];
+  if (route.method === 'POST') {
+    failures.push({ error: new PayloadTooLargeError() });
+    failures.push({ error: new ValidationError('Invalid JSON body'), only: 'json' });
+    failures.push({ error: new ValidationError('Invalid JSON body: expected an object'), only: 'json' });
+  }
+  const validation = schemas.body ? emptyInputFailure(schemas.body, 'body') : schemas.query ? emptyInputFailure(schemas.query, 'query') : undefined;
+  if (validation) failures.push({ error: validation, validation: true });
+  for (const failure of doc.failures) failures.push('only' in failure ? failure : { error: failure });
+
+  const byStatus = new Map<number, typeof failures>();
+  for (const failure of failures) byStatus.set(failure.error.statusCode, [...(byStatus.get(failure.error.statusCode) ?? []), failure]);
+  const responses: Json = {};
+  for (const answer of doc.answers) {
+    const bodies = answer.body === undefined ? [] : [answer.body].flat();
+    responses[answer.status] = {
+      description: answer.description,
+      ...(answer.headers ? { headers: headerObjects(answer.headers) } : {}),
+      ...(bodies.length > 0
+        ? { content: { 'application/json': { schema: bodies.length === 1 ? ref(bodies[0] ?? '') : { oneOf: bodies.map(ref) } } } }
+        : {}),
+    };
+  }
+  for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) responses[status] = failureResponse(group, doc.rfcErrors ?? false);
+  responses[500] = { $ref: '#/components/responses/InternalServerError' };
+  responses[503] = { $ref: '#/components/responses/ServiceUnavailable' };
+
+  const mediaTypes = { json: 'application/json', form: 'application/x-www-form-urlencoded' } as const;
+  return {
+    operationId: route.functionName,
+    summary: doc.summary,
+    description: `docs/api.md ${doc.section}. Source: functions/${route.bundle}.ts.`,
+    tags: [doc.tag],
+    ...(SECURITY[doc.caller] ? { security: SECURITY[doc.caller] } : {}),
+    ...(schemas.query ? { parameters: queryParameters(schemas.query) } : {}),
+    ...(bodyTypes.length > 0
+      ? {
+          requestBody: {
+            required: true,
+            content: Object.fromEntries(bodyTypes.map((type) => [mediaTypes[type], { schema: ref(requestSchemaName(route.functionName)) }])),
+          },
+        }
+      : {}),
+    responses,
+    'x-doc-section': doc.section,
+    'x-function': route.functionName,
+    'x-authorizer': route.authorizer,
+  };
+}
+
+/** A query schema's fields as OpenAPI query parameters. */
+function queryParameters(query: z.ZodType): Json[] {
+  const schema = z.toJSONSchema(query, { io: 'input' });
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties ?? {}).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: required.has(name),
+    schema: property,
+  }));
+}
+
+/** The whole OpenAPI document; the same inputs give the same document, key order included. */
+export async function openApiDocument(): Promise<Json> {
+  const { routes } = routesFromServerlessYml(await readFile('serverless.yml', 'utf8'));
+  const { version } = z.object({ version: z.string() }).parse(JSON.parse(await readFile('package.json', 'utf8')));
+  for (const name of Object.keys(OPERATIONS)) {
+    if (!routes.some((route) => route.functionName === name)) throw new Error(`OpenAPI: ${name} is documented but serverless.yml has no route for it`);
+  }
+  const schemas = await functionSchemas(routes);
+
+  const requests = z.registry<{ id: string; description: string }>();
+  const responses = z.registry<{ id: string; description: string }>();
+  for (const [name, [schema, section]] of Object.entries(RESPONSE_SCHEMAS)) responses.add(schema, { id: name, description: `docs/api.md ${section}` });
+
+  const paths: Record<string, Json> = {};
+  for (const route of routes) {
+    const doc = OPERATIONS[route.functionName];
+    if (!doc) throw new Error(`OpenAPI: serverless.yml routes ${route.method} ${route.path} to ${route.functionName}, which scripts/lib/openapi.ts does not document`);
+    const own = schemas.get(route.functionName) ?? {};
+    if (own.body) requests.add(own.body, { id: requestSchemaName(route.functionName), description: `docs/api.md ${doc.section}` });
+    paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route, doc, own) };
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Identity service',
+      version,
+      description:
+        'Identity and access for the multi-tenant commerce platform. Generated by `npm run openapi` from serverless.yml, ' +
+        "the handlers' zod schemas and lib/http/api-schemas.ts; the prose reference, with every rule and error, is docs/api.md.",
+    },
+    servers: [{ url: 'http://localhost:3000', description: 'npm start; in AWS, the configured ISSUER' }],
+    tags: [
+      { name: 'auth', description: 'Sessions and registration (docs/api.md 4.1-4.3, 4.9, 4.10)' },
+      { name: 'mfa', description: 'Multi-factor authentication (docs/api.md 4.4, 4.5)' },
+      { name: 'oauth2', description: 'The OAuth 2.0 authorization server (docs/api.md 4.6-4.8, 4.13, 4.14)' },
+      { name: 'discovery', description: 'Keys and metadata (docs/api.md 4.11, 4.12)' },
+    ],
+    paths,
+    components: {
+      schemas: { ...componentSchemas(requests, 'input'), ...componentSchemas(responses, 'output') },
+      responses: {
+        InternalServerError: {
+          description: '`Internal server error`: an unexpected failure; its cause is logged with the request id, never answered.',
+          content: { 'application/json': { schema: ref('Failure'), example: { success: false, error: 'Internal server error' } } },
+        },
+        ServiceUnavailable: {
+          description: '`Service unavailable`: the database (or, on routes with the authorizer, the session store) did not answer.',
+          headers: headerObjects({ 'Retry-After': undefined }),
+          content: { 'application/json': { schema: ref('Failure'), example: { success: false, error: 'Service unavailable' } } },
+        },
+      },
+      headers: Object.fromEntries(
+        Object.entries(HEADERS).map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
+      ),
+      securitySchemes: {
+        sessionToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'A session access token from login, refreshToken or register (docs/api.md 3).',
+        },
+        clientBasic: {
+          type: 'http',
+          scheme: 'basic',
+          description: 'OAuth client credentials, form-encoded id and secret (RFC 6749 2.3.1); or client_id and client_secret in the body.',
+        },
+      },
+    },
+  };
+}
+
+/** The document as written to docs/openapi.json. */
+export function serialize(document: Json): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
+}

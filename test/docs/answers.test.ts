@@ -1,0 +1,145 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Secret } from 'otpauth';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type * as z from 'zod';
+import * as api from '../../lib/http/api-schemas';
+import { timeStep, totpCode } from '../../lib/mfa/totp';
+import { testApp } from '../helpers/app';
+import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+
+/** The issues of `body` against a documented schema: none when the document describes the answer. */
+function issues(schema: z.ZodType, body: unknown) {
+  const parsed = schema.safeParse(body);
+  return parsed.success ? [] : parsed.error.issues;
+}
+
+const form = (fields: Record<string, string>) => ({
+  body: new URLSearchParams(fields).toString(),
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+});
+
+/**
+ * Real answers of every route against the schemas docs/openapi.json is generated from
+ * (lib/http/api-schemas.ts): strict objects, so a field the document does not name fails.
+ */
+describe('the documented answer schemas', () => {
+  let deps: TestDeps;
+  let app: ReturnType<typeof testApp>;
+  const tenantId = uniqueTenant('docs');
+  const password = 'a long unusual passphrase';
+  let admin: { token: string; refreshToken: string };
+  const client = { id: `docs-${randomBytes(6).toString('hex')}`, secret: randomBytes(32).toString('base64url'), redirectUri: 'https://app.example.com/cb' };
+
+  beforeAll(async () => {
+    deps = await testDeps();
+    app = testApp(deps);
+    const registered = await app.request('register', { body: { username: 'admin', password, role: 'ADMIN', tenantId } });
+    expect(registered.status).toBe(201);
+    expect(issues(api.success(api.authPayload), registered.body)).toEqual([]);
+    admin = registered.body.data;
+  });
+
+  it('login, refreshToken, me and logout answer the auth payload, the context and the message', async () => {
+    const login = await app.request('login', { body: { username: 'admin', password, tenantId } });
+    expect(login.status).toBe(200);
+    expect(issues(api.success(api.authPayload), login.body)).toEqual([]);
+
+    const refreshed = await app.request('refresh', { body: { refreshToken: login.body.data.refreshToken } });
+    expect(refreshed.status).toBe(200);
+    expect(issues(api.success(api.authPayload), refreshed.body)).toEqual([]);
+
+    const me = await app.request('me', { token: refreshed.body.data.token });
+    expect(me.status).toBe(200);
+    expect(issues(api.success(api.me), me.body)).toEqual([]);
+
+    const logout = await app.request('logout', { token: refreshed.body.data.token });
+    expect(logout.status).toBe(200);
+    expect(issues(api.success(api.message('Logged out')), logout.body)).toEqual([]);
+
+    const failed = await app.request('login', { body: { username: 'admin', password: 'wrong', tenantId } });
+    expect(failed.status).toBe(401);
+    expect(issues(api.failure, failed.body)).toEqual([]);
+  });
+
+  it('enableMFA and verifyMFA answer the enrollment and the message', async () => {
+    const other = await app.request('register', {
+      token: admin.token,
+      body: { username: 'mfa-user', password, role: 'OPERATOR', tenantId },
+    });
+    expect(other.status).toBe(201);
+    const secret = new Secret({ size: 20 }).base32;
+    const enabled = await app.request('mfaEnable', { token: other.body.data.token, body: { method: 'TOTP', secret } });
+    expect(enabled.status).toBe(200);
+    expect(issues(api.success(api.mfaEnabled), enabled.body)).toEqual([]);
+
+    const code = totpCode(secret, timeStep(deps.clock.now()));
+    const verified = await app.request('mfaVerify', { token: other.body.data.token, body: { method: 'TOTP', code } });
+    expect(verified.status).toBe(200);
+    expect(issues(api.success(api.message('MFA verified successfully')), verified.body)).toEqual([]);
+  });
+
+  it('the OAuth routes answer the client, the token payload, introspection and RFC errors', async () => {
+    const created = await app.request('oauth2CreateClient', {
+      token: admin.token,
+      body: {
+        client_id: client.id,
+        client_secret: client.secret,
+        redirect_uri: client.redirectUri,
+        grant_types: 'authorization_code refresh_token client_credentials',
+        scope: 'orders:read',
+        tenant_id: tenantId,
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(issues(api.success(api.clientCreated), created.body)).toEqual([]);
+
+    const verifier = randomBytes(32).toString('base64url');
+    const authorized = await app.request('oauth2Authorize', {
+      token: admin.token,
+      query: {
+        response_type: 'code',
+        client_id: client.id,
+        redirect_uri: client.redirectUri,
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge_method: 'S256',
+      },
+    });
+    expect(authorized.status).toBe(302);
+    expect(authorized.body).toBeUndefined();
+    const code = new URL(authorized.headers.Location ?? '').searchParams.get('code') ?? '';
+
+    const credentials = { client_id: client.id, client_secret: client.secret };
+    const redeemed = await app.request('oauth2Token', {
+      body: { ...credentials, grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier },
+    });
+    expect(redeemed.status).toBe(200);
+    expect(issues(api.success(api.oauthTokenPayload), redeemed.body)).toEqual([]);
+
+    const refreshed = await app.request('oauth2Token', form({ ...credentials, grant_type: 'refresh_token', refresh_token: redeemed.body.data.refresh_token }));
+    expect(refreshed.status).toBe(200);
+    expect(issues(api.oauthTokenPayload, refreshed.body)).toEqual([]);
+
+    for (const token of [refreshed.body.access_token, refreshed.body.refresh_token, 'not-a-token']) {
+      const introspected = await app.request('oauth2Introspect', form({ ...credentials, token }));
+      expect(introspected.status).toBe(200);
+      expect(issues(api.introspection, introspected.body)).toEqual([]);
+    }
+
+    const revoked = await app.request('oauth2Revoke', form({ ...credentials, token: refreshed.body.refresh_token }));
+    expect(revoked).toMatchObject({ status: 200, body: undefined });
+
+    const reused = await app.request('oauth2Token', form({ ...credentials, grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token }));
+    expect(reused.status).toBe(400);
+    expect(issues(api.oauthError, reused.body)).toEqual([]);
+  });
+
+  it('jwks and metadata answer their documents', async () => {
+    const jwks = await app.request('jwks');
+    expect(jwks.status).toBe(200);
+    expect(issues(api.jwks, jwks.body)).toEqual([]);
+
+    const metadata = await app.request('oauth2Metadata', {});
+    expect(metadata.status).toBe(200);
+    expect(issues(api.authorizationServer, metadata.body)).toEqual([]);
+  });
+});
