@@ -40,6 +40,7 @@ export const requestContext = z.strictObject({
   shopId: z.string(),
   sessionId: z.string(),
   amr: z.array(z.enum(['pwd', 'otp'])),
+  authTime: z.number().int(),
 }) satisfies z.ZodType<Identity>;
 
 /** docs/api.md 5.4: the token endpoint's answer (RFC 6749 5.1). */
