@@ -44,48 +44,51 @@ export function dynamoAttemptCounter({ doc, table }: Dynamo): AttemptCounter {
           ? { allowed: false, retryAfterSeconds: windowStart + windowSeconds - now }
           : undefined;
       };
-      for (let attempt = 0; attempt < 3; attempt++) {
+      /** Allowed if the write applies; refused if it met a full window; undefined to go round again. */
+      const attempt = async (write: () => Promise<unknown>): Promise<ReserveResult | undefined> => {
+        try {
+          await write();
+          return { allowed: true };
+        } catch (error) {
+          if (!isConditionalCheckFailed(error)) throw error;
+          return refusal(oldItemOf(error));
+        }
+      };
+      for (let turn = 0; turn < 5; turn++) {
         // One write whether there is no counter or its window has passed (a new window
         // with this attempt), and for a full window (refused from the item the failed
         // write returns); two for an open window below the limit. The cost depends on
         // earlier attempts at this username, never on whether the user exists.
-        try {
-          await doc.send(
+        const opened = await attempt(() =>
+          doc.send(
             new PutCommand({
-              TableName: table,
-              Item: { ...key, attempts: 1, windowStart: now, [TTL_ATTRIBUTE]: now + windowSeconds },
-              ConditionExpression: 'attribute_not_exists(pk) OR windowStart <= :windowOpenSince',
-              ExpressionAttributeValues: { ':windowOpenSince': windowOpenSince },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            TableName: table,
+            Item: { ...key, attempts: 1, windowStart: now, [TTL_ATTRIBUTE]: now + windowSeconds },
+            ConditionExpression: 'attribute_not_exists(pk) OR windowStart <= :windowOpenSince',
+            ExpressionAttributeValues: { ':windowOpenSince': windowOpenSince },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             }),
-          );
-          return { allowed: true };
-        } catch (error) {
-          if (!isConditionalCheckFailed(error)) throw error;
-          const refused = refusal(oldItemOf(error));
-          if (refused) return refused;
-        }
+          ),
+        );
+        if (opened) return opened;
         // An open window below the limit: count this attempt in it, unless concurrent
         // attempts filled it (refused) or it passed or was cleared meanwhile (next turn).
-        try {
-          await doc.send(
+        const counted = await attempt(() =>
+          doc.send(
             new UpdateCommand({
-              TableName: table,
-              Key: key,
-              UpdateExpression: 'ADD attempts :one',
-              ConditionExpression: 'windowStart > :windowOpenSince AND attempts < :max',
-              ExpressionAttributeValues: { ':one': 1, ':windowOpenSince': windowOpenSince, ':max': max },
-              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+            TableName: table,
+            Key: key,
+            UpdateExpression: 'ADD attempts :one',
+            ConditionExpression: 'windowStart > :windowOpenSince AND attempts < :max',
+            ExpressionAttributeValues: { ':one': 1, ':windowOpenSince': windowOpenSince, ':max': max },
+            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             }),
-          );
-          return { allowed: true };
-        } catch (error) {
-          if (!isConditionalCheckFailed(error)) throw error;
-          const refused = refusal(oldItemOf(error));
-          if (refused) return refused;
-        }
+          ),
+        );
+        if (counted) return counted;
       }
-      throw new Error('Attempt counter kept changing under concurrent updates');
+      // Concurrent attempts kept changing the counter under us: busy, worth a retry (503).
+      throw Object.assign(new Error('Attempt counter kept changing under concurrent updates'), { name: 'TransactionConflictException' });
     },
 
     async clear(subject) {
