@@ -9,6 +9,16 @@ import type { Identity } from '../../lib/tokens/access-token';
 import { call } from '../helpers/http';
 
 const config = readConfig({ CORS_ALLOWED_ORIGINS: 'https://app.example.com,https://admin.example.com' });
+/** What @middy/http-security-headers adds to every answer, as configured in lib/http/handler. */
+const SECURITY_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; require-trusted-types-for 'script'; sandbox; upgrade-insecure-requests",
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'Referrer-Policy': 'no-referrer',
+  'Strict-Transport-Security': 'max-age=15552000; includeSubDomains',
+  'X-Content-Type-Options': 'nosniff',
+  'X-Frame-Options': 'DENY',
+};
 const identity: Identity = { userId: 'u1', username: 'ann', role: 'OPERATOR', tenantId: 't1', shopId: 's1', sessionId: 'sid', amr: ['pwd'] };
 
 function route(options: Partial<Parameters<typeof httpHandler>[1]> = {}, handle?: () => Promise<never>) {
@@ -26,7 +36,13 @@ describe('the middy chain', () => {
     const response = await call(route().handler, { identity, body: { name: 'ok', extra: 'dropped' } });
     expect(response).toEqual({
       status: 200,
-      headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store', Vary: 'Origin' },
+      headers: {
+        'Content-Type': 'application/json; charset=utf-8',
+        'Cache-Control': 'no-store',
+        Vary: 'Origin',
+        'Access-Control-Expose-Headers': 'X-MFA-Methods, Retry-After',
+        ...SECURITY_HEADERS,
+      },
       body: { success: true, data: { echo: { name: 'ok' } } },
     });
   });
