@@ -42,8 +42,8 @@ export interface RouteRequest<D, B, Q, I extends IdentityRule = IdentityRule> {
   body: B;
   query: Q;
   identity: I extends 'required' ? Identity : Identity | null;
-  /** A logger whose lines carry this request's id. */
-  log: Logger;
+  /** The function's deps, with a `log` whose lines carry this request's id. */
+  deps: D;
   /** How the body came: the OAuth endpoints answer form requests in RFC format. */
   bodyFormat: BodyFormat;
   headers: Record<string, string | undefined>;
@@ -91,7 +91,8 @@ const securityHeaders = () =>
  * every answer (outermost), errors into answers, the body size limit, identity from the
  * authorizer, the body format, middy's form and JSON parsers, the permission check and
  * validation, then the handler. So a call without identity and with bad input gets
- * 401/403, never 400 (CONTRACT 2).
+ * 401/403, never 400 (CONTRACT 2). The handler gets the function's deps with the
+ * request's logger.
  */
 export function httpHandler<
   D extends HttpDeps,
@@ -123,7 +124,7 @@ export function httpHandler(
         body: event.input.body,
         query: event.input.query,
         identity: event.identity,
-        log: deps.log.child({ requestId }),
+        deps: { ...deps, log: deps.log.child({ requestId }) },
         bodyFormat: event.bodyFormat,
         headers: event.headers ?? {},
       });

@@ -47,6 +47,20 @@ describe('the middy chain', () => {
     });
   });
 
+  it("hands the handler the function's deps, with a logger whose lines carry the request id", async () => {
+    const lines: string[] = [];
+    const deps = { config, log: createLogger('debug', (line) => lines.push(line)), marker: { name: 'store' } };
+    const handler = httpHandler(deps, { identity: 'none' }, async ({ deps: given }) => {
+      given.log.info('handled', { same: given.marker === deps.marker && given.config === config });
+      return ok({});
+    });
+    const response = await call(handler, { headers: {} });
+    expect(response.status).toBe(200);
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      { level: 'info', time: expect.any(String), event: 'handled', requestId: expect.stringMatching(/^req-/), same: true },
+    ]);
+  });
+
   it.each([
     ['no identity and bad input', { body: '{bad' }, 401, 'Unauthorized'],
     ['no identity and an oversized body', { body: 'x'.repeat(20_000) }, 413, 'Request body too large'],
