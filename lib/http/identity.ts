@@ -24,7 +24,7 @@ export function toAuthorizerContext(identity: Identity): AuthorizerContext {
 }
 
 /** The payload 2.0 event types have no authorizer; a Lambda authorizer puts its context here. */
-const withAuthorizer = z.object({ authorizer: z.object({ lambda: z.record(z.string(), z.unknown()) }) });
+const withAuthorizer = z.object({ authorizer: z.object({ lambda: z.looseObject({}) }) });
 
 function lambdaContext(event: APIGatewayProxyEventV2): Record<string, unknown> | undefined {
   return withAuthorizer.safeParse(event.requestContext).data?.authorizer.lambda;

@@ -1,6 +1,5 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import * as z from 'zod';
 import { AppError, ValidationError } from '../errors';
 import type { Logger } from '../log';
 import type { Reply } from './reply';
@@ -27,16 +26,17 @@ function isTransient(error: unknown): boolean {
  * middy's JSON body parser refuses a body that is not JSON, or that names `__proto__` or
  * a `constructor.prototype`, with a 422 HttpError that names the package in its cause.
  */
-const jsonParserRefusal = z.object({
-  statusCode: z.literal(422),
-  cause: z.object({ package: z.literal('@middy/http-json-body-parser') }),
-});
+function isJsonParserRefusal(error: unknown): boolean {
+  if (!(error instanceof Error) || !('statusCode' in error) || error.statusCode !== 422) return false;
+  const cause = error.cause;
+  return typeof cause === 'object' && cause !== null && 'package' in cause && cause.package === '@middy/http-json-body-parser';
+}
 
 /** The AppError an error stands for: itself, or the contract's answer to a parser's refusal. */
 function asAppError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
   // Its cause holds the body, which may hold a password: mapped, never logged.
-  if (jsonParserRefusal.safeParse(error).success) return new ValidationError('Invalid JSON body');
+  if (isJsonParserRefusal(error)) return new ValidationError('Invalid JSON body');
   return undefined;
 }
 
