@@ -1,5 +1,4 @@
 import middy, { type MiddyfiedHandler } from '@middy/core';
-import httpCors from '@middy/http-cors';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpSecurityHeaders from '@middy/http-security-headers';
 import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
@@ -10,6 +9,7 @@ import type { Logger } from '../log';
 import type { Identity } from '../tokens/access-token';
 import { bodyFormat, type BodyFormat } from './middlewares/body-format';
 import { bodyLimit } from './middlewares/body-limit';
+import { cors } from './middlewares/cors';
 import { identity, type IdentityOptions, type IdentityRule } from './middlewares/identity';
 import { validate, type ValidateOptions } from './middlewares/validate';
 import type { Reply } from './reply';
@@ -53,20 +53,6 @@ export type RouteHandler<D, B, Q, I extends IdentityRule> = (request: RouteReque
 
 /** A function's Lambda handler: an API Gateway HTTP API (payload 2.0) event in, its result out. */
 export type HttpHandler = MiddyfiedHandler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
-
-/**
- * CORS for the configured front ends only, compared exactly (middy's own matching
- * lowercases origins and takes wildcards). `Vary: Origin` on every answer, so that a
- * cache never hands one origin's answer to another.
- */
-function cors(config: Config) {
-  const allowed = new Set(config.corsAllowedOrigins);
-  return httpCors({
-    getOrigin: (origin) => (allowed.has(origin) ? origin : null),
-    exposeHeaders: 'X-MFA-Methods, Retry-After',
-    vary: 'Origin',
-  });
-}
 
 /**
  * The security headers that mean something for JSON answers (OWASP REST Security Cheat

@@ -26,7 +26,6 @@ export const JSON_HEADERS = {
   'Content-Type': 'application/json; charset=utf-8',
   'Cache-Control': 'no-store',
   Vary: 'Origin',
-  'Access-Control-Expose-Headers': 'X-MFA-Methods, Retry-After',
   ...SECURITY_HEADERS,
 };
 

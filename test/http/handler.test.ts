@@ -22,6 +22,7 @@ describe('the middy chain', () => {
     const response = await call(route().handler, { identity, body: { name: 'ok', extra: 'dropped' } });
     expect(response).toEqual({
       status: 200,
+      // Exactly these: none of the security headers for HTML documents (Permissions-Policy, COEP, COOP, ...).
       headers: JSON_HEADERS,
       body: { success: true, data: { echo: { name: 'ok' } } },
     });
