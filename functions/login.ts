@@ -17,9 +17,9 @@ export const body = z.object({
 /** POST /auth/login (CONTRACT 4.1). */
 export function makeHandler(deps: Deps) {
   requireMfaConfig(deps.config);
-  return httpHandler(deps, { identity: 'none', body }, async ({ body, log }) => {
+  return httpHandler(deps, { identity: 'none', body }, async ({ body, deps }) => {
     const payload = await login(
-      { ...deps, log },
+      deps,
       {
         tenantId: body.tenantId ?? deps.config.defaultTenantId,
         username: body.username,

@@ -19,7 +19,7 @@ export function makeHandler(deps: Deps) {
   return httpHandler(
     deps,
     { identity: 'required', body, authorize: (identity) => authorizeMfaEnrollment(deps, identity) },
-    async ({ body, identity, log }) => ok(await enableMfa({ ...deps, log }, accountOf(identity), body)),
+    async ({ body, identity, deps }) => ok(await enableMfa(deps, accountOf(identity), body)),
   );
 }
 

@@ -15,8 +15,8 @@ export const body = z.object({
 /** POST /auth/mfa/verify (CONTRACT 4.5): a right code activates a pending method. */
 export function makeHandler(deps: Deps) {
   requireMfaConfig(deps.config);
-  return httpHandler(deps, { identity: 'required', body }, async ({ body, identity, log }) =>
-    ok(await verifyMfa({ ...deps, log }, accountOf(identity), body)),
+  return httpHandler(deps, { identity: 'required', body }, async ({ body, identity, deps }) =>
+    ok(await verifyMfa(deps, accountOf(identity), body)),
   );
 }
 

@@ -18,8 +18,8 @@ export const query = z.object({
 
 /** GET /oauth2/authorize (CONTRACT 4.6): a code for the signed-in user, by redirect to the client. */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'required', query }, async ({ query, identity, log }) =>
-    redirect(await authorize({ ...deps, log }, identity, query)),
+  return httpHandler(deps, { identity: 'required', query }, async ({ query, identity, deps }) =>
+    redirect(await authorize(deps, identity, query)),
   );
 }
 

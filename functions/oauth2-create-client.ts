@@ -27,8 +27,8 @@ export function makeHandler(deps: Deps) {
       body,
       authorize: async (admin, raw) => authorizeClientRegistration(admin, tenantId.safeParse(raw.tenant_id).data),
     },
-    async ({ body, identity, log }) => {
-      const client = await registerClient({ ...deps, log }, identity, body);
+    async ({ body, identity, deps }) => {
+      const client = await registerClient(deps, identity, body);
       return ok({ message: 'OAuth2 client created successfully', client }, 201);
     },
   );

@@ -19,11 +19,11 @@ export function makeHandler(deps: Deps) {
   return httpHandler(
     deps,
     { identity: 'none', body, acceptForm: true, formatError: rfcErrorFormat },
-    async ({ body, headers, bodyFormat, log }) => {
+    async ({ body, headers, bodyFormat, deps }) => {
       if (bodyFormat !== 'form') throw oauthErrors.formRequired();
-      const client = await authenticateClient({ ...deps, log }, presentedClient(headers, body, bodyFormat));
+      const client = await authenticateClient(deps, presentedClient(headers, body, bodyFormat));
       if (!body.token) throw oauthErrors.missingToken();
-      await revokeToken({ ...deps, log }, client, body.token);
+      await revokeToken(deps, client, body.token);
       return { statusCode: 200 };
     },
   );

@@ -28,11 +28,11 @@ export function makeHandler(deps: Deps) {
   return httpHandler(
     deps,
     { identity: 'none', body, acceptForm: true, formatError: rfcErrorFormat },
-    async ({ body, headers, bodyFormat, log }) => {
+    async ({ body, headers, bodyFormat, deps }) => {
       const presented = presentedClient(headers, body, bodyFormat);
       const grant = tokenGrant(body);
-      const client = await authenticateClient({ ...deps, log }, presented);
-      const tokens = await issueTokens({ ...deps, log }, client, grant);
+      const client = await authenticateClient(deps, presented);
+      const tokens = await issueTokens(deps, client, grant);
       return bodyFormat === 'form' ? document(tokens, 200, NO_CACHE) : ok(tokens, 200, NO_CACHE);
     },
   );

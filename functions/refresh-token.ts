@@ -8,8 +8,8 @@ export const body = z.object({ refreshToken: z.string().min(1).max(512) });
 
 /** POST /auth/refresh (CONTRACT 4.2). */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'none', body }, async ({ body, log }) =>
-    ok(await refreshSession({ ...deps, log }, body.refreshToken)),
+  return httpHandler(deps, { identity: 'none', body }, async ({ body, deps }) =>
+    ok(await refreshSession(deps, body.refreshToken)),
   );
 }
 

@@ -24,7 +24,7 @@ export function makeHandler(deps: Deps) {
       body,
       authorize: (caller, raw) => authorizeRegistration(deps, caller, tenantId.safeParse(raw.tenantId).data),
     },
-    async ({ body, identity, log }) => ok(await register({ ...deps, log }, identity, body), 201),
+    async ({ body, identity, deps }) => ok(await register(deps, identity, body), 201),
   );
 }
 

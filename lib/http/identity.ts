@@ -24,10 +24,11 @@ export function toAuthorizerContext(identity: Identity): AuthorizerContext {
   return { ...identity, amr: identity.amr.join(','), authTime: String(identity.authTime) };
 }
 
-type AuthorizerView = { authorizer?: { lambda?: Record<string, unknown> } };
+/** The payload 2.0 event types have no authorizer; a Lambda authorizer puts its context here. */
+const withAuthorizer = z.object({ authorizer: z.object({ lambda: z.looseObject({}) }) });
 
 function lambdaContext(event: APIGatewayProxyEventV2): Record<string, unknown> | undefined {
-  return (event.requestContext as APIGatewayProxyEventV2['requestContext'] & AuthorizerView).authorizer?.lambda;
+  return withAuthorizer.safeParse(event.requestContext).data?.authorizer.lambda;
 }
 
 /**

@@ -1,19 +1,8 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { Config } from '../config';
-import { AppError } from '../errors';
+import { AppError, ValidationError } from '../errors';
 import type { Logger } from '../log';
 import type { Reply } from './reply';
-
-function corsHeaders(config: Config, event: APIGatewayProxyEventV2): Record<string, string> {
-  const origin = event.headers?.origin;
-  if (!origin || !config.corsAllowedOrigins.includes(origin)) return { Vary: 'Origin' };
-  return {
-    'Access-Control-Allow-Origin': origin,
-    'Access-Control-Expose-Headers': 'X-MFA-Methods, Retry-After',
-    Vary: 'Origin',
-  };
-}
 
 const TRANSIENT_NAMES = new Set([
   'TimeoutError',
@@ -29,17 +18,39 @@ const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPI
 /** A dependency (the database, a key store) is down or overloaded: worth a retry later. */
 function isTransient(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  const code = (error as Error & { code?: string }).code;
+  const code = 'code' in error && typeof error.code === 'string' ? error.code : undefined;
   return TRANSIENT_NAMES.has(error.name) || (code !== undefined && TRANSIENT_CODES.has(code));
 }
 
-function toResult(reply: Reply, headers: Record<string, string>): APIGatewayProxyStructuredResultV2 {
+/**
+ * middy's JSON body parser refuses a body that is not JSON, or that names `__proto__` or
+ * a `constructor.prototype`, with a 422 HttpError that names the package in its cause.
+ */
+function isJsonParserRefusal(error: unknown): boolean {
+  if (!(error instanceof Error) || !('statusCode' in error) || error.statusCode !== 422) return false;
+  const cause = error.cause;
+  return typeof cause === 'object' && cause !== null && 'package' in cause && cause.package === '@middy/http-json-body-parser';
+}
+
+/** The AppError an error stands for: itself, or the contract's answer to a parser's refusal. */
+function asAppError(error: unknown): AppError | undefined {
+  if (error instanceof AppError) return error;
+  // Its cause holds the body, which may hold a password: mapped, never logged.
+  if (isJsonParserRefusal(error)) return new ValidationError('Invalid JSON body');
+  return undefined;
+}
+
+/**
+ * The Lambda result of a Reply: JSON with its content type, and `cacheControl` unless the
+ * reply sets its own `Cache-Control`. middy's CORS and security-header middlewares add
+ * theirs afterwards.
+ */
+export function toResult(reply: Reply, cacheControl: string): APIGatewayProxyStructuredResultV2 {
   return {
     statusCode: reply.statusCode,
     headers: {
       ...(reply.json === undefined ? {} : { 'Content-Type': 'application/json; charset=utf-8' }),
-      'X-Content-Type-Options': 'nosniff',
-      ...headers,
+      'Cache-Control': cacheControl,
       ...reply.headers,
     },
     ...(reply.json === undefined ? {} : { body: JSON.stringify(reply.json) }),
@@ -53,40 +64,36 @@ function toResult(reply: Reply, headers: Record<string, string>): APIGatewayProx
 export type ErrorFormat = (error: AppError, event: APIGatewayProxyEventV2) => Reply | undefined;
 
 /**
- * Outermost middleware: turns the handler's Reply into the Lambda result, and any
- * error into the failure envelope. Errors that are not AppErrors are logged with
- * the request id and answered 500 `Internal server error`; their text never leaves.
+ * The one place that turns errors into answers: an AppError (or a body middy's JSON
+ * parser refused: 400 `Invalid JSON body`) into the failure envelope with `no-store`.
+ * Anything else is logged with the request id and answered 500 `Internal server error`,
+ * or 503 `Service unavailable` with `Retry-After` when a dependency is down; its text
+ * never leaves.
  */
 export function respond(
-  deps: { config: Config; log: Logger },
-  cacheControl: string,
+  deps: { log: Logger },
   formatError?: ErrorFormat,
 ): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
   return {
-    after: (request) => {
-      const reply = request.response as unknown as Reply;
-      request.response = toResult(reply, { 'Cache-Control': cacheControl, ...corsHeaders(deps.config, request.event) });
-    },
     onError: (request) => {
-      const error = request.error;
-      const headers = { 'Cache-Control': 'no-store', ...corsHeaders(deps.config, request.event) };
-      if (error instanceof AppError) {
+      const error = asAppError(request.error);
+      if (error) {
         const reply = formatError?.(error, request.event) ?? {
           statusCode: error.statusCode,
           headers: error.headers,
           json: { success: false, error: error.message },
         };
-        request.response = toResult(reply, headers);
+        request.response = toResult(reply, 'no-store');
         return;
       }
-      const transient = isTransient(error);
+      const transient = isTransient(request.error);
       deps.log.error(transient ? 'dependency_unavailable' : 'unhandled_error', {
         requestId: request.event.requestContext?.requestId ?? request.context.awsRequestId,
-        error,
+        error: request.error,
       });
       request.response = transient
-        ? toResult({ statusCode: 503, headers: { 'Retry-After': '1' }, json: { success: false, error: 'Service unavailable' } }, headers)
-        : toResult({ statusCode: 500, json: { success: false, error: 'Internal server error' } }, headers);
+        ? toResult({ statusCode: 503, headers: { 'Retry-After': '1' }, json: { success: false, error: 'Service unavailable' } }, 'no-store')
+        : toResult({ statusCode: 500, json: { success: false, error: 'Internal server error' } }, 'no-store');
     },
   };
 }

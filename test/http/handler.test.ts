@@ -1,15 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { readConfig } from '../../lib/config';
 import { ConflictError } from '../../lib/errors';
 import { httpHandler } from '../../lib/http/handler';
 import { ok } from '../../lib/http/reply';
 import { createLogger } from '../../lib/log';
-import type { Identity } from '../../lib/tokens/access-token';
-import { call } from '../helpers/http';
-
-const config = readConfig({ CORS_ALLOWED_ORIGINS: 'https://app.example.com,https://admin.example.com' });
-const identity: Identity = { userId: 'u1', username: 'ann', role: 'OPERATOR', tenantId: 't1', shopId: 's1', sessionId: 'sid', amr: ['pwd'], authTime: 1_700_000_000 };
+import { apiEvent, call } from '../helpers/http';
+import { config, identity, JSON_HEADERS, send, success } from './chain';
 
 function route(options: Partial<Parameters<typeof httpHandler>[1]> = {}, handle?: () => Promise<never>) {
   const lines: string[] = [];
@@ -26,9 +22,23 @@ describe('the middy chain', () => {
     const response = await call(route().handler, { identity, body: { name: 'ok', extra: 'dropped' } });
     expect(response).toEqual({
       status: 200,
-      headers: { 'Content-Type': 'application/json; charset=utf-8', 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'no-store', Vary: 'Origin' },
+      // Exactly these: none of the security headers for HTML documents (Permissions-Policy, COEP, COOP, ...).
+      headers: JSON_HEADERS,
       body: { success: true, data: { echo: { name: 'ok' } } },
     });
+  });
+
+  it("hands the handler the function's deps, with a logger whose lines carry the request id", async () => {
+    const lines: string[] = [];
+    const deps = { config, log: createLogger('debug', (line) => lines.push(line)), marker: { name: 'store' } };
+    const handler = httpHandler(deps, { identity: 'none' }, async ({ deps: given }) => {
+      given.log.info('handled', { same: given.marker === deps.marker && given.config === config });
+      return ok({});
+    });
+    expect(await call(handler)).toEqual(success({}));
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      { level: 'info', time: expect.any(String), event: 'handled', requestId: expect.stringMatching(/^req-/), same: true },
+    ]);
   });
 
   it.each([
@@ -49,15 +59,9 @@ describe('the middy chain', () => {
   });
 
   it('refuses the body-size limit before reading anything else (base64 bodies measured decoded)', async () => {
-    const body = Buffer.from(JSON.stringify({ name: 'ok' })).toString('base64');
-    const { handler } = route();
-    const event = { identity, body };
-    const { apiEvent, lambdaContext } = await import('../helpers/http');
-    const raw = apiEvent(event);
-    raw.isBase64Encoded = true;
-    const result = await (handler as unknown as (e: unknown, c: unknown) => Promise<{ statusCode: number; body: string }>)(raw, lambdaContext);
-    expect(result.statusCode).toBe(200);
-    expect(JSON.parse(result.body).data.echo).toEqual({ name: 'ok' });
+    const event = apiEvent({ identity, body: Buffer.from(JSON.stringify({ name: 'ok' })).toString('base64') });
+    event.isBase64Encoded = true;
+    expect(await send(route().handler, event)).toEqual(success({ echo: { name: 'ok' } }));
   });
 
   it('answers 403 Permission denied for a role-restricted route without the role, or without identity', async () => {

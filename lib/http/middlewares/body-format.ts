@@ -1,0 +1,52 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { ValidationError } from '../../errors';
+import { isFormRequest } from '../../oauth/errors';
+
+/** How the body came: the OAuth endpoints answer form requests in RFC format. */
+export type BodyFormat = 'json' | 'form';
+
+/** What {@link bodyFormat} adds to the event. */
+export interface BodyFormatEvent {
+  bodyFormat: BodyFormat;
+}
+
+const FORM = 'application/x-www-form-urlencoded';
+const JSON_TYPE = 'application/json';
+
+/**
+ * middy's form parser (node:querystring) reads the first 1,000 parameters and drops the
+ * rest, a repeated one among them, which RFC 6749 3.1 has refused.
+ */
+const MAX_FORM_PARAMETERS = 1000;
+
+function bodyText(event: APIGatewayProxyEventV2): string {
+  if (!event.body) return '';
+  return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+}
+
+/**
+ * Decides, before middy's body parsers run, how the body is read: as a form when it comes
+ * form-encoded to a route that takes forms (the OAuth endpoints), otherwise as JSON,
+ * whatever content type the request names, or none (there is no 415 for JSON routes).
+ * The parsers see the decision as the request's content type, and an empty JSON body
+ * reads as `{}`, so that a route without a body schema takes a request without a body.
+ * A form of more parameters than the parser reads is refused (400 `Invalid form body:
+ * too many parameters`).
+ */
+export function bodyFormat(acceptForm: boolean): MiddlewareObj<APIGatewayProxyEventV2 & BodyFormatEvent> {
+  return {
+    before: ({ event }) => {
+      const format: BodyFormat = acceptForm && isFormRequest(event) ? 'form' : 'json';
+      event.bodyFormat = format;
+      event.headers = { ...event.headers, 'content-type': format === 'form' ? FORM : JSON_TYPE };
+      if (format === 'form' && bodyText(event).split('&').length > MAX_FORM_PARAMETERS) {
+        throw new ValidationError('Invalid form body: too many parameters');
+      }
+      if (format === 'json' && bodyText(event).trim() === '') {
+        event.body = '{}';
+        event.isBase64Encoded = false;
+      }
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import type { MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { z } from 'zod';
+import { ValidationError } from '../../errors';
+import type { Identity } from '../../tokens/access-token';
+import type { IdentityEvent } from './identity';
+
+export interface ValidateOptions {
+  body?: z.ZodType;
+  query?: z.ZodType;
+  /** A permission check that needs the raw (parsed, unvalidated) body; runs before validation. */
+  authorize?: (identity: Identity | null, rawBody: Record<string, unknown>) => Promise<void>;
+}
+
+/** The event once middy's parsers have replaced the body text with what it holds. */
+type ParsedEvent = Omit<APIGatewayProxyEventV2, 'body'> & { body?: unknown };
+
+/** What {@link validate} adds to the event: the body and query as the route's schemas output them. */
+export interface InputEvent {
+  input: { body: unknown; query: unknown };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function firstIssue(error: z.ZodError, where: string): string {
+  const issue = error.issues[0];
+  const path = issue?.path.map(String).join('.') || where;
+  return `${path}: ${issue?.message ?? 'Invalid input'}`;
+}
+
+function check(schema: z.ZodType, value: unknown, where: string): unknown {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new ValidationError(firstIssue(parsed.error, where));
+  return parsed.data;
+}
+
+/**
+ * Checks the parsed input, in this order: the body is an object (400 `Invalid JSON body:
+ * expected an object`), the route's permission check on the raw body, then the body and
+ * query schemas (400 `<field path>: <zod's message>` for the first failing field).
+ * An input without a schema is left `undefined`.
+ */
+export function validate(options: ValidateOptions): MiddlewareObj<ParsedEvent & IdentityEvent & InputEvent> {
+  return {
+    before: async ({ event }) => {
+      const raw = event.body;
+      if (!isObject(raw)) throw new ValidationError('Invalid JSON body: expected an object');
+      if (options.authorize) await options.authorize(event.identity, raw);
+      event.input = {
+        body: options.body ? check(options.body, raw, 'body') : undefined,
+        query: options.query ? check(options.query, event.queryStringParameters ?? {}, 'query') : undefined,
+      };
+    },
+  };
+}
