@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../lib/crypto/token-hash';
 import { testApp } from '../helpers/app';
 import { type TestDeps, testDeps } from '../helpers/deps';
-import { createClient, nearRealTime, type OAuthTenant, oauthTenant, pkcePair } from '../oauth/fixtures';
+import { createClient, nearRealTime, type OAuthTenant, oauthTenant, pkcePair } from '../helpers/oauth';
 
 describe('GET /oauth2/authorize', () => {
   let deps: TestDeps;

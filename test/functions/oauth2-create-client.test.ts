@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../lib/store/keys';
 import { registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
-import { nearRealTime, newSecret } from '../oauth/fixtures';
+import { nearRealTime, newSecret } from '../helpers/oauth';
 
 describe('POST /oauth2/clients', () => {
   let deps: TestDeps;

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { signOAuthAccessToken } from '../../lib/oauth/access-token';
 import { testApp } from '../helpers/app';
 import { type TestDeps, testDeps } from '../helpers/deps';
-import { authorizationCode, basic, createClient, form, nearRealTime, type OAuthTenant, oauthTenant, type TestClient, tokenRequest } from '../oauth/fixtures';
+import { authorizationCode, basic, createClient, form, nearRealTime, type OAuthTenant, oauthTenant, type TestClient, tokenRequest } from '../helpers/oauth';
 
 describe('POST /oauth2/introspect', () => {
   let deps: TestDeps;

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { testApp } from '../helpers/app';
 import { type TestDeps, testDeps } from '../helpers/deps';
 import { scanTable } from '../helpers/isolated-table';
-import { authorizationCode, createClient, form, nearRealTime, type OAuthTenant, oauthTenant, type TestClient, tokenRequest } from '../oauth/fixtures';
+import { authorizationCode, createClient, form, nearRealTime, type OAuthTenant, oauthTenant, type TestClient, tokenRequest } from '../helpers/oauth';
 
 describe('POST /oauth2/revoke', () => {
   let deps: TestDeps;

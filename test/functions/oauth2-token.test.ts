@@ -13,7 +13,7 @@ import {
   oauthTenant,
   type TestClient,
   tokenRequest,
-} from '../oauth/fixtures';
+} from '../helpers/oauth';
 
 type Format = 'json' | 'form';
 type Auth = 'post' | 'basic';

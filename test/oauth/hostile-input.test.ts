@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { registerAdmin, type RouteName, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { createTable, scanTable } from '../helpers/isolated-table';
-import { FORM } from './fixtures';
+import { FORM } from '../helpers/oauth';
 
 /**
  * Property-based hostile input for the OAuth endpoints (as test/security does for the

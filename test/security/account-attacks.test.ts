@@ -89,8 +89,8 @@ describe('account enumeration through other channels', () => {
     const tenantId = uniqueTenant();
     const admin = await registerAdmin(app, tenantId, 'known-user', 'the right passphrase');
     // The known user has MFA: a wrong password must still not reveal it.
-    const secret = (await import('../mfa/helpers')).newTotpSecret();
-    await (await import('../mfa/helpers')).activateTotp(app, deps, admin.token, secret);
+    const secret = (await import('../helpers/mfa')).newTotpSecret();
+    await (await import('../helpers/mfa')).activateTotp(app, deps, admin.token, secret);
     const login = (username: string, password: string) => app.request('login', { body: { username, password, tenantId } });
 
     expect(visible(await login('known-user', 'a wrong passphrase'))).toEqual(visible(await login('unknown-user', 'a wrong passphrase')));

@@ -5,8 +5,8 @@ import { registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
-import { newTotpSecret } from '../mfa/helpers';
-import { authorizationCode, basic, createClient, form, newSecret, type TestClient, tokenRequest } from '../oauth/fixtures';
+import { newTotpSecret } from '../helpers/mfa';
+import { authorizationCode, basic, createClient, form, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
 
 /**
  * Issue 7, item 3: cross-tenant attempts on every operation. An attacker who is ADMIN

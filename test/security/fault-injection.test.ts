@@ -7,8 +7,8 @@ import { type FaultMode, faultPlan, faultyStores } from '../helpers/faulty-store
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { halfWrittenState } from '../helpers/table-invariants';
-import { activateTotp, authenticator, newTotpSecret } from '../mfa/helpers';
-import { authorizationCode, createClient, newSecret, type TestClient, tokenRequest } from '../oauth/fixtures';
+import { activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
+import { authorizationCode, createClient, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
 
 /**
  * Issue 7, item 4, step by step: for every operation, each of its database calls (and

@@ -5,8 +5,8 @@ import { parseTotpSecret } from '../../lib/mfa/totp';
 import { type RouteName, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { createTable, scanTable } from '../helpers/isolated-table';
-import { newTotpSecret } from '../mfa/helpers';
-import { basic, createClient, FORM, pkcePair, type TestClient } from '../oauth/fixtures';
+import { newTotpSecret } from '../helpers/mfa';
+import { basic, createClient, FORM, pkcePair, type TestClient } from '../helpers/oauth';
 
 /**
  * Issue 7, item 1, for the operations test/security/hostile-input.test.ts leaves out

@@ -4,8 +4,8 @@ import { dynamoStores } from '../../lib/deps';
 import { registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { losingAnswers, mentioning } from '../helpers/lost-answers';
-import { authenticator, newTotpSecret } from '../mfa/helpers';
-import { authorizationCode, createClient, tokenRequest } from '../oauth/fixtures';
+import { authenticator, newTotpSecret } from '../helpers/mfa';
+import { authorizationCode, createClient, tokenRequest } from '../helpers/oauth';
 
 /**
  * Issue 7, item 4, a fault the outage test met when the database froze for longer than

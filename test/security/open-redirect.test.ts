@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
-import { createClient, newSecret, pkcePair, type TestClient } from '../oauth/fixtures';
+import { createClient, newSecret, pkcePair, type TestClient } from '../helpers/oauth';
 
 /**
  * Issue 7, item 3, open redirects: the authorization endpoint redirects only to a URI

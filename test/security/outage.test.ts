@@ -9,7 +9,7 @@ import { testDeps, uniqueTenant } from '../helpers/deps';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { halfWrittenState } from '../helpers/table-invariants';
-import { authorizationCode, createClient, type TestClient, tokenRequest } from '../oauth/fixtures';
+import { authorizationCode, createClient, type TestClient, tokenRequest } from '../helpers/oauth';
 
 /**
  * Issue 7, item 4, with requests in flight: four streams of mixed requests (register,

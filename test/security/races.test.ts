@@ -6,8 +6,8 @@ import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { patientStores } from '../helpers/patient-stores';
-import { activateDelivered, activateTotp, authenticator, newTotpSecret } from '../mfa/helpers';
-import { authorizationCode, createClient, type TestClient, tokenRequest } from '../oauth/fixtures';
+import { activateDelivered, activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
+import { authorizationCode, createClient, type TestClient, tokenRequest } from '../helpers/oauth';
 
 /**
  * Issue 7, item 3, races: many concurrent requests that may succeed only once, at

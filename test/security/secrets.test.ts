@@ -8,8 +8,8 @@ import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { captureOutput, containsSecret, type KnownSecret, secretsIn } from '../helpers/secret-search';
-import { authenticator, newTotpSecret } from '../mfa/helpers';
-import { basic, form, pkcePair } from '../oauth/fixtures';
+import { authenticator, newTotpSecret } from '../helpers/mfa';
+import { basic, form, pkcePair } from '../helpers/oauth';
 
 /**
  * Issue 7, item 6: every flow run with secrets known to the test (all generated here,

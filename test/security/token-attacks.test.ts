@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { signAccessToken } from '../../lib/tokens/access-token';
 import { registerAdmin, type RouteName, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
-import { authorizationCode, createClient, tokenRequest } from '../oauth/fixtures';
+import { authorizationCode, createClient, tokenRequest } from '../helpers/oauth';
 
 /**
  * Issue 7, item 2, against every route behind the session authorizer (not only

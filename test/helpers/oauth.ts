@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { registerAdmin, type testApp } from '../helpers/app';
-import { uniqueTenant } from '../helpers/deps';
+import { registerAdmin, type testApp } from './app';
+import { uniqueTenant } from './deps';
 
 type App = ReturnType<typeof testApp>;
 

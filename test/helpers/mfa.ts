@@ -1,8 +1,8 @@
 import { decodeJwt } from 'jose';
 import { Secret, TOTP } from 'otpauth';
 import { expect } from 'vitest';
-import type { testApp } from '../helpers/app';
-import type { TestDeps } from '../helpers/deps';
+import type { testApp } from './app';
+import type { TestDeps } from './deps';
 
 export type App = ReturnType<typeof testApp>;
 
