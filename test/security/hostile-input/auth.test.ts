@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Identity } from '../../lib/tokens/access-token';
-import { type RouteName, registerAdmin, testApp } from '../helpers/app';
-import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
-import { createTable, scanTable } from '../helpers/isolated-table';
+import type { Identity } from '../../../lib/tokens/access-token';
+import { type RouteName, registerAdmin, testApp } from '../../helpers/app';
+import { type TestDeps, testDeps, uniqueTenant } from '../../helpers/deps';
+import { createTable, scanTable } from '../../helpers/isolated-table';
 
 /**
  * Property-based hostile input: random and malformed bodies and queries, wrong types,

@@ -17,7 +17,7 @@ import { authorizationCode, createClient, newSecret, type TestClient, tokenReque
  * `Service unavailable` in the envelope (or succeeds, where the failed call was not
  * needed for the answer); the table then holds no half-written state; the same
  * request tried again answers without a 5xx; and the same functions (no restart)
- * work for the next request. test/security/faults.test.ts stops the database itself.
+ * work for the next request. test/security/outage.test.ts stops the database itself.
  */
 const PASSWORD = 'fault tolerant passphrase';
 

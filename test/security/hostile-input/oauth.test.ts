@@ -1,15 +1,15 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import * as z from 'zod';
-import { parseTotpSecret } from '../../lib/mfa/totp';
-import { type RouteName, registerAdmin, testApp } from '../helpers/app';
-import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
-import { createTable, scanTable } from '../helpers/isolated-table';
-import { newTotpSecret } from '../helpers/mfa';
-import { basic, createClient, FORM, pkcePair, type TestClient } from '../helpers/oauth';
+import { parseTotpSecret } from '../../../lib/mfa/totp';
+import { type RouteName, registerAdmin, testApp } from '../../helpers/app';
+import { type TestDeps, testDeps, uniqueTenant } from '../../helpers/deps';
+import { createTable, scanTable } from '../../helpers/isolated-table';
+import { newTotpSecret } from '../../helpers/mfa';
+import { basic, createClient, FORM, pkcePair, type TestClient } from '../../helpers/oauth';
 
 /**
- * Issue 7, item 1, for the operations test/security/hostile-input.test.ts leaves out
+ * Issue 7, item 1, for the operations test/security/hostile-input/auth.test.ts leaves out
  * (enableMFA, verifyMFA, the OAuth metadata) and, at 1,000 cases each, the OAuth
  * endpoints: hostile values mixed with real ones (a real client's id and secret, a
  * real session, the registered redirect URI, a valid PKCE challenge) so that requests
