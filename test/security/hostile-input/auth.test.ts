@@ -6,9 +6,10 @@ import { type TestDeps, testDeps, uniqueTenant } from '../../helpers/deps';
 import { createTable, scanTable } from '../../helpers/isolated-table';
 
 /**
- * Property-based hostile input: random and malformed bodies and queries, wrong types,
- * empty, huge and unicode strings, prototype keys, duplicate keys and wrong content
- * types for every operation. Every answer is the envelope with a 4xx and a message,
+ * Property-based hostile input to the /auth routes and the JWKS (mfa.test.ts and
+ * oauth.test.ts beside this file cover the other routes): random and malformed bodies
+ * and queries, wrong types, empty, huge and unicode strings, prototype keys, duplicate
+ * keys and wrong content types. Every answer is the envelope with a 4xx and a message,
  * never a 5xx, and rejected requests change nothing in the table.
  */
 const RUNS = 1000;
@@ -76,7 +77,7 @@ const OPERATIONS: Operation[] = [
   { route: 'jwks', fields: ['keys'], poison: {}, withIdentity: false, alsoOk: [200] },
 ];
 
-describe('hostile input', () => {
+describe('hostile input to login, refresh, register, logout, me and the JWKS', () => {
   let deps: TestDeps;
   let app: ReturnType<typeof testApp>;
   let identity: Identity;
