@@ -7,14 +7,14 @@ import { createDynamo, type Dynamo } from '../../lib/store/dynamo';
 import { keys } from '../../lib/store/keys';
 import { dynamoAttemptCounter } from '../../lib/store/login-attempts';
 import { LOGIN_ATTEMPTS } from '../../lib/users/login';
-import { registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 
 const PASSWORD = 'correct horse battery';
 
 describe('POST /auth/login', () => {
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   let tenantId: string;
   let adminId: string;
 

@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../lib/crypto/token-hash';
-import { testApp } from '../helpers/app';
+import { type App, testApp } from '../helpers/app';
 import { type TestDeps, testDeps } from '../helpers/deps';
 import { createClient, nearRealTime, type OAuthTenant, oauthTenant, pkcePair } from '../helpers/oauth';
 
 describe('GET /oauth2/authorize', () => {
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   let tenant: OAuthTenant;
   let other: OAuthTenant;
   const { challenge } = pkcePair();

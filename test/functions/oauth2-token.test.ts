@@ -1,6 +1,6 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { testApp } from '../helpers/app';
+import { type App, testApp } from '../helpers/app';
 import { type TestDeps, testDeps } from '../helpers/deps';
 import { scanTable } from '../helpers/isolated-table';
 import {
@@ -20,7 +20,7 @@ type Auth = 'post' | 'basic';
 
 describe('POST /oauth2/token', () => {
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   let tenant: OAuthTenant;
   let client: TestClient;
 

@@ -5,14 +5,14 @@ import { makeHandler as makeMe } from '../../functions/me';
 import { createDynamo } from '../../lib/store/dynamo';
 import { keys } from '../../lib/store/keys';
 import { call } from '../helpers/http';
-import { registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 
 const PASSWORD = 'correct horse battery';
 
 describe('sessions', () => {
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   let tenantId: string;
 
   beforeAll(async () => {

@@ -43,6 +43,9 @@ export interface AppRequest extends Omit<RequestSpec, 'identity'> {
   token?: string;
 }
 
+/** The service's functions wired to one set of deps (testApp's result). */
+export type App = ReturnType<typeof testApp>;
+
 /**
  * The functions as API Gateway runs them: for routes with the authorizer, the
  * authorizer runs first on the same event and its context is handed on.
@@ -77,7 +80,7 @@ export function testApp(deps: Deps) {
 }
 
 /** Registers the first ADMIN of a new tenant and returns the answer's data. */
-export async function registerAdmin(app: ReturnType<typeof testApp>, tenantId: string, username = 'admin', password = 'correct horse battery') {
+export async function registerAdmin(app: App, tenantId: string, username = 'admin', password = 'correct horse battery') {
   const response = await app.request('register', { body: { username, password, role: 'ADMIN', tenantId } });
   if (response.status !== 201) throw new Error(`register failed: ${JSON.stringify(response.body)}`);
   return response.body.data as { token: string; refreshToken: string; user: { id: string; username: string; role: string; tenantId: string; shopId: string } };

@@ -1,8 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { registerAdmin, type testApp } from './app';
+import { type App, registerAdmin } from './app';
 import { uniqueTenant } from './deps';
-
-type App = ReturnType<typeof testApp>;
 
 export const FORM = 'application/x-www-form-urlencoded';
 

@@ -1,6 +1,7 @@
 import { describe, expect, inject, it } from 'vitest';
-import { registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { activateTotp, newTotpSecret } from '../helpers/mfa';
 import { patientStores } from '../helpers/patient-stores';
 
 const median = (values: number[]) => {
@@ -52,8 +53,8 @@ describe('lockout across Lambda instances', () => {
     nearRealTime(one, two);
     const apps = [testApp(one), testApp(two)];
     const tenantId = uniqueTenant();
-    await registerAdmin(apps[0] as ReturnType<typeof testApp>, tenantId, 'target', 'the right passphrase');
-    const attempt = (index: number, password: string) => (apps[index % 2] as ReturnType<typeof testApp>).request('login', { body: { username: 'target', password, tenantId } });
+    await registerAdmin(apps[0] as App, tenantId, 'target', 'the right passphrase');
+    const attempt = (index: number, password: string) => (apps[index % 2] as App).request('login', { body: { username: 'target', password, tenantId } });
     for (let i = 0; i < 5; i++) expect((await attempt(i, `guess ${i}`)).status).toBe(401);
     for (const index of [0, 1]) {
       const locked = await attempt(index, 'the right passphrase');
@@ -71,8 +72,8 @@ describe('lockout across Lambda instances', () => {
     for (const deps of instances) deps.store = patientStores(inject('dynamodbEndpoint'), inject('tableName'));
     const apps = instances.map((deps) => testApp(deps));
     const tenantId = uniqueTenant();
-    await registerAdmin(apps[0] as ReturnType<typeof testApp>, tenantId, 'target', 'the right passphrase');
-    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => (apps[i % 2] as ReturnType<typeof testApp>).request('login', { body: { username: 'target', password: `guess ${i}`, tenantId } })));
+    await registerAdmin(apps[0] as App, tenantId, 'target', 'the right passphrase');
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => (apps[i % 2] as App).request('login', { body: { username: 'target', password: `guess ${i}`, tenantId } })));
     expect(answers.filter((r) => r.status === 401)).toHaveLength(5);
     expect(answers.filter((r) => r.status === 429)).toHaveLength(45);
   });
@@ -89,8 +90,7 @@ describe('account enumeration through other channels', () => {
     const tenantId = uniqueTenant();
     const admin = await registerAdmin(app, tenantId, 'known-user', 'the right passphrase');
     // The known user has MFA: a wrong password must still not reveal it.
-    const secret = (await import('../helpers/mfa')).newTotpSecret();
-    await (await import('../helpers/mfa')).activateTotp(app, deps, admin.token, secret);
+    await activateTotp(app, deps, admin.token, newTotpSecret());
     const login = (username: string, password: string) => app.request('login', { body: { username, password, tenantId } });
 
     expect(visible(await login('known-user', 'a wrong passphrase'))).toEqual(visible(await login('unknown-user', 'a wrong passphrase')));

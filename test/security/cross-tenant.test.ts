@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { signAccessToken } from '../../lib/tokens/access-token';
-import { registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
@@ -23,7 +23,7 @@ describe('cross-tenant attempts on every operation', () => {
   const tableName = `cross-tenant-${Date.now()}`;
   const endpoint = inject('dynamodbEndpoint');
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   const [a, b] = [uniqueTenant('attacker'), uniqueTenant('victim')];
   let attacker: Awaited<ReturnType<typeof registerAdmin>>;
   let victim: Awaited<ReturnType<typeof registerAdmin>>;

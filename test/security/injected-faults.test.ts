@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { argon2idHasher } from '../../lib/crypto/password';
-import { registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { type FaultMode, faultPlan, faultyStores } from '../helpers/faulty-stores';
 import type { Response } from '../helpers/http';
@@ -32,7 +32,7 @@ describe('a database fault at every step of every operation', () => {
   const endpoint = inject('dynamodbEndpoint');
   const plan = faultPlan();
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   let tenantId: string;
   let adminToken: string;
   let client: TestClient;

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { argon2idHasher } from '../../lib/crypto/password';
 import { dynamoStores } from '../../lib/deps';
-import { registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { losingAnswers, mentioning } from '../helpers/lost-answers';
 import { authenticator, newTotpSecret } from '../helpers/mfa';
@@ -18,7 +18,7 @@ import { authorizationCode, createClient, tokenRequest } from '../helpers/oauth'
 describe('writes retried after a lost answer', () => {
   let deps: TestDeps;
   let dynamo: ReturnType<typeof losingAnswers>;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
 
   beforeAll(async () => {
     dynamo = losingAnswers();

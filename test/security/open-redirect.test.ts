@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { createClient, newSecret, pkcePair, type TestClient } from '../helpers/oauth';
 
@@ -12,7 +12,7 @@ import { createClient, newSecret, pkcePair, type TestClient } from '../helpers/o
  */
 describe('open redirect attempts', () => {
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   let tenantId: string;
   let adminToken: string;
   let client: TestClient;

@@ -1,7 +1,7 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { normalizeUsername } from '../../lib/store/keys';
-import { registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
@@ -23,7 +23,7 @@ describe('races', () => {
   const tableName = `races-${Date.now()}`;
   const endpoint = inject('dynamodbEndpoint');
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   const items = async (tenantId: string) => (await scanTable(endpoint, tableName)).filter((item) => String(item.pk).startsWith(`T#${tenantId}#`) || String(item.pk) === `T#${tenantId}`);
 
   beforeAll(async () => {

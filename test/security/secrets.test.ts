@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { outboxDelivery } from '../../lib/mfa/delivery';
 import { createDynamo } from '../../lib/store/dynamo';
 import { dynamoMfaOutbox } from '../../lib/store/mfa';
-import { testApp } from '../helpers/app';
+import { type App, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
@@ -35,7 +35,7 @@ describe('secrets in the clear (responses, output, table)', () => {
   const outboxTable = `secrets-outbox-${Date.now()}`;
   const endpoint = inject('dynamodbEndpoint');
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   let output: ReturnType<typeof captureOutput>;
   const secrets: KnownSecret[] = [];
   const seen: Seen[] = [];

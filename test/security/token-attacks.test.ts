@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { base64url, type CryptoKey, decodeJwt, exportJWK, exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signAccessToken } from '../../lib/tokens/access-token';
-import { registerAdmin, type RouteName, testApp } from '../helpers/app';
+import { type App, registerAdmin, type RouteName, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { authorizationCode, createClient, tokenRequest } from '../helpers/oauth';
 
@@ -19,7 +19,7 @@ const enc = (value: unknown) => base64url.encode(JSON.stringify(value));
 
 describe('token attacks on every route behind the authorizer', () => {
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   let tenantId: string;
   let token: string;
   let claims: Record<string, unknown>;

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Identity } from '../../../lib/tokens/access-token';
-import { type RouteName, registerAdmin, testApp } from '../../helpers/app';
+import { type App, registerAdmin, type RouteName, testApp } from '../../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../../helpers/deps';
 import { createTable, scanTable } from '../../helpers/isolated-table';
 
@@ -79,7 +79,7 @@ const OPERATIONS: Operation[] = [
 
 describe('hostile input to login, refresh, register, logout, me and the JWKS', () => {
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   let identity: Identity;
   let token: string;
   const tableName = `hostile-${Date.now()}`;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { registerAdmin, type RouteName, testApp } from '../../helpers/app';
+import { type App, registerAdmin, type RouteName, testApp } from '../../helpers/app';
 import { testDeps, uniqueTenant } from '../../helpers/deps';
 import { createTable, scanTable } from '../../helpers/isolated-table';
 import { FORM, pkcePair } from '../../helpers/oauth';
@@ -153,7 +153,7 @@ const RANDOM_OPERATIONS: RandomOperation[] = [
 ];
 
 describe('hostile input to the OAuth endpoints, random in every field', () => {
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   let token: string;
   const tableName = `oauth-hostile-${Date.now()}`;
 
