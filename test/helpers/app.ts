@@ -16,7 +16,7 @@ import * as refresh from '../../functions/refresh-token';
 import * as register from '../../functions/register';
 import type { Deps } from '../../lib/deps';
 import { identityFromEvent } from '../../lib/http/identity';
-import { apiEvent, call, type RequestSpec, type Response } from './http';
+import { apiEvent, call, type RequestSpec, type Response, withAuthorizerContext } from './http';
 
 const routes = {
   login: { module: login, method: 'POST', path: '/auth/login', authorizer: false },
@@ -72,8 +72,7 @@ export function testApp(deps: Deps) {
   async function identityOf(token: string) {
     const event = apiEvent({ headers: { authorization: `Bearer ${token}` } });
     const result = await authorize(event as unknown as APIGatewayRequestAuthorizerEventV2);
-    (event.requestContext as unknown as { authorizer: unknown }).authorizer = { lambda: result.context };
-    return identityFromEvent(event);
+    return identityFromEvent(withAuthorizerContext(event, result.context ?? {}));
   }
 
   return { request, identityOf, authorize };
