@@ -1,14 +1,15 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { argon2idHasher } from '../../lib/crypto/password';
 import { dynamoStores } from '../../lib/deps';
-import { createDynamo, type Dynamo } from '../../lib/store/dynamo';
+import type { Dynamo } from '../../lib/store/dynamo';
 import { keys } from '../../lib/store/keys';
 import { dynamoAttemptCounter } from '../../lib/store/login-attempts';
 import { LOGIN_ATTEMPTS } from '../../lib/users/login';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { localDynamo } from '../helpers/local-dynamo';
 
 const PASSWORD = 'correct horse battery';
 
@@ -153,7 +154,7 @@ describe('POST /auth/login', () => {
 
   /** The table, with the name of every command sent to it recorded, in order. */
   function recordedDynamo(): { dynamo: Dynamo; sent: string[] } {
-    const real = createDynamo({ tableName: inject('tableName'), region: 'us-east-1', endpoint: inject('dynamodbEndpoint') });
+    const real = localDynamo();
     const sent: string[] = [];
     const send = (command: object) => {
       sent.push(command.constructor.name);

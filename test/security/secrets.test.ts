@@ -1,12 +1,12 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { outboxDelivery } from '../../lib/mfa/delivery';
-import { createDynamo } from '../../lib/store/dynamo';
 import { dynamoMfaOutbox } from '../../lib/store/mfa';
 import { type App, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
+import { localDynamo } from '../helpers/local-dynamo';
 import { captureOutput, containsSecret, type KnownSecret, secretsIn } from '../helpers/secret-search';
 import { authenticator, newTotpSecret } from '../helpers/mfa';
 import { basic, form, pkcePair } from '../helpers/oauth';
@@ -62,7 +62,7 @@ describe('secrets in the clear (responses, output, table)', () => {
     deps = await testDeps({ TABLE_NAME: identityTable });
     // DynamoDB Local deletes items whose TTL has passed in real time: keep the clock near it.
     deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
-    deps.outbox = dynamoMfaOutbox(createDynamo({ tableName: outboxTable, region: 'us-east-1', endpoint }));
+    deps.outbox = dynamoMfaOutbox(localDynamo({ tableName: outboxTable, endpoint }));
     deps.mfaDelivery = outboxDelivery(deps.outbox, deps.clock);
     app = testApp(deps);
     output = captureOutput();
