@@ -8,6 +8,7 @@ import { keys } from '../../lib/store/keys';
 import { dynamoAttemptCounter } from '../../lib/store/login-attempts';
 import { LOGIN_ATTEMPTS } from '../../lib/users/login';
 import { type App, registerAdmin, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { localDynamo } from '../helpers/local-dynamo';
 
@@ -22,7 +23,7 @@ describe('POST /auth/login', () => {
   beforeAll(async () => {
     deps = await testDeps();
     // DynamoDB Local deletes items whose TTL has passed in real time (attempt counters live 15 minutes).
-    deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
+    nearRealTime(deps);
     app = testApp(deps);
     tenantId = uniqueTenant();
     adminId = (await registerAdmin(app, tenantId, 'alice', PASSWORD)).user.id;

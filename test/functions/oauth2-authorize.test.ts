@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../lib/crypto/token-hash';
 import { type App, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps } from '../helpers/deps';
-import { createClient, nearRealTime, type OAuthTenant, oauthTenant, pkcePair } from '../helpers/oauth';
+import { createClient, type OAuthTenant, oauthTenant, pkcePair } from '../helpers/oauth';
 
 describe('GET /oauth2/authorize', () => {
   let deps: TestDeps;

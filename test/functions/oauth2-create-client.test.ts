@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../lib/store/keys';
 import { type App, registerAdmin, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
-import { nearRealTime, newSecret } from '../helpers/oauth';
+import { newSecret } from '../helpers/oauth';
 
 describe('POST /oauth2/clients', () => {
   let deps: TestDeps;

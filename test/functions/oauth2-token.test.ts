@@ -1,6 +1,7 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { type App, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps } from '../helpers/deps';
 import { scanTable } from '../helpers/isolated-table';
 import {
@@ -8,7 +9,6 @@ import {
   basic,
   createClient,
   form,
-  nearRealTime,
   type OAuthTenant,
   oauthTenant,
   type TestClient,

@@ -1,6 +1,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import { type App, registerAdmin, testApp } from '../helpers/app';
-import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { nearRealTime } from '../helpers/clock';
+import { testDeps, uniqueTenant } from '../helpers/deps';
 import { activateTotp, newTotpSecret } from '../helpers/mfa';
 import { patientStores } from '../helpers/patient-stores';
 
@@ -37,15 +38,6 @@ describe('account enumeration', () => {
   }, 60_000);
 });
 
-/**
- * DynamoDB Local deletes items whose TTL has passed in real time (attempt counters
- * live 15 minutes): clocks near real time keep a counter from vanishing mid-test.
- */
-function nearRealTime(...instances: TestDeps[]) {
-  const now = Math.floor(Date.now() / 1000) * 1000;
-  for (const deps of instances) deps.clock.set(now);
-}
-
 describe('lockout across Lambda instances', () => {
   it('counts failures of every instance together, locks all of them, and ends for all when the window passes', async () => {
     // Two instances: their own dependencies and clock, one table.
@@ -67,7 +59,7 @@ describe('lockout across Lambda instances', () => {
   });
 
   it('lets no more than 5 of 50 concurrent guesses spread over two instances reach the password check', async () => {
-    const instances = [await testDeps(), await testDeps()];
+    const instances = [await testDeps(), await testDeps()] as const;
     nearRealTime(...instances);
     for (const deps of instances) deps.store = patientStores(inject('dynamodbEndpoint'), inject('tableName'));
     const apps = instances.map((deps) => testApp(deps));

@@ -2,6 +2,7 @@ import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { signAccessToken } from '../../lib/tokens/access-token';
 import { type App, registerAdmin, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
@@ -47,7 +48,7 @@ describe('cross-tenant attempts on every operation', () => {
     await createTable(endpoint, tableName);
     deps = await testDeps({ TABLE_NAME: tableName });
     // DynamoDB Local deletes items whose TTL has passed in real time: keep the clock near it.
-    deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
+    nearRealTime(deps);
     app = testApp(deps);
     // The same username in both tenants, with different passwords.
     attacker = await registerAdmin(app, a, 'admin', ATTACKER_PASSWORD);

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { argon2idHasher } from '../../lib/crypto/password';
 import { type App, registerAdmin, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { type FaultMode, faultPlan, faultyStores } from '../helpers/faulty-stores';
 import type { Response } from '../helpers/http';
@@ -40,7 +41,7 @@ describe('a database fault at every step of every operation', () => {
   beforeAll(async () => {
     await createTable(endpoint, tableName);
     deps = await testDeps({ TABLE_NAME: tableName });
-    deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
+    nearRealTime(deps);
     // Cheap Argon2id parameters: hundreds of registrations and logins, the same code paths.
     deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     const faulty = faultyStores(deps.store, deps.mfaDelivery, plan);

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type App, registerAdmin, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { createClient, newSecret, pkcePair, type TestClient } from '../helpers/oauth';
 
@@ -20,7 +21,7 @@ describe('open redirect attempts', () => {
 
   beforeAll(async () => {
     deps = await testDeps();
-    deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
+    nearRealTime(deps);
     app = testApp(deps);
     tenantId = uniqueTenant('redirect');
     adminToken = (await registerAdmin(app, tenantId)).token;

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { argon2idHasher } from '../../lib/crypto/password';
 import { type DynamoDbLocal, freePort, startDynamoDbLocal } from '../../scripts/dynamodb-local';
 import { registerAdmin, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { testDeps, uniqueTenant } from '../helpers/deps';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
@@ -117,7 +118,7 @@ describe('database outage with requests in flight', () => {
     if (!db) throw new Error('no database');
     const tableName = 'outage';
     const deps = await testDeps({ TABLE_NAME: tableName, DYNAMODB_ENDPOINT: db.endpoint });
-    deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
+    nearRealTime(deps);
     deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     const app = testApp(deps);
     const tenantId = uniqueTenant('outage');
@@ -236,7 +237,7 @@ describe('database outage with requests in flight', () => {
   it('answers a request to a hung database with a 503 before the Lambda timeout (10 s)', async () => {
     if (!db) throw new Error('no database');
     const deps = await testDeps({ TABLE_NAME: 'outage', DYNAMODB_ENDPOINT: db.endpoint });
-    deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
+    nearRealTime(deps);
     deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     const app = testApp(deps);
     const tenantId = uniqueTenant('hung');

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { outboxDelivery } from '../../lib/mfa/delivery';
 import { dynamoMfaOutbox } from '../../lib/store/mfa';
 import { type App, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
@@ -61,7 +62,7 @@ describe('secrets in the clear (responses, output, table)', () => {
     await createTable(endpoint, outboxTable);
     deps = await testDeps({ TABLE_NAME: identityTable });
     // DynamoDB Local deletes items whose TTL has passed in real time: keep the clock near it.
-    deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
+    nearRealTime(deps);
     deps.outbox = dynamoMfaOutbox(localDynamo({ tableName: outboxTable, endpoint }));
     deps.mfaDelivery = outboxDelivery(deps.outbox, deps.clock);
     app = testApp(deps);

@@ -4,6 +4,7 @@ import { base64url, type CryptoKey, decodeJwt, exportJWK, exportSPKI, generateKe
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signAccessToken } from '../../lib/tokens/access-token';
 import { type App, registerAdmin, type RouteName, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { authorizationCode, createClient, tokenRequest } from '../helpers/oauth';
 
@@ -31,7 +32,7 @@ describe('token attacks on every route behind the authorizer', () => {
   beforeAll(async () => {
     deps = await testDeps();
     // DynamoDB Local deletes items whose TTL has passed in real time: keep the clock near it.
-    deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
+    nearRealTime(deps);
     app = testApp(deps);
     tenantId = uniqueTenant('tokens');
     const admin = await registerAdmin(app, tenantId);

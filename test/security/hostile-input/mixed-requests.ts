@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { expect, inject } from 'vitest';
 import { type RouteName, registerAdmin, testApp } from '../../helpers/app';
+import { nearRealTime } from '../../helpers/clock';
 import { testDeps, uniqueTenant } from '../../helpers/deps';
 import { createTable, scanTable } from '../../helpers/isolated-table';
 import { newTotpSecret } from '../../helpers/mfa';
@@ -95,7 +96,7 @@ export async function hostileTenant(tableName: string) {
   const endpoint = inject('dynamodbEndpoint');
   await createTable(endpoint, tableName);
   const deps = await testDeps({ TABLE_NAME: tableName });
-  deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
+  nearRealTime(deps);
   const app = testApp(deps);
   const tenantId = uniqueTenant('hostile');
   const admin = await registerAdmin(app, tenantId);
