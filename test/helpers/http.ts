@@ -61,6 +61,9 @@ export interface Response {
   body: any;
 }
 
+/** Whether a response is the clean answer to a database (or other dependency) that did not answer. */
+export const isServiceUnavailable = (response: Response) => response.status === 503 && response.body?.success === false && response.body.error === 'Service unavailable';
+
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
 /** Runs a function's whole middy chain on an event and parses the answer. */

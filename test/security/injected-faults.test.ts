@@ -4,7 +4,7 @@ import { type App, registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { type FaultMode, faultPlan, faultyStores } from '../helpers/faulty-stores';
-import type { Response } from '../helpers/http';
+import { isServiceUnavailable, type Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { halfWrittenState } from '../helpers/table-invariants';
 import { activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
@@ -154,7 +154,6 @@ describe('a database fault at every step of every operation', () => {
 
   const halfWritten = async () => halfWrittenState(await scanTable(endpoint, tableName));
 
-  const clean5xx = (response: Response) => response.status === 503 && response.body?.success === false && response.body.error === 'Service unavailable';
   /** The events logged after the log held `offset` characters (parsing only those lines: the log grows long here). */
   const eventsSince = (offset: number) =>
     deps.logText().slice(offset).split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { event?: string }).event);
@@ -179,10 +178,10 @@ describe('a database fault at every step of every operation', () => {
         plan.disarm();
         const where = `${mode} call ${at} (${calls[at - 1]})`;
         // A 503 envelope, or the right answer where the failed call was not needed for it.
-        expect(clean5xx(response) || scenario.ok(response), `${where}: ${response.status} ${JSON.stringify(response.body)}`).toBe(true);
+        expect(isServiceUnavailable(response) || scenario.ok(response), `${where}: ${response.status} ${JSON.stringify(response.body)}`).toBe(true);
         // The fault behind a 503 is logged (its details go to the log, never to the answer): by
         // the handler, or by the authorizer that met it first.
-        if (clean5xx(response)) {
+        if (isServiceUnavailable(response)) {
           const logsFault = expect.stringMatching(/^(dependency_unavailable|authorizer_failed)$/);
           expect(eventsSince(logged), `${where}: the fault is logged`).toEqual(expect.arrayContaining([logsFault]));
         }
@@ -211,7 +210,7 @@ describe('a database fault at every step of every operation', () => {
     expect(at).toBeGreaterThan(0);
     const fresh = await authorizationCode(app, (await newUser()).token, client);
     plan.arm(at, when);
-    expect(clean5xx(await redeem(fresh.code, fresh.verifier))).toBe(true);
+    expect(isServiceUnavailable(await redeem(fresh.code, fresh.verifier))).toBe(true);
     plan.disarm();
     const items = await scanTable(endpoint, tableName);
     const grants = new Set(items.filter((item) => item.sk === 'GRANT' && item.clientId !== undefined).map((item) => String(item.id)));
