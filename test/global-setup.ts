@@ -1,7 +1,6 @@
 import type { TestProject } from 'vitest/node';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ensureTable } from '../lib/store/table';
 import { startDynamoDbLocal } from '../scripts/dynamodb-local';
+import { createTable } from './helpers/isolated-table';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -14,13 +13,7 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const db = await startDynamoDbLocal();
   const tableName = 'identity-test';
-  const client = new DynamoDBClient({
-    endpoint: db.endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  await ensureTable(client, tableName);
-  client.destroy();
+  await createTable(db.endpoint, tableName);
   project.provide('dynamodbEndpoint', db.endpoint);
   project.provide('tableName', tableName);
   return () => db.stop();

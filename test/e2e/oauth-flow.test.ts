@@ -13,7 +13,7 @@ import * as oauth2Token from '../../functions/oauth2-token';
 import * as register from '../../functions/register';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { type ApiServer, startApiServer } from '../helpers/http-server';
-import { newSecret } from '../oauth/fixtures';
+import { newSecret } from '../helpers/oauth';
 
 /**
  * The whole authorization code flow driven by openid-client (a certified third-party

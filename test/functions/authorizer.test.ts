@@ -2,12 +2,12 @@ import type { KeyObject } from 'node:crypto';
 import { base64url, decodeJwt, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateKeySet } from '../../lib/tokens/signing-keys';
-import { registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 
 describe('session authorizer', () => {
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   let token: string;
   let claims: Record<string, unknown>;
 

@@ -1,26 +1,28 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { argon2idHasher } from '../../lib/crypto/password';
 import { dynamoStores } from '../../lib/deps';
-import { createDynamo, type Dynamo } from '../../lib/store/dynamo';
+import type { Dynamo } from '../../lib/store/dynamo';
 import { dynamoAttemptCounter } from '../../lib/store/login-attempts';
 import { LOGIN_ATTEMPTS } from '../../lib/users/login';
-import { registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { localDynamo } from '../helpers/local-dynamo';
 
 const PASSWORD = 'correct horse battery';
 
 describe('POST /auth/login', () => {
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   let tenantId: string;
   let adminId: string;
 
   beforeAll(async () => {
     deps = await testDeps();
     // DynamoDB Local deletes items whose TTL has passed in real time (attempt counters live 15 minutes).
-    deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
+    nearRealTime(deps);
     app = testApp(deps);
     tenantId = uniqueTenant();
     adminId = (await registerAdmin(app, tenantId, 'alice', PASSWORD)).user.id;
@@ -153,7 +155,7 @@ describe('POST /auth/login', () => {
 
   /** The table, with the name of every command sent to it recorded, in order. */
   function recordedDynamo(): { dynamo: Dynamo; sent: string[] } {
-    const real = createDynamo({ tableName: inject('tableName'), region: 'us-east-1', endpoint: inject('dynamodbEndpoint') });
+    const real = localDynamo();
     const sent: string[] = [];
     const send = (command: object) => {
       sent.push(command.constructor.name);

@@ -1,8 +1,8 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
-import { activateDelivered, activateTotp, type App, authenticator, newTotpSecret } from '../mfa/helpers';
+import { activateDelivered, activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
 
 const PASSWORD = 'correct horse battery';
 const PHONE = '+4915112345678';

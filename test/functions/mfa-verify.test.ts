@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../lib/store/keys';
-import { registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
-import { type App, authenticator, newTotpSecret } from '../mfa/helpers';
+import { authenticator, newTotpSecret } from '../helpers/mfa';
 
 const PASSWORD = 'correct horse battery';
 const PHONE = '+4915112345678';

@@ -1,12 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../lib/crypto/token-hash';
-import { testApp } from '../helpers/app';
+import { type App, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps } from '../helpers/deps';
-import { createClient, nearRealTime, type OAuthTenant, oauthTenant, pkcePair } from '../oauth/fixtures';
+import { createClient, type OAuthTenant, oauthTenant, pkcePair } from '../helpers/oauth';
 
 describe('GET /oauth2/authorize', () => {
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   let tenant: OAuthTenant;
   let other: OAuthTenant;
   const { challenge } = pkcePair();

@@ -1,12 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../lib/store/keys';
-import { registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
-import { nearRealTime, newSecret } from '../oauth/fixtures';
+import { newSecret } from '../helpers/oauth';
 
 describe('POST /oauth2/clients', () => {
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   let tenantId: string;
   let adminToken: string;
   let adminId: string;

@@ -2,13 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { decodeJwt, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signOAuthAccessToken } from '../../lib/oauth/access-token';
-import { testApp } from '../helpers/app';
+import { type App, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps } from '../helpers/deps';
-import { authorizationCode, basic, createClient, form, nearRealTime, type OAuthTenant, oauthTenant, type TestClient, tokenRequest } from '../oauth/fixtures';
+import { authorizationCode, basic, createClient, form, type OAuthTenant, oauthTenant, type TestClient, tokenRequest } from '../helpers/oauth';
 
 describe('POST /oauth2/introspect', () => {
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   let tenant: OAuthTenant;
   let client: TestClient;
   let issued: { access_token: string; refresh_token: string };

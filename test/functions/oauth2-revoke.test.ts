@@ -1,13 +1,14 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { testApp } from '../helpers/app';
+import { type App, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps } from '../helpers/deps';
 import { scanTable } from '../helpers/isolated-table';
-import { authorizationCode, createClient, form, nearRealTime, type OAuthTenant, oauthTenant, type TestClient, tokenRequest } from '../oauth/fixtures';
+import { authorizationCode, createClient, form, type OAuthTenant, oauthTenant, type TestClient, tokenRequest } from '../helpers/oauth';
 
 describe('POST /oauth2/revoke', () => {
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   let tenant: OAuthTenant;
   let client: TestClient;
 

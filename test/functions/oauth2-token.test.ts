@@ -1,6 +1,7 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { testApp } from '../helpers/app';
+import { type App, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps } from '../helpers/deps';
 import { scanTable } from '../helpers/isolated-table';
 import {
@@ -8,19 +9,18 @@ import {
   basic,
   createClient,
   form,
-  nearRealTime,
   type OAuthTenant,
   oauthTenant,
   type TestClient,
   tokenRequest,
-} from '../oauth/fixtures';
+} from '../helpers/oauth';
 
 type Format = 'json' | 'form';
 type Auth = 'post' | 'basic';
 
 describe('POST /oauth2/token', () => {
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   let tenant: OAuthTenant;
   let client: TestClient;
 

@@ -2,17 +2,17 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeHandler as makeMe } from '../../functions/me';
-import { createDynamo } from '../../lib/store/dynamo';
 import { keys } from '../../lib/store/keys';
 import { call } from '../helpers/http';
-import { registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { localDynamo } from '../helpers/local-dynamo';
 
 const PASSWORD = 'correct horse battery';
 
 describe('sessions', () => {
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   let tenantId: string;
 
   beforeAll(async () => {
@@ -82,7 +82,7 @@ describe('sessions', () => {
         token: admin.token,
         body: { username: 'worker', password: PASSWORD, role: 'OPERATOR', tenantId: tenant },
       });
-      const { doc, table } = createDynamo({ tableName: deps.config.tableName, region: deps.config.awsRegion, endpoint: deps.config.dynamodbEndpoint });
+      const { doc, table } = localDynamo({ tableName: deps.config.tableName });
       await doc.send(
         new UpdateCommand({
           TableName: table,

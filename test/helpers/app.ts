@@ -16,7 +16,7 @@ import * as refresh from '../../functions/refresh-token';
 import * as register from '../../functions/register';
 import type { Deps } from '../../lib/deps';
 import { identityFromEvent } from '../../lib/http/identity';
-import { apiEvent, call, type RequestSpec, type Response } from './http';
+import { apiEvent, call, type RequestSpec, type Response, withAuthorizerContext } from './http';
 
 const routes = {
   login: { module: login, method: 'POST', path: '/auth/login', authorizer: false },
@@ -42,6 +42,9 @@ export interface AppRequest extends Omit<RequestSpec, 'identity'> {
   /** An access token sent as `Authorization: Bearer`; the authorizer turns it into context. */
   token?: string;
 }
+
+/** The service's functions wired to one set of deps (testApp's result). */
+export type App = ReturnType<typeof testApp>;
 
 /**
  * The functions as API Gateway runs them: for routes with the authorizer, the
@@ -69,15 +72,14 @@ export function testApp(deps: Deps) {
   async function identityOf(token: string) {
     const event = apiEvent({ headers: { authorization: `Bearer ${token}` } });
     const result = await authorize(event as unknown as APIGatewayRequestAuthorizerEventV2);
-    (event.requestContext as unknown as { authorizer: unknown }).authorizer = { lambda: result.context };
-    return identityFromEvent(event);
+    return identityFromEvent(withAuthorizerContext(event, result.context ?? {}));
   }
 
   return { request, identityOf, authorize };
 }
 
 /** Registers the first ADMIN of a new tenant and returns the answer's data. */
-export async function registerAdmin(app: ReturnType<typeof testApp>, tenantId: string, username = 'admin', password = 'correct horse battery') {
+export async function registerAdmin(app: App, tenantId: string, username = 'admin', password = 'correct horse battery') {
   const response = await app.request('register', { body: { username, password, role: 'ADMIN', tenantId } });
   if (response.status !== 201) throw new Error(`register failed: ${JSON.stringify(response.body)}`);
   return response.body.data as { token: string; refreshToken: string; user: { id: string; username: string; role: string; tenantId: string; shopId: string } };

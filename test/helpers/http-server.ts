@@ -1,9 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
-import fixture from '../fixtures/apigw-v2-event.json';
-import { lambdaContext } from './http';
+import { apiEvent, lambdaContext, withAuthorizerContext } from './http';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 type Authorizer = (event: APIGatewayRequestAuthorizerEventV2) => Promise<{ context?: Record<string, string> }>;
@@ -23,28 +21,21 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** An HTTP request as API Gateway (HTTP API, payload 2.0) hands it to a Lambda, cloned from the captured fixture. */
+/** An HTTP request as API Gateway (HTTP API, payload 2.0) hands it to a Lambda. */
 function toEvent(request: IncomingMessage, url: URL, body: string): APIGatewayProxyEventV2 {
-  const event = structuredClone(fixture) as unknown as APIGatewayProxyEventV2;
-  const method = request.method ?? 'GET';
-  event.routeKey = `${method} ${url.pathname}`;
-  event.rawPath = url.pathname;
-  event.rawQueryString = url.search.slice(1);
   // API Gateway joins repeated query parameters and headers with commas.
   const query: Record<string, string> = {};
   for (const key of new Set(url.searchParams.keys())) query[key] = url.searchParams.getAll(key).join(',');
-  event.queryStringParameters = Object.keys(query).length ? query : undefined;
-  event.headers = Object.fromEntries(
+  const headers = Object.fromEntries(
     Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value.join(',') : (value ?? '')]),
   );
-  event.body = body === '' ? undefined : body;
-  event.isBase64Encoded = false;
-  event.requestContext.http.method = method;
-  event.requestContext.http.path = url.pathname;
-  event.requestContext.routeKey = event.routeKey;
-  event.requestContext.requestId = randomUUID();
-  event.requestContext.timeEpoch = Date.now();
-  return event;
+  return apiEvent({
+    method: request.method ?? 'GET',
+    path: url.pathname,
+    headers,
+    ...(body === '' ? {} : { body }),
+    ...(Object.keys(query).length ? { query } : {}),
+  });
 }
 
 export interface ApiServer {
@@ -73,7 +64,7 @@ export async function startApiServer(): Promise<ApiServer> {
       const event = toEvent(request, url, await readBody(request));
       if (route.authorizer && authorize) {
         const { context } = await authorize(event as unknown as APIGatewayRequestAuthorizerEventV2);
-        (event.requestContext as unknown as { authorizer: unknown }).authorizer = { lambda: context ?? {} };
+        withAuthorizerContext(event, context ?? {});
       }
       const result = await (route.handler as Handler)(event, lambdaContext);
       response.writeHead(result.statusCode ?? 200, (result.headers ?? {}) as Record<string, string>).end(result.body ?? '');

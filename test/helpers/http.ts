@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import fixture from '../fixtures/apigw-v2-event.json';
 import { toAuthorizerContext } from '../../lib/http/identity';
@@ -16,7 +17,11 @@ export interface RequestSpec {
   authorizerContext?: Record<string, string>;
 }
 
-/** An API Gateway v2 event cloned from the captured fixture. */
+/**
+ * An API Gateway v2 event cloned from the captured fixture: the one way tests (and the
+ * HTTP server of test/helpers/http-server.ts) make events. `spec.headers` are added to
+ * the fixture's, as API Gateway adds its own to the client's.
+ */
 export function apiEvent(spec: RequestSpec = {}): APIGatewayProxyEventV2 {
   const event = structuredClone(fixture) as unknown as APIGatewayProxyEventV2;
   const method = spec.method ?? 'POST';
@@ -26,7 +31,7 @@ export function apiEvent(spec: RequestSpec = {}): APIGatewayProxyEventV2 {
   event.requestContext.http.method = method;
   event.requestContext.http.path = path;
   event.requestContext.routeKey = event.routeKey;
-  event.requestContext.requestId = `req-${Math.random().toString(36).slice(2)}`;
+  event.requestContext.requestId = `req-${randomUUID()}`;
   event.headers = { ...event.headers, ...spec.headers };
   if (spec.body !== undefined) event.body = typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body);
   if (spec.query) {
@@ -34,7 +39,13 @@ export function apiEvent(spec: RequestSpec = {}): APIGatewayProxyEventV2 {
     event.rawQueryString = new URLSearchParams(spec.query).toString();
   }
   const lambda = spec.identity ? toAuthorizerContext(spec.identity) : spec.authorizerContext;
-  if (lambda) (event.requestContext as unknown as { authorizer: unknown }).authorizer = { lambda };
+  if (lambda) withAuthorizerContext(event, lambda);
+  return event;
+}
+
+/** Hands an event the context the Lambda authorizer returned, as API Gateway does. */
+export function withAuthorizerContext(event: APIGatewayProxyEventV2, context: Record<string, string>): APIGatewayProxyEventV2 {
+  (event.requestContext as unknown as { authorizer: unknown }).authorizer = { lambda: context };
   return event;
 }
 
@@ -49,6 +60,9 @@ export interface Response {
   headers: Record<string, string>;
   body: any;
 }
+
+/** Whether a response is the clean answer to a database (or other dependency) that did not answer. */
+export const isServiceUnavailable = (response: Response) => response.status === 503 && response.body?.success === false && response.body.error === 'Service unavailable';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 

@@ -1,20 +1,17 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '../../lib/store/table';
-
-const local = (endpoint: string) =>
-  new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+import { localClient } from './local-dynamo';
 
 /** Creates a table of its own for a test that compares or scans the whole table. */
 export async function createTable(endpoint: string, tableName: string): Promise<void> {
-  const client = local(endpoint);
+  const client = localClient(endpoint);
   await ensureTable(client, tableName);
   client.destroy();
 }
 
 /** Every item of a table, sorted by key: a snapshot to compare before and after. */
 export async function scanTable(endpoint: string, tableName: string): Promise<Array<Record<string, unknown>>> {
-  const doc = DynamoDBDocumentClient.from(local(endpoint));
+  const doc = DynamoDBDocumentClient.from(localClient(endpoint));
   const items: Array<Record<string, unknown>> = [];
   let start: Record<string, unknown> | undefined;
   do {

@@ -1,5 +1,5 @@
-import { inject } from 'vitest';
-import { createDynamo, type Dynamo } from '../../lib/store/dynamo';
+import type { Dynamo } from '../../lib/store/dynamo';
+import { localDynamo } from './local-dynamo';
 
 type Match = (command: string, input: Record<string, unknown>) => boolean;
 
@@ -7,10 +7,11 @@ type Match = (command: string, input: Record<string, unknown>) => boolean;
  * A DynamoDB client that loses the answer of a chosen command after DynamoDB applied
  * it, as a timeout or a dropped connection does: the SDK then retries the command,
  * which meets its own write. `loseNext(match)` loses the answer of the next command
- * `match` picks (by its name, e.g. `PutItemCommand`, and its input).
+ * `match` picks (by its name, e.g. `PutItemCommand`, and its input). On the run's table
+ * unless `tableName` names another.
  */
-export function losingAnswers(tableName: string = inject('tableName')): Dynamo & { loseNext(match: Match): void; lost: () => number } {
-  const dynamo = createDynamo({ tableName, region: 'us-east-1', endpoint: inject('dynamodbEndpoint') });
+export function losingAnswers(tableName?: string): Dynamo & { loseNext(match: Match): void; lost: () => number } {
+  const dynamo = localDynamo({ tableName });
   let pending: Match | undefined;
   let lost = 0;
   dynamo.doc.middlewareStack.add(

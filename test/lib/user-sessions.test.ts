@@ -1,20 +1,21 @@
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { createDynamo } from '../../lib/store/dynamo';
 import { keys } from '../../lib/store/keys';
 import { ensureTable, OWNER_INDEX } from '../../lib/store/table';
 import { registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
-import { authorizationCode, createClient, nearRealTime, tokenRequest } from '../oauth/fixtures';
+import { nearRealTime } from '../helpers/clock';
+import { localClient, localDynamo } from '../helpers/local-dynamo';
+import { authorizationCode, createClient, tokenRequest } from '../helpers/oauth';
 
 const PASSWORD = 'correct horse battery';
 
 describe("a user's sessions and grants", () => {
   let deps: TestDeps;
   let app: ReturnType<typeof testApp>;
-  const dynamo = () => createDynamo({ tableName: inject('tableName'), region: 'us-east-1', endpoint: inject('dynamodbEndpoint') });
+  const dynamo = () => localDynamo();
 
   beforeAll(async () => {
     deps = nearRealTime(await testDeps());
@@ -105,7 +106,7 @@ describe("a user's sessions and grants", () => {
 
 describe('the owner index', () => {
   it('is added to a table made before it, and left alone once there', async () => {
-    const client = new DynamoDBClient({ endpoint: inject('dynamodbEndpoint'), region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = localClient();
     const tableName = `old-table-${Date.now()}`;
     await client.send(
       new CreateTableCommand({

@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { cryptoRandom } from '../../lib/crypto/random';
 import type { OAuthClient } from '../../lib/oauth/client';
-import { createDynamo, type Dynamo } from '../../lib/store/dynamo';
+import type { Dynamo } from '../../lib/store/dynamo';
 import { cachedOAuthClientStore, CLIENT_CACHE_SECONDS, dynamoOAuthClientStore, type OAuthClientStore } from '../../lib/store/oauth-clients';
 import { testClock } from '../helpers/deps';
+import { localDynamo } from '../helpers/local-dynamo';
 
 /** The real DynamoDB store without a cache, with the reads it makes counted. */
 function countedStore(dynamo: Dynamo, failNext = { value: false }) {
@@ -39,7 +40,7 @@ describe('OAuth client cache (per Lambda instance)', () => {
   let dynamo: Dynamo;
 
   beforeAll(() => {
-    dynamo = createDynamo({ tableName: inject('tableName'), region: 'us-east-1', endpoint: inject('dynamodbEndpoint') });
+    dynamo = localDynamo();
   });
 
   function cached(options: { ttlSeconds?: number; maxEntries?: number } = {}) {

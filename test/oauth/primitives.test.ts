@@ -15,7 +15,7 @@ import { formatGrantRefreshToken, parseGrantRefreshToken } from '../../lib/oauth
 import { s256, verifyPkce } from '../../lib/oauth/pkce';
 import { isWithinScope, parseScope } from '../../lib/oauth/scope';
 import { apiEvent } from '../helpers/http';
-import { basic, newSecret } from './fixtures';
+import { basic, newSecret } from '../helpers/oauth';
 
 describe('PKCE S256 (RFC 7636)', () => {
   // RFC 7636 Appendix B.

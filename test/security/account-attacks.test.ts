@@ -1,6 +1,8 @@
 import { describe, expect, inject, it } from 'vitest';
-import { registerAdmin, testApp } from '../helpers/app';
-import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { type App, registerAdmin, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
+import { testDeps, uniqueTenant } from '../helpers/deps';
+import { activateTotp, newTotpSecret } from '../helpers/mfa';
 import { patientStores } from '../helpers/patient-stores';
 
 const median = (values: number[]) => {
@@ -36,15 +38,6 @@ describe('account enumeration', () => {
   }, 60_000);
 });
 
-/**
- * DynamoDB Local deletes items whose TTL has passed in real time (attempt counters
- * live 15 minutes): clocks near real time keep a counter from vanishing mid-test.
- */
-function nearRealTime(...instances: TestDeps[]) {
-  const now = Math.floor(Date.now() / 1000) * 1000;
-  for (const deps of instances) deps.clock.set(now);
-}
-
 describe('lockout across Lambda instances', () => {
   it('counts failures of every instance together, locks all of them, and ends for all when the window passes', async () => {
     // Two instances: their own dependencies and clock, one table.
@@ -52,8 +45,8 @@ describe('lockout across Lambda instances', () => {
     nearRealTime(one, two);
     const apps = [testApp(one), testApp(two)];
     const tenantId = uniqueTenant();
-    await registerAdmin(apps[0] as ReturnType<typeof testApp>, tenantId, 'target', 'the right passphrase');
-    const attempt = (index: number, password: string) => (apps[index % 2] as ReturnType<typeof testApp>).request('login', { body: { username: 'target', password, tenantId } });
+    await registerAdmin(apps[0] as App, tenantId, 'target', 'the right passphrase');
+    const attempt = (index: number, password: string) => (apps[index % 2] as App).request('login', { body: { username: 'target', password, tenantId } });
     for (let i = 0; i < 5; i++) expect((await attempt(i, `guess ${i}`)).status).toBe(401);
     for (const index of [0, 1]) {
       const locked = await attempt(index, 'the right passphrase');
@@ -66,13 +59,13 @@ describe('lockout across Lambda instances', () => {
   });
 
   it('lets no more than 5 of 50 concurrent guesses spread over two instances reach the password check', async () => {
-    const instances = [await testDeps(), await testDeps()];
+    const instances = [await testDeps(), await testDeps()] as const;
     nearRealTime(...instances);
     for (const deps of instances) deps.store = patientStores(inject('dynamodbEndpoint'), inject('tableName'));
     const apps = instances.map((deps) => testApp(deps));
     const tenantId = uniqueTenant();
-    await registerAdmin(apps[0] as ReturnType<typeof testApp>, tenantId, 'target', 'the right passphrase');
-    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => (apps[i % 2] as ReturnType<typeof testApp>).request('login', { body: { username: 'target', password: `guess ${i}`, tenantId } })));
+    await registerAdmin(apps[0] as App, tenantId, 'target', 'the right passphrase');
+    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => (apps[i % 2] as App).request('login', { body: { username: 'target', password: `guess ${i}`, tenantId } })));
     expect(answers.filter((r) => r.status === 401)).toHaveLength(5);
     expect(answers.filter((r) => r.status === 429)).toHaveLength(45);
   });
@@ -89,8 +82,7 @@ describe('account enumeration through other channels', () => {
     const tenantId = uniqueTenant();
     const admin = await registerAdmin(app, tenantId, 'known-user', 'the right passphrase');
     // The known user has MFA: a wrong password must still not reveal it.
-    const secret = (await import('../mfa/helpers')).newTotpSecret();
-    await (await import('../mfa/helpers')).activateTotp(app, deps, admin.token, secret);
+    await activateTotp(app, deps, admin.token, newTotpSecret());
     const login = (username: string, password: string) => app.request('login', { body: { username, password, tenantId } });
 
     expect(visible(await login('known-user', 'a wrong passphrase'))).toEqual(visible(await login('unknown-user', 'a wrong passphrase')));

@@ -1,12 +1,13 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { signAccessToken } from '../../lib/tokens/access-token';
-import { registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
-import { newTotpSecret } from '../mfa/helpers';
-import { authorizationCode, basic, createClient, form, newSecret, type TestClient, tokenRequest } from '../oauth/fixtures';
+import { newTotpSecret } from '../helpers/mfa';
+import { authorizationCode, basic, createClient, form, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
 
 /**
  * Issue 7, item 3: cross-tenant attempts on every operation. An attacker who is ADMIN
@@ -23,7 +24,7 @@ describe('cross-tenant attempts on every operation', () => {
   const tableName = `cross-tenant-${Date.now()}`;
   const endpoint = inject('dynamodbEndpoint');
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   const [a, b] = [uniqueTenant('attacker'), uniqueTenant('victim')];
   let attacker: Awaited<ReturnType<typeof registerAdmin>>;
   let victim: Awaited<ReturnType<typeof registerAdmin>>;
@@ -47,7 +48,7 @@ describe('cross-tenant attempts on every operation', () => {
     await createTable(endpoint, tableName);
     deps = await testDeps({ TABLE_NAME: tableName });
     // DynamoDB Local deletes items whose TTL has passed in real time: keep the clock near it.
-    deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
+    nearRealTime(deps);
     app = testApp(deps);
     // The same username in both tenants, with different passwords.
     attacker = await registerAdmin(app, a, 'admin', ATTACKER_PASSWORD);

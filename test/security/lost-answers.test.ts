@@ -1,11 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { argon2idHasher } from '../../lib/crypto/password';
 import { dynamoStores } from '../../lib/deps';
-import { registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { losingAnswers, mentioning } from '../helpers/lost-answers';
-import { authenticator, newTotpSecret } from '../mfa/helpers';
-import { authorizationCode, createClient, tokenRequest } from '../oauth/fixtures';
+import { authenticator, newTotpSecret } from '../helpers/mfa';
+import { authorizationCode, createClient, tokenRequest } from '../helpers/oauth';
 
 /**
  * Issue 7, item 4, a fault the outage test met when the database froze for longer than
@@ -18,13 +19,13 @@ import { authorizationCode, createClient, tokenRequest } from '../oauth/fixtures
 describe('writes retried after a lost answer', () => {
   let deps: TestDeps;
   let dynamo: ReturnType<typeof losingAnswers>;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
 
   beforeAll(async () => {
     dynamo = losingAnswers();
     const base = await testDeps();
     deps = { ...base, store: dynamoStores(dynamo, base) } as TestDeps;
-    deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
+    nearRealTime(deps);
     deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     app = testApp(deps);
   });

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
-import { createClient, newSecret, pkcePair, type TestClient } from '../oauth/fixtures';
+import { createClient, newSecret, pkcePair, type TestClient } from '../helpers/oauth';
 
 /**
  * Issue 7, item 3, open redirects: the authorization endpoint redirects only to a URI
@@ -12,7 +13,7 @@ import { createClient, newSecret, pkcePair, type TestClient } from '../oauth/fix
  */
 describe('open redirect attempts', () => {
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   let tenantId: string;
   let adminToken: string;
   let client: TestClient;
@@ -20,7 +21,7 @@ describe('open redirect attempts', () => {
 
   beforeAll(async () => {
     deps = await testDeps();
-    deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
+    nearRealTime(deps);
     app = testApp(deps);
     tenantId = uniqueTenant('redirect');
     adminToken = (await registerAdmin(app, tenantId)).token;

@@ -1,13 +1,14 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { normalizeUsername } from '../../lib/store/keys';
-import { registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { patientStores } from '../helpers/patient-stores';
-import { activateDelivered, activateTotp, authenticator, newTotpSecret } from '../mfa/helpers';
-import { authorizationCode, createClient, type TestClient, tokenRequest } from '../oauth/fixtures';
+import { activateDelivered, activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
+import { authorizationCode, createClient, type TestClient, tokenRequest } from '../helpers/oauth';
 
 /**
  * Issue 7, item 3, races: many concurrent requests that may succeed only once, at
@@ -23,7 +24,7 @@ describe('races', () => {
   const tableName = `races-${Date.now()}`;
   const endpoint = inject('dynamodbEndpoint');
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   const items = async (tenantId: string) => (await scanTable(endpoint, tableName)).filter((item) => String(item.pk).startsWith(`T#${tenantId}#`) || String(item.pk) === `T#${tenantId}`);
 
   beforeAll(async () => {
@@ -31,7 +32,7 @@ describe('races', () => {
     deps = await testDeps({ TABLE_NAME: tableName });
     deps.store = patientStores(endpoint, tableName);
     // DynamoDB Local deletes items whose TTL has passed in real time: keep the clock near it.
-    deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
+    nearRealTime(deps);
     app = testApp(deps);
   });
 

@@ -1,15 +1,16 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { outboxDelivery } from '../../lib/mfa/delivery';
-import { createDynamo } from '../../lib/store/dynamo';
 import { dynamoMfaOutbox } from '../../lib/store/mfa';
-import { testApp } from '../helpers/app';
+import { type App, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
+import { localDynamo } from '../helpers/local-dynamo';
 import { captureOutput, containsSecret, type KnownSecret, secretsIn } from '../helpers/secret-search';
-import { authenticator, newTotpSecret } from '../mfa/helpers';
-import { basic, form, pkcePair } from '../oauth/fixtures';
+import { authenticator, newTotpSecret } from '../helpers/mfa';
+import { basic, form, pkcePair } from '../helpers/oauth';
 
 /**
  * Issue 7, item 6: every flow run with secrets known to the test (all generated here,
@@ -35,7 +36,7 @@ describe('secrets in the clear (responses, output, table)', () => {
   const outboxTable = `secrets-outbox-${Date.now()}`;
   const endpoint = inject('dynamodbEndpoint');
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   let output: ReturnType<typeof captureOutput>;
   const secrets: KnownSecret[] = [];
   const seen: Seen[] = [];
@@ -61,8 +62,8 @@ describe('secrets in the clear (responses, output, table)', () => {
     await createTable(endpoint, outboxTable);
     deps = await testDeps({ TABLE_NAME: identityTable });
     // DynamoDB Local deletes items whose TTL has passed in real time: keep the clock near it.
-    deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
-    deps.outbox = dynamoMfaOutbox(createDynamo({ tableName: outboxTable, region: 'us-east-1', endpoint }));
+    nearRealTime(deps);
+    deps.outbox = dynamoMfaOutbox(localDynamo({ tableName: outboxTable, endpoint }));
     deps.mfaDelivery = outboxDelivery(deps.outbox, deps.clock);
     app = testApp(deps);
     output = captureOutput();

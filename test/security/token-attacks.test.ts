@@ -3,9 +3,10 @@ import fc from 'fast-check';
 import { base64url, type CryptoKey, decodeJwt, exportJWK, exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signAccessToken } from '../../lib/tokens/access-token';
-import { registerAdmin, type RouteName, testApp } from '../helpers/app';
+import { type App, registerAdmin, type RouteName, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
-import { authorizationCode, createClient, tokenRequest } from '../oauth/fixtures';
+import { authorizationCode, createClient, tokenRequest } from '../helpers/oauth';
 
 /**
  * Issue 7, item 2, against every route behind the session authorizer (not only
@@ -19,7 +20,7 @@ const enc = (value: unknown) => base64url.encode(JSON.stringify(value));
 
 describe('token attacks on every route behind the authorizer', () => {
   let deps: TestDeps;
-  let app: ReturnType<typeof testApp>;
+  let app: App;
   let tenantId: string;
   let token: string;
   let claims: Record<string, unknown>;
@@ -31,7 +32,7 @@ describe('token attacks on every route behind the authorizer', () => {
   beforeAll(async () => {
     deps = await testDeps();
     // DynamoDB Local deletes items whose TTL has passed in real time: keep the clock near it.
-    deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
+    nearRealTime(deps);
     app = testApp(deps);
     tenantId = uniqueTenant('tokens');
     const admin = await registerAdmin(app, tenantId);

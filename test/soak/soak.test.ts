@@ -12,10 +12,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken } from '../../lib/crypto/token-hash';
+import { scanTable } from '../helpers/isolated-table';
 import { type ClientSession, KINDS, type Kind, type LoadResult, runMixedLoad, sendJson, sessionOf, type VirtualUser } from './mixed-load';
 import type { MemoryReport } from './server';
 import { type SoakStack, startSoakStack } from './stack';
@@ -236,17 +235,8 @@ describe(`soak: ${SECONDS} s of mixed load at ${RATE} req/s through the bench ad
   });
 
   it('leaves every session as its client knows it, and each last refresh token works exactly once', async () => {
-    const doc = DynamoDBDocumentClient.from(
-      new DynamoDBClient({ endpoint: stack.dynamodbEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }),
-    );
     const scanSessions = async () => {
-      const items: Array<Record<string, any>> = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await doc.send(new ScanCommand({ TableName: stack.tableName, ConsistentRead: true, ExclusiveStartKey: start }));
-        items.push(...(page.Items ?? []).filter((item) => item.sk === 'SESSION'));
-        start = page.LastEvaluatedKey;
-      } while (start);
+      const items: Array<Record<string, any>> = (await scanTable(stack.dynamodbEndpoint, stack.tableName)).filter((item) => item.sk === 'SESSION');
       return new Map(items.map((item) => [item.id as string, item]));
     };
 
@@ -304,6 +294,5 @@ describe(`soak: ${SECONDS} s of mixed load at ${RATE} req/s through the bench ad
       lastTokenWorkedOnce: users.length,
       revokedByProbeReuse: revoked.length,
     };
-    doc.destroy();
   }, 60_000);
 });

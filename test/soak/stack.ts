@@ -9,12 +9,11 @@ import { closeSync, openSync } from 'node:fs';
 import { cp, mkdtemp, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { build } from 'esbuild';
 import { bundleFiles, localFunctionEnv } from '../../bench/adapter';
-import { ensureTable } from '../../lib/store/table';
 import { ensureKeysFile } from '../../lib/tokens/signing-keys';
 import { startDynamoDbLocal } from '../../scripts/dynamodb-local';
+import { createTable } from '../helpers/isolated-table';
 import type { MemoryReport } from './server';
 
 /** The bundles the mixed load and its preparation call. */
@@ -111,9 +110,7 @@ export async function startSoakStack(say: (line: string) => void): Promise<SoakS
     const db = await startDynamoDbLocal();
     stops.push(() => db.stop());
     const tableName = 'identity-soak';
-    const client = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
-    await ensureTable(client, tableName);
-    client.destroy();
+    await createTable(db.endpoint, tableName);
 
     const keysFile = join(work, 'signing-keys.json');
     await ensureKeysFile(keysFile, 'soak-key-1');

@@ -1,8 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { registerAdmin, type testApp } from '../helpers/app';
-import { uniqueTenant } from '../helpers/deps';
-
-type App = ReturnType<typeof testApp>;
+import { type App, registerAdmin } from './app';
+import { uniqueTenant } from './deps';
 
 export const FORM = 'application/x-www-form-urlencoded';
 
@@ -108,15 +106,4 @@ export function tokenRequest(client: TestClient, fields: Record<string, string |
   const credentials = auth === 'post' ? { client_id: client.clientId, client_secret: client.clientSecret } : {};
   const request = form({ ...credentials, ...fields });
   return auth === 'basic' ? { ...request, headers: { ...request.headers, authorization: basic(client.clientId, client.clientSecret) } } : request;
-}
-
-/**
- * Sets a test clock to the current second and hands the deps back. DynamoDB Local
- * deletes items whose TTL has passed in real time, so records with a short TTL (codes,
- * attempt counters, deny records, grants without refresh) must be written near real
- * time to stay put while a test reads them.
- */
-export function nearRealTime<T extends { clock: { set(ms: number): void } }>(deps: T): T {
-  deps.clock.set(Math.floor(Date.now() / 1000) * 1000);
-  return deps;
 }

@@ -1,10 +1,8 @@
 import { decodeJwt } from 'jose';
 import { Secret, TOTP } from 'otpauth';
 import { expect } from 'vitest';
-import type { testApp } from '../helpers/app';
-import type { TestDeps } from '../helpers/deps';
-
-export type App = ReturnType<typeof testApp>;
+import type { App } from './app';
+import type { TestDeps } from './deps';
 
 /** A fresh 160-bit base32 secret, as an authenticator app or a front end makes one. */
 export function newTotpSecret(): string {
