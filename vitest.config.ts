@@ -16,7 +16,13 @@ export default defineConfig({
       },
       {
         // These build dist/ and run or package it: one file at a time, after the rest.
-        test: { ...shared, name: 'stack', include: ['test/e2e/**/*.test.ts', 'test/deploy/**/*.test.ts'], fileParallelism: false, sequence: { groupOrder: 1 } },
+        test: {
+          ...shared,
+          name: 'stack',
+          include: ['test/e2e/**/*.test.ts', 'test/deploy/**/*.test.ts'],
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
       },
     ],
   },

@@ -12,16 +12,11 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type {
-  APIGatewayProxyEventV2,
-  APIGatewayProxyStructuredResultV2,
-  APIGatewayRequestAuthorizerEventV2,
-  Context,
-} from 'aws-lambda';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
 import { type Route, type RouteTable, routesFromServerlessYml } from '../scripts/lib/serverless-routes';
 
 /**
- * The routes of CONTRACT.md section 1 by bundle name, for functions that are built
+ * The routes of docs/api.md section 1 by bundle name, for functions that are built
  * but not yet in serverless.yml (the lead adds them there): the benchmark can measure
  * a function as soon as it lands. serverless.yml wins wherever it has the route.
  */
@@ -151,7 +146,10 @@ export function proxyEvent(request: HttpRequest, routeKey = `${request.method} $
   // API Gateway joins repeated query parameters with commas.
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] = query[name] === undefined ? value : `${query[name]},${value}`;
-  const cookies = headers.cookie?.split(';').map((cookie) => cookie.trim()).filter(Boolean);
+  const cookies = headers.cookie
+    ?.split(';')
+    .map((cookie) => cookie.trim())
+    .filter(Boolean);
   const event: APIGatewayProxyEventV2 = {
     version: '2.0',
     routeKey,
@@ -202,13 +200,18 @@ const json = (statusCode: number, message: string): HttpResponse => ({
 export function toHttpResponse(result: unknown): HttpResponse {
   if (result === null || typeof result !== 'object' || !('statusCode' in result)) {
     // A result without statusCode is taken as a 200 JSON body.
-    return { statusCode: 200, headers: { 'content-type': 'application/json' }, body: Buffer.from(typeof result === 'string' ? result : JSON.stringify(result)) };
+    return {
+      statusCode: 200,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.from(typeof result === 'string' ? result : JSON.stringify(result)),
+    };
   }
   const structured = result as APIGatewayProxyStructuredResultV2;
   const headers: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(structured.headers ?? {})) headers[name] = String(value);
   if (structured.cookies?.length) headers['set-cookie'] = structured.cookies;
-  const body = structured.body === undefined ? Buffer.alloc(0) : Buffer.from(structured.body, structured.isBase64Encoded ? 'base64' : 'utf8');
+  const body =
+    structured.body === undefined ? Buffer.alloc(0) : Buffer.from(structured.body, structured.isBase64Encoded ? 'base64' : 'utf8');
   return { statusCode: structured.statusCode ?? 200, headers, body };
 }
 

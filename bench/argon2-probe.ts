@@ -23,7 +23,7 @@ async function main() {
     await hasher.verify(stored, password);
     verifies.push(performance.now() - start);
   }
-  process.stdout.write('@@argon2 ' + JSON.stringify({ params: OWASP_ARGON2ID, hashMs: median(hashes), verifyMs: median(verifies) }) + '\n');
+  process.stdout.write(`@@argon2 ${JSON.stringify({ params: OWASP_ARGON2ID, hashMs: median(hashes), verifyMs: median(verifies) })}\n`);
 }
 
 main().catch((error: unknown) => {

@@ -30,14 +30,24 @@ async function main() {
   const start = performance.now();
   const module = await loadBundle<{ handler: (event: unknown, context: unknown) => Promise<unknown> }>(bundle);
   const loaded = performance.now();
-  const result = (await module.handler(event, context)) as { statusCode?: number; isAuthorized?: boolean; context?: Record<string, unknown> } | undefined;
+  const result = (await module.handler(event, context)) as
+    | { statusCode?: number; isAuthorized?: boolean; context?: Record<string, unknown> }
+    | undefined;
   const served = performance.now();
   if (session && profileFile) writeFileSync(profileFile, JSON.stringify((await session.post('Profiler.stop')).profile));
 
-  const outcome = result?.statusCode ?? (result?.isAuthorized === undefined ? 200 : Object.keys(result.context ?? {}).length > 0 ? 'context' : 'no context');
+  const outcome =
+    result?.statusCode ??
+    (result?.isAuthorized === undefined ? 200 : Object.keys(result.context ?? {}).length > 0 ? 'context' : 'no context');
   process.stdout.write(
     '\n@@cold-start ' +
-      JSON.stringify({ loadMs: loaded - start, invokeMs: served - loaded, firstInvocationMs: served - start, sinceProcessStartMs: served, outcome }) +
+      JSON.stringify({
+        loadMs: loaded - start,
+        invokeMs: served - loaded,
+        firstInvocationMs: served - start,
+        sinceProcessStartMs: served,
+        outcome,
+      }) +
       '\n',
   );
 }

@@ -75,7 +75,12 @@ const json = (method: string, url: string, body?: unknown, headers: Record<strin
   proxyEvent({
     method,
     url,
-    headers: { host: 'api.example.com', 'user-agent': 'bench', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    headers: {
+      host: 'api.example.com',
+      'user-agent': 'bench',
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
+    },
     body: body === undefined ? '' : JSON.stringify(body),
   });
 
@@ -88,7 +93,9 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
   };
   const makers: Record<string, EventMaker> = {
     authorizer: async (run) =>
-      authorizerEvent(json('GET', '/auth/me', undefined, { authorization: `Bearer ${await accessTokenFor(input.keySet, input.config, identity(run))}` })),
+      authorizerEvent(
+        json('GET', '/auth/me', undefined, { authorization: `Bearer ${await accessTokenFor(input.keySet, input.config, identity(run))}` }),
+      ),
     login: async () => json('POST', '/auth/login', input.login),
     'refresh-token': async (run) => json('POST', '/auth/refresh', { refreshToken: input.sessions[run] }),
     // A new tenant's first ADMIN: the anonymous path (hash, common-password list, transaction).
@@ -103,7 +110,8 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
     me: async (run) => withContext(json('GET', '/auth/me'), identity(run)),
     jwks: async () => json('GET', '/.well-known/jwks.json'),
     // A TOTP method made pending by one cold start is verified, with a right code, by the next bundle's.
-    'mfa-enable': async (run) => withContext(json('POST', '/auth/mfa/enable', { method: 'TOTP', secret: totpSecret(run) }), identity(run + 2 * runs + 2)),
+    'mfa-enable': async (run) =>
+      withContext(json('POST', '/auth/mfa/enable', { method: 'TOTP', secret: totpSecret(run) }), identity(run + 2 * runs + 2)),
     'mfa-verify': async (run) =>
       withContext(
         json('POST', '/auth/mfa/verify', { method: 'TOTP', code: new TOTP({ secret: Secret.fromBase32(totpSecret(run)) }).generate() }),
@@ -124,13 +132,25 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
   const results: ColdStart[] = [];
   for (const [bundle, path] of bundleFiles(input.functionsDir)) {
     const make = makers[bundle] ?? generic(bundle);
-    const samples: Array<{ loadMs: number; invokeMs: number; firstInvocationMs: number; sinceProcessStartMs: number; outcome: string | number }> = [];
+    const samples: Array<{
+      loadMs: number;
+      invokeMs: number;
+      firstInvocationMs: number;
+      sinceProcessStartMs: number;
+      outcome: string | number;
+    }> = [];
     // With profiling, run 0 is profiled and so left out of the figures.
     for (let run = 0; run < runs + (input.profile ? 1 : 0); run++) {
       const eventFile = join(input.tmp, `event-${bundle}-${run}.json`);
       await writeFile(eventFile, JSON.stringify(await make(run)));
-      const profile = input.profile && run === 0 ? { BENCH_PROFILE_FILE: join('bench', '.work', 'profiles', `cold-${bundle}.cpuprofile`) } : {};
-      const { stdout } = await runPinned('bench/.work/out/cold-start.mjs', { ...input.env, ...profile, BENCH_BUNDLE: path, BENCH_EVENT_FILE: eventFile });
+      const profile =
+        input.profile && run === 0 ? { BENCH_PROFILE_FILE: join('bench', '.work', 'profiles', `cold-${bundle}.cpuprofile`) } : {};
+      const { stdout } = await runPinned('bench/.work/out/cold-start.mjs', {
+        ...input.env,
+        ...profile,
+        BENCH_BUNDLE: path,
+        BENCH_EVENT_FILE: eventFile,
+      });
       if (!(input.profile && run === 0)) samples.push(tagged(stdout, 'cold-start'));
     }
     const outcomes = [...new Set(samples.map((s) => s.outcome))];

@@ -154,7 +154,9 @@ export async function measure(spec: LoadSpec): Promise<LoadResult> {
   await spec.around?.after();
   const loadCpu = (loadUsage.user + loadUsage.system) / 1e6;
   const otherCpu =
-    machineBefore === undefined || machineAfter === undefined ? undefined : Math.max(0, machineAfter - machineBefore - loadCpu - (serverCpu ?? 0) - (databaseCpu ?? 0));
+    machineBefore === undefined || machineAfter === undefined
+      ? undefined
+      : Math.max(0, machineAfter - machineBefore - loadCpu - (serverCpu ?? 0) - (databaseCpu ?? 0));
   const percent = (cpu: number | undefined) => (cpu === undefined ? undefined : (100 * cpu) / seconds);
   const sorted = Float64Array.from(latencies).sort();
   const statusCodes: Record<string, number> = {};

@@ -36,9 +36,9 @@ import type { User } from '../lib/users/user';
 import { startDynamoDbLocal } from '../scripts/dynamodb-local';
 import { routesFromServerlessYml } from '../scripts/lib/serverless-routes';
 import { bundleFiles, localFunctionEnv, withContractRoutes } from './adapter';
-import { coldStarts, type ColdStart } from './cold-starts';
+import { type ColdStart, coldStarts } from './cold-starts';
 import { type LoadResult, machineBusySeconds, measure, type Watched } from './load';
-import { oauthScenarios, type OAuthOutcome, peerTokenEndpoint, type Scenario } from './oauth';
+import { type OAuthOutcome, oauthScenarios, peerTokenEndpoint, type Scenario } from './oauth';
 import { canPin, runPinned, startServer, stopAll, stopChild, tagged } from './processes';
 import { fixed, table, whole } from './report';
 import { accessTokenFor, batchWrite, type SeededSession, seedUsers, sessionFor, tenantItem, userItems, userRecord } from './seed';
@@ -46,9 +46,11 @@ import { accessTokenFor, batchWrite, type SeededSession, seedUsers, sessionFor, 
 const quick = process.argv.includes('--quick');
 const profiling = process.argv.includes('--profile');
 /** Bundles to measure: this build's, or another build's (to compare a change before making it). */
-const functionsSource = process.argv.includes('--functions-dir') ? process.argv[process.argv.indexOf('--functions-dir') + 1] ?? '' : 'dist/functions';
+const functionsSource = process.argv.includes('--functions-dir')
+  ? (process.argv[process.argv.indexOf('--functions-dir') + 1] ?? '')
+  : 'dist/functions';
 /** `--only TEXT`: a partial run, to try a change on one scenario. */
-const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] ?? '' : undefined;
+const only = process.argv.includes('--only') ? (process.argv[process.argv.indexOf('--only') + 1] ?? '') : undefined;
 const wanted = (scenario: string) => only === undefined || scenario.includes(only);
 const OAUTH_SCENARIOS = ['token (client_credentials)', 'token (authorization_code)', 'introspection'];
 const PEER = 'peer: oidc-provider client_credentials';
@@ -277,7 +279,9 @@ interface Target {
 async function main() {
   const startedAt = new Date();
   const info = machine();
-  say(`${info.cpus} CPUs (${info.cpuModel}), Node ${info.node}, ${canPin ? 'servers pinned to CPU 0, DynamoDB Local and autocannon on CPU 1' : 'not pinned (no taskset or one CPU)'}`);
+  say(
+    `${info.cpus} CPUs (${info.cpuModel}), Node ${info.node}, ${canPin ? 'servers pinned to CPU 0, DynamoDB Local and autocannon on CPU 1' : 'not pinned (no taskset or one CPU)'}`,
+  );
 
   const work = resolve('bench/.work');
   const functionsDir = join(work, 'functions');
@@ -288,7 +292,8 @@ async function main() {
   if (profiling) await mkdir(join(work, 'profiles'), { recursive: true });
   const built = [...bundleFiles(functionsDir).keys()];
   const routes = withContractRoutes(routesFromServerlessYml(await readFile('serverless.yml', 'utf8')), built);
-  for (const route of routes.fromContract) say(`not in serverless.yml yet, routed as CONTRACT.md says: ${route.method} ${route.path} -> ${route.bundle}`);
+  for (const route of routes.fromContract)
+    say(`not in serverless.yml yet, routed as docs/api.md says: ${route.method} ${route.path} -> ${route.bundle}`);
 
   const tmp = await mkdtemp(join(tmpdir(), 'identity-bench-'));
   const keysFile = join(tmp, 'signing-keys.json');
@@ -321,13 +326,20 @@ async function main() {
       BENCH_FUNCTIONS_DIR: functionsDir,
     };
     const config = readConfig(env);
-    const client = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const client = new DynamoDBClient({
+      endpoint: db.endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
     await ensureTable(client, config.tableName);
     const doc = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 
     // The Argon2id floor under login, alone on the server's CPU.
     say('timing one Argon2id hash');
-    const argon2 = tagged<{ params: object; hashMs: number; verifyMs: number }>((await runPinned(`${OUT}/argon2-probe.mjs`, env)).stdout, 'argon2');
+    const argon2 = tagged<{ params: object; hashMs: number; verifyMs: number }>(
+      (await runPinned(`${OUT}/argon2-probe.mjs`, env)).stdout,
+      'argon2',
+    );
 
     say(`seeding ${whole(settings.smallTable)} users with sessions`);
     const loginPassword = randomBytes(18).toString('base64url');
@@ -343,7 +355,11 @@ async function main() {
 
     const serverLog = openSync(join(work, 'logs', 'server.log'), 'w');
     say('starting the API (bench/adapter.ts) on the bundles in dist/functions');
-    const server = await startServer<{ port: number; routes: string[]; missing: string[]; fromContract: string[] }>(`${OUT}/server.mjs`, env, serverLog);
+    const server = await startServer<{ port: number; routes: string[]; missing: string[]; fromContract: string[] }>(
+      `${OUT}/server.mjs`,
+      env,
+      serverLog,
+    );
     const api: Api = {
       url: `http://127.0.0.1:${server.message.port}`,
       watch: { server: server.child.pid, database: db.pid },
@@ -363,7 +379,9 @@ async function main() {
       say(`load: ${name}`);
       const result = await work();
       scenarios[name] = { ...result, ...(note ? { note } : {}) };
-      say(`  ${whole(result.requestsPerSecond)} req/s, p50 ${fixed(result.p50Ms, 2)} ms, p99 ${fixed(result.p99Ms, 2)} ms, non-2xx ${result.non2xx}, errors ${result.errors}`);
+      say(
+        `  ${whole(result.requestsPerSecond)} req/s, p50 ${fixed(result.p50Ms, 2)} ms, p99 ${fixed(result.p99Ms, 2)} ms, non-2xx ${result.non2xx}, errors ${result.errors}`,
+      );
     };
 
     const meTokensSmall = await signTokens(keySet, config, small);
@@ -373,23 +391,28 @@ async function main() {
     await meScenario(api, meTokensSmall, { durationSeconds: settings.systemWarmupSeconds, warmupSeconds: 0 });
     await refreshScenario(api, pool, { durationSeconds: settings.systemWarmupSeconds / 2, warmupSeconds: 0 });
 
-    if (wanted('me')) await run('me', () => meScenario(api, meTokensSmall, measured('me')), 'authorizer (ES256 verify, session read) + function');
-    if (wanted('refresh')) await run('refresh', () => refreshScenario(api, pool, measured('refresh')), 'rotation: conditional update, user read, ES256 sign');
-    if (wanted('login')) await run('login', () => loginScenario(api, loginUser.username, loginPassword), `Argon2id; ${settings.loginConnections} connection`);
+    if (wanted('me'))
+      await run('me', () => meScenario(api, meTokensSmall, measured('me')), 'authorizer (ES256 verify, session read) + function');
+    if (wanted('refresh'))
+      await run('refresh', () => refreshScenario(api, pool, measured('refresh')), 'rotation: conditional update, user read, ES256 sign');
+    if (wanted('login'))
+      await run('login', () => loginScenario(api, loginUser.username, loginPassword), `Argon2id; ${settings.loginConnections} connection`);
 
     const user = small[0];
     if (!user) throw new Error('no seeded users');
     const withOAuth = OAUTH_SCENARIOS.some(wanted) || wanted(PEER);
-    const oauth: OAuthOutcome = !withOAuth ? { scenarios: {}, coldStartEvents: {} } : await oauthScenarios({
-      api,
-      routes,
-      functionsDir,
-      settings,
-      admin: { identity: adminSession.seeded.identity, token: await accessTokenFor(keySet, config, adminSession.seeded.identity) },
-      user: { identity: user.identity, token: meTokensSmall[0] ?? '' },
-      tenantId: TENANT,
-      say,
-    });
+    const oauth: OAuthOutcome = !withOAuth
+      ? { scenarios: {}, coldStartEvents: {} }
+      : await oauthScenarios({
+          api,
+          routes,
+          functionsDir,
+          settings,
+          admin: { identity: adminSession.seeded.identity, token: await accessTokenFor(keySet, config, adminSession.seeded.identity) },
+          user: { identity: user.identity, token: meTokensSmall[0] ?? '' },
+          tenantId: TENANT,
+          say,
+        });
     for (const [name, scenario] of Object.entries(oauth.scenarios)) {
       scenarios[name] = scenario;
       if ('skipped' in scenario) say(`skipped: ${name}: ${scenario.skipped}`);
@@ -400,21 +423,35 @@ async function main() {
       await stopChild(server.child);
       closeSync(serverLog);
       const peerLog = openSync(join(work, 'logs', 'peer.log'), 'w');
-      const peer = wanted(PEER) || wanted('token (client_credentials)') ? await peerTokenEndpoint({ env, keysFile, settings, logFd: peerLog }) : undefined;
+      const peer =
+        wanted(PEER) || wanted('token (client_credentials)')
+          ? await peerTokenEndpoint({ env, keysFile, settings, logFd: peerLog })
+          : undefined;
       closeSync(peerLog);
       const rows = [...Object.entries(scenarios), ...(peer ? [[PEER, peer.result] as const] : [])].map(([name, scenario]) =>
         'skipped' in scenario
           ? [name, '-', '-', '-', '-', `skipped: ${scenario.skipped}`]
-          : [name, whole(scenario.requestsPerSecond), fixed(scenario.p50Ms, 2), fixed(scenario.cpu.serverMsPerRequest, 3), String(scenario.non2xx + scenario.errors + scenario.wrong), `other CPU ${Math.round(scenario.cpu.otherPercent ?? 0)}%`],
+          : [
+              name,
+              whole(scenario.requestsPerSecond),
+              fixed(scenario.p50Ms, 2),
+              fixed(scenario.cpu.serverMsPerRequest, 3),
+              String(scenario.non2xx + scenario.errors + scenario.wrong),
+              `other CPU ${Math.round(scenario.cpu.otherPercent ?? 0)}%`,
+            ],
       );
       const login = scenarios.login;
       const floors = [
-        `Argon2id hash ${fixed(argon2.hashMs, 2)} ms` + (login && !('skipped' in login) ? `; login p50 = ${fixed(login.p50Ms / argon2.hashMs, 2)}x the hash` : ''),
+        `Argon2id hash ${fixed(argon2.hashMs, 2)} ms` +
+          (login && !('skipped' in login) ? `; login p50 = ${fixed(login.p50Ms / argon2.hashMs, 2)}x the hash` : ''),
         `DynamoDB Local GetItem round trip p50 ${fixed(roundTrip.p50Ms, 2)} ms`,
       ];
       process.stdout.write(
-        table(`Partial run (--only ${only})${quick ? ', QUICK' : ''}, commit ${info.commit}`, ['scenario', 'req/s', 'p50 ms', 'server CPU ms/req', 'failed', 'disturbance'], rows) +
-          `\n${floors.join('\n')}\n`,
+        `${table(
+          `Partial run (--only ${only})${quick ? ', QUICK' : ''}, commit ${info.commit}`,
+          ['scenario', 'req/s', 'p50 ms', 'server CPU ms/req', 'failed', 'disturbance'],
+          rows,
+        )}\n${floors.join('\n')}\n`,
       );
       return;
     }
@@ -452,7 +489,10 @@ async function main() {
       runs: settings.coldStartRuns,
       keySet,
       config,
-      sessions: largePool.drain().filter((token) => !coldIdentities.some((identity) => token.split('.')[1] === identity.sessionId)).slice(0, 200),
+      sessions: largePool
+        .drain()
+        .filter((token) => !coldIdentities.some((identity) => token.split('.')[1] === identity.sessionId))
+        .slice(0, 200),
       identities: coldIdentities,
       login: { username: loginUser.username, password: loginPassword, tenantId: TENANT },
       oauth: oauth.coldStartEvents,
@@ -485,7 +525,18 @@ async function main() {
               `${pct(scenario.cpu.databasePercent)} / ${pct(scenario.cpu.loadPercent)} / ${pct(scenario.cpu.otherPercent)}`,
               scenario.note ?? '',
             ];
-    const loadHeader = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'requests', 'failed', 'server CPU', 'server CPU ms/req', 'DB / load / other CPU', 'what a request does'];
+    const loadHeader = [
+      'scenario',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'requests',
+      'failed',
+      'server CPU',
+      'server CPU ms/req',
+      'DB / load / other CPU',
+      'what a request does',
+    ];
     const out: string[] = [];
     out.push(
       `Identity service benchmark — ${startedAt.toISOString()} — commit ${info.commit}${quick ? ' — QUICK RUN (not for comparison)' : ''}` +
@@ -495,29 +546,46 @@ async function main() {
         (canPin ? 'server on CPU 0, DynamoDB Local + autocannon on CPU 1' : 'NOT pinned'),
     );
     out.push(
-      table(
-        `Scenarios (table of ${whole(settings.smallTable)} users and sessions)`,
-        loadHeader,
-        [...Object.entries(scenarios).map(([name, scenario]) => loadRow(name, scenario)), loadRow('peer: oidc-provider client_credentials', peer.result)],
-      ),
-      'CPU columns: share of one CPU during the measured run; server CPU ms/req = the server process\'s CPU time per answered request\n' +
+      table(`Scenarios (table of ${whole(settings.smallTable)} users and sessions)`, loadHeader, [
+        ...Object.entries(scenarios).map(([name, scenario]) => loadRow(name, scenario)),
+        loadRow('peer: oidc-provider client_credentials', peer.result),
+      ]),
+      "CPU columns: share of one CPU during the measured run; server CPU ms/req = the server process's CPU time per answered request\n" +
         '(1000 / that = what one core could answer if nothing else limited it). DB = DynamoDB Local, load = autocannon, other = the rest of the machine.',
     );
     const ours = scenarios['token (client_credentials)'];
     const peerResult = peer.result;
-    const tokenRatio = ours && !('skipped' in ours) && peerResult && !('skipped' in peerResult) ? ours.requestsPerSecond / peerResult.requestsPerSecond : undefined;
-    const latencyRatio = ours && !('skipped' in ours) && peerResult && !('skipped' in peerResult) ? ours.p50Ms / peerResult.p50Ms : undefined;
+    const tokenRatio =
+      ours && !('skipped' in ours) && peerResult && !('skipped' in peerResult)
+        ? ours.requestsPerSecond / peerResult.requestsPerSecond
+        : undefined;
+    const latencyRatio =
+      ours && !('skipped' in ours) && peerResult && !('skipped' in peerResult) ? ours.p50Ms / peerResult.p50Ms : undefined;
     out.push(
-      table('Token endpoint, ours / oidc-provider', ['figure', 'ours', 'oidc-provider', 'ours/peer'], [
-        ['req/s', ours && !('skipped' in ours) ? whole(ours.requestsPerSecond) : '-', peerResult && !('skipped' in peerResult) ? whole(peerResult.requestsPerSecond) : '-', tokenRatio === undefined ? '-' : `${fixed(tokenRatio, 2)}x`],
-        ['p50 ms', ours && !('skipped' in ours) ? fixed(ours.p50Ms, 2) : '-', peerResult && !('skipped' in peerResult) ? fixed(peerResult.p50Ms, 2) : '-', latencyRatio === undefined ? '-' : `${fixed(latencyRatio, 2)}x`],
+      table(
+        'Token endpoint, ours / oidc-provider',
+        ['figure', 'ours', 'oidc-provider', 'ours/peer'],
         [
-          'server CPU ms/req',
-          ours && !('skipped' in ours) ? fixed(ours.cpu.serverMsPerRequest, 3) : '-',
-          peerResult && !('skipped' in peerResult) ? fixed(peerResult.cpu.serverMsPerRequest, 3) : '-',
-          '',
+          [
+            'req/s',
+            ours && !('skipped' in ours) ? whole(ours.requestsPerSecond) : '-',
+            peerResult && !('skipped' in peerResult) ? whole(peerResult.requestsPerSecond) : '-',
+            tokenRatio === undefined ? '-' : `${fixed(tokenRatio, 2)}x`,
+          ],
+          [
+            'p50 ms',
+            ours && !('skipped' in ours) ? fixed(ours.p50Ms, 2) : '-',
+            peerResult && !('skipped' in peerResult) ? fixed(peerResult.p50Ms, 2) : '-',
+            latencyRatio === undefined ? '-' : `${fixed(latencyRatio, 2)}x`,
+          ],
+          [
+            'server CPU ms/req',
+            ours && !('skipped' in ours) ? fixed(ours.cpu.serverMsPerRequest, 3) : '-',
+            peerResult && !('skipped' in peerResult) ? fixed(peerResult.cpu.serverMsPerRequest, 3) : '-',
+            '',
+          ],
         ],
-      ]),
+      ),
     );
     const smallMe = scenarios.me as LoadResult;
     const smallRefresh = scenarios.refresh as LoadResult;
@@ -528,7 +596,17 @@ async function main() {
     out.push(
       table(
         `Cost growth: the same load on ${whole(settings.smallTable)} and on ${whole(settings.largeTable)} users and sessions`,
-        ['scenario', 'req/s small', 'req/s large', 'p50 ms small', 'p50 ms large', 'server CPU ms/req small', 'server CPU ms/req large', 'worst ratio', 'failed'],
+        [
+          'scenario',
+          'req/s small',
+          'req/s large',
+          'p50 ms small',
+          'p50 ms large',
+          'server CPU ms/req small',
+          'server CPU ms/req large',
+          'worst ratio',
+          'failed',
+        ],
         growthRows.map(([name, a, b]) => [
           name,
           whole(a.requestsPerSecond),
@@ -546,22 +624,43 @@ async function main() {
       table(
         `Cold start (fresh Node process on CPU ${canPin ? 0 : '-'}; median of ${settings.coldStartRuns})`,
         ['bundle', 'size KB', 'load ms', 'invoke ms', 'load+invoke ms', 'since process start ms', 'first answer'],
-        cold.map((c) => [c.bundle, fixed(c.sizeBytes / 1024), fixed(c.loadMs), fixed(c.invokeMs), fixed(c.firstInvocationMs), fixed(c.sinceProcessStartMs), String(c.outcome)]),
+        cold.map((c) => [
+          c.bundle,
+          fixed(c.sizeBytes / 1024),
+          fixed(c.loadMs),
+          fixed(c.invokeMs),
+          fixed(c.firstInvocationMs),
+          fixed(c.sinceProcessStartMs),
+          String(c.outcome),
+        ]),
       ),
     );
     out.push(
-      table('Framework overhead per request (middy + zod + envelope, stub store)', ['path', 'µs/request'], [
-        ['GET /auth/me (authorizer context → envelope)', fixed(overhead.me, 1)],
-        ['POST /auth/login, valid body (parse, validate, stub refuses: 429)', fixed(overhead.loginValidBody, 1)],
-        ['POST /auth/login, invalid body (400)', fixed(overhead.loginInvalidBody, 1)],
-      ]),
+      table(
+        'Framework overhead per request (middy + zod + envelope, stub store)',
+        ['path', 'µs/request'],
+        [
+          ['GET /auth/me (authorizer context → envelope)', fixed(overhead.me, 1)],
+          ['POST /auth/login, valid body (parse, validate, stub refuses: 429)', fixed(overhead.loginValidBody, 1)],
+          ['POST /auth/login, invalid body (400)', fixed(overhead.loginInvalidBody, 1)],
+        ],
+      ),
     );
     out.push(
-      table('Floors: what no request can be faster than', ['figure', 'ms'], [
-        [`Argon2id hash, configured parameters (${Object.entries(argon2.params).map(([k, v]) => `${k}=${v}`).join(', ')}), CPU 0`, fixed(argon2.hashMs, 2)],
-        ['Argon2id verify, CPU 0', fixed(argon2.verifyMs, 2)],
-        ['DynamoDB Local consistent GetItem round trip, idle, p50 (p99)', `${fixed(roundTrip.p50Ms, 2)} (${fixed(roundTrip.p99Ms, 2)})`],
-      ]),
+      table(
+        'Floors: what no request can be faster than',
+        ['figure', 'ms'],
+        [
+          [
+            `Argon2id hash, configured parameters (${Object.entries(argon2.params)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(', ')}), CPU 0`,
+            fixed(argon2.hashMs, 2),
+          ],
+          ['Argon2id verify, CPU 0', fixed(argon2.verifyMs, 2)],
+          ['DynamoDB Local consistent GetItem round trip, idle, p50 (p99)', `${fixed(roundTrip.p50Ms, 2)} (${fixed(roundTrip.p99Ms, 2)})`],
+        ],
+      ),
     );
 
     const login = scenarios.login as LoadResult;
@@ -573,17 +672,30 @@ async function main() {
     const targets: Target[] = [
       {
         target: 'token endpoint (client_credentials) ≥ 1.0× oidc-provider req/s',
-        figure: tokenRatio === undefined ? (ours && 'skipped' in ours ? `skipped: ${ours.skipped}` : 'not measured') : `${fixed(tokenRatio, 2)}×`,
+        figure:
+          tokenRatio === undefined ? (ours && 'skipped' in ours ? `skipped: ${ours.skipped}` : 'not measured') : `${fixed(tokenRatio, 2)}×`,
         pass: tokenRatio === undefined ? undefined : tokenRatio >= 1,
       },
-      { target: 'refresh ≥ 1,000 req/s (one core)', figure: `${whole(smallRefresh.requestsPerSecond)} req/s`, pass: smallRefresh.requestsPerSecond >= 1000 },
-      { target: 'me ≥ 2,000 req/s (one core)', figure: `${whole(smallMe.requestsPerSecond)} req/s`, pass: smallMe.requestsPerSecond >= 2000 },
+      {
+        target: 'refresh ≥ 1,000 req/s (one core)',
+        figure: `${whole(smallRefresh.requestsPerSecond)} req/s`,
+        pass: smallRefresh.requestsPerSecond >= 1000,
+      },
+      {
+        target: 'me ≥ 2,000 req/s (one core)',
+        figure: `${whole(smallMe.requestsPerSecond)} req/s`,
+        pass: smallMe.requestsPerSecond >= 2000,
+      },
       {
         target: 'login p50 ≤ 1.2× one Argon2id hash',
         figure: `${fixed(login.p50Ms, 1)} ms = ${fixed(login.p50Ms / argon2.hashMs, 2)}× ${fixed(argon2.hashMs, 1)} ms`,
         pass: login.p50Ms <= 1.2 * argon2.hashMs,
       },
-      { target: 'every bundle ≤ 300 KB minified', figure: `largest ${biggest.bundle} ${fixed(maxSize / 1024)} KB`, pass: maxSize <= 300 * 1024 },
+      {
+        target: 'every bundle ≤ 300 KB minified',
+        figure: `largest ${biggest.bundle} ${fixed(maxSize / 1024)} KB`,
+        pass: maxSize <= 300 * 1024,
+      },
       {
         target: 'every cold load + first invocation ≤ 80 ms',
         figure: `slowest ${slowest.bundle} ${fixed(slowest.firstInvocationMs)} ms`,
@@ -611,10 +723,13 @@ async function main() {
       ['refresh (large table)', growth.refresh] as const,
     ].filter(([, s]) => s && !('skipped' in s) && (s.cpu.otherPercent ?? 0) > 15);
     if (disturbed.length > 0) {
-      out.push(`\nWARNING: other processes on this machine used over 15% of a CPU during ${disturbed.map(([name]) => name).join(', ')}: those figures are low.`);
+      out.push(
+        `\nWARNING: other processes on this machine used over 15% of a CPU during ${disturbed.map(([name]) => name).join(', ')}: those figures are low.`,
+      );
     }
-    if (failures.length > 0) out.push(`\nWARNING: failed requests in ${failures.map(([name]) => name).join(', ')} (see bench/.work/logs/server.log)`);
-    const printed = out.join('\n') + '\n';
+    if (failures.length > 0)
+      out.push(`\nWARNING: failed requests in ${failures.map(([name]) => name).join(', ')} (see bench/.work/logs/server.log)`);
+    const printed = `${out.join('\n')}\n`;
     process.stdout.write(printed);
 
     const results = {
@@ -629,7 +744,12 @@ async function main() {
       scenarios,
       peer,
       tokenRatio,
-      growth: { table: { small: settings.smallTable, large: settings.largeTable }, seedItemsPerSecond: (grown.length * 3) / seedSeconds, me: growth.me, refresh: growth.refresh },
+      growth: {
+        table: { small: settings.smallTable, large: settings.largeTable },
+        seedItemsPerSecond: (grown.length * 3) / seedSeconds,
+        me: growth.me,
+        refresh: growth.refresh,
+      },
       coldStart: cold,
       overheadMicroseconds: overhead,
       targets,
@@ -639,7 +759,7 @@ async function main() {
     };
     await mkdir('bench/results', { recursive: true });
     const name = `bench/results/${startedAt.toISOString().replace(/[:.]/g, '-')}${quick ? '-quick' : ''}.json`;
-    await writeFile(`${name}.tmp`, JSON.stringify(results, null, 2) + '\n');
+    await writeFile(`${name}.tmp`, `${JSON.stringify(results, null, 2)}\n`);
     await rename(`${name}.tmp`, name);
     say(`results written to ${name} (${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s in all)`);
   } finally {

@@ -86,7 +86,8 @@ function routed(input: OAuthInput, method: string, path: string): boolean {
 
 async function call(url: string, init: RequestInit & { expect: number }): Promise<Response> {
   const response = await fetch(url, { ...init, redirect: 'manual' });
-  if (response.status !== init.expect) throw new Error(`${init.method ?? 'GET'} ${url} answered ${response.status}: ${await response.text()}`);
+  if (response.status !== init.expect)
+    throw new Error(`${init.method ?? 'GET'} ${url} answered ${response.status}: ${await response.text()}`);
   return response;
 }
 
@@ -121,7 +122,12 @@ export async function oauthScenarios(input: OAuthInput): Promise<OAuthOutcome> {
     }),
   });
   const clientCredentialsToken = async () => {
-    const response = await call(`${api.url}/oauth2/token`, { method: 'POST', expect: 200, headers: CLIENT_HEADERS, body: CLIENT_CREDENTIALS_BODY });
+    const response = await call(`${api.url}/oauth2/token`, {
+      method: 'POST',
+      expect: 200,
+      headers: CLIENT_HEADERS,
+      body: CLIENT_CREDENTIALS_BODY,
+    });
     return ((await response.json()) as { access_token: string }).access_token;
   };
   await clientCredentialsToken();
@@ -138,7 +144,10 @@ export async function oauthScenarios(input: OAuthInput): Promise<OAuthOutcome> {
     around: around('token-client-credentials'),
     check: (body) => body.includes('"access_token"'),
   });
-  scenarios['token (client_credentials)'] = { ...cc, note: 'client from the instance cache, stateless token (no write), ES256 sign (HTTP Basic, form)' };
+  scenarios['token (client_credentials)'] = {
+    ...cc,
+    note: 'client from the instance cache, stateless token (no write), ES256 sign (HTTP Basic, form)',
+  };
 
   // Authorization codes live 60 s and are single-use: they are made just before the
   // run that redeems them, sized by the rate of the warm-up (itself sized by the
@@ -171,7 +180,12 @@ export async function oauthScenarios(input: OAuthInput): Promise<OAuthOutcome> {
       check: (body) => body.includes('"access_token"'),
       next: () => ({
         // An exhausted pool shows as failed requests rather than stopping the run.
-        body: form({ grant_type: 'authorization_code', code: codes[next++] ?? 'exhausted', redirect_uri: CLIENT.redirectUri, code_verifier: VERIFIER }),
+        body: form({
+          grant_type: 'authorization_code',
+          code: codes[next++] ?? 'exhausted',
+          redirect_uri: CLIENT.redirectUri,
+          code_verifier: VERIFIER,
+        }),
       }),
     });
   };
@@ -273,7 +287,8 @@ export async function peerTokenEndpoint(options: {
       body: CLIENT_CREDENTIALS_BODY,
     });
     const answer = (await check.json()) as { access_token?: string; error_description?: string };
-    if (check.status !== 200 || !answer.access_token) throw new Error(`oidc-provider token endpoint answered ${check.status}: ${JSON.stringify(answer)}`);
+    if (check.status !== 200 || !answer.access_token)
+      throw new Error(`oidc-provider token endpoint answered ${check.status}: ${JSON.stringify(answer)}`);
     const result = await measure({
       url,
       method: 'POST',

@@ -31,13 +31,20 @@ async function stubDeps(): Promise<Deps> {
     users: { findByUsername: async () => undefined, findById: async () => undefined },
   };
   const absent = (what: string) =>
-    new Proxy({}, { get: (_target, name) => (typeof name === 'string' ? () => Promise.reject(new Error(`${what}.${name} is not stubbed`)) : undefined) });
+    new Proxy(
+      {},
+      {
+        get: (_target, name) => (typeof name === 'string' ? () => Promise.reject(new Error(`${what}.${name} is not stubbed`)) : undefined),
+      },
+    );
   return {
     config: readConfig({ CORS_ALLOWED_ORIGINS: 'https://app.example.com' }),
     clock: systemClock,
     random: cryptoRandom,
     log: createLogger('info', () => undefined),
-    store: new Proxy(store, { get: (target, name: string) => (target as Record<string, unknown>)[name] ?? absent(`store.${name}`) }) as unknown as Deps['store'],
+    store: new Proxy(store, {
+      get: (target, name: string) => (target as Record<string, unknown>)[name] ?? absent(`store.${name}`),
+    }) as unknown as Deps['store'],
     hasher: absent('hasher') as Deps['hasher'],
     keys: { load: async () => keySet },
   } as Deps;
@@ -103,7 +110,7 @@ async function main() {
     // POST /auth/login with a body that fails validation (400).
     loginInvalidBody: await time((await load('login'))(deps), invalidLoginEvent, 400),
   };
-  process.stdout.write('\n@@overhead ' + JSON.stringify(results) + '\n');
+  process.stdout.write(`\n@@overhead ${JSON.stringify(results)}\n`);
 }
 
 main().then(

@@ -12,13 +12,13 @@ const rows = Number(rowsArg ?? 25);
 const profile = JSON.parse(readFileSync(file, 'utf8'));
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
 const selfMicros = new Map();
-profile.samples.forEach((id, i) => selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+for (const [i, id] of profile.samples.entries()) selfMicros.set(id, (selfMicros.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
 
 const where = (url) => {
   const pkg = /node_modules\/((@[^/]+\/)?[^/]+)/.exec(url);
   if (pkg) return pkg[1];
   if (!url) return '(native / V8)';
-  return url.replace(/^file:\/\//, '').replace(process.cwd() + '/', '');
+  return url.replace(/^file:\/\//, '').replace(`${process.cwd()}/`, '');
 };
 const byPlace = new Map();
 const byFunction = new Map();
@@ -31,7 +31,9 @@ for (const [id, micros] of selfMicros) {
   const name = `${callFrame.functionName || '(anonymous)'}  ${place}:${callFrame.lineNumber + 1}`;
   byFunction.set(name, (byFunction.get(name) ?? 0) + micros);
 }
-const idle = [...selfMicros].filter(([id]) => nodes.get(id).callFrame.functionName === '(idle)').reduce((sum, [, micros]) => sum + micros, 0);
+const idle = [...selfMicros]
+  .filter(([id]) => nodes.get(id).callFrame.functionName === '(idle)')
+  .reduce((sum, [, micros]) => sum + micros, 0);
 const print = (title, map) => {
   console.log(`\n${title}`);
   for (const [name, micros] of [...map].sort((a, b) => b[1] - a[1]).slice(0, rows)) {

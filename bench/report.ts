@@ -16,6 +16,9 @@ export function table(title: string, header: string[], rows: Cell[][]): string {
   const widths = header.map((name, i) => Math.max(name.length, ...text.map((row) => (row[i] ?? '').length)));
   const numeric = header.map((_, i) => text.length > 0 && text.every((row) => /^[-\d.,×%x ]*$/.test(row[i] ?? '')));
   const line = (cells: string[]) =>
-    cells.map((cell, i) => (numeric[i] ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0))).join('  ').trimEnd();
+    cells
+      .map((cell, i) => (numeric[i] ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)))
+      .join('  ')
+      .trimEnd();
   return [`\n${title}`, line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...text.map(line)].join('\n');
 }

@@ -7,7 +7,6 @@ import { readdirSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { build } from 'esbuild';
 
-
 const run = (command, args) => {
   const result = spawnSync(command, args, { stdio: 'inherit' });
   if (result.error) throw result.error;

@@ -75,7 +75,12 @@ export function tenantItem(tenantId: string): Item {
 export function sessionFor(user: User, config: Config): { item: Item; seeded: SeededSession } {
   const at = now();
   const id = randomBytes(16).toString('base64url');
-  const refreshToken = formatRefreshToken({ tenantId: user.tenantId, sessionId: id, generation: 0, secret: randomBytes(32).toString('base64url') });
+  const refreshToken = formatRefreshToken({
+    tenantId: user.tenantId,
+    sessionId: id,
+    generation: 0,
+    secret: randomBytes(32).toString('base64url'),
+  });
   const session: Session = {
     id,
     tenantId: user.tenantId,
@@ -97,7 +102,10 @@ export function sessionFor(user: User, config: Config): { item: Item; seeded: Se
     amr: ['pwd'],
     authTime: at,
   };
-  return { item: { ...keys.session(user.tenantId, id), ...session, [TTL_ATTRIBUTE]: session.expiresAt }, seeded: { identity, refreshToken } };
+  return {
+    item: { ...keys.session(user.tenantId, id), ...session, [TTL_ATTRIBUTE]: session.expiresAt },
+    seeded: { identity, refreshToken },
+  };
 }
 
 /**

@@ -10,7 +10,7 @@ type Result = APIGatewaySimpleAuthorizerWithContextResult<AuthorizerContext>;
 const BEARER = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/;
 
 /**
- * The REQUEST authorizer (CONTRACT 3). It always lets the request through: with a
+ * The REQUEST authorizer (docs/api.md 3). It always lets the request through: with a
  * valid token of a live session it attaches the caller's context, otherwise none,
  * and the function answers 401 in the envelope. When the session store cannot be
  * read it says so, and the function answers 503 instead of logging everyone out.

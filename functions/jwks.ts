@@ -4,9 +4,7 @@ import { document } from '../lib/http/reply';
 
 /** GET /.well-known/jwks.json: the public keys of every published signing key. */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'none', cacheControl: 'public, max-age=300' }, async () =>
-    document((await deps.keys.load()).jwks),
-  );
+  return httpHandler(deps, { identity: 'none', cacheControl: 'public, max-age=300' }, async () => document((await deps.keys.load()).jwks));
 }
 
 export const handler = makeHandler(defaultDeps());

@@ -14,20 +14,17 @@ export const body = z.object({
   mfaMethod: z.enum(['TOTP', 'SMS', 'EMAIL']).optional(),
 });
 
-/** POST /auth/login (CONTRACT 4.1). */
+/** POST /auth/login (docs/api.md 4.1). */
 export function makeHandler(deps: Deps) {
   requireMfaConfig(deps.config);
   return httpHandler(deps, { identity: 'none', body }, async ({ body, deps }) => {
-    const payload = await login(
-      deps,
-      {
-        tenantId: body.tenantId ?? deps.config.defaultTenantId,
-        username: body.username,
-        password: body.password,
-        mfaCode: body.mfaCode,
-        mfaMethod: body.mfaMethod,
-      },
-    );
+    const payload = await login(deps, {
+      tenantId: body.tenantId ?? deps.config.defaultTenantId,
+      username: body.username,
+      password: body.password,
+      mfaCode: body.mfaCode,
+      mfaMethod: body.mfaMethod,
+    });
     return ok(payload);
   });
 }

@@ -3,9 +3,9 @@ import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
-import { MFA_METHODS } from '../lib/mfa/methods';
 import { accountOf } from '../lib/mfa/account';
 import { authorizeMfaEnrollment, enableMfa } from '../lib/mfa/enrolment';
+import { MFA_METHODS } from '../lib/mfa/methods';
 
 export const body = z.object({
   method: z.enum(MFA_METHODS),
@@ -13,7 +13,7 @@ export const body = z.object({
   secret: z.string().min(1).max(1024),
 });
 
-/** POST /auth/mfa/enable (CONTRACT 4.4): a pending method; TOTP answers with the otpauth URI. */
+/** POST /auth/mfa/enable (docs/api.md 4.4): a pending method; TOTP answers with the otpauth URI. */
 export function makeHandler(deps: Deps) {
   requireMfaConfig(deps.config);
   return httpHandler(

@@ -3,16 +3,16 @@ import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
-import { MFA_METHODS } from '../lib/mfa/methods';
 import { accountOf } from '../lib/mfa/account';
 import { verifyMfa } from '../lib/mfa/enrolment';
+import { MFA_METHODS } from '../lib/mfa/methods';
 
 export const body = z.object({
   method: z.enum(MFA_METHODS),
   code: z.string().min(1).max(16),
 });
 
-/** POST /auth/mfa/verify (CONTRACT 4.5): a right code activates a pending method. */
+/** POST /auth/mfa/verify (docs/api.md 4.5): a right code activates a pending method. */
 export function makeHandler(deps: Deps) {
   requireMfaConfig(deps.config);
   return httpHandler(deps, { identity: 'required', body }, async ({ body, identity, deps }) =>

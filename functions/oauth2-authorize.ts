@@ -5,7 +5,7 @@ import { redirect } from '../lib/http/reply';
 import { authorize } from '../lib/oauth/authorization';
 import { CODE_CHALLENGE } from '../lib/oauth/pkce';
 
-/** Seed 4.6 plus PKCE (CONTRACT 4.6). */
+/** docs/api.md 4.6 plus PKCE (docs/api.md 4.6). */
 export const query = z.object({
   client_id: z.string().min(1).max(128),
   redirect_uri: z.string().min(1).max(2000),
@@ -16,7 +16,7 @@ export const query = z.object({
   code_challenge_method: z.string().max(16).optional(),
 });
 
-/** GET /oauth2/authorize (CONTRACT 4.6): a code for the signed-in user, by redirect to the client. */
+/** GET /oauth2/authorize (docs/api.md 4.6): a code for the signed-in user, by redirect to the client. */
 export function makeHandler(deps: Deps) {
   return httpHandler(deps, { identity: 'required', query }, async ({ query, identity, deps }) =>
     redirect(await authorize(deps, identity, query)),

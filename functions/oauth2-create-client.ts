@@ -6,9 +6,13 @@ import { tenantId } from '../lib/http/schemas';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { authorizeClientRegistration, registerClient } from '../lib/oauth/registration';
 
-/** Seed 2.5; client ids are printable ASCII without spaces (they travel in HTTP Basic and tokens). */
+/** docs/api.md 5.5; client ids are printable ASCII without spaces (they travel in HTTP Basic and tokens). */
 export const body = z.object({
-  client_id: z.string().min(1).max(128).regex(/^[\x21-\x7E]+$/),
+  client_id: z
+    .string()
+    .min(1)
+    .max(128)
+    .regex(/^[\x21-\x7E]+$/),
   client_secret: z.string().min(1).max(512),
   redirect_uri: z.string().min(1).max(8192),
   grant_types: z.string().min(1).max(256),
@@ -16,7 +20,7 @@ export const body = z.object({
   tenant_id: tenantId,
 });
 
-/** POST /oauth2/clients (CONTRACT 4.8): an ADMIN registers an OAuth client of their own tenant. */
+/** POST /oauth2/clients (docs/api.md 4.8): an ADMIN registers an OAuth client of their own tenant. */
 export function makeHandler(deps: Deps) {
   requireClientSecretPepper(deps.config);
   return httpHandler(

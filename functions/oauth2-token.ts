@@ -7,7 +7,7 @@ import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { NO_CACHE, rfcErrorFormat } from '../lib/oauth/errors';
 import { issueTokens, tokenGrant } from '../lib/oauth/token';
 
-/** Seed 4.7 plus PKCE and scope; the client's credentials may come by HTTP Basic instead. */
+/** docs/api.md 4.7 plus PKCE and scope; the client's credentials may come by HTTP Basic instead. */
 export const body = z.object({
   grant_type: z.string().min(1).max(64),
   client_id: z.string().min(1).max(128).optional(),
@@ -20,8 +20,8 @@ export const body = z.object({
 });
 
 /**
- * POST /oauth2/token (CONTRACT 4.7): JSON in and envelope out as the seed, or a form
- * body and RFC 6749 answers. Seed rules 1–3 come before client authentication.
+ * POST /oauth2/token (docs/api.md 4.7): JSON in and envelope out as the seed, or a form
+ * body and RFC 6749 answers. The rules 1–3 of docs/api.md 4.7 come before client authentication.
  */
 export function makeHandler(deps: Deps) {
   requireClientSecretPepper(deps.config);

@@ -6,11 +6,9 @@ import { refreshSession } from '../lib/sessions/sessions';
 
 export const body = z.object({ refreshToken: z.string().min(1).max(512) });
 
-/** POST /auth/refresh (CONTRACT 4.2). */
+/** POST /auth/refresh (docs/api.md 4.2). */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'none', body }, async ({ body, deps }) =>
-    ok(await refreshSession(deps, body.refreshToken)),
-  );
+  return httpHandler(deps, { identity: 'none', body }, async ({ body, deps }) => ok(await refreshSession(deps, body.refreshToken)));
 }
 
 export const handler = makeHandler(defaultDeps());

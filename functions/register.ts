@@ -15,7 +15,7 @@ export const body = z.object({
   email: z.email().max(254).optional(),
 });
 
-/** POST /auth/register (CONTRACT 4.3): anonymous for a new tenant's first ADMIN, else an ADMIN of the tenant. */
+/** POST /auth/register (docs/api.md 4.3): anonymous for a new tenant's first ADMIN, else an ADMIN of the tenant. */
 export function makeHandler(deps: Deps) {
   return httpHandler(
     deps,

@@ -35,7 +35,7 @@ export interface Config {
   mfa: MfaConfig;
 }
 
-/** MFA (CONTRACT 4.4): where one-time codes go, where the key of TOTP secrets comes from. */
+/** MFA (docs/api.md 4.4): where one-time codes go, where the key of TOTP secrets comes from. */
 export interface MfaConfig {
   /**
    * `outbox`: codes are written to the table for developers (local only); `aws`: SNS

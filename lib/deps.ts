@@ -1,22 +1,22 @@
+import { awsClientSettings } from './aws';
 import { type Clock, systemClock } from './clock';
 import { type Config, ConfigError, readConfig } from './config';
-import { cryptoRandom, type Random } from './crypto/random';
 import type { PasswordHasher } from './crypto/password';
+import { cryptoRandom, type Random } from './crypto/random';
 import { createLogger, type Logger } from './log';
+import { type CodeDelivery, deliveryByMethod, outboxDelivery, sesDelivery, snsDelivery } from './mfa/delivery';
+import { type DataKeySource, fileDataKeys, kmsDataKeys, type SecretBox, secretBox } from './mfa/secret-box';
 import { createDynamo, type Dynamo } from './store/dynamo';
 import { type AttemptCounter, dynamoAttemptCounter } from './store/login-attempts';
-import { type AuthorizationCodeStore, dynamoAuthorizationCodeStore } from './store/oauth-codes';
+import { dynamoMfaOutbox, dynamoMfaStore, type MfaStore } from './store/mfa';
 import { CLIENT_CACHE, dynamoOAuthClientStore, type OAuthClientStore } from './store/oauth-clients';
+import { type AuthorizationCodeStore, dynamoAuthorizationCodeStore } from './store/oauth-codes';
 import { dynamoOAuthGrantStore, type OAuthGrantStore } from './store/oauth-grants';
 import { dynamoSessionStore, type SessionStore } from './store/sessions';
 import { dynamoTenantStore, type TenantStore } from './store/tenants';
 import { dynamoUserStore, type UserStore } from './store/users';
 import { secretsManagerKeyProvider } from './tokens/secrets-manager-keys';
 import { fileKeyProvider, type KeyProvider } from './tokens/signing-keys';
-import { type CodeDelivery, deliveryByMethod, outboxDelivery, sesDelivery, snsDelivery } from './mfa/delivery';
-import { type DataKeySource, fileDataKeys, kmsDataKeys, secretBox, type SecretBox } from './mfa/secret-box';
-import { dynamoMfaOutbox, dynamoMfaStore, type MfaStore } from './store/mfa';
-import { awsClientSettings } from './aws';
 
 /** The stores of every aggregate, all on one table. */
 export interface Stores {
@@ -96,7 +96,10 @@ function mfaDataKeys(config: Config): DataKeySource {
   const region = config.awsRegion;
   switch (dataKeys.source) {
     case 'kms':
-      return kmsDataKeys(onFirstUse(async () => new (await import('@aws-sdk/client-kms')).KMSClient(awsClientSettings(region))), dataKeys.keyId);
+      return kmsDataKeys(
+        onFirstUse(async () => new (await import('@aws-sdk/client-kms')).KMSClient(awsClientSettings(region))),
+        dataKeys.keyId,
+      );
     case 'file':
       return fileDataKeys(dataKeys.path);
     case 'missing':
@@ -110,8 +113,15 @@ function mfaCodeDelivery(config: Config, dynamo: Dynamo, clock: Clock): CodeDeli
   switch (delivery.kind) {
     case 'aws':
       return deliveryByMethod({
-        SMS: snsDelivery(onFirstUse(async () => new (await import('@aws-sdk/client-sns')).SNSClient(awsClientSettings(region))), totpIssuer),
-        EMAIL: sesDelivery(onFirstUse(async () => new (await import('@aws-sdk/client-sesv2')).SESv2Client(awsClientSettings(region))), delivery.emailFrom, totpIssuer),
+        SMS: snsDelivery(
+          onFirstUse(async () => new (await import('@aws-sdk/client-sns')).SNSClient(awsClientSettings(region))),
+          totpIssuer,
+        ),
+        EMAIL: sesDelivery(
+          onFirstUse(async () => new (await import('@aws-sdk/client-sesv2')).SESv2Client(awsClientSettings(region))),
+          delivery.emailFrom,
+          totpIssuer,
+        ),
       });
     case 'outbox':
       return outboxDelivery(dynamoMfaOutbox(dynamo), clock);
@@ -137,7 +147,9 @@ export function defaultDeps(): Deps {
     config.signingKeys.source === 'file'
       ? fileKeyProvider(config.signingKeys.path)
       : secretsManagerKeyProvider(
-          onFirstUse(async () => new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient(awsClientSettings(config.awsRegion))),
+          onFirstUse(
+            async () => new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient(awsClientSettings(config.awsRegion)),
+          ),
           config.signingKeys.secretId,
           systemClock,
           log,

@@ -37,7 +37,7 @@ function describeError(error: unknown): LogFields {
 /** A JSON-lines logger writing through `write` (stdout by default). */
 export function createLogger(
   level: LogLevel = 'info',
-  write: (line: string) => void = (line) => process.stdout.write(line + '\n'),
+  write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
   base: LogFields = {},
 ): Logger {
   const emit = (lineLevel: LogLevel, event: string, fields: LogFields = {}) => {

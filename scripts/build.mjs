@@ -37,7 +37,15 @@ const functions = await build({
   external: ['@node-rs/argon2', '@aws-sdk/*', '@smithy/*', '@zxcvbn-ts/language-common'],
   metafile: true,
 });
-await build({ ...common, format: 'esm', outExtension: { '.js': '.mjs' }, banner, entryPoints: entries('scripts'), outdir: 'dist/scripts', packages: 'external' });
+await build({
+  ...common,
+  format: 'esm',
+  outExtension: { '.js': '.mjs' },
+  banner,
+  entryPoints: entries('scripts'),
+  outdir: 'dist/scripts',
+  packages: 'external',
+});
 
 if (process.argv.includes('--sizes')) {
   for (const [file, { bytes }] of Object.entries(functions.metafile.outputs)) {

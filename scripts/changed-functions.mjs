@@ -15,13 +15,20 @@ const region = option('--region', process.env.AWS_REGION ?? 'eu-west-1');
 
 /** Names whose local hash differs from the deployed one (or that are not deployed yet). */
 export function changedFunctions(local, deployed) {
-  return Object.keys(local).filter((name) => deployed[name] !== local[name]).sort();
+  return Object.keys(local)
+    .filter((name) => deployed[name] !== local[name])
+    .sort();
 }
 
 const local = Object.fromEntries(
   readdirSync('.serverless')
     .filter((file) => file.endsWith('.zip'))
-    .map((file) => [file.slice(0, -4), createHash('sha256').update(readFileSync(`.serverless/${file}`)).digest('base64')]),
+    .map((file) => [
+      file.slice(0, -4),
+      createHash('sha256')
+        .update(readFileSync(`.serverless/${file}`))
+        .digest('base64'),
+    ]),
 );
 const lambda = new LambdaClient({ region });
 const deployed = {};

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 
@@ -42,7 +42,12 @@ export function freePort(): Promise<number> {
 }
 
 async function waitUntilReady(endpoint: string, child: ChildProcess, timeoutMs: number): Promise<void> {
-  const client = new DynamoDBClient({ endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+  const client = new DynamoDBClient({
+    endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
   const deadline = Date.now() + timeoutMs;
   try {
     while (Date.now() < deadline) {

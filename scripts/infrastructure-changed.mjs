@@ -31,7 +31,8 @@ function infrastructureChange(before) {
   if (!/^[0-9a-f]{7,64}$/i.test(before)) return `not a commit id: ${before}`;
   if (!succeeds(['cat-file', '-e', `${before}^{commit}`])) return `${before} is not in this clone (a force-push?)`;
   if (!succeeds(['merge-base', '--is-ancestor', before, 'HEAD'])) return `HEAD does not descend from ${before} (a force-push)`;
-  if (!succeeds(['diff', '--quiet', before, 'HEAD', '--', ...INFRASTRUCTURE])) return `${INFRASTRUCTURE.join(', ')} changed since ${before}`;
+  if (!succeeds(['diff', '--quiet', before, 'HEAD', '--', ...INFRASTRUCTURE]))
+    return `${INFRASTRUCTURE.join(', ')} changed since ${before}`;
   return undefined;
 }
 

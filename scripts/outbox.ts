@@ -8,8 +8,8 @@
  * default identity-service-dev). There is no outbox in AWS.
  */
 import { readConfig } from '../lib/config';
-import { createDynamo } from '../lib/store/dynamo';
 import { cryptoRandom } from '../lib/crypto/random';
+import { createDynamo } from '../lib/store/dynamo';
 import { dynamoMfaOutbox } from '../lib/store/mfa';
 import { dynamoUserStore } from '../lib/store/users';
 import { option } from './lib/cli';

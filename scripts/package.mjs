@@ -18,9 +18,13 @@ const staging = '.build/runtime-arm64';
 rmSync(staging, { recursive: true, force: true });
 mkdirSync(staging, { recursive: true });
 writeFileSync(join(staging, 'package.json'), JSON.stringify({ name: 'runtime', version: '1.0.0', private: true }));
-run('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', '--os=linux', '--cpu=arm64', '--libc=glibc', ...runtime], {
-  cwd: staging,
-});
+run(
+  'npm',
+  ['install', '--no-save', '--no-audit', '--no-fund', '--ignore-scripts', '--os=linux', '--cpu=arm64', '--libc=glibc', ...runtime],
+  {
+    cwd: staging,
+  },
+);
 cpSync(join(staging, 'node_modules'), 'dist/node_modules', { recursive: true });
 
 run(process.execPath, ['node_modules/.bin/serverless', 'package', '--stage', stage]);

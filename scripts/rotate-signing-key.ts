@@ -30,7 +30,7 @@ function fileLocation(path: string): KeysLocation {
         return undefined;
       }
     },
-    write: (document) => writeFile(path, JSON.stringify(document, null, 2) + '\n', { mode: 0o600 }),
+    write: (document) => writeFile(path, `${JSON.stringify(document, null, 2)}\n`, { mode: 0o600 }),
   };
 }
 

@@ -15,7 +15,11 @@ async function main() {
   const db = await startDynamoDbLocal({ port: DB_PORT, dataDir: '.data/dynamodb' });
   console.log(`DynamoDB Local on ${db.endpoint} (pid ${db.pid}), data in .data/dynamodb`);
 
-  const client = new DynamoDBClient({ endpoint: db.endpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+  const client = new DynamoDBClient({
+    endpoint: db.endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
   console.log(`Table ${TABLE}: ${await ensureTable(client, TABLE)}`);
   client.destroy();
   console.log(`Signing key ${KEYS_FILE}: ${await ensureKeysFile(KEYS_FILE, `local-${Date.now()}`)}`);

@@ -7,11 +7,11 @@ import type { z } from 'zod';
 import type { Config } from '../config';
 import type { Logger } from '../log';
 import type { Identity } from '../tokens/access-token';
-import { bodyFormat, type BodyFormat } from './middlewares/body-format';
+import { type BodyFormat, bodyFormat } from './middlewares/body-format';
 import { bodyLimit } from './middlewares/body-limit';
 import { cors } from './middlewares/cors';
-import { identity, type IdentityOptions, type IdentityRule } from './middlewares/identity';
-import { validate, type ValidateOptions } from './middlewares/validate';
+import { type IdentityOptions, type IdentityRule, identity } from './middlewares/identity';
+import { type ValidateOptions, validate } from './middlewares/validate';
 import type { Reply } from './reply';
 import { type ErrorFormat, respond, toResult } from './respond';
 
@@ -77,7 +77,7 @@ const securityHeaders = () =>
  * every answer (outermost), errors into answers, the body size limit, identity from the
  * authorizer, the body format, middy's form and JSON parsers, the permission check and
  * validation, then the handler. So a call without identity and with bad input gets
- * 401/403, never 400 (CONTRACT 2). The handler gets the function's deps with the
+ * 401/403, never 400 (docs/api.md 2). The handler gets the function's deps with the
  * request's logger.
  */
 export function httpHandler<
@@ -93,27 +93,29 @@ export function httpHandler(
   options: RouteOptions<z.ZodType, z.ZodType>,
   handle: RouteHandler<HttpDeps, unknown, unknown, IdentityRule>,
 ): HttpHandler {
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>({ timeoutEarlyInMillis: 0 })
-    .use(cors(deps.config))
-    .use(securityHeaders())
-    .use(respond(deps, options.formatError))
-    .use(bodyLimit())
-    .use(identity(options))
-    .use(bodyFormat(options.acceptForm ?? false))
-    .use(options.acceptForm ? [httpUrlencodeBodyParser<APIGatewayProxyEventV2>({ disableContentTypeError: true })] : [])
-    // Skips form bodies; every other body is JSON by now (bodyFormat).
-    .use(httpJsonBodyParser<APIGatewayProxyEventV2>({ disableContentTypeError: true }))
-    .use(validate(options))
-    .handler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(async (event, context) => {
-      const requestId = event.requestContext?.requestId ?? context.awsRequestId;
-      const reply = await handle({
-        body: event.input.body,
-        query: event.input.query,
-        identity: event.identity,
-        deps: { ...deps, log: deps.log.child({ requestId }) },
-        bodyFormat: event.bodyFormat,
-        headers: event.headers ?? {},
-      });
-      return toResult(reply, options.cacheControl ?? 'no-store');
-    });
+  return (
+    middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>({ timeoutEarlyInMillis: 0 })
+      .use(cors(deps.config))
+      .use(securityHeaders())
+      .use(respond(deps, options.formatError))
+      .use(bodyLimit())
+      .use(identity(options))
+      .use(bodyFormat(options.acceptForm ?? false))
+      .use(options.acceptForm ? [httpUrlencodeBodyParser<APIGatewayProxyEventV2>({ disableContentTypeError: true })] : [])
+      // Skips form bodies; every other body is JSON by now (bodyFormat).
+      .use(httpJsonBodyParser<APIGatewayProxyEventV2>({ disableContentTypeError: true }))
+      .use(validate(options))
+      .handler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(async (event, context) => {
+        const requestId = event.requestContext?.requestId ?? context.awsRequestId;
+        const reply = await handle({
+          body: event.input.body,
+          query: event.input.query,
+          identity: event.identity,
+          deps: { ...deps, log: deps.log.child({ requestId }) },
+          bodyFormat: event.bodyFormat,
+          headers: event.headers ?? {},
+        });
+        return toResult(reply, options.cacheControl ?? 'no-store');
+      })
+  );
 }

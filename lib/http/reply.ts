@@ -6,7 +6,7 @@ export interface Reply {
   json?: unknown;
 }
 
-/** The success envelope (CONTRACT 2). */
+/** The success envelope (docs/api.md 2). */
 export function ok(data: unknown, statusCode = 200, headers: Record<string, string> = {}): Reply {
   return { statusCode, headers, json: { success: true, data } };
 }

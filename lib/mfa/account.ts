@@ -18,4 +18,5 @@ export function accountOf(identity: Identity): Account {
 export const secretContext = ({ tenantId, userId }: Account) => `totp-secret\u0000${tenantId}\u0000${userId}`;
 
 /** The context a code sent to one method of a user is digested under. */
-export const codeContext = ({ tenantId, userId }: Account, method: DeliveredMethod) => `code\u0000${tenantId}\u0000${userId}\u0000${method}`;
+export const codeContext = ({ tenantId, userId }: Account, method: DeliveredMethod) =>
+  `code\u0000${tenantId}\u0000${userId}\u0000${method}`;

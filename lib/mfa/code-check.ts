@@ -18,16 +18,28 @@ async function acceptTotp(deps: CheckDeps, account: Account, enrollment: TotpEnr
   const nowMs = deps.clock.now();
   const step = matchTotp(secret, code, nowMs, enrollment.lastTimeStep);
   if (step === undefined) return matchTotp(secret, code, nowMs) === undefined ? 'wrong_code' : 'replayed';
-  const accepted = await deps.store.mfa.acceptTimeStep(account.tenantId, account.userId, enrollment.sealedSecret, step, epochSeconds(deps.clock));
+  const accepted = await deps.store.mfa.acceptTimeStep(
+    account.tenantId,
+    account.userId,
+    enrollment.sealedSecret,
+    step,
+    epochSeconds(deps.clock),
+  );
   // Another request accepted this step (or a later one) first.
   return accepted ? undefined : 'replayed';
 }
 
-async function acceptDeliveredCode(deps: CheckDeps, account: Account, enrollment: DeliveredEnrollment, code: string): Promise<Rejection | undefined> {
+async function acceptDeliveredCode(
+  deps: CheckDeps,
+  account: Account,
+  enrollment: DeliveredEnrollment,
+  code: string,
+): Promise<Rejection | undefined> {
   const now = epochSeconds(deps.clock);
   const { codeDigest, codeExpiresAt } = enrollment;
   if (!codeDigest || codeExpiresAt === undefined) return 'no_code';
-  if (!isCodeShaped(code) || !(await deps.mfaSecrets.matches(codeDigest, code, codeContext(account, enrollment.method)))) return 'wrong_code';
+  if (!isCodeShaped(code) || !(await deps.mfaSecrets.matches(codeDigest, code, codeContext(account, enrollment.method))))
+    return 'wrong_code';
   if (codeExpiresAt <= now) return 'expired';
   const consumed = await deps.store.mfa.consumeCode(account.tenantId, account.userId, enrollment.method, codeDigest, now);
   // Another request used this code first (or it expired or was replaced meanwhile).
@@ -41,7 +53,13 @@ async function acceptDeliveredCode(deps: CheckDeps, account: Account, enrollment
  * wrong code throws `invalid()`. A right code is used up (single use), and activates
  * a pending method.
  */
-export async function checkCode(deps: CheckDeps, account: Account, enrollment: MfaEnrollment, code: string, invalid: () => AppError): Promise<void> {
+export async function checkCode(
+  deps: CheckDeps,
+  account: Account,
+  enrollment: MfaEnrollment,
+  code: string,
+  invalid: () => AppError,
+): Promise<void> {
   const { tenantId, userId } = account;
   const { method } = enrollment;
   const attempts = { kind: 'mfa', tenantId, userId, method } as const;
@@ -52,7 +70,9 @@ export async function checkCode(deps: CheckDeps, account: Account, enrollment: M
     throw new TooManyRequestsError(reservation.retryAfterSeconds);
   }
   const rejection =
-    enrollment.method === 'TOTP' ? await acceptTotp(deps, account, enrollment, code) : await acceptDeliveredCode(deps, account, enrollment, code);
+    enrollment.method === 'TOTP'
+      ? await acceptTotp(deps, account, enrollment, code)
+      : await acceptDeliveredCode(deps, account, enrollment, code);
   if (rejection) {
     deps.log.info('mfa_verify_failed', { ...account, method, reason: rejection });
     throw invalid();

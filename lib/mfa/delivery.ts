@@ -1,6 +1,6 @@
+import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { SNSClient } from '@aws-sdk/client-sns';
 import * as z from 'zod';
-import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { Clock } from '../clock';
 import { epochSeconds } from '../clock';
 import { CODE_TTL_SECONDS } from './codes';
@@ -16,7 +16,7 @@ export interface CodeMessage {
   code: string;
 }
 
-/** The delivery port (CONTRACT 4.4): Amazon SNS and SES in AWS, the outbox locally. */
+/** The delivery port (docs/api.md 4.4): Amazon SNS and SES in AWS, the outbox locally. */
 export interface CodeDelivery {
   send(message: CodeMessage): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 
-/** The second factors of CONTRACT 4.4: an authenticator app, a text message, an email. */
+/** The second factors of docs/api.md 4.4: an authenticator app, a text message, an email. */
 export const MFA_METHODS = ['TOTP', 'SMS', 'EMAIL'] as const;
 export type MfaMethod = (typeof MFA_METHODS)[number];
 

@@ -5,7 +5,7 @@ import type { KMSClient } from '@aws-sdk/client-kms';
 import { constantEquals } from '../crypto/constant-equals';
 
 /**
- * Encryption at rest of MFA secrets (CONTRACT 2): AES-256-GCM under a data key, and
+ * Encryption at rest of MFA secrets (docs/api.md 2): AES-256-GCM under a data key, and
  * keyed digests of one-time codes. A 6-digit code has only 10^6 values, so a plain
  * hash (lib/crypto/token-hash, made for 256-bit tokens) would give it away to anyone
  * who reads the table; an HMAC under the data key does not.
@@ -138,7 +138,7 @@ async function readOrCreateKeyFile(path: string): Promise<KeyFile> {
   const file: KeyFile = { current: id, keys: { [id]: randomBytes(32).toString('base64url') } };
   // Written aside and linked into place, so that no process ever reads a half-written file.
   const draft = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  await writeFile(draft, JSON.stringify(file, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
+  await writeFile(draft, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   try {
     await link(draft, path);
   } catch (error) {

@@ -2,7 +2,7 @@ import { errors, jwtVerify } from 'jose';
 import * as z from 'zod';
 import { type KeySet, signJwt } from '../tokens/signing-keys';
 
-/** `expires_in` of every OAuth access token (CONTRACT 4.7). */
+/** `expires_in` of every OAuth access token (docs/api.md 4.7). */
 export const OAUTH_ACCESS_TOKEN_TTL_SECONDS = 3600;
 
 /** What an OAuth access token says (RFC 9068 2.2, plus our `tenantId` and, for tokens of a grant, `grant_id`). */

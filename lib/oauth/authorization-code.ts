@@ -26,7 +26,7 @@ export const authorizationCodeSchema = z.object({
 
 export type AuthorizationCode = z.output<typeof authorizationCodeSchema>;
 
-/** A code lives 60 seconds (CONTRACT 4.6). */
+/** A code lives 60 seconds (docs/api.md 4.6). */
 export const AUTHORIZATION_CODE_TTL_SECONDS = 60;
 
 /** How long the record is kept after issue, so that a late second use still revokes its tokens. */

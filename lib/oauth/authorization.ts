@@ -6,7 +6,7 @@ import type { Identity } from '../tokens/access-token';
 import { AUTHORIZATION_CODE_TTL_SECONDS } from './authorization-code';
 import { isWithinScope, parseScope } from './scope';
 
-/** oauth2Authorize's query (seed 4.6 plus PKCE, CONTRACT 4.6). */
+/** oauth2Authorize's query (docs/api.md 4.6 plus PKCE, docs/api.md 4.6). */
 export interface AuthorizationRequest {
   response_type: string;
   client_id: string;
@@ -33,7 +33,7 @@ export function withQuery(uri: string, parameters: Record<string, string | undef
 
 /**
  * Issues an authorization code for the signed-in user (RFC 6749 4.1.1, RFC 7636) and
- * returns where to redirect the browser. Checks in the order of CONTRACT 4.6; every
+ * returns where to redirect the browser. Checks in the order of docs/api.md 4.6; every
  * failure is a 400 here and never a redirect, because until the client and its
  * redirect URI are known to match, redirecting could hand errors to an attacker.
  * PKCE with S256 is required for every client (RFC 9700 2.1.1).

@@ -34,7 +34,11 @@ function basicCredentials(authorization: string | undefined): PresentedClient | 
   if (colon < 1) return invalid;
   const formDecode = (value: string) => decodeURIComponent(value.replace(/\+/g, ' '));
   try {
-    return { method: 'client_secret_basic', clientId: formDecode(decoded.slice(0, colon)), clientSecret: formDecode(decoded.slice(colon + 1)) };
+    return {
+      method: 'client_secret_basic',
+      clientId: formDecode(decoded.slice(0, colon)),
+      clientSecret: formDecode(decoded.slice(colon + 1)),
+    };
   } catch {
     // A malformed percent-escape.
     return invalid;

@@ -1,8 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { type Config, ConfigError } from '../config';
 import { awsClientSettings } from '../aws';
+import { type Config, ConfigError } from '../config';
 import { constantEquals } from '../crypto/constant-equals';
 
 /** Where the pepper of client-secret hashes comes from (lib/config.ts). */
@@ -48,7 +48,7 @@ async function readOrCreatePepper(path: string): Promise<Buffer> {
   }
   await mkdir(dirname(path), { recursive: true });
   try {
-    await writeFile(path, randomBytes(32).toString('base64url') + '\n', { mode: 0o600, flag: 'wx' });
+    await writeFile(path, `${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
   } catch (error) {
     // Another process created it first: use theirs.
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

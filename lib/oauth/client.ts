@@ -1,6 +1,6 @@
 import * as z from 'zod';
 
-/** The grant types a client may be registered with (CONTRACT 4.8). */
+/** The grant types a client may be registered with (docs/api.md 4.8). */
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
 export type GrantType = (typeof GRANT_TYPES)[number];
 
@@ -25,7 +25,7 @@ export const oauthClientSchema = z.object({
 
 export type OAuthClient = z.output<typeof oauthClientSchema>;
 
-/** The client as createOAuth2Client answers it (CONTRACT 4.8): never the secret or its hash. */
+/** The client as createOAuth2Client answers it (docs/api.md 4.8): never the secret or its hash. */
 export interface ClientView {
   client_id: string;
   tenant_id: string;

@@ -3,7 +3,7 @@ import { type AppError, OAuthError } from '../errors';
 import { document, type Reply } from '../http/reply';
 
 /**
- * The errors of the token, revocation and introspection endpoints (CONTRACT 4.7):
+ * The errors of the token, revocation and introspection endpoints (docs/api.md 4.7):
  * the envelope message, and the RFC 6749 5.2 code and status for RFC-format answers.
  */
 export const oauthErrors = {
@@ -13,7 +13,12 @@ export const oauthErrors = {
   unsupportedGrantType: () => new OAuthError(400, 'Unsupported grant type', 'unsupported_grant_type'),
   /** RFC 6749 5.2: 401, and `WWW-Authenticate` when the client tried HTTP Basic. */
   invalidClient: (triedBasic: boolean) =>
-    new OAuthError(401, 'Invalid client', 'invalid_client', triedBasic ? { 'WWW-Authenticate': 'Basic realm="oauth2", charset="UTF-8"' } : {}),
+    new OAuthError(
+      401,
+      'Invalid client',
+      'invalid_client',
+      triedBasic ? { 'WWW-Authenticate': 'Basic realm="oauth2", charset="UTF-8"' } : {},
+    ),
   unauthorizedClient: () => new OAuthError(400, 'Unauthorized client', 'unauthorized_client'),
   invalidGrant: () => new OAuthError(400, 'Invalid grant', 'invalid_grant'),
   invalidScope: () => new OAuthError(400, 'Invalid scope', 'invalid_scope'),

@@ -1,7 +1,7 @@
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
-import type { OAuthAccessClaims } from './access-token';
 import { isOfCurrentEpoch } from '../users/user';
+import type { OAuthAccessClaims } from './access-token';
 import type { OAuthClient } from './client';
 import type { OAuthGrant } from './grant';
 import { formatScope } from './scope';

@@ -5,7 +5,7 @@ import { type ClientView, clientView, type OAuthClient, parseGrantTypes, parseRe
 import { loadClientSecretHasher } from './client-secret';
 import { parseScope } from './scope';
 
-/** createOAuth2Client's body (seed 2.5). */
+/** createOAuth2Client's body (docs/api.md 5.5). */
 export interface ClientRegistration {
   client_id: string;
   client_secret: string;
@@ -15,17 +15,17 @@ export interface ClientRegistration {
   tenant_id: string;
 }
 
-/** Client secrets are machine-generated: at least 32 characters (CONTRACT 4.8). */
+/** Client secrets are machine-generated: at least 32 characters (docs/api.md 4.8). */
 export const MIN_CLIENT_SECRET_LENGTH = 32;
 
-/** CONTRACT 4.8: an ADMIN registers clients of their own tenant only. Decided before validation. */
+/** docs/api.md 4.8: an ADMIN registers clients of their own tenant only. Decided before validation. */
 export function authorizeClientRegistration(admin: Identity | null, tenantId: string | undefined): void {
-  if (!admin || admin.role !== 'ADMIN') throw new ForbiddenError();
+  if (admin?.role !== 'ADMIN') throw new ForbiddenError();
   if (tenantId !== undefined && tenantId !== admin.tenantId) throw new ForbiddenError();
 }
 
 /**
- * Registers a client after the rules of CONTRACT 4.8, in their order: redirect URIs,
+ * Registers a client after the rules of docs/api.md 4.8, in their order: redirect URIs,
  * grant types, scope, secret length, then the client id's uniqueness (across tenants,
  * one conditional write). The secret is stored as a keyed hash only.
  */

@@ -23,7 +23,14 @@ export async function revokeToken(
   }
   if (found.kind === 'client_access_token') {
     const { jti, exp } = found.claims;
-    await deps.store.oauthGrants.denyAccessToken({ tenantId: client.tenantId, clientId: client.clientId, jti, expiresAt: exp, now, reason: 'revoked_by_client:access_token' });
+    await deps.store.oauthGrants.denyAccessToken({
+      tenantId: client.tenantId,
+      clientId: client.clientId,
+      jti,
+      expiresAt: exp,
+      now,
+      reason: 'revoked_by_client:access_token',
+    });
     deps.log.info('oauth_access_token_revoked', { clientId: client.clientId, tenantId: client.tenantId, jti });
     return;
   }

@@ -1,8 +1,8 @@
+import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
+import { isRefreshHashOf } from '../token-families/refresh-family';
 import { type OAuthAccessClaims, verifyOAuthAccessToken } from './access-token';
 import type { OAuthClient } from './client';
-import { hashToken } from '../crypto/token-hash';
-import { isRefreshHashOf } from '../token-families/refresh-family';
 import { type OAuthGrant, parseGrantRefreshToken } from './grant';
 
 export type ClientToken =

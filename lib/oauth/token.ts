@@ -1,16 +1,16 @@
 import { epochSeconds } from '../clock';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
+import { isLive, rotateRefreshToken } from '../token-families/refresh-family';
+import { epochOf, isOfCurrentEpoch } from '../users/user';
 import { OAUTH_ACCESS_TOKEN_TTL_SECONDS, signOAuthAccessToken } from './access-token';
 import type { OAuthClient } from './client';
 import { oauthErrors } from './errors';
 import { formatGrantRefreshToken, type OAuthGrant, parseGrantRefreshToken } from './grant';
 import { verifyPkce } from './pkce';
-import { isLive, rotateRefreshToken } from '../token-families/refresh-family';
-import { epochOf, isOfCurrentEpoch } from '../users/user';
 import { formatScope, isWithinScope, parseScope } from './scope';
 
-/** The token request's parameters (seed 4.7 plus PKCE and scope). */
+/** The token request's parameters (docs/api.md 4.7 plus PKCE and scope). */
 export interface TokenRequest {
   grant_type: string;
   code?: string | undefined;
@@ -25,7 +25,7 @@ export type TokenGrant =
   | { type: 'refresh_token'; refreshToken: string; scope: string | undefined }
   | { type: 'client_credentials'; scope: string | undefined };
 
-/** The token payload (seed 2.4, RFC 6749 5.1). */
+/** The token payload (docs/api.md 5.4, RFC 6749 5.1). */
 export interface TokenResponse {
   access_token: string;
   token_type: 'Bearer';
@@ -39,7 +39,7 @@ export const GRANT_MAX_AGE_SECONDS = 30 * 24 * 3600;
 
 type TokenDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'keys' | 'log'>;
 
-/** Seed rules 1–3 of the token request, with their messages, before the client is authenticated. */
+/** The rules 1–3 of docs/api.md 4.7 of the token request, with their messages, before the client is authenticated. */
 export function tokenGrant(request: TokenRequest): TokenGrant {
   switch (request.grant_type) {
     case 'authorization_code':
@@ -71,7 +71,13 @@ interface TokenSubject {
   grantId?: string | undefined;
 }
 
-async function tokenResponse(deps: TokenDeps, to: TokenSubject, scope: readonly string[], now: number, refreshToken?: string): Promise<TokenResponse> {
+async function tokenResponse(
+  deps: TokenDeps,
+  to: TokenSubject,
+  scope: readonly string[],
+  now: number,
+  refreshToken?: string,
+): Promise<TokenResponse> {
   const accessToken = signOAuthAccessToken(await deps.keys.load(), {
     iss: deps.config.issuer,
     client_id: to.clientId,
@@ -122,7 +128,9 @@ async function redeemAuthorizationCode(
   if (user.status !== 'active' || !isOfCurrentEpoch(user, session)) throw oauthErrors.invalidGrant();
 
   const withRefresh = client.grantTypes.includes('refresh_token');
-  const refreshToken = withRefresh ? formatGrantRefreshToken({ grantId: code.grantId, generation: 0, secret: deps.random.token() }) : undefined;
+  const refreshToken = withRefresh
+    ? formatGrantRefreshToken({ grantId: code.grantId, generation: 0, secret: deps.random.token() })
+    : undefined;
   const grant: OAuthGrant = {
     id: code.grantId,
     tenantId,
@@ -147,7 +155,11 @@ async function redeemAuthorizationCode(
  * new one in one conditional write; a retired one presented again revokes the grant.
  * A narrower scope may be asked for the access token; the grant keeps its scope.
  */
-async function refreshGrant(deps: TokenDeps, client: OAuthClient, request: Extract<TokenGrant, { type: 'refresh_token' }>): Promise<TokenResponse> {
+async function refreshGrant(
+  deps: TokenDeps,
+  client: OAuthClient,
+  request: Extract<TokenGrant, { type: 'refresh_token' }>,
+): Promise<TokenResponse> {
   const parsed = parseGrantRefreshToken(request.refreshToken);
   if (!parsed) throw oauthErrors.invalidGrant();
   const { tenantId } = client;
@@ -169,7 +181,7 @@ async function refreshGrant(deps: TokenDeps, client: OAuthClient, request: Extra
   if (result.outcome === 'invalid') throw oauthErrors.invalidGrant();
   const grant = result.record;
   const user = await deps.store.users.findById(tenantId, grant.subject);
-  if (!user || user.status !== 'active' || !isOfCurrentEpoch(user, grant)) {
+  if (user?.status !== 'active' || !isOfCurrentEpoch(user, grant)) {
     await deps.store.oauthGrants.revoke(family, now, 'user_inactive');
     throw oauthErrors.invalidGrant();
   }

@@ -1,6 +1,6 @@
 import type { Deps } from '../deps';
-import type { Identity } from '../tokens/access-token';
 import { isLive } from '../token-families/refresh-family';
+import type { Identity } from '../tokens/access-token';
 import { isOfCurrentEpoch } from '../users/user';
 
 /** Who an access token names: its user, in its tenant, in its session. */
@@ -26,5 +26,11 @@ export async function liveSession(
   const { session, user } = await deps.store.sessions.findWithOwner(claim.tenantId, claim.sessionId, claim.userId);
   if (!session || !user || session.userId !== claim.userId || !isLive(session, now)) return undefined;
   if (user.status !== 'active' || !isOfCurrentEpoch(user, session)) return undefined;
-  return { username: user.username, role: user.role, shopId: user.shopId, authTime: session.authTime ?? session.createdAt, amr: session.amr };
+  return {
+    username: user.username,
+    role: user.role,
+    shopId: user.shopId,
+    authTime: session.authTime ?? session.createdAt,
+    amr: session.amr,
+  };
 }

@@ -2,13 +2,13 @@ import { epochSeconds } from '../clock';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
 import { UnauthorizedError } from '../errors';
-import { signAccessToken, type Identity } from '../tokens/access-token';
-import { epochOf, isOfCurrentEpoch, type User, type UserSummary, userSummary } from '../users/user';
 import { rotateRefreshToken } from '../token-families/refresh-family';
+import { type Identity, signAccessToken } from '../tokens/access-token';
+import { epochOf, isOfCurrentEpoch, type User, type UserSummary, userSummary } from '../users/user';
 import { formatRefreshToken, parseRefreshToken } from './refresh-token';
 import type { Amr, Session } from './session';
 
-/** The Auth payload of the contract (seed 2.2). */
+/** The Auth payload of the contract (docs/api.md 5.2). */
 export interface AuthPayload {
   token: string;
   refreshToken: string;
@@ -77,7 +77,12 @@ export async function refreshSession(deps: SessionDeps & Pick<Deps, 'log'>, pres
   const next = formatRefreshToken({ tenantId, sessionId, generation: generation + 1, secret: deps.random.token() });
 
   const family = { tenantId, id: sessionId };
-  const result = await rotateRefreshToken(deps.store.sessions, family, { generation, presentedHash: hashToken(presented), nextHash: hashToken(next), now });
+  const result = await rotateRefreshToken(deps.store.sessions, family, {
+    generation,
+    presentedHash: hashToken(presented),
+    nextHash: hashToken(next),
+    now,
+  });
   if (result.outcome === 'reused') {
     deps.log.warn('refresh_token_reuse_detected', { tenantId, userId: result.record.userId, sessionId });
     throw invalid();
@@ -88,7 +93,7 @@ export async function refreshSession(deps: SessionDeps & Pick<Deps, 'log'>, pres
   }
   const session = result.record;
   const user = await deps.store.users.findById(tenantId, session.userId);
-  if (!user || user.status !== 'active' || !isOfCurrentEpoch(user, session)) {
+  if (user?.status !== 'active' || !isOfCurrentEpoch(user, session)) {
     await deps.store.sessions.revoke(family, now, 'user_inactive');
     throw invalid();
   }

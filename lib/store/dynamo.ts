@@ -1,4 +1,4 @@
-import { DynamoDBClient, type CancellationReason } from '@aws-sdk/client-dynamodb';
+import { type CancellationReason, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { awsClientSettings } from '../aws';

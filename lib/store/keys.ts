@@ -66,9 +66,18 @@ export const keys = {
   /** Everything MFA of one user shares a partition, so one query lists the user's methods. */
   mfaPartition,
   /** One MFA method (TOTP, SMS, EMAIL) of a user. */
-  mfaMethod: (tenantId: string, userId: string, method: string): Key => ({ pk: mfaPartition(tenantId, userId), sk: `METHOD#${part(method)}` }),
+  mfaMethod: (tenantId: string, userId: string, method: string): Key => ({
+    pk: mfaPartition(tenantId, userId),
+    sk: `METHOD#${part(method)}`,
+  }),
   /** The attempt counter of wrong codes per user and method (the MFA lockout). */
-  mfaAttempts: (tenantId: string, userId: string, method: string): Key => ({ pk: mfaPartition(tenantId, userId), sk: `ATTEMPTS#${part(method)}` }),
+  mfaAttempts: (tenantId: string, userId: string, method: string): Key => ({
+    pk: mfaPartition(tenantId, userId),
+    sk: `ATTEMPTS#${part(method)}`,
+  }),
   /** The local outbox's last code for a user and method (local development only). */
-  mfaOutbox: (tenantId: string, userId: string, method: string): Key => ({ pk: mfaPartition(tenantId, userId), sk: `OUTBOX#${part(method)}` }),
+  mfaOutbox: (tenantId: string, userId: string, method: string): Key => ({
+    pk: mfaPartition(tenantId, userId),
+    sk: `OUTBOX#${part(method)}`,
+  }),
 };

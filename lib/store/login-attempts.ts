@@ -62,11 +62,11 @@ export function dynamoAttemptCounter({ doc, table }: Dynamo): AttemptCounter {
         const opened = await attempt(() =>
           doc.send(
             new PutCommand({
-            TableName: table,
-            Item: { ...key, attempts: 1, windowStart: now, [TTL_ATTRIBUTE]: now + windowSeconds },
-            ConditionExpression: 'attribute_not_exists(pk) OR windowStart <= :windowOpenSince',
-            ExpressionAttributeValues: { ':windowOpenSince': windowOpenSince },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+              TableName: table,
+              Item: { ...key, attempts: 1, windowStart: now, [TTL_ATTRIBUTE]: now + windowSeconds },
+              ConditionExpression: 'attribute_not_exists(pk) OR windowStart <= :windowOpenSince',
+              ExpressionAttributeValues: { ':windowOpenSince': windowOpenSince },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             }),
           ),
         );
@@ -76,12 +76,12 @@ export function dynamoAttemptCounter({ doc, table }: Dynamo): AttemptCounter {
         const counted = await attempt(() =>
           doc.send(
             new UpdateCommand({
-            TableName: table,
-            Key: key,
-            UpdateExpression: 'ADD attempts :one',
-            ConditionExpression: 'windowStart > :windowOpenSince AND attempts < :max',
-            ExpressionAttributeValues: { ':one': 1, ':windowOpenSince': windowOpenSince, ':max': max },
-            ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+              TableName: table,
+              Key: key,
+              UpdateExpression: 'ADD attempts :one',
+              ConditionExpression: 'windowStart > :windowOpenSince AND attempts < :max',
+              ExpressionAttributeValues: { ':one': 1, ':windowOpenSince': windowOpenSince, ':max': max },
+              ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             }),
           ),
         );

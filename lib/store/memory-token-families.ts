@@ -26,7 +26,13 @@ export function memoryTokenFamilies<R extends FamilyRecord>(): TokenFamilyStore<
       const change = rotationChanges(rotation);
       const retired = { ...record.retired, [change.retiring]: change.retired };
       if (change.forgotten) delete retired[change.forgotten];
-      const next = { ...record, refreshHash: change.refreshHash, refreshGeneration: change.refreshGeneration, refreshedAt: rotation.now, retired };
+      const next = {
+        ...record,
+        refreshHash: change.refreshHash,
+        refreshGeneration: change.refreshGeneration,
+        refreshedAt: rotation.now,
+        retired,
+      };
       families.set(keyOf(ref), next);
       return { applied: true, record: copy(next) };
     },

@@ -126,7 +126,8 @@ export function dynamoMfaStore(dynamo: Dynamo, random: Random): MfaStore {
       once({
         update: {
           Key: keys.mfaMethod(tenantId, userId, method),
-          UpdateExpression: 'SET #status = :active, activatedAt = if_not_exists(activatedAt, :now) REMOVE codeDigest, codeExpiresAt, codeSentAt, #ttl',
+          UpdateExpression:
+            'SET #status = :active, activatedAt = if_not_exists(activatedAt, :now) REMOVE codeDigest, codeExpiresAt, codeSentAt, #ttl',
           ConditionExpression: 'codeDigest = :digest AND codeExpiresAt > :now',
           ExpressionAttributeNames: { '#status': 'status', '#ttl': TTL_ATTRIBUTE },
           ExpressionAttributeValues: { ':active': 'active', ':now': now, ':digest': digest },

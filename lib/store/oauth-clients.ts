@@ -39,7 +39,7 @@ function toClient(item: Record<string, unknown> | undefined): OAuthClient | unde
  * Client records kept per Lambda instance for `ttlSeconds`, so the token endpoint
  * (client_credentials on every service-to-service call) does not read the table for
  * each request. This is safe because a client record never changes: there is no
- * route that updates or deletes a client (CONTRACT 4.8 only creates them), so the
+ * route that updates or deletes a client (docs/api.md 4.8 only creates them), so the
  * TTL bounds only how long an operator's direct edit of the table takes to be seen.
  * - The cache holds the stored record with its secret *hash*: the presented secret is
  *   still checked against it on every request (client-auth.ts), so a cached client

@@ -28,7 +28,11 @@ export function dynamoAuthorizationCodeStore(dynamo: Dynamo, random: Random): Au
     async create(code) {
       const { written } = await writeOnce(dynamo, random, {
         put: {
-          Item: { ...keys.authorizationCode(code.tenantId, code.hash), ...code, [TTL_ATTRIBUTE]: code.createdAt + AUTHORIZATION_CODE_KEPT_SECONDS },
+          Item: {
+            ...keys.authorizationCode(code.tenantId, code.hash),
+            ...code,
+            [TTL_ATTRIBUTE]: code.createdAt + AUTHORIZATION_CODE_KEPT_SECONDS,
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       });

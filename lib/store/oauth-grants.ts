@@ -4,8 +4,8 @@ import { grantSchema, type OAuthGrant } from '../oauth/grant';
 import type { TokenFamilyStore } from '../token-families/refresh-family';
 import type { Dynamo } from './dynamo';
 import { keys } from './keys';
-import { parseRecord } from './records';
 import { listOwned } from './owner-index';
+import { parseRecord } from './records';
 import { TTL_ATTRIBUTE } from './table';
 import { dynamoFamilyRotation } from './token-families';
 
@@ -113,7 +113,9 @@ export function dynamoOAuthGrantStore(dynamo: Dynamo, random: Random): OAuthGran
     },
 
     async isAccessTokenDenied(tenantId, jti) {
-      const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.revokedAccessToken(tenantId, jti), ConsistentRead: true }));
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: table, Key: keys.revokedAccessToken(tenantId, jti), ConsistentRead: true }),
+      );
       return Item !== undefined;
     },
   };

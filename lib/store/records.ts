@@ -10,7 +10,11 @@ export class StoredRecordError extends Error {
  * dropped with every attribute the record does not name); undefined stays undefined.
  * The error names the record kind and the failing fields, never their values.
  */
-export function parseRecord<S extends z.ZodType>(schema: S, kind: string, item: Record<string, unknown> | undefined): z.output<S> | undefined {
+export function parseRecord<S extends z.ZodType>(
+  schema: S,
+  kind: string,
+  item: Record<string, unknown> | undefined,
+): z.output<S> | undefined {
   if (item === undefined) return undefined;
   const parsed = schema.safeParse(item);
   if (parsed.success) return parsed.data;

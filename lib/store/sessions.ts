@@ -1,13 +1,13 @@
-import type * as z from 'zod';
 import { BatchGetCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type * as z from 'zod';
 import type { Random } from '../crypto/random';
 import { type Session, sessionSchema } from '../sessions/session';
-import { type User, userSchema } from '../users/user';
 import type { TokenFamilyStore } from '../token-families/refresh-family';
+import { type User, userSchema } from '../users/user';
 import { type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
-import { parseRecord } from './records';
 import { listOwned } from './owner-index';
+import { parseRecord } from './records';
 import { TTL_ATTRIBUTE } from './table';
 import { dynamoFamilyRotation } from './token-families';
 import { writeOnce } from './write-once';
@@ -30,7 +30,15 @@ export interface SessionStore extends TokenFamilyStore<Session> {
 }
 
 /** What the authorizer reads of a session. */
-export const sessionStateSchema = sessionSchema.pick({ userId: true, expiresAt: true, revokedAt: true, authTime: true, createdAt: true, userEpoch: true, amr: true });
+export const sessionStateSchema = sessionSchema.pick({
+  userId: true,
+  expiresAt: true,
+  revokedAt: true,
+  authTime: true,
+  createdAt: true,
+  userEpoch: true,
+  amr: true,
+});
 export type SessionState = z.output<typeof sessionStateSchema>;
 
 /** What the authorizer reads of a user: never the password hash. */
@@ -95,7 +103,8 @@ export function dynamoSessionStore(dynamo: Dynamo, random: Random): SessionStore
               [table]: {
                 Keys: pending,
                 ConsistentRead: true,
-                ProjectionExpression: 'pk, sk, userId, expiresAt, revokedAt, authTime, createdAt, userEpoch, amr, id, username, #role, shopId, #status, sessionEpoch',
+                ProjectionExpression:
+                  'pk, sk, userId, expiresAt, revokedAt, authTime, createdAt, userEpoch, amr, id, username, #role, shopId, #status, sessionEpoch',
                 ExpressionAttributeNames: { '#role': 'role', '#status': 'status' },
               },
             },

@@ -49,9 +49,7 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
     findById,
 
     async findByUsername(tenantId, username) {
-      const { Item } = await doc.send(
-        new GetCommand({ TableName: table, Key: keys.username(tenantId, username), ConsistentRead: true }),
-      );
+      const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.username(tenantId, username), ConsistentRead: true }));
       // An unknown username costs the same two reads as a known one, so that login
       // time does not tell whether a username exists.
       const found = await findById(tenantId, typeof Item?.userId === 'string' ? Item.userId : NO_USER);
@@ -122,7 +120,10 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
             TableName: table,
             Key: keys.user(user.tenantId, user.id),
             UpdateExpression: `SET ${changes.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
-            ConditionExpression: current === 0 ? 'attribute_exists(pk) AND (attribute_not_exists(sessionEpoch) OR sessionEpoch = :current)' : 'sessionEpoch = :current',
+            ConditionExpression:
+              current === 0
+                ? 'attribute_exists(pk) AND (attribute_not_exists(sessionEpoch) OR sessionEpoch = :current)'
+                : 'sessionEpoch = :current',
             ExpressionAttributeNames: Object.fromEntries(changes.map(([name], i) => [`#f${i}`, name])),
             ExpressionAttributeValues: { ...Object.fromEntries(changes.map(([, value], i) => [`:f${i}`, value])), ':current': current },
           },

@@ -1,4 +1,12 @@
-import { GetCommand, PutCommand, type PutCommandInput, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  GetCommand,
+  PutCommand,
+  type PutCommandInput,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import type { Random } from '../crypto/random';
 import { cancellationCodes, type Dynamo, isConditionalCheckFailed, oldItemOf } from './dynamo';
 
@@ -21,7 +29,9 @@ export type OnceWrite =
 export type OnceResult = { written: true; item: Item | undefined } | { written: false; item: Item | undefined };
 
 const withMarker = (expression: string) =>
-  /\bSET\s/i.test(expression) ? expression.replace(/\bSET\s/i, `SET #${WRITE_MARKER} = :${WRITE_MARKER}, `) : `SET #${WRITE_MARKER} = :${WRITE_MARKER} ${expression}`;
+  /\bSET\s/i.test(expression)
+    ? expression.replace(/\bSET\s/i, `SET #${WRITE_MARKER} = :${WRITE_MARKER}, `)
+    : `SET #${WRITE_MARKER} = :${WRITE_MARKER} ${expression}`;
 
 /**
  * A conditional write that must take effect once. The SDK retries a write whose answer
@@ -74,7 +84,11 @@ async function attempt(send: () => Promise<Item | undefined>, ours: (item: Item 
  * item tells it from another request's. A condition that fails, or a concurrent
  * transaction on one of its items (`TransactionConflict`), refuses it: false.
  */
-export async function transactOnce(dynamo: Dynamo, random: Random, items: NonNullable<TransactWriteCommandInput['TransactItems']>): Promise<boolean> {
+export async function transactOnce(
+  dynamo: Dynamo,
+  random: Random,
+  items: NonNullable<TransactWriteCommandInput['TransactItems']>,
+): Promise<boolean> {
   const [first, ...rest] = items;
   const update = first?.Update;
   if (!update) throw new Error('transactOnce: the first item must be an update');

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { ROLES } from '../users/user';
 import { type KeySet, signJwt } from './signing-keys';
 
-/** The request context the authorizer hands to functions (CONTRACT 3). */
+/** The request context the authorizer hands to functions (docs/api.md 3). */
 export interface Identity {
   userId: string;
   username: string;

@@ -1,7 +1,7 @@
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import type { Clock } from '../clock';
 import type { Logger } from '../log';
-import { type KeyProvider, keySetFromDocument, type KeySet, type SigningKeysDocument } from './signing-keys';
+import { type KeyProvider, type KeySet, keySetFromDocument, type SigningKeysDocument } from './signing-keys';
 
 /** How long a Lambda instance uses the keys it read before reading them again. */
 export const KEYS_REFRESH_SECONDS = 300;

@@ -104,7 +104,7 @@ export async function ensureKeysFile(path: string, kid: string): Promise<'create
   } catch {
     await mkdir(dirname(path), { recursive: true });
     const document: SigningKeysDocument = { activeKid: kid, keys: [await generateSigningKey(kid)] };
-    await writeFile(path, JSON.stringify(document, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
+    await writeFile(path, `${JSON.stringify(document, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
     return 'created';
   }
 }

@@ -1,12 +1,12 @@
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { TooManyRequestsError, UnauthorizedError } from '../errors';
-import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
 import type { MfaEnrollment } from '../mfa/methods';
+import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
 import { type AuthPayload, startSession } from '../sessions/sessions';
 import type { User } from './user';
 
-/** CONTRACT 4.1: 5 failed attempts per (tenant, username) in 15 minutes. */
+/** docs/api.md 4.1: 5 failed attempts per (tenant, username) in 15 minutes. */
 export const LOGIN_ATTEMPTS = { max: 5, windowSeconds: 15 * 60 };
 
 /** A user id no user has (ids are UUIDs): an unknown username reads the MFA methods of nobody. */
@@ -39,7 +39,10 @@ function started<T>(promise: Promise<T>): Promise<T> {
  * Round trips: the attempt reservation alongside the user lookup, then the hash
  * alongside the read of the MFA methods (Argon2id runs off the main thread).
  */
-export async function checkPassword(deps: Pick<Deps, 'clock' | 'store' | 'hasher' | 'log'>, { tenantId, username, password }: LoginRequest): Promise<PasswordAccepted> {
+export async function checkPassword(
+  deps: Pick<Deps, 'clock' | 'store' | 'hasher' | 'log'>,
+  { tenantId, username, password }: LoginRequest,
+): Promise<PasswordAccepted> {
   const { store, hasher, log } = deps;
   const now = epochSeconds(deps.clock);
   const attempts = { kind: 'login', tenantId, username } as const;

@@ -15,7 +15,7 @@ export interface RegisterRequest {
 }
 
 /**
- * CONTRACT 4.3, who may register whom: an ADMIN into their own tenant, anyone else
+ * docs/api.md 4.3, who may register whom: an ADMIN into their own tenant, anyone else
  * with an identity nobody; without identity, only the first user of a new tenant.
  * The configured default tenant counts as existing: its first ADMIN is created by an
  * operator (scripts/create-admin.ts), never by whoever registers first.
@@ -74,7 +74,7 @@ export async function createUser(
   return user;
 }
 
-/** register: a new user, and a session for them (CONTRACT 4.3). */
+/** register: a new user, and a session for them (docs/api.md 4.3). */
 export async function register(deps: Deps, caller: Identity | null, request: RegisterRequest): Promise<AuthPayload> {
   return startSession(deps, await createUser(deps, caller, request), ['pwd']);
 }

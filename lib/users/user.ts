@@ -37,7 +37,7 @@ export function isOfCurrentEpoch(user: Pick<User, 'sessionEpoch'>, owned: OwnedB
   return (owned.userEpoch ?? 0) === epochOf(user);
 }
 
-/** The user summary of the contract (seed 2.1). */
+/** The user summary of the contract (docs/api.md 5.1). */
 export interface UserSummary {
   id: string;
   username: string;

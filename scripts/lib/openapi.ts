@@ -145,7 +145,9 @@ const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'auth',
     caller: 'none',
     bodyTypes: ['json'],
-    answers: [{ status: 200, description: 'The session with a new access and refresh token.', body: 'AuthPayloadEnvelope', headers: noStore }],
+    answers: [
+      { status: 200, description: 'The session with a new access and refresh token.', body: 'AuthPayloadEnvelope', headers: noStore },
+    ],
     failures: [new UnauthorizedError('Invalid refresh token')],
   },
   register: {
@@ -238,7 +240,9 @@ const OPERATIONS: Record<string, OperationDoc> = {
     tag: 'oauth2',
     caller: 'admin',
     bodyTypes: ['json'],
-    answers: [{ status: 201, description: 'The client as registered, without its secret.', body: 'ClientCreatedEnvelope', headers: noStore }],
+    answers: [
+      { status: 201, description: 'The client as registered, without its secret.', body: 'ClientCreatedEnvelope', headers: noStore },
+    ],
     failures: [
       new ValidationError('Invalid redirect_uri'),
       new ValidationError('Unsupported grant type'),
@@ -269,7 +273,14 @@ const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'The public keys of every published signing key (RFC 7517)',
     tag: 'discovery',
     caller: 'none',
-    answers: [{ status: 200, description: 'The key set, cacheable for 5 minutes.', body: 'Jwks', headers: { 'Cache-Control': 'public, max-age=300' } }],
+    answers: [
+      {
+        status: 200,
+        description: 'The key set, cacheable for 5 minutes.',
+        body: 'Jwks',
+        headers: { 'Cache-Control': 'public, max-age=300' },
+      },
+    ],
     failures: [],
   },
   metadata: {
@@ -277,7 +288,14 @@ const OPERATIONS: Record<string, OperationDoc> = {
     summary: 'The authorization server metadata (RFC 8414)',
     tag: 'discovery',
     caller: 'none',
-    answers: [{ status: 200, description: 'The metadata, cacheable for an hour.', body: 'AuthorizationServerMetadata', headers: { 'Cache-Control': 'public, max-age=3600' } }],
+    answers: [
+      {
+        status: 200,
+        description: 'The metadata, cacheable for an hour.',
+        body: 'AuthorizationServerMetadata',
+        headers: { 'Cache-Control': 'public, max-age=3600' },
+      },
+    ],
     failures: [],
   },
   revoke: {
@@ -287,7 +305,9 @@ const OPERATIONS: Record<string, OperationDoc> = {
     caller: 'client',
     bodyTypes: ['form'],
     rfcErrors: true,
-    answers: [{ status: 200, description: 'Revoked, or nothing to revoke: always 200 for a known client (RFC 7009 2.2).', headers: noStore }],
+    answers: [
+      { status: 200, description: 'Revoked, or nothing to revoke: always 200 for a known client (RFC 7009 2.2).', headers: noStore },
+    ],
     failures: [
       { error: oauthErrors.formRequired(), only: 'json' },
       { error: oauthErrors.invalidClient(true), only: 'form' },
@@ -416,7 +436,9 @@ function failureResponse(failures: FailureCase[], rfc: boolean): Json {
   const schemas = [...(envelope ? [ref('Failure')] : []), ...(rfcFormat ? [ref('OAuthError')] : [])];
   return {
     description: failures
-      .map(({ error, validation }) => (validation ? `validation: \`<field>: <message>\`, e.g. \`${error.message}\`` : `\`${error.message}\``))
+      .map(({ error, validation }) =>
+        validation ? `validation: \`<field>: <message>\`, e.g. \`${error.message}\`` : `\`${error.message}\``,
+      )
       .join(', '),
     ...(headers.size > 0 ? { headers: headerObjects(Object.fromEntries([...headers].map((name) => [name, undefined]))) } : {}),
     content: { 'application/json': { schema: schemas.length === 1 ? schemas[0] : { oneOf: schemas }, examples } },
@@ -430,7 +452,12 @@ function headerObjects(headers: Record<string, string | undefined>): Json {
   return Object.fromEntries(
     Object.entries(headers).map(([name, value]) => {
       if (!isHeaderName(name)) throw new Error(`OpenAPI: no description of the header ${name}`);
-      return [name, value === undefined ? { $ref: `#/components/headers/${name}` } : { description: HEADERS[name], schema: { type: 'string', const: value } }];
+      return [
+        name,
+        value === undefined
+          ? { $ref: `#/components/headers/${name}` }
+          : { description: HEADERS[name], schema: { type: 'string', const: value } },
+      ];
     }),
   );
 }
@@ -447,7 +474,9 @@ const SECURITY: Record<Caller, Json[] | undefined> = {
 function operation(route: Route, doc: OperationDoc, schemas: { body?: z.ZodType; query?: z.ZodType }): Json {
   const bodyTypes = doc.bodyTypes ?? [];
   if (Boolean(doc.bodyTypes) !== Boolean(schemas.body) || Boolean(doc.query) !== Boolean(schemas.query)) {
-    throw new Error(`OpenAPI: the body and query of ${route.functionName} are documented otherwise than functions/${route.bundle}.ts exports them`);
+    throw new Error(
+      `OpenAPI: the body and query of ${route.functionName} are documented otherwise than functions/${route.bundle}.ts exports them`,
+    );
   }
   const failures: FailureCase[] = [];
   if (route.method === 'POST') {
@@ -455,7 +484,11 @@ function operation(route: Route, doc: OperationDoc, schemas: { body?: z.ZodType;
     failures.push({ error: new ValidationError('Invalid JSON body'), only: 'json' });
     failures.push({ error: new ValidationError('Invalid JSON body: expected an object'), only: 'json' });
   }
-  const validation = schemas.body ? emptyInputFailure(schemas.body, 'body') : schemas.query ? emptyInputFailure(schemas.query, 'query') : undefined;
+  const validation = schemas.body
+    ? emptyInputFailure(schemas.body, 'body')
+    : schemas.query
+      ? emptyInputFailure(schemas.query, 'query')
+      : undefined;
   if (validation) failures.push({ error: validation, validation: true });
   for (const failure of doc.failures) failures.push('only' in failure ? failure : { error: failure });
 
@@ -488,7 +521,9 @@ function operation(route: Route, doc: OperationDoc, schemas: { body?: z.ZodType;
       ? {
           requestBody: {
             required: true,
-            content: Object.fromEntries(bodyTypes.map((type) => [mediaTypes[type], { schema: ref(requestSchemaName(route.functionName)) }])),
+            content: Object.fromEntries(
+              bodyTypes.map((type) => [mediaTypes[type], { schema: ref(requestSchemaName(route.functionName)) }]),
+            ),
           },
         }
       : {}),
@@ -516,18 +551,23 @@ export async function openApiDocument(): Promise<Json> {
   const { routes } = routesFromServerlessYml(await readFile('serverless.yml', 'utf8'));
   const { version } = z.object({ version: z.string() }).parse(JSON.parse(await readFile('package.json', 'utf8')));
   for (const name of Object.keys(OPERATIONS)) {
-    if (!routes.some((route) => route.functionName === name)) throw new Error(`OpenAPI: ${name} is documented but serverless.yml has no route for it`);
+    if (!routes.some((route) => route.functionName === name))
+      throw new Error(`OpenAPI: ${name} is documented but serverless.yml has no route for it`);
   }
   const schemas = await functionSchemas(routes);
 
   const requests = z.registry<{ id: string; description: string }>();
   const responses = z.registry<{ id: string; description: string }>();
-  for (const [name, [schema, section]] of Object.entries(RESPONSE_SCHEMAS)) responses.add(schema, { id: name, description: `docs/api.md ${section}` });
+  for (const [name, [schema, section]] of Object.entries(RESPONSE_SCHEMAS))
+    responses.add(schema, { id: name, description: `docs/api.md ${section}` });
 
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     const doc = OPERATIONS[route.functionName];
-    if (!doc) throw new Error(`OpenAPI: serverless.yml routes ${route.method} ${route.path} to ${route.functionName}, which scripts/lib/openapi.ts does not document`);
+    if (!doc)
+      throw new Error(
+        `OpenAPI: serverless.yml routes ${route.method} ${route.path} to ${route.functionName}, which scripts/lib/openapi.ts does not document`,
+      );
     const own = schemas.get(route.functionName) ?? {};
     if (own.body) requests.add(own.body, { id: requestSchemaName(route.functionName), description: `docs/api.md ${doc.section}` });
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operation(route, doc, own) };

@@ -51,11 +51,17 @@ export function routesFromServerlessYml(text: string): RouteTable {
       // The event item: this line and every following line indented deeper than its dash.
       const dash = line.indexOf('-');
       let item = line;
-      while (i + 1 < lines.length && (lines[i + 1]?.trim() === '' || indentOf(lines[i + 1] ?? '') > dash)) item += '\n' + lines[++i];
+      while (i + 1 < lines.length && (lines[i + 1]?.trim() === '' || indentOf(lines[i + 1] ?? '') > dash)) item += `\n${lines[++i]}`;
       const method = /method:\s*['"]?([A-Za-z*]+)/.exec(item)?.[1];
       const path = /path:\s*['"]?([^\s,}'"]+)/.exec(item)?.[1];
       if (!method || !path) throw new Error(`serverless.yml: cannot read the httpApi event of ${current}`);
-      routes.push({ method: method.toUpperCase(), path, functionName: current, bundle: '', authorizer: /authorizer:[\s\S]*name:\s*['"]?session\b/.test(item) });
+      routes.push({
+        method: method.toUpperCase(),
+        path,
+        functionName: current,
+        bundle: '',
+        authorizer: /authorizer:[\s\S]*name:\s*['"]?session\b/.test(item),
+      });
     }
   }
   for (const route of routes) {

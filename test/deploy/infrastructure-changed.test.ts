@@ -14,7 +14,10 @@ const ZERO = '0'.repeat(40);
 
 let repo: string;
 const git = (...args: string[]) =>
-  execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false', ...args], { cwd: repo, encoding: 'utf8' }).trim();
+  execFileSync('git', ['-c', 'user.name=test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false', ...args], {
+    cwd: repo,
+    encoding: 'utf8',
+  }).trim();
 /** Writes the files and commits them; returns the commit id. */
 const commit = (files: Record<string, string>) => {
   for (const [path, text] of Object.entries(files)) {
@@ -25,7 +28,8 @@ const commit = (files: Record<string, string>) => {
   git('commit', '-q', '-m', Object.keys(files).join(' '));
   return git('rev-parse', 'HEAD');
 };
-const infrastructureChanged = (before: string) => execFileSync(process.execPath, [SCRIPT, before], { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+const infrastructureChanged = (before: string) =>
+  execFileSync(process.execPath, [SCRIPT, before], { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 
 describe('scripts/infrastructure-changed.mjs', () => {
   let deployed: string;
@@ -78,6 +82,7 @@ describe('the deploy workflow', () => {
   const workflow = readFileSync('.github/workflows/deploy.yml', 'utf8');
 
   it('decides on a full deploy from the push before commit, with the whole history checked out', () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a JS template.
     expect(workflow).toContain('BEFORE: ${{ github.event.before }}');
     expect(workflow).toContain('node scripts/infrastructure-changed.mjs "$BEFORE"');
     expect(workflow).toMatch(/actions\/checkout@v4\n(\s+#.*\n)?\s+with: \{ fetch-depth: 0 \}/);

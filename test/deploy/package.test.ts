@@ -18,25 +18,49 @@ const zipHashes = () =>
   Object.fromEntries(
     readdirSync('.serverless')
       .filter((file) => file.endsWith('.zip'))
-      .map((file) => [file, createHash('sha256').update(readFileSync(`.serverless/${file}`)).digest('base64')]),
+      .map((file) => [
+        file,
+        createHash('sha256')
+          .update(readFileSync(`.serverless/${file}`))
+          .digest('base64'),
+      ]),
   );
 const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
 const zipEntries = (name: string) =>
-  execFileSync('unzip', ['-Z1', `.serverless/${name}.zip`], { encoding: 'utf8' }).trim().split('\n');
+  execFileSync('unzip', ['-Z1', `.serverless/${name}.zip`], { encoding: 'utf8' })
+    .trim()
+    .split('\n');
 const statementsOf = (role: Resource): Statement[] => role.Properties.Policies.flatMap((p: any) => p.PolicyDocument.Statement);
 const actions = (s: Statement) => [s.Action].flat();
 
 /** Functions that hash passwords and so need the native Argon2 binding. */
 const HASHING = ['login', 'register'];
-/** One function per operation of CONTRACT section 1, and the authorizer. */
+/** One function per operation of docs/api.md section 1, and the authorizer. */
 const FUNCTIONS = [
-  'Authorizer', 'Login', 'RefreshToken', 'Register', 'Logout', 'Me', 'Jwks', 'EnableMFA', 'VerifyMFA',
-  'Oauth2Authorize', 'Oauth2Token', 'CreateOAuth2Client', 'Revoke', 'Introspect', 'Metadata',
+  'Authorizer',
+  'Login',
+  'RefreshToken',
+  'Register',
+  'Logout',
+  'Me',
+  'Jwks',
+  'EnableMFA',
+  'VerifyMFA',
+  'Oauth2Authorize',
+  'Oauth2Token',
+  'CreateOAuth2Client',
+  'Revoke',
+  'Introspect',
+  'Metadata',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA'];
 /** What each function may do with the MFA key: seal with a new data key, open what was sealed. */
-const MFA_KEY: Record<string, string[]> = { Login: ['kms:Decrypt', 'kms:GenerateDataKey'], EnableMFA: ['kms:GenerateDataKey'], VerifyMFA: ['kms:Decrypt'] };
+const MFA_KEY: Record<string, string[]> = {
+  Login: ['kms:Decrypt', 'kms:GenerateDataKey'],
+  EnableMFA: ['kms:GenerateDataKey'],
+  VerifyMFA: ['kms:Decrypt'],
+};
 /** Functions that hash client secrets with the pepper. */
 const PEPPERED = ['Oauth2Token', 'CreateOAuth2Client', 'Revoke', 'Introspect'];
 const WRITES = /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|TransactWriteItems)$/;
@@ -154,20 +178,35 @@ describe('the deployment package', () => {
   it('throttles every route, the credential routes harder, and logs access', () => {
     const stage = resources.HttpApiStage!.Properties;
     expect(stage.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: expect.any(Number), ThrottlingBurstLimit: expect.any(Number) });
-    const stricter = ['POST /auth/login', 'POST /auth/register', 'POST /auth/mfa/enable', 'POST /auth/mfa/verify', 'POST /oauth2/clients', 'POST /oauth2/token'];
+    const stricter = [
+      'POST /auth/login',
+      'POST /auth/register',
+      'POST /auth/mfa/enable',
+      'POST /auth/mfa/verify',
+      'POST /oauth2/clients',
+      'POST /oauth2/token',
+    ];
     for (const route of stricter) {
       expect(stage.RouteSettings[route]?.ThrottlingRateLimit, route).toBeLessThan(stage.DefaultRouteSettings.ThrottlingRateLimit);
       expect(stage.RouteSettings[route]?.ThrottlingBurstLimit, route).toBeLessThan(stage.DefaultRouteSettings.ThrottlingBurstLimit);
     }
     // Password and one-time-code guessing get the least.
-    expect(stage.RouteSettings['POST /auth/mfa/verify'].ThrottlingRateLimit).toBeLessThanOrEqual(stage.RouteSettings['POST /oauth2/token'].ThrottlingRateLimit);
+    expect(stage.RouteSettings['POST /auth/mfa/verify'].ThrottlingRateLimit).toBeLessThanOrEqual(
+      stage.RouteSettings['POST /oauth2/token'].ThrottlingRateLimit,
+    );
     expect(stage.AccessLogSettings.DestinationArn).toBeDefined();
   });
 
   it('alarms on the 5xx rate, authorizer errors and refresh-token reuse, and keeps logs 30 days', () => {
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([name]) => name);
     expect(alarms).toEqual(
-      expect.arrayContaining(['ServerErrorRateAlarm', 'AuthorizerErrorsAlarm', 'RefreshTokenReuseAlarm', 'OAuthTokenReuseAlarm', 'MfaLockoutAlarm']),
+      expect.arrayContaining([
+        'ServerErrorRateAlarm',
+        'AuthorizerErrorsAlarm',
+        'RefreshTokenReuseAlarm',
+        'OAuthTokenReuseAlarm',
+        'MfaLockoutAlarm',
+      ]),
     );
     for (const [name, group] of ofType('AWS::Logs::LogGroup')) expect(group.Properties.RetentionInDays, name).toBe(30);
   });
@@ -177,11 +216,18 @@ describe('the deployment package', () => {
       const fn = name.replace(/LambdaFunction$/, '');
       const zip = fn.charAt(0).toLowerCase() + fn.slice(1);
       const entries = zipEntries(zip);
-      expect(entries.filter((e) => e.endsWith('.node')), zip).toEqual(
-        HASHING.includes(zip) ? ['dist/node_modules/@node-rs/argon2-linux-arm64-gnu/argon2.linux-arm64-gnu.node'] : [],
-      );
-      expect(entries.filter((e) => !e.startsWith('dist/')), zip).toEqual([]);
-      expect(entries.some((e) => e.includes('.data') || e.endsWith('.ts')), zip).toBe(false);
+      expect(
+        entries.filter((e) => e.endsWith('.node')),
+        zip,
+      ).toEqual(HASHING.includes(zip) ? ['dist/node_modules/@node-rs/argon2-linux-arm64-gnu/argon2.linux-arm64-gnu.node'] : []);
+      expect(
+        entries.filter((e) => !e.startsWith('dist/')),
+        zip,
+      ).toEqual([]);
+      expect(
+        entries.some((e) => e.includes('.data') || e.endsWith('.ts')),
+        zip,
+      ).toBe(false);
     }
   });
 

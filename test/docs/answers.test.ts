@@ -28,7 +28,11 @@ describe('the documented answer schemas', () => {
   const tenantId = uniqueTenant('docs');
   const password = 'a long unusual passphrase';
   let admin: { token: string; refreshToken: string };
-  const client = { id: `docs-${randomBytes(6).toString('hex')}`, secret: randomBytes(32).toString('base64url'), redirectUri: 'https://app.example.com/cb' };
+  const client = {
+    id: `docs-${randomBytes(6).toString('hex')}`,
+    secret: randomBytes(32).toString('base64url'),
+    redirectUri: 'https://app.example.com/cb',
+  };
 
   beforeAll(async () => {
     deps = await testDeps();
@@ -115,7 +119,10 @@ describe('the documented answer schemas', () => {
     expect(redeemed.status).toBe(200);
     expect(issues(api.success(api.oauthTokenPayload), redeemed.body)).toEqual([]);
 
-    const refreshed = await app.request('oauth2Token', form({ ...credentials, grant_type: 'refresh_token', refresh_token: redeemed.body.data.refresh_token }));
+    const refreshed = await app.request(
+      'oauth2Token',
+      form({ ...credentials, grant_type: 'refresh_token', refresh_token: redeemed.body.data.refresh_token }),
+    );
     expect(refreshed.status).toBe(200);
     expect(issues(api.oauthTokenPayload, refreshed.body)).toEqual([]);
 
@@ -128,7 +135,10 @@ describe('the documented answer schemas', () => {
     const revoked = await app.request('oauth2Revoke', form({ ...credentials, token: refreshed.body.refresh_token }));
     expect(revoked).toMatchObject({ status: 200, body: undefined });
 
-    const reused = await app.request('oauth2Token', form({ ...credentials, grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token }));
+    const reused = await app.request(
+      'oauth2Token',
+      form({ ...credentials, grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token }),
+    );
     expect(reused.status).toBe(400);
     expect(issues(api.oauthError, reused.body)).toEqual([]);
   });

@@ -27,7 +27,17 @@ describe('the local stack (serverless-offline)', () => {
     base = `http://localhost:${httpPort}`;
     api = spawn(
       process.execPath,
-      ['node_modules/.bin/serverless', 'offline', 'start', '--stage', 'dev', '--httpPort', String(httpPort), '--lambdaPort', String(lambdaPort)],
+      [
+        'node_modules/.bin/serverless',
+        'offline',
+        'start',
+        '--stage',
+        'dev',
+        '--httpPort',
+        String(httpPort),
+        '--lambdaPort',
+        String(lambdaPort),
+      ],
       {
         env: {
           ...process.env,
@@ -53,7 +63,10 @@ describe('the local stack (serverless-offline)', () => {
         if (output.includes('Server ready')) {
           clearTimeout(timer);
           ready();
-          if (process.env.E2E_VERBOSE) { api.stdout?.on('data', (c: Buffer) => process.stdout.write(c)); api.stderr?.on('data', (c: Buffer) => process.stderr.write(c)); }
+          if (process.env.E2E_VERBOSE) {
+            api.stdout?.on('data', (c: Buffer) => process.stdout.write(c));
+            api.stderr?.on('data', (c: Buffer) => process.stderr.write(c));
+          }
         }
       };
       api.stdout?.on('data', watch);
@@ -92,7 +105,10 @@ describe('the local stack (serverless-offline)', () => {
 
     const me = await get('/auth/me', session.data.token);
     expect(me.status).toBe(200);
-    expect(await me.json()).toMatchObject({ success: true, data: { user: { userId: session.data.user.id, username: 'eve', tenantId, role: 'ADMIN' } } });
+    expect(await me.json()).toMatchObject({
+      success: true,
+      data: { user: { userId: session.data.user.id, username: 'eve', tenantId, role: 'ADMIN' } },
+    });
 
     const refreshed = await post('/auth/refresh', { refreshToken: session.data.refreshToken });
     expect(refreshed.status).toBe(200);
@@ -122,7 +138,10 @@ describe('the local stack (serverless-offline)', () => {
     const totp = new TOTP({ secret, algorithm: 'SHA1', digits: 6, period: 30 });
     const enabled = await post('/auth/mfa/enable', { method: 'TOTP', secret: secret.base32 }, token);
     expect(enabled.status).toBe(200);
-    expect(await enabled.json()).toMatchObject({ success: true, data: { method: 'TOTP', status: 'pending', otpauthUri: expect.stringMatching(/^otpauth:\/\/totp\//) } });
+    expect(await enabled.json()).toMatchObject({
+      success: true,
+      data: { method: 'TOTP', status: 'pending', otpauthUri: expect.stringMatching(/^otpauth:\/\/totp\//) },
+    });
     const verified = await post('/auth/mfa/verify', { method: 'TOTP', code: totp.generate() }, token);
     expect([verified.status, await verified.json()]).toEqual([200, { success: true, data: { message: 'MFA verified successfully' } }]);
 
@@ -141,13 +160,24 @@ describe('the local stack (serverless-offline)', () => {
     const { token } = ((await registered.json()) as { data: { token: string } }).data;
 
     const metadata = (await (await get('/.well-known/oauth-authorization-server')).json()) as Record<string, string>;
-    expect(metadata).toMatchObject({ issuer: base, token_endpoint: `${base}/oauth2/token`, introspection_endpoint: `${base}/oauth2/introspect` });
+    expect(metadata).toMatchObject({
+      issuer: base,
+      token_endpoint: `${base}/oauth2/token`,
+      introspection_endpoint: `${base}/oauth2/introspect`,
+    });
 
     const clientId = `e2e-${Date.now()}`;
     const clientSecret = randomBytes(32).toString('base64url');
     const created = await post(
       '/oauth2/clients',
-      { client_id: clientId, client_secret: clientSecret, redirect_uri: 'https://app.example.com/cb', grant_types: 'client_credentials', scope: 'orders:read', tenant_id: tenantId },
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uri: 'https://app.example.com/cb',
+        grant_types: 'client_credentials',
+        scope: 'orders:read',
+        tenant_id: tenantId,
+      },
       token,
     );
     expect(created.status).toBe(201);
@@ -155,7 +185,11 @@ describe('the local stack (serverless-offline)', () => {
 
     const basic = `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`;
     const form = (path: string, fields: Record<string, string>) =>
-      fetch(`${base}${path}`, { method: 'POST', headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+      fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { authorization: basic, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(fields),
+      });
     const issued = await form('/oauth2/token', { grant_type: 'client_credentials', scope: 'orders:read' });
     expect([issued.status, issued.headers.get('cache-control')]).toEqual([200, 'no-store']);
     const { access_token } = (await issued.json()) as { access_token: string };

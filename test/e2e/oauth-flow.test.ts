@@ -131,7 +131,10 @@ describe('OAuth 2.0 with openid-client', () => {
     expect(payload).toMatchObject({ sub: userId, client_id: clientId, scope: 'orders:read', exp: (payload.iat ?? 0) + 3600 });
 
     // The session authorizer never takes it for a session token.
-    expect(await http('GET', '/auth/me', { token: tokens.access_token })).toMatchObject({ status: 401, body: { success: false, error: 'Unauthorized' } });
+    expect(await http('GET', '/auth/me', { token: tokens.access_token })).toMatchObject({
+      status: 401,
+      body: { success: false, error: 'Unauthorized' },
+    });
 
     const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token ?? '');
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
@@ -168,14 +171,23 @@ describe('OAuth 2.0 with openid-client', () => {
   });
 
   it('reports a wrong client secret as invalid_client (401) to openid-client', async () => {
-    const config = await client.discovery(new URL(issuer), clientId, undefined, client.ClientSecretBasic('wrong-secret-wrong-secret-wrong-secret'), {
-      execute: [client.allowInsecureRequests],
-      algorithm: 'oauth2',
-    });
+    const config = await client.discovery(
+      new URL(issuer),
+      clientId,
+      undefined,
+      client.ClientSecretBasic('wrong-secret-wrong-secret-wrong-secret'),
+      {
+        execute: [client.allowInsecureRequests],
+        algorithm: 'oauth2',
+      },
+    );
     const error = await client.clientCredentialsGrant(config).catch((caught: unknown) => caught);
     // RFC 6749 5.2: 401 with a Basic challenge, since the client used Basic.
     expect(error).toBeInstanceOf(client.WWWAuthenticateChallengeError);
     expect(error).toMatchObject({ status: 401, cause: [{ scheme: 'basic', parameters: { realm: 'oauth2', charset: 'UTF-8' } }] });
-    expect(await (error as client.WWWAuthenticateChallengeError).response.json()).toEqual({ error: 'invalid_client', error_description: 'Invalid client' });
+    expect(await (error as client.WWWAuthenticateChallengeError).response.json()).toEqual({
+      error: 'invalid_client',
+      error_description: 'Invalid client',
+    });
   });
 });

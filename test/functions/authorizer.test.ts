@@ -65,7 +65,20 @@ describe('session authorizer', () => {
     ['a wrong issuer', async () => sign({ ...claims, iss: 'https://evil.example' })],
     ['a wrong audience', async () => sign({ ...claims, aud: 'some-oauth-client' })],
     ['a token without session', async () => sign({ ...claims, sid: undefined })],
-    ['an OAuth access token', async () => sign({ iss: claims.iss, aud: 'client-1', sub: claims.sub, client_id: 'client-1', scope: 'read', tenantId: claims.tenantId, iat: claims.iat, exp: claims.exp })],
+    [
+      'an OAuth access token',
+      async () =>
+        sign({
+          iss: claims.iss,
+          aud: 'client-1',
+          sub: claims.sub,
+          client_id: 'client-1',
+          scope: 'read',
+          tenantId: claims.tenantId,
+          iat: claims.iat,
+          exp: claims.exp,
+        }),
+    ],
     ['a session that does not exist', async () => sign({ ...claims, sid: 'no-such-session' })],
     ['a session token typed as an OAuth access token (at+jwt)', async () => sign(claims, { typ: 'at+jwt' })],
     ['garbage', async () => 'a.b.c'],

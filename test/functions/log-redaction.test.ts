@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from 'vitest';
-import { scanTable } from '../helpers/isolated-table';
 import { testApp } from '../helpers/app';
 import { testDeps, uniqueTenant } from '../helpers/deps';
+import { scanTable } from '../helpers/isolated-table';
 
 describe('secrets at rest and in logs', () => {
   it('logs a full account flow with tenant, user and request id, and stores and logs no password or token in the clear', async () => {
@@ -36,7 +36,14 @@ describe('secrets at rest and in logs', () => {
 
     const events = deps.logs.map((line) => line.event);
     expect(events).toEqual(
-      expect.arrayContaining(['user_registered', 'login_failed', 'login_succeeded', 'refresh_succeeded', 'refresh_token_reuse_detected', 'logout']),
+      expect.arrayContaining([
+        'user_registered',
+        'login_failed',
+        'login_succeeded',
+        'refresh_succeeded',
+        'refresh_token_reuse_detected',
+        'logout',
+      ]),
     );
     for (const line of deps.logs.filter((l) => l.event !== 'token_rejected')) {
       expect(line).toMatchObject({ tenantId, requestId: expect.any(String) });

@@ -137,7 +137,9 @@ describe('POST /auth/login', () => {
     it('lets no more than 5 of 20 concurrent wrong guesses reach the password check', async () => {
       const tenant = uniqueTenant();
       const answers = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => app.request('login', { body: { username: 'dave', password: `guess-${i}`, tenantId: tenant } })),
+        Array.from({ length: 20 }, (_, i) =>
+          app.request('login', { body: { username: 'dave', password: `guess-${i}`, tenantId: tenant } }),
+        ),
       );
       expect(answers.filter((r) => r.status === 401)).toHaveLength(5);
       expect(answers.filter((r) => r.status === 429)).toHaveLength(15);
@@ -224,9 +226,18 @@ describe('POST /auth/login', () => {
     expect((await recorded.request('login', { body: { username: 'judy', password: PASSWORD, tenantId: tenant } })).status).toBe(200);
     // Reserve (a write, then the count in the open window) alongside the user lookup,
     // the MFA methods alongside the hash, then the counter cleared alongside the session write.
-    expect([...sent].sort()).toEqual(['DeleteCommand', 'GetCommand', 'GetCommand', 'PutCommand', 'PutCommand', 'QueryCommand', 'UpdateCommand']);
+    expect([...sent].sort()).toEqual([
+      'DeleteCommand',
+      'GetCommand',
+      'GetCommand',
+      'PutCommand',
+      'PutCommand',
+      'QueryCommand',
+      'UpdateCommand',
+    ]);
     expect(sent.slice(-2).sort()).toEqual(['DeleteCommand', 'PutCommand']);
-    for (let i = 0; i < 4; i++) expect((await recorded.request('login', { body: { username: 'judy', password: 'wrong', tenantId: tenant } })).status).toBe(401);
+    for (let i = 0; i < 4; i++)
+      expect((await recorded.request('login', { body: { username: 'judy', password: 'wrong', tenantId: tenant } })).status).toBe(401);
     expect((await recorded.request('login', { body: { username: 'judy', password: PASSWORD, tenantId: tenant } })).status).toBe(200);
   });
 

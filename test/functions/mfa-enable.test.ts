@@ -32,7 +32,12 @@ describe('POST /auth/mfa/enable', () => {
       headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
       body: {
         success: true,
-        data: { message: 'MFA enabled successfully', method: 'TOTP', status: 'pending', otpauthUri: expect.stringMatching(/^otpauth:\/\/totp\//) },
+        data: {
+          message: 'MFA enabled successfully',
+          method: 'TOTP',
+          status: 'pending',
+          otpauthUri: expect.stringMatching(/^otpauth:\/\/totp\//),
+        },
       },
     });
     const uri = URI.parse(response.body.data.otpauthUri);
@@ -40,9 +45,18 @@ describe('POST /auth/mfa/enable', () => {
     expect(uri.secret.base32).toBe(secret);
 
     const stored = await deps.store.mfa.find(tenantId, userId, 'TOTP');
-    expect(stored).toEqual({ tenantId, userId, method: 'TOTP', status: 'pending', createdAt: expect.any(Number), sealedSecret: expect.stringMatching(/^v1\./) });
+    expect(stored).toEqual({
+      tenantId,
+      userId,
+      method: 'TOTP',
+      status: 'pending',
+      createdAt: expect.any(Number),
+      sealedSecret: expect.stringMatching(/^v1\./),
+    });
     expect(JSON.stringify(stored)).not.toContain(secret);
-    expect(deps.logs).toContainEqual(expect.objectContaining({ event: 'mfa_enabled', tenantId, userId, username: 'alice', method: 'TOTP' }));
+    expect(deps.logs).toContainEqual(
+      expect.objectContaining({ event: 'mfa_enabled', tenantId, userId, username: 'alice', method: 'TOTP' }),
+    );
     expect(deps.logText()).not.toContain(secret);
   });
 
@@ -58,38 +72,48 @@ describe('POST /auth/mfa/enable', () => {
   it.each([
     ['SMS', PHONE, /^\*+78$/],
     ['EMAIL', 'alice@example.com', /^a\*\*\*@example\.com$/],
-  ] as const)('stores %s as pending and sends a 6-digit code valid 10 minutes, logged without code or destination', async (method, destination, masked) => {
-    const { tenantId, token, userId } = await newUser();
-    const response = await app.request('mfaEnable', { token, body: { method, secret: destination } });
-    expect(response).toEqual({
-      status: 200,
-      headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
-      body: { success: true, data: { message: 'MFA enabled successfully', method, status: 'pending' } },
-    });
-    const now = Math.floor(deps.clock.now() / 1000);
-    const sent = await deps.outbox.latest(tenantId, userId, method);
-    expect(sent).toEqual({ tenantId, userId, method, destination, code: expect.stringMatching(/^\d{6}$/), sentAt: now });
+  ] as const)(
+    'stores %s as pending and sends a 6-digit code valid 10 minutes, logged without code or destination',
+    async (method, destination, masked) => {
+      const { tenantId, token, userId } = await newUser();
+      const response = await app.request('mfaEnable', { token, body: { method, secret: destination } });
+      expect(response).toEqual({
+        status: 200,
+        headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
+        body: { success: true, data: { message: 'MFA enabled successfully', method, status: 'pending' } },
+      });
+      const now = Math.floor(deps.clock.now() / 1000);
+      const sent = await deps.outbox.latest(tenantId, userId, method);
+      expect(sent).toEqual({ tenantId, userId, method, destination, code: expect.stringMatching(/^\d{6}$/), sentAt: now });
 
-    const stored = await deps.store.mfa.find(tenantId, userId, method);
-    expect(stored).toEqual({
-      tenantId,
-      userId,
-      method,
-      status: 'pending',
-      createdAt: now,
-      destination,
-      codeDigest: expect.stringMatching(/^v1\./),
-      codeSentAt: now,
-      codeExpiresAt: now + 600,
-    });
-    expect(JSON.stringify(stored)).not.toContain(sent?.code);
-    expect(deps.logs).toContainEqual(
-      expect.objectContaining({ event: 'mfa_code_sent', tenantId, userId, username: 'alice', method, destination: expect.stringMatching(masked) }),
-    );
-    expect(deps.logs).toContainEqual(expect.objectContaining({ event: 'mfa_enabled', tenantId, userId, username: 'alice', method }));
-    expect(deps.logText()).not.toContain(sent?.code);
-    expect(deps.logText()).not.toContain(destination);
-  });
+      const stored = await deps.store.mfa.find(tenantId, userId, method);
+      expect(stored).toEqual({
+        tenantId,
+        userId,
+        method,
+        status: 'pending',
+        createdAt: now,
+        destination,
+        codeDigest: expect.stringMatching(/^v1\./),
+        codeSentAt: now,
+        codeExpiresAt: now + 600,
+      });
+      expect(JSON.stringify(stored)).not.toContain(sent?.code);
+      expect(deps.logs).toContainEqual(
+        expect.objectContaining({
+          event: 'mfa_code_sent',
+          tenantId,
+          userId,
+          username: 'alice',
+          method,
+          destination: expect.stringMatching(masked),
+        }),
+      );
+      expect(deps.logs).toContainEqual(expect.objectContaining({ event: 'mfa_enabled', tenantId, userId, username: 'alice', method }));
+      expect(deps.logText()).not.toContain(sent?.code);
+      expect(deps.logText()).not.toContain(destination);
+    },
+  );
 
   it('does not change login while the method is pending', async () => {
     const { tenantId, token } = await newUser();
@@ -130,7 +154,9 @@ describe('POST /auth/mfa/enable', () => {
     async function userWithTotp() {
       const user = await newUser();
       const totp = await activateTotp(app, deps, user.token);
-      const login = await app.request('login', { body: { username: 'alice', password: PASSWORD, tenantId: user.tenantId, mfaCode: totp.code() } });
+      const login = await app.request('login', {
+        body: { username: 'alice', password: PASSWORD, tenantId: user.tenantId, mfaCode: totp.code() },
+      });
       expect(login.status).toBe(200);
       return { ...user, otpToken: login.body.data.token as string };
     }
@@ -159,14 +185,13 @@ describe('POST /auth/mfa/enable', () => {
       ({ token } = await newUser());
     });
 
-    it.each([
-      [{ method: 'TOTP', secret: newTotpSecret() }],
-      [{ method: 'PIGEON' }],
-      ['not json'],
-    ])('answers 401 Unauthorized without identity, whatever the body (%j)', async (body) => {
-      const response = await app.request('mfaEnable', { body });
-      expect(response).toEqual({ status: 401, headers: expect.any(Object), body: { success: false, error: 'Unauthorized' } });
-    });
+    it.each([[{ method: 'TOTP', secret: newTotpSecret() }], [{ method: 'PIGEON' }], ['not json']])(
+      'answers 401 Unauthorized without identity, whatever the body (%j)',
+      async (body) => {
+        const response = await app.request('mfaEnable', { body });
+        expect(response).toEqual({ status: 401, headers: expect.any(Object), body: { success: false, error: 'Unauthorized' } });
+      },
+    );
 
     it('answers 401 Unauthorized for an invalid token', async () => {
       const response = await app.request('mfaEnable', { token: `${token}x`, body: { method: 'TOTP', secret: newTotpSecret() } });
@@ -194,7 +219,11 @@ describe('POST /auth/mfa/enable', () => {
       ['{"method":', 'Invalid JSON body'],
     ])('answers 400 for %j', async (body, error) => {
       const response = await app.request('mfaEnable', { token, body });
-      expect(response).toEqual({ status: 400, headers: expect.objectContaining({ 'Cache-Control': 'no-store' }), body: { success: false, error } });
+      expect(response).toEqual({
+        status: 400,
+        headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
+        body: { success: false, error },
+      });
     });
   });
 });

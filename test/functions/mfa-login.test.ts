@@ -65,7 +65,11 @@ describe('POST /auth/login with MFA', () => {
         headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
         body: {
           success: true,
-          data: { token: expect.any(String), refreshToken: expect.any(String), user: { id: userId, username: 'alice', role: 'ADMIN', tenantId, shopId: 'default' } },
+          data: {
+            token: expect.any(String),
+            refreshToken: expect.any(String),
+            user: { id: userId, username: 'alice', role: 'ADMIN', tenantId, shopId: 'default' },
+          },
         },
       });
       expect(decodeJwt(response.body.data.token)).toMatchObject({ sub: userId, amr: ['pwd', 'otp'] });
@@ -119,7 +123,9 @@ describe('POST /auth/login with MFA', () => {
         headers: expect.objectContaining({ 'Retry-After': '900' }),
         body: { success: false, error: 'Too many failed attempts' },
       });
-      expect(deps.logs).toContainEqual(expect.objectContaining({ event: 'mfa_locked', tenantId, userId, username: 'alice', method: 'TOTP' }));
+      expect(deps.logs).toContainEqual(
+        expect.objectContaining({ event: 'mfa_locked', tenantId, userId, username: 'alice', method: 'TOTP' }),
+      );
       // The password itself is not locked: a wrong one still gets its own answer.
       const wrongPassword = await app.request('login', { body: { username: 'alice', password: 'wrong password', tenantId } });
       expect(wrongPassword.body).toEqual({ success: false, error: 'Invalid credentials' });
@@ -158,7 +164,14 @@ describe('POST /auth/login with MFA', () => {
         body: { success: false, error: 'MFA code required' },
       });
       const sent = await deps.outbox.latest(tenantId, userId, method);
-      expect(sent).toEqual({ tenantId, userId, method, destination, code: expect.stringMatching(/^\d{6}$/), sentAt: Math.floor(deps.clock.now() / 1000) });
+      expect(sent).toEqual({
+        tenantId,
+        userId,
+        method,
+        destination,
+        code: expect.stringMatching(/^\d{6}$/),
+        sentAt: Math.floor(deps.clock.now() / 1000),
+      });
       expect(sent?.sentAt).toBeGreaterThan(before?.sentAt ?? Infinity);
 
       deps.clock.advance(29);
@@ -205,7 +218,8 @@ describe('POST /auth/login with MFA', () => {
       await login();
       const second = await deps.outbox.latest(tenantId, userId, method);
       expect(second?.sentAt).toBe((first?.sentAt ?? 0) + 30);
-      if (first?.code !== second?.code) expect((await login({ mfaCode: first?.code })).body).toEqual({ success: false, error: 'Invalid MFA code' });
+      if (first?.code !== second?.code)
+        expect((await login({ mfaCode: first?.code })).body).toEqual({ success: false, error: 'Invalid MFA code' });
       expect((await login({ mfaCode: second?.code })).status).toBe(200);
     });
 
@@ -307,13 +321,29 @@ describe('POST /auth/login with MFA', () => {
       expect(logs).not.toContain(value);
     }
     // The table holds the secret sealed and codes as digests (the outbox aside, local only).
-    const method = JSON.stringify([await deps.store.mfa.find(tenantId, userId, 'TOTP'), await deps.store.mfa.find(tenantId, userId, 'SMS')]);
+    const method = JSON.stringify([
+      await deps.store.mfa.find(tenantId, userId, 'TOTP'),
+      await deps.store.mfa.find(tenantId, userId, 'SMS'),
+    ]);
     for (const value of [secret, ...codes]) expect(method).not.toContain(value);
     expect(deps.logs.map((line) => line.event)).toEqual(
-      expect.arrayContaining(['mfa_enabled', 'mfa_verified', 'mfa_verify_failed', 'mfa_code_sent', 'login_mfa_required', 'login_succeeded']),
+      expect.arrayContaining([
+        'mfa_enabled',
+        'mfa_verified',
+        'mfa_verify_failed',
+        'mfa_code_sent',
+        'login_mfa_required',
+        'login_succeeded',
+      ]),
     );
     for (const line of deps.logs.filter((l) => String(l.event).startsWith('mfa_') && l.tenantId === tenantId)) {
-      expect(line).toMatchObject({ tenantId, userId, username: 'alice', method: expect.stringMatching(/^(TOTP|SMS)$/), requestId: expect.any(String) });
+      expect(line).toMatchObject({
+        tenantId,
+        userId,
+        username: 'alice',
+        method: expect.stringMatching(/^(TOTP|SMS)$/),
+        requestId: expect.any(String),
+      });
     }
   });
 });

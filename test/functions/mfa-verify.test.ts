@@ -38,8 +38,13 @@ describe('POST /auth/mfa/verify', () => {
       const { tenantId, userId, token, code } = await withPendingTotp();
       const response = await verify(token, 'TOTP', code());
       expect(response).toEqual({ status: 200, headers: expect.objectContaining({ 'Cache-Control': 'no-store' }), body: verified });
-      expect(await deps.store.mfa.find(tenantId, userId, 'TOTP')).toMatchObject({ status: 'active', activatedAt: Math.floor(deps.clock.now() / 1000) });
-      expect(deps.logs).toContainEqual(expect.objectContaining({ event: 'mfa_verified', tenantId, userId, username: 'alice', method: 'TOTP', activated: true }));
+      expect(await deps.store.mfa.find(tenantId, userId, 'TOTP')).toMatchObject({
+        status: 'active',
+        activatedAt: Math.floor(deps.clock.now() / 1000),
+      });
+      expect(deps.logs).toContainEqual(
+        expect.objectContaining({ event: 'mfa_verified', tenantId, userId, username: 'alice', method: 'TOTP', activated: true }),
+      );
     });
 
     it('accepts the previous and the next time step, not two steps away', async () => {
@@ -84,7 +89,11 @@ describe('POST /auth/mfa/verify', () => {
 
     it('accepts the code sent, once', async () => {
       const { tenantId, userId, token, code } = await withPendingCode();
-      expect(await verify(token, method, code)).toEqual({ status: 200, headers: expect.objectContaining({ 'Cache-Control': 'no-store' }), body: verified });
+      expect(await verify(token, method, code)).toEqual({
+        status: 200,
+        headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
+        body: verified,
+      });
       expect(await deps.store.mfa.find(tenantId, userId, method)).toMatchObject({ status: 'active' });
       expect((await verify(token, method, code)).body).toEqual(invalid);
     });
@@ -131,7 +140,9 @@ describe('POST /auth/mfa/verify', () => {
         headers: expect.objectContaining({ 'Retry-After': '600' }),
         body: { success: false, error: 'Too many failed attempts' },
       });
-      expect(deps.logs).toContainEqual(expect.objectContaining({ event: 'mfa_locked', tenantId, userId, username: 'alice', method: 'TOTP' }));
+      expect(deps.logs).toContainEqual(
+        expect.objectContaining({ event: 'mfa_locked', tenantId, userId, username: 'alice', method: 'TOTP' }),
+      );
 
       deps.clock.advance(600);
       // The access token has expired meanwhile: refresh keeps the session.

@@ -100,13 +100,20 @@ describe('POST /oauth2/clients', () => {
       ['an ADMIN of another tenant', 'other', {}],
       ['an ADMIN naming another tenant, with bad input', 'admin', { tenant_id: 'someone-else', scope: '' }],
     ] as const)('answers 403 Permission denied for %s', async (_, who, overrides) => {
-      const token = who === 'admin' ? adminToken : who === 'operator' ? operatorToken : who === 'other' ? (await registerAdmin(app, uniqueTenant())).token : undefined;
+      const token =
+        who === 'admin'
+          ? adminToken
+          : who === 'operator'
+            ? operatorToken
+            : who === 'other'
+              ? (await registerAdmin(app, uniqueTenant())).token
+              : undefined;
       const response = await app.request('oauth2CreateClient', { ...(token ? { token } : {}), body: registration(overrides) });
       expect(response).toEqual({ status: 403, headers: expect.any(Object), body: { success: false, error: 'Permission denied' } });
     });
   });
 
-  describe('validation and rules (CONTRACT 4.8, in order)', () => {
+  describe('validation and rules (docs/api.md 4.8, in order)', () => {
     it.each([
       [{ client_id: undefined }, 'client_id: Invalid input: expected string, received undefined'],
       [{ client_id: '' }, 'client_id: Too small: expected string to have >=1 characters'],
@@ -137,7 +144,11 @@ describe('POST /oauth2/clients', () => {
       [{ grant_types: 'implicit', client_secret: 'short' }, 'Unsupported grant type'],
     ])('answers 400 for %j', async (overrides, error) => {
       const response = await app.request('oauth2CreateClient', { token: adminToken, body: registration(overrides) });
-      expect(response).toEqual({ status: 400, headers: expect.objectContaining({ 'Cache-Control': 'no-store' }), body: { success: false, error } });
+      expect(response).toEqual({
+        status: 400,
+        headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
+        body: { success: false, error },
+      });
     });
   });
 
@@ -149,14 +160,20 @@ describe('POST /oauth2/clients', () => {
     const otherTenant = uniqueTenant();
     const otherAdmin = await registerAdmin(app, otherTenant);
     const elsewhere = await app.request('oauth2CreateClient', { token: otherAdmin.token, body: { ...first, tenant_id: otherTenant } });
-    expect(elsewhere).toEqual({ status: 409, headers: expect.any(Object), body: { success: false, error: 'OAuth2 client already exists' } });
+    expect(elsewhere).toEqual({
+      status: 409,
+      headers: expect.any(Object),
+      body: { success: false, error: 'OAuth2 client already exists' },
+    });
     expect((await deps.store.oauthClients.find(first.client_id))?.tenantId).toBe(tenantId);
   });
 
   it('registers exactly one of 10 concurrent registrations of one client_id', async () => {
     const clientId = `race-${Date.now()}`;
     const answers = await Promise.all(
-      Array.from({ length: 10 }, () => app.request('oauth2CreateClient', { token: adminToken, body: registration({ client_id: clientId }) })),
+      Array.from({ length: 10 }, () =>
+        app.request('oauth2CreateClient', { token: adminToken, body: registration({ client_id: clientId }) }),
+      ),
     );
     expect(answers.filter((answer) => answer.status === 201)).toHaveLength(1);
     expect(answers.filter((answer) => answer.status === 409)).toHaveLength(9);

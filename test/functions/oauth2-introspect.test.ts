@@ -5,7 +5,16 @@ import { signOAuthAccessToken } from '../../lib/oauth/access-token';
 import { type App, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps } from '../helpers/deps';
-import { authorizationCode, basic, createClient, form, type OAuthTenant, oauthTenant, type TestClient, tokenRequest } from '../helpers/oauth';
+import {
+  authorizationCode,
+  basic,
+  createClient,
+  form,
+  type OAuthTenant,
+  oauthTenant,
+  type TestClient,
+  tokenRequest,
+} from '../helpers/oauth';
 
 describe('POST /oauth2/introspect', () => {
   let deps: TestDeps;
@@ -75,7 +84,8 @@ describe('POST /oauth2/introspect', () => {
   });
 
   const clientCredentials = async (who: TestClient) =>
-    (await app.request('oauth2Token', tokenRequest(who, { grant_type: 'client_credentials', scope: 'orders:read' }))).body.access_token as string;
+    (await app.request('oauth2Token', tokenRequest(who, { grant_type: 'client_credentials', scope: 'orders:read' }))).body
+      .access_token as string;
 
   it('describes an active client_credentials token (stateless: no grant, no deny record)', async () => {
     const token = await clientCredentials(client);
@@ -102,7 +112,8 @@ describe('POST /oauth2/introspect', () => {
   it('sees the end of a client_credentials token after its hour', async () => {
     const local = nearRealTime(await testDeps());
     const localApp = testApp(local);
-    const fresh = (await localApp.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' }))).body.access_token as string;
+    const fresh = (await localApp.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' }))).body
+      .access_token as string;
     local.clock.advance(3599);
     expect((await localApp.request('oauth2Introspect', tokenRequest(client, { token: fresh }))).body.active).toBe(true);
     local.clock.advance(1);
@@ -139,73 +150,132 @@ describe('POST /oauth2/introspect', () => {
   });
 
   it.each<[string, () => Promise<{ who?: TestClient; token: string }>]>([
-    ['a revoked client_credentials token', async () => {
-      const token = await clientCredentials(client);
-      await app.request('oauth2Revoke', tokenRequest(client, { token }));
-      return { token };
-    }],
-    ['a client_credentials token of another client of the tenant', async () => ({ who: await createClient(app, tenant.adminToken, tenant.tenantId), token: await clientCredentials(client) })],
-    ['a client_credentials token of a client of another tenant', async () => ({ who: (await oauthTenant(app)).client, token: await clientCredentials(client) })],
-    ['a stateless token of ours whose subject is not the client', async () => {
-      const now = Math.floor(deps.clock.now() / 1000);
-      const token = signOAuthAccessToken(deps.keySet, {
-        iss: 'http://localhost:3000',
-        client_id: client.clientId,
-        sub: tenant.adminId,
-        scope: 'orders:read',
-        tenantId: tenant.tenantId,
-        iat: now,
-        jti: randomBytes(16).toString('hex'),
-      });
-      return { token };
-    }],
-    ['a revoked access token', async () => {
-      const fresh = await tokensFor(client);
-      await app.request('oauth2Revoke', tokenRequest(client, { token: fresh.access_token }));
-      return { token: fresh.access_token };
-    }],
-    ['a retired refresh token', async () => {
-      const fresh = await tokensFor(client);
-      await app.request('oauth2Token', tokenRequest(client, { grant_type: 'refresh_token', refresh_token: fresh.refresh_token }));
-      return { token: fresh.refresh_token };
-    }],
-    ['a token of another client of the tenant', async () => ({ who: await createClient(app, tenant.adminToken, tenant.tenantId), token: issued.access_token })],
-    ['a refresh token of another client', async () => ({ who: await createClient(app, tenant.adminToken, tenant.tenantId), token: issued.refresh_token })],
+    [
+      'a revoked client_credentials token',
+      async () => {
+        const token = await clientCredentials(client);
+        await app.request('oauth2Revoke', tokenRequest(client, { token }));
+        return { token };
+      },
+    ],
+    [
+      'a client_credentials token of another client of the tenant',
+      async () => ({ who: await createClient(app, tenant.adminToken, tenant.tenantId), token: await clientCredentials(client) }),
+    ],
+    [
+      'a client_credentials token of a client of another tenant',
+      async () => ({ who: (await oauthTenant(app)).client, token: await clientCredentials(client) }),
+    ],
+    [
+      'a stateless token of ours whose subject is not the client',
+      async () => {
+        const now = Math.floor(deps.clock.now() / 1000);
+        const token = signOAuthAccessToken(deps.keySet, {
+          iss: 'http://localhost:3000',
+          client_id: client.clientId,
+          sub: tenant.adminId,
+          scope: 'orders:read',
+          tenantId: tenant.tenantId,
+          iat: now,
+          jti: randomBytes(16).toString('hex'),
+        });
+        return { token };
+      },
+    ],
+    [
+      'a revoked access token',
+      async () => {
+        const fresh = await tokensFor(client);
+        await app.request('oauth2Revoke', tokenRequest(client, { token: fresh.access_token }));
+        return { token: fresh.access_token };
+      },
+    ],
+    [
+      'a retired refresh token',
+      async () => {
+        const fresh = await tokensFor(client);
+        await app.request('oauth2Token', tokenRequest(client, { grant_type: 'refresh_token', refresh_token: fresh.refresh_token }));
+        return { token: fresh.refresh_token };
+      },
+    ],
+    [
+      'a token of another client of the tenant',
+      async () => ({ who: await createClient(app, tenant.adminToken, tenant.tenantId), token: issued.access_token }),
+    ],
+    [
+      'a refresh token of another client',
+      async () => ({ who: await createClient(app, tenant.adminToken, tenant.tenantId), token: issued.refresh_token }),
+    ],
     ['a token of a client of another tenant', async () => ({ who: (await oauthTenant(app)).client, token: issued.access_token })],
     ['a first-party session token', async () => ({ token: tenant.adminToken })],
-    ['a token signed by someone else', async () => ({
-      token: await new SignJWT({ client_id: client.clientId, scope: 'x', tenantId: tenant.tenantId, grant_id: 'g' })
-        .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
-        .setIssuer('http://localhost:3000').setAudience(client.clientId).setSubject('u').setIssuedAt().setExpirationTime('1h').setJti('j')
-        .sign(new Uint8Array(32)),
-    })],
+    [
+      'a token signed by someone else',
+      async () => ({
+        token: await new SignJWT({ client_id: client.clientId, scope: 'x', tenantId: tenant.tenantId, grant_id: 'g' })
+          .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+          .setIssuer('http://localhost:3000')
+          .setAudience(client.clientId)
+          .setSubject('u')
+          .setIssuedAt()
+          .setExpirationTime('1h')
+          .setJti('j')
+          .sign(new Uint8Array(32)),
+      }),
+    ],
     ['garbage', async () => ({ token: 'not a token' })],
   ])('answers { active: false } and nothing more for %s', async (_, setup) => {
     const { who, token } = await setup();
-    expect(await introspect(who ?? client, token)).toEqual({ status: 200, headers: expect.objectContaining({ 'Cache-Control': 'no-store' }), body: { active: false } });
+    expect(await introspect(who ?? client, token)).toEqual({
+      status: 200,
+      headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
+      body: { active: false },
+    });
   });
 
   it('sees the end of an access token after its hour', async () => {
     const local = nearRealTime(await testDeps());
     const localApp = testApp(local);
     const { code, verifier } = await authorizationCode(localApp, tenant.adminToken, client);
-    const fresh = (await localApp.request('oauth2Token', tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }))).body;
+    const fresh = (
+      await localApp.request(
+        'oauth2Token',
+        tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }),
+      )
+    ).body;
     local.clock.advance(3599);
     expect((await localApp.request('oauth2Introspect', tokenRequest(client, { token: fresh.access_token }))).body.active).toBe(true);
     local.clock.advance(1);
-    expect((await localApp.request('oauth2Introspect', tokenRequest(client, { token: fresh.access_token }))).body).toEqual({ active: false });
+    expect((await localApp.request('oauth2Introspect', tokenRequest(client, { token: fresh.access_token }))).body).toEqual({
+      active: false,
+    });
   });
 
   it.each<[string, () => Parameters<typeof app.request>[1], number, Record<string, unknown>]>([
-    ['no client authentication', () => form({ token: issued.access_token }), 401, { error: 'invalid_client', error_description: 'Invalid client' }],
-    ['a wrong secret', () => form({ token: issued.access_token, client_id: client.clientId, client_secret: 'x'.repeat(43) }), 401, { error: 'invalid_client', error_description: 'Invalid client' }],
+    [
+      'no client authentication',
+      () => form({ token: issued.access_token }),
+      401,
+      { error: 'invalid_client', error_description: 'Invalid client' },
+    ],
+    [
+      'a wrong secret',
+      () => form({ token: issued.access_token, client_id: client.clientId, client_secret: 'x'.repeat(43) }),
+      401,
+      { error: 'invalid_client', error_description: 'Invalid client' },
+    ],
     ['no token', () => tokenRequest(client, {}), 400, { error: 'invalid_request', error_description: 'Missing token' }],
   ])('refuses %s in RFC format', async (_, request, status, body) => {
-    expect(await app.request('oauth2Introspect', request())).toEqual({ status, headers: expect.objectContaining({ 'Cache-Control': 'no-store' }), body });
+    expect(await app.request('oauth2Introspect', request())).toEqual({
+      status,
+      headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
+      body,
+    });
   });
 
   it('refuses a JSON request (RFC 7662 is form-encoded) in the envelope', async () => {
-    const response = await app.request('oauth2Introspect', { body: { token: issued.access_token, client_id: client.clientId, client_secret: client.clientSecret } });
+    const response = await app.request('oauth2Introspect', {
+      body: { token: issued.access_token, client_id: client.clientId, client_secret: client.clientSecret },
+    });
     expect(response).toEqual({ status: 415, headers: expect.any(Object), body: { success: false, error: 'Unsupported content type' } });
   });
 });

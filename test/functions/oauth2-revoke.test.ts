@@ -27,12 +27,17 @@ describe('POST /oauth2/revoke', () => {
     );
     return response.body as { access_token: string; refresh_token: string };
   }
-  const active = async (who: TestClient, token: string) => (await app.request('oauth2Introspect', tokenRequest(who, { token }))).body.active;
-  const refresh = (who: TestClient, token: string) => app.request('oauth2Token', tokenRequest(who, { grant_type: 'refresh_token', refresh_token: token }));
+  const active = async (who: TestClient, token: string) =>
+    (await app.request('oauth2Introspect', tokenRequest(who, { token }))).body.active;
+  const refresh = (who: TestClient, token: string) =>
+    app.request('oauth2Token', tokenRequest(who, { grant_type: 'refresh_token', refresh_token: token }));
 
   it('revokes a refresh token and every access token of its grant (RFC 7009 2.1): 200, no body', async () => {
     const issued = await tokensFor(client);
-    const response = await app.request('oauth2Revoke', tokenRequest(client, { token: issued.refresh_token, token_type_hint: 'refresh_token' }));
+    const response = await app.request(
+      'oauth2Revoke',
+      tokenRequest(client, { token: issued.refresh_token, token_type_hint: 'refresh_token' }),
+    );
     expect(response).toEqual({ status: 200, headers: expect.objectContaining({ 'Cache-Control': 'no-store' }), body: undefined });
     expect(await active(client, issued.refresh_token)).toBe(false);
     expect(await active(client, issued.access_token)).toBe(false);
@@ -57,7 +62,9 @@ describe('POST /oauth2/revoke', () => {
     const { access_token: token } = (await app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' }))).body;
     const { jti, exp } = decodeJwt(token);
     const denyRecords = async () =>
-      (await scanTable(inject('dynamodbEndpoint'), inject('tableName'))).filter((item) => item.pk === `T#${tenant.tenantId}#REVOKEDJTI#${jti}`);
+      (await scanTable(inject('dynamodbEndpoint'), inject('tableName'))).filter(
+        (item) => item.pk === `T#${tenant.tenantId}#REVOKEDJTI#${jti}`,
+      );
     expect(await denyRecords()).toEqual([]);
     expect(await app.request('oauth2Revoke', tokenRequest(client, { token }, 'basic'))).toMatchObject({ status: 200, body: undefined });
     const record = {
@@ -82,7 +89,9 @@ describe('POST /oauth2/revoke', () => {
     for (const who of [await createClient(app, tenant.adminToken, tenant.tenantId), (await oauthTenant(app)).client]) {
       expect(await app.request('oauth2Revoke', tokenRequest(who, { token }))).toMatchObject({ status: 200, body: undefined });
     }
-    const records = (await scanTable(inject('dynamodbEndpoint'), inject('tableName'))).filter((item) => String(item.pk).endsWith(`#REVOKEDJTI#${jti}`));
+    const records = (await scanTable(inject('dynamodbEndpoint'), inject('tableName'))).filter((item) =>
+      String(item.pk).endsWith(`#REVOKEDJTI#${jti}`),
+    );
     expect(records).toEqual([]);
     expect(await active(client, token)).toBe(true);
   });
@@ -108,15 +117,31 @@ describe('POST /oauth2/revoke', () => {
 
   it.each<[string, () => Parameters<typeof app.request>[1], number, Record<string, unknown>]>([
     ['no client authentication', () => form({ token: 'x' }), 401, { error: 'invalid_client', error_description: 'Invalid client' }],
-    ['a wrong secret', () => form({ token: 'x', client_id: client.clientId, client_secret: 'y'.repeat(43) }), 401, { error: 'invalid_client', error_description: 'Invalid client' }],
-    ['an unknown client', () => form({ token: 'x', client_id: 'nobody', client_secret: 'y'.repeat(43) }), 401, { error: 'invalid_client', error_description: 'Invalid client' }],
+    [
+      'a wrong secret',
+      () => form({ token: 'x', client_id: client.clientId, client_secret: 'y'.repeat(43) }),
+      401,
+      { error: 'invalid_client', error_description: 'Invalid client' },
+    ],
+    [
+      'an unknown client',
+      () => form({ token: 'x', client_id: 'nobody', client_secret: 'y'.repeat(43) }),
+      401,
+      { error: 'invalid_client', error_description: 'Invalid client' },
+    ],
     ['no token', () => tokenRequest(client, {}), 400, { error: 'invalid_request', error_description: 'Missing token' }],
   ])('refuses %s in RFC format', async (_, request, status, body) => {
-    expect(await app.request('oauth2Revoke', request())).toEqual({ status, headers: expect.objectContaining({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }), body });
+    expect(await app.request('oauth2Revoke', request())).toEqual({
+      status,
+      headers: expect.objectContaining({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }),
+      body,
+    });
   });
 
   it('refuses a JSON request (RFC 7009 is form-encoded) in the envelope', async () => {
-    const response = await app.request('oauth2Revoke', { body: { token: 'x', client_id: client.clientId, client_secret: client.clientSecret } });
+    const response = await app.request('oauth2Revoke', {
+      body: { token: 'x', client_id: client.clientId, client_secret: client.clientSecret },
+    });
     expect(response).toEqual({ status: 415, headers: expect.any(Object), body: { success: false, error: 'Unsupported content type' } });
   });
 });

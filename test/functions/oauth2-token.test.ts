@@ -68,8 +68,18 @@ describe('POST /oauth2/token', () => {
       const response = await redeem('form', client, code, verifier);
       expect(response).toEqual({
         status: 200,
-        headers: expect.objectContaining({ 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', Pragma: 'no-cache' }),
-        body: { access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600, refresh_token: expect.any(String), scope: 'orders:read' },
+        headers: expect.objectContaining({
+          'Content-Type': 'application/json; charset=utf-8',
+          'Cache-Control': 'no-store',
+          Pragma: 'no-cache',
+        }),
+        body: {
+          access_token: expect.any(String),
+          token_type: 'Bearer',
+          expires_in: 3600,
+          refresh_token: expect.any(String),
+          scope: 'orders:read',
+        },
       });
       const { access_token: accessToken, refresh_token: refreshToken } = response.body;
       expect(decodeProtectedHeader(accessToken)).toEqual({ alg: 'ES256', kid: 'test-key-1', typ: 'at+jwt' });
@@ -89,7 +99,7 @@ describe('POST /oauth2/token', () => {
       expect(Buffer.from(refreshToken.split('.')[2], 'base64url')).toHaveLength(32);
     });
 
-    it('answers a JSON request in the envelope (seed 2.4, real values)', async () => {
+    it('answers a JSON request in the envelope (docs/api.md 5.4, real values)', async () => {
       const { code, verifier } = await codeFor();
       const response = await redeem('json', client, code, verifier);
       expect(response).toEqual({
@@ -97,7 +107,13 @@ describe('POST /oauth2/token', () => {
         headers: expect.objectContaining({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }),
         body: {
           success: true,
-          data: { access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600, refresh_token: expect.any(String), scope: 'orders:read orders:write' },
+          data: {
+            access_token: expect.any(String),
+            token_type: 'Bearer',
+            expires_in: 3600,
+            refresh_token: expect.any(String),
+            scope: 'orders:read orders:write',
+          },
         },
       });
     });
@@ -113,13 +129,23 @@ describe('POST /oauth2/token', () => {
       const codeOnly = await createClient(app, tenant.adminToken, tenant.tenantId, { grantTypes: 'authorization_code' });
       const { code, verifier } = await codeFor(codeOnly);
       const response = await redeem('form', codeOnly, code, verifier);
-      expect(response.body).toEqual({ access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600, scope: 'orders:read orders:write' });
+      expect(response.body).toEqual({
+        access_token: expect.any(String),
+        token_type: 'Bearer',
+        expires_in: 3600,
+        scope: 'orders:read orders:write',
+      });
     });
 
     it('does not burn the code on a wrong verifier or redirect URI: the right request still works', async () => {
       const { code, verifier } = await codeFor();
       expect((await redeem('form', client, code, 'x'.repeat(43))).body.error).toBe('invalid_grant');
-      const wrongUri = await token('form', client, { grant_type: 'authorization_code', code, redirect_uri: 'https://evil.example/cb', code_verifier: verifier });
+      const wrongUri = await token('form', client, {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: 'https://evil.example/cb',
+        code_verifier: verifier,
+      });
       expect(wrongUri.body.error).toBe('invalid_grant');
       expect((await redeem('form', client, code, verifier)).status).toBe(200);
     });
@@ -170,10 +196,19 @@ describe('POST /oauth2/token', () => {
       expect(refreshed).toEqual({
         status: 200,
         headers: expect.objectContaining({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }),
-        body: { access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600, refresh_token: expect.any(String), scope: 'orders:read orders:write' },
+        body: {
+          access_token: expect.any(String),
+          token_type: 'Bearer',
+          expires_in: 3600,
+          refresh_token: expect.any(String),
+          scope: 'orders:read orders:write',
+        },
       });
       expect(refreshed.body.refresh_token).not.toBe(issued.refresh_token);
-      expect(decodeJwt(refreshed.body.access_token)).toMatchObject({ sub: tenant.adminId, grant_id: decodeJwt(issued.access_token).grant_id });
+      expect(decodeJwt(refreshed.body.access_token)).toMatchObject({
+        sub: tenant.adminId,
+        grant_id: decodeJwt(issued.access_token).grant_id,
+      });
       expect(await introspect(client, issued.refresh_token)).toEqual({ active: false });
       expect(await introspect(client, refreshed.body.refresh_token)).toMatchObject({ active: true });
     });
@@ -194,9 +229,17 @@ describe('POST /oauth2/token', () => {
     it('narrows the scope of the access token on request and keeps the grant whole; refuses a wider one without spending the token', async () => {
       const { code, verifier } = await codeFor();
       const issued = (await redeem('form', client, code, verifier)).body;
-      const wider = await token('form', client, { grant_type: 'refresh_token', refresh_token: issued.refresh_token, scope: 'orders:read admin' });
+      const wider = await token('form', client, {
+        grant_type: 'refresh_token',
+        refresh_token: issued.refresh_token,
+        scope: 'orders:read admin',
+      });
       expect(wider).toEqual(failure('form', 400, 'Invalid scope', 'invalid_scope'));
-      const narrow = await token('form', client, { grant_type: 'refresh_token', refresh_token: issued.refresh_token, scope: 'orders:read' });
+      const narrow = await token('form', client, {
+        grant_type: 'refresh_token',
+        refresh_token: issued.refresh_token,
+        scope: 'orders:read',
+      });
       expect(narrow.body).toMatchObject({ scope: 'orders:read' });
       expect(decodeJwt(narrow.body.access_token).scope).toBe('orders:read');
       const again = await token('form', client, { grant_type: 'refresh_token', refresh_token: narrow.body.refresh_token });
@@ -221,13 +264,21 @@ describe('POST /oauth2/token', () => {
         headers: expect.objectContaining({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }),
         body: { access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600, scope: 'orders:read' },
       });
-      expect(decodeJwt(response.body.access_token)).toMatchObject({ sub: client.clientId, aud: client.clientId, client_id: client.clientId, tenantId: tenant.tenantId });
+      expect(decodeJwt(response.body.access_token)).toMatchObject({
+        sub: client.clientId,
+        aud: client.clientId,
+        client_id: client.clientId,
+        tenantId: tenant.tenantId,
+      });
       expect(await introspect(client, response.body.access_token)).toMatchObject({ active: true, sub: client.clientId });
     });
 
     it('grants the registered scope when none is asked (JSON)', async () => {
       const response = await token('json', client, { grant_type: 'client_credentials' });
-      expect(response.body).toEqual({ success: true, data: { access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600, scope: 'orders:read orders:write' } });
+      expect(response.body).toEqual({
+        success: true,
+        data: { access_token: expect.any(String), token_type: 'Bearer', expires_in: 3600, scope: 'orders:read orders:write' },
+      });
     });
 
     it('issues a stateless token: signed claims without grant_id, and nothing written to the table', async () => {
@@ -262,17 +313,39 @@ describe('POST /oauth2/token', () => {
       expect(await token('form', wrong, { grant_type: 'client_credentials' }, 'basic')).toEqual(
         failure('form', 401, 'Invalid client', 'invalid_client', { 'WWW-Authenticate': 'Basic realm="oauth2", charset="UTF-8"' }),
       );
-      expect(await token('json', wrong, { grant_type: 'client_credentials' })).toEqual(failure('json', 401, 'Invalid client', 'invalid_client'));
+      expect(await token('json', wrong, { grant_type: 'client_credentials' })).toEqual(
+        failure('json', 401, 'Invalid client', 'invalid_client'),
+      );
       expect((await token('form', client, { grant_type: 'client_credentials' }, 'basic')).status).toBe(200);
-      expect(deps.logs.filter((line) => line.event === 'oauth_client_authentication_failed' && line.clientId === client.clientId).length).toBeGreaterThanOrEqual(2);
+      expect(
+        deps.logs.filter((line) => line.event === 'oauth_client_authentication_failed' && line.clientId === client.clientId).length,
+      ).toBeGreaterThanOrEqual(2);
     });
   });
 
-  describe('seed rules 1–3 and validation', () => {
+  describe('rules 1–3 of docs/api.md 4.7 and validation', () => {
     it.each<[string, Record<string, string | undefined>, number, string, string]>([
-      ['authorization_code without code', { grant_type: 'authorization_code', redirect_uri: 'https://app.example.com/callback' }, 400, 'Missing required parameters', 'invalid_request'],
-      ['authorization_code without redirect_uri', { grant_type: 'authorization_code', code: 'abc' }, 400, 'Missing required parameters', 'invalid_request'],
-      ['authorization_code with an empty code', { grant_type: 'authorization_code', code: '', redirect_uri: 'https://app.example.com/callback' }, 400, 'Missing required parameters', 'invalid_request'],
+      [
+        'authorization_code without code',
+        { grant_type: 'authorization_code', redirect_uri: 'https://app.example.com/callback' },
+        400,
+        'Missing required parameters',
+        'invalid_request',
+      ],
+      [
+        'authorization_code without redirect_uri',
+        { grant_type: 'authorization_code', code: 'abc' },
+        400,
+        'Missing required parameters',
+        'invalid_request',
+      ],
+      [
+        'authorization_code with an empty code',
+        { grant_type: 'authorization_code', code: '', redirect_uri: 'https://app.example.com/callback' },
+        400,
+        'Missing required parameters',
+        'invalid_request',
+      ],
       ['refresh_token without refresh_token', { grant_type: 'refresh_token' }, 400, 'Missing refresh token', 'invalid_request'],
       ['grant_type password', { grant_type: 'password' }, 400, 'Unsupported grant type', 'unsupported_grant_type'],
       ['grant_type implicit', { grant_type: 'implicit', code: 'x' }, 400, 'Unsupported grant type', 'unsupported_grant_type'],
@@ -284,9 +357,11 @@ describe('POST /oauth2/token', () => {
       }
     });
 
-    it('refuses seed rules before client authentication: a wrong secret with an unsupported grant gets the grant error', async () => {
+    it('refuses rules 1–3 of docs/api.md 4.7 before client authentication: a wrong secret with an unsupported grant gets the grant error', async () => {
       const wrong = { ...client, clientSecret: 'not-the-secret-but-long-enough-to-pass' };
-      expect(await token('json', wrong, { grant_type: 'password' })).toEqual(failure('json', 400, 'Unsupported grant type', 'unsupported_grant_type'));
+      expect(await token('json', wrong, { grant_type: 'password' })).toEqual(
+        failure('json', 400, 'Unsupported grant type', 'unsupported_grant_type'),
+      );
     });
 
     it('requires the client credentials in a JSON body without Basic, as the seed does', async () => {
@@ -297,7 +372,7 @@ describe('POST /oauth2/token', () => {
     it('refuses a repeated parameter (RFC 6749 3.2) as invalid_request', async () => {
       const body = `grant_type=client_credentials&grant_type=password&client_id=${client.clientId}&client_secret=${client.clientSecret}`;
       const response = await app.request('oauth2Token', { body, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-      expect(response).toEqual(failure('form', 400, "grant_type: Invalid input: expected string, received array", 'invalid_request'));
+      expect(response).toEqual(failure('form', 400, 'grant_type: Invalid input: expected string, received array', 'invalid_request'));
     });
 
     it('answers 413 for a body over 16 KiB in RFC format too', async () => {
@@ -306,7 +381,7 @@ describe('POST /oauth2/token', () => {
     });
   });
 
-  describe('refusals (CONTRACT 4.7) in both formats', () => {
+  describe('refusals (docs/api.md 4.7) in both formats', () => {
     let other: OAuthTenant;
     let codeOnly: TestClient;
     let sibling: TestClient;
@@ -316,9 +391,22 @@ describe('POST /oauth2/token', () => {
       sibling = await createClient(app, tenant.adminToken, tenant.tenantId);
     });
 
-    type Row = [string, () => Promise<{ who: TestClient; fields: Record<string, string | undefined>; auth?: Auth; headers?: Record<string, string> }>, number, string, string, Record<string, string>?];
+    type Row = [
+      string,
+      () => Promise<{ who: TestClient; fields: Record<string, string | undefined>; auth?: Auth; headers?: Record<string, string> }>,
+      number,
+      string,
+      string,
+      Record<string, string>?,
+    ];
     const rows: Row[] = [
-      ['a wrong client secret', async () => ({ who: { ...client, clientSecret: 'w'.repeat(43) }, fields: { grant_type: 'client_credentials' } }), 401, 'Invalid client', 'invalid_client'],
+      [
+        'a wrong client secret',
+        async () => ({ who: { ...client, clientSecret: 'w'.repeat(43) }, fields: { grant_type: 'client_credentials' } }),
+        401,
+        'Invalid client',
+        'invalid_client',
+      ],
       [
         'a wrong client secret by Basic (with WWW-Authenticate)',
         async () => ({ who: { ...client, clientSecret: 'w'.repeat(43) }, fields: { grant_type: 'client_credentials' }, auth: 'basic' }),
@@ -327,7 +415,13 @@ describe('POST /oauth2/token', () => {
         'invalid_client',
         { 'WWW-Authenticate': 'Basic realm="oauth2", charset="UTF-8"' },
       ],
-      ['an unknown client', async () => ({ who: { ...client, clientId: 'nobody-at-all' }, fields: { grant_type: 'client_credentials' } }), 401, 'Invalid client', 'invalid_client'],
+      [
+        'an unknown client',
+        async () => ({ who: { ...client, clientId: 'nobody-at-all' }, fields: { grant_type: 'client_credentials' } }),
+        401,
+        'Invalid client',
+        'invalid_client',
+      ],
       [
         'Basic and a body secret at once (RFC 6749 2.3.1)',
         async () => ({ who: client, fields: { grant_type: 'client_credentials', client_secret: client.clientSecret }, auth: 'basic' }),
@@ -343,7 +437,13 @@ describe('POST /oauth2/token', () => {
         'Invalid client',
         'invalid_client',
       ],
-      ['a grant the client is not registered for', async () => ({ who: codeOnly, fields: { grant_type: 'client_credentials' } }), 400, 'Unauthorized client', 'unauthorized_client'],
+      [
+        'a grant the client is not registered for',
+        async () => ({ who: codeOnly, fields: { grant_type: 'client_credentials' } }),
+        400,
+        'Unauthorized client',
+        'unauthorized_client',
+      ],
       [
         'a refresh token for a client without the refresh_token grant',
         async () => ({ who: codeOnly, fields: { grant_type: 'refresh_token', refresh_token: 'x' } }),
@@ -351,12 +451,29 @@ describe('POST /oauth2/token', () => {
         'Unauthorized client',
         'unauthorized_client',
       ],
-      ['an unknown code', async () => ({ who: client, fields: { grant_type: 'authorization_code', code: 'no-such-code', redirect_uri: client.redirectUri, code_verifier: 'v'.repeat(43) } }), 400, 'Invalid grant', 'invalid_grant'],
+      [
+        'an unknown code',
+        async () => ({
+          who: client,
+          fields: {
+            grant_type: 'authorization_code',
+            code: 'no-such-code',
+            redirect_uri: client.redirectUri,
+            code_verifier: 'v'.repeat(43),
+          },
+        }),
+        400,
+        'Invalid grant',
+        'invalid_grant',
+      ],
       [
         'a wrong PKCE verifier',
         async () => {
           const { code } = await codeFor();
-          return { who: client, fields: { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: 'v'.repeat(43) } };
+          return {
+            who: client,
+            fields: { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: 'v'.repeat(43) },
+          };
         },
         400,
         'Invalid grant',
@@ -376,7 +493,10 @@ describe('POST /oauth2/token', () => {
         'a wrong redirect URI',
         async () => {
           const { code, verifier } = await codeFor();
-          return { who: client, fields: { grant_type: 'authorization_code', code, redirect_uri: `${client.redirectUri}?x=1`, code_verifier: verifier } };
+          return {
+            who: client,
+            fields: { grant_type: 'authorization_code', code, redirect_uri: `${client.redirectUri}?x=1`, code_verifier: verifier },
+          };
         },
         400,
         'Invalid grant',
@@ -386,7 +506,10 @@ describe('POST /oauth2/token', () => {
         'a code of another client of the tenant',
         async () => {
           const { code, verifier } = await codeFor();
-          return { who: sibling, fields: { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier } };
+          return {
+            who: sibling,
+            fields: { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier },
+          };
         },
         400,
         'Invalid grant',
@@ -396,13 +519,22 @@ describe('POST /oauth2/token', () => {
         'a code presented by a client of another tenant',
         async () => {
           const { code, verifier } = await codeFor();
-          return { who: other.client, fields: { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier } };
+          return {
+            who: other.client,
+            fields: { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier },
+          };
         },
         400,
         'Invalid grant',
         'invalid_grant',
       ],
-      ['a malformed refresh token', async () => ({ who: client, fields: { grant_type: 'refresh_token', refresh_token: 'abc' } }), 400, 'Invalid grant', 'invalid_grant'],
+      [
+        'a malformed refresh token',
+        async () => ({ who: client, fields: { grant_type: 'refresh_token', refresh_token: 'abc' } }),
+        400,
+        'Invalid grant',
+        'invalid_grant',
+      ],
       [
         'an unknown refresh token',
         async () => ({ who: client, fields: { grant_type: 'refresh_token', refresh_token: `${'g'.repeat(22)}.0.${'s'.repeat(43)}` } }),
@@ -410,14 +542,23 @@ describe('POST /oauth2/token', () => {
         'Invalid grant',
         'invalid_grant',
       ],
-      ['a scope beyond the client (client_credentials)', async () => ({ who: client, fields: { grant_type: 'client_credentials', scope: 'orders:read admin' } }), 400, 'Invalid scope', 'invalid_scope'],
+      [
+        'a scope beyond the client (client_credentials)',
+        async () => ({ who: client, fields: { grant_type: 'client_credentials', scope: 'orders:read admin' } }),
+        400,
+        'Invalid scope',
+        'invalid_scope',
+      ],
     ];
 
     describe.each<[Format]>([['json'], ['form']])('%s', (format) => {
       it.each(rows)('answers %s', async (_, setup, status, message, code, headers = {}) => {
         const { who, fields, auth, headers: extra } = await setup();
         const response = extra
-          ? await app.request('oauth2Token', format === 'form' ? { ...form(fields), headers: { ...form({}).headers, ...extra } } : { body: fields, headers: extra })
+          ? await app.request(
+              'oauth2Token',
+              format === 'form' ? { ...form(fields), headers: { ...form({}).headers, ...extra } } : { body: fields, headers: extra },
+            )
           : await token(format, who, fields, auth);
         expect(response).toEqual(failure(format, status, message, code, headers));
       });
@@ -428,7 +569,11 @@ describe('POST /oauth2/token', () => {
     const { code, verifier } = await codeFor();
     const { access_token: accessToken } = (await redeem('form', client, code, verifier)).body;
     expect(await app.identityOf(accessToken)).toBeNull();
-    expect(await app.request('me', { token: accessToken })).toEqual({ status: 401, headers: expect.any(Object), body: { success: false, error: 'Unauthorized' } });
+    expect(await app.request('me', { token: accessToken })).toEqual({
+      status: 401,
+      headers: expect.any(Object),
+      body: { success: false, error: 'Unauthorized' },
+    });
   });
 
   it('keeps codes, refresh tokens and client secrets out of the logs and the table', async () => {

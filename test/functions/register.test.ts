@@ -37,7 +37,9 @@ describe('POST /auth/register', () => {
     expect(stored).toMatchObject({ email: 'owner@example.com', status: 'active' });
     expect(stored?.passwordHash).toMatch(/^\$argon2id\$/);
     expect(JSON.stringify(response.body)).not.toContain('argon2');
-    expect(deps.logs).toContainEqual(expect.objectContaining({ event: 'user_registered', tenantId: tenant, newTenant: true, registeredBy: 'self' }));
+    expect(deps.logs).toContainEqual(
+      expect.objectContaining({ event: 'user_registered', tenantId: tenant, newTenant: true, registeredBy: 'self' }),
+    );
   });
 
   it('uses the configured default shop and invents no email', async () => {
@@ -81,14 +83,22 @@ describe('POST /auth/register', () => {
       const defaultTenant = uniqueTenant('default');
       const local = await testDeps({ DEFAULT_TENANT_ID: defaultTenant });
       const localApp = testApp(local);
-      const anonymous = await localApp.request('register', { body: { username: 'first', password: PASSWORD, role: 'ADMIN', tenantId: defaultTenant } });
+      const anonymous = await localApp.request('register', {
+        body: { username: 'first', password: PASSWORD, role: 'ADMIN', tenantId: defaultTenant },
+      });
       expect(anonymous).toMatchObject({ status: 403, body: { success: false, error: 'Permission denied' } });
 
       const { createUser } = await import('../../lib/users/register');
       const admin = await createUser(local, null, { username: 'ops-admin', password: PASSWORD, role: 'ADMIN', tenantId: defaultTenant });
       expect(admin).toMatchObject({ tenantId: defaultTenant, role: 'ADMIN', username: 'ops-admin' });
       const login = await localApp.request('login', { body: { username: 'ops-admin', password: PASSWORD } });
-      expect(login.body.data.user).toEqual({ id: admin.id, username: 'ops-admin', role: 'ADMIN', tenantId: defaultTenant, shopId: 'default' });
+      expect(login.body.data.user).toEqual({
+        id: admin.id,
+        username: 'ops-admin',
+        role: 'ADMIN',
+        tenantId: defaultTenant,
+        shopId: 'default',
+      });
     });
 
     it('refuses to make an anonymous caller anything but ADMIN of a new tenant', async () => {
@@ -101,7 +111,9 @@ describe('POST /auth/register', () => {
     it('lets exactly one of two anonymous callers claim a new tenant at once', async () => {
       const tenant = uniqueTenant();
       const answers = await Promise.all(
-        ['first', 'second'].map((username) => app.request('register', { body: { username, password: PASSWORD, role: 'ADMIN', tenantId: tenant } })),
+        ['first', 'second'].map((username) =>
+          app.request('register', { body: { username, password: PASSWORD, role: 'ADMIN', tenantId: tenant } }),
+        ),
       );
       expect(answers.map((r) => r.status).sort()).toEqual([201, 403]);
     });
@@ -121,7 +133,10 @@ describe('POST /auth/register', () => {
   it('creates exactly one user when 50 registrations of one username race', async () => {
     const answers = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        app.request('register', { token: adminToken, body: { username: 'racer', password: `${PASSWORD} ${i}`, role: 'ANALYST', tenantId } }),
+        app.request('register', {
+          token: adminToken,
+          body: { username: 'racer', password: `${PASSWORD} ${i}`, role: 'ANALYST', tenantId },
+        }),
       ),
     );
     expect(answers.filter((r) => r.status === 201)).toHaveLength(1);

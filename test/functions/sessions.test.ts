@@ -3,9 +3,9 @@ import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeHandler as makeMe } from '../../functions/me';
 import { keys } from '../../lib/store/keys';
-import { call } from '../helpers/http';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { call } from '../helpers/http';
 import { localDynamo } from '../helpers/local-dynamo';
 
 const PASSWORD = 'correct horse battery';
@@ -138,7 +138,10 @@ describe('sessions', () => {
 
     it('answers 400 for a missing refresh token', async () => {
       const response = await app.request('refresh', { body: {} });
-      expect(response).toMatchObject({ status: 400, body: { success: false, error: 'refreshToken: Invalid input: expected string, received undefined' } });
+      expect(response).toMatchObject({
+        status: 400,
+        body: { success: false, error: 'refreshToken: Invalid input: expected string, received undefined' },
+      });
     });
   });
 
@@ -201,7 +204,9 @@ describe('sessions', () => {
       const response = await app.request('jwks');
       expect(response.status).toBe(200);
       expect(response.headers['Cache-Control']).toBe('public, max-age=300');
-      expect(response.body).toEqual({ keys: [{ kty: 'EC', crv: 'P-256', x: expect.any(String), y: expect.any(String), kid: 'test-key-1', alg: 'ES256', use: 'sig' }] });
+      expect(response.body).toEqual({
+        keys: [{ kty: 'EC', crv: 'P-256', x: expect.any(String), y: expect.any(String), kid: 'test-key-1', alg: 'ES256', use: 'sig' }],
+      });
     });
   });
 });

@@ -52,9 +52,10 @@ export type App = ReturnType<typeof testApp>;
  */
 export function testApp(deps: Deps) {
   const authorize = authorizer.makeHandler(deps);
-  const handlers = Object.fromEntries(
-    Object.entries(routes).map(([name, route]) => [name, route.module.makeHandler(deps)]),
-  ) as Record<RouteName, unknown>;
+  const handlers = Object.fromEntries(Object.entries(routes).map(([name, route]) => [name, route.module.makeHandler(deps)])) as Record<
+    RouteName,
+    unknown
+  >;
 
   async function request(name: RouteName, spec: AppRequest = {}): Promise<Response> {
     const route = routes[name];
@@ -82,5 +83,9 @@ export function testApp(deps: Deps) {
 export async function registerAdmin(app: App, tenantId: string, username = 'admin', password = 'correct horse battery') {
   const response = await app.request('register', { body: { username, password, role: 'ADMIN', tenantId } });
   if (response.status !== 201) throw new Error(`register failed: ${JSON.stringify(response.body)}`);
-  return response.body.data as { token: string; refreshToken: string; user: { id: string; username: string; role: string; tenantId: string; shopId: string } };
+  return response.body.data as {
+    token: string;
+    refreshToken: string;
+    user: { id: string; username: string; role: string; tenantId: string; shopId: string };
+  };
 }

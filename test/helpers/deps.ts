@@ -5,9 +5,9 @@ import { argon2idHasher } from '../../lib/crypto/password';
 import { cryptoRandom } from '../../lib/crypto/random';
 import { type Deps, dynamoStores } from '../../lib/deps';
 import { createLogger } from '../../lib/log';
-import { createDynamo } from '../../lib/store/dynamo';
 import { type MfaOutbox, outboxDelivery } from '../../lib/mfa/delivery';
 import { memoryDataKeys, secretBox } from '../../lib/mfa/secret-box';
+import { createDynamo } from '../../lib/store/dynamo';
 import { dynamoMfaOutbox } from '../../lib/store/mfa';
 import { cachedKeyProvider, generateKeySet, type KeySet } from '../../lib/tokens/signing-keys';
 

@@ -1,5 +1,5 @@
-import type { CodeDelivery } from '../../lib/mfa/delivery';
 import type { Stores } from '../../lib/deps';
+import type { CodeDelivery } from '../../lib/mfa/delivery';
 
 export type FaultMode = 'before' | 'after';
 
@@ -71,6 +71,8 @@ function wrap<T extends object>(target: T, name: string, plan: FaultPlan): T {
 
 /** The stores (and the MFA delivery port) with every call counted and one call failing on demand. */
 export function faultyStores(stores: Stores, delivery: CodeDelivery, plan: FaultPlan): { stores: Stores; delivery: CodeDelivery } {
-  const wrapped = Object.fromEntries(Object.entries(stores).map(([name, store]) => [name, wrap(store as object, name, plan)])) as unknown as Stores;
+  const wrapped = Object.fromEntries(
+    Object.entries(stores).map(([name, store]) => [name, wrap(store as object, name, plan)]),
+  ) as unknown as Stores;
   return { stores: wrapped, delivery: wrap(delivery, 'mfaDelivery', plan) };
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import fixture from '../fixtures/apigw-v2-event.json';
 import { toAuthorizerContext } from '../../lib/http/identity';
 import type { Identity } from '../../lib/tokens/access-token';
+import fixture from '../fixtures/apigw-v2-event.json';
 
 export interface RequestSpec {
   method?: string;
@@ -62,7 +62,8 @@ export interface Response {
 }
 
 /** Whether a response is the clean answer to a database (or other dependency) that did not answer. */
-export const isServiceUnavailable = (response: Response) => response.status === 503 && response.body?.success === false && response.body.error === 'Service unavailable';
+export const isServiceUnavailable = (response: Response) =>
+  response.status === 503 && response.body?.success === false && response.body.error === 'Service unavailable';
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 

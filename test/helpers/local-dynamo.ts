@@ -34,6 +34,9 @@ export function localDynamo(options: LocalDynamoOptions = {}): Dynamo {
   const tableName = options.tableName ?? inject('tableName');
   const endpoint = options.endpoint ?? inject('dynamodbEndpoint');
   if (!options.patient) return createDynamo({ tableName, region: LOCAL.region, endpoint });
-  const client = localClient(endpoint, { maxAttempts: 3, requestHandler: new NodeHttpHandler({ connectionTimeout: 10_000, requestTimeout: 20_000 }) });
+  const client = localClient(endpoint, {
+    maxAttempts: 3,
+    requestHandler: new NodeHttpHandler({ connectionTimeout: 10_000, requestTimeout: 20_000 }),
+  });
   return { doc: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }), table: tableName };
 }

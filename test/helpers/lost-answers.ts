@@ -35,4 +35,7 @@ export function losingAnswers(tableName?: string): Dynamo & { loseNext(match: Ma
 }
 
 /** Matches a command whose (update or condition) expression or key mentions `text`. */
-export const mentioning = (command: string, text: string): Match => (name, input) => name === command && JSON.stringify(input).includes(text);
+export const mentioning =
+  (command: string, text: string): Match =>
+  (name, input) =>
+    name === command && JSON.stringify(input).includes(text);

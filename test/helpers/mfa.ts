@@ -31,7 +31,14 @@ export async function activateTotp(app: App, deps: TestDeps, token: string, secr
 }
 
 /** Enrolls SMS or EMAIL for the caller and activates it with the code from the outbox. */
-export async function activateDelivered(app: App, deps: TestDeps, token: string, userId: string, method: 'SMS' | 'EMAIL', destination: string) {
+export async function activateDelivered(
+  app: App,
+  deps: TestDeps,
+  token: string,
+  userId: string,
+  method: 'SMS' | 'EMAIL',
+  destination: string,
+) {
   const enabled = await app.request('mfaEnable', { token, body: { method, secret: destination } });
   expect(enabled.status).toBe(200);
   const sent = await deps.outbox.latest(String(decodeJwt(token).tenantId), userId, method);

@@ -105,5 +105,7 @@ export async function authorizationCode(
 export function tokenRequest(client: TestClient, fields: Record<string, string | undefined>, auth: 'post' | 'basic' = 'post') {
   const credentials = auth === 'post' ? { client_id: client.clientId, client_secret: client.clientSecret } : {};
   const request = form({ ...credentials, ...fields });
-  return auth === 'basic' ? { ...request, headers: { ...request.headers, authorization: basic(client.clientId, client.clientSecret) } } : request;
+  return auth === 'basic'
+    ? { ...request, headers: { ...request.headers, authorization: basic(client.clientId, client.clientSecret) } }
+    : request;
 }

@@ -26,12 +26,12 @@ function variants(value: string): string[] {
   return [...all].filter((variant) => variant.length >= 6);
 }
 
-const escape = (value: string) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (value: string) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** Whether `text` holds `secret` (or an encoding of it) in the clear. */
 export function containsSecret(text: string, secret: string): boolean {
   return variants(secret).some((variant) => {
-    if (/^[0-9]{1,10}$/.test(variant)) return new RegExp(`(?<![0-9A-Za-z])${escape(variant)}(?![0-9A-Za-z])`).test(text);
+    if (/^[0-9]{1,10}$/.test(variant)) return new RegExp(`(?<![0-9A-Za-z])${escapeRegExp(variant)}(?![0-9A-Za-z])`).test(text);
     return text.includes(variant);
   });
 }

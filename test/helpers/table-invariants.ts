@@ -12,16 +12,20 @@ export function halfWrittenState(items: Array<Record<string, unknown>>): string[
   for (const record of usernames) if (!userIds.has(String(record.userId))) findings.push(`username record without its user: ${record.pk}`);
   const named = new Set(usernames.map((record) => String(record.userId)));
   for (const user of users) if (!named.has(String(user.id))) findings.push(`user without its username record: ${user.id}`);
-  for (const tenant of items.filter((item) => item.sk === 'TENANT')) if (!userIds.has(String(tenant.createdBy))) findings.push(`tenant without its first user: ${tenant.pk}`);
+  for (const tenant of items.filter((item) => item.sk === 'TENANT'))
+    if (!userIds.has(String(tenant.createdBy))) findings.push(`tenant without its first user: ${tenant.pk}`);
   for (const family of items.filter((item) => item.sk === 'SESSION' || (item.sk === 'GRANT' && item.refreshHash !== undefined))) {
     const generation = Number(family.refreshGeneration);
-    if (!Number.isInteger(generation) || typeof family.refreshHash !== 'string') findings.push(`${family.sk} without a current refresh token: ${family.pk}`);
+    if (!Number.isInteger(generation) || typeof family.refreshHash !== 'string')
+      findings.push(`${family.sk} without a current refresh token: ${family.pk}`);
     for (const retired of Object.keys((family.retired as Record<string, string>) ?? {})) {
-      if (Number(retired.slice(1)) >= generation) findings.push(`${family.sk} with a retired token not older than its current one: ${family.pk}`);
+      if (Number(retired.slice(1)) >= generation)
+        findings.push(`${family.sk} with a retired token not older than its current one: ${family.pk}`);
     }
   }
   for (const method of items.filter((item) => String(item.sk).startsWith('METHOD#'))) {
-    if (method.status === 'active' && method.activatedAt === undefined) findings.push(`active MFA method without activation time: ${method.pk}`);
+    if (method.status === 'active' && method.activatedAt === undefined)
+      findings.push(`active MFA method without activation time: ${method.pk}`);
     if (method.method === 'TOTP' && typeof method.sealedSecret !== 'string') findings.push(`TOTP method without its secret: ${method.pk}`);
   }
   return findings;

@@ -14,7 +14,12 @@ function route(acceptForm: boolean) {
   const { deps } = chainDeps();
   return httpHandler(
     deps,
-    { identity: 'none', body: z.object({ grant_type: z.string().optional(), scope: z.string().optional() }), acceptForm, formatError: rfcErrorFormat },
+    {
+      identity: 'none',
+      body: z.object({ grant_type: z.string().optional(), scope: z.string().optional() }),
+      acceptForm,
+      formatError: rfcErrorFormat,
+    },
     async ({ body, bodyFormat }) => ok({ body, bodyFormat }),
   );
 }
@@ -34,7 +39,7 @@ const rfcFailure = (error: string, description: string) => ({
   body: { error, error_description: description },
 });
 
-describe('bodyFormat and middy\'s body parsers', () => {
+describe("bodyFormat and middy's body parsers", () => {
   it.each([
     ['no content type', undefined],
     ['application/json', 'application/json'],
@@ -43,7 +48,7 @@ describe('bodyFormat and middy\'s body parsers', () => {
     ['a form content type on a route without forms', FORM],
   ])('reads a body with %s as JSON', async (_, contentType) => {
     const body = { grant_type: 'client_credentials' };
-    expect(await send(route(contentType === FORM ? false : true), request(contentType, JSON.stringify(body)))).toEqual(
+    expect(await send(route(contentType !== FORM), request(contentType, JSON.stringify(body)))).toEqual(
       success({ body, bodyFormat: 'json' }),
     );
   });
@@ -64,7 +69,9 @@ describe('bodyFormat and middy\'s body parsers', () => {
   });
 
   it('decodes a base64 JSON body', async () => {
-    expect(await send(route(true), request('application/json', '{"scope":"é"}', true))).toEqual(success({ body: { scope: 'é' }, bodyFormat: 'json' }));
+    expect(await send(route(true), request('application/json', '{"scope":"é"}', true))).toEqual(
+      success({ body: { scope: 'é' }, bodyFormat: 'json' }),
+    );
   });
 
   it.each([

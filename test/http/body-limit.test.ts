@@ -11,7 +11,9 @@ const bodyOf = (bytes: number) => JSON.stringify({ name: 'x'.repeat(bytes - '{"n
 
 function route() {
   const { deps } = chainDeps();
-  return httpHandler(deps, { identity: 'required', body: z.object({ name: z.string() }) }, async ({ body }) => ok({ length: body.name.length }));
+  return httpHandler(deps, { identity: 'required', body: z.object({ name: z.string() }) }, async ({ body }) =>
+    ok({ length: body.name.length }),
+  );
 }
 
 describe('bodyLimit', () => {

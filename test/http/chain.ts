@@ -8,7 +8,16 @@ import { lambdaContext, type Response } from '../helpers/http';
 /** Two front ends may call the API: CORS is checked against these origins. */
 export const config = readConfig({ CORS_ALLOWED_ORIGINS: 'https://app.example.com,https://admin.example.com' });
 
-export const identity: Identity = { userId: 'u1', username: 'ann', role: 'OPERATOR', tenantId: 't1', shopId: 's1', sessionId: 'sid', amr: ['pwd'], authTime: 1_700_000_000 };
+export const identity: Identity = {
+  userId: 'u1',
+  username: 'ann',
+  role: 'OPERATOR',
+  tenantId: 't1',
+  shopId: 's1',
+  sessionId: 'sid',
+  amr: ['pwd'],
+  authTime: 1_700_000_000,
+};
 
 /** What @middy/http-security-headers adds to every answer, as configured in lib/http/handler. */
 export const SECURITY_HEADERS = {

@@ -42,7 +42,10 @@ describe('cors (@middy/http-cors, exposed to the configured front ends only)', (
     const deps = { config: readConfig({ CORS_ALLOWED_ORIGINS: 'https://app.example.com' }), log: createLogger('error', () => {}) };
     expect(await call(route(deps), { identity, body: { name: 'ok' } })).toEqual(success({ name: 'ok' }));
     expect(await call(route(deps), { identity, body: { name: 'ok' }, headers: { origin: 'https://app.example.com' } })).toEqual(
-      success({ name: 'ok' }, { 'Access-Control-Allow-Origin': 'https://app.example.com', 'Access-Control-Expose-Headers': 'X-MFA-Methods, Retry-After' }),
+      success(
+        { name: 'ok' },
+        { 'Access-Control-Allow-Origin': 'https://app.example.com', 'Access-Control-Expose-Headers': 'X-MFA-Methods, Retry-After' },
+      ),
     );
   });
 });

@@ -49,7 +49,12 @@ describe('the middy chain', () => {
     ['a JSON string', { identity, body: '"name"' }, 400, 'Invalid JSON body: expected an object'],
     ['a body over 16 KiB', { identity, body: JSON.stringify({ name: 'x'.repeat(17_000) }) }, 413, 'Request body too large'],
     ['a short field', { identity, body: { name: 'x' } }, 400, 'name: Too small: expected string to have >=2 characters'],
-    ['a nested field', { identity, body: { name: 'xy', nested: { n: 'one' } } }, 400, 'nested.n: Invalid input: expected number, received string'],
+    [
+      'a nested field',
+      { identity, body: { name: 'xy', nested: { n: 'one' } } },
+      400,
+      'nested.n: Invalid input: expected number, received string',
+    ],
     ['no body', { identity }, 400, 'name: Invalid input: expected string, received undefined'],
   ])('answers %s with %i %s', async (_, spec, status, error) => {
     const response = await call(route().handler, spec);
@@ -80,7 +85,10 @@ describe('the middy chain', () => {
     const { handler } = route({}, async () => {
       throw new ConflictError('OAuth2 client already exists');
     });
-    expect(await call(handler, { identity, body: { name: 'ok' } })).toMatchObject({ status: 409, body: { success: false, error: 'OAuth2 client already exists' } });
+    expect(await call(handler, { identity, body: { name: 'ok' } })).toMatchObject({
+      status: 409,
+      body: { success: false, error: 'OAuth2 client already exists' },
+    });
   });
 
   it('answers anything unexpected with 500 Internal server error and logs the cause with the request id, not the body', async () => {
@@ -91,7 +99,14 @@ describe('the middy chain', () => {
     expect(response).toMatchObject({ status: 500, body: { success: false, error: 'Internal server error' } });
     expect(JSON.stringify(response.body)).not.toContain('exploded');
     const logged = lines.map((line) => JSON.parse(line));
-    expect(logged).toContainEqual(expect.objectContaining({ level: 'error', event: 'unhandled_error', requestId: expect.stringMatching(/^req-/), errorMessage: 'database exploded: secret detail' }));
+    expect(logged).toContainEqual(
+      expect.objectContaining({
+        level: 'error',
+        event: 'unhandled_error',
+        requestId: expect.stringMatching(/^req-/),
+        errorMessage: 'database exploded: secret detail',
+      }),
+    );
     expect(lines.join('\n')).not.toContain('hunter2-password');
   });
 
@@ -100,7 +115,11 @@ describe('the middy chain', () => {
       throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED' });
     });
     const response = await call(handler, { identity, body: { name: 'ok' } });
-    expect(response).toMatchObject({ status: 503, headers: { 'Retry-After': '1' }, body: { success: false, error: 'Service unavailable' } });
+    expect(response).toMatchObject({
+      status: 503,
+      headers: { 'Retry-After': '1' },
+      body: { success: false, error: 'Service unavailable' },
+    });
     expect(lines.map((line) => JSON.parse(line).event)).toEqual(['dependency_unavailable']);
   });
 

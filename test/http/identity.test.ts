@@ -23,7 +23,10 @@ describe('identity', () => {
   it.each([
     ['no token (no context)', {}],
     ['a context that is not a whole identity', { authorizerContext: { userId: 'u1' } }],
-    ['an identity smuggled in with the serverless-offline override header', { identity, headers: { 'sls-offline-authorizer-override': '{}' } }],
+    [
+      'an identity smuggled in with the serverless-offline override header',
+      { identity, headers: { 'sls-offline-authorizer-override': '{}' } },
+    ],
   ])('answers 401 Unauthorized for %s on a route that requires identity', async (_, spec) => {
     expect(await call(route('required'), { ...spec, body: { name: 'ok' } })).toEqual(failure(401, 'Unauthorized'));
   });

@@ -2,11 +2,14 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { type AppError, OAuthError, TooManyRequestsError, UnauthorizedError } from '../../lib/errors';
 import { httpHandler } from '../../lib/http/handler';
-import { document, ok, redirect, type Reply } from '../../lib/http/reply';
+import { document, ok, type Reply, redirect } from '../../lib/http/reply';
 import { call } from '../helpers/http';
 import { chainDeps, failure, JSON_HEADERS, success } from './chain';
 
-function route(handle: () => Promise<Reply>, options: { cacheControl?: string; formatError?: (error: AppError) => Reply | undefined } = {}) {
+function route(
+  handle: () => Promise<Reply>,
+  options: { cacheControl?: string; formatError?: (error: AppError) => Reply | undefined } = {},
+) {
   const { deps, lines } = chainDeps();
   const handler = httpHandler(deps, { identity: 'none', body: z.object({ password: z.string().optional() }), ...options }, handle);
   return { handler, lines: () => lines.map((line) => JSON.parse(line)) };
@@ -55,7 +58,8 @@ describe('respond', () => {
   });
 
   it("answers in the route's error format where it gives one, else in the envelope", async () => {
-    const formatError = (error: AppError) => (error instanceof OAuthError ? document({ error: error.code }, error.statusCode, { Pragma: 'no-cache' }) : undefined);
+    const formatError = (error: AppError) =>
+      error instanceof OAuthError ? document({ error: error.code }, error.statusCode, { Pragma: 'no-cache' }) : undefined;
     expect(await call(route(fail(new OAuthError(400, 'Invalid grant', 'invalid_grant')), { formatError }).handler)).toEqual({
       status: 400,
       headers: { ...JSON_HEADERS, Pragma: 'no-cache' },

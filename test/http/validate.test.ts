@@ -18,7 +18,7 @@ function route(authorize?: (caller: Identity | null, raw: Record<string, unknown
 }
 
 describe('validate', () => {
-  it("hands the handler what the schemas output: unknown fields dropped, query values coerced", async () => {
+  it('hands the handler what the schemas output: unknown fields dropped, query values coerced', async () => {
     expect(await call(route(), { body: { name: 'ok', extra: 'dropped' }, query: { page: '2', other: 'x' } })).toEqual(
       success({ body: { name: 'ok' }, query: { page: 2 } }),
     );
@@ -26,7 +26,9 @@ describe('validate', () => {
 
   it('leaves an input without a schema undefined', async () => {
     const { deps } = chainDeps();
-    const handler = httpHandler(deps, { identity: 'none' }, async (request) => ok({ body: request.body ?? 'none', query: request.query ?? 'none' }));
+    const handler = httpHandler(deps, { identity: 'none' }, async (request) =>
+      ok({ body: request.body ?? 'none', query: request.query ?? 'none' }),
+    );
     expect(await call(handler, { body: { name: 'ok' }, query: { page: '1' } })).toEqual(success({ body: 'none', query: 'none' }));
   });
 
@@ -44,8 +46,12 @@ describe('validate', () => {
   });
 
   it('checks the query after the body', async () => {
-    expect(await call(route(), { body: { name: 'ok' }, query: { page: '0' } })).toEqual(failure(400, 'page: Too small: expected number to be >=1'));
-    expect(await call(route(), { body: { name: 'x' }, query: { page: '0' } })).toEqual(failure(400, 'name: Too small: expected string to have >=2 characters'));
+    expect(await call(route(), { body: { name: 'ok' }, query: { page: '0' } })).toEqual(
+      failure(400, 'page: Too small: expected number to be >=1'),
+    );
+    expect(await call(route(), { body: { name: 'x' }, query: { page: '0' } })).toEqual(
+      failure(400, 'name: Too small: expected string to have >=2 characters'),
+    );
   });
 
   it("runs the route's permission check on the raw body, after the object check and before the schemas", async () => {
@@ -55,7 +61,9 @@ describe('validate', () => {
       if (raw.name === 'forbidden' || caller === null) throw new ForbiddenError();
     });
     expect(await call(handler, { identity, body: { name: 'ok', extra: 1 } })).toEqual(success({ body: { name: 'ok' }, query: {} }));
-    expect(await call(handler, { identity, body: { name: 'forbidden', nested: 'not an object' } })).toEqual(failure(403, 'Permission denied'));
+    expect(await call(handler, { identity, body: { name: 'forbidden', nested: 'not an object' } })).toEqual(
+      failure(403, 'Permission denied'),
+    );
     expect(await call(handler, { body: { name: 'x' } })).toEqual(failure(403, 'Permission denied'));
     expect(await call(handler, { identity, body: '[1]' })).toEqual(failure(400, 'Invalid JSON body: expected an object'));
     expect(seen).toEqual([

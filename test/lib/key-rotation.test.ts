@@ -53,7 +53,12 @@ describe('secretsManagerKeyProvider', () => {
   it('reads the keys once, then again in the background after the refresh period, keeping the old ones if the read fails', async () => {
     const clock = testClock();
     const { client, state } = fakeSecrets(await addKey(undefined, 'k1'));
-    const provider = secretsManagerKeyProvider(client, 'secret', clock, createLogger('error', () => {}));
+    const provider = secretsManagerKeyProvider(
+      client,
+      'secret',
+      clock,
+      createLogger('error', () => {}),
+    );
     expect((await provider.load()).kid).toBe('k1');
     await provider.load();
     expect(state.reads).toBe(1);
@@ -87,7 +92,12 @@ describe('secretsManagerKeyProvider', () => {
 
   it('fails clearly when the secret holds no keys', async () => {
     const { client } = fakeSecrets({ activeKid: '', keys: [] });
-    const provider = secretsManagerKeyProvider(client, 'identity/keys', testClock(), createLogger('error', () => {}));
+    const provider = secretsManagerKeyProvider(
+      client,
+      'identity/keys',
+      testClock(),
+      createLogger('error', () => {}),
+    );
     await expect(provider.load()).rejects.toThrow('Secret identity/keys holds no signing keys: run scripts/rotate-signing-key add');
   });
 });

@@ -52,7 +52,12 @@ describe('common passwords', () => {
 
 describe('readConfig', () => {
   it('has working defaults', () => {
-    expect(readConfig({})).toMatchObject({ issuer: 'http://localhost:3000', accessTokenTtlSeconds: 900, sessionMaxAgeSeconds: 2_592_000, defaultTenantId: 'default' });
+    expect(readConfig({})).toMatchObject({
+      issuer: 'http://localhost:3000',
+      accessTokenTtlSeconds: 900,
+      sessionMaxAgeSeconds: 2_592_000,
+      defaultTenantId: 'default',
+    });
   });
   it.each([
     [{ ISSUER: 'not a url' }, 'Environment variable ISSUER must be an absolute http(s) URL, got "not a url"'],
@@ -68,8 +73,18 @@ describe('readConfig', () => {
 describe('logger', () => {
   it('writes JSON lines and redacts fields named like secrets', () => {
     const lines: string[] = [];
-    createLogger('info', (line) => lines.push(line)).child({ requestId: 'r1' }).info('x', { password: 'p', refreshToken: 't', tenantId: 'a' });
-    expect(JSON.parse(lines[0]!)).toEqual({ level: 'info', time: expect.any(String), event: 'x', requestId: 'r1', password: '[redacted]', refreshToken: '[redacted]', tenantId: 'a' });
+    createLogger('info', (line) => lines.push(line))
+      .child({ requestId: 'r1' })
+      .info('x', { password: 'p', refreshToken: 't', tenantId: 'a' });
+    expect(JSON.parse(lines[0]!)).toEqual({
+      level: 'info',
+      time: expect.any(String),
+      event: 'x',
+      requestId: 'r1',
+      password: '[redacted]',
+      refreshToken: '[redacted]',
+      tenantId: 'a',
+    });
   });
   it('drops lines under its level', () => {
     const lines: string[] = [];

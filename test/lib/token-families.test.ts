@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { hashToken } from '../../lib/crypto/token-hash';
 import { cryptoRandom } from '../../lib/crypto/random';
+import { hashToken } from '../../lib/crypto/token-hash';
 import type { OAuthGrant } from '../../lib/oauth/grant';
 import type { Session } from '../../lib/sessions/session';
 import { memoryTokenFamilies } from '../../lib/store/memory-token-families';

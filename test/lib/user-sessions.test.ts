@@ -5,8 +5,8 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { keys } from '../../lib/store/keys';
 import { ensureTable, OWNER_INDEX } from '../../lib/store/table';
 import { registerAdmin, testApp } from '../helpers/app';
-import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { nearRealTime } from '../helpers/clock';
+import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { localClient, localDynamo } from '../helpers/local-dynamo';
 import { authorizationCode, createClient, tokenRequest } from '../helpers/oauth';
 
@@ -30,7 +30,10 @@ describe("a user's sessions and grants", () => {
     const client = await createClient(app, first.token, tenantId);
     const { code, verifier } = await authorizationCode(app, first.token, client);
     const grant = (
-      await app.request('oauth2Token', tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }))
+      await app.request(
+        'oauth2Token',
+        tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }),
+      )
     ).body;
     return { tenantId, userId: first.user.id as string, first, second, client, grant };
   }
@@ -40,7 +43,9 @@ describe("a user's sessions and grants", () => {
       new UpdateCommand({
         TableName: inject('tableName'),
         Key: keys.user(tenantId, userId),
-        UpdateExpression: `SET ${Object.keys(fields).map((name, i) => `#f${i} = :f${i}`).join(', ')}`,
+        UpdateExpression: `SET ${Object.keys(fields)
+          .map((_name, i) => `#f${i} = :f${i}`)
+          .join(', ')}`,
         ExpressionAttributeNames: Object.fromEntries(Object.keys(fields).map((name, i) => [`#f${i}`, name])),
         ExpressionAttributeValues: Object.fromEntries(Object.values(fields).map((value, i) => [`:f${i}`, value])),
       }),
@@ -52,7 +57,17 @@ describe("a user's sessions and grants", () => {
     const me = await app.request('me', { token: first.token });
     expect(me.body.data.user).toMatchObject({ userId, role: 'ANALYST', shopId: 'shop-2' });
     // The stale ADMIN claim in the token no longer opens ADMIN routes.
-    expect(await app.request('oauth2CreateClient', { token: first.token, body: { client_id: 'x-client', client_secret: 'y'.repeat(40), redirect_uri: 'https://a.example/cb', grant_types: 'client_credentials' } })).toMatchObject({
+    expect(
+      await app.request('oauth2CreateClient', {
+        token: first.token,
+        body: {
+          client_id: 'x-client',
+          client_secret: 'y'.repeat(40),
+          redirect_uri: 'https://a.example/cb',
+          grant_types: 'client_credentials',
+        },
+      }),
+    ).toMatchObject({
       status: 403,
       body: { success: false, error: 'Permission denied' },
     });
@@ -90,7 +105,10 @@ describe("a user's sessions and grants", () => {
     expect((await app.request('refresh', { body: { refreshToken: second.refreshToken } })).status).toBe(200);
 
     expect((await app.request('oauth2Introspect', tokenRequest(client, { token: grant.access_token }))).body).toEqual({ active: false });
-    const refreshed = await app.request('oauth2Token', tokenRequest(client, { grant_type: 'refresh_token', refresh_token: grant.refresh_token }));
+    const refreshed = await app.request(
+      'oauth2Token',
+      tokenRequest(client, { grant_type: 'refresh_token', refresh_token: grant.refresh_token }),
+    );
     expect(refreshed).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 

@@ -16,7 +16,13 @@ describe('readConfig: MFA', () => {
   });
 
   it('reads SNS/SES delivery with its sender, KMS with its key, and the issuer', () => {
-    const env = { MFA_DELIVERY: 'aws', MFA_EMAIL_FROM: 'Acme <no-reply@acme.example>', MFA_KEY_SOURCE: 'kms', KMS_KEY_ID: 'alias/identity-mfa', TOTP_ISSUER: 'Acme' };
+    const env = {
+      MFA_DELIVERY: 'aws',
+      MFA_EMAIL_FROM: 'Acme <no-reply@acme.example>',
+      MFA_KEY_SOURCE: 'kms',
+      KMS_KEY_ID: 'alias/identity-mfa',
+      TOTP_ISSUER: 'Acme',
+    };
     expect(readConfig(env).mfa).toEqual({
       delivery: { kind: 'aws', emailFrom: 'Acme <no-reply@acme.example>' },
       dataKeys: { source: 'kms', keyId: 'alias/identity-mfa' },
@@ -31,7 +37,11 @@ describe('readConfig: MFA', () => {
   });
 
   // In AWS Lambda against the real table (with what else AWS needs, e.g. the OAuth pepper).
-  const inLambda = { AWS_LAMBDA_FUNCTION_NAME: 'identity-service-prod-login', DYNAMODB_ENDPOINT: '', OAUTH_CLIENT_SECRET_PEPPER: 'p'.repeat(32) };
+  const inLambda = {
+    AWS_LAMBDA_FUNCTION_NAME: 'identity-service-prod-login',
+    DYNAMODB_ENDPOINT: '',
+    OAUTH_CLIENT_SECRET_PEPPER: 'p'.repeat(32),
+  };
 
   it('leaves MFA missing in AWS Lambda without its variables: other functions start, the MFA functions refuse to', () => {
     const config = readConfig(inLambda);
@@ -43,7 +53,13 @@ describe('readConfig: MFA', () => {
     expect(() => requireMfaConfig(withDelivery)).toThrow(
       new ConfigError('Missing environment variable MFA_KEY_SOURCE: in AWS Lambda set it to "kms" (with KMS_KEY_ID)'),
     );
-    const complete = readConfig({ ...inLambda, MFA_DELIVERY: 'aws', MFA_EMAIL_FROM: 'a@b.example', MFA_KEY_SOURCE: 'kms', KMS_KEY_ID: 'k' });
+    const complete = readConfig({
+      ...inLambda,
+      MFA_DELIVERY: 'aws',
+      MFA_EMAIL_FROM: 'a@b.example',
+      MFA_KEY_SOURCE: 'kms',
+      KMS_KEY_ID: 'k',
+    });
     expect(() => requireMfaConfig(complete)).not.toThrow();
   });
 
@@ -58,8 +74,14 @@ describe('readConfig: MFA', () => {
     [{ MFA_DELIVERY: 'aws' }, 'Missing environment variable MFA_EMAIL_FROM'],
     [{ MFA_DELIVERY: 'aws', MFA_EMAIL_FROM: 'nobody' }, 'Environment variable MFA_EMAIL_FROM must be an email address, got "nobody"'],
     [{ MFA_KEY_SOURCE: 'kms' }, 'Missing environment variable KMS_KEY_ID'],
-    [{ ...inLambda, MFA_DELIVERY: 'outbox' }, 'Environment variable MFA_DELIVERY must be "aws" in AWS Lambda: the outbox is for local development only'],
-    [{ ...inLambda, MFA_KEY_SOURCE: 'file' }, 'Environment variable MFA_KEY_SOURCE must be "kms" in AWS Lambda: the key file is for local development only'],
+    [
+      { ...inLambda, MFA_DELIVERY: 'outbox' },
+      'Environment variable MFA_DELIVERY must be "aws" in AWS Lambda: the outbox is for local development only',
+    ],
+    [
+      { ...inLambda, MFA_KEY_SOURCE: 'file' },
+      'Environment variable MFA_KEY_SOURCE must be "kms" in AWS Lambda: the key file is for local development only',
+    ],
   ])('refuses %j', (env, message) => {
     expect(() => readConfig(env)).toThrow(new ConfigError(message));
   });

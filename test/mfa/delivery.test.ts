@@ -1,5 +1,5 @@
-import { PublishCommand } from '@aws-sdk/client-sns';
 import { SendEmailCommand } from '@aws-sdk/client-sesv2';
+import { PublishCommand } from '@aws-sdk/client-sns';
 import { describe, expect, it } from 'vitest';
 import { type CodeDelivery, deliveryByMethod, outboxDelivery, sesDelivery, snsDelivery } from '../../lib/mfa/delivery';
 import { maskDestination } from '../../lib/mfa/methods';
@@ -8,13 +8,27 @@ import { testDeps, uniqueTenant } from '../helpers/deps';
 /** A fake AWS client at the edge: records what it is sent. */
 function fakeClient() {
   const sent: unknown[] = [];
-  return { sent, client: { send: async (command: unknown) => (sent.push(command), { MessageId: 'm-1' }) } as never };
+  return {
+    sent,
+    client: {
+      send: async (command: unknown) => {
+        sent.push(command);
+        return { MessageId: 'm-1' };
+      },
+    } as never,
+  };
 }
 
 describe('delivery port', () => {
   it('sends SMS through SNS as a transactional message to the number', async () => {
     const sns = fakeClient();
-    await snsDelivery(sns.client, 'Acme ID').send({ tenantId: 't', userId: 'u', method: 'SMS', destination: '+4915112345678', code: '012345' });
+    await snsDelivery(sns.client, 'Acme ID').send({
+      tenantId: 't',
+      userId: 'u',
+      method: 'SMS',
+      destination: '+4915112345678',
+      code: '012345',
+    });
     expect(sns.sent).toHaveLength(1);
     expect(sns.sent[0]).toBeInstanceOf(PublishCommand);
     expect((sns.sent[0] as PublishCommand).input).toEqual({
@@ -40,7 +54,9 @@ describe('delivery port', () => {
       Content: {
         Simple: {
           Subject: { Data: 'Your Acme ID verification code', Charset: 'UTF-8' },
-          Body: { Text: { Data: '654321 is your Acme ID verification code. It expires in 10 minutes. Do not share it.', Charset: 'UTF-8' } },
+          Body: {
+            Text: { Data: '654321 is your Acme ID verification code. It expires in 10 minutes. Do not share it.', Charset: 'UTF-8' },
+          },
         },
       },
     });

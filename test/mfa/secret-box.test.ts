@@ -1,8 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DecryptCommand, GenerateDataKeyCommand } from '@aws-sdk/client-kms';
-import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { fileDataKeys, kmsDataKeys, memoryDataKeys, secretBox } from '../../lib/mfa/secret-box';
 

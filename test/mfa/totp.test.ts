@@ -1,7 +1,7 @@
 import { Secret, TOTP, URI } from 'otpauth';
 import { describe, expect, it } from 'vitest';
-import { generateCode } from '../../lib/mfa/codes';
 import { cryptoRandom } from '../../lib/crypto/random';
+import { generateCode } from '../../lib/mfa/codes';
 import { matchTotp, otpauthUri, parseTotpSecret, timeStep, totpCode } from '../../lib/mfa/totp';
 
 // RFC 6238 appendix B: the SHA-1 seed is the ASCII string "12345678901234567890".

@@ -19,7 +19,11 @@ describe('OAuth access tokens (node:crypto ES256)', () => {
     const token = signOAuthAccessToken(keys, claims);
     expect(decodeProtectedHeader(token)).toEqual({ alg: 'ES256', kid: 'k1', typ: 'at+jwt' });
     expect(Buffer.from(token.split('.')[2] ?? '', 'base64url')).toHaveLength(64);
-    const { payload } = await jwtVerify(token, createLocalJWKSet(keys.jwks), { algorithms: ['ES256'], typ: 'at+jwt', currentDate: new Date(claims.iat * 1000) });
+    const { payload } = await jwtVerify(token, createLocalJWKSet(keys.jwks), {
+      algorithms: ['ES256'],
+      typ: 'at+jwt',
+      currentDate: new Date(claims.iat * 1000),
+    });
     expect(payload).toEqual({ ...claims, aud: 'client-1', exp: claims.iat + 3600 });
   });
 
@@ -28,7 +32,12 @@ describe('OAuth access tokens (node:crypto ES256)', () => {
     const stateless = await verifyOAuthAccessToken(keys, claims.iss, signOAuthAccessToken(keys, claims), claims.iat);
     expect(stateless).toEqual({ ...claims, aud: 'client-1', exp: claims.iat + 3600 });
     expect(stateless).not.toHaveProperty('grant_id');
-    const ofGrant = await verifyOAuthAccessToken(keys, claims.iss, signOAuthAccessToken(keys, { ...claims, grant_id: 'grant-1' }), claims.iat);
+    const ofGrant = await verifyOAuthAccessToken(
+      keys,
+      claims.iss,
+      signOAuthAccessToken(keys, { ...claims, grant_id: 'grant-1' }),
+      claims.iat,
+    );
     expect(ofGrant?.grant_id).toBe('grant-1');
   });
 

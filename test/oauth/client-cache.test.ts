@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { cryptoRandom } from '../../lib/crypto/random';
 import type { OAuthClient } from '../../lib/oauth/client';
 import type { Dynamo } from '../../lib/store/dynamo';
-import { cachedOAuthClientStore, CLIENT_CACHE_SECONDS, dynamoOAuthClientStore, type OAuthClientStore } from '../../lib/store/oauth-clients';
+import { CLIENT_CACHE_SECONDS, cachedOAuthClientStore, dynamoOAuthClientStore, type OAuthClientStore } from '../../lib/store/oauth-clients';
 import { testClock } from '../helpers/deps';
 import { localDynamo } from '../helpers/local-dynamo';
 
@@ -47,7 +47,11 @@ describe('OAuth client cache (per Lambda instance)', () => {
     const failNext = { value: false };
     const { store, reads } = countedStore(dynamo, failNext);
     const clock = testClock();
-    const cache = cachedOAuthClientStore(store, { ttlSeconds: options.ttlSeconds ?? CLIENT_CACHE_SECONDS, clock, maxEntries: options.maxEntries ?? 100 });
+    const cache = cachedOAuthClientStore(store, {
+      ttlSeconds: options.ttlSeconds ?? CLIENT_CACHE_SECONDS,
+      clock,
+      maxEntries: options.maxEntries ?? 100,
+    });
     return { cache, reads, clock, failNext };
   }
 

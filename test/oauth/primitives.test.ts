@@ -82,7 +82,10 @@ describe('client registration rules', () => {
     expect(isAllowedRedirectUri(uri)).toBe(allowed);
   });
   it('splits redirect URIs on spaces, once each, at most 10', () => {
-    expect(parseRedirectUris('https://a.example/cb  https://a.example/cb https://b.example/cb')).toEqual(['https://a.example/cb', 'https://b.example/cb']);
+    expect(parseRedirectUris('https://a.example/cb  https://a.example/cb https://b.example/cb')).toEqual([
+      'https://a.example/cb',
+      'https://b.example/cb',
+    ]);
     expect(parseRedirectUris(Array.from({ length: 11 }, (_, i) => `https://a.example/${i}`).join(' '))).toBeUndefined();
   });
   it.each([
@@ -132,7 +135,11 @@ describe('client credentials of a request (RFC 6749 2.3.1)', () => {
     });
   });
   it('accepts a body client_id equal to the Basic one', () => {
-    expect(presentedClient({ authorization: basic('a', 'b') }, { client_id: 'a' }, 'form')).toEqual({ method: 'client_secret_basic', clientId: 'a', clientSecret: 'b' });
+    expect(presentedClient({ authorization: basic('a', 'b') }, { client_id: 'a' }, 'form')).toEqual({
+      method: 'client_secret_basic',
+      clientId: 'a',
+      clientSecret: 'b',
+    });
   });
   it.each([
     ['a body secret too', { authorization: basic('a', 'b') }, { client_secret: 'b' }],
@@ -163,7 +170,13 @@ describe('refresh tokens of grants', () => {
   it('round-trips and refuses anything else, JWTs included', () => {
     const token = formatGrantRefreshToken({ grantId: 'g'.repeat(22), generation: 3, secret: 's'.repeat(43) });
     expect(parseGrantRefreshToken(token)).toEqual({ grantId: 'g'.repeat(22), generation: 3, secret: 's'.repeat(43) });
-    for (const bad of ['', 'a.b.c', `${'g'.repeat(22)}.01.${'s'.repeat(43)}`, `${'g'.repeat(22)}.-1.${'s'.repeat(43)}`, 'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlc2lnbmF0dXJl']) {
+    for (const bad of [
+      '',
+      'a.b.c',
+      `${'g'.repeat(22)}.01.${'s'.repeat(43)}`,
+      `${'g'.repeat(22)}.-1.${'s'.repeat(43)}`,
+      'eyJhbGciOiJFUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJlc2lnbmF0dXJl',
+    ]) {
       expect(parseGrantRefreshToken(bad)).toBeUndefined();
     }
   });
@@ -213,7 +226,13 @@ describe('the client-secret pepper in the configuration', () => {
     expect(readConfig({ OAUTH_CLIENT_SECRET_PEPPER_FILE: '/tmp/p' }).oauthClientSecretPepper).toEqual({ source: 'file', path: '/tmp/p' });
   });
   it('is missing in AWS Lambda without OAUTH_CLIENT_SECRET_PEPPER, and the functions that hash client secrets refuse to start', () => {
-    const aws = { AWS_LAMBDA_FUNCTION_NAME: 'identity-service-prod-oauth2Token', MFA_DELIVERY: 'aws', MFA_EMAIL_FROM: 'a@example.com', MFA_KEY_SOURCE: 'kms', KMS_KEY_ID: 'k' };
+    const aws = {
+      AWS_LAMBDA_FUNCTION_NAME: 'identity-service-prod-oauth2Token',
+      MFA_DELIVERY: 'aws',
+      MFA_EMAIL_FROM: 'a@example.com',
+      MFA_KEY_SOURCE: 'kms',
+      KMS_KEY_ID: 'k',
+    };
     const config = readConfig(aws);
     expect(config.oauthClientSecretPepper).toEqual({ source: 'missing' });
     const missing = new ConfigError(
@@ -225,10 +244,20 @@ describe('the client-secret pepper in the configuration', () => {
     expect(readConfig({ ...aws, DYNAMODB_ENDPOINT: 'http://localhost:8000' }).oauthClientSecretPepper.source).toBe('file');
   });
   it('comes in AWS from its Secrets Manager secret, read once at the first use; locally the file even when a secret is named', async () => {
-    const aws = { AWS_LAMBDA_FUNCTION_NAME: 'f', AWS_REGION: 'eu-west-1', MFA_DELIVERY: 'aws', MFA_EMAIL_FROM: 'a@example.com', MFA_KEY_SOURCE: 'kms', KMS_KEY_ID: 'k' };
+    const aws = {
+      AWS_LAMBDA_FUNCTION_NAME: 'f',
+      AWS_REGION: 'eu-west-1',
+      MFA_DELIVERY: 'aws',
+      MFA_EMAIL_FROM: 'a@example.com',
+      MFA_KEY_SOURCE: 'kms',
+      KMS_KEY_ID: 'k',
+    };
     const source = readConfig({ ...aws, OAUTH_CLIENT_SECRET_PEPPER_SECRET_ID: 'identity-service/prod/pepper' }).oauthClientSecretPepper;
     expect(source).toEqual({ source: 'secretsmanager', secretId: 'identity-service/prod/pepper', region: 'eu-west-1' });
-    expect(readConfig({ OAUTH_CLIENT_SECRET_PEPPER_SECRET_ID: 'x', DYNAMODB_ENDPOINT: 'http://localhost:8000', AWS_LAMBDA_FUNCTION_NAME: 'f' }).oauthClientSecretPepper.source).toBe('file');
+    expect(
+      readConfig({ OAUTH_CLIENT_SECRET_PEPPER_SECRET_ID: 'x', DYNAMODB_ENDPOINT: 'http://localhost:8000', AWS_LAMBDA_FUNCTION_NAME: 'f' })
+        .oauthClientSecretPepper.source,
+    ).toBe('file');
 
     const pepper = newSecret();
     const reads: string[] = [];
@@ -242,7 +271,9 @@ describe('the client-secret pepper in the configuration', () => {
     expect(hasher.hash('a client secret')).toBe(clientSecretHasher(Buffer.from(pepper, 'utf8')).hash('a client secret'));
 
     const short = { source: 'secretsmanager' as const, secretId: 'short', region: 'eu-west-1' };
-    await expect(loadClientSecretHasher(short, async () => 'too short')).rejects.toThrow('The client-secret pepper in secret short is shorter than 32 characters');
+    await expect(loadClientSecretHasher(short, async () => 'too short')).rejects.toThrow(
+      'The client-secret pepper in secret short is shorter than 32 characters',
+    );
   });
   it('refuses a pepper under 32 characters', () => {
     expect(() => readConfig({ OAUTH_CLIENT_SECRET_PEPPER: 'short' })).toThrow(

@@ -46,11 +46,16 @@ describe('lockout across Lambda instances', () => {
     const apps = [testApp(one), testApp(two)];
     const tenantId = uniqueTenant();
     await registerAdmin(apps[0] as App, tenantId, 'target', 'the right passphrase');
-    const attempt = (index: number, password: string) => (apps[index % 2] as App).request('login', { body: { username: 'target', password, tenantId } });
+    const attempt = (index: number, password: string) =>
+      (apps[index % 2] as App).request('login', { body: { username: 'target', password, tenantId } });
     for (let i = 0; i < 5; i++) expect((await attempt(i, `guess ${i}`)).status).toBe(401);
     for (const index of [0, 1]) {
       const locked = await attempt(index, 'the right passphrase');
-      expect(locked).toMatchObject({ status: 429, headers: { 'Retry-After': '900' }, body: { success: false, error: 'Too many failed attempts' } });
+      expect(locked).toMatchObject({
+        status: 429,
+        headers: { 'Retry-After': '900' },
+        body: { success: false, error: 'Too many failed attempts' },
+      });
     }
     one.clock.advance(15 * 60);
     two.clock.advance(15 * 60);
@@ -65,7 +70,11 @@ describe('lockout across Lambda instances', () => {
     const apps = instances.map((deps) => testApp(deps));
     const tenantId = uniqueTenant();
     await registerAdmin(apps[0] as App, tenantId, 'target', 'the right passphrase');
-    const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => (apps[i % 2] as App).request('login', { body: { username: 'target', password: `guess ${i}`, tenantId } })));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        (apps[i % 2] as App).request('login', { body: { username: 'target', password: `guess ${i}`, tenantId } }),
+      ),
+    );
     expect(answers.filter((r) => r.status === 401)).toHaveLength(5);
     expect(answers.filter((r) => r.status === 429)).toHaveLength(45);
   });
@@ -73,7 +82,11 @@ describe('lockout across Lambda instances', () => {
 
 describe('account enumeration through other channels', () => {
   /** The parts of an answer an attacker sees, without what differs per request anyway. */
-  const visible = (response: { status: number; headers: Record<string, string>; body: unknown }) => ({ status: response.status, headers: response.headers, body: response.body });
+  const visible = (response: { status: number; headers: Record<string, string>; body: unknown }) => ({
+    status: response.status,
+    headers: response.headers,
+    body: response.body,
+  });
 
   it('answers a known and an unknown username alike: wrong password, lockout, anonymous registration, MFA', async () => {
     const deps = await testDeps();
@@ -94,7 +107,8 @@ describe('account enumeration through other channels', () => {
     expect(known.status).toBe(429);
     expect(visible(known)).toEqual(visible(unknown));
 
-    const register = (username: string) => app.request('register', { body: { username, password: 'a strong passphrase', role: 'ADMIN', tenantId } });
+    const register = (username: string) =>
+      app.request('register', { body: { username, password: 'a strong passphrase', role: 'ADMIN', tenantId } });
     expect(visible(await register('known-user'))).toEqual(visible(await register('unknown-user')));
     expect((await register('known-user')).status).toBe(403);
   });

@@ -53,14 +53,27 @@ describe('cross-tenant attempts on every operation', () => {
     // The same username in both tenants, with different passwords.
     attacker = await registerAdmin(app, a, 'admin', ATTACKER_PASSWORD);
     victim = await registerAdmin(app, b, 'admin', PASSWORD);
-    const registered = await app.request('register', { token: victim.token, body: { username: 'victim-user', password: PASSWORD, role: 'OPERATOR', tenantId: b } });
+    const registered = await app.request('register', {
+      token: victim.token,
+      body: { username: 'victim-user', password: PASSWORD, role: 'OPERATOR', tenantId: b },
+    });
     victimUser = { token: registered.body.data.token, userId: registered.body.data.user.id };
     expect((await app.request('mfaEnable', { token: victimUser.token, body: { method: 'SMS', secret: PHONE } })).status).toBe(200);
     victimSmsCode = (await deps.outbox.latest(b, victimUser.userId, 'SMS'))?.code ?? '';
     attackerClient = await createClient(app, attacker.token, a);
     victimClient = await createClient(app, victim.token, b);
     const issued = await authorizationCode(app, victim.token, victimClient);
-    victimTokens = (await app.request('oauth2Token', tokenRequest(victimClient, { grant_type: 'authorization_code', code: issued.code, redirect_uri: victimClient.redirectUri, code_verifier: issued.verifier }))).body;
+    victimTokens = (
+      await app.request(
+        'oauth2Token',
+        tokenRequest(victimClient, {
+          grant_type: 'authorization_code',
+          code: issued.code,
+          redirect_uri: victimClient.redirectUri,
+          code_verifier: issued.verifier,
+        }),
+      )
+    ).body;
     expect(victimTokens.refresh_token).toEqual(expect.any(String));
     victimCode = await authorizationCode(app, victim.token, victimClient);
     victimCcToken = (await app.request('oauth2Token', tokenRequest(victimClient, { grant_type: 'client_credentials' }))).body.access_token;
@@ -68,54 +81,339 @@ describe('cross-tenant attempts on every operation', () => {
   });
 
   const refused = (status: number, error: string) => ({ status, headers: expect.any(Object), body: { success: false, error } });
-  const rfcRefused = (status: number, error: string, description: string) => ({ status, headers: expect.any(Object), body: { error, error_description: description } });
-  const withTenant = (refreshToken: string, tenantId: string) => [Buffer.from(tenantId).toString('base64url'), ...refreshToken.split('.').slice(1)].join('.');
+  const rfcRefused = (status: number, error: string, description: string) => ({
+    status,
+    headers: expect.any(Object),
+    body: { error, error_description: description },
+  });
+  const withTenant = (refreshToken: string, tenantId: string) =>
+    [Buffer.from(tenantId).toString('base64url'), ...refreshToken.split('.').slice(1)].join('.');
 
   const attempts: Array<[string, string, () => Promise<Response>, (r: Response) => void]> = [
-    ['login', "B's user and password through A", () => app.request('login', { body: { username: 'victim-user', password: PASSWORD, tenantId: a } }), (r) => expect(r).toEqual(refused(401, 'Invalid credentials'))],
-    ['login', "B's admin and A's password through B", () => app.request('login', { body: { username: 'admin', password: ATTACKER_PASSWORD, tenantId: b } }), (r) => expect(r).toEqual(refused(401, 'Invalid credentials'))],
-    ['refresh', "B's refresh token relabelled with tenant A", () => app.request('refresh', { body: { refreshToken: withTenant(victim.refreshToken, a) } }), (r) => expect(r).toEqual(refused(401, 'Invalid refresh token'))],
-    ['refresh', "A's refresh token relabelled with tenant B", () => app.request('refresh', { body: { refreshToken: withTenant(attacker.refreshToken, b) } }), (r) => expect(r).toEqual(refused(401, 'Invalid refresh token'))],
-    ['register', "A's ADMIN registers an ADMIN into B", () => app.request('register', { token: attacker.token, body: { username: 'mole', password: PASSWORD, role: 'ADMIN', tenantId: b } }), (r) => expect(r).toEqual(refused(403, 'Permission denied'))],
-    ['register', "A's ADMIN registers an OPERATOR into B", () => app.request('register', { token: attacker.token, body: { username: 'mole', password: PASSWORD, role: 'OPERATOR', tenantId: b } }), (r) => expect(r).toEqual(refused(403, 'Permission denied'))],
-    ['register', 'anonymous registration into B', () => app.request('register', { body: { username: 'mole', password: PASSWORD, role: 'ADMIN', tenantId: b } }), (r) => expect(r).toEqual(refused(403, 'Permission denied'))],
-    ['register', "B's username with a case/Unicode variant into B by A", () => app.request('register', { token: attacker.token, body: { username: 'ＶＩＣＴＩＭ-user', password: PASSWORD, role: 'ADMIN', tenantId: b } }), (r) => expect(r).toEqual(refused(403, 'Permission denied'))],
-    ['me', "A asks with B's tenant in the query and headers", () => app.request('me', { token: (attacker.token), query: { tenantId: b }, headers: { 'x-tenant-id': b } }), (r) => expect(r.body.data.user.tenantId).toBe(a)],
-    ['mfaEnable', "A enrolls TOTP naming B's tenant and user", () => app.request('mfaEnable', { token: attacker.token, body: { method: 'TOTP', secret: newTotpSecret(), tenantId: b, userId: victimUser.userId } }), (r) => expect(r.status).toBe(200)],
-    ['mfaEnable', "A enrolls SMS naming B's user (would replace B's pending SMS)", () => app.request('mfaEnable', { token: attacker.token, body: { method: 'SMS', secret: '+15550009999', tenantId: b, userId: victimUser.userId } }), (r) => expect(r.status).toBe(200)],
-    ['mfaVerify', "A verifies B's pending SMS code naming B's user", () => app.request('mfaVerify', { token: attacker.token, body: { method: 'SMS', code: victimSmsCode, tenantId: b, userId: victimUser.userId } }), (r) => expect(r).toEqual(refused(400, 'Invalid MFA code'))],
-    ['mfaVerify', "A verifies B's code for a method A lacks", () => app.request('mfaVerify', { token: attacker.token, body: { method: 'EMAIL', code: victimSmsCode, tenantId: b } }), (r) => expect(r).toEqual(refused(400, 'MFA method not enabled'))],
-    ['oauth2Authorize', "A's user asks a code of B's client", () => app.request('oauth2Authorize', { token: attacker.token, query: { response_type: 'code', client_id: victimClient.clientId, redirect_uri: victimClient.redirectUri, code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' } }), (r) => expect(r).toEqual(refused(400, 'Invalid client'))],
-    ['oauth2Authorize', "B's user asks a code of A's client (to A's redirect URI)", () => app.request('oauth2Authorize', { token: victim.token, query: { response_type: 'code', client_id: attackerClient.clientId, redirect_uri: attackerClient.redirectUri, code_challenge: 'a'.repeat(43), code_challenge_method: 'S256' } }), (r) => expect(r).toEqual(refused(400, 'Invalid client'))],
-    ['oauth2Token', "A's client redeems B's code (form)", () => app.request('oauth2Token', tokenRequest(attackerClient, { grant_type: 'authorization_code', code: victimCode.code, redirect_uri: victimClient.redirectUri, code_verifier: victimCode.verifier })), (r) => expect(r).toEqual(rfcRefused(400, 'invalid_grant', 'Invalid grant'))],
-    ['oauth2Token', "A's client redeems B's code (JSON, A's redirect URI)", () => app.request('oauth2Token', { body: { client_id: attackerClient.clientId, client_secret: attackerClient.clientSecret, grant_type: 'authorization_code', code: victimCode.code, redirect_uri: attackerClient.redirectUri, code_verifier: victimCode.verifier } }), (r) => expect(r).toEqual(refused(400, 'Invalid grant'))],
-    ['oauth2Token', "A's client presents B's refresh token", () => app.request('oauth2Token', tokenRequest(attackerClient, { grant_type: 'refresh_token', refresh_token: victimTokens.refresh_token })), (r) => expect(r).toEqual(rfcRefused(400, 'invalid_grant', 'Invalid grant'))],
-    ['oauth2Token', "client_credentials as B's client with A's secret", () => app.request('oauth2Token', tokenRequest({ ...victimClient, clientSecret: attackerClient.clientSecret }, { grant_type: 'client_credentials' })), (r) => expect(r).toMatchObject({ status: 401, body: { error: 'invalid_client' } })],
-    ['oauth2Token', "client_credentials by Basic as B's client with A's secret", () => app.request('oauth2Token', { ...form({ grant_type: 'client_credentials' }), headers: { ...form({}).headers, authorization: basic(victimClient.clientId, attackerClient.clientSecret) } }), (r) => expect(r).toMatchObject({ status: 401, body: { error: 'invalid_client' } })],
-    ['oauth2Token', "client_credentials with A's credentials asking B's tenant", () => app.request('oauth2Token', { body: { client_id: attackerClient.clientId, client_secret: attackerClient.clientSecret, grant_type: 'client_credentials', tenantId: b, tenant_id: b } }), (r) => expect(decodeJwt(r.body.data.access_token).tenantId).toBe(a)],
-    ['oauth2CreateClient', "A's ADMIN registers a client into B", () => app.request('oauth2CreateClient', { token: attacker.token, body: { client_id: 'mole-client', client_secret: newSecret(), redirect_uri: 'https://evil.example/cb', grant_types: 'authorization_code', scope: 'orders:read', tenant_id: b } }), (r) => expect(r).toEqual(refused(403, 'Permission denied'))],
-    ['oauth2CreateClient', "A's ADMIN takes over B's client id", () => app.request('oauth2CreateClient', { token: attacker.token, body: { client_id: victimClient.clientId, client_secret: newSecret(), redirect_uri: 'https://evil.example/cb', grant_types: 'authorization_code', scope: 'orders:read', tenant_id: a } }), (r) => expect(r).toEqual(refused(409, 'OAuth2 client already exists'))],
-    ['oauth2Revoke', "A's client revokes B's refresh token", () => app.request('oauth2Revoke', tokenRequest(attackerClient, { token: victimTokens.refresh_token, token_type_hint: 'refresh_token' })), (r) => expect(r.status).toBe(200)],
-    ['oauth2Revoke', "A's client revokes B's access tokens", () => app.request('oauth2Revoke', tokenRequest(attackerClient, { token: victimTokens.access_token })), (r) => expect(r.status).toBe(200)],
-    ['oauth2Revoke', "A's client revokes B's client_credentials token", () => app.request('oauth2Revoke', tokenRequest(attackerClient, { token: victimCcToken })), (r) => expect(r.status).toBe(200)],
-    ['oauth2Introspect', "A's client introspects B's refresh token", () => app.request('oauth2Introspect', tokenRequest(attackerClient, { token: victimTokens.refresh_token })), (r) => expect(r.body).toEqual({ active: false })],
-    ['oauth2Introspect', "A's client introspects B's access token", () => app.request('oauth2Introspect', tokenRequest(attackerClient, { token: victimTokens.access_token })), (r) => expect(r.body).toEqual({ active: false })],
-    ['oauth2Introspect', "A's client introspects B's session token", () => app.request('oauth2Introspect', tokenRequest(attackerClient, { token: victim.token })), (r) => expect(r.body).toEqual({ active: false })],
-    ['jwks', 'the key set asked for with B in the query (one document for every tenant)', async () => app.request('jwks', { query: { tenantId: b } }), (r) => expect(r.body.keys).toEqual(deps.keySet.jwks.keys)],
-    ['oauth2Metadata', 'the metadata asked for with B in the query (one document for every tenant)', async () => app.request('oauth2Metadata', { query: { tenantId: b } }), (r) => expect(JSON.stringify(r.body)).not.toContain(b)],
+    [
+      'login',
+      "B's user and password through A",
+      () => app.request('login', { body: { username: 'victim-user', password: PASSWORD, tenantId: a } }),
+      (r) => expect(r).toEqual(refused(401, 'Invalid credentials')),
+    ],
+    [
+      'login',
+      "B's admin and A's password through B",
+      () => app.request('login', { body: { username: 'admin', password: ATTACKER_PASSWORD, tenantId: b } }),
+      (r) => expect(r).toEqual(refused(401, 'Invalid credentials')),
+    ],
+    [
+      'refresh',
+      "B's refresh token relabelled with tenant A",
+      () => app.request('refresh', { body: { refreshToken: withTenant(victim.refreshToken, a) } }),
+      (r) => expect(r).toEqual(refused(401, 'Invalid refresh token')),
+    ],
+    [
+      'refresh',
+      "A's refresh token relabelled with tenant B",
+      () => app.request('refresh', { body: { refreshToken: withTenant(attacker.refreshToken, b) } }),
+      (r) => expect(r).toEqual(refused(401, 'Invalid refresh token')),
+    ],
+    [
+      'register',
+      "A's ADMIN registers an ADMIN into B",
+      () => app.request('register', { token: attacker.token, body: { username: 'mole', password: PASSWORD, role: 'ADMIN', tenantId: b } }),
+      (r) => expect(r).toEqual(refused(403, 'Permission denied')),
+    ],
+    [
+      'register',
+      "A's ADMIN registers an OPERATOR into B",
+      () =>
+        app.request('register', { token: attacker.token, body: { username: 'mole', password: PASSWORD, role: 'OPERATOR', tenantId: b } }),
+      (r) => expect(r).toEqual(refused(403, 'Permission denied')),
+    ],
+    [
+      'register',
+      'anonymous registration into B',
+      () => app.request('register', { body: { username: 'mole', password: PASSWORD, role: 'ADMIN', tenantId: b } }),
+      (r) => expect(r).toEqual(refused(403, 'Permission denied')),
+    ],
+    [
+      'register',
+      "B's username with a case/Unicode variant into B by A",
+      () =>
+        app.request('register', {
+          token: attacker.token,
+          body: { username: 'ＶＩＣＴＩＭ-user', password: PASSWORD, role: 'ADMIN', tenantId: b },
+        }),
+      (r) => expect(r).toEqual(refused(403, 'Permission denied')),
+    ],
+    [
+      'me',
+      "A asks with B's tenant in the query and headers",
+      () => app.request('me', { token: attacker.token, query: { tenantId: b }, headers: { 'x-tenant-id': b } }),
+      (r) => expect(r.body.data.user.tenantId).toBe(a),
+    ],
+    [
+      'mfaEnable',
+      "A enrolls TOTP naming B's tenant and user",
+      () =>
+        app.request('mfaEnable', {
+          token: attacker.token,
+          body: { method: 'TOTP', secret: newTotpSecret(), tenantId: b, userId: victimUser.userId },
+        }),
+      (r) => expect(r.status).toBe(200),
+    ],
+    [
+      'mfaEnable',
+      "A enrolls SMS naming B's user (would replace B's pending SMS)",
+      () =>
+        app.request('mfaEnable', {
+          token: attacker.token,
+          body: { method: 'SMS', secret: '+15550009999', tenantId: b, userId: victimUser.userId },
+        }),
+      (r) => expect(r.status).toBe(200),
+    ],
+    [
+      'mfaVerify',
+      "A verifies B's pending SMS code naming B's user",
+      () =>
+        app.request('mfaVerify', {
+          token: attacker.token,
+          body: { method: 'SMS', code: victimSmsCode, tenantId: b, userId: victimUser.userId },
+        }),
+      (r) => expect(r).toEqual(refused(400, 'Invalid MFA code')),
+    ],
+    [
+      'mfaVerify',
+      "A verifies B's code for a method A lacks",
+      () => app.request('mfaVerify', { token: attacker.token, body: { method: 'EMAIL', code: victimSmsCode, tenantId: b } }),
+      (r) => expect(r).toEqual(refused(400, 'MFA method not enabled')),
+    ],
+    [
+      'oauth2Authorize',
+      "A's user asks a code of B's client",
+      () =>
+        app.request('oauth2Authorize', {
+          token: attacker.token,
+          query: {
+            response_type: 'code',
+            client_id: victimClient.clientId,
+            redirect_uri: victimClient.redirectUri,
+            code_challenge: 'a'.repeat(43),
+            code_challenge_method: 'S256',
+          },
+        }),
+      (r) => expect(r).toEqual(refused(400, 'Invalid client')),
+    ],
+    [
+      'oauth2Authorize',
+      "B's user asks a code of A's client (to A's redirect URI)",
+      () =>
+        app.request('oauth2Authorize', {
+          token: victim.token,
+          query: {
+            response_type: 'code',
+            client_id: attackerClient.clientId,
+            redirect_uri: attackerClient.redirectUri,
+            code_challenge: 'a'.repeat(43),
+            code_challenge_method: 'S256',
+          },
+        }),
+      (r) => expect(r).toEqual(refused(400, 'Invalid client')),
+    ],
+    [
+      'oauth2Token',
+      "A's client redeems B's code (form)",
+      () =>
+        app.request(
+          'oauth2Token',
+          tokenRequest(attackerClient, {
+            grant_type: 'authorization_code',
+            code: victimCode.code,
+            redirect_uri: victimClient.redirectUri,
+            code_verifier: victimCode.verifier,
+          }),
+        ),
+      (r) => expect(r).toEqual(rfcRefused(400, 'invalid_grant', 'Invalid grant')),
+    ],
+    [
+      'oauth2Token',
+      "A's client redeems B's code (JSON, A's redirect URI)",
+      () =>
+        app.request('oauth2Token', {
+          body: {
+            client_id: attackerClient.clientId,
+            client_secret: attackerClient.clientSecret,
+            grant_type: 'authorization_code',
+            code: victimCode.code,
+            redirect_uri: attackerClient.redirectUri,
+            code_verifier: victimCode.verifier,
+          },
+        }),
+      (r) => expect(r).toEqual(refused(400, 'Invalid grant')),
+    ],
+    [
+      'oauth2Token',
+      "A's client presents B's refresh token",
+      () =>
+        app.request(
+          'oauth2Token',
+          tokenRequest(attackerClient, { grant_type: 'refresh_token', refresh_token: victimTokens.refresh_token }),
+        ),
+      (r) => expect(r).toEqual(rfcRefused(400, 'invalid_grant', 'Invalid grant')),
+    ],
+    [
+      'oauth2Token',
+      "client_credentials as B's client with A's secret",
+      () =>
+        app.request(
+          'oauth2Token',
+          tokenRequest({ ...victimClient, clientSecret: attackerClient.clientSecret }, { grant_type: 'client_credentials' }),
+        ),
+      (r) => expect(r).toMatchObject({ status: 401, body: { error: 'invalid_client' } }),
+    ],
+    [
+      'oauth2Token',
+      "client_credentials by Basic as B's client with A's secret",
+      () =>
+        app.request('oauth2Token', {
+          ...form({ grant_type: 'client_credentials' }),
+          headers: { ...form({}).headers, authorization: basic(victimClient.clientId, attackerClient.clientSecret) },
+        }),
+      (r) => expect(r).toMatchObject({ status: 401, body: { error: 'invalid_client' } }),
+    ],
+    [
+      'oauth2Token',
+      "client_credentials with A's credentials asking B's tenant",
+      () =>
+        app.request('oauth2Token', {
+          body: {
+            client_id: attackerClient.clientId,
+            client_secret: attackerClient.clientSecret,
+            grant_type: 'client_credentials',
+            tenantId: b,
+            tenant_id: b,
+          },
+        }),
+      (r) => expect(decodeJwt(r.body.data.access_token).tenantId).toBe(a),
+    ],
+    [
+      'oauth2CreateClient',
+      "A's ADMIN registers a client into B",
+      () =>
+        app.request('oauth2CreateClient', {
+          token: attacker.token,
+          body: {
+            client_id: 'mole-client',
+            client_secret: newSecret(),
+            redirect_uri: 'https://evil.example/cb',
+            grant_types: 'authorization_code',
+            scope: 'orders:read',
+            tenant_id: b,
+          },
+        }),
+      (r) => expect(r).toEqual(refused(403, 'Permission denied')),
+    ],
+    [
+      'oauth2CreateClient',
+      "A's ADMIN takes over B's client id",
+      () =>
+        app.request('oauth2CreateClient', {
+          token: attacker.token,
+          body: {
+            client_id: victimClient.clientId,
+            client_secret: newSecret(),
+            redirect_uri: 'https://evil.example/cb',
+            grant_types: 'authorization_code',
+            scope: 'orders:read',
+            tenant_id: a,
+          },
+        }),
+      (r) => expect(r).toEqual(refused(409, 'OAuth2 client already exists')),
+    ],
+    [
+      'oauth2Revoke',
+      "A's client revokes B's refresh token",
+      () =>
+        app.request('oauth2Revoke', tokenRequest(attackerClient, { token: victimTokens.refresh_token, token_type_hint: 'refresh_token' })),
+      (r) => expect(r.status).toBe(200),
+    ],
+    [
+      'oauth2Revoke',
+      "A's client revokes B's access tokens",
+      () => app.request('oauth2Revoke', tokenRequest(attackerClient, { token: victimTokens.access_token })),
+      (r) => expect(r.status).toBe(200),
+    ],
+    [
+      'oauth2Revoke',
+      "A's client revokes B's client_credentials token",
+      () => app.request('oauth2Revoke', tokenRequest(attackerClient, { token: victimCcToken })),
+      (r) => expect(r.status).toBe(200),
+    ],
+    [
+      'oauth2Introspect',
+      "A's client introspects B's refresh token",
+      () => app.request('oauth2Introspect', tokenRequest(attackerClient, { token: victimTokens.refresh_token })),
+      (r) => expect(r.body).toEqual({ active: false }),
+    ],
+    [
+      'oauth2Introspect',
+      "A's client introspects B's access token",
+      () => app.request('oauth2Introspect', tokenRequest(attackerClient, { token: victimTokens.access_token })),
+      (r) => expect(r.body).toEqual({ active: false }),
+    ],
+    [
+      'oauth2Introspect',
+      "A's client introspects B's session token",
+      () => app.request('oauth2Introspect', tokenRequest(attackerClient, { token: victim.token })),
+      (r) => expect(r.body).toEqual({ active: false }),
+    ],
+    [
+      'jwks',
+      'the key set asked for with B in the query (one document for every tenant)',
+      async () => app.request('jwks', { query: { tenantId: b } }),
+      (r) => expect(r.body.keys).toEqual(deps.keySet.jwks.keys),
+    ],
+    [
+      'oauth2Metadata',
+      'the metadata asked for with B in the query (one document for every tenant)',
+      async () => app.request('oauth2Metadata', { query: { tenantId: b } }),
+      (r) => expect(JSON.stringify(r.body)).not.toContain(b),
+    ],
     [
       'authorizer',
       "a token claiming tenant B with A's session (signed with our own key)",
       async () => {
         const claims = decodeJwt(attacker.token);
-        const identity = { userId: String(claims.sub), username: 'admin', role: 'ADMIN' as const, tenantId: b, shopId: 'default', sessionId: String(claims.sid), amr: ['pwd'], authTime: Number(claims.iat) };
-        const { token } = await signAccessToken(deps.keySet, { issuer: deps.config.issuer, audience: deps.config.accessTokenAudience, ttlSeconds: 900 }, identity, 'jti-x', Math.floor(deps.clock.now() / 1000));
+        const identity = {
+          userId: String(claims.sub),
+          username: 'admin',
+          role: 'ADMIN' as const,
+          tenantId: b,
+          shopId: 'default',
+          sessionId: String(claims.sid),
+          amr: ['pwd'],
+          authTime: Number(claims.iat),
+        };
+        const { token } = await signAccessToken(
+          deps.keySet,
+          { issuer: deps.config.issuer, audience: deps.config.accessTokenAudience, ttlSeconds: 900 },
+          identity,
+          'jti-x',
+          Math.floor(deps.clock.now() / 1000),
+        );
         return app.request('me', { token });
       },
       (r) => expect(r).toEqual(refused(401, 'Unauthorized')),
     ],
     // Last: it ends A's session.
-    ['logout', "A logs out naming B's tenant and session in the body and query", () => app.request('logout', { token: attacker.token, body: { tenantId: b, sessionId: String(decodeJwt(victim.token).sid), all: true }, query: { tenantId: b } }), (r) => expect(r.status).toBe(200)],
+    [
+      'logout',
+      "A logs out naming B's tenant and session in the body and query",
+      () =>
+        app.request('logout', {
+          token: attacker.token,
+          body: { tenantId: b, sessionId: String(decodeJwt(victim.token).sid), all: true },
+          query: { tenantId: b },
+        }),
+      (r) => expect(r.status).toBe(200),
+    ],
   ];
 
   it.each(attempts)('%s: %s', async (_, __, attempt, check) => {
@@ -124,20 +422,57 @@ describe('cross-tenant attempts on every operation', () => {
 
   it('covers every operation', () => {
     const operations = new Set(attempts.map(([operation]) => operation));
-    for (const operation of ['login', 'refresh', 'register', 'logout', 'me', 'mfaEnable', 'mfaVerify', 'oauth2Authorize', 'oauth2Token', 'oauth2CreateClient', 'oauth2Revoke', 'oauth2Introspect', 'jwks', 'oauth2Metadata', 'authorizer']) {
+    for (const operation of [
+      'login',
+      'refresh',
+      'register',
+      'logout',
+      'me',
+      'mfaEnable',
+      'mfaVerify',
+      'oauth2Authorize',
+      'oauth2Token',
+      'oauth2CreateClient',
+      'oauth2Revoke',
+      'oauth2Introspect',
+      'jwks',
+      'oauth2Metadata',
+      'authorizer',
+    ]) {
       expect(operations, operation).toContain(operation);
     }
   });
 
-  it("leaves every record of B unchanged and every credential of B working", async () => {
+  it('leaves every record of B unchanged and every credential of B working', async () => {
     expect(await victimRecords()).toEqual(before);
     // B's sessions, MFA enrolment, OAuth tokens and code all still work.
     expect((await app.request('me', { token: victim.token })).body.data.user.tenantId).toBe(b);
     expect(await introspect(victimClient, victimTokens.access_token)).toMatchObject({ active: true, tenantId: b });
     expect(await introspect(victimClient, victimCcToken)).toMatchObject({ active: true, tenantId: b });
-    expect((await app.request('oauth2Token', tokenRequest(victimClient, { grant_type: 'refresh_token', refresh_token: victimTokens.refresh_token }))).status).toBe(200);
-    expect((await app.request('oauth2Token', tokenRequest(victimClient, { grant_type: 'authorization_code', code: victimCode.code, redirect_uri: victimClient.redirectUri, code_verifier: victimCode.verifier }))).status).toBe(200);
-    expect((await app.request('mfaVerify', { token: victimUser.token, body: { method: 'SMS', code: victimSmsCode } }))).toMatchObject({ status: 200 });
+    expect(
+      (
+        await app.request(
+          'oauth2Token',
+          tokenRequest(victimClient, { grant_type: 'refresh_token', refresh_token: victimTokens.refresh_token }),
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await app.request(
+          'oauth2Token',
+          tokenRequest(victimClient, {
+            grant_type: 'authorization_code',
+            code: victimCode.code,
+            redirect_uri: victimClient.redirectUri,
+            code_verifier: victimCode.verifier,
+          }),
+        )
+      ).status,
+    ).toBe(200);
+    expect(await app.request('mfaVerify', { token: victimUser.token, body: { method: 'SMS', code: victimSmsCode } })).toMatchObject({
+      status: 200,
+    });
     expect((await app.request('refresh', { body: { refreshToken: victim.refreshToken } })).status).toBe(200);
     expect((await app.request('login', { body: { username: 'admin', password: PASSWORD, tenantId: b } })).status).toBe(200);
   });

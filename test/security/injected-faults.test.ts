@@ -6,9 +6,9 @@ import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { type FaultMode, faultPlan, faultyStores } from '../helpers/faulty-stores';
 import { isServiceUnavailable, type Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
-import { halfWrittenState } from '../helpers/table-invariants';
 import { activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
 import { authorizationCode, createClient, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
+import { halfWrittenState } from '../helpers/table-invariants';
 
 /**
  * Issue 7, item 4, step by step: for every operation, each of its database calls (and
@@ -56,16 +56,44 @@ describe('a database fault at every step of every operation', () => {
   let serial = 0;
   const newUser = async () => {
     const username = `user-${serial++}`;
-    const response = await app.request('register', { token: adminToken, body: { username, password: PASSWORD, role: 'OPERATOR', tenantId } });
-    return { username, token: response.body.data.token as string, refreshToken: response.body.data.refreshToken as string, userId: response.body.data.user.id as string };
+    const response = await app.request('register', {
+      token: adminToken,
+      body: { username, password: PASSWORD, role: 'OPERATOR', tenantId },
+    });
+    return {
+      username,
+      token: response.body.data.token as string,
+      refreshToken: response.body.data.refreshToken as string,
+      userId: response.body.data.user.id as string,
+    };
   };
   const redeem = (code: string, verifier: string) =>
-    app.request('oauth2Token', tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }));
+    app.request(
+      'oauth2Token',
+      tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }),
+    );
 
   const scenarios: Array<Scenario<any>> = [
-    { name: 'register (a new tenant)', prepare: async () => uniqueTenant('new'), run: (tenant: string) => app.request('register', { body: { username: 'first', password: PASSWORD, role: 'ADMIN', tenantId: tenant } }), ok: (r) => r.status === 201 },
-    { name: 'register (by an ADMIN)', prepare: async () => `member-${serial++}`, run: (username: string) => app.request('register', { token: adminToken, body: { username, password: PASSWORD, role: 'ANALYST', tenantId } }), ok: (r) => r.status === 201 },
-    { name: 'login', prepare: newUser, run: (user) => app.request('login', { body: { username: user.username, password: PASSWORD, tenantId } }), ok: (r) => r.status === 200 },
+    {
+      name: 'register (a new tenant)',
+      prepare: async () => uniqueTenant('new'),
+      run: (tenant: string) =>
+        app.request('register', { body: { username: 'first', password: PASSWORD, role: 'ADMIN', tenantId: tenant } }),
+      ok: (r) => r.status === 201,
+    },
+    {
+      name: 'register (by an ADMIN)',
+      prepare: async () => `member-${serial++}`,
+      run: (username: string) =>
+        app.request('register', { token: adminToken, body: { username, password: PASSWORD, role: 'ANALYST', tenantId } }),
+      ok: (r) => r.status === 201,
+    },
+    {
+      name: 'login',
+      prepare: newUser,
+      run: (user) => app.request('login', { body: { username: user.username, password: PASSWORD, tenantId } }),
+      ok: (r) => r.status === 200,
+    },
     {
       name: 'login with TOTP',
       prepare: async () => {
@@ -88,11 +116,26 @@ describe('a database fault at every step of every operation', () => {
       run: (user) => app.request('login', { body: { username: user.username, password: PASSWORD, tenantId } }),
       ok: (r) => r.status === 401 && r.body.error === 'MFA code required',
     },
-    { name: 'refresh', prepare: newUser, run: (user) => app.request('refresh', { body: { refreshToken: user.refreshToken } }), ok: (r) => r.status === 200 },
+    {
+      name: 'refresh',
+      prepare: newUser,
+      run: (user) => app.request('refresh', { body: { refreshToken: user.refreshToken } }),
+      ok: (r) => r.status === 200,
+    },
     { name: 'logout', prepare: newUser, run: (user) => app.request('logout', { token: user.token }), ok: (r) => r.status === 200 },
     { name: 'me', prepare: newUser, run: (user) => app.request('me', { token: user.token }), ok: (r) => r.status === 200 },
-    { name: 'enableMFA TOTP', prepare: newUser, run: (user) => app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret: newTotpSecret() } }), ok: (r) => r.status === 200 },
-    { name: 'enableMFA SMS', prepare: newUser, run: (user) => app.request('mfaEnable', { token: user.token, body: { method: 'SMS', secret: '+15550004444' } }), ok: (r) => r.status === 200 },
+    {
+      name: 'enableMFA TOTP',
+      prepare: newUser,
+      run: (user) => app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret: newTotpSecret() } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'enableMFA SMS',
+      prepare: newUser,
+      run: (user) => app.request('mfaEnable', { token: user.token, body: { method: 'SMS', secret: '+15550004444' } }),
+      ok: (r) => r.status === 200,
+    },
     {
       name: 'verifyMFA TOTP',
       prepare: async () => {
@@ -117,21 +160,58 @@ describe('a database fault at every step of every operation', () => {
     {
       name: 'createOAuth2Client',
       prepare: async () => `client-${serial++}-${Date.now()}`,
-      run: (clientId: string) => app.request('oauth2CreateClient', { token: adminToken, body: { client_id: clientId, client_secret: newSecret(), redirect_uri: 'https://app.example.com/cb', grant_types: 'authorization_code', scope: 'orders:read', tenant_id: tenantId } }),
+      run: (clientId: string) =>
+        app.request('oauth2CreateClient', {
+          token: adminToken,
+          body: {
+            client_id: clientId,
+            client_secret: newSecret(),
+            redirect_uri: 'https://app.example.com/cb',
+            grant_types: 'authorization_code',
+            scope: 'orders:read',
+            tenant_id: tenantId,
+          },
+        }),
       ok: (r) => r.status === 201,
     },
-    { name: 'authorize', prepare: newUser, run: (user) => app.request('oauth2Authorize', { token: user.token, query: { response_type: 'code', client_id: client.clientId, redirect_uri: client.redirectUri, code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' } }), ok: (r) => r.status === 302 },
-    { name: 'token authorization_code', prepare: async () => authorizationCode(app, (await newUser()).token, client), run: ({ code, verifier }) => redeem(code, verifier), ok: (r) => r.status === 200 },
+    {
+      name: 'authorize',
+      prepare: newUser,
+      run: (user) =>
+        app.request('oauth2Authorize', {
+          token: user.token,
+          query: {
+            response_type: 'code',
+            client_id: client.clientId,
+            redirect_uri: client.redirectUri,
+            code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+            code_challenge_method: 'S256',
+          },
+        }),
+      ok: (r) => r.status === 302,
+    },
+    {
+      name: 'token authorization_code',
+      prepare: async () => authorizationCode(app, (await newUser()).token, client),
+      run: ({ code, verifier }) => redeem(code, verifier),
+      ok: (r) => r.status === 200,
+    },
     {
       name: 'token refresh_token',
       prepare: async () => {
         const { code, verifier } = await authorizationCode(app, (await newUser()).token, client);
         return (await redeem(code, verifier)).body.refresh_token as string;
       },
-      run: (refreshToken: string) => app.request('oauth2Token', tokenRequest(client, { grant_type: 'refresh_token', refresh_token: refreshToken })),
+      run: (refreshToken: string) =>
+        app.request('oauth2Token', tokenRequest(client, { grant_type: 'refresh_token', refresh_token: refreshToken })),
       ok: (r) => r.status === 200,
     },
-    { name: 'token client_credentials', prepare: async () => undefined, run: () => app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' })), ok: (r) => r.status === 200 },
+    {
+      name: 'token client_credentials',
+      prepare: async () => undefined,
+      run: () => app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' })),
+      ok: (r) => r.status === 200,
+    },
     {
       name: 'introspect',
       prepare: async () => {
@@ -156,67 +236,82 @@ describe('a database fault at every step of every operation', () => {
 
   /** The events logged after the log held `offset` characters (parsing only those lines: the log grows long here). */
   const eventsSince = (offset: number) =>
-    deps.logText().slice(offset).split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { event?: string }).event);
+    deps
+      .logText()
+      .slice(offset)
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => (JSON.parse(line) as { event?: string }).event);
 
-  it.each(scenarios.map((scenario) => [scenario.name, scenario] as const))('%s', async (_, scenario) => {
-    // A clean run counts the calls to fail.
-    const context = await scenario.prepare();
-    plan.reset();
-    const clean = await scenario.run(context);
-    expect(scenario.ok(clean), `${clean.status} ${JSON.stringify(clean.body)}`).toBe(true);
-    const calls = [...plan.calls];
-    expect(calls.length).toBeGreaterThan(0);
+  it.each(scenarios.map((scenario) => [scenario.name, scenario] as const))(
+    '%s',
+    async (_, scenario) => {
+      // A clean run counts the calls to fail.
+      const context = await scenario.prepare();
+      plan.reset();
+      const clean = await scenario.run(context);
+      expect(scenario.ok(clean), `${clean.status} ${JSON.stringify(clean.body)}`).toBe(true);
+      const calls = [...plan.calls];
+      expect(calls.length).toBeGreaterThan(0);
 
-    let fired = 0;
-    for (let at = 1; at <= calls.length; at++) {
-      for (const mode of ['before', 'after'] as FaultMode[]) {
-        const fresh = await scenario.prepare();
-        plan.arm(at, mode);
-        const logged = deps.logText().length;
-        const response = await scenario.run(fresh);
-        if (plan.fired()) fired++;
-        plan.disarm();
-        const where = `${mode} call ${at} (${calls[at - 1]})`;
-        // A 503 envelope, or the right answer where the failed call was not needed for it.
-        expect(isServiceUnavailable(response) || scenario.ok(response), `${where}: ${response.status} ${JSON.stringify(response.body)}`).toBe(true);
-        // The fault behind a 503 is logged (its details go to the log, never to the answer): by
-        // the handler, or by the authorizer that met it first.
-        if (isServiceUnavailable(response)) {
-          const logsFault = expect.stringMatching(/^(dependency_unavailable|authorizer_failed)$/);
-          expect(eventsSince(logged), `${where}: the fault is logged`).toEqual(expect.arrayContaining([logsFault]));
+      let fired = 0;
+      for (let at = 1; at <= calls.length; at++) {
+        for (const mode of ['before', 'after'] as FaultMode[]) {
+          const fresh = await scenario.prepare();
+          plan.arm(at, mode);
+          const logged = deps.logText().length;
+          const response = await scenario.run(fresh);
+          if (plan.fired()) fired++;
+          plan.disarm();
+          const where = `${mode} call ${at} (${calls[at - 1]})`;
+          // A 503 envelope, or the right answer where the failed call was not needed for it.
+          expect(
+            isServiceUnavailable(response) || scenario.ok(response),
+            `${where}: ${response.status} ${JSON.stringify(response.body)}`,
+          ).toBe(true);
+          // The fault behind a 503 is logged (its details go to the log, never to the answer): by
+          // the handler, or by the authorizer that met it first.
+          if (isServiceUnavailable(response)) {
+            const logsFault = expect.stringMatching(/^(dependency_unavailable|authorizer_failed)$/);
+            expect(eventsSince(logged), `${where}: the fault is logged`).toEqual(expect.arrayContaining([logsFault]));
+          }
+          expect(JSON.stringify(response.body ?? '')).not.toMatch(/ECONNRESET|socket hang up|\bat /);
+          expect(await halfWritten(), where).toEqual([]);
+          // The same request again: an answer, never a 5xx (the state it meets is whole).
+          const again = await scenario.run(fresh);
+          expect(again.status, `${where}, tried again: ${JSON.stringify(again.body)}`).toBeLessThan(500);
         }
-        expect(JSON.stringify(response.body ?? '')).not.toMatch(/ECONNRESET|socket hang up|\bat /);
-        expect(await halfWritten(), where).toEqual([]);
-        // The same request again: an answer, never a 5xx (the state it meets is whole).
-        const again = await scenario.run(fresh);
-        expect(again.status, `${where}, tried again: ${JSON.stringify(again.body)}`).toBeLessThan(500);
       }
-    }
-    // Each armed fault fired: the calls of a clean run are the calls of every run.
-    expect(fired).toBe(2 * calls.length);
-    // The same functions, with no restart, serve the next request.
-    expect(scenario.ok(await scenario.run(await scenario.prepare()))).toBe(true);
-  }, 120_000);
+      // Each armed fault fired: the calls of a clean run are the calls of every run.
+      expect(fired).toBe(2 * calls.length);
+      // The same functions, with no restart, serve the next request.
+      expect(scenario.ok(await scenario.run(await scenario.prepare()))).toBe(true);
+    },
+    120_000,
+  );
 
   /**
    * The token endpoint marks the code used and stores its grant in one transaction, so a
    * fault there, before or after it applied, never leaves a used code without its grant.
    */
-  it.each(['before', 'after'] as const)('leaves no redeemed authorization code without its grant (fault %s the redemption)', async (when) => {
-    const { code, verifier } = await authorizationCode(app, (await newUser()).token, client);
-    plan.reset();
-    await redeem(code, verifier);
-    const at = plan.calls.indexOf('authorizationCodes.redeem') + 1;
-    expect(at).toBeGreaterThan(0);
-    const fresh = await authorizationCode(app, (await newUser()).token, client);
-    plan.arm(at, when);
-    expect(isServiceUnavailable(await redeem(fresh.code, fresh.verifier))).toBe(true);
-    plan.disarm();
-    const items = await scanTable(endpoint, tableName);
-    const grants = new Set(items.filter((item) => item.sk === 'GRANT' && item.clientId !== undefined).map((item) => String(item.id)));
-    const orphans = items.filter((item) => item.sk === 'CODE' && item.usedAt !== undefined && !grants.has(String(item.grantId)));
-    expect(orphans).toEqual([]);
-  });
+  it.each(['before', 'after'] as const)(
+    'leaves no redeemed authorization code without its grant (fault %s the redemption)',
+    async (when) => {
+      const { code, verifier } = await authorizationCode(app, (await newUser()).token, client);
+      plan.reset();
+      await redeem(code, verifier);
+      const at = plan.calls.indexOf('authorizationCodes.redeem') + 1;
+      expect(at).toBeGreaterThan(0);
+      const fresh = await authorizationCode(app, (await newUser()).token, client);
+      plan.arm(at, when);
+      expect(isServiceUnavailable(await redeem(fresh.code, fresh.verifier))).toBe(true);
+      plan.disarm();
+      const items = await scanTable(endpoint, tableName);
+      const grants = new Set(items.filter((item) => item.sk === 'GRANT' && item.clientId !== undefined).map((item) => String(item.id)));
+      const orphans = items.filter((item) => item.sk === 'CODE' && item.usedAt !== undefined && !grants.has(String(item.grantId)));
+      expect(orphans).toEqual([]);
+    },
+  );
 
   // Counts the faults the tests above inject (a fault before and after each call of a
   // clean run) on its own, so that it holds whichever tests run and in whatever order.

@@ -37,9 +37,15 @@ describe('writes retried after a lost answer', () => {
     const code = authenticator(deps, secret)();
     dynamo.loseNext(mentioning('UpdateItemCommand', 'lastTimeStep'));
     const lostBefore = dynamo.lost();
-    expect(await app.request('mfaVerify', { token, body: { method: 'TOTP', code } })).toMatchObject({ status: 200, body: { success: true } });
+    expect(await app.request('mfaVerify', { token, body: { method: 'TOTP', code } })).toMatchObject({
+      status: 200,
+      body: { success: true },
+    });
     expect(dynamo.lost()).toBe(lostBefore + 1);
-    expect((await app.request('mfaVerify', { token, body: { method: 'TOTP', code } })).body).toEqual({ success: false, error: 'Invalid MFA code' });
+    expect((await app.request('mfaVerify', { token, body: { method: 'TOTP', code } })).body).toEqual({
+      success: false,
+      error: 'Invalid MFA code',
+    });
   });
 
   it('verifyMFA SMS: the retried consumption of the code succeeds, and the code is then used', async () => {
@@ -48,9 +54,15 @@ describe('writes retried after a lost answer', () => {
     const code = (await deps.outbox.latest(user.tenantId, user.id, 'SMS'))?.code;
     dynamo.loseNext(mentioning('UpdateItemCommand', 'REMOVE codeDigest, codeExpiresAt, codeSentAt'));
     const lostBefore = dynamo.lost();
-    expect(await app.request('mfaVerify', { token, body: { method: 'SMS', code } })).toMatchObject({ status: 200, body: { success: true } });
+    expect(await app.request('mfaVerify', { token, body: { method: 'SMS', code } })).toMatchObject({
+      status: 200,
+      body: { success: true },
+    });
     expect(dynamo.lost()).toBe(lostBefore + 1);
-    expect((await app.request('mfaVerify', { token, body: { method: 'SMS', code } })).body).toEqual({ success: false, error: 'Invalid MFA code' });
+    expect((await app.request('mfaVerify', { token, body: { method: 'SMS', code } })).body).toEqual({
+      success: false,
+      error: 'Invalid MFA code',
+    });
   });
 
   it('login: the retried creation of the session succeeds', async () => {
@@ -86,7 +98,11 @@ describe('writes retried after a lost answer', () => {
     dynamo.loseNext(mentioning('PutItemCommand', 'codeChallenge'));
     const { code, verifier } = await authorizationCode(app, token, client);
     expect(dynamo.lost()).toBe(lostBefore + 2);
-    const redeem = () => app.request('oauth2Token', tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }));
+    const redeem = () =>
+      app.request(
+        'oauth2Token',
+        tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }),
+      );
     dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'usedAt'));
     const redeemed = await redeem();
     expect(redeemed.status).toBe(200);
@@ -95,9 +111,18 @@ describe('writes retried after a lost answer', () => {
 
     // The second redemption revoked the grant; a fresh one for the refresh.
     const fresh = await authorizationCode(app, token, client);
-    const tokens = await app.request('oauth2Token', tokenRequest(client, { grant_type: 'authorization_code', code: fresh.code, redirect_uri: client.redirectUri, code_verifier: fresh.verifier }));
+    const tokens = await app.request(
+      'oauth2Token',
+      tokenRequest(client, {
+        grant_type: 'authorization_code',
+        code: fresh.code,
+        redirect_uri: client.redirectUri,
+        code_verifier: fresh.verifier,
+      }),
+    );
     dynamo.loseNext(mentioning('UpdateItemCommand', 'refreshGeneration'));
-    const refresh = (refreshToken: string) => app.request('oauth2Token', tokenRequest(client, { grant_type: 'refresh_token', refresh_token: refreshToken }));
+    const refresh = (refreshToken: string) =>
+      app.request('oauth2Token', tokenRequest(client, { grant_type: 'refresh_token', refresh_token: refreshToken }));
     const refreshed = await refresh(tokens.body.refresh_token);
     expect(refreshed.status).toBe(200);
     expect(dynamo.lost()).toBe(lostBefore + 4);
@@ -124,7 +149,10 @@ describe('writes retried after a lost answer', () => {
       },
       { step: 'initialize', name: 'transactionConflictOnce' },
     );
-    const redeemed = await app.request('oauth2Token', tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }));
+    const redeemed = await app.request(
+      'oauth2Token',
+      tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }),
+    );
     dynamo.doc.middlewareStack.remove('transactionConflictOnce');
     expect(conflicts).toBe(1);
     expect(redeemed).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });

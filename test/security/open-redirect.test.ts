@@ -7,9 +7,9 @@ import { createClient, newSecret, pkcePair, type TestClient } from '../helpers/o
 
 /**
  * Issue 7, item 3, open redirects: the authorization endpoint redirects only to a URI
- * registered for the client, compared exactly (CONTRACT 4.6), and registration accepts
+ * registered for the client, compared exactly (docs/api.md 4.6), and registration accepts
  * only absolute https URIs (http on loopback hosts), without fragment or user
- * information (CONTRACT 4.8). Every refusal is a 400 in the envelope with no Location.
+ * information (docs/api.md 4.8). Every refusal is a 400 in the envelope with no Location.
  */
 describe('open redirect attempts', () => {
   let deps: TestDeps;
@@ -31,9 +31,20 @@ describe('open redirect attempts', () => {
   const authorize = (redirectUri: string, extra: Record<string, string> = {}) =>
     app.request('oauth2Authorize', {
       token: adminToken,
-      query: { response_type: 'code', client_id: client.clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', ...extra },
+      query: {
+        response_type: 'code',
+        client_id: client.clientId,
+        redirect_uri: redirectUri,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        ...extra,
+      },
     });
-  const noRedirect = (error: string) => ({ status: 400, headers: expect.not.objectContaining({ Location: expect.anything() }), body: { success: false, error } });
+  const noRedirect = (error: string) => ({
+    status: 400,
+    headers: expect.not.objectContaining({ Location: expect.anything() }),
+    body: { success: false, error },
+  });
 
   it.each([
     'https://evil.example/callback',
@@ -75,8 +86,12 @@ describe('open redirect attempts', () => {
     await fc.assert(
       fc.asyncProperty(
         fc.oneof(
-          fc.tuple(fc.nat(registered.length), fc.string({ minLength: 1, maxLength: 3 })).map(([at, text]) => registered.slice(0, at) + text + registered.slice(at)),
-          fc.tuple(fc.nat(registered.length - 1), fc.string({ minLength: 0, maxLength: 2 })).map(([at, text]) => registered.slice(0, at) + text + registered.slice(at + 1)),
+          fc
+            .tuple(fc.nat(registered.length), fc.string({ minLength: 1, maxLength: 3 }))
+            .map(([at, text]) => registered.slice(0, at) + text + registered.slice(at)),
+          fc
+            .tuple(fc.nat(registered.length - 1), fc.string({ minLength: 0, maxLength: 2 }))
+            .map(([at, text]) => registered.slice(0, at) + text + registered.slice(at + 1)),
           fc.tuple(fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 })).map(([before, after]) => before + registered + after),
           fc.webUrl({ withQueryParameters: true, withFragments: true }),
         ),
@@ -129,7 +144,14 @@ describe('open redirect attempts', () => {
   ])('refuses to register the redirect URI %j: 400 Invalid redirect_uri', async (redirectUri) => {
     const response = await app.request('oauth2CreateClient', {
       token: adminToken,
-      body: { client_id: `c-${uniqueTenant('x')}`, client_secret: newSecret(), redirect_uri: redirectUri, grant_types: 'authorization_code', scope: 'orders:read', tenant_id: tenantId },
+      body: {
+        client_id: `c-${uniqueTenant('x')}`,
+        client_secret: newSecret(),
+        redirect_uri: redirectUri,
+        grant_types: 'authorization_code',
+        scope: 'orders:read',
+        tenant_id: tenantId,
+      },
     });
     expect(response).toEqual({ status: 400, headers: expect.any(Object), body: { success: false, error: 'Invalid redirect_uri' } });
   });
@@ -138,7 +160,13 @@ describe('open redirect attempts', () => {
     const loopback = await createClient(app, adminToken, tenantId, { redirectUri: 'http://127.0.0.1:8765/cb' });
     const response = await app.request('oauth2Authorize', {
       token: adminToken,
-      query: { response_type: 'code', client_id: loopback.clientId, redirect_uri: loopback.redirectUri, code_challenge: challenge, code_challenge_method: 'S256' },
+      query: {
+        response_type: 'code',
+        client_id: loopback.clientId,
+        redirect_uri: loopback.redirectUri,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+      },
     });
     expect(response.status).toBe(302);
     expect(new URL(response.headers.Location ?? '').host).toBe('127.0.0.1:8765');

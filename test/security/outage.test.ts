@@ -9,8 +9,8 @@ import { nearRealTime } from '../helpers/clock';
 import { testDeps, uniqueTenant } from '../helpers/deps';
 import { isServiceUnavailable, type Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
-import { halfWrittenState } from '../helpers/table-invariants';
 import { authorizationCode, createClient, type TestClient, tokenRequest } from '../helpers/oauth';
+import { halfWrittenState } from '../helpers/table-invariants';
 
 /*
  * The database itself goes away: a DynamoDB Local of the test's own is stopped,
@@ -49,7 +49,10 @@ describe('database stopped and restarted between requests', () => {
     const step = async () => {
       const username = `user-${round++}`;
       const answers = [];
-      const registered = await app.request('register', { token: admin.body.data.token, body: { username, password: PASSWORD, role: 'OPERATOR', tenantId } });
+      const registered = await app.request('register', {
+        token: admin.body.data.token,
+        body: { username, password: PASSWORD, role: 'OPERATOR', tenantId },
+      });
       answers.push(registered);
       if (registered.status === 201) latest.set(username, registered.body.data.refreshToken);
       const current = latest.get('user-0');
@@ -135,14 +138,18 @@ describe('database outage with requests in flight', () => {
 
     const check = (op: string, response: Response, ok: (r: Response) => boolean) => {
       outcomes.push({ op, status: response.status, phase });
-      if (!ok(response) && !isServiceUnavailable(response)) unexpected.push(`${op} in phase ${phase}: ${response.status} ${JSON.stringify(response.body)}`);
+      if (!ok(response) && !isServiceUnavailable(response))
+        unexpected.push(`${op} in phase ${phase}: ${response.status} ${JSON.stringify(response.body)}`);
       return ok(response);
     };
 
     const stream = async (worker: number) => {
       for (let round = 0; running; round++) {
         const username = `w${worker}-r${round}`;
-        const registered = await app.request('register', { token: admin.token, body: { username, password: PASSWORD, role: 'OPERATOR', tenantId } });
+        const registered = await app.request('register', {
+          token: admin.token,
+          body: { username, password: PASSWORD, role: 'OPERATOR', tenantId },
+        });
         if (!check('register', registered, (r) => r.status === 201)) continue;
         const login = await app.request('login', { body: { username, password: PASSWORD, tenantId } });
         if (!check('login', login, (r) => r.status === 200)) continue;
@@ -155,7 +162,11 @@ describe('database outage with requests in flight', () => {
         if (refreshToken) heldSessions.set(username, refreshToken);
         else heldSessions.delete(username);
         check('me', await app.request('me', { token: login.body.data.token }), (r) => r.status === 200);
-        check('client_credentials', await app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' })), (r) => r.status === 200);
+        check(
+          'client_credentials',
+          await app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' })),
+          (r) => r.status === 200,
+        );
         let code: { code: string; verifier: string } | undefined;
         try {
           code = await authorizationCode(app, login.body.data.token, client);
@@ -166,12 +177,27 @@ describe('database outage with requests in flight', () => {
           outcomes.push({ op: 'authorize', status: 503, phase });
         }
         if (!code) continue;
-        const issued = await app.request('oauth2Token', tokenRequest(client, { grant_type: 'authorization_code', code: code.code, redirect_uri: client.redirectUri, code_verifier: code.verifier }));
+        const issued = await app.request(
+          'oauth2Token',
+          tokenRequest(client, {
+            grant_type: 'authorization_code',
+            code: code.code,
+            redirect_uri: client.redirectUri,
+            code_verifier: code.verifier,
+          }),
+        );
         if (!check('authorization_code', issued, (r) => r.status === 200)) continue;
-        const rotated = await app.request('oauth2Token', tokenRequest(client, { grant_type: 'refresh_token', refresh_token: issued.body.refresh_token }));
+        const rotated = await app.request(
+          'oauth2Token',
+          tokenRequest(client, { grant_type: 'refresh_token', refresh_token: issued.body.refresh_token }),
+        );
         if (check('refresh_token', rotated, (r) => r.status === 200)) {
           heldGrants.set(username, rotated.body.refresh_token);
-          check('introspect', await app.request('oauth2Introspect', tokenRequest(client, { token: rotated.body.refresh_token })), (r) => r.status === 200 && r.body.active === true);
+          check(
+            'introspect',
+            await app.request('oauth2Introspect', tokenRequest(client, { token: rotated.body.refresh_token })),
+            (r) => r.status === 200 && r.body.active === true,
+          );
         }
       }
     };
@@ -215,7 +241,12 @@ describe('database outage with requests in flight', () => {
     await sleep(300);
     running = false;
     await recovery;
-    expect(outcomes.slice(before).map((outcome) => `${outcome.op} ${outcome.status}`).filter((line) => / 5\d\d$/.test(line))).toEqual([]);
+    expect(
+      outcomes
+        .slice(before)
+        .map((outcome) => `${outcome.op} ${outcome.status}`)
+        .filter((line) => / 5\d\d$/.test(line)),
+    ).toEqual([]);
     expect(new Set(outcomes.slice(before).map((outcome) => outcome.op)).size).toBeGreaterThanOrEqual(9);
     expect(deps.logText()).not.toContain(PASSWORD);
 
@@ -224,12 +255,24 @@ describe('database outage with requests in flight', () => {
       expect((await app.request('refresh', { body: { refreshToken } })).status, `session of ${username}`).toBe(200);
     }
     for (const [username, refreshToken] of heldGrants) {
-      expect((await app.request('oauth2Token', tokenRequest(client, { grant_type: 'refresh_token', refresh_token: refreshToken }))).status, `grant of ${username}`).toBe(200);
+      expect(
+        (await app.request('oauth2Token', tokenRequest(client, { grant_type: 'refresh_token', refresh_token: refreshToken }))).status,
+        `grant of ${username}`,
+      ).toBe(200);
     }
     if (process.env.SHOW_COUNTS) {
       const byPhase: Record<string, Record<number, number>> = {};
-      for (const { phase: p, status } of outcomes) (byPhase[p] ??= {})[status] = (byPhase[p]?.[status] ?? 0) + 1;
-      console.log({ requests: outcomes.length, failedCleanly: failed.length, heldSessions: heldSessions.size, heldGrants: heldGrants.size, byPhase });
+      for (const { phase: p, status } of outcomes) {
+        byPhase[p] ??= {};
+        byPhase[p][status] = (byPhase[p][status] ?? 0) + 1;
+      }
+      console.log({
+        requests: outcomes.length,
+        failedCleanly: failed.length,
+        heldSessions: heldSessions.size,
+        heldGrants: heldGrants.size,
+        byPhase,
+      });
     }
   }, 120_000);
 
@@ -270,7 +313,9 @@ describe('database outage with requests in flight', () => {
     for (const { response, ms } of answers) {
       expect(response, `no answer within ${LAMBDA_TIMEOUT_MS} ms`).toBeDefined();
       // client_credentials needs no database once the client is cached: it may succeed.
-      expect(response?.status === 200 || (response !== undefined && isServiceUnavailable(response)), JSON.stringify(response?.body)).toBe(true);
+      expect(response?.status === 200 || (response !== undefined && isServiceUnavailable(response)), JSON.stringify(response?.body)).toBe(
+        true,
+      );
       expect(ms).toBeLessThan(LAMBDA_TIMEOUT_MS);
     }
     expect((await app.request('me', { token: admin.token })).status).toBe(200);

@@ -6,15 +6,15 @@ import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
-import { patientStores } from '../helpers/patient-stores';
 import { activateDelivered, activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
 import { authorizationCode, createClient, type TestClient, tokenRequest } from '../helpers/oauth';
+import { patientStores } from '../helpers/patient-stores';
 
 /**
  * Issue 7, item 3, races: many concurrent requests that may succeed only once, at
  * higher concurrency than the function tests, and checked in the table afterwards
  * (exactly one record where one is allowed). "Exactly once" rests on conditional
- * writes (CONTRACT 5), so these hold for any number of Lambda instances.
+ * writes (docs/api.md 6), so these hold for any number of Lambda instances.
  */
 const PASSWORD = 'correct horse battery';
 const N = 20;
@@ -25,7 +25,10 @@ describe('races', () => {
   const endpoint = inject('dynamodbEndpoint');
   let deps: TestDeps;
   let app: App;
-  const items = async (tenantId: string) => (await scanTable(endpoint, tableName)).filter((item) => String(item.pk).startsWith(`T#${tenantId}#`) || String(item.pk) === `T#${tenantId}`);
+  const items = async (tenantId: string) =>
+    (await scanTable(endpoint, tableName)).filter(
+      (item) => String(item.pk).startsWith(`T#${tenantId}#`) || String(item.pk) === `T#${tenantId}`,
+    );
 
   beforeAll(async () => {
     await createTable(endpoint, tableName);
@@ -41,7 +44,12 @@ describe('races', () => {
     const admin = await registerAdmin(app, tenantId);
     const spellings = ['Racer', 'racer', 'RACER', 'ｒａｃｅｒ', 'ＲＡＣＥＲ'];
     const answers = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => app.request('register', { token: admin.token, body: { username: spellings[i % spellings.length], password: `${PASSWORD} ${i}`, role: 'ANALYST', tenantId } })),
+      Array.from({ length: 50 }, (_, i) =>
+        app.request('register', {
+          token: admin.token,
+          body: { username: spellings[i % spellings.length], password: `${PASSWORD} ${i}`, role: 'ANALYST', tenantId },
+        }),
+      ),
     );
     expect(count(answers, 201)).toBe(1);
     expect(answers.filter((answer) => answer.status === 400 && answer.body.error === 'Username already exists')).toHaveLength(49);
@@ -52,7 +60,11 @@ describe('races', () => {
 
   it(`${N} anonymous callers claiming one new tenant: exactly one ADMIN and one tenant record`, async () => {
     const tenantId = uniqueTenant('claim');
-    const answers = await Promise.all(Array.from({ length: N }, (_, i) => app.request('register', { body: { username: `claimer-${i}`, password: PASSWORD, role: 'ADMIN', tenantId } })));
+    const answers = await Promise.all(
+      Array.from({ length: N }, (_, i) =>
+        app.request('register', { body: { username: `claimer-${i}`, password: PASSWORD, role: 'ADMIN', tenantId } }),
+      ),
+    );
     expect(count(answers, 201)).toBe(1);
     expect(answers.filter((answer) => answer.status === 403 && answer.body.error === 'Permission denied')).toHaveLength(N - 1);
     const records = await items(tenantId);
@@ -67,7 +79,7 @@ describe('races', () => {
     const answers = await Promise.all(Array.from({ length: N }, () => app.request('refresh', { body: { refreshToken } })));
     expect(count(answers, 200)).toBe(1);
     expect(answers.filter((answer) => answer.status === 401 && answer.body.error === 'Invalid refresh token')).toHaveLength(N - 1);
-    // The losers presented a token the winner had just retired: that is reuse (CONTRACT 4.2),
+    // The losers presented a token the winner had just retired: that is reuse (docs/api.md 4.2),
     // so the whole session ends, the winner's new tokens and the old access token with it.
     const winner = answers.find((answer) => answer.status === 200)?.body.data;
     const session = (await items(tenantId)).filter((item) => item.sk === 'SESSION');
@@ -81,7 +93,10 @@ describe('races', () => {
   it('a refresh racing a logout: either order leaves the session ended and no live token', async () => {
     for (let round = 0; round < 5; round++) {
       const { refreshToken, token } = await registerAdmin(app, uniqueTenant('logout'));
-      const [refreshed, loggedOut] = await Promise.all([app.request('refresh', { body: { refreshToken } }), app.request('logout', { token })]);
+      const [refreshed, loggedOut] = await Promise.all([
+        app.request('refresh', { body: { refreshToken } }),
+        app.request('logout', { token }),
+      ]);
       expect(loggedOut.status).toBe(200);
       expect([200, 401]).toContain(refreshed.status);
       if (refreshed.status === 200) {
@@ -106,7 +121,9 @@ describe('races', () => {
       const fields = { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier };
       const answers = await Promise.all(
         Array.from({ length: N }, (_, i) =>
-          i % 2 ? app.request('oauth2Token', tokenRequest(client, fields)) : app.request('oauth2Token', { body: { ...fields, client_id: client.clientId, client_secret: client.clientSecret } }),
+          i % 2
+            ? app.request('oauth2Token', tokenRequest(client, fields))
+            : app.request('oauth2Token', { body: { ...fields, client_id: client.clientId, client_secret: client.clientSecret } }),
         ),
       );
       expect(count(answers, 200)).toBe(1);
@@ -119,8 +136,17 @@ describe('races', () => {
 
     it(`${N} concurrent refresh_token grants with one OAuth refresh token: exactly one wins`, async () => {
       const { code, verifier } = await authorizationCode(app, adminToken, client);
-      const issued = (await app.request('oauth2Token', tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }))).body;
-      const answers = await Promise.all(Array.from({ length: N }, () => app.request('oauth2Token', tokenRequest(client, { grant_type: 'refresh_token', refresh_token: issued.refresh_token }))));
+      const issued = (
+        await app.request(
+          'oauth2Token',
+          tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }),
+        )
+      ).body;
+      const answers = await Promise.all(
+        Array.from({ length: N }, () =>
+          app.request('oauth2Token', tokenRequest(client, { grant_type: 'refresh_token', refresh_token: issued.refresh_token })),
+        ),
+      );
       expect(count(answers, 200)).toBe(1);
       expect(answers.filter((answer) => answer.status === 400 && answer.body.error === 'invalid_grant')).toHaveLength(N - 1);
       // As for sessions: the losers presented a retired token (reuse), so the grant ends.
@@ -134,7 +160,13 @@ describe('races', () => {
     const newUser = async () => {
       const tenantId = uniqueTenant('mfa-race');
       const admin = await registerAdmin(app, tenantId, 'alice', PASSWORD);
-      return { tenantId, token: admin.token, userId: admin.user.id, login: (extra: Record<string, unknown>) => app.request('login', { body: { username: 'alice', password: PASSWORD, tenantId, ...extra } }) };
+      return {
+        tenantId,
+        token: admin.token,
+        userId: admin.user.id,
+        login: (extra: Record<string, unknown>) =>
+          app.request('login', { body: { username: 'alice', password: PASSWORD, tenantId, ...extra } }),
+      };
     };
 
     it(`${N} concurrent logins with one TOTP code: exactly one session`, async () => {
@@ -144,8 +176,14 @@ describe('races', () => {
       const answers = await Promise.all(Array.from({ length: N }, () => user.login({ mfaCode })));
       expect(count(answers, 200)).toBe(1);
       // Each loser either lost the race for the time step or was stopped by the lockout once 5 had failed.
-      expect(answers.every((answer) => answer.status === 200 || (answer.status === 401 && answer.body.error === 'Invalid MFA code') || answer.status === 429)).toBe(true);
-      const sessions = (await items(user.tenantId)).filter((item) => item.sk === 'SESSION' && Array.isArray(item.amr) && item.amr.includes('otp'));
+      expect(
+        answers.every(
+          (answer) => answer.status === 200 || (answer.status === 401 && answer.body.error === 'Invalid MFA code') || answer.status === 429,
+        ),
+      ).toBe(true);
+      const sessions = (await items(user.tenantId)).filter(
+        (item) => item.sk === 'SESSION' && Array.isArray(item.amr) && item.amr.includes('otp'),
+      );
       expect(sessions).toHaveLength(1);
     });
 
@@ -157,7 +195,9 @@ describe('races', () => {
       const mfaCode = (await deps.outbox.latest(user.tenantId, user.userId, method))?.code;
       const answers = await Promise.all(Array.from({ length: N }, () => user.login({ mfaCode })));
       expect(count(answers, 200)).toBe(1);
-      const sessions = (await items(user.tenantId)).filter((item) => item.sk === 'SESSION' && Array.isArray(item.amr) && item.amr.includes('otp'));
+      const sessions = (await items(user.tenantId)).filter(
+        (item) => item.sk === 'SESSION' && Array.isArray(item.amr) && item.amr.includes('otp'),
+      );
       expect(sessions).toHaveLength(1);
     });
 
@@ -172,7 +212,9 @@ describe('races', () => {
         expect((await app.request('mfaEnable', { token: user.token, body: { method, secret: '+15550002222' } })).status).toBe(200);
         code = (await deps.outbox.latest(user.tenantId, user.userId, method))?.code;
       }
-      const answers = await Promise.all(Array.from({ length: N }, () => app.request('mfaVerify', { token: user.token, body: { method, code } })));
+      const answers = await Promise.all(
+        Array.from({ length: N }, () => app.request('mfaVerify', { token: user.token, body: { method, code } })),
+      );
       expect(count(answers, 200)).toBe(1);
       expect(answers.every((answer) => answer.status === 200 || answer.status === 400 || answer.status === 429)).toBe(true);
     });
@@ -180,7 +222,9 @@ describe('races', () => {
     it('10 concurrent TOTP enrolments with different secrets: one pending method, and only its secret verifies', async () => {
       const user = await newUser();
       const secrets = Array.from({ length: 10 }, () => newTotpSecret());
-      const answers = await Promise.all(secrets.map((secret) => app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret } })));
+      const answers = await Promise.all(
+        secrets.map((secret) => app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret } })),
+      );
       expect(answers.every((answer) => answer.status === 200)).toBe(true);
       const methods = (await items(user.tenantId)).filter((item) => String(item.sk).startsWith('METHOD#'));
       expect(methods).toHaveLength(1);

@@ -8,9 +8,9 @@ import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { localDynamo } from '../helpers/local-dynamo';
-import { captureOutput, containsSecret, type KnownSecret, secretsIn } from '../helpers/secret-search';
 import { authenticator, newTotpSecret } from '../helpers/mfa';
 import { basic, form, pkcePair } from '../helpers/oauth';
+import { captureOutput, containsSecret, type KnownSecret, secretsIn } from '../helpers/secret-search';
 
 /**
  * Issue 7, item 6: every flow run with secrets known to the test (all generated here,
@@ -48,7 +48,12 @@ describe('secrets in the clear (responses, output, table)', () => {
     return value;
   };
   /** Sends a request and keeps its answer; `issues` picks the secrets the answer hands out. */
-  async function send(flow: string, route: Parameters<typeof app.request>[0], spec: Parameters<typeof app.request>[1], issues: (r: Response) => Array<string | undefined> = () => []) {
+  async function send(
+    flow: string,
+    route: Parameters<typeof app.request>[0],
+    spec: Parameters<typeof app.request>[1],
+    issues: (r: Response) => Array<string | undefined> = () => [],
+  ) {
     const response = await app.request(route, spec);
     flows.add(flow);
     const issued = issues(response).filter((value): value is string => typeof value === 'string');
@@ -76,14 +81,24 @@ describe('secrets in the clear (responses, output, table)', () => {
 
     // register, login (wrong and right), refresh (and reuse), me, logout
     const adminPassword = known('admin password', passphrase());
-    const admin = await send('register', 'register', { body: { username: 'admin', password: adminPassword, role: 'ADMIN', tenantId } }, sessionIssued);
+    const admin = await send(
+      'register',
+      'register',
+      { body: { username: 'admin', password: adminPassword, role: 'ADMIN', tenantId } },
+      sessionIssued,
+    );
     expect(admin.status).toBe(201);
     const adminToken = known('admin access token', admin.body.data.token);
     known('admin refresh token', admin.body.data.refreshToken);
     known('refresh token secret part', String(admin.body.data.refreshToken).split('.').at(-1));
 
     const userPassword = known('user password', passphrase());
-    const user = await send('register', 'register', { token: adminToken, body: { username: 'user', password: userPassword, role: 'ANALYST', tenantId, email: 'user@example.com' } }, sessionIssued);
+    const user = await send(
+      'register',
+      'register',
+      { token: adminToken, body: { username: 'user', password: userPassword, role: 'ANALYST', tenantId, email: 'user@example.com' } },
+      sessionIssued,
+    );
     expect(user.status).toBe(201);
     known('user refresh token', user.body.data.refreshToken);
     known('user access token', user.body.data.token);
@@ -100,7 +115,10 @@ describe('secrets in the clear (responses, output, table)', () => {
     known('rotated refresh token', refreshed.body.data.refreshToken);
     known('refreshed access token', refreshed.body.data.token);
     expect((await send('refresh (reuse)', 'refresh', { body: { refreshToken: loginRefresh } })).status).toBe(401);
-    const forged = known('forged refresh token', `${String(loginRefresh).split('.').slice(0, 3).join('.')}.${randomBytes(32).toString('base64url')}`);
+    const forged = known(
+      'forged refresh token',
+      `${String(loginRefresh).split('.').slice(0, 3).join('.')}.${randomBytes(32).toString('base64url')}`,
+    );
     expect((await send('refresh (forged)', 'refresh', { body: { refreshToken: forged } })).status).toBe(401);
     expect((await send('me', 'me', { token: user.body.data.token })).status).toBe(200);
     expect((await send('logout', 'logout', { token: user.body.data.token })).status).toBe(200);
@@ -108,7 +126,12 @@ describe('secrets in the clear (responses, output, table)', () => {
     // MFA: TOTP enable, verify (wrong and right), login asking for, refusing and accepting a code
     const mfaUser = async (username: string) => {
       const password = known(`${username} password`, passphrase());
-      const registered = await send('register', 'register', { token: adminToken, body: { username, password, role: 'OPERATOR', tenantId } }, sessionIssued);
+      const registered = await send(
+        'register',
+        'register',
+        { token: adminToken, body: { username, password, role: 'OPERATOR', tenantId } },
+        sessionIssued,
+      );
       expect(registered.status).toBe(201);
       known(`${username} refresh token`, registered.body.data.refreshToken);
       return { password, token: registered.body.data.token as string, userId: registered.body.data.user.id as string };
@@ -116,33 +139,75 @@ describe('secrets in the clear (responses, output, table)', () => {
     const totpUser = await mfaUser('totp-user');
     const totpSecret = known('TOTP secret', newTotpSecret());
     const code = authenticator(deps, totpSecret);
-    const enabled = await send('MFA enable TOTP', 'mfaEnable', { token: totpUser.token, body: { method: 'TOTP', secret: totpSecret } }, (r) => [r.body?.data?.otpauthUri]);
+    const enabled = await send(
+      'MFA enable TOTP',
+      'mfaEnable',
+      { token: totpUser.token, body: { method: 'TOTP', secret: totpSecret } },
+      (r) => [r.body?.data?.otpauthUri],
+    );
     expect(enabled.status).toBe(200);
     expect(enabled.body.data.otpauthUri).toContain(totpSecret);
     const totpCodes = [known('TOTP code (verify)', code())];
-    expect((await send('MFA verify TOTP', 'mfaVerify', { token: totpUser.token, body: { method: 'TOTP', code: known('wrong TOTP code', wrongCode(totpCodes[0] ?? '')) } })).status).toBe(400);
-    expect((await send('MFA verify TOTP', 'mfaVerify', { token: totpUser.token, body: { method: 'TOTP', code: totpCodes[0] } })).status).toBe(200);
-    expect((await send('MFA verify TOTP (replay)', 'mfaVerify', { token: totpUser.token, body: { method: 'TOTP', code: totpCodes[0] } })).status).toBe(400);
+    expect(
+      (
+        await send('MFA verify TOTP', 'mfaVerify', {
+          token: totpUser.token,
+          body: { method: 'TOTP', code: known('wrong TOTP code', wrongCode(totpCodes[0] ?? '')) },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await send('MFA verify TOTP', 'mfaVerify', { token: totpUser.token, body: { method: 'TOTP', code: totpCodes[0] } })).status,
+    ).toBe(200);
+    expect(
+      (await send('MFA verify TOTP (replay)', 'mfaVerify', { token: totpUser.token, body: { method: 'TOTP', code: totpCodes[0] } })).status,
+    ).toBe(400);
     deps.clock.advance(30);
     const totpLogin = { username: 'totp-user', password: totpUser.password, ...tenant };
     expect((await send('MFA login TOTP', 'login', { body: totpLogin })).status).toBe(401);
-    expect((await send('MFA login TOTP', 'login', { body: { ...totpLogin, mfaCode: known('wrong TOTP login code', wrongCode(code())) } })).status).toBe(401);
-    const totpLoggedIn = await send('MFA login TOTP', 'login', { body: { ...totpLogin, mfaCode: known('TOTP code (login)', code()) } }, sessionIssued);
+    expect(
+      (await send('MFA login TOTP', 'login', { body: { ...totpLogin, mfaCode: known('wrong TOTP login code', wrongCode(code())) } }))
+        .status,
+    ).toBe(401);
+    const totpLoggedIn = await send(
+      'MFA login TOTP',
+      'login',
+      { body: { ...totpLogin, mfaCode: known('TOTP code (login)', code()) } },
+      sessionIssued,
+    );
     expect(totpLoggedIn.status).toBe(200);
     known('TOTP login refresh token', totpLoggedIn.body.data.refreshToken);
 
     // MFA: SMS and EMAIL enable (code sent), verify (wrong and right), login (code sent, wrong, right)
-    for (const [method, destination] of [['SMS', `+1555${randomInt(1_000_000, 9_999_999)}`], ['EMAIL', `u${randomBytes(4).toString('hex')}@example.com`]] as const) {
+    for (const [method, destination] of [
+      ['SMS', `+1555${randomInt(1_000_000, 9_999_999)}`],
+      ['EMAIL', `u${randomBytes(4).toString('hex')}@example.com`],
+    ] as const) {
       const who = await mfaUser(`${method.toLowerCase()}-user`);
-      expect((await send(`MFA enable ${method}`, 'mfaEnable', { token: who.token, body: { method, secret: destination } })).status).toBe(200);
+      expect((await send(`MFA enable ${method}`, 'mfaEnable', { token: who.token, body: { method, secret: destination } })).status).toBe(
+        200,
+      );
       const enrolment = known(`${method} enrolment code`, (await deps.outbox.latest(tenantId, who.userId, method))?.code);
-      expect((await send(`MFA verify ${method}`, 'mfaVerify', { token: who.token, body: { method, code: known(`wrong ${method} code`, wrongCode(enrolment)) } })).status).toBe(400);
+      expect(
+        (
+          await send(`MFA verify ${method}`, 'mfaVerify', {
+            token: who.token,
+            body: { method, code: known(`wrong ${method} code`, wrongCode(enrolment)) },
+          })
+        ).status,
+      ).toBe(400);
       expect((await send(`MFA verify ${method}`, 'mfaVerify', { token: who.token, body: { method, code: enrolment } })).status).toBe(200);
       deps.clock.advance(31);
       const credentials = { username: `${method.toLowerCase()}-user`, password: who.password, ...tenant };
       expect((await send(`MFA login ${method}`, 'login', { body: credentials })).status).toBe(401);
       const loginCode = known(`${method} login code`, (await deps.outbox.latest(tenantId, who.userId, method))?.code);
-      expect((await send(`MFA login ${method}`, 'login', { body: { ...credentials, mfaCode: known(`wrong ${method} login code`, wrongCode(loginCode)) } })).status).toBe(401);
+      expect(
+        (
+          await send(`MFA login ${method}`, 'login', {
+            body: { ...credentials, mfaCode: known(`wrong ${method} login code`, wrongCode(loginCode)) },
+          })
+        ).status,
+      ).toBe(401);
       const loggedIn = await send(`MFA login ${method}`, 'login', { body: { ...credentials, mfaCode: loginCode } }, sessionIssued);
       expect(loggedIn.status).toBe(200);
       known(`${method} login refresh token`, loggedIn.body.data.refreshToken);
@@ -154,7 +219,14 @@ describe('secrets in the clear (responses, output, table)', () => {
     const redirectUri = 'https://app.example.com/callback';
     const created = await send('OAuth client creation', 'oauth2CreateClient', {
       token: adminToken,
-      body: { client_id: clientId, client_secret: clientSecret, redirect_uri: redirectUri, grant_types: 'authorization_code refresh_token client_credentials', scope: 'orders:read orders:write', tenant_id: tenantId },
+      body: {
+        client_id: clientId,
+        client_secret: clientSecret,
+        redirect_uri: redirectUri,
+        grant_types: 'authorization_code refresh_token client_credentials',
+        scope: 'orders:read orders:write',
+        tenant_id: tenantId,
+      },
     });
     expect(created.status).toBe(201);
     const wrongClientSecret = known('wrong client secret', randomBytes(32).toString('base64url'));
@@ -164,7 +236,22 @@ describe('secrets in the clear (responses, output, table)', () => {
       const { verifier, challenge } = pkcePair();
       known('PKCE verifier', verifier);
       const state = randomBytes(8).toString('hex');
-      const response = await send('authorize', 'oauth2Authorize', { token: adminToken, query: { response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', state } }, (r) => [new URL(r.headers.Location ?? 'x:').searchParams.get('code') ?? undefined]);
+      const response = await send(
+        'authorize',
+        'oauth2Authorize',
+        {
+          token: adminToken,
+          query: {
+            response_type: 'code',
+            client_id: clientId,
+            redirect_uri: redirectUri,
+            code_challenge: challenge,
+            code_challenge_method: 'S256',
+            state,
+          },
+        },
+        (r) => [new URL(r.headers.Location ?? 'x:').searchParams.get('code') ?? undefined],
+      );
       expect(response.status).toBe(302);
       const authCode = known('authorization code', new URL(response.headers.Location ?? '').searchParams.get('code') ?? undefined);
       return { verifier, authCode };
@@ -177,8 +264,27 @@ describe('secrets in the clear (responses, output, table)', () => {
     // authorization_code, form, client_secret_post; a wrong verifier first (does not burn the code)
     const first = await authorize();
     const wrongVerifier = known('wrong PKCE verifier', pkcePair().verifier);
-    expect((await send('token authorization_code', 'oauth2Token', form({ ...post, grant_type: 'authorization_code', code: first.authCode, redirect_uri: redirectUri, code_verifier: wrongVerifier }))).status).toBe(400);
-    const issued = await send('token authorization_code', 'oauth2Token', form({ ...post, grant_type: 'authorization_code', code: first.authCode, redirect_uri: redirectUri, code_verifier: first.verifier }), oauthIssued);
+    expect(
+      (
+        await send(
+          'token authorization_code',
+          'oauth2Token',
+          form({
+            ...post,
+            grant_type: 'authorization_code',
+            code: first.authCode,
+            redirect_uri: redirectUri,
+            code_verifier: wrongVerifier,
+          }),
+        )
+      ).status,
+    ).toBe(400);
+    const issued = await send(
+      'token authorization_code',
+      'oauth2Token',
+      form({ ...post, grant_type: 'authorization_code', code: first.authCode, redirect_uri: redirectUri, code_verifier: first.verifier }),
+      oauthIssued,
+    );
     expect(issued.status).toBe(200);
     const oauthRefresh = known('OAuth refresh token', issued.body.refresh_token);
     const oauthAccess = known('OAuth access token', issued.body.access_token);
@@ -186,22 +292,60 @@ describe('secrets in the clear (responses, output, table)', () => {
 
     // authorization_code, JSON, HTTP Basic; then the code again (reuse)
     const second = await authorize();
-    const json = await send('token authorization_code', 'oauth2Token', { body: { grant_type: 'authorization_code', code: second.authCode, redirect_uri: redirectUri, code_verifier: second.verifier }, headers: { authorization: basic(clientId, clientSecret) } }, oauthIssued);
+    const json = await send(
+      'token authorization_code',
+      'oauth2Token',
+      {
+        body: { grant_type: 'authorization_code', code: second.authCode, redirect_uri: redirectUri, code_verifier: second.verifier },
+        headers: { authorization: basic(clientId, clientSecret) },
+      },
+      oauthIssued,
+    );
     expect(json.status).toBe(200);
     known('OAuth refresh token (JSON)', json.body.data.refresh_token);
-    expect((await send('token authorization_code (reuse)', 'oauth2Token', { body: { ...post, grant_type: 'authorization_code', code: second.authCode, redirect_uri: redirectUri, code_verifier: second.verifier } })).status).toBe(400);
+    expect(
+      (
+        await send('token authorization_code (reuse)', 'oauth2Token', {
+          body: {
+            ...post,
+            grant_type: 'authorization_code',
+            code: second.authCode,
+            redirect_uri: redirectUri,
+            code_verifier: second.verifier,
+          },
+        })
+      ).status,
+    ).toBe(400);
 
     // refresh_token: rotate, present the retired one again (reuse), wrong client secret
-    const rotated = await send('token refresh_token', 'oauth2Token', form({ ...post, grant_type: 'refresh_token', refresh_token: oauthRefresh }), oauthIssued);
+    const rotated = await send(
+      'token refresh_token',
+      'oauth2Token',
+      form({ ...post, grant_type: 'refresh_token', refresh_token: oauthRefresh }),
+      oauthIssued,
+    );
     expect(rotated.status).toBe(200);
     const rotatedRefresh = known('rotated OAuth refresh token', rotated.body.refresh_token);
     known('rotated OAuth access token', rotated.body.access_token);
-    expect((await send('token refresh_token (wrong secret)', 'oauth2Token', form({ client_id: clientId, client_secret: wrongClientSecret, grant_type: 'refresh_token', refresh_token: rotatedRefresh }))).status).toBe(401);
+    expect(
+      (
+        await send(
+          'token refresh_token (wrong secret)',
+          'oauth2Token',
+          form({ client_id: clientId, client_secret: wrongClientSecret, grant_type: 'refresh_token', refresh_token: rotatedRefresh }),
+        )
+      ).status,
+    ).toBe(401);
     // client_credentials, form and JSON
     const cc = await send('token client_credentials', 'oauth2Token', form({ ...post, grant_type: 'client_credentials' }), oauthIssued);
     expect(cc.status).toBe(200);
     const ccAccess = known('client_credentials access token', cc.body.access_token);
-    const ccJson = await send('token client_credentials', 'oauth2Token', { body: { ...post, grant_type: 'client_credentials' } }, oauthIssued);
+    const ccJson = await send(
+      'token client_credentials',
+      'oauth2Token',
+      { body: { ...post, grant_type: 'client_credentials' } },
+      oauthIssued,
+    );
     expect(ccJson.status).toBe(200);
 
     // introspect and revoke each kind of token, by Basic and in the body
@@ -209,21 +353,67 @@ describe('secrets in the clear (responses, output, table)', () => {
     const basicAuth = { authorization: basic(clientId, clientSecret) };
     for (const token of [rotatedRefresh, oauthAccess, ccAccess, third.authCode]) {
       const viaBasic = form({ token });
-      expect((await send('introspect', 'oauth2Introspect', { ...viaBasic, headers: { ...viaBasic.headers, ...basicAuth } })).status).toBe(200);
+      expect((await send('introspect', 'oauth2Introspect', { ...viaBasic, headers: { ...viaBasic.headers, ...basicAuth } })).status).toBe(
+        200,
+      );
       expect((await send('introspect', 'oauth2Introspect', form({ ...post, token }))).status).toBe(200);
     }
-    expect((await send('introspect (wrong secret)', 'oauth2Introspect', form({ client_id: clientId, client_secret: wrongClientSecret, token: rotatedRefresh }))).status).toBe(401);
-    expect((await send('revoke (wrong secret)', 'oauth2Revoke', form({ client_id: clientId, client_secret: wrongClientSecret, token: rotatedRefresh }))).status).toBe(401);
-    expect((await send('revoke', 'oauth2Revoke', form({ ...post, token: rotatedRefresh, token_type_hint: 'refresh_token' }))).status).toBe(200);
+    expect(
+      (
+        await send(
+          'introspect (wrong secret)',
+          'oauth2Introspect',
+          form({ client_id: clientId, client_secret: wrongClientSecret, token: rotatedRefresh }),
+        )
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await send(
+          'revoke (wrong secret)',
+          'oauth2Revoke',
+          form({ client_id: clientId, client_secret: wrongClientSecret, token: rotatedRefresh }),
+        )
+      ).status,
+    ).toBe(401);
+    expect((await send('revoke', 'oauth2Revoke', form({ ...post, token: rotatedRefresh, token_type_hint: 'refresh_token' }))).status).toBe(
+      200,
+    );
     expect((await send('revoke', 'oauth2Revoke', form({ ...post, token: ccAccess }))).status).toBe(200);
-    expect((await send('token refresh_token (revoked)', 'oauth2Token', form({ ...post, grant_type: 'refresh_token', refresh_token: rotatedRefresh }))).status).toBe(400);
+    expect(
+      (
+        await send(
+          'token refresh_token (revoked)',
+          'oauth2Token',
+          form({ ...post, grant_type: 'refresh_token', refresh_token: rotatedRefresh }),
+        )
+      ).status,
+    ).toBe(400);
 
     // Every flow of the issue ran.
     expect([...flows]).toEqual(
       expect.arrayContaining([
-        'login', 'register', 'refresh', 'logout', 'me',
-        'MFA enable TOTP', 'MFA verify TOTP', 'MFA login TOTP', 'MFA enable SMS', 'MFA verify SMS', 'MFA login SMS', 'MFA enable EMAIL', 'MFA verify EMAIL', 'MFA login EMAIL',
-        'OAuth client creation', 'authorize', 'token authorization_code', 'token refresh_token', 'token client_credentials', 'introspect', 'revoke',
+        'login',
+        'register',
+        'refresh',
+        'logout',
+        'me',
+        'MFA enable TOTP',
+        'MFA verify TOTP',
+        'MFA login TOTP',
+        'MFA enable SMS',
+        'MFA verify SMS',
+        'MFA login SMS',
+        'MFA enable EMAIL',
+        'MFA verify EMAIL',
+        'MFA login EMAIL',
+        'OAuth client creation',
+        'authorize',
+        'token authorization_code',
+        'token refresh_token',
+        'token client_credentials',
+        'introspect',
+        'revoke',
       ]),
     );
   }, 60_000);
@@ -237,10 +427,17 @@ describe('secrets in the clear (responses, output, table)', () => {
       if (body?.data?.otpauthUri) body.data.otpauthUri = '[checked: the enrollment URI]';
       const text = JSON.stringify({ status: response.status, headers: response.headers, body });
       const allowed = secrets.filter((secret) => issues.some((issued) => issued === secret.value || issued.endsWith(`.${secret.value}`)));
-      for (const found of secretsIn(text, secrets.filter((secret) => !allowed.includes(secret)))) leaks.push(`${found} in ${label}`);
+      for (const found of secretsIn(
+        text,
+        secrets.filter((secret) => !allowed.includes(secret)),
+      ))
+        leaks.push(`${found} in ${label}`);
       // The search finds what is there: each issued secret in its own answer.
       const unseen = allowed.filter((secret) => secret.label !== 'TOTP secret' && !containsSecret(text, secret.value));
-      expect(unseen.map((secret) => secret.label), label).toEqual([]);
+      expect(
+        unseen.map((secret) => secret.label),
+        label,
+      ).toEqual([]);
     }
     expect(leaks).toEqual([]);
   });
@@ -259,12 +456,29 @@ describe('secrets in the clear (responses, output, table)', () => {
     expect(secretsIn(text, secrets)).toEqual([]);
     // The search itself finds what is there: the outbox (SNS/SES stand-in) holds the codes it delivered.
     const outbox = JSON.stringify(await scanTable(endpoint, outboxTable));
-    expect(secrets.filter((secret) => secret.label.endsWith('login code') && !secret.label.startsWith('wrong')).every((secret) => containsSecret(outbox, secret.value))).toBe(true);
+    expect(
+      secrets
+        .filter((secret) => secret.label.endsWith('login code') && !secret.label.startsWith('wrong'))
+        .every((secret) => containsSecret(outbox, secret.value)),
+    ).toBe(true);
   });
 
   it('searched for every kind of secret the issue names', () => {
-    const kinds = ['password', 'refresh token', 'TOTP secret', 'code', 'client secret', 'authorization code', 'PKCE verifier', 'OAuth refresh token'];
-    for (const kind of kinds) expect(secrets.some((secret) => secret.label.includes(kind)), kind).toBe(true);
+    const kinds = [
+      'password',
+      'refresh token',
+      'TOTP secret',
+      'code',
+      'client secret',
+      'authorization code',
+      'PKCE verifier',
+      'OAuth refresh token',
+    ];
+    for (const kind of kinds)
+      expect(
+        secrets.some((secret) => secret.label.includes(kind)),
+        kind,
+      ).toBe(true);
     if (process.env.SHOW_COUNTS) console.log({ secretsSearched: secrets.length, responses: seen.length, logLines: deps.logs.length });
   });
 });

@@ -60,7 +60,9 @@ export function send(url: string, method: string, path: string, headers: Record<
       (response) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => done({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }));
+        response.on('end', () =>
+          done({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
         response.on('error', fail);
       },
     );
@@ -71,8 +73,17 @@ export function send(url: string, method: string, path: string, headers: Record<
 }
 
 /** Sends JSON, returns the status and the parsed body (untyped: callers check its shape). */
-export async function sendJson(url: string, method: string, path: string, json: unknown, token?: string): Promise<{ status: number; body: any }> {
-  const headers = { ...(json === undefined ? {} : { 'content-type': 'application/json' }), ...(token ? { authorization: `Bearer ${token}` } : {}) };
+export async function sendJson(
+  url: string,
+  method: string,
+  path: string,
+  json: unknown,
+  token?: string,
+): Promise<{ status: number; body: any }> {
+  const headers = {
+    ...(json === undefined ? {} : { 'content-type': 'application/json' }),
+    ...(token ? { authorization: `Bearer ${token}` } : {}),
+  };
   const answer = await send(url, method, path, headers, json === undefined ? undefined : JSON.stringify(json));
   return { status: answer.status, body: answer.body === '' ? undefined : JSON.parse(answer.body) };
 }
@@ -144,7 +155,8 @@ function* interleave(weights: Record<Kind, number>): Generator<Kind> {
   }
 }
 
-const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+const basic = (id: string, secret: string) =>
+  `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
 function parse(body: string): any {
   try {
@@ -215,7 +227,8 @@ export async function runMixedLoad(spec: LoadSpec): Promise<LoadResult> {
     maxInFlight = Math.max(maxInFlight, inFlight.size);
   }
 
-  const status = (answer: Answer, want: number) => (answer.status === want ? undefined : `status ${answer.status}: ${answer.body.slice(0, 200)}`);
+  const status = (answer: Answer, want: number) =>
+    answer.status === want ? undefined : `status ${answer.status}: ${answer.body.slice(0, 200)}`;
 
   /**
    * Refreshes the current session of the next virtual user whose session is free; if
@@ -235,14 +248,23 @@ export async function runMixedLoad(spec: LoadSpec): Promise<LoadResult> {
     session.busy = true;
     fire(
       'refresh',
-      () => send(spec.url, 'POST', '/auth/refresh', { 'content-type': 'application/json' }, JSON.stringify({ refreshToken: session.refreshToken })),
+      () =>
+        send(
+          spec.url,
+          'POST',
+          '/auth/refresh',
+          { 'content-type': 'application/json' },
+          JSON.stringify({ refreshToken: session.refreshToken }),
+        ),
       (answer) => {
         const bad = status(answer, 200);
         if (bad) return bad;
         const data = parse(answer.body)?.data;
-        if (data?.user?.id !== user.userId || typeof data.token !== 'string' || typeof data.refreshToken !== 'string') return 'refresh answered 200 without the Auth payload of this user';
+        if (data?.user?.id !== user.userId || typeof data.token !== 'string' || typeof data.refreshToken !== 'string')
+          return 'refresh answered 200 without the Auth payload of this user';
         const next = sessionOf(data.refreshToken);
-        if (next.sessionId !== session.id || next.generation !== session.generation + 1) return `refresh moved generation ${session.generation} to ${next.generation}`;
+        if (next.sessionId !== session.id || next.generation !== session.generation + 1)
+          return `refresh moved generation ${session.generation} to ${next.generation}`;
         session.refreshToken = data.refreshToken;
         session.generation = next.generation;
         session.accessToken = data.token;
@@ -262,15 +284,32 @@ export async function runMixedLoad(spec: LoadSpec): Promise<LoadResult> {
       const user = pickUser('login');
       fire(
         'login',
-        () => send(spec.url, 'POST', '/auth/login', { 'content-type': 'application/json' }, JSON.stringify({ username: user.username, password: user.password, tenantId: user.tenantId })),
+        () =>
+          send(
+            spec.url,
+            'POST',
+            '/auth/login',
+            { 'content-type': 'application/json' },
+            JSON.stringify({ username: user.username, password: user.password, tenantId: user.tenantId }),
+          ),
         (answer) => {
           const bad = status(answer, 200);
           if (bad) return bad;
           const data = parse(answer.body)?.data;
-          if (data?.user?.id !== user.userId || typeof data.token !== 'string' || typeof data.refreshToken !== 'string') return 'login answered 200 without the Auth payload of this user';
+          if (data?.user?.id !== user.userId || typeof data.token !== 'string' || typeof data.refreshToken !== 'string')
+            return 'login answered 200 without the Auth payload of this user';
           const { sessionId, generation } = sessionOf(data.refreshToken);
-          if (generation !== 0 || sessions.has(sessionId)) return `login returned generation ${generation} of ${sessions.has(sessionId) ? 'a known' : 'a new'} session`;
-          const session: ClientSession = { id: sessionId, userId: user.userId, refreshToken: data.refreshToken, generation, accessToken: data.token, busy: false, uncertain: false };
+          if (generation !== 0 || sessions.has(sessionId))
+            return `login returned generation ${generation} of ${sessions.has(sessionId) ? 'a known' : 'a new'} session`;
+          const session: ClientSession = {
+            id: sessionId,
+            userId: user.userId,
+            refreshToken: data.refreshToken,
+            generation,
+            accessToken: data.token,
+            busy: false,
+            uncertain: false,
+          };
           sessions.set(sessionId, session);
           user.current = session;
           return undefined;
@@ -313,14 +352,20 @@ export async function runMixedLoad(spec: LoadSpec): Promise<LoadResult> {
                 'POST',
                 '/oauth2/token',
                 { 'content-type': 'application/json' },
-                JSON.stringify({ grant_type: 'client_credentials', client_id: client.id, client_secret: client.secret, scope: client.scope }),
+                JSON.stringify({
+                  grant_type: 'client_credentials',
+                  client_id: client.id,
+                  client_secret: client.secret,
+                  scope: client.scope,
+                }),
               ),
         (answer) => {
           const bad = status(answer, 200);
           if (bad) return bad;
           const parsed = parse(answer.body);
           const tokens = asForm ? parsed : parsed?.data;
-          if (typeof tokens?.access_token !== 'string' || tokens.token_type !== 'Bearer' || tokens.scope !== client.scope) return 'token answered 200 without a bearer token of the scope asked';
+          if (typeof tokens?.access_token !== 'string' || tokens.token_type !== 'Bearer' || tokens.scope !== client.scope)
+            return 'token answered 200 without a bearer token of the scope asked';
           return undefined;
         },
       );
@@ -351,5 +396,17 @@ export async function runMixedLoad(spec: LoadSpec): Promise<LoadResult> {
   // Answers may free sessions for refreshes still waiting, which are then sent: until none is left.
   while (inFlight.size > 0) await Promise.all([...inFlight]);
   const seconds = (performance.now() - started) / 1000;
-  return { seconds, targetRate: spec.rate, sent, answered, delayed, skipped: waiting.length, byKind, perSecond, maxInFlight, unexpectedSamples, sessions };
+  return {
+    seconds,
+    targetRate: spec.rate,
+    sent,
+    answered,
+    delayed,
+    skipped: waiting.length,
+    byKind,
+    perSecond,
+    maxInFlight,
+    unexpectedSamples,
+    sessions,
+  };
 }

@@ -68,7 +68,8 @@ function readServerLog(text: string) {
       continue;
     }
     byLevel[parsed.level] = (byLevel[parsed.level] ?? 0) + 1;
-    if (parsed.level === 'warn' || parsed.level === 'error') notable.push(`${parsed.level} ${parsed.event}${parsed.errorMessage ? `: ${parsed.errorMessage}` : ''}`);
+    if (parsed.level === 'warn' || parsed.level === 'error')
+      notable.push(`${parsed.level} ${parsed.event}${parsed.errorMessage ? `: ${parsed.errorMessage}` : ''}`);
   }
   return { byLevel, notable, other };
 }
@@ -83,70 +84,109 @@ describe(`soak: ${SECONDS} s of mixed load at ${RATE} req/s through the bench ad
   let log: ReturnType<typeof readServerLog>;
   const figures: Record<string, unknown> = {};
 
-  beforeAll(async () => {
-    stack = await startSoakStack(say);
-    const { url } = stack;
-    const tenantId = `soak-${randomBytes(4).toString('hex')}`;
-    const password = () => randomBytes(18).toString('base64url');
+  beforeAll(
+    async () => {
+      stack = await startSoakStack(say);
+      const { url } = stack;
+      const tenantId = `soak-${randomBytes(4).toString('hex')}`;
+      const password = () => randomBytes(18).toString('base64url');
 
-    say(`preparing: an ADMIN, ${USERS} users without MFA, an OAuth client with client_credentials`);
-    const adminPassword = password();
-    const admin = await sendJson(url, 'POST', '/auth/register', { username: 'soak-admin', password: adminPassword, role: 'ADMIN', tenantId });
-    expect(admin.status, JSON.stringify(admin.body)).toBe(201);
-    const sessionFrom = (userId: string, data: { token: string; refreshToken: string }): ClientSession => {
-      const { sessionId, generation } = sessionOf(data.refreshToken);
-      return { id: sessionId, userId, refreshToken: data.refreshToken, generation, accessToken: data.token, busy: false, uncertain: false };
-    };
-    adminSession = sessionFrom(admin.body.data.user.id, admin.body.data);
-    users = [];
-    for (let i = 0; i < USERS; i++) {
-      const username = `soak-user-${i}`;
-      const userPassword = password();
-      const registered = await sendJson(url, 'POST', '/auth/register', { username, password: userPassword, role: 'OPERATOR', tenantId }, adminSession.accessToken);
-      expect(registered.status, JSON.stringify(registered.body)).toBe(201);
-      users.push({ tenantId, username, password: userPassword, userId: registered.body.data.user.id, current: sessionFrom(registered.body.data.user.id, registered.body.data) });
-    }
-    const client = { id: `soak-client-${randomBytes(4).toString('hex')}`, secret: randomBytes(32).toString('base64url'), scope: 'orders:read' };
-    const created = await sendJson(
-      url,
-      'POST',
-      '/oauth2/clients',
-      { client_id: client.id, client_secret: client.secret, redirect_uri: 'https://client.example.com/callback', grant_types: 'client_credentials', scope: client.scope, tenant_id: tenantId },
-      adminSession.accessToken,
-    );
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-
-    memory.idle = { ...(await stack.memory()), at: 0 };
-    const logStart = readFileSync(stack.logFile).length;
-    say(`load: ${SECONDS} s at ${RATE} req/s (warm-up ${WARMUP_SECONDS} s, memory sampled every ${SAMPLE_EVERY_SECONDS} s after it)`);
-    const pending: Array<Promise<void>> = [];
-    const sample = (at: number) =>
-      pending.push(
-        stack.memory().then((report) => {
-          memory.samples.push({ ...report, at });
-        }),
+      say(`preparing: an ADMIN, ${USERS} users without MFA, an OAuth client with client_credentials`);
+      const adminPassword = password();
+      const admin = await sendJson(url, 'POST', '/auth/register', {
+        username: 'soak-admin',
+        password: adminPassword,
+        role: 'ADMIN',
+        tenantId,
+      });
+      expect(admin.status, JSON.stringify(admin.body)).toBe(201);
+      const sessionFrom = (userId: string, data: { token: string; refreshToken: string }): ClientSession => {
+        const { sessionId, generation } = sessionOf(data.refreshToken);
+        return {
+          id: sessionId,
+          userId,
+          refreshToken: data.refreshToken,
+          generation,
+          accessToken: data.token,
+          busy: false,
+          uncertain: false,
+        };
+      };
+      adminSession = sessionFrom(admin.body.data.user.id, admin.body.data);
+      users = [];
+      for (let i = 0; i < USERS; i++) {
+        const username = `soak-user-${i}`;
+        const userPassword = password();
+        const registered = await sendJson(
+          url,
+          'POST',
+          '/auth/register',
+          { username, password: userPassword, role: 'OPERATOR', tenantId },
+          adminSession.accessToken,
+        );
+        expect(registered.status, JSON.stringify(registered.body)).toBe(201);
+        users.push({
+          tenantId,
+          username,
+          password: userPassword,
+          userId: registered.body.data.user.id,
+          current: sessionFrom(registered.body.data.user.id, registered.body.data),
+        });
+      }
+      const client = {
+        id: `soak-client-${randomBytes(4).toString('hex')}`,
+        secret: randomBytes(32).toString('base64url'),
+        scope: 'orders:read',
+      };
+      const created = await sendJson(
+        url,
+        'POST',
+        '/oauth2/clients',
+        {
+          client_id: client.id,
+          client_secret: client.secret,
+          redirect_uri: 'https://client.example.com/callback',
+          grant_types: 'client_credentials',
+          scope: client.scope,
+          tenant_id: tenantId,
+        },
+        adminSession.accessToken,
       );
-    load = await runMixedLoad({
-      url,
-      users,
-      client,
-      rate: RATE,
-      mix: MIX,
-      seconds: SECONDS,
-      onSecond: (elapsed) => {
-        if (elapsed >= WARMUP_SECONDS && elapsed < SECONDS && (elapsed - WARMUP_SECONDS) % SAMPLE_EVERY_SECONDS === 0) sample(elapsed);
-      },
-    });
-    sample(SECONDS);
-    await Promise.all(pending);
-    memory.samples.sort((a, b) => a.at - b.at);
-    log = readServerLog(readFileSync(stack.logFile).subarray(logStart).toString('utf8'));
-    say(`load done: ${load.answered} answers in ${load.seconds.toFixed(1)} s`);
-  }, (SECONDS + 420) * 1000);
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+
+      memory.idle = { ...(await stack.memory()), at: 0 };
+      const logStart = readFileSync(stack.logFile).length;
+      say(`load: ${SECONDS} s at ${RATE} req/s (warm-up ${WARMUP_SECONDS} s, memory sampled every ${SAMPLE_EVERY_SECONDS} s after it)`);
+      const pending: Array<Promise<void>> = [];
+      const sample = (at: number) =>
+        pending.push(
+          stack.memory().then((report) => {
+            memory.samples.push({ ...report, at });
+          }),
+        );
+      load = await runMixedLoad({
+        url,
+        users,
+        client,
+        rate: RATE,
+        mix: MIX,
+        seconds: SECONDS,
+        onSecond: (elapsed) => {
+          if (elapsed >= WARMUP_SECONDS && elapsed < SECONDS && (elapsed - WARMUP_SECONDS) % SAMPLE_EVERY_SECONDS === 0) sample(elapsed);
+        },
+      });
+      sample(SECONDS);
+      await Promise.all(pending);
+      memory.samples.sort((a, b) => a.at - b.at);
+      log = readServerLog(readFileSync(stack.logFile).subarray(logStart).toString('utf8'));
+      say(`load done: ${load.answered} answers in ${load.seconds.toFixed(1)} s`);
+    },
+    (SECONDS + 420) * 1000,
+  );
 
   afterAll(async () => {
     if (load) printSummary();
-    if (process.env.SOAK_REPORT) writeFileSync(process.env.SOAK_REPORT, JSON.stringify(figures, null, 2) + '\n');
+    if (process.env.SOAK_REPORT) writeFileSync(process.env.SOAK_REPORT, `${JSON.stringify(figures, null, 2)}\n`);
     await stack?.stop();
   }, 60_000);
 
@@ -155,28 +195,46 @@ describe(`soak: ${SECONDS} s of mixed load at ${RATE} req/s through the bench ad
     const sentTotal = KINDS.reduce((sum, kind) => sum + load.byKind[kind].sent, 0);
     // Whole seconds of the schedule after the warm-up (the last one is partly the drain).
     const steady = load.perSecond.slice(WARMUP_SECONDS, Math.floor(SECONDS));
-    lines.push(`Soak: ${SECONDS} s, target ${RATE} req/s, ${USERS} virtual users (mix login:refresh:me:token = ${KINDS.map((kind) => MIX[kind]).join(':')})`);
-    lines.push(`  sent ${sentTotal} (${(sentTotal / SECONDS).toFixed(1)} req/s), answered ${load.answered} in ${load.seconds.toFixed(1)} s; after the warm-up answers per second min ${Math.min(...steady)} max ${Math.max(...steady)}; max in flight ${load.maxInFlight}`);
-    lines.push(`  refreshes that waited for a free session ${load.delayed.count} (longest wait ${load.delayed.maxWaitMs.toFixed(0)} ms), never sent ${load.skipped}`);
+    lines.push(
+      `Soak: ${SECONDS} s, target ${RATE} req/s, ${USERS} virtual users (mix login:refresh:me:token = ${KINDS.map((kind) => MIX[kind]).join(':')})`,
+    );
+    lines.push(
+      `  sent ${sentTotal} (${(sentTotal / SECONDS).toFixed(1)} req/s), answered ${load.answered} in ${load.seconds.toFixed(1)} s; after the warm-up answers per second min ${Math.min(...steady)} max ${Math.max(...steady)}; max in flight ${load.maxInFlight}`,
+    );
+    lines.push(
+      `  refreshes that waited for a free session ${load.delayed.count} (longest wait ${load.delayed.maxWaitMs.toFixed(0)} ms), never sent ${load.skipped}`,
+    );
     for (const kind of KINDS) {
       const stats = load.byKind[kind];
-      const statuses = Object.entries(stats.statuses).map(([code, count]) => `${code}: ${count}`).join(', ');
+      const statuses = Object.entries(stats.statuses)
+        .map(([code, count]) => `${code}: ${count}`)
+        .join(', ');
       lines.push(
         `  ${kind.padEnd(8)} ${String(stats.sent).padStart(6)} sent, ${String(stats.unexpected).padStart(3)} unexpected, statuses {${statuses}}, p50 ${percentile(stats.latenciesMs, 50).toFixed(1)} ms, p99 ${percentile(stats.latenciesMs, 99).toFixed(1)} ms, max ${percentile(stats.latenciesMs, 100).toFixed(1)} ms`,
       );
     }
     lines.push(`  answers per second: ${load.perSecond.join(' ')}`);
     for (const sample of load.unexpectedSamples) lines.push(`  UNEXPECTED ${sample}`);
-    lines.push(`  server log during the load: ${Object.entries(log.byLevel).map(([level, count]) => `${level} ${count}`).join(', ')}; other lines ${log.other.length}`);
+    lines.push(
+      `  server log during the load: ${Object.entries(log.byLevel)
+        .map(([level, count]) => `${level} ${count}`)
+        .join(', ')}; other lines ${log.other.length}`,
+    );
     for (const line of [...log.notable, ...log.other].slice(0, 10)) lines.push(`    ${line}`);
     const base = memory.samples[0];
     const end = memory.samples[memory.samples.length - 1];
     if (memory.idle) lines.push(`  memory idle before the load: heap ${mib(memory.idle.heapUsed)}, rss ${mib(memory.idle.rss)}`);
     if (base && end) {
-      lines.push(`  memory after warm-up (${base.at} s): heap ${mib(base.heapUsed)}, rss ${mib(base.rss)}; at the end (${end.at} s): heap ${mib(end.heapUsed)} (${percent(end.heapUsed / base.heapUsed - 1)}), rss ${mib(end.rss)} (${percent(end.rss / base.rss - 1)})`);
+      lines.push(
+        `  memory after warm-up (${base.at} s): heap ${mib(base.heapUsed)}, rss ${mib(base.rss)}; at the end (${end.at} s): heap ${mib(end.heapUsed)} (${percent(end.heapUsed / base.heapUsed - 1)}), rss ${mib(end.rss)} (${percent(end.rss / base.rss - 1)})`,
+      );
       const afterWarmup = load.perSecond.slice(base.at).reduce((sum, count) => sum + count, 0);
-      lines.push(`  heap change after the warm-up: ${(((end.heapUsed - base.heapUsed) / 1024) * (1000 / afterWarmup)).toFixed(1)} KiB per 1,000 requests (${afterWarmup} requests)`);
-      lines.push(`  heap samples (MiB, after a full GC): ${memory.samples.map((sample) => `${sample.at}s ${(sample.heapUsed / 2 ** 20).toFixed(1)}`).join(', ')}`);
+      lines.push(
+        `  heap change after the warm-up: ${(((end.heapUsed - base.heapUsed) / 1024) * (1000 / afterWarmup)).toFixed(1)} KiB per 1,000 requests (${afterWarmup} requests)`,
+      );
+      lines.push(
+        `  heap samples (MiB, after a full GC): ${memory.samples.map((sample) => `${sample.at}s ${(sample.heapUsed / 2 ** 20).toFixed(1)}`).join(', ')}`,
+      );
       lines.push(`  rss samples (MiB): ${memory.samples.map((sample) => `${sample.at}s ${(sample.rss / 2 ** 20).toFixed(1)}`).join(', ')}`);
       lines.push(`  server CPU during the load: ${((end.cpuMs - (memory.idle?.cpuMs ?? 0)) / 10 / load.seconds).toFixed(0)}% of one core`);
     }
@@ -195,7 +253,16 @@ describe(`soak: ${SECONDS} s of mixed load at ${RATE} req/s through the bench ad
       byKind: Object.fromEntries(
         KINDS.map((kind) => {
           const stats = load.byKind[kind];
-          return [kind, { sent: stats.sent, unexpected: stats.unexpected, statuses: stats.statuses, p50Ms: percentile(stats.latenciesMs, 50), p99Ms: percentile(stats.latenciesMs, 99) }];
+          return [
+            kind,
+            {
+              sent: stats.sent,
+              unexpected: stats.unexpected,
+              statuses: stats.statuses,
+              p50Ms: percentile(stats.latenciesMs, 50),
+              p99Ms: percentile(stats.latenciesMs, 99),
+            },
+          ];
         }),
       ),
       serverLog: log.byLevel,
@@ -209,7 +276,10 @@ describe(`soak: ${SECONDS} s of mixed load at ${RATE} req/s through the bench ad
     expect(unexpected, load.unexpectedSamples.join('\n')).toEqual({ login: 0, refresh: 0, me: 0, token: 0 });
     for (const kind of KINDS) expect(Object.keys(load.byKind[kind].statuses), kind).toEqual(['200']);
     expect(log.notable, 'warn and error lines of the server during the load').toEqual([]);
-    expect(log.other.filter((line) => line.startsWith('adapter:')), 'invocations that failed in the adapter').toEqual([]);
+    expect(
+      log.other.filter((line) => line.startsWith('adapter:')),
+      'invocations that failed in the adapter',
+    ).toEqual([]);
   });
 
   it(`holds the rate: every request of the mix sent on time (at least 95% of ${RATE} req/s)`, () => {
@@ -219,7 +289,8 @@ describe(`soak: ${SECONDS} s of mixed load at ${RATE} req/s through the bench ad
     expect(load.answered).toBe(sent);
     // Every kind got its share of the mix.
     const weight = KINDS.reduce((sum, kind) => sum + MIX[kind], 0);
-    for (const kind of KINDS) expect(load.byKind[kind].sent, kind).toBeGreaterThanOrEqual(Math.floor((0.95 * RATE * SECONDS * MIX[kind]) / weight));
+    for (const kind of KINDS)
+      expect(load.byKind[kind].sent, kind).toBeGreaterThanOrEqual(Math.floor((0.95 * RATE * SECONDS * MIX[kind]) / weight));
   });
 
   it(`does not grow the server's memory by more than ${MAX_MEMORY_GROWTH * 100}% after the warm-up`, () => {
@@ -230,13 +301,17 @@ describe(`soak: ${SECONDS} s of mixed load at ${RATE} req/s through the bench ad
     expect(base.at).toBe(WARMUP_SECONDS);
     expect(end.at).toBe(SECONDS);
     expect(end.collected, 'heap measured after a full GC (node --expose-gc)').toBe(true);
-    expect(end.heapUsed / base.heapUsed - 1, `heapUsed ${mib(base.heapUsed)} -> ${mib(end.heapUsed)}`).toBeLessThanOrEqual(MAX_MEMORY_GROWTH);
+    expect(end.heapUsed / base.heapUsed - 1, `heapUsed ${mib(base.heapUsed)} -> ${mib(end.heapUsed)}`).toBeLessThanOrEqual(
+      MAX_MEMORY_GROWTH,
+    );
     expect(end.rss / base.rss - 1, `rss ${mib(base.rss)} -> ${mib(end.rss)}`).toBeLessThanOrEqual(MAX_MEMORY_GROWTH);
   });
 
   it('leaves every session as its client knows it, and each last refresh token works exactly once', async () => {
     const scanSessions = async () => {
-      const items: Array<Record<string, any>> = (await scanTable(stack.dynamodbEndpoint, stack.tableName)).filter((item) => item.sk === 'SESSION');
+      const items: Array<Record<string, any>> = (await scanTable(stack.dynamodbEndpoint, stack.tableName)).filter(
+        (item) => item.sk === 'SESSION',
+      );
       return new Map(items.map((item) => [item.id as string, item]));
     };
 
@@ -275,14 +350,19 @@ describe(`soak: ${SECONDS} s of mixed load at ${RATE} req/s through the bench ad
       const last = user.current;
       const first = await sendJson(stack.url, 'POST', '/auth/refresh', { refreshToken: last.refreshToken });
       const again = await sendJson(stack.url, 'POST', '/auth/refresh', { refreshToken: last.refreshToken });
-      const successor = first.status === 200 ? await sendJson(stack.url, 'POST', '/auth/refresh', { refreshToken: first.body.data.refreshToken }) : undefined;
+      const successor =
+        first.status === 200
+          ? await sendJson(stack.url, 'POST', '/auth/refresh', { refreshToken: first.body.data.refreshToken })
+          : undefined;
       const me = first.status === 200 ? await sendJson(stack.url, 'GET', '/auth/me', undefined, first.body.data.token) : undefined;
       probes.push(`${user.username}: ${first.status} ${again.status} ${successor?.status} ${me?.status} ${again.body?.error}`);
     }
     expect(probes).toEqual(users.map((user) => `${user.username}: 200 401 401 401 Invalid refresh token`));
     const after = await scanSessions();
     const revoked = [...after.values()].filter((record) => record.revokedAt !== undefined);
-    expect(revoked.map((record) => `${record.id} ${record.revokedReason}`).sort()).toEqual(users.map((user) => `${user.current.id} refresh_token_reuse`).sort());
+    expect(revoked.map((record) => `${record.id} ${record.revokedReason}`).sort()).toEqual(
+      users.map((user) => `${user.current.id} refresh_token_reuse`).sort(),
+    );
 
     figures.consistency = {
       sessionRecords: stored.size,

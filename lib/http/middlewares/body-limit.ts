@@ -2,7 +2,7 @@ import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { PayloadTooLargeError } from '../../errors';
 
-/** CONTRACT 2: bodies over 16 KiB are refused before parsing. */
+/** docs/api.md 2: bodies over 16 KiB are refused before parsing. */
 export const MAX_BODY_BYTES = 16 * 1024;
 
 /**

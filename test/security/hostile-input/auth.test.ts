@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Identity } from '../../../lib/tokens/access-token';
-import { type App, registerAdmin, type RouteName, testApp } from '../../helpers/app';
+import { type App, type RouteName, registerAdmin, testApp } from '../../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../../helpers/deps';
 import { createTable, scanTable } from '../../helpers/isolated-table';
 
@@ -22,8 +22,23 @@ const nastyString = fc.oneof(
   fc.constantFrom('', ' ', '\u0000', '__proto__', 'constructor', '#', 'T#x#USER#y', '../../etc/passwd', '%00', '\ud800', 'null', 'ADMIN'),
   hugeString,
 );
-const anyValue = fc.oneof(nastyString, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(fc.string()), fc.dictionary(fc.string(), fc.string()));
-const contentType = fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', '', 'application/json; charset=utf-16');
+const anyValue = fc.oneof(
+  nastyString,
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(fc.string()),
+  fc.dictionary(fc.string(), fc.string()),
+);
+const contentType = fc.constantFrom(
+  'application/json',
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  '',
+  'application/json; charset=utf-16',
+);
 
 /** A body for an operation: its own field names with hostile values, plus hostile keys. */
 function bodyFor(fields: string[], poison: Record<string, fc.Arbitrary<unknown>>) {
@@ -68,7 +83,12 @@ const OPERATIONS: Operation[] = [
   {
     route: 'register',
     fields: ['username', 'password', 'role', 'tenantId', 'shopId', 'email'],
-    poison: { role: fc.oneof(nastyString.filter((r) => !['ADMIN', 'MANAGER', 'OPERATOR', 'FINANCE', 'SOURCING', 'LOGISTICS', 'ANALYST'].includes(r)), fc.integer()) },
+    poison: {
+      role: fc.oneof(
+        nastyString.filter((r) => !['ADMIN', 'MANAGER', 'OPERATOR', 'FINANCE', 'SOURCING', 'LOGISTICS', 'ANALYST'].includes(r)),
+        fc.integer(),
+      ),
+    },
     withIdentity: true,
     alsoOk: [],
   },
@@ -95,34 +115,38 @@ describe('hostile input to login, refresh, register, logout, me and the JWKS', (
     identity = seen;
   });
 
-  it.each(OPERATIONS)('answers every malformed $route request with a 4xx envelope and changes nothing', async (operation) => {
-    const before = (await scanTable(inject('dynamodbEndpoint'), tableName)).filter((item) => !String(item.pk).includes('#LOGIN#'));
-    await fc.assert(
-      fc.asyncProperty(
-        bodyFor(operation.fields, operation.poison),
-        contentType,
-        fc.boolean(),
-        fc.option(fc.dictionary(fc.string({ maxLength: 20 }), fc.string({ maxLength: 50 }), { maxKeys: 4 })),
-        async (body, type, authenticated, query) => {
-          const response = await app.request(operation.route, {
-            body,
-            headers: type ? { 'content-type': type } : {},
-            ...(query ? { query } : {}),
-            ...(operation.withIdentity && authenticated ? { token } : {}),
-          });
-          expect(response.status).toBeLessThan(500);
-          if (operation.alsoOk.includes(response.status)) return;
-          expect(response.status).toBeGreaterThanOrEqual(400);
-          expect(response.body).toEqual({ success: false, error: expect.any(String) });
-          expect(response.body.error.length).toBeGreaterThan(0);
-          expect(response.body.error).not.toMatch(/\n\s+at /);
-        },
-      ),
-      { numRuns: RUNS },
-    );
-    const after = (await scanTable(inject('dynamodbEndpoint'), tableName)).filter((item) => !String(item.pk).includes('#LOGIN#'));
-    expect(after).toEqual(before);
-    // The session the authenticated cases ran with is still the same, valid one.
-    expect(await app.identityOf(token)).toEqual(identity);
-  }, 180_000);
+  it.each(OPERATIONS)(
+    'answers every malformed $route request with a 4xx envelope and changes nothing',
+    async (operation) => {
+      const before = (await scanTable(inject('dynamodbEndpoint'), tableName)).filter((item) => !String(item.pk).includes('#LOGIN#'));
+      await fc.assert(
+        fc.asyncProperty(
+          bodyFor(operation.fields, operation.poison),
+          contentType,
+          fc.boolean(),
+          fc.option(fc.dictionary(fc.string({ maxLength: 20 }), fc.string({ maxLength: 50 }), { maxKeys: 4 })),
+          async (body, type, authenticated, query) => {
+            const response = await app.request(operation.route, {
+              body,
+              headers: type ? { 'content-type': type } : {},
+              ...(query ? { query } : {}),
+              ...(operation.withIdentity && authenticated ? { token } : {}),
+            });
+            expect(response.status).toBeLessThan(500);
+            if (operation.alsoOk.includes(response.status)) return;
+            expect(response.status).toBeGreaterThanOrEqual(400);
+            expect(response.body).toEqual({ success: false, error: expect.any(String) });
+            expect(response.body.error.length).toBeGreaterThan(0);
+            expect(response.body.error).not.toMatch(/\n\s+at /);
+          },
+        ),
+        { numRuns: RUNS },
+      );
+      const after = (await scanTable(inject('dynamodbEndpoint'), tableName)).filter((item) => !String(item.pk).includes('#LOGIN#'));
+      expect(after).toEqual(before);
+      // The session the authenticated cases ran with is still the same, valid one.
+      expect(await app.identityOf(token)).toEqual(identity);
+    },
+    180_000,
+  );
 });

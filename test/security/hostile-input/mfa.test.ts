@@ -17,13 +17,28 @@ describe('hostile input to enableMFA and verifyMFA', () => {
   });
 
   /** A secret enableMFA must refuse for every method. */
-  const invalidMfaSecret = anyValue.filter((value) => typeof value !== 'string' || (!parseTotpSecret(value) && !E164.test(value.trim()) && !z.email().safeParse(value.trim()).success));
+  const invalidMfaSecret = anyValue.filter(
+    (value) =>
+      typeof value !== 'string' || (!parseTotpSecret(value) && !E164.test(value.trim()) && !z.email().safeParse(value.trim()).success),
+  );
 
   const operations: Operation[] = [
-    { route: 'mfaEnable', fields: () => ({ method: fc.oneof(anyValue, fc.constantFrom('TOTP', 'SMS', 'EMAIL')), secret: invalidMfaSecret }), authorization: () => tenant.sessions(), rfc: false, alsoOk: [] },
+    {
+      route: 'mfaEnable',
+      fields: () => ({ method: fc.oneof(anyValue, fc.constantFrom('TOTP', 'SMS', 'EMAIL')), secret: invalidMfaSecret }),
+      authorization: () => tenant.sessions(),
+      rfc: false,
+      alsoOk: [],
+    },
     {
       route: 'mfaVerify',
-      fields: () => ({ method: fc.oneof(anyValue, fc.constantFrom('TOTP', 'SMS', 'EMAIL')), code: fc.oneof(anyValue, fc.integer({ min: 0, max: 999_999 }).map((n) => String(n).padStart(6, '0'))) }),
+      fields: () => ({
+        method: fc.oneof(anyValue, fc.constantFrom('TOTP', 'SMS', 'EMAIL')),
+        code: fc.oneof(
+          anyValue,
+          fc.integer({ min: 0, max: 999_999 }).map((n) => String(n).padStart(6, '0')),
+        ),
+      }),
       nearValid: () => ({ method: 'TOTP', code: '000000' }),
       authorization: () => tenant.sessions(),
       rfc: false,
@@ -31,7 +46,11 @@ describe('hostile input to enableMFA and verifyMFA', () => {
     },
   ];
 
-  it.each(operations.map((operation) => [operation.route, operation] as const))('answers every malformed %s request with a 4xx and changes nothing', async (_, operation) => {
-    await assertRefusesHostileRequests(tenant, operation);
-  }, 180_000);
+  it.each(operations.map((operation) => [operation.route, operation] as const))(
+    'answers every malformed %s request with a 4xx and changes nothing',
+    async (_, operation) => {
+      await assertRefusesHostileRequests(tenant, operation);
+    },
+    180_000,
+  );
 });

@@ -24,13 +24,55 @@ export const nasty = fc.oneof(
   fc.string(),
   fc.string({ unit: 'grapheme' }),
   fc.string({ unit: 'binary' }),
-  fc.constantFrom('', ' ', '\u0000', '__proto__', 'constructor', '#', 'T#x#GRANT#y', '%00', '\ud800', 'null', 'undefined', '0', '-1', '1e309', 'NaN', '{}', '[]', '<script>', "' OR 1=1 --", '${jndi:ldap://x}', '../../etc/passwd', 'a.0.b', 'eyJ.eyJ.x'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    '__proto__',
+    'constructor',
+    '#',
+    'T#x#GRANT#y',
+    '%00',
+    '\ud800',
+    'null',
+    'undefined',
+    '0',
+    '-1',
+    '1e309',
+    'NaN',
+    '{}',
+    '[]',
+    '<script>',
+    "' OR 1=1 --",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the Log4Shell probe, as attackers send it.
+    '${jndi:ldap://x}',
+    '../../etc/passwd',
+    'a.0.b',
+    'eyJ.eyJ.x',
+  ),
   fc.integer({ min: 100, max: 5_000 }).map((n) => 'x'.repeat(n)),
   hugeString,
 );
-export const anyValue = fc.oneof(nasty, fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.array(nasty, { maxLength: 3 }), fc.dictionary(fc.string(), fc.string(), { maxKeys: 3 }));
+export const anyValue = fc.oneof(
+  nasty,
+  fc.integer(),
+  fc.double(),
+  fc.boolean(),
+  fc.constant(null),
+  fc.array(nasty, { maxLength: 3 }),
+  fc.dictionary(fc.string(), fc.string(), { maxKeys: 3 }),
+);
 const prototypeKey = fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf');
-const contentType = fc.constantFrom(FORM, `${FORM}; charset=UTF-8`, 'application/json', 'application/json; charset=utf-16', 'text/plain', 'multipart/form-data; boundary=x', 'application/xml', '');
+const contentType = fc.constantFrom(
+  FORM,
+  `${FORM}; charset=UTF-8`,
+  'application/json',
+  'application/json; charset=utf-16',
+  'text/plain',
+  'multipart/form-data; boundary=x',
+  'application/xml',
+  '',
+);
 
 type Fields = Record<string, fc.Arbitrary<unknown>>;
 
@@ -38,7 +80,7 @@ type Fields = Record<string, fc.Arbitrary<unknown>>;
 function body(fields: Fields, required: string[] = [], nearValid?: Record<string, string>) {
   const names = Object.keys(fields).length ? Object.keys(fields) : ['x'];
   const values = fc.record(fields, { requiredKeys: required });
-  const asString = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value) ?? '');
+  const asString = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
   // A request valid but for one field (changed or left out): these reach the last checks.
   const mutated = nearValid
     ? fc
@@ -46,19 +88,45 @@ function body(fields: Fields, required: string[] = [], nearValid?: Record<string
         .map(([field, value, asJson]) => {
           const record: Record<string, unknown> = { ...nearValid, [field]: value };
           if (value === undefined) delete record[field];
-          return asJson ? JSON.stringify(record) : new URLSearchParams(Object.entries(record).map(([key, v]): [string, string] => [key, asString(v)])).toString();
+          return asJson
+            ? JSON.stringify(record)
+            : new URLSearchParams(Object.entries(record).map(([key, v]): [string, string] => [key, asString(v)])).toString();
         })
     : fc.constant(undefined);
   return fc.oneof(
     { weight: nearValid ? 4 : 0, arbitrary: mutated },
-    { weight: 4, arbitrary: fc.tuple(values, fc.dictionary(prototypeKey, anyValue, { maxKeys: 2 })).map(([record, extra]) => {
-      const text = JSON.stringify(record);
-      const prefix = Object.entries(extra).map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value) ?? 'null'}`);
-      return prefix.length ? `{${prefix.join(',')}${text === '{}' ? '' : ','}${text.slice(1)}` : text;
-    }) },
-    { weight: 3, arbitrary: values.map((record) => new URLSearchParams(Object.entries(record).map(([key, value]): [string, string] => [key, asString(value)])).toString()) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...names), anyValue, anyValue).map(([field, x, y]) => `{${JSON.stringify(field)}:${JSON.stringify(x) ?? 'null'},${JSON.stringify(field)}:${JSON.stringify(y) ?? 'null'}}`) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...names), nasty, nasty).map(([field, x, y]) => new URLSearchParams([[field, x], [field, y]]).toString()) },
+    {
+      weight: 4,
+      arbitrary: fc.tuple(values, fc.dictionary(prototypeKey, anyValue, { maxKeys: 2 })).map(([record, extra]) => {
+        const text = JSON.stringify(record);
+        const prefix = Object.entries(extra).map(([key, value]) => `${JSON.stringify(key)}:${JSON.stringify(value) ?? 'null'}`);
+        return prefix.length ? `{${prefix.join(',')}${text === '{}' ? '' : ','}${text.slice(1)}` : text;
+      }),
+    },
+    {
+      weight: 3,
+      arbitrary: values.map((record) =>
+        new URLSearchParams(Object.entries(record).map(([key, value]): [string, string] => [key, asString(value)])).toString(),
+      ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...names), anyValue, anyValue)
+        .map(
+          ([field, x, y]) =>
+            `{${JSON.stringify(field)}:${JSON.stringify(x) ?? 'null'},${JSON.stringify(field)}:${JSON.stringify(y) ?? 'null'}}`,
+        ),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.tuple(fc.constantFrom(...names), nasty, nasty).map(([field, x, y]) =>
+        new URLSearchParams([
+          [field, x],
+          [field, y],
+        ]).toString(),
+      ),
+    },
     { weight: 1, arbitrary: fc.jsonValue().map((value) => JSON.stringify(value)) },
     { weight: 1, arbitrary: nasty },
     { weight: 1, arbitrary: fc.constant(undefined) },
@@ -83,7 +151,8 @@ export interface Operation {
 }
 
 /** A hostile value, or (as often) a real one, so that many requests get past validation. */
-export const realOr = (...real: string[]) => fc.oneof(anyValue, { weight: 3, arbitrary: nasty }, { weight: 6, arbitrary: fc.constantFrom(...real) });
+export const realOr = (...real: string[]) =>
+  fc.oneof(anyValue, { weight: 3, arbitrary: nasty }, { weight: 6, arbitrary: fc.constantFrom(...real) });
 
 /** Whether an item is a failed-attempt counter: counting rejected attempts is their job. */
 const isCounter = (item: Record<string, unknown>) => String(item.pk).includes('#LOGIN#') || String(item.sk).startsWith('ATTEMPTS');
@@ -101,7 +170,10 @@ export async function hostileTenant(tableName: string) {
   const tenantId = uniqueTenant('hostile');
   const admin = await registerAdmin(app, tenantId);
   const adminToken = admin.token;
-  const totpUser = await app.request('register', { token: adminToken, body: { username: 'totp-user', password: 'correct horse battery', role: 'OPERATOR', tenantId } });
+  const totpUser = await app.request('register', {
+    token: adminToken,
+    body: { username: 'totp-user', password: 'correct horse battery', role: 'OPERATOR', tenantId },
+  });
   const totpUserToken: string = totpUser.body.data.token;
   expect((await app.request('mfaEnable', { token: totpUserToken, body: { method: 'TOTP', secret: newTotpSecret() } })).status).toBe(200);
   const client: TestClient = await createClient(app, adminToken, tenantId);
@@ -113,13 +185,22 @@ export async function hostileTenant(tableName: string) {
     snapshot: async () => (await scanTable(endpoint, tableName)).filter((item) => !isCounter(item)),
     /** Session tokens: none, real ones (often), garbage. */
     sessions: () =>
-      fc.option(fc.oneof({ weight: 6, arbitrary: fc.constantFrom(`Bearer ${adminToken}`, `Bearer ${totpUserToken}`) }, fc.string().map((s) => `Bearer ${s}`), fc.string()), { nil: undefined, freq: 5 }),
+      fc.option(
+        fc.oneof(
+          { weight: 6, arbitrary: fc.constantFrom(`Bearer ${adminToken}`, `Bearer ${totpUserToken}`) },
+          fc.string().map((s) => `Bearer ${s}`),
+          fc.string(),
+        ),
+        { nil: undefined, freq: 5 },
+      ),
     /** Client credentials: none, the real ones, a real id with a hostile secret, garbage, a session token. */
     clientAuth: () =>
       fc.option(
         fc.oneof(
           fc.constant(basic(client.clientId, client.clientSecret)),
-          fc.tuple(fc.oneof(nasty, fc.constant(client.clientId)), nasty).map(([id, secret]) => `Basic ${Buffer.from(`${id}:${secret}`, 'utf8').toString('base64')}`),
+          fc
+            .tuple(fc.oneof(nasty, fc.constant(client.clientId)), nasty)
+            .map(([id, secret]) => `Basic ${Buffer.from(`${id}:${secret}`, 'utf8').toString('base64')}`),
           fc.string().map((s) => `Basic ${Buffer.from(s).toString('base64')}`),
           fc.string().map((s) => `Basic ${s}`),
           fc.constant(`Bearer ${adminToken}`),
@@ -144,19 +225,33 @@ export async function assertRefusesHostileRequests(tenant: HostileTenant, operat
       operation.authorization(),
       fc.option(fc.record(operation.query?.() ?? { x: anyValue }, { requiredKeys: [] }), { nil: undefined }),
       async (text, type, authorization, query) => {
-        const queryStrings = query && Object.fromEntries(Object.entries(query).map(([key, value]) => [key, (typeof value === 'string' ? value : JSON.stringify(value) ?? '').slice(0, 3000)]));
+        const queryStrings =
+          query &&
+          Object.fromEntries(
+            Object.entries(query).map(([key, value]) => [
+              key,
+              (typeof value === 'string' ? value : (JSON.stringify(value) ?? '')).slice(0, 3000),
+            ]),
+          );
         const response = await tenant.app.request(operation.route, {
           ...(text === undefined ? {} : { body: text }),
           headers: { ...(type ? { 'content-type': type } : {}), ...(authorization ? { authorization } : {}) },
           ...(queryStrings ? { query: queryStrings } : {}),
         });
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-        if (process.env.SHOW_ERRORS) errors.set(String(response.body?.error_description ?? response.body?.error).slice(0, 60), (errors.get(String(response.body?.error_description ?? response.body?.error).slice(0, 60)) ?? 0) + 1);
+        if (process.env.SHOW_ERRORS)
+          errors.set(
+            String(response.body?.error_description ?? response.body?.error).slice(0, 60),
+            (errors.get(String(response.body?.error_description ?? response.body?.error).slice(0, 60)) ?? 0) + 1,
+          );
         expect(response.status).toBeLessThan(500);
         if (operation.alsoOk.includes(response.status)) return;
         expect(response.status).toBeGreaterThanOrEqual(400);
         if (operation.rfc && type.startsWith(FORM)) {
-          expect(response.body).toEqual({ error: expect.stringMatching(/^[a-z_]+$/), error_description: expect.stringMatching(/^[\x20-\x21\x23-\x5B\x5D-\x7E]+$/) });
+          expect(response.body).toEqual({
+            error: expect.stringMatching(/^[a-z_]+$/),
+            error_description: expect.stringMatching(/^[\x20-\x21\x23-\x5B\x5D-\x7E]+$/),
+          });
         } else {
           expect(response.body).toEqual({ success: false, error: expect.any(String) });
           expect(response.body.error).not.toMatch(/\n\s+at /);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { type App, registerAdmin, type RouteName, testApp } from '../../helpers/app';
+import { type App, type RouteName, registerAdmin, testApp } from '../../helpers/app';
 import { testDeps, uniqueTenant } from '../../helpers/deps';
 import { createTable, scanTable } from '../../helpers/isolated-table';
 import { FORM, pkcePair } from '../../helpers/oauth';
@@ -17,7 +17,20 @@ describe('hostile input to the OAuth endpoints and the metadata, mixed with real
     tenant = await hostileTenant(`hostile-oauth-${Date.now()}`);
   });
   const challenge = pkcePair().challenge;
-  const invalidRedirect = fc.oneof(anyValue, fc.constantFrom('javascript:alert(1)', 'http://evil.example/cb', '//evil.example', 'https://app.example.com/cb#x', 'data:text/html,x', 'https://', 'ftp://app.example.com/cb')).filter((value) => typeof value !== 'string' || !/^https?:\/\/[^#]+$/.test(value) || value.startsWith('http://evil'));
+  const invalidRedirect = fc
+    .oneof(
+      anyValue,
+      fc.constantFrom(
+        'javascript:alert(1)',
+        'http://evil.example/cb',
+        '//evil.example',
+        'https://app.example.com/cb#x',
+        'data:text/html,x',
+        'https://',
+        'ftp://app.example.com/cb',
+      ),
+    )
+    .filter((value) => typeof value !== 'string' || !/^https?:\/\/[^#]+$/.test(value) || value.startsWith('http://evil'));
   const sessions = () => tenant.sessions();
   const clientAuth = () => tenant.clientAuth();
 
@@ -27,34 +40,64 @@ describe('hostile input to the OAuth endpoints and the metadata, mixed with real
       route: 'oauth2Token',
       fields: () => ({
         // client_credentials with real credentials would rightly succeed: it is left out of the real values here.
-        grant_type: fc.oneof(anyValue.filter((value) => value !== 'client_credentials'), fc.constantFrom('authorization_code', 'refresh_token', 'password', 'implicit')),
+        grant_type: fc.oneof(
+          anyValue.filter((value) => value !== 'client_credentials'),
+          fc.constantFrom('authorization_code', 'refresh_token', 'password', 'implicit'),
+        ),
         client_id: realOr(tenant.client.clientId),
         client_secret: realOr(tenant.client.clientSecret),
         code: anyValue,
         redirect_uri: realOr(tenant.client.redirectUri),
         code_verifier: realOr(pkcePair().verifier),
-        refresh_token: realOr('a'.repeat(22) + '.0.' + 'b'.repeat(43)),
+        refresh_token: realOr(`${'a'.repeat(22)}.0.${'b'.repeat(43)}`),
         scope: realOr('orders:read', 'orders:read orders:write'),
       }),
       required: ['grant_type', 'client_id', 'client_secret'],
       // A code never issued: even unchanged, the request ends in invalid_grant.
-      nearValid: () => ({ grant_type: 'authorization_code', client_id: tenant.client.clientId, client_secret: tenant.client.clientSecret, code: 'c'.repeat(43), redirect_uri: tenant.client.redirectUri, code_verifier: pkcePair().verifier }),
+      nearValid: () => ({
+        grant_type: 'authorization_code',
+        client_id: tenant.client.clientId,
+        client_secret: tenant.client.clientSecret,
+        code: 'c'.repeat(43),
+        redirect_uri: tenant.client.redirectUri,
+        code_verifier: pkcePair().verifier,
+      }),
       authorization: clientAuth,
       rfc: true,
       alsoOk: [],
     },
     {
       route: 'oauth2Revoke',
-      fields: () => ({ token: realOr(tenant.adminToken), token_type_hint: realOr('access_token', 'refresh_token'), client_id: realOr(tenant.client.clientId), client_secret: realOr(tenant.client.clientSecret) }),
-      nearValid: () => ({ token: tenant.adminToken, token_type_hint: 'access_token', client_id: tenant.client.clientId, client_secret: tenant.client.clientSecret }),
+      fields: () => ({
+        token: realOr(tenant.adminToken),
+        token_type_hint: realOr('access_token', 'refresh_token'),
+        client_id: realOr(tenant.client.clientId),
+        client_secret: realOr(tenant.client.clientSecret),
+      }),
+      nearValid: () => ({
+        token: tenant.adminToken,
+        token_type_hint: 'access_token',
+        client_id: tenant.client.clientId,
+        client_secret: tenant.client.clientSecret,
+      }),
       authorization: clientAuth,
       rfc: true,
       alsoOk: [200],
     },
     {
       route: 'oauth2Introspect',
-      fields: () => ({ token: realOr(tenant.adminToken), token_type_hint: realOr('access_token', 'refresh_token'), client_id: realOr(tenant.client.clientId), client_secret: realOr(tenant.client.clientSecret) }),
-      nearValid: () => ({ token: tenant.adminToken, token_type_hint: 'access_token', client_id: tenant.client.clientId, client_secret: tenant.client.clientSecret }),
+      fields: () => ({
+        token: realOr(tenant.adminToken),
+        token_type_hint: realOr('access_token', 'refresh_token'),
+        client_id: realOr(tenant.client.clientId),
+        client_secret: realOr(tenant.client.clientSecret),
+      }),
+      nearValid: () => ({
+        token: tenant.adminToken,
+        token_type_hint: 'access_token',
+        client_id: tenant.client.clientId,
+        client_secret: tenant.client.clientSecret,
+      }),
       authorization: clientAuth,
       rfc: true,
       alsoOk: [200],
@@ -83,7 +126,9 @@ describe('hostile input to the OAuth endpoints and the metadata, mixed with real
         scope: realOr('orders:read'),
         state: anyValue,
         // Never a well-formed challenge: a valid request would rightly get a code.
-        code_challenge: fc.oneof(anyValue, fc.constant(challenge.slice(1)), fc.constant(`${challenge}=`)).filter((value) => typeof value !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(value)),
+        code_challenge: fc
+          .oneof(anyValue, fc.constant(challenge.slice(1)), fc.constant(`${challenge}=`))
+          .filter((value) => typeof value !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(value)),
         code_challenge_method: realOr('S256', 'plain'),
       }),
       authorization: sessions,
@@ -92,9 +137,13 @@ describe('hostile input to the OAuth endpoints and the metadata, mixed with real
     },
   ];
 
-  it.each(operations.map((operation) => [operation.route, operation] as const))('answers every malformed %s request with a 4xx and changes nothing', async (_, operation) => {
-    await assertRefusesHostileRequests(tenant, operation);
-  }, 180_000);
+  it.each(operations.map((operation) => [operation.route, operation] as const))(
+    'answers every malformed %s request with a 4xx and changes nothing',
+    async (_, operation) => {
+      await assertRefusesHostileRequests(tenant, operation);
+    },
+    180_000,
+  );
 });
 
 /*
@@ -109,11 +158,35 @@ const randomText = fc.oneof(
   fc.string(),
   fc.string({ unit: 'grapheme' }),
   fc.string({ unit: 'binary' }),
-  fc.constantFrom('', ' ', '\u0000', '__proto__', '#', 'T#x#GRANT#y', '%00', '\ud800', 'authorization_code', 'client_credentials', 'refresh_token', 'S256', 'code', 'a.0.b', 'eyJ.eyJ.x', 'https://app.example.com/callback'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    '__proto__',
+    '#',
+    'T#x#GRANT#y',
+    '%00',
+    '\ud800',
+    'authorization_code',
+    'client_credentials',
+    'refresh_token',
+    'S256',
+    'code',
+    'a.0.b',
+    'eyJ.eyJ.x',
+    'https://app.example.com/callback',
+  ),
   fc.integer({ min: 100, max: 20_000 }).map((n) => 'x'.repeat(n)),
 );
 const randomValue = fc.oneof(randomText, fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.string()));
-const randomContentType = fc.constantFrom(FORM, `${FORM}; charset=UTF-8`, 'application/json', 'text/plain', 'multipart/form-data; boundary=x', '');
+const randomContentType = fc.constantFrom(
+  FORM,
+  `${FORM}; charset=UTF-8`,
+  'application/json',
+  'text/plain',
+  'multipart/form-data; boundary=x',
+  '',
+);
 const randomAuthorization = fc.option(
   fc.oneof(
     fc.string().map((s) => `Basic ${Buffer.from(s).toString('base64')}`),
@@ -128,8 +201,15 @@ function randomBody(fields: string[]) {
   const values = fc.record(Object.fromEntries(fields.map((field) => [field, randomValue])), { requiredKeys: [] });
   return fc.oneof(
     values.map((record) => JSON.stringify(record)),
-    values.map((record) => new URLSearchParams(Object.entries(record).map(([key, value]): [string, string] => [key, String(value)])).toString()),
-    fc.tuple(fc.constantFrom(...fields), randomText, randomText).map(([field, a, b]) => new URLSearchParams([[field, a], [field, b]]).toString()),
+    values.map((record) =>
+      new URLSearchParams(Object.entries(record).map(([key, value]): [string, string] => [key, String(value)])).toString(),
+    ),
+    fc.tuple(fc.constantFrom(...fields), randomText, randomText).map(([field, a, b]) =>
+      new URLSearchParams([
+        [field, a],
+        [field, b],
+      ]).toString(),
+    ),
     randomText,
     fc.constant(undefined),
   );
@@ -144,11 +224,21 @@ interface RandomOperation {
 }
 
 const RANDOM_OPERATIONS: RandomOperation[] = [
-  { route: 'oauth2Token', fields: ['grant_type', 'client_id', 'client_secret', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'scope'], rfc: true, withIdentity: false },
+  {
+    route: 'oauth2Token',
+    fields: ['grant_type', 'client_id', 'client_secret', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'scope'],
+    rfc: true,
+    withIdentity: false,
+  },
   { route: 'oauth2Revoke', fields: ['token', 'token_type_hint', 'client_id', 'client_secret'], rfc: true, withIdentity: false },
   { route: 'oauth2Introspect', fields: ['token', 'token_type_hint', 'client_id', 'client_secret'], rfc: true, withIdentity: false },
   // Hostile values never make a valid registration: redirect URIs are checked first.
-  { route: 'oauth2CreateClient', fields: ['client_id', 'client_secret', 'redirect_uri', 'grant_types', 'scope', 'tenant_id'], rfc: false, withIdentity: true },
+  {
+    route: 'oauth2CreateClient',
+    fields: ['client_id', 'client_secret', 'redirect_uri', 'grant_types', 'scope', 'tenant_id'],
+    rfc: false,
+    withIdentity: true,
+  },
   { route: 'oauth2Authorize', fields: [], rfc: false, withIdentity: true },
 ];
 
@@ -163,37 +253,62 @@ describe('hostile input to the OAuth endpoints, random in every field', () => {
     token = (await registerAdmin(app, uniqueTenant())).token;
   });
 
-  it.each(RANDOM_OPERATIONS)('answers every malformed $route request with a 4xx and changes nothing', async (operation) => {
-    const before = await scanTable(inject('dynamodbEndpoint'), tableName);
-    const queryField = fc.constantFrom('client_id', 'redirect_uri', 'response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'x');
-    await fc.assert(
-      fc.asyncProperty(
-        randomBody(operation.fields.length ? operation.fields : ['x']),
-        randomContentType,
-        randomAuthorization,
-        fc.boolean(),
-        fc.option(fc.dictionary(queryField, randomText.map((value) => value.slice(0, 3000)), { maxKeys: 7 })),
-        async (text, type, auth, authenticated, query) => {
-          const headers: Record<string, string> = { ...(type ? { 'content-type': type } : {}), ...(auth && !(operation.withIdentity && authenticated) ? { authorization: auth } : {}) };
-          const response = await app.request(operation.route, {
-            ...(text === undefined ? {} : { body: text }),
-            headers,
-            ...(query ? { query } : {}),
-            ...(operation.withIdentity && authenticated ? { token } : {}),
-          });
-          expect(response.status).toBeGreaterThanOrEqual(400);
-          expect(response.status).toBeLessThan(500);
-          const rfc = operation.rfc && type.startsWith(FORM);
-          if (rfc) {
-            expect(response.body).toEqual({ error: expect.stringMatching(/^[a-z_]+$/), error_description: expect.stringMatching(/^[\x20-\x21\x23-\x5B\x5D-\x7E]+$/) });
-          } else {
-            expect(response.body).toEqual({ success: false, error: expect.any(String) });
-          }
-          expect(response.headers['Cache-Control']).toBe('no-store');
-        },
-      ),
-      { numRuns: RANDOM_RUNS },
-    );
-    expect(await scanTable(inject('dynamodbEndpoint'), tableName)).toEqual(before);
-  }, 120_000);
+  it.each(RANDOM_OPERATIONS)(
+    'answers every malformed $route request with a 4xx and changes nothing',
+    async (operation) => {
+      const before = await scanTable(inject('dynamodbEndpoint'), tableName);
+      const queryField = fc.constantFrom(
+        'client_id',
+        'redirect_uri',
+        'response_type',
+        'scope',
+        'state',
+        'code_challenge',
+        'code_challenge_method',
+        'x',
+      );
+      await fc.assert(
+        fc.asyncProperty(
+          randomBody(operation.fields.length ? operation.fields : ['x']),
+          randomContentType,
+          randomAuthorization,
+          fc.boolean(),
+          fc.option(
+            fc.dictionary(
+              queryField,
+              randomText.map((value) => value.slice(0, 3000)),
+              { maxKeys: 7 },
+            ),
+          ),
+          async (text, type, auth, authenticated, query) => {
+            const headers: Record<string, string> = {
+              ...(type ? { 'content-type': type } : {}),
+              ...(auth && !(operation.withIdentity && authenticated) ? { authorization: auth } : {}),
+            };
+            const response = await app.request(operation.route, {
+              ...(text === undefined ? {} : { body: text }),
+              headers,
+              ...(query ? { query } : {}),
+              ...(operation.withIdentity && authenticated ? { token } : {}),
+            });
+            expect(response.status).toBeGreaterThanOrEqual(400);
+            expect(response.status).toBeLessThan(500);
+            const rfc = operation.rfc && type.startsWith(FORM);
+            if (rfc) {
+              expect(response.body).toEqual({
+                error: expect.stringMatching(/^[a-z_]+$/),
+                error_description: expect.stringMatching(/^[\x20-\x21\x23-\x5B\x5D-\x7E]+$/),
+              });
+            } else {
+              expect(response.body).toEqual({ success: false, error: expect.any(String) });
+            }
+            expect(response.headers['Cache-Control']).toBe('no-store');
+          },
+        ),
+        { numRuns: RANDOM_RUNS },
+      );
+      expect(await scanTable(inject('dynamodbEndpoint'), tableName)).toEqual(before);
+    },
+    120_000,
+  );
 });
