@@ -1,5 +1,6 @@
 import { Secret, TOTP } from 'otpauth';
 import { constantEquals } from '../crypto/constant-equals';
+import { isStrongSecret } from '../crypto/secret-strength';
 
 /** RFC 6238 as authenticator apps implement it: HMAC-SHA-1, 6 digits, 30-second steps. */
 export const TOTP_SETTINGS = { algorithm: 'SHA1', digits: 6, period: 30 } as const;
@@ -24,8 +25,9 @@ export function parseTotpSecret(input: string): string | undefined {
   if ([1, 3, 6].includes(secret.length % 8)) return undefined;
   const bytes = Secret.fromBase32(secret).bytes;
   if (bytes.length < MIN_SECRET_BYTES || bytes.length > MAX_SECRET_BYTES) return undefined;
-  // A constant secret (e.g. all "A", all zero bytes) has no entropy at all.
-  if (bytes.every((byte) => byte === bytes[0])) return undefined;
+  // A secret that is plainly not random (all "A", "ABAB…", a repeated word) is refused,
+  // however long: its length says nothing of how hard it is to guess.
+  if (!isStrongSecret(secret)) return undefined;
   return secret;
 }
 
