@@ -14,7 +14,9 @@ import { dynamoUserStore, type UserStore } from './store/users';
 import { secretsManagerKeyProvider } from './tokens/secrets-manager-keys';
 import { fileKeyProvider, type KeyProvider } from './tokens/signing-keys';
 import { type CodeDelivery, deliveryByMethod, outboxDelivery, sesDelivery, snsDelivery } from './mfa/delivery';
-import { type DataKeySource, fileDataKeys, kmsDataKeys, secretBox, type SecretBox } from './mfa/secret-box';
+import { fileDataKeys } from './mfa/file-data-keys';
+import { kmsDataKeys } from './mfa/kms-data-keys';
+import { type DataKeySource, secretBox, type SecretBox } from './mfa/secret-box';
 import { dynamoMfaOutbox, dynamoMfaStore, type MfaStore } from './store/mfa';
 import { awsClientSettings } from './aws';
 

@@ -1,7 +1,4 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import type { KMSClient } from '@aws-sdk/client-kms';
 import { constantEquals } from '../crypto/constant-equals';
 
 /**
@@ -30,7 +27,10 @@ export interface DataKey {
   key: Buffer;
 }
 
-/** Where data keys come from: AWS KMS in production, a file locally, memory in tests. */
+/**
+ * Where data keys come from: AWS KMS in production (kms-data-keys.ts), a file locally
+ * (file-data-keys.ts), memory in tests (test/helpers/memory-data-keys.ts).
+ */
 export interface DataKeySource {
   /** The key new values are made with. */
   current(): Promise<DataKey>;
@@ -96,135 +96,6 @@ export function secretBox(source: DataKeySource): SecretBox {
       const [version, id, expected] = stored.split('.');
       if (version !== VERSION || !id || !expected) return false;
       return constantEquals(mac((await byId(id)).digest, value, context), expected);
-    },
-  };
-}
-
-/** Tests: one random key, in memory only. */
-export function memoryDataKeys(): DataKeySource {
-  const key = randomBytes(32);
-  const id = `mem${randomBytes(6).toString('base64url')}`;
-  return {
-    current: async () => ({ id, key }),
-    async find(wanted) {
-      if (wanted !== id) throw new Error('Unknown data key');
-      return key;
-    },
-  };
-}
-
-/** The local key file: `{ current, keys: { <id>: <base64url key> } }`, mode 0600, under .data/. */
-interface KeyFile {
-  current: string;
-  keys: Record<string, string>;
-}
-
-async function readKeyFile(path: string): Promise<KeyFile> {
-  const file = JSON.parse(await readFile(path, 'utf8')) as KeyFile;
-  if (typeof file.current !== 'string' || typeof file.keys?.[file.current] !== 'string') {
-    throw new Error(`MFA key file ${path} names no current key`);
-  }
-  return file;
-}
-
-async function readOrCreateKeyFile(path: string): Promise<KeyFile> {
-  try {
-    return await readKeyFile(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  await mkdir(dirname(path), { recursive: true });
-  const id = `local${Date.now().toString(36)}`;
-  const file: KeyFile = { current: id, keys: { [id]: randomBytes(32).toString('base64url') } };
-  // Written aside and linked into place, so that no process ever reads a half-written file.
-  const draft = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  await writeFile(draft, JSON.stringify(file, null, 2) + '\n', { mode: 0o600, flag: 'wx' });
-  try {
-    await link(draft, path);
-  } catch (error) {
-    // Another process created it first: use theirs.
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    await unlink(draft);
-  }
-  return readKeyFile(path);
-}
-
-/** Local development: a key file generated on first use (like the signing keys), never committed. */
-export function fileDataKeys(path: string): DataKeySource {
-  let file: Promise<KeyFile> | undefined;
-  const load = () => {
-    file ??= readOrCreateKeyFile(path).catch((error: unknown) => {
-      file = undefined;
-      throw error;
-    });
-    return file;
-  };
-  const decode = (value: string) => {
-    const key = Buffer.from(value, 'base64url');
-    if (key.length !== 32) throw new Error(`MFA key file ${path} holds a key that is not 256 bits`);
-    return key;
-  };
-  return {
-    async current() {
-      const { current, keys } = await load();
-      return { id: current, key: decode(keys[current] ?? '') };
-    },
-    async find(id) {
-      const value = (await load()).keys[id];
-      if (value === undefined) throw new Error(`MFA key file ${path} has no key ${id}`);
-      return decode(value);
-    },
-  };
-}
-
-/** The SDK is imported on first use, so functions that never touch MFA keep their cold start. */
-type KmsClient = Pick<KMSClient, 'send'>;
-
-/** Bound into every data key: KMS refuses to decrypt it for any other purpose. */
-const KMS_CONTEXT = { purpose: 'identity-service-mfa' };
-/** Data keys of other instances this instance has decrypted and keeps. */
-const KMS_KEYS_KEPT = 256;
-
-/**
- * AWS KMS envelope encryption: each Lambda instance asks KMS for a data key once
- * (GenerateDataKey) and stores the KMS-encrypted key as the id of everything it
- * seals; a value made by another instance costs one Decrypt, then is kept.
- */
-export function kmsDataKeys(client: KmsClient, keyId: string): DataKeySource {
-  let current: Promise<DataKey> | undefined;
-  const known = new Map<string, Buffer>();
-  const generate = async (): Promise<DataKey> => {
-    const { GenerateDataKeyCommand } = await import('@aws-sdk/client-kms');
-    const { CiphertextBlob, Plaintext } = await client.send(
-      new GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256', EncryptionContext: KMS_CONTEXT }),
-    );
-    if (!CiphertextBlob || !Plaintext) throw new Error('KMS returned no data key');
-    const id = Buffer.from(CiphertextBlob).toString('base64url');
-    const key = Buffer.from(Plaintext);
-    known.set(id, key);
-    return { id, key };
-  };
-  return {
-    current() {
-      current ??= generate().catch((error: unknown) => {
-        current = undefined;
-        throw error;
-      });
-      return current;
-    },
-    async find(id) {
-      const cached = known.get(id);
-      if (cached) return cached;
-      const { DecryptCommand } = await import('@aws-sdk/client-kms');
-      const { Plaintext } = await client.send(
-        new DecryptCommand({ KeyId: keyId, CiphertextBlob: Buffer.from(id, 'base64url'), EncryptionContext: KMS_CONTEXT }),
-      );
-      if (!Plaintext) throw new Error('KMS returned no plaintext');
-      if (known.size >= KMS_KEYS_KEPT) known.delete(known.keys().next().value as string);
-      const key = Buffer.from(Plaintext);
-      known.set(id, key);
-      return key;
     },
   };
 }

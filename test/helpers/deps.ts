@@ -7,9 +7,10 @@ import { type Deps, dynamoStores } from '../../lib/deps';
 import { createLogger } from '../../lib/log';
 import { createDynamo } from '../../lib/store/dynamo';
 import { type MfaOutbox, outboxDelivery } from '../../lib/mfa/delivery';
-import { memoryDataKeys, secretBox } from '../../lib/mfa/secret-box';
+import { secretBox } from '../../lib/mfa/secret-box';
 import { dynamoMfaOutbox } from '../../lib/store/mfa';
 import { cachedKeyProvider, generateKeySet, type KeySet } from '../../lib/tokens/signing-keys';
+import { memoryDataKeys } from './memory-data-keys';
 
 /** A clock tests move by hand: no sleeping for time to pass. */
 export interface TestClock extends Clock {

@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { DecryptCommand, GenerateDataKeyCommand } from '@aws-sdk/client-kms';
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { fileDataKeys, kmsDataKeys, memoryDataKeys, secretBox } from '../../lib/mfa/secret-box';
+import { fileDataKeys } from '../../lib/mfa/file-data-keys';
+import { kmsDataKeys } from '../../lib/mfa/kms-data-keys';
+import { secretBox } from '../../lib/mfa/secret-box';
+import { memoryDataKeys } from '../helpers/memory-data-keys';
 
 const SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 
