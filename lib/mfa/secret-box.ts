@@ -38,7 +38,17 @@ export interface DataKeySource {
   find(id: string): Promise<Buffer>;
 }
 
+/** Of the derived keys and of code digests: unchanged since the first release. */
 const VERSION = 'v1';
+/**
+ * Of sealed values. v2 authenticates the format version and the key id along with the
+ * context; v1 (the first release) authenticated only the context and is still opened.
+ */
+const SEALED = 'v2';
+const OPENED = new Set(['v1', SEALED]);
+/** AES-GCM's standard nonce and full tag (NIST SP 800-38D): Node would accept 1-byte IVs and 4-byte tags. */
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
 const ID = /^[A-Za-z0-9_-]+$/;
 /** Derived keys kept per instance (one pair per data key seen). */
 const SUBKEYS_KEPT = 256;
@@ -47,7 +57,12 @@ function subkey(dataKey: Buffer, purpose: string): Buffer {
   return Buffer.from(hkdfSync('sha256', dataKey, Buffer.alloc(0), `identity-service mfa ${purpose} ${VERSION}`, 32));
 }
 
-/** A SecretBox over a data key source: `v1.<key id>.<iv>.<ciphertext>.<tag>`, `v1.<key id>.<hmac>`. */
+/** The key id is base64url and the context comes last, so the parts cannot be shifted into each other. */
+function additionalData(version: string, id: string, context: string): Buffer {
+  return Buffer.from(version === 'v1' ? context : `identity-service mfa ${version}\u0000${id}\u0000${context}`, 'utf8');
+}
+
+/** A SecretBox over a data key source: `v2.<key id>.<iv>.<ciphertext>.<tag>`, `v1.<key id>.<hmac>`. */
 export function secretBox(source: DataKeySource): SecretBox {
   const subkeys = new Map<string, { encryption: Buffer; digest: Buffer }>();
   const derive = (id: string, key: Buffer) => {
@@ -71,19 +86,23 @@ export function secretBox(source: DataKeySource): SecretBox {
   return {
     async seal(plaintext, context) {
       const { id, encryption } = await current();
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', encryption, iv);
-      cipher.setAAD(Buffer.from(context, 'utf8'));
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', encryption, iv, { authTagLength: TAG_BYTES });
+      cipher.setAAD(additionalData(SEALED, id, context));
       const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return [VERSION, id, iv.toString('base64url'), ciphertext.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+      return [SEALED, id, iv.toString('base64url'), ciphertext.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
     },
 
     async open(sealed, context) {
-      const [version, id, iv, ciphertext, tag] = sealed.split('.');
-      if (version !== VERSION || !id || !iv || !ciphertext || !tag) throw new Error('Not a sealed value');
-      const decipher = createDecipheriv('aes-256-gcm', (await byId(id)).encryption, Buffer.from(iv, 'base64url'));
-      decipher.setAAD(Buffer.from(context, 'utf8'));
-      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      const [version, id, encodedIv, ciphertext, encodedTag] = sealed.split('.');
+      const iv = Buffer.from(encodedIv ?? '', 'base64url');
+      const tag = Buffer.from(encodedTag ?? '', 'base64url');
+      if (!version || !OPENED.has(version) || !id || !ciphertext || iv.length !== IV_BYTES || tag.length !== TAG_BYTES) {
+        throw new Error('Not a sealed value');
+      }
+      const decipher = createDecipheriv('aes-256-gcm', (await byId(id)).encryption, iv, { authTagLength: TAG_BYTES });
+      decipher.setAAD(additionalData(version, id, context));
+      decipher.setAuthTag(tag);
       return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
     },
 

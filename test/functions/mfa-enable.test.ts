@@ -40,7 +40,7 @@ describe('POST /auth/mfa/enable', () => {
     expect(uri.secret.base32).toBe(secret);
 
     const stored = await deps.store.mfa.find(tenantId, userId, 'TOTP');
-    expect(stored).toEqual({ tenantId, userId, method: 'TOTP', status: 'pending', createdAt: expect.any(Number), sealedSecret: expect.stringMatching(/^v1\./) });
+    expect(stored).toEqual({ tenantId, userId, method: 'TOTP', status: 'pending', createdAt: expect.any(Number), sealedSecret: expect.stringMatching(/^v2\./) });
     expect(JSON.stringify(stored)).not.toContain(secret);
     expect(deps.logs).toContainEqual(expect.objectContaining({ event: 'mfa_enabled', tenantId, userId, username: 'alice', method: 'TOTP' }));
     expect(deps.logText()).not.toContain(secret);
