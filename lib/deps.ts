@@ -19,6 +19,7 @@ import { kmsDataKeys } from './mfa/kms-data-keys';
 import { type DataKeySource, secretBox, type SecretBox } from './mfa/secret-box';
 import { dynamoMfaOutbox, dynamoMfaStore, type MfaStore } from './store/mfa';
 import { awsClientSettings } from './aws';
+import { type ClientSecretHasher, clientSecretHasherFor } from './oauth/client-secret';
 
 /** The stores of every aggregate, all on one table. */
 export interface Stores {
@@ -45,6 +46,8 @@ export interface Deps {
   mfaSecrets: SecretBox;
   /** Sends SMS/EMAIL one-time codes: SNS/SES in AWS, the outbox locally. */
   mfaDelivery: CodeDelivery;
+  /** Hashes and checks OAuth client secrets under the configured pepper (lib/oauth/client-secret). */
+  clientSecretHasher: ClientSecretHasher;
 }
 
 export function dynamoStores(dynamo: Dynamo): Stores {
@@ -134,15 +137,13 @@ export function defaultDeps(): Deps {
   const config = readConfig();
   const dynamo = createDynamo({ tableName: config.tableName, region: config.awsRegion, endpoint: config.dynamodbEndpoint });
   const log = createLogger(config.logLevel);
+  const secretsManager = onFirstUse(
+    async () => new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient(awsClientSettings(config.awsRegion)),
+  );
   const keys =
     config.signingKeys.source === 'file'
       ? fileKeyProvider(config.signingKeys.path)
-      : secretsManagerKeyProvider(
-          onFirstUse(async () => new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient(awsClientSettings(config.awsRegion))),
-          config.signingKeys.secretId,
-          systemClock,
-          log,
-        );
+      : secretsManagerKeyProvider(secretsManager, config.signingKeys.secretId, systemClock, log);
   defaults = {
     config,
     clock: systemClock,
@@ -152,6 +153,7 @@ export function defaultDeps(): Deps {
     hasher: argon2idOnFirstUse(),
     keys,
     ...mfaPorts(config, dynamo, systemClock),
+    clientSecretHasher: clientSecretHasherFor(config.oauthClientSecretPepper, secretsManager),
   };
   return defaults;
 }

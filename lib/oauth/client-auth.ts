@@ -2,7 +2,6 @@ import * as z from 'zod';
 import type { Deps } from '../deps';
 import { ValidationError } from '../errors';
 import type { OAuthClient } from './client';
-import { loadClientSecretHasher } from './client-secret';
 import { oauthErrors } from './errors';
 
 /** How a client presented its credentials (RFC 6749 2.3.1). */
@@ -74,15 +73,14 @@ export function presentedClient(
  * Authenticates a client: its secret against the stored hash, in constant time, with
  * the same work for an unknown client. Any failure is 401 `Invalid client`.
  */
-export async function authenticateClient(deps: Pick<Deps, 'config' | 'store' | 'log'>, presented: PresentedClient): Promise<OAuthClient> {
+export async function authenticateClient(deps: Pick<Deps, 'store' | 'log' | 'clientSecretHasher'>, presented: PresentedClient): Promise<OAuthClient> {
   const failed = (reason: string) => {
     deps.log.info('oauth_client_authentication_failed', { clientId: presented.clientId, method: presented.method, reason });
     return oauthErrors.invalidClient(presented.method === 'client_secret_basic');
   };
   if (presented.invalid || presented.clientId === undefined || presented.clientSecret === undefined) throw failed('no_valid_credentials');
-  const hasher = await loadClientSecretHasher(deps.config.oauthClientSecretPepper);
   const client = await deps.store.oauthClients.find(presented.clientId);
-  const matches = hasher.verify(client?.secretHash, presented.clientSecret);
+  const matches = await deps.clientSecretHasher.verify(client?.secretHash, presented.clientSecret);
   if (!client) throw failed('unknown_client');
   if (!matches) throw failed('wrong_secret');
   return client;

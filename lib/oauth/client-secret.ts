@@ -1,8 +1,8 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { type Config, ConfigError } from '../config';
-import { awsClientSettings } from '../aws';
 import { constantEquals } from '../crypto/constant-equals';
 
 /** Where the pepper of client-secret hashes comes from (lib/config.ts). */
@@ -13,24 +13,45 @@ export type PepperSource = Config['oauthClientSecretPepper'];
  * is enough (unlike passwords, which get Argon2id): HMAC-SHA-256 with a server-side
  * pepper, so that a copy of the table alone does not allow checking guesses. It keeps
  * the token endpoint fast (client_credentials on every service call).
+ *
+ * A port of `Deps`: the pepper is loaded at the first use (in AWS from its secret).
  */
 export interface ClientSecretHasher {
-  hash(secret: string): string;
+  hash(secret: string): Promise<string>;
   /**
    * Whether `secret` matches `stored`, in constant time. With no stored hash (an
    * unknown client) the same work is done against a hash nothing matches.
    */
-  verify(stored: string | undefined, secret: string): boolean;
+  verify(stored: string | undefined, secret: string): Promise<boolean>;
 }
 
 const ALGORITHM = 'hmac-sha256$';
 
-export function clientSecretHasher(pepper: Buffer): ClientSecretHasher {
+/** The hashes of one pepper, computed synchronously (the pepper is loaded). */
+export function pepperedHasher(pepper: Buffer) {
   const digest = (secret: string) => ALGORITHM + createHmac('sha256', pepper).update(secret, 'utf8').digest('base64url');
   const nothingMatches = ALGORITHM + randomBytes(32).toString('base64url');
   return {
     hash: digest,
-    verify: (stored, secret) => constantEquals(stored ?? nothingMatches, digest(secret)),
+    verify: (stored: string | undefined, secret: string) => constantEquals(stored ?? nothingMatches, digest(secret)),
+  };
+}
+
+/** A hasher over a pepper loaded at the first use, once (a failed load is tried again at the next). */
+export function clientSecretHasher(loadPepper: () => Promise<Buffer>): ClientSecretHasher {
+  let loaded: Promise<ReturnType<typeof pepperedHasher>> | undefined;
+  const hasher = () => {
+    loaded ??= loadPepper()
+      .then(pepperedHasher)
+      .catch((error: unknown) => {
+        loaded = undefined;
+        throw error;
+      });
+    return loaded;
+  };
+  return {
+    hash: async (secret) => (await hasher()).hash(secret),
+    verify: async (stored, secret) => (await hasher()).verify(stored, secret),
   };
 }
 
@@ -68,47 +89,34 @@ export function requireClientSecretPepper(config: Pick<Config, 'oauthClientSecre
   }
 }
 
-/** Reads a secret's string (AWS Secrets Manager, the SDK loaded on first use); tests pass their own. */
-export type SecretReader = (secretId: string, region: string) => Promise<string>;
+/** AWS Secrets Manager; lib/deps makes the client on first use, tests pass a fake. */
+export type SecretsClient = Pick<SecretsManagerClient, 'send'>;
 
-const readSecret: SecretReader = async (secretId, region) => {
-  const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
-  const client = new SecretsManagerClient(awsClientSettings(region));
-  try {
-    const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
-    return SecretString ?? '';
-  } finally {
-    client.destroy();
-  }
-};
-
-async function readPepperSecret(secretId: string, region: string, read: SecretReader): Promise<Buffer> {
-  const pepper = (await read(secretId, region)).trim();
+async function readPepperSecret(client: SecretsClient, secretId: string): Promise<Buffer> {
+  const { GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
+  const { SecretString } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
+  const pepper = (SecretString ?? '').trim();
   if (pepper.length < 32) throw new Error(`The client-secret pepper in secret ${secretId} is shorter than 32 characters`);
   return Buffer.from(pepper, 'utf8');
 }
 
-const hashers = new WeakMap<PepperSource, Promise<ClientSecretHasher>>();
-
 /**
- * The hasher for a configured pepper, loaded once (a failed load is tried again): from
- * the environment, from its secret in AWS, or locally from a file under .data/ that is
- * generated on first use (like the signing keys).
+ * The hasher of a configured pepper: from the environment, from its secret in AWS, or
+ * locally from a file under .data/ that is generated on first use (like the signing
+ * keys). Without one, every use fails (the functions that hash client secrets refuse
+ * to start before: requireClientSecretPepper).
  */
-export function loadClientSecretHasher(source: PepperSource, read: SecretReader = readSecret): Promise<ClientSecretHasher> {
-  let hasher = hashers.get(source);
-  if (!hasher) {
-    const pepper =
-      source.source === 'env'
-        ? Promise.resolve(Buffer.from(source.value, 'utf8'))
-        : source.source === 'secretsmanager'
-          ? readPepperSecret(source.secretId, source.region, read)
-          : source.source === 'file'
-            ? readOrCreatePepper(source.path)
-            : Promise.reject(new ConfigError('Missing environment variable OAUTH_CLIENT_SECRET_PEPPER_SECRET_ID'));
-    hasher = pepper.then(clientSecretHasher);
-    hasher.catch(() => hashers.delete(source));
-    hashers.set(source, hasher);
+export function clientSecretHasherFor(source: PepperSource, secrets: SecretsClient): ClientSecretHasher {
+  switch (source.source) {
+    case 'env':
+      return clientSecretHasher(async () => Buffer.from(source.value, 'utf8'));
+    case 'secretsmanager':
+      return clientSecretHasher(() => readPepperSecret(secrets, source.secretId));
+    case 'file':
+      return clientSecretHasher(() => readOrCreatePepper(source.path));
+    case 'missing':
+      return clientSecretHasher(async () => {
+        throw new ConfigError('Missing environment variable OAUTH_CLIENT_SECRET_PEPPER_SECRET_ID');
+      });
   }
-  return hasher;
 }

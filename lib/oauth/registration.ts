@@ -2,7 +2,6 @@ import type { Deps } from '../deps';
 import { ConflictError, ForbiddenError, ValidationError } from '../errors';
 import type { Identity } from '../tokens/access-token';
 import { type ClientView, clientView, type OAuthClient, parseGrantTypes, parseRedirectUris } from './client';
-import { loadClientSecretHasher } from './client-secret';
 import { parseScope } from './scope';
 
 /** createOAuth2Client's body (seed 2.5). */
@@ -30,7 +29,7 @@ export function authorizeClientRegistration(admin: Identity | null, tenantId: st
  * one conditional write). The secret is stored as a keyed hash only.
  */
 export async function registerClient(
-  deps: Pick<Deps, 'config' | 'clock' | 'store' | 'log'>,
+  deps: Pick<Deps, 'clock' | 'store' | 'log' | 'clientSecretHasher'>,
   admin: Identity,
   registration: ClientRegistration,
 ): Promise<ClientView> {
@@ -42,11 +41,10 @@ export async function registerClient(
   if (!scopes || scopes.length === 0) throw new ValidationError('Invalid scope');
   if (registration.client_secret.length < MIN_CLIENT_SECRET_LENGTH) throw new ValidationError('Client secret too short');
 
-  const hasher = await loadClientSecretHasher(deps.config.oauthClientSecretPepper);
   const client: OAuthClient = {
     clientId: registration.client_id,
     tenantId: admin.tenantId,
-    secretHash: hasher.hash(registration.client_secret),
+    secretHash: await deps.clientSecretHasher.hash(registration.client_secret),
     redirectUris,
     grantTypes,
     scopes,

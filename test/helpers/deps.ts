@@ -8,6 +8,7 @@ import { createLogger } from '../../lib/log';
 import { createDynamo } from '../../lib/store/dynamo';
 import { type MfaOutbox, outboxDelivery } from '../../lib/mfa/delivery';
 import { secretBox } from '../../lib/mfa/secret-box';
+import { clientSecretHasherFor, type SecretsClient } from '../../lib/oauth/client-secret';
 import { dynamoMfaOutbox } from '../../lib/store/mfa';
 import { cachedKeyProvider, generateKeySet, type KeySet } from '../../lib/tokens/signing-keys';
 import { memoryDataKeys } from './memory-data-keys';
@@ -50,6 +51,13 @@ let sharedKeys: Promise<KeySet> | undefined;
 /** The OAuth client-secret pepper of this test file's deps: random per run, never a literal. */
 const clientSecretPepper = cryptoRandom.token(32);
 
+/** Tests reach no Secrets Manager: a pepper or key that would be read from it fails loudly. */
+export const noSecretsManager: SecretsClient = {
+  send: async () => {
+    throw new Error('Tests reach no AWS Secrets Manager: pass a fake client');
+  },
+};
+
 /** Real dependencies on the run's DynamoDB Local, with a test clock and captured logs. */
 export async function testDeps(env: Record<string, string> = {}): Promise<TestDeps> {
   const config = readConfig({
@@ -78,6 +86,7 @@ export async function testDeps(env: Record<string, string> = {}): Promise<TestDe
     mfaSecrets: secretBox(memoryDataKeys()),
     mfaDelivery: outboxDelivery(outbox, clock),
     outbox,
+    clientSecretHasher: clientSecretHasherFor(config.oauthClientSecretPepper, noSecretsManager),
     get logs() {
       return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     },
