@@ -25,11 +25,12 @@ export function authorizeClientRegistration(admin: Identity | null, tenantId: st
 
 /**
  * Registers a client after the rules of CONTRACT 4.8, in their order: redirect URIs,
- * grant types, scope, secret length, then the client id's uniqueness (across tenants,
- * one conditional write). The secret is stored as a keyed hash only.
+ * grant types, scope, secret length, then the client id: not the session audience
+ * (reserved), and unique across tenants (one conditional write). The secret is stored
+ * as a keyed hash only.
  */
 export async function registerClient(
-  deps: Pick<Deps, 'clock' | 'store' | 'log' | 'clientSecretHasher'>,
+  deps: Pick<Deps, 'config' | 'clock' | 'store' | 'log' | 'clientSecretHasher'>,
   admin: Identity,
   registration: ClientRegistration,
 ): Promise<ClientView> {
@@ -40,6 +41,9 @@ export async function registerClient(
   const scopes = parseScope(registration.scope);
   if (!scopes || scopes.length === 0) throw new ValidationError('Invalid scope');
   if (registration.client_secret.length < MIN_CLIENT_SECRET_LENGTH) throw new ValidationError('Client secret too short');
+  // Session tokens carry this `aud`: a client of that id would share it with them, and a
+  // resource server checking `aud` but not `typ` would take session tokens for its own.
+  if (registration.client_id === deps.config.accessTokenAudience) throw new ValidationError('Reserved client_id');
 
   const client: OAuthClient = {
     clientId: registration.client_id,
