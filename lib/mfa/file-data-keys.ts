@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { isRecord, parseSecretJson, SecretDocumentError } from '../secrets/document';
 import type { DataKeySource } from './secret-box';
 
 /** The local key file: `{ current, keys: { <id>: <base64url key> } }`, mode 0600, under .data/. */
@@ -10,11 +11,11 @@ interface KeyFile {
 }
 
 async function readKeyFile(path: string): Promise<KeyFile> {
-  const file = JSON.parse(await readFile(path, 'utf8')) as KeyFile;
-  if (typeof file.current !== 'string' || typeof file.keys?.[file.current] !== 'string') {
-    throw new Error(`MFA key file ${path} names no current key`);
+  const file = parseSecretJson(await readFile(path, 'utf8'), `MFA key file ${path}`);
+  if (!isRecord(file) || typeof file.current !== 'string' || !isRecord(file.keys) || typeof file.keys[file.current] !== 'string') {
+    throw new SecretDocumentError(`MFA key file ${path} names no current key`);
   }
-  return file;
+  return { current: file.current, keys: file.keys as Record<string, string> };
 }
 
 async function readOrCreateKeyFile(path: string): Promise<KeyFile> {
@@ -52,7 +53,7 @@ export function fileDataKeys(path: string): DataKeySource {
   };
   const decode = (value: string) => {
     const key = Buffer.from(value, 'base64url');
-    if (key.length !== 32) throw new Error(`MFA key file ${path} holds a key that is not 256 bits`);
+    if (key.length !== 32) throw new SecretDocumentError(`MFA key file ${path} holds a key that is not 256 bits`);
     return key;
   };
   return {
