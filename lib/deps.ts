@@ -142,7 +142,7 @@ export function defaultDeps(): Deps {
   );
   const keys =
     config.signingKeys.source === 'file'
-      ? fileKeyProvider(config.signingKeys.path)
+      ? fileKeyProvider(config.signingKeys.path, systemClock, log)
       : secretsManagerKeyProvider(secretsManager, config.signingKeys.secretId, systemClock, log);
   defaults = {
     config,
@@ -153,7 +153,7 @@ export function defaultDeps(): Deps {
     hasher: argon2idOnFirstUse(),
     keys,
     ...mfaPorts(config, dynamo, systemClock),
-    clientSecretHasher: clientSecretHasherFor(config.oauthClientSecretPepper, secretsManager),
+    clientSecretHasher: clientSecretHasherFor(config.oauthClientSecretPepper, secretsManager, { clock: systemClock, log }),
   };
   return defaults;
 }

@@ -1,27 +1,36 @@
 /**
- * Signing-key rotation, one step per call (README, "Key rotation"):
+ * Signing-key and client-secret pepper rotation, one step per call (README, "Key
+ * rotation" and "Client-secret pepper rotation"):
  *
- *   node dist/scripts/rotate-signing-key.mjs show            [--secret-id ID | --file PATH]
- *   node dist/scripts/rotate-signing-key.mjs add [KID]       publish a new key (the first one also signs)
- *   node dist/scripts/rotate-signing-key.mjs activate KID    sign with it
- *   node dist/scripts/rotate-signing-key.mjs retire KID      stop publishing an old key
+ *   node dist/scripts/rotate-signing-key.mjs show            [--pepper] [--secret-id ID | --file PATH]
+ *   node dist/scripts/rotate-signing-key.mjs add [ID]        publish a new key / pepper (the first one is also used)
+ *   node dist/scripts/rotate-signing-key.mjs activate ID     sign / hash with it
+ *   node dist/scripts/rotate-signing-key.mjs retire ID       stop publishing an old key / forget an old pepper
  *
- * `npm run keys -- <command> ...` builds and runs it. Without --secret-id or --file it
- * works on the local keys file (.data/signing-keys.json). A document that is there but
- * cannot be used is never overwritten, and a write that would undo someone else's
- * change since the read is refused (scripts/lib/rotation.ts). Key material is never printed.
+ * `npm run keys -- <command> ...` builds and runs it. Without --pepper it changes the
+ * signing keys, with it the client-secret peppers. Without --secret-id or --file it works
+ * on the local file (.data/signing-keys.json, .data/oauth-client-secret-pepper). A
+ * document that is there but cannot be used is never overwritten, and a write that would
+ * undo someone else's change since the read is refused (scripts/lib/rotation.ts). Key
+ * material is never printed.
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { fileLocation, secretsManagerLocation } from '../lib/secrets/location';
 import { option } from './lib/cli';
-import { rotate, signingKeysDocument } from './lib/rotation';
+import { peppersDocument, rotate, signingKeysDocument } from './lib/rotation';
+
+const VALUED = new Set(['--secret-id', '--file']);
 
 async function main(args: string[]) {
-  const [command, id] = args.filter((arg, i) => !arg.startsWith('--') && !args[i - 1]?.startsWith('--'));
-  const kind = signingKeysDocument;
+  const [command, id] = args.filter((arg, i) => !arg.startsWith('--') && !VALUED.has(args[i - 1] ?? ''));
   const secretId = option(args, '--secret-id');
-  const location = secretId ? secretsManagerLocation(new SecretsManagerClient({}), secretId) : fileLocation(option(args, '--file') ?? kind.defaultFile);
-  await rotate(kind, location, command, id, (line) => console.log(line));
+  // A plain pepper value meant its UTF-8 bytes in Secrets Manager, base64url in the local file.
+  const peppers = args.includes('--pepper') ? peppersDocument(secretId ? 'utf8' : 'base64url') : undefined;
+  const file = option(args, '--file') ?? (peppers ?? signingKeysDocument).defaultFile;
+  const location = secretId ? secretsManagerLocation(new SecretsManagerClient({}), secretId) : fileLocation(file);
+  const print = (line: string) => console.log(line);
+  if (peppers) await rotate(peppers, location, command, id, print);
+  else await rotate(signingKeysDocument, location, command, id, print);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, systemClock } from '../clock';
 import type { GrantType, OAuthClient } from '../oauth/client';
 import { type Dynamo, isConditionalCheckFailed, oldItemOf } from './dynamo';
@@ -10,6 +10,12 @@ export interface OAuthClientStore {
   create(client: OAuthClient): Promise<'created' | 'exists'>;
   /** The client, or undefined; the record is frozen (it may be shared by concurrent requests). */
   find(clientId: string): Promise<OAuthClient | undefined>;
+  /**
+   * Replaces the secret hash with `next` (the same secret under the current pepper) in one
+   * conditional write, only while it is `expected`: false if it changed meanwhile (or the
+   * client is gone), so a concurrent secret change is never overwritten.
+   */
+  replaceSecretHash(clientId: string, expected: string, next: string): Promise<boolean>;
 }
 
 /** How long a Lambda instance reuses a client record it has read (README, performance). */
@@ -80,6 +86,10 @@ export function cachedOAuthClientStore(store: OAuthClientStore, options: ClientC
       entry.client.then((found) => found || forget(), forget);
       return entry.client;
     },
+    async replaceSecretHash(clientId, expected, next) {
+      entries.delete(clientId);
+      return store.replaceSecretHash(clientId, expected, next);
+    },
   };
 }
 
@@ -110,6 +120,24 @@ export function dynamoOAuthClientStore({ doc, table }: Dynamo, cache: ClientCach
       async find(clientId) {
         const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.oauthClient(clientId), ConsistentRead: true }));
         return toClient(Item);
+      },
+
+      async replaceSecretHash(clientId, expected, next) {
+        try {
+          await doc.send(
+            new UpdateCommand({
+              TableName: table,
+              Key: keys.oauthClient(clientId),
+              UpdateExpression: 'SET secretHash = :next',
+              ConditionExpression: 'secretHash = :expected',
+              ExpressionAttributeValues: { ':next': next, ':expected': expected },
+            }),
+          );
+          return true;
+        } catch (error) {
+          if (isConditionalCheckFailed(error)) return false;
+          throw error;
+        }
       },
     },
     cache,

@@ -1,3 +1,5 @@
+import { type LegacyEncoding, parsePeppers, pepperDocument, type Peppers } from '../../lib/oauth/client-secret';
+import { activatePepper, addPepper, describePeppers, retirePepper } from '../../lib/oauth/pepper-rotation';
 import { SecretDocumentError } from '../../lib/secrets/document';
 import type { SecretLocation } from '../../lib/secrets/location';
 import { activateKey, addKey, describeKeys, retireKey } from '../../lib/tokens/key-rotation';
@@ -10,7 +12,7 @@ export interface RotatedDocument<D> {
   /** The local file, without --file or --secret-id. */
   defaultFile: string;
   /** Parses and validates; SecretDocumentError when it cannot be used. Undefined: nothing in it yet. */
-  parse(text: string, location: SecretLocation): D | undefined;
+  parse(text: string): D | undefined;
   serialize(document: D): string;
   add(document: D | undefined, id: string): Promise<D>;
   activate(document: D, id: string): D;
@@ -37,6 +39,25 @@ export const signingKeysDocument: RotatedDocument<SigningKeysDocument> = {
   newId: () => timestampId('key'),
 };
 
+/**
+ * The client-secret peppers. A plain value of the old format is read as the pepper
+ * `legacy`, with the encoding its place used (`utf8` in Secrets Manager, `base64url` in
+ * the local file), and written back as a document with the same key bytes.
+ */
+export function peppersDocument(legacy: LegacyEncoding, defaultFile = '.data/oauth-client-secret-pepper'): RotatedDocument<Peppers> {
+  return {
+    what: 'client-secret peppers',
+    defaultFile,
+    parse: (text) => (text.trim() ? parsePeppers(text, legacy, 'the pepper document') : undefined),
+    serialize: pepperDocument,
+    add: async (peppers, id) => addPepper(peppers, id),
+    activate: activatePepper,
+    retire: retirePepper,
+    describe: describePeppers,
+    newId: () => timestampId('pepper'),
+  };
+}
+
 export const USAGE = 'Usage: rotate-signing-key show|add [ID]|activate ID|retire ID [--pepper] [--secret-id ID | --file PATH]';
 
 /**
@@ -49,7 +70,7 @@ export async function rotate<D>(kind: RotatedDocument<D>, location: SecretLocati
   const { text, version } = await location.read();
   let document: D | undefined;
   try {
-    document = text === undefined ? undefined : kind.parse(text, location);
+    document = text === undefined ? undefined : kind.parse(text);
   } catch (error) {
     if (!(error instanceof SecretDocumentError)) throw error;
     throw new Error(`The ${location.name} cannot be used (${error.message}): nothing was changed. Fix it, or move it away to start again.`);
@@ -72,7 +93,7 @@ export async function rotate<D>(kind: RotatedDocument<D>, location: SecretLocati
       throw new Error(USAGE);
   }
   const serialized = kind.serialize(next);
-  kind.parse(serialized, location);
+  kind.parse(serialized);
   await location.write(serialized, version);
   print(kind.describe(next));
 }

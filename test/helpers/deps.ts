@@ -8,7 +8,8 @@ import { createLogger } from '../../lib/log';
 import { createDynamo } from '../../lib/store/dynamo';
 import { type MfaOutbox, outboxDelivery } from '../../lib/mfa/delivery';
 import { secretBox } from '../../lib/mfa/secret-box';
-import { clientSecretHasherFor, type SecretsClient } from '../../lib/oauth/client-secret';
+import { clientSecretHasherFor } from '../../lib/oauth/client-secret';
+import type { SecretsClient } from '../../lib/secrets/location';
 import { dynamoMfaOutbox } from '../../lib/store/mfa';
 import { cachedKeyProvider, generateKeySet, type KeySet } from '../../lib/tokens/signing-keys';
 import { memoryDataKeys } from './memory-data-keys';
@@ -48,8 +49,8 @@ export interface TestDeps extends Deps {
 }
 
 let sharedKeys: Promise<KeySet> | undefined;
-/** The OAuth client-secret pepper of this test file's deps: random per run, never a literal. */
-const clientSecretPepper = cryptoRandom.token(32);
+/** The OAuth client-secret pepper document of this test file's deps: random per run, never a literal. */
+const clientSecretPepper = JSON.stringify({ current: 'test-1', peppers: { 'test-1': cryptoRandom.token(32) } });
 
 /** Tests reach no Secrets Manager: a pepper or key that would be read from it fails loudly. */
 export const noSecretsManager: SecretsClient = {

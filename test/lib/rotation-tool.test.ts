@@ -1,12 +1,13 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetSecretValueCommand, PutSecretValueCommand, UpdateSecretVersionStageCommand } from '@aws-sdk/client-secrets-manager';
 import { describe, expect, it } from 'vitest';
+import { clientSecretHasher, parsePeppers } from '../../lib/oauth/client-secret';
 import { ConcurrentChangeError, fileLocation, type SecretLocation, type SecretsClient, secretsManagerLocation } from '../../lib/secrets/location';
 import { addKey } from '../../lib/tokens/key-rotation';
-import { rotate, signingKeysDocument } from '../../scripts/lib/rotation';
+import { peppersDocument, rotate, signingKeysDocument } from '../../scripts/lib/rotation';
 
 /**
  * Issue 19, item 4: `npm run keys` wrote the secret without a version check (two
@@ -114,5 +115,41 @@ describe('npm run keys: never overwrites what it cannot read', () => {
     await rotate(signingKeysDocument, fileLocation(path), 'show', undefined, (line) => printed.push(line));
     expect(printed).toEqual(['k1 (active)', 'k1 (active)\nk2 (published)', 'k1 (active)\nk2 (published)']);
     expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('npm run keys --pepper: the client-secret peppers', () => {
+  const hasherOf = (text: string, legacy: 'utf8' | 'base64url') => clientSecretHasher(async () => parsePeppers(text, legacy, 'test'));
+
+  it.each([
+    ['Secrets Manager (a generated string: its UTF-8 bytes)', 'utf8' as const, 'a'.repeat(20) + randomUUID().replace(/-/g, '')],
+    ['the local file (one base64url line)', 'base64url' as const, randomBytes(32).toString('base64url') + '\n'],
+  ])('turns a plain value of %s into a document with the same key, named legacy', async (_, legacy, plain) => {
+    const before = await hasherOf(plain, legacy).hash('a client secret');
+    const sm = fakeSecretsManager(plain);
+    const location = legacy === 'utf8' ? secretsManagerLocation(sm.client, 'pepper') : fileLocation(join(mkdtempSync(join(tmpdir(), 'pepper-')), 'pepper'));
+    if (legacy === 'base64url') await location.write(plain, undefined);
+    const printed: string[] = [];
+    await rotate(peppersDocument(legacy), location, 'add', 'p2', (line) => printed.push(line));
+    expect(printed).toEqual(['legacy (current)\np2 (verifies only)']);
+    const text = (await location.read()).text!;
+    expect(JSON.parse(text)).toEqual({ current: 'legacy', peppers: { legacy: expect.any(String), p2: expect.any(String) } });
+    // One encoding in documents: the key's bytes in base64url, whatever the old value's encoding was.
+    const key = Buffer.from(plain.trim(), legacy);
+    expect((JSON.parse(text) as { peppers: Record<string, string> }).peppers.legacy).toBe(key.toString('base64url'));
+    // The same key: what the old value hashed verifies, and is rehashed once p2 is current.
+    expect(await hasherOf(text, legacy).check(before, 'a client secret')).toEqual({ matches: true });
+    await rotate(peppersDocument(legacy), location, 'activate', 'p2', () => undefined);
+    expect(await hasherOf((await location.read()).text!, legacy).check(before, 'a client secret')).toMatchObject({ matches: true, rehashed: expect.stringMatching(/^hmac-sha256\$p2\$/) });
+    await expect(rotate(peppersDocument(legacy), location, 'retire', 'p2', () => undefined)).rejects.toThrow('Pepper p2 is the current pepper: activate another one first');
+    await rotate(peppersDocument(legacy), location, 'retire', 'legacy', (line) => printed.push(line));
+    expect(printed.at(-1)).toBe('p2 (current)');
+  });
+
+  it('refuses to change a pepper file it cannot read', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'pepper-')), 'pepper');
+    writeFileSync(path, '{"current":"p1","peppers":{"p1":');
+    await expect(rotate(peppersDocument('base64url'), fileLocation(path), 'add', 'p2', quiet)).rejects.toThrow(/cannot be used \(The client-secret pepper document in the pepper document is not valid JSON\): nothing was changed/);
+    expect(readFileSync(path, 'utf8')).toBe('{"current":"p1","peppers":{"p1":');
   });
 });

@@ -6,19 +6,21 @@ import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fileDataKeys } from '../../lib/mfa/file-data-keys';
 import { secretBox } from '../../lib/mfa/secret-box';
+import { clientSecretHasherFor } from '../../lib/oauth/client-secret';
 import type { SecretsClient } from '../../lib/secrets/location';
 import { KEYS_REFRESH_SECONDS, secretsManagerKeyProvider } from '../../lib/tokens/secrets-manager-keys';
 import { fileKeyProvider, generateSigningKey } from '../../lib/tokens/signing-keys';
 import { registerAdmin, testApp } from '../helpers/app';
-import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { noSecretsManager, type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { captureOutput } from '../helpers/secret-search';
-import { nearRealTime } from '../oauth/fixtures';
+import { basic, form, nearRealTime } from '../oauth/fixtures';
 
 /**
  * Issue 19, item 2: V8's JSON.parse error quotes about ten characters either side of the
  * fault, so a malformed key document put fragments of private keys into
  * `signing_keys_refresh_failed`, `authorizer_failed` and `unhandled_error`. Every secret
- * document (signing keys from Secrets Manager or a file, the MFA key file) is broken next to its key material, run through the functions
+ * document (signing keys from Secrets Manager or a file, the MFA key file, the
+ * client-secret pepper) is broken next to its key material, run through the functions
  * that read it, and every log line and all output is searched for any 8 characters of it.
  */
 const dir = mkdtempSync(join(tmpdir(), 'malformed-'));
@@ -125,6 +127,41 @@ const cases: Array<[string, (breaking: (json: string, secret: string) => string)
           const admin = await registerAdmin(testApp(deps), uniqueTenant('malformed'));
           deps.mfaSecrets = secretBox(fileDataKeys(path));
           const response = await testApp(deps).request('mfaEnable', { token: admin.token, body: { method: 'TOTP', secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP' } });
+          expect(response.status).toBe(500);
+          return ['unhandled_error'];
+        },
+      };
+    },
+  ],
+  [
+    'the client-secret pepper file',
+    async (breaking) => {
+      const secret = randomBytes(32).toString('base64url');
+      const path = join(dir, `pepper-${randomBytes(4).toString('hex')}`);
+      writeFileSync(path, breaking(JSON.stringify({ current: 'p1', peppers: { p1: secret } }), secret));
+      return {
+        secret,
+        async run(deps) {
+          deps.clientSecretHasher = clientSecretHasherFor({ source: 'file', path }, noSecretsManager);
+          const request = form({ grant_type: 'client_credentials' });
+          const response = await testApp(deps).request('oauth2Token', { ...request, headers: { ...request.headers, authorization: basic('some-client', 'x'.repeat(40)) } });
+          expect(response.status).toBe(500);
+          return ['unhandled_error'];
+        },
+      };
+    },
+  ],
+  [
+    'the client-secret pepper from Secrets Manager',
+    async (breaking) => {
+      const secret = randomBytes(32).toString('base64url');
+      const text = breaking(JSON.stringify({ current: 'p1', peppers: { p1: secret } }), secret);
+      return {
+        secret,
+        async run(deps) {
+          deps.clientSecretHasher = clientSecretHasherFor({ source: 'secretsmanager', secretId: 'pepper', region: 'eu-west-1' }, secretsManager(() => text));
+          const request = form({ grant_type: 'client_credentials' });
+          const response = await testApp(deps).request('oauth2Token', { ...request, headers: { ...request.headers, authorization: basic('some-client', 'x'.repeat(40)) } });
           expect(response.status).toBe(500);
           return ['unhandled_error'];
         },
