@@ -112,17 +112,16 @@ export async function keySetFromDocument(document: SigningKeysDocument): Promise
 }
 
 /**
- * A key provider over a document read by `readText` (undefined or without keys: refused
- * with `missing`), kept fresh and bounded in age as lib/secrets/refreshed says: a
- * document that fails validation is logged (`signing_keys_rejected`) and the last good
- * key set kept.
+ * A key provider over a document read by `readText`, kept fresh and bounded in age as
+ * lib/secrets/refreshed says. A document that fails validation, or holds no keys (then
+ * refused with `missing`), is logged (`signing_keys_rejected`) and the last good key set kept.
  */
 export function refreshedKeyProvider(readText: () => Promise<string | undefined>, missing: string, clock: Clock, log: Logger): KeyProvider {
   const load = refreshedSecret(
     async () => {
       const text = await readText();
       const document = text === undefined ? undefined : parseSigningKeys(text);
-      if (!document?.keys.length) throw new Error(missing);
+      if (!document?.keys.length) throw new SecretDocumentError(missing);
       return keySetFromDocument(document);
     },
     { event: 'signing_keys', clock, log },

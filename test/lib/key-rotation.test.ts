@@ -120,7 +120,12 @@ describe('secretsManagerKeyProvider', () => {
 
   it('fails clearly when the secret holds no keys', async () => {
     const { client } = fakeSecrets({ activeKid: '', keys: [] });
-    const provider = secretsManagerKeyProvider(client, 'identity/keys', testClock(), createLogger('error', () => {}));
+    const lines: string[] = [];
+    const provider = secretsManagerKeyProvider(client, 'identity/keys', testClock(), createLogger('error', (line) => lines.push(line)));
     await expect(provider.load()).rejects.toThrow('Secret identity/keys holds no signing keys: run scripts/rotate-signing-key add');
+    // Counted as a refused document: the signing-keys alarm tells the operator (README, First deploy).
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ event: 'signing_keys_rejected', reason: 'Secret identity/keys holds no signing keys: run scripts/rotate-signing-key add' }),
+    ]);
   });
 });
