@@ -5,7 +5,10 @@ import type { PasswordHasher } from './crypto/password';
 import { cryptoRandom, type Random } from './crypto/random';
 import { createLogger, type Logger } from './log';
 import { type CodeDelivery, deliveryByMethod, outboxDelivery, sesDelivery, snsDelivery } from './mfa/delivery';
-import { type DataKeySource, fileDataKeys, kmsDataKeys, type SecretBox, secretBox } from './mfa/secret-box';
+import { fileDataKeys } from './mfa/file-data-keys';
+import { kmsDataKeys } from './mfa/kms-data-keys';
+import { type DataKeySource, type SecretBox, secretBox } from './mfa/secret-box';
+import { type ClientSecretHasher, clientSecretHasherFor } from './oauth/client-secret';
 import { createDynamo, type Dynamo } from './store/dynamo';
 import { type AttemptCounter, dynamoAttemptCounter } from './store/login-attempts';
 import { dynamoMfaOutbox, dynamoMfaStore, type MfaStore } from './store/mfa';
@@ -43,6 +46,8 @@ export interface Deps {
   mfaSecrets: SecretBox;
   /** Sends SMS/EMAIL one-time codes: SNS/SES in AWS, the outbox locally. */
   mfaDelivery: CodeDelivery;
+  /** Hashes and checks OAuth client secrets under the configured pepper (lib/oauth/client-secret). */
+  clientSecretHasher: ClientSecretHasher;
 }
 
 /** Every store on one DynamoDB table; `random` marks write-once writes, `clock` times the client cache. */
@@ -143,17 +148,13 @@ export function defaultDeps(): Deps {
   const config = readConfig();
   const dynamo = createDynamo({ tableName: config.tableName, region: config.awsRegion, endpoint: config.dynamodbEndpoint });
   const log = createLogger(config.logLevel);
+  const secretsManager = onFirstUse(
+    async () => new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient(awsClientSettings(config.awsRegion)),
+  );
   const keys =
     config.signingKeys.source === 'file'
-      ? fileKeyProvider(config.signingKeys.path)
-      : secretsManagerKeyProvider(
-          onFirstUse(
-            async () => new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient(awsClientSettings(config.awsRegion)),
-          ),
-          config.signingKeys.secretId,
-          systemClock,
-          log,
-        );
+      ? fileKeyProvider(config.signingKeys.path, systemClock, log)
+      : secretsManagerKeyProvider(secretsManager, config.signingKeys.secretId, systemClock, log);
   defaults = {
     config,
     clock: systemClock,
@@ -163,6 +164,7 @@ export function defaultDeps(): Deps {
     hasher: argon2idOnFirstUse(),
     keys,
     ...mfaPorts(config, dynamo, systemClock),
+    clientSecretHasher: clientSecretHasherFor(config.oauthClientSecretPepper, secretsManager, { clock: systemClock, log }),
   };
   return defaults;
 }

@@ -27,7 +27,24 @@ function redact(fields: LogFields): LogFields {
   return out;
 }
 
+/**
+ * V8's JSON.parse messages quote the text around the fault, which may be a request body
+ * or a key document: a SyntaxError is logged without its message. Secret documents are
+ * parsed with fixed messages of their own (lib/secrets/document); this is the second line.
+ */
+const WITHHELD = 'SyntaxError (message withheld: it may quote the text being parsed)';
+
 function describeError(error: unknown): LogFields {
+  if (error instanceof SyntaxError) {
+    return {
+      errorName: error.name,
+      errorMessage: WITHHELD,
+      stack: error.stack
+        ?.split('\n')
+        .filter((line) => /^\s+at /.test(line))
+        .join('\n'),
+    };
+  }
   if (error instanceof Error) {
     return { errorName: error.name, errorMessage: error.message, stack: error.stack };
   }

@@ -1,7 +1,4 @@
 import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import type { KMSClient } from '@aws-sdk/client-kms';
 import { constantEquals } from '../crypto/constant-equals';
 
 /**
@@ -30,7 +27,10 @@ export interface DataKey {
   key: Buffer;
 }
 
-/** Where data keys come from: AWS KMS in production, a file locally, memory in tests. */
+/**
+ * Where data keys come from: AWS KMS in production (kms-data-keys.ts), a file locally
+ * (file-data-keys.ts), memory in tests (test/helpers/memory-data-keys.ts).
+ */
 export interface DataKeySource {
   /** The key new values are made with. */
   current(): Promise<DataKey>;
@@ -38,7 +38,17 @@ export interface DataKeySource {
   find(id: string): Promise<Buffer>;
 }
 
+/** Of the derived keys and of code digests: unchanged since the first release. */
 const VERSION = 'v1';
+/**
+ * Of sealed values. v2 authenticates the format version and the key id along with the
+ * context; v1 (the first release) authenticated only the context and is still opened.
+ */
+const SEALED = 'v2';
+const OPENED = new Set(['v1', SEALED]);
+/** AES-GCM's standard nonce and full tag (NIST SP 800-38D): Node would accept 1-byte IVs and 4-byte tags. */
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
 const ID = /^[A-Za-z0-9_-]+$/;
 /** Derived keys kept per instance (one pair per data key seen). */
 const SUBKEYS_KEPT = 256;
@@ -47,7 +57,12 @@ function subkey(dataKey: Buffer, purpose: string): Buffer {
   return Buffer.from(hkdfSync('sha256', dataKey, Buffer.alloc(0), `identity-service mfa ${purpose} ${VERSION}`, 32));
 }
 
-/** A SecretBox over a data key source: `v1.<key id>.<iv>.<ciphertext>.<tag>`, `v1.<key id>.<hmac>`. */
+/** The key id is base64url and the context comes last, so the parts cannot be shifted into each other. */
+function additionalData(version: string, id: string, context: string): Buffer {
+  return Buffer.from(version === 'v1' ? context : `identity-service mfa ${version}\u0000${id}\u0000${context}`, 'utf8');
+}
+
+/** A SecretBox over a data key source: `v2.<key id>.<iv>.<ciphertext>.<tag>`, `v1.<key id>.<hmac>`. */
 export function secretBox(source: DataKeySource): SecretBox {
   const subkeys = new Map<string, { encryption: Buffer; digest: Buffer }>();
   const derive = (id: string, key: Buffer) => {
@@ -71,19 +86,23 @@ export function secretBox(source: DataKeySource): SecretBox {
   return {
     async seal(plaintext, context) {
       const { id, encryption } = await current();
-      const iv = randomBytes(12);
-      const cipher = createCipheriv('aes-256-gcm', encryption, iv);
-      cipher.setAAD(Buffer.from(context, 'utf8'));
+      const iv = randomBytes(IV_BYTES);
+      const cipher = createCipheriv('aes-256-gcm', encryption, iv, { authTagLength: TAG_BYTES });
+      cipher.setAAD(additionalData(SEALED, id, context));
       const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return [VERSION, id, iv.toString('base64url'), ciphertext.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+      return [SEALED, id, iv.toString('base64url'), ciphertext.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
     },
 
     async open(sealed, context) {
-      const [version, id, iv, ciphertext, tag] = sealed.split('.');
-      if (version !== VERSION || !id || !iv || !ciphertext || !tag) throw new Error('Not a sealed value');
-      const decipher = createDecipheriv('aes-256-gcm', (await byId(id)).encryption, Buffer.from(iv, 'base64url'));
-      decipher.setAAD(Buffer.from(context, 'utf8'));
-      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      const [version, id, encodedIv, ciphertext, encodedTag] = sealed.split('.');
+      const iv = Buffer.from(encodedIv ?? '', 'base64url');
+      const tag = Buffer.from(encodedTag ?? '', 'base64url');
+      if (!version || !OPENED.has(version) || !id || !ciphertext || iv.length !== IV_BYTES || tag.length !== TAG_BYTES) {
+        throw new Error('Not a sealed value');
+      }
+      const decipher = createDecipheriv('aes-256-gcm', (await byId(id)).encryption, iv, { authTagLength: TAG_BYTES });
+      decipher.setAAD(additionalData(version, id, context));
+      decipher.setAuthTag(tag);
       return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
     },
 
@@ -96,135 +115,6 @@ export function secretBox(source: DataKeySource): SecretBox {
       const [version, id, expected] = stored.split('.');
       if (version !== VERSION || !id || !expected) return false;
       return constantEquals(mac((await byId(id)).digest, value, context), expected);
-    },
-  };
-}
-
-/** Tests: one random key, in memory only. */
-export function memoryDataKeys(): DataKeySource {
-  const key = randomBytes(32);
-  const id = `mem${randomBytes(6).toString('base64url')}`;
-  return {
-    current: async () => ({ id, key }),
-    async find(wanted) {
-      if (wanted !== id) throw new Error('Unknown data key');
-      return key;
-    },
-  };
-}
-
-/** The local key file: `{ current, keys: { <id>: <base64url key> } }`, mode 0600, under .data/. */
-interface KeyFile {
-  current: string;
-  keys: Record<string, string>;
-}
-
-async function readKeyFile(path: string): Promise<KeyFile> {
-  const file = JSON.parse(await readFile(path, 'utf8')) as KeyFile;
-  if (typeof file.current !== 'string' || typeof file.keys?.[file.current] !== 'string') {
-    throw new Error(`MFA key file ${path} names no current key`);
-  }
-  return file;
-}
-
-async function readOrCreateKeyFile(path: string): Promise<KeyFile> {
-  try {
-    return await readKeyFile(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  await mkdir(dirname(path), { recursive: true });
-  const id = `local${Date.now().toString(36)}`;
-  const file: KeyFile = { current: id, keys: { [id]: randomBytes(32).toString('base64url') } };
-  // Written aside and linked into place, so that no process ever reads a half-written file.
-  const draft = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  await writeFile(draft, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-  try {
-    await link(draft, path);
-  } catch (error) {
-    // Another process created it first: use theirs.
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    await unlink(draft);
-  }
-  return readKeyFile(path);
-}
-
-/** Local development: a key file generated on first use (like the signing keys), never committed. */
-export function fileDataKeys(path: string): DataKeySource {
-  let file: Promise<KeyFile> | undefined;
-  const load = () => {
-    file ??= readOrCreateKeyFile(path).catch((error: unknown) => {
-      file = undefined;
-      throw error;
-    });
-    return file;
-  };
-  const decode = (value: string) => {
-    const key = Buffer.from(value, 'base64url');
-    if (key.length !== 32) throw new Error(`MFA key file ${path} holds a key that is not 256 bits`);
-    return key;
-  };
-  return {
-    async current() {
-      const { current, keys } = await load();
-      return { id: current, key: decode(keys[current] ?? '') };
-    },
-    async find(id) {
-      const value = (await load()).keys[id];
-      if (value === undefined) throw new Error(`MFA key file ${path} has no key ${id}`);
-      return decode(value);
-    },
-  };
-}
-
-/** The SDK is imported on first use, so functions that never touch MFA keep their cold start. */
-type KmsClient = Pick<KMSClient, 'send'>;
-
-/** Bound into every data key: KMS refuses to decrypt it for any other purpose. */
-const KMS_CONTEXT = { purpose: 'identity-service-mfa' };
-/** Data keys of other instances this instance has decrypted and keeps. */
-const KMS_KEYS_KEPT = 256;
-
-/**
- * AWS KMS envelope encryption: each Lambda instance asks KMS for a data key once
- * (GenerateDataKey) and stores the KMS-encrypted key as the id of everything it
- * seals; a value made by another instance costs one Decrypt, then is kept.
- */
-export function kmsDataKeys(client: KmsClient, keyId: string): DataKeySource {
-  let current: Promise<DataKey> | undefined;
-  const known = new Map<string, Buffer>();
-  const generate = async (): Promise<DataKey> => {
-    const { GenerateDataKeyCommand } = await import('@aws-sdk/client-kms');
-    const { CiphertextBlob, Plaintext } = await client.send(
-      new GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256', EncryptionContext: KMS_CONTEXT }),
-    );
-    if (!CiphertextBlob || !Plaintext) throw new Error('KMS returned no data key');
-    const id = Buffer.from(CiphertextBlob).toString('base64url');
-    const key = Buffer.from(Plaintext);
-    known.set(id, key);
-    return { id, key };
-  };
-  return {
-    current() {
-      current ??= generate().catch((error: unknown) => {
-        current = undefined;
-        throw error;
-      });
-      return current;
-    },
-    async find(id) {
-      const cached = known.get(id);
-      if (cached) return cached;
-      const { DecryptCommand } = await import('@aws-sdk/client-kms');
-      const { Plaintext } = await client.send(
-        new DecryptCommand({ KeyId: keyId, CiphertextBlob: Buffer.from(id, 'base64url'), EncryptionContext: KMS_CONTEXT }),
-      );
-      if (!Plaintext) throw new Error('KMS returned no plaintext');
-      if (known.size >= KMS_KEYS_KEPT) known.delete(known.keys().next().value as string);
-      const key = Buffer.from(Plaintext);
-      known.set(id, key);
-      return key;
     },
   };
 }

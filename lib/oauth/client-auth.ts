@@ -2,7 +2,6 @@ import * as z from 'zod';
 import type { Deps } from '../deps';
 import { ValidationError } from '../errors';
 import type { OAuthClient } from './client';
-import { loadClientSecretHasher } from './client-secret';
 import { oauthErrors } from './errors';
 
 /** How a client presented its credentials (RFC 6749 2.3.1). */
@@ -76,18 +75,38 @@ export function presentedClient(
 
 /**
  * Authenticates a client: its secret against the stored hash, in constant time, with
- * the same work for an unknown client. Any failure is 401 `Invalid client`.
+ * the same work for an unknown client. Any failure is 401 `Invalid client`. A secret
+ * stored under a pepper that is no longer current is hashed again under the current one
+ * (README, "Client-secret pepper rotation"), so that the old pepper can be retired.
  */
-export async function authenticateClient(deps: Pick<Deps, 'config' | 'store' | 'log'>, presented: PresentedClient): Promise<OAuthClient> {
+export async function authenticateClient(
+  deps: Pick<Deps, 'store' | 'log' | 'clientSecretHasher'>,
+  presented: PresentedClient,
+): Promise<OAuthClient> {
   const failed = (reason: string) => {
     deps.log.info('oauth_client_authentication_failed', { clientId: presented.clientId, method: presented.method, reason });
     return oauthErrors.invalidClient(presented.method === 'client_secret_basic');
   };
   if (presented.invalid || presented.clientId === undefined || presented.clientSecret === undefined) throw failed('no_valid_credentials');
-  const hasher = await loadClientSecretHasher(deps.config.oauthClientSecretPepper);
   const client = await deps.store.oauthClients.find(presented.clientId);
-  const matches = hasher.verify(client?.secretHash, presented.clientSecret);
+  const checked = await deps.clientSecretHasher.check(client?.secretHash, presented.clientSecret);
   if (!client) throw failed('unknown_client');
-  if (!matches) throw failed('wrong_secret');
+  if (!checked.matches) throw failed('wrong_secret');
+  if (checked.rehashed) await rehash(deps, client, checked.rehashed);
   return client;
+}
+
+/**
+ * Stores the hash under the current pepper, only if the stored one is still the hash
+ * just checked: a secret changed meanwhile is never overwritten. The client is
+ * authenticated either way; a failed write is tried again at its next authentication.
+ */
+async function rehash(deps: Pick<Deps, 'store' | 'log'>, client: OAuthClient, rehashed: string): Promise<void> {
+  const pepperId = rehashed.split('$')[1];
+  try {
+    const replaced = await deps.store.oauthClients.replaceSecretHash(client.clientId, client.secretHash, rehashed);
+    deps.log.info(replaced ? 'oauth_client_rehashed' : 'oauth_client_rehash_skipped', { clientId: client.clientId, pepperId });
+  } catch (error) {
+    deps.log.warn('oauth_client_rehash_failed', { clientId: client.clientId, pepperId, error });
+  }
 }

@@ -2,7 +2,6 @@ import type { Deps } from '../deps';
 import { ConflictError, ForbiddenError, ValidationError } from '../errors';
 import type { Identity } from '../tokens/access-token';
 import { type ClientView, clientView, type OAuthClient, parseGrantTypes, parseRedirectUris } from './client';
-import { loadClientSecretHasher } from './client-secret';
 import { parseScope } from './scope';
 
 /** createOAuth2Client's body (docs/api.md 5.5). */
@@ -26,11 +25,12 @@ export function authorizeClientRegistration(admin: Identity | null, tenantId: st
 
 /**
  * Registers a client after the rules of docs/api.md 4.8, in their order: redirect URIs,
- * grant types, scope, secret length, then the client id's uniqueness (across tenants,
- * one conditional write). The secret is stored as a keyed hash only.
+ * grant types, scope, secret length, then the client id: not the session audience
+ * (reserved), and unique across tenants (one conditional write). The secret is stored
+ * as a keyed hash only.
  */
 export async function registerClient(
-  deps: Pick<Deps, 'config' | 'clock' | 'store' | 'log'>,
+  deps: Pick<Deps, 'config' | 'clock' | 'store' | 'log' | 'clientSecretHasher'>,
   admin: Identity,
   registration: ClientRegistration,
 ): Promise<ClientView> {
@@ -41,12 +41,14 @@ export async function registerClient(
   const scopes = parseScope(registration.scope);
   if (!scopes || scopes.length === 0) throw new ValidationError('Invalid scope');
   if (registration.client_secret.length < MIN_CLIENT_SECRET_LENGTH) throw new ValidationError('Client secret too short');
+  // Session tokens carry this `aud`: a client of that id would share it with them, and a
+  // resource server checking `aud` but not `typ` would take session tokens for its own.
+  if (registration.client_id === deps.config.accessTokenAudience) throw new ValidationError('Reserved client_id');
 
-  const hasher = await loadClientSecretHasher(deps.config.oauthClientSecretPepper);
   const client: OAuthClient = {
     clientId: registration.client_id,
     tenantId: admin.tenantId,
-    secretHash: hasher.hash(registration.client_secret),
+    secretHash: await deps.clientSecretHasher.hash(registration.client_secret),
     redirectUris,
     grantTypes,
     scopes,

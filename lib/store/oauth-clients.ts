@@ -1,8 +1,8 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Clock } from '../clock';
 import type { Random } from '../crypto/random';
 import { type OAuthClient, oauthClientSchema } from '../oauth/client';
-import type { Dynamo } from './dynamo';
+import { type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { parseRecord } from './records';
 import { writeOnce } from './write-once';
@@ -12,6 +12,12 @@ export interface OAuthClientStore {
   create(client: OAuthClient): Promise<'created' | 'exists'>;
   /** The client, or undefined; the record is frozen (it may be shared by concurrent requests). */
   find(clientId: string): Promise<OAuthClient | undefined>;
+  /**
+   * Replaces the secret hash with `next` (the same secret under the current pepper) in one
+   * conditional write, only while it is `expected`: false if it changed meanwhile (or the
+   * client is gone), so a concurrent secret change is never overwritten.
+   */
+  replaceSecretHash(clientId: string, expected: string, next: string): Promise<boolean>;
 }
 
 /** How long a Lambda instance reuses a client record it has read (README, performance). */
@@ -76,6 +82,10 @@ export function cachedOAuthClientStore(store: OAuthClientStore, options: ClientC
       entry.client.then((found) => found || forget(), forget);
       return entry.client;
     },
+    async replaceSecretHash(clientId, expected, next) {
+      entries.delete(clientId);
+      return store.replaceSecretHash(clientId, expected, next);
+    },
   };
 }
 
@@ -94,6 +104,24 @@ export function dynamoOAuthClientStore(dynamo: Dynamo, random: Random, cache: Cl
       async find(clientId) {
         const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.oauthClient(clientId), ConsistentRead: true }));
         return toClient(Item);
+      },
+
+      async replaceSecretHash(clientId, expected, next) {
+        try {
+          await doc.send(
+            new UpdateCommand({
+              TableName: table,
+              Key: keys.oauthClient(clientId),
+              UpdateExpression: 'SET secretHash = :next',
+              ConditionExpression: 'secretHash = :expected',
+              ExpressionAttributeValues: { ':next': next, ':expected': expected },
+            }),
+          );
+          return true;
+        } catch (error) {
+          if (isConditionalCheckFailed(error)) return false;
+          throw error;
+        }
       },
     },
     cache,

@@ -1,7 +1,12 @@
-import { createPrivateKey, type KeyObject, sign } from 'node:crypto';
+import { createECDH, createPrivateKey, type KeyObject, sign } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createLocalJWKSet, exportJWK, generateKeyPair, type JWK } from 'jose';
+import { type Clock, systemClock } from '../clock';
+import { createLogger, type Logger } from '../log';
+import { isRecord, parseSecretJson, SecretDocumentError } from '../secrets/document';
+import { fileLocation } from '../secrets/location';
+import { refreshedSecret } from '../secrets/refreshed';
 
 /**
  * The signing keys document: every key that is published in the JWKS, and the one
@@ -43,15 +48,89 @@ export async function generateSigningKey(kid: string): Promise<JWK> {
   return { ...(await exportJWK(privateKey)), kid, alg: 'ES256', use: 'sig' };
 }
 
-export async function keySetFromDocument(document: SigningKeysDocument): Promise<KeySet> {
-  const active = document.keys.find((key) => key.kid === document.activeKid);
-  if (!active) throw new Error(`Signing keys: the active key ${document.activeKid} is not among the keys`);
-  if (document.keys.some((key) => key.kty !== 'EC' || key.crv !== 'P-256' || !key.d || !key.kid)) {
-    throw new Error('Signing keys: every key must be a private P-256 JWK with a kid');
+const KID = /^[\x21-\x7E]{1,128}$/;
+const COORDINATE = /^[A-Za-z0-9_-]{43}$/;
+
+/** Whether `d` is the private key of the point (`x`, `y`) on P-256: the public key is computed from `d`. */
+function privateKeyMatches(key: JWK): boolean {
+  try {
+    const ecdh = createECDH('prime256v1');
+    ecdh.setPrivateKey(Buffer.from(String(key.d), 'base64url'));
+    const point = ecdh.getPublicKey();
+    return (
+      point.subarray(1, 33).equals(Buffer.from(String(key.x), 'base64url')) &&
+      point.subarray(33).equals(Buffer.from(String(key.y), 'base64url'))
+    );
+  } catch {
+    // A d outside the curve's range.
+    return false;
   }
+}
+
+/**
+ * Checks a signing keys document before anything uses it (issue 19, item 3): every key a
+ * private P-256 JWK for ES256 signatures whose `d` belongs to its `x`/`y` (node:crypto
+ * would take another key's `d`, and the instance would sign tokens nobody can verify),
+ * kids unique (jose refuses every token of a kid published twice), the active key among
+ * them. Messages name the rule and the kid, never key material (they are logged).
+ */
+export function validateSigningKeysDocument(value: unknown): SigningKeysDocument {
+  if (!isRecord(value) || typeof value.activeKid !== 'string' || !Array.isArray(value.keys)) {
+    throw new SecretDocumentError('Signing keys: the document must be { activeKid, keys: [...] }');
+  }
+  const seen = new Set<string>();
+  const keys = value.keys.map((key: unknown, index): JWK => {
+    if (!isRecord(key) || typeof key.kid !== 'string' || !KID.test(key.kid))
+      throw new SecretDocumentError(`Signing key #${index + 1} has no kid`);
+    const jwk = key as JWK & { kid: string };
+    const kid = jwk.kid;
+    if (jwk.kty !== 'EC' || jwk.crv !== 'P-256') throw new SecretDocumentError(`Signing key ${kid} is not a P-256 EC key`);
+    if (jwk.alg !== 'ES256') throw new SecretDocumentError(`Signing key ${kid} is not an ES256 key (alg)`);
+    if (jwk.use !== 'sig') throw new SecretDocumentError(`Signing key ${kid} is not a signature key (use)`);
+    if (![jwk.x, jwk.y, jwk.d].every((part) => typeof part === 'string' && COORDINATE.test(part))) {
+      throw new SecretDocumentError(`Signing key ${kid} is not a private key with 32-byte x, y and d`);
+    }
+    if (!privateKeyMatches(jwk)) throw new SecretDocumentError(`Signing key ${kid}: d does not belong to x and y`);
+    if (seen.has(kid)) throw new SecretDocumentError(`Signing key id ${kid} appears twice`);
+    seen.add(kid);
+    return jwk;
+  });
+  if (keys.length > 0 && !seen.has(value.activeKid)) {
+    throw new SecretDocumentError(`Signing keys: the active key ${KID.test(value.activeKid) ? value.activeKid : ''} is not among the keys`);
+  }
+  return { activeKid: value.activeKid, keys };
+}
+
+/** Parses and validates the text of a signing keys document (Secrets Manager or file). */
+export function parseSigningKeys(text: string): SigningKeysDocument {
+  return validateSigningKeysDocument(parseSecretJson(text, 'The signing keys document'));
+}
+
+export async function keySetFromDocument(document: SigningKeysDocument): Promise<KeySet> {
+  const { activeKid, keys } = validateSigningKeysDocument(document);
+  const active = keys.find((key) => key.kid === activeKid);
+  if (!active) throw new SecretDocumentError('Signing keys: the document holds no keys');
   const signingKey = createPrivateKey({ key: { kty: 'EC', crv: 'P-256', x: active.x, y: active.y, d: active.d }, format: 'jwk' });
-  const jwks = { keys: document.keys.map(publicPart) };
-  return { kid: document.activeKid, signingKey, jwks, publicKeyFor: createLocalJWKSet(jwks) };
+  const jwks = { keys: keys.map(publicPart) };
+  return { kid: activeKid, signingKey, jwks, publicKeyFor: createLocalJWKSet(jwks) };
+}
+
+/**
+ * A key provider over a document read by `readText`, kept fresh and bounded in age as
+ * lib/secrets/refreshed says. A document that fails validation, or holds no keys (then
+ * refused with `missing`), is logged (`signing_keys_rejected`) and the last good key set kept.
+ */
+export function refreshedKeyProvider(readText: () => Promise<string | undefined>, missing: string, clock: Clock, log: Logger): KeyProvider {
+  const load = refreshedSecret(
+    async () => {
+      const text = await readText();
+      const document = text === undefined ? undefined : parseSigningKeys(text);
+      if (!document?.keys.length) throw new SecretDocumentError(missing);
+      return keySetFromDocument(document);
+    },
+    { event: 'signing_keys', clock, log },
+  );
+  return { load };
 }
 
 const base64url = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
@@ -83,17 +162,15 @@ export function cachedKeyProvider(load: () => Promise<KeySet>): KeyProvider {
   };
 }
 
-/** Local development: keys in a JSON file under .data/ (created by `npm start`). */
-export function fileKeyProvider(path: string): KeyProvider {
-  return cachedKeyProvider(async () => {
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch {
-      throw new Error(`Signing keys file ${path} is missing: run "npm start", which creates it on first run`);
-    }
-    return keySetFromDocument(JSON.parse(text) as SigningKeysDocument);
-  });
+/** Local development: keys in a JSON file under .data/ (created by `npm start`), re-read like the secret. */
+export function fileKeyProvider(path: string, clock: Clock = systemClock, log: Logger = createLogger()): KeyProvider {
+  const file = fileLocation(path);
+  return refreshedKeyProvider(
+    async () => (await file.read()).text,
+    `Signing keys file ${path} is missing: run "npm start", which creates it on first run`,
+    clock,
+    log,
+  );
 }
 
 /** Creates the local keys file with one fresh key unless it exists. */

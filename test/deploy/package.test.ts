@@ -206,8 +206,21 @@ describe('the deployment package', () => {
         'RefreshTokenReuseAlarm',
         'OAuthTokenReuseAlarm',
         'MfaLockoutAlarm',
+        'SigningKeysAlarm',
       ]),
     );
+    // A refused signing-keys document (or keys that expired unrefreshed) alarms at the first event.
+    const refused = ofType('AWS::Logs::MetricFilter').filter(([, filter]) =>
+      filter.Properties.FilterPattern.includes('signing_keys_rejected'),
+    );
+    expect(refused.map(([, filter]) => filter.Properties.LogGroupName).sort()).toEqual(
+      ['authorizer', 'jwks', 'login'].map((fn) => `/aws/lambda/identity-service-prod-${fn}`),
+    );
+    expect(resources.SigningKeysAlarm!.Properties).toMatchObject({
+      MetricName: 'SigningKeysRefused',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+    });
     for (const [name, group] of ofType('AWS::Logs::LogGroup')) expect(group.Properties.RetentionInDays, name).toBe(30);
   });
 

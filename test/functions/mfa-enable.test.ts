@@ -51,7 +51,7 @@ describe('POST /auth/mfa/enable', () => {
       method: 'TOTP',
       status: 'pending',
       createdAt: expect.any(Number),
-      sealedSecret: expect.stringMatching(/^v1\./),
+      sealedSecret: expect.stringMatching(/^v2\./),
     });
     expect(JSON.stringify(stored)).not.toContain(secret);
     expect(deps.logs).toContainEqual(

@@ -62,7 +62,7 @@ describe('POST /oauth2/clients', () => {
     expect(stored).toEqual({
       clientId: body.client_id,
       tenantId,
-      secretHash: expect.stringMatching(/^hmac-sha256\$[A-Za-z0-9_-]{43}$/),
+      secretHash: expect.stringMatching(/^hmac-sha256\$test-1\$[A-Za-z0-9_-]{43}$/),
       redirectUris: ['https://shop.example.com/callback', 'http://localhost:8080/cb'],
       grantTypes: ['authorization_code', 'refresh_token'],
       scopes: ['orders:read', 'orders:write'],

@@ -6,10 +6,13 @@ import { cryptoRandom } from '../../lib/crypto/random';
 import { type Deps, dynamoStores } from '../../lib/deps';
 import { createLogger } from '../../lib/log';
 import { type MfaOutbox, outboxDelivery } from '../../lib/mfa/delivery';
-import { memoryDataKeys, secretBox } from '../../lib/mfa/secret-box';
+import { secretBox } from '../../lib/mfa/secret-box';
+import { clientSecretHasherFor } from '../../lib/oauth/client-secret';
+import type { SecretsClient } from '../../lib/secrets/location';
 import { createDynamo } from '../../lib/store/dynamo';
 import { dynamoMfaOutbox } from '../../lib/store/mfa';
 import { cachedKeyProvider, generateKeySet, type KeySet } from '../../lib/tokens/signing-keys';
+import { memoryDataKeys } from './memory-data-keys';
 
 /** A clock tests move by hand: no sleeping for time to pass. */
 export interface TestClock extends Clock {
@@ -46,8 +49,15 @@ export interface TestDeps extends Deps {
 }
 
 let sharedKeys: Promise<KeySet> | undefined;
-/** The OAuth client-secret pepper of this test file's deps: random per run, never a literal. */
-const clientSecretPepper = cryptoRandom.token(32);
+/** The OAuth client-secret pepper document of this test file's deps: random per run, never a literal. */
+const clientSecretPepper = JSON.stringify({ current: 'test-1', peppers: { 'test-1': cryptoRandom.token(32) } });
+
+/** Tests reach no Secrets Manager: a pepper or key that would be read from it fails loudly. */
+export const noSecretsManager: SecretsClient = {
+  send: async () => {
+    throw new Error('Tests reach no AWS Secrets Manager: pass a fake client');
+  },
+};
 
 /** Real dependencies on the run's DynamoDB Local, with a test clock and captured logs. */
 export async function testDeps(env: Record<string, string> = {}): Promise<TestDeps> {
@@ -77,6 +87,7 @@ export async function testDeps(env: Record<string, string> = {}): Promise<TestDe
     mfaSecrets: secretBox(memoryDataKeys()),
     mfaDelivery: outboxDelivery(outbox, clock),
     outbox,
+    clientSecretHasher: clientSecretHasherFor(config.oauthClientSecretPepper, noSecretsManager),
     get logs() {
       return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     },

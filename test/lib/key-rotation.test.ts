@@ -1,10 +1,16 @@
 import { GetSecretValueCommand, PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { describe, expect, it, vi } from 'vitest';
+import { makeHandler as makeAuthorizer } from '../../functions/authorizer';
 import { createLogger } from '../../lib/log';
 import { activateKey, addKey, describeKeys, retireKey } from '../../lib/tokens/key-rotation';
-import { KEYS_REFRESH_SECONDS, KEYS_RETRY_SECONDS, secretsManagerKeyProvider } from '../../lib/tokens/secrets-manager-keys';
+import {
+  KEYS_MAX_AGE_SECONDS,
+  KEYS_REFRESH_SECONDS,
+  KEYS_RETRY_SECONDS,
+  secretsManagerKeyProvider,
+} from '../../lib/tokens/secrets-manager-keys';
 import type { SigningKeysDocument } from '../../lib/tokens/signing-keys';
-import { testClock } from '../helpers/deps';
+import { testClock, testDeps } from '../helpers/deps';
 
 describe('signing key rotation', () => {
   it('publishes a new key, then signs with it, then retires the old one', async () => {
@@ -90,14 +96,54 @@ describe('secretsManagerKeyProvider', () => {
     expect((await provider.load()).kid).toBe('k3');
   });
 
+  it('trusts keys it could not refresh for KEYS_MAX_AGE_SECONDS only, then fails closed (503, authorizer unavailable), and recovers', async () => {
+    expect(KEYS_MAX_AGE_SECONDS).toBe(1800);
+    const deps = await testDeps();
+    const { client, state } = fakeSecrets(await addKey(undefined, 'k1'));
+    deps.keys = secretsManagerKeyProvider(client, 'secret', deps.clock, deps.log);
+    const authorizer = makeAuthorizer(deps);
+    const event = { headers: { authorization: 'Bearer eyJhbGciOiJFUzI1NiJ9.e30.c2ln' }, requestContext: { requestId: 'r' } } as never;
+    expect((await deps.keys.load()).kid).toBe('k1');
+    expect(await authorizer(event)).toEqual({ isAuthorized: true, context: {} });
+
+    state.fail = true;
+    // Requests keep coming (the instance is not idle); every read fails.
+    for (let elapsed = 0; elapsed + KEYS_RETRY_SECONDS < KEYS_MAX_AGE_SECONDS; elapsed += KEYS_RETRY_SECONDS) {
+      deps.clock.advance(KEYS_RETRY_SECONDS);
+      expect((await deps.keys.load()).kid).toBe('k1');
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    }
+    deps.clock.advance(KEYS_RETRY_SECONDS);
+    await expect(deps.keys.load()).rejects.toMatchObject({ statusCode: 503, message: 'Service unavailable' });
+    expect(await authorizer(event)).toEqual({ isAuthorized: true, context: { authError: 'unavailable' } });
+    expect(deps.logs).toContainEqual(expect.objectContaining({ level: 'error', event: 'signing_keys_expired' }));
+    // Within the retry period, no new read: failing closed does not hammer Secrets Manager.
+    const reads = state.reads;
+    await expect(deps.keys.load()).rejects.toMatchObject({ statusCode: 503 });
+    expect(state.reads).toBe(reads);
+
+    state.fail = false;
+    deps.clock.advance(KEYS_RETRY_SECONDS);
+    expect((await deps.keys.load()).kid).toBe('k1');
+    expect(await authorizer(event)).toEqual({ isAuthorized: true, context: {} });
+  });
+
   it('fails clearly when the secret holds no keys', async () => {
     const { client } = fakeSecrets({ activeKid: '', keys: [] });
+    const lines: string[] = [];
     const provider = secretsManagerKeyProvider(
       client,
       'identity/keys',
       testClock(),
-      createLogger('error', () => {}),
+      createLogger('error', (line) => lines.push(line)),
     );
     await expect(provider.load()).rejects.toThrow('Secret identity/keys holds no signing keys: run scripts/rotate-signing-key add');
+    // Counted as a refused document: the signing-keys alarm tells the operator (README, First deploy).
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({
+        event: 'signing_keys_rejected',
+        reason: 'Secret identity/keys holds no signing keys: run scripts/rotate-signing-key add',
+      }),
+    ]);
   });
 });

@@ -1,10 +1,13 @@
-import { randomBytes } from 'node:crypto';
+import { createCipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DecryptCommand, GenerateDataKeyCommand } from '@aws-sdk/client-kms';
 import { describe, expect, it } from 'vitest';
-import { fileDataKeys, kmsDataKeys, memoryDataKeys, secretBox } from '../../lib/mfa/secret-box';
+import { fileDataKeys } from '../../lib/mfa/file-data-keys';
+import { kmsDataKeys } from '../../lib/mfa/kms-data-keys';
+import { type DataKeySource, secretBox } from '../../lib/mfa/secret-box';
+import { memoryDataKeys } from '../helpers/memory-data-keys';
 
 const SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
 
@@ -13,7 +16,7 @@ describe('secretBox', () => {
     const box = secretBox(memoryDataKeys());
     const [a, b] = [await box.seal(SECRET, 'user-1'), await box.seal(SECRET, 'user-1')];
     expect(a).not.toBe(b);
-    expect(a).toMatch(/^v1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
+    expect(a).toMatch(/^v2\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{16}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}$/);
     expect(a).not.toContain(SECRET);
     expect(await box.open(a, 'user-1')).toBe(SECRET);
     expect(await box.open(b, 'user-1')).toBe(SECRET);
@@ -45,6 +48,79 @@ describe('secretBox', () => {
     expect(await box.matches(digest, '123456', 'user-1 EMAIL')).toBe(false);
     expect(await box.matches('v1', '123456', 'user-1 SMS')).toBe(false);
     await expect(secretBox(memoryDataKeys()).matches(digest, '123456', 'user-1 SMS')).rejects.toThrow();
+  });
+});
+
+describe('secretBox: the AES-GCM format (issue 19, item 5)', () => {
+  /** One known key under several ids, so a test can make values as an older release did. */
+  function knownKeys(...ids: string[]): DataKeySource & { key: Buffer } {
+    const key = randomBytes(32);
+    return {
+      key,
+      current: async () => ({ id: ids[0]!, key }),
+      async find(id) {
+        if (!ids.includes(id)) throw new Error('Unknown data key');
+        return key;
+      },
+    };
+  }
+  /** A value in the v1 format (before the format version and key id were authenticated), with any IV and tag length. */
+  function sealV1(key: Buffer, id: string, plaintext: string, context: string, ivLength = 12, tagLength = 16): string {
+    const encryption = Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), 'identity-service mfa secret encryption v1', 32));
+    const iv = randomBytes(ivLength);
+    const cipher = createCipheriv('aes-256-gcm', encryption, iv, { authTagLength: tagLength });
+    cipher.setAAD(Buffer.from(context, 'utf8'));
+    const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+    return ['v1', id, iv.toString('base64url'), ciphertext.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+  }
+  const relabel = (sealed: string, index: number, value: string) =>
+    sealed
+      .split('.')
+      .map((part, i) => (i === index ? value : part))
+      .join('.');
+
+  it('still opens values sealed in the v1 format (12-byte IV, 16-byte tag), for their context only', async () => {
+    const keys = knownKeys('k1');
+    const sealed = sealV1(keys.key, 'k1', SECRET, 'user-1');
+    expect(await secretBox(keys).open(sealed, 'user-1')).toBe(SECRET);
+    await expect(secretBox(keys).open(sealed, 'user-2')).rejects.toThrow();
+  });
+
+  it.each([
+    [
+      'a tag cut to 4 bytes',
+      (sealed: string) => relabel(sealed, 4, Buffer.from(sealed.split('.')[4]!, 'base64url').subarray(0, 4).toString('base64url')),
+    ],
+    [
+      'a tag cut to 12 bytes',
+      (sealed: string) => relabel(sealed, 4, Buffer.from(sealed.split('.')[4]!, 'base64url').subarray(0, 12).toString('base64url')),
+    ],
+  ])('refuses %s, in either format', async (_, cut) => {
+    const keys = knownKeys('k1');
+    const box = secretBox(keys);
+    await expect(box.open(cut(await box.seal(SECRET, 'user-1')), 'user-1')).rejects.toThrow();
+    await expect(box.open(cut(sealV1(keys.key, 'k1', SECRET, 'user-1')), 'user-1')).rejects.toThrow();
+  });
+
+  it.each([1, 8, 16])('refuses a value made with a %i-byte IV', async (ivLength) => {
+    const keys = knownKeys('k1');
+    await expect(secretBox(keys).open(sealV1(keys.key, 'k1', SECRET, 'user-1', ivLength), 'user-1')).rejects.toThrow();
+  });
+
+  it('authenticates the key id: a value relabelled with another id of the same key does not open', async () => {
+    const keys = knownKeys('k1', 'k2');
+    const box = secretBox(keys);
+    const sealed = await box.seal(SECRET, 'user-1');
+    expect(await box.open(sealed, 'user-1')).toBe(SECRET);
+    await expect(box.open(relabel(sealed, 1, 'k2'), 'user-1')).rejects.toThrow();
+  });
+
+  it('authenticates the format version: a value relabelled v1 does not open', async () => {
+    const box = secretBox(knownKeys('k1'));
+    const sealed = await box.seal(SECRET, 'user-1');
+    expect(sealed.startsWith('v2.')).toBe(true);
+    await expect(box.open(relabel(sealed, 0, 'v1'), 'user-1')).rejects.toThrow();
+    await expect(box.open(relabel(sealed, 0, 'v3'), 'user-1')).rejects.toThrow('Not a sealed value');
   });
 });
 

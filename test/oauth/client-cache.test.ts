@@ -13,6 +13,7 @@ function countedStore(dynamo: Dynamo, failNext = { value: false }) {
   const reads: string[] = [];
   const store: OAuthClientStore = {
     create: (client) => inner.create(client),
+    replaceSecretHash: (clientId, expected, next) => inner.replaceSecretHash(clientId, expected, next),
     find: async (clientId) => {
       reads.push(clientId);
       if (failNext.value) {

@@ -1,6 +1,3 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeHandler as makeTokenHandler } from '../../functions/oauth2-token';
 import { ConfigError, readConfig } from '../../lib/config';
@@ -9,13 +6,13 @@ import { AppError, OAuthError, ValidationError } from '../../lib/errors';
 import { withQuery } from '../../lib/oauth/authorization';
 import { isAllowedRedirectUri, parseGrantTypes, parseRedirectUris } from '../../lib/oauth/client';
 import { presentedClient } from '../../lib/oauth/client-auth';
-import { clientSecretHasher, loadClientSecretHasher, requireClientSecretPepper } from '../../lib/oauth/client-secret';
+import { requireClientSecretPepper } from '../../lib/oauth/client-secret';
 import { oauthErrors, rfcErrorFormat } from '../../lib/oauth/errors';
 import { formatGrantRefreshToken, parseGrantRefreshToken } from '../../lib/oauth/grant';
 import { s256, verifyPkce } from '../../lib/oauth/pkce';
 import { isWithinScope, parseScope } from '../../lib/oauth/scope';
 import { apiEvent } from '../helpers/http';
-import { basic, newSecret } from '../helpers/oauth';
+import { basic } from '../helpers/oauth';
 
 describe('PKCE S256 (RFC 7636)', () => {
   // RFC 7636 Appendix B.
@@ -98,31 +95,6 @@ describe('client registration rules', () => {
     [',', undefined],
   ])('grant types %j', (value, expected) => {
     expect(parseGrantTypes(value)).toEqual(expected);
-  });
-});
-
-describe('client secret hashes', () => {
-  const pepper = Buffer.alloc(32, 7);
-  it('verifies the right secret only, and nothing against a missing hash', () => {
-    const hasher = clientSecretHasher(pepper);
-    const stored = hasher.hash('s'.repeat(40));
-    expect(stored).toMatch(/^hmac-sha256\$[A-Za-z0-9_-]{43}$/);
-    expect(hasher.verify(stored, 's'.repeat(40))).toBe(true);
-    expect(hasher.verify(stored, 's'.repeat(41))).toBe(false);
-    expect(hasher.verify(undefined, 's'.repeat(40))).toBe(false);
-  });
-  it('depends on the pepper: a copy of the table alone cannot check guesses', () => {
-    expect(clientSecretHasher(pepper).hash('secret')).not.toBe(clientSecretHasher(Buffer.alloc(32, 8)).hash('secret'));
-  });
-  it('generates a local pepper file once (mode 0600) and reuses it', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'pepper-')), 'sub', 'pepper');
-    const first = await loadClientSecretHasher({ source: 'file', path });
-    const content = readFileSync(path, 'utf8');
-    expect(Buffer.from(content.trim(), 'base64url')).toHaveLength(32);
-    expect(statSync(path).mode & 0o777).toBe(0o600);
-    const second = await loadClientSecretHasher({ source: 'file', path });
-    expect(second.verify(first.hash('a secret'), 'a secret')).toBe(true);
-    expect(readFileSync(path, 'utf8')).toBe(content);
   });
 });
 
@@ -242,38 +214,6 @@ describe('the client-secret pepper in the configuration', () => {
     expect(() => makeTokenHandler({ ...({} as Deps), config })).toThrow(missing);
     expect(readConfig({ ...aws, OAUTH_CLIENT_SECRET_PEPPER: 'p'.repeat(32) }).oauthClientSecretPepper.source).toBe('env');
     expect(readConfig({ ...aws, DYNAMODB_ENDPOINT: 'http://localhost:8000' }).oauthClientSecretPepper.source).toBe('file');
-  });
-  it('comes in AWS from its Secrets Manager secret, read once at the first use; locally the file even when a secret is named', async () => {
-    const aws = {
-      AWS_LAMBDA_FUNCTION_NAME: 'f',
-      AWS_REGION: 'eu-west-1',
-      MFA_DELIVERY: 'aws',
-      MFA_EMAIL_FROM: 'a@example.com',
-      MFA_KEY_SOURCE: 'kms',
-      KMS_KEY_ID: 'k',
-    };
-    const source = readConfig({ ...aws, OAUTH_CLIENT_SECRET_PEPPER_SECRET_ID: 'identity-service/prod/pepper' }).oauthClientSecretPepper;
-    expect(source).toEqual({ source: 'secretsmanager', secretId: 'identity-service/prod/pepper', region: 'eu-west-1' });
-    expect(
-      readConfig({ OAUTH_CLIENT_SECRET_PEPPER_SECRET_ID: 'x', DYNAMODB_ENDPOINT: 'http://localhost:8000', AWS_LAMBDA_FUNCTION_NAME: 'f' })
-        .oauthClientSecretPepper.source,
-    ).toBe('file');
-
-    const pepper = newSecret();
-    const reads: string[] = [];
-    const read = async (secretId: string, region: string) => {
-      reads.push(`${region}:${secretId}`);
-      return pepper;
-    };
-    const hasher = await loadClientSecretHasher(source, read);
-    await loadClientSecretHasher(source, read);
-    expect(reads).toEqual(['eu-west-1:identity-service/prod/pepper']);
-    expect(hasher.hash('a client secret')).toBe(clientSecretHasher(Buffer.from(pepper, 'utf8')).hash('a client secret'));
-
-    const short = { source: 'secretsmanager' as const, secretId: 'short', region: 'eu-west-1' };
-    await expect(loadClientSecretHasher(short, async () => 'too short')).rejects.toThrow(
-      'The client-secret pepper in secret short is shorter than 32 characters',
-    );
   });
   it('refuses a pepper under 32 characters', () => {
     expect(() => readConfig({ OAUTH_CLIENT_SECRET_PEPPER: 'short' })).toThrow(
