@@ -1,3 +1,4 @@
+import { isStrongSecret } from '../crypto/secret-strength';
 import type { Deps } from '../deps';
 import { ConflictError, ForbiddenError, ValidationError } from '../errors';
 import type { Identity } from '../tokens/access-token';
@@ -41,6 +42,8 @@ export async function registerClient(
   const scopes = parseScope(registration.scope);
   if (!scopes || scopes.length === 0) throw new ValidationError('Invalid scope');
   if (registration.client_secret.length < MIN_CLIENT_SECRET_LENGTH) throw new ValidationError('Client secret too short');
+  // Long but plainly not random (`aaaa…`, a word repeated): as guessable as a short one.
+  if (!isStrongSecret(registration.client_secret)) throw new ValidationError('Client secret too weak');
   // Session tokens carry this `aud`: a client of that id would share it with them, and a
   // resource server checking `aud` but not `typ` would take session tokens for its own.
   if (registration.client_id === deps.config.accessTokenAudience) throw new ValidationError('Reserved client_id');

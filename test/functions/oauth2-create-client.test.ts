@@ -139,6 +139,9 @@ describe('POST /oauth2/clients', () => {
       [{ scope: 'orders:read "quoted"' }, 'Invalid scope'],
       [{ scope: '   ' }, 'Invalid scope'],
       [{ client_secret: 'x'.repeat(31) }, 'Client secret too short'],
+      [{ client_secret: 'a'.repeat(40) }, 'Client secret too weak'],
+      [{ client_secret: 'ab'.repeat(20) }, 'Client secret too weak'],
+      [{ client_secret: 'abcdefghijklmnopqrstuvwxyz0123456789' }, 'Client secret too weak'],
       // Several rules broken at once: the first in the contract's order answers.
       [{ redirect_uri: 'http://evil.example', grant_types: 'implicit', client_secret: 'short' }, 'Invalid redirect_uri'],
       [{ grant_types: 'implicit', client_secret: 'short' }, 'Unsupported grant type'],
