@@ -18,6 +18,11 @@ const enrollmentBase = z.object({
   /** Epoch seconds. */
   createdAt: z.number(),
   activatedAt: z.number().optional(),
+  /**
+   * Wrong codes since the last right one, however far apart: at MAX_FAILED_CODES the
+   * method is locked until it is enrolled again or an administrator resets it.
+   */
+  failedCodes: z.number().int().nonnegative().optional(),
 });
 
 /** An authenticator app: the shared secret, sealed (lib/mfa/secret-box), and the replay guard. */

@@ -50,6 +50,8 @@ export interface MfaStore {
   acceptTimeStep(tenantId: string, userId: string, sealedSecret: string, step: number, now: number): Promise<boolean>;
   /** Invalidates the outstanding code of a method (the lockout does). */
   dropCode(tenantId: string, userId: string, method: MfaMethod): Promise<void>;
+  /** Counts one more wrong code of a method (a right one, used, clears the count); the count after it. */
+  countFailedCode(tenantId: string, userId: string, method: MfaMethod): Promise<number>;
 }
 
 const METHOD_PREFIX = 'METHOD#';
@@ -127,7 +129,7 @@ export function dynamoMfaStore(dynamo: Dynamo, random: Random): MfaStore {
         update: {
           Key: keys.mfaMethod(tenantId, userId, method),
           UpdateExpression:
-            'SET #status = :active, activatedAt = if_not_exists(activatedAt, :now) REMOVE codeDigest, codeExpiresAt, codeSentAt, #ttl',
+            'SET #status = :active, activatedAt = if_not_exists(activatedAt, :now) REMOVE codeDigest, codeExpiresAt, codeSentAt, failedCodes, #ttl',
           ConditionExpression: 'codeDigest = :digest AND codeExpiresAt > :now',
           ExpressionAttributeNames: { '#status': 'status', '#ttl': TTL_ATTRIBUTE },
           ExpressionAttributeValues: { ':active': 'active', ':now': now, ':digest': digest },
@@ -138,12 +140,29 @@ export function dynamoMfaStore(dynamo: Dynamo, random: Random): MfaStore {
       once({
         update: {
           Key: keys.mfaMethod(tenantId, userId, 'TOTP'),
-          UpdateExpression: 'SET lastTimeStep = :step, #status = :active, activatedAt = if_not_exists(activatedAt, :now) REMOVE #ttl',
+          UpdateExpression:
+            'SET lastTimeStep = :step, #status = :active, activatedAt = if_not_exists(activatedAt, :now) REMOVE failedCodes, #ttl',
           ConditionExpression: 'sealedSecret = :sealed AND (attribute_not_exists(lastTimeStep) OR lastTimeStep < :step)',
           ExpressionAttributeNames: { '#status': 'status', '#ttl': TTL_ATTRIBUTE },
           ExpressionAttributeValues: { ':step': step, ':active': 'active', ':now': now, ':sealed': sealedSecret },
         },
       }),
+
+    async countFailedCode(tenantId, userId, method) {
+      // Not write-once: an SDK retry after a lost answer counts one wrong code twice, which
+      // only brings the lock (100 in a row) one code nearer.
+      const { Attributes } = await doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: keys.mfaMethod(tenantId, userId, method),
+          UpdateExpression: 'ADD failedCodes :one',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeValues: { ':one': 1 },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      return typeof Attributes?.failedCodes === 'number' ? Attributes.failedCodes : 0;
+    },
 
     async dropCode(tenantId, userId, method) {
       try {
