@@ -27,7 +27,7 @@ export function secretStrength(secret: string): SecretStrength {
 
 /** The least a caller-chosen secret must show (client secrets, TOTP secrets). */
 export const MIN_SECRET_BITS = 72;
-export const MIN_DISTINCT_CHARACTERS = 10;
+export const MIN_DISTINCT_CHARACTERS = 8;
 
 /**
  * Whether a secret looks random enough to stand for a key. Two patterns with many
