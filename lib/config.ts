@@ -33,6 +33,8 @@ export interface Config {
     | { source: 'file'; path: string }
     | { source: 'missing' };
   mfa: MfaConfig;
+  /** Messages the delivery port may send per hour, per scope (lib/abuse/send-quota.ts). */
+  sendQuotas: { destination: number; user: number; tenant: number; global: number };
 }
 
 /** MFA (docs/api.md 4.4): where one-time codes go, where the key of TOTP secrets comes from. */
@@ -46,6 +48,11 @@ export interface MfaConfig {
   dataKeys: { source: 'file'; path: string } | { source: 'kms'; keyId: string } | { source: 'missing' };
   /** The issuer authenticator apps show next to the account (`otpauth://` URI). */
   totpIssuer: string;
+  /**
+   * E.164 prefixes SMS codes may go to (`MFA_SMS_COUNTRIES`, e.g. `+1,+44,+49`), against
+   * premium-rate and far-away numbers; unset: `+1` in AWS Lambda, any locally.
+   */
+  smsCountries: string[] | 'any';
 }
 
 type Env = Record<string, string | undefined>;
@@ -117,6 +124,12 @@ export function readConfig(env: Env = process.env): Config {
         : { source: 'secretsmanager', secretId: str(env, 'SIGNING_KEYS_SECRET_ID') },
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const, 'info'),
     mfa: readMfaConfig(env),
+    sendQuotas: {
+      destination: int(env, 'SEND_QUOTA_PER_DESTINATION', 5, 1, 1000),
+      user: int(env, 'SEND_QUOTA_PER_USER', 10, 1, 1000),
+      tenant: int(env, 'SEND_QUOTA_PER_TENANT', 100, 1, 1_000_000),
+      global: int(env, 'SEND_QUOTA_GLOBAL', 2000, 1, 10_000_000),
+    },
     oauthClientSecretPepper: readClientSecretPepper(env),
   };
 }
@@ -150,7 +163,18 @@ function readMfaConfig(env: Env): MfaConfig {
           ? { source: 'missing' }
           : { source: 'file', path: str(env, 'MFA_KEY_FILE', '.data/mfa-key.json') },
     totpIssuer: str(env, 'TOTP_ISSUER', 'Identity Service'),
+    smsCountries: smsCountries(env, inAws),
   };
+}
+
+function smsCountries(env: Env, inAws: boolean): string[] | 'any' {
+  const raw = env.MFA_SMS_COUNTRIES?.trim();
+  if (!raw) return inAws ? ['+1'] : 'any';
+  const prefixes = raw.split(',').map((prefix) => prefix.trim());
+  if (!prefixes.every((prefix) => /^\+[1-9][0-9]{0,3}$/.test(prefix))) {
+    throw new ConfigError(`Environment variable MFA_SMS_COUNTRIES must list E.164 prefixes like +1,+44, got "${raw}"`);
+  }
+  return prefixes;
 }
 
 /**

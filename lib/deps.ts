@@ -1,3 +1,4 @@
+import { quotaDelivery } from './abuse/send-quota';
 import { awsClientSettings } from './aws';
 import { type Clock, systemClock } from './clock';
 import { type Config, ConfigError, readConfig } from './config';
@@ -137,7 +138,8 @@ function mfaCodeDelivery(config: Config, dynamo: Dynamo, clock: Clock): CodeDeli
 
 /** The MFA ports as configured (lib/config.ts, MFA_DELIVERY and MFA_KEY_SOURCE). */
 export function mfaPorts(config: Config, dynamo: Dynamo, clock: Clock): Pick<Deps, 'mfaSecrets' | 'mfaDelivery'> {
-  return { mfaSecrets: secretBox(mfaDataKeys(config)), mfaDelivery: mfaCodeDelivery(config, dynamo, clock) };
+  const delivery = quotaDelivery(mfaCodeDelivery(config, dynamo, clock), dynamoAttemptCounter(dynamo), clock, config.sendQuotas);
+  return { mfaSecrets: secretBox(mfaDataKeys(config)), mfaDelivery: delivery };
 }
 
 let defaults: Deps | undefined;

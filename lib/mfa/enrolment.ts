@@ -67,6 +67,10 @@ export async function enableMfa(deps: EnrolmentDeps, account: Account, request: 
   const method = request.method;
   const destination = request.secret.trim();
   if (method === 'SMS' && !E164.test(destination)) throw new ValidationError('Invalid phone number');
+  const countries = deps.config.mfa.smsCountries;
+  if (method === 'SMS' && countries !== 'any' && !countries.some((prefix) => destination.startsWith(prefix))) {
+    throw new ValidationError('Phone number country not allowed');
+  }
   if (method === 'EMAIL' && !emailAddress.safeParse(destination).success) throw new ValidationError('Invalid email address');
   const code = generateCode(deps.random);
   const enrollment: DeliveredEnrollment = {

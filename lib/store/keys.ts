@@ -63,6 +63,15 @@ export const keys = {
   }),
   /** The owner index partition of a user's sessions and grants. */
   ownerPartition: (tenantId: string, userId: string) => `${tenantPrefix(tenantId)}#OWNER#${part(userId)}`,
+  /**
+   * A send quota's window (lib/abuse/send-quota.ts): per user or tenant under the tenant;
+   * per destination digest and for the whole service under no tenant, since a number
+   * pumped through many tenants is still one number.
+   */
+  sendQuota: (tenantId: string, scope: 'destination' | 'user' | 'tenant' | 'global', id: string): Key =>
+    scope === 'global' || scope === 'destination'
+      ? { pk: `SENDS#${scope.toUpperCase()}#${part(id)}`, sk: 'QUOTA' }
+      : { pk: `${tenantPrefix(tenantId)}#SENDS#${scope.toUpperCase()}#${part(id)}`, sk: 'QUOTA' },
   /** Everything MFA of one user shares a partition, so one query lists the user's methods. */
   mfaPartition,
   /** One MFA method (TOTP, SMS, EMAIL) of a user. */

@@ -12,12 +12,21 @@ export interface AttemptPolicy {
 /** Whose attempts are counted: the logins of a username, or the codes of one MFA method of a user. */
 export type AttemptSubject =
   | { kind: 'login'; tenantId: string; username: string }
-  | { kind: 'mfa'; tenantId: string; userId: string; method: string };
+  | { kind: 'mfa'; tenantId: string; userId: string; method: string }
+  /** Messages sent, per scope (lib/abuse/send-quota.ts); `global` counts the whole service. */
+  | { kind: 'send'; tenantId: string; scope: SendScope; id: string };
+
+export type SendScope = 'destination' | 'user' | 'tenant' | 'global';
 
 function keyOf(subject: AttemptSubject): Key {
-  return subject.kind === 'login'
-    ? keys.loginAttempts(subject.tenantId, subject.username)
-    : keys.mfaAttempts(subject.tenantId, subject.userId, subject.method);
+  switch (subject.kind) {
+    case 'login':
+      return keys.loginAttempts(subject.tenantId, subject.username);
+    case 'mfa':
+      return keys.mfaAttempts(subject.tenantId, subject.userId, subject.method);
+    case 'send':
+      return keys.sendQuota(subject.tenantId, subject.scope, subject.id);
+  }
 }
 
 export type ReserveResult = { allowed: true } | { allowed: false; retryAfterSeconds: number };

@@ -1,4 +1,5 @@
 import { inject } from 'vitest';
+import { quotaDelivery } from '../../lib/abuse/send-quota';
 import type { Clock } from '../../lib/clock';
 import { readConfig } from '../../lib/config';
 import { argon2idHasher } from '../../lib/crypto/password';
@@ -66,6 +67,10 @@ export async function testDeps(env: Record<string, string> = {}): Promise<TestDe
     DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
     CORS_ALLOWED_ORIGINS: 'https://app.example.com',
     OAUTH_CLIENT_SECRET_PEPPER: clientSecretPepper,
+    // The suite shares one table and reuses a few phone numbers across its tenants: the
+    // service-wide and per-destination quotas are raised (test/abuse/ checks them).
+    SEND_QUOTA_GLOBAL: '1000000',
+    SEND_QUOTA_PER_DESTINATION: '1000',
     ...env,
   });
   sharedKeys ??= generateKeySet('test-key-1');
@@ -74,18 +79,20 @@ export async function testDeps(env: Record<string, string> = {}): Promise<TestDe
   const dynamo = createDynamo({ tableName: config.tableName, region: config.awsRegion, endpoint: config.dynamodbEndpoint });
   const clock = testClock();
   const outbox = dynamoMfaOutbox(dynamo);
+  const store = dynamoStores(dynamo, { random: cryptoRandom, clock });
   return {
     config,
     clock,
     random: cryptoRandom,
     log: createLogger('debug', (line) => lines.push(line)),
-    store: dynamoStores(dynamo, { random: cryptoRandom, clock }),
+    store,
     hasher: argon2idHasher(),
     keys: cachedKeyProvider(async () => keySet),
     keySet,
     // TOTP secrets sealed under an in-memory key; codes delivered to the outbox.
     mfaSecrets: secretBox(memoryDataKeys()),
-    mfaDelivery: outboxDelivery(outbox, clock),
+    // As in production, behind the send quotas.
+    mfaDelivery: quotaDelivery(outboxDelivery(outbox, clock), store.attempts, clock, config.sendQuotas),
     outbox,
     clientSecretHasher: clientSecretHasherFor(config.oauthClientSecretPepper, noSecretsManager),
     get logs() {

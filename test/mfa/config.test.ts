@@ -12,6 +12,7 @@ describe('readConfig: MFA', () => {
       delivery: { kind: 'outbox' },
       dataKeys: { source: 'file', path: '.data/mfa-key.json' },
       totpIssuer: 'Identity Service',
+      smsCountries: 'any',
     });
   });
 
@@ -27,6 +28,7 @@ describe('readConfig: MFA', () => {
       delivery: { kind: 'aws', emailFrom: 'Acme <no-reply@acme.example>' },
       dataKeys: { source: 'kms', keyId: 'alias/identity-mfa' },
       totpIssuer: 'Acme',
+      smsCountries: 'any',
     });
   });
 
@@ -45,7 +47,12 @@ describe('readConfig: MFA', () => {
 
   it('leaves MFA missing in AWS Lambda without its variables: other functions start, the MFA functions refuse to', () => {
     const config = readConfig(inLambda);
-    expect(config.mfa).toEqual({ delivery: { kind: 'missing' }, dataKeys: { source: 'missing' }, totpIssuer: 'Identity Service' });
+    expect(config.mfa).toEqual({
+      delivery: { kind: 'missing' },
+      dataKeys: { source: 'missing' },
+      totpIssuer: 'Identity Service',
+      smsCountries: ['+1'],
+    });
     expect(() => requireMfaConfig(config)).toThrow(
       new ConfigError('Missing environment variable MFA_DELIVERY: in AWS Lambda set it to "aws" (with MFA_EMAIL_FROM)'),
     );

@@ -1,0 +1,125 @@
+import { describe, expect, inject, it } from 'vitest';
+import { quotaDelivery, type SendQuotas } from '../../lib/abuse/send-quota';
+import type { CodeMessage } from '../../lib/mfa/delivery';
+import { dynamoAttemptCounter } from '../../lib/store/login-attempts';
+import { registerAdmin, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
+import { testClock, testDeps, uniqueTenant } from '../helpers/deps';
+import { createTable } from '../helpers/isolated-table';
+import { localDynamo } from '../helpers/local-dynamo';
+
+const QUOTAS: SendQuotas = { destination: 3, user: 4, tenant: 6, global: 8 };
+
+describe('send quotas (every message the delivery port sends)', () => {
+  let sent: CodeMessage[];
+  let send: (message: Partial<CodeMessage>) => Promise<unknown>;
+  let clock: ReturnType<typeof testClock>;
+
+  /** The quotas on a table of their own: the global quota counts every message of the service. */
+  async function quotaOn() {
+    const tableName = `quotas-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
+    await createTable(inject('dynamodbEndpoint'), tableName);
+    sent = [];
+    clock = testClock();
+    const delivery = quotaDelivery(
+      { send: async (message) => void sent.push(message) },
+      dynamoAttemptCounter(localDynamo({ tableName })),
+      clock,
+      QUOTAS,
+    );
+    const base: CodeMessage = { tenantId: 't1', userId: 'u1', method: 'SMS', destination: '+15550000001', code: '123456' };
+    send = (message) => delivery.send({ ...base, ...message });
+  }
+
+  const refused = (retryAfter: number) => ({
+    statusCode: 429,
+    message: 'Too many requests',
+    headers: { 'Retry-After': String(retryAfter) },
+  });
+
+  it('refuses the 4th message to one destination within the hour, whatever the tenant and user', async () => {
+    await quotaOn();
+    const destination = `+1555${Date.now() % 10_000_000}`;
+    for (const [tenantId, userId] of [
+      ['a', 'u1'],
+      ['b', 'u2'],
+      ['c', 'u3'],
+    ])
+      await send({ tenantId, userId, destination });
+    await expect(send({ tenantId: 'd', userId: 'u4', destination })).rejects.toMatchObject(refused(3600));
+    expect(sent).toHaveLength(3);
+    clock.advance(3600);
+    await send({ tenantId: 'd', userId: 'u4', destination });
+    expect(sent).toHaveLength(4);
+  });
+
+  it('refuses the 5th message for one user, and the 7th for one tenant, within the hour', async () => {
+    await quotaOn();
+    const tenantId = uniqueTenant('quota');
+    for (let i = 0; i < 4; i++) await send({ tenantId, userId: 'busy', destination: `+1555000${i}${tenantId.length}` });
+    await expect(send({ tenantId, userId: 'busy', destination: '+15559990001' })).rejects.toMatchObject(refused(3600));
+    await send({ tenantId, userId: 'other', destination: '+15559990002' });
+    await send({ tenantId, userId: 'third', destination: '+15559990003' });
+    await expect(send({ tenantId, userId: 'fourth', destination: '+15559990004' })).rejects.toMatchObject({ statusCode: 429 });
+    expect(sent.map((message) => message.userId)).toEqual(['busy', 'busy', 'busy', 'busy', 'other', 'third']);
+  });
+
+  it('stops every message of the service at the global quota (the circuit breaker)', async () => {
+    await quotaOn();
+    const outcomes: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      outcomes.push(
+        await send({ tenantId: `g${i}`, userId: `g${i}`, destination: `+1666000${i}` }).then(
+          () => 'sent',
+          (error: { statusCode?: number }) => String(error.statusCode),
+        ),
+      );
+    }
+    expect(outcomes).toEqual([...Array(8).fill('sent'), ...Array(4).fill('429')]);
+  });
+});
+
+describe('SMS countries (MFA_SMS_COUNTRIES)', () => {
+  it('refuses a number outside the allowed prefixes with 400 and sends nothing; allows one inside', async () => {
+    const deps = nearRealTime(await testDeps({ MFA_SMS_COUNTRIES: '+44,+49' }));
+    const app = testApp(deps);
+    const { token, user } = await registerAdmin(app, uniqueTenant('countries'));
+    expect(await app.request('mfaEnable', { token, body: { method: 'SMS', secret: '+15551234567' } })).toMatchObject({
+      status: 400,
+      body: { success: false, error: 'Phone number country not allowed' },
+    });
+    expect(await deps.outbox.latest(user.tenantId, user.id, 'SMS')).toBeUndefined();
+    expect((await app.request('mfaEnable', { token, body: { method: 'SMS', secret: '+447700900123' } })).status).toBe(200);
+    expect((await deps.outbox.latest(user.tenantId, user.id, 'SMS'))?.destination).toBe('+447700900123');
+  });
+
+  it('is +1 in AWS Lambda when unset, any country locally, and refuses what is not a prefix', async () => {
+    const { readConfig } = await import('../../lib/config');
+    const aws = {
+      AWS_LAMBDA_FUNCTION_NAME: 'f',
+      MFA_DELIVERY: 'aws',
+      MFA_EMAIL_FROM: 'a@example.com',
+      MFA_KEY_SOURCE: 'kms',
+      KMS_KEY_ID: 'k',
+    };
+    expect(readConfig(aws).mfa.smsCountries).toEqual(['+1']);
+    expect(readConfig({}).mfa.smsCountries).toBe('any');
+    expect(() => readConfig({ MFA_SMS_COUNTRIES: '44' })).toThrow(
+      'Environment variable MFA_SMS_COUNTRIES must list E.164 prefixes like +1,+44, got "44"',
+    );
+  });
+});
+
+describe('send quotas through enableMFA', () => {
+  it('answers 429 Too many requests once one destination had its 5 codes in an hour, and sends nothing more', async () => {
+    const deps = nearRealTime(await testDeps({ SEND_QUOTA_PER_DESTINATION: '5' }));
+    const app = testApp(deps);
+    const destination = `+1555${String(Date.now()).slice(-7)}`;
+    const answers: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const { token } = await registerAdmin(app, uniqueTenant('pump'));
+      answers.push((await app.request('mfaEnable', { token, body: { method: 'SMS', secret: destination } })).status);
+    }
+    expect(answers).toEqual([200, 200, 200, 200, 200, 429]);
+  });
+});
