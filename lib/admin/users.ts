@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
-import { ConflictError, NotFoundError, ValidationError } from '../errors';
+import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
 import type { MfaMethod } from '../mfa/methods';
 import type { ListedUser, UserChange, UserFilter, UserPosition } from '../store/tenant-users';
 import { isLive } from '../token-families/refresh-family';
@@ -13,8 +13,14 @@ export const LAST_ADMIN = 'A tenant must keep an active ADMIN';
 export const USER_NOT_FOUND = 'User not found';
 export const INVALID_CURSOR = 'Invalid cursor';
 
-/** How often a change is tried again when the user (or the ADMIN that must stay) changed meanwhile. */
-const ATTEMPTS = 3;
+/** How often a change is tried when the user (or the ADMIN that must stay) changed meanwhile. */
+const ATTEMPTS = 5;
+
+/** Waits a little longer after each refused attempt, so that concurrent changes of one user pass one by one. */
+const backOff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, 15 * (attempt + 1)));
+
+/** Still refused after every attempt: the user is changing under heavy contention, the caller may try again. */
+const stillContended = () => new ServiceUnavailableError();
 
 /** A user as the tenant administration answers with it (docs/api.md 9.1): never a hash. */
 export interface AdminUserView {
@@ -133,9 +139,10 @@ async function changeKeepingAdmin(deps: AdminDeps, admin: Identity, userId: stri
     if (await deps.store.tenantUsers.change(user, set, { revoke, guardAdminId: guard })) {
       return { ...after, sessionEpoch: revoke ? epochOf(user) + 1 : user.sessionEpoch };
     }
+    await backOff(attempt);
   }
   if (guarded) throw new ConflictError(LAST_ADMIN);
-  throw new Error('The user kept changing');
+  throw stillContended();
 }
 
 /** docs/api.md 9.3: changes role, shop or status; disabling ends every session and grant. */
@@ -152,12 +159,14 @@ export async function changeUser(deps: AdminDeps, admin: Identity, userId: strin
  * the same DELETE finishes.
  */
 export async function deleteUser(deps: AdminDeps, admin: Identity, userId: string): Promise<void> {
-  const disabled = await changeKeepingAdmin(deps, admin, userId, { status: 'disabled' }, true);
-  await deps.store.tenantUsers.eraseOwned(admin.tenantId, userId);
-  let user: User | undefined = disabled;
-  for (let attempt = 0; user && attempt < ATTEMPTS; attempt++) {
-    if (await deps.store.tenantUsers.erase(user)) break;
-    user = await deps.store.users.findById(admin.tenantId, userId);
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    // After a refused erasure: gone means erased (by this call, whose answer was lost, or another).
+    if (attempt > 0 && !(await deps.store.users.findById(admin.tenantId, userId))) break;
+    const disabled = await changeKeepingAdmin(deps, admin, userId, { status: 'disabled' }, true);
+    await deps.store.tenantUsers.eraseOwned(admin.tenantId, userId);
+    if (await deps.store.tenantUsers.erase(disabled)) break;
+    if (attempt === ATTEMPTS - 1) throw stillContended();
+    await backOff(attempt);
   }
   // A login that read the user before it was disabled may have opened a session since.
   await deps.store.tenantUsers.eraseOwned(admin.tenantId, userId);
@@ -173,8 +182,9 @@ async function revokeAll(deps: AdminDeps, admin: Identity, userId: string): Prom
       (session) => isLive(session, now) && isOfCurrentEpoch(user, session),
     );
     if (await deps.store.users.revokeSessions(user)) return live.length;
+    await backOff(attempt);
   }
-  throw new Error('The user kept changing');
+  throw stillContended();
 }
 
 /** docs/api.md 9.6: signs the user out everywhere. */
