@@ -64,8 +64,8 @@ describe('hostile input to the tenant administration', () => {
               anyValue,
             ),
           )
-          // A valid change is not hostile: left to the functional tests.
-          .filter(([, body]) => body !== '' && !updateBody.safeParse(body).success)
+          // A valid change (an empty body is none) is not hostile: left to the functional tests.
+          .filter(([, body]) => (typeof body !== 'string' || body.trim() !== '') && !updateBody.safeParse(body).success)
           .map(([id, body]) => ({ pathParameters: { userId: id }, body: asText(body) })),
     ],
   ];
