@@ -17,6 +17,7 @@ import { CLIENT_CACHE, dynamoOAuthClientStore, type OAuthClientStore } from './s
 import { type AuthorizationCodeStore, dynamoAuthorizationCodeStore } from './store/oauth-codes';
 import { dynamoOAuthGrantStore, type OAuthGrantStore } from './store/oauth-grants';
 import { dynamoSessionStore, type SessionStore } from './store/sessions';
+import { dynamoTenantUserStore, type TenantUserStore } from './store/tenant-users';
 import { dynamoTenantStore, type TenantStore } from './store/tenants';
 import { dynamoUserStore, type UserStore } from './store/users';
 import { secretsManagerKeyProvider } from './tokens/secrets-manager-keys';
@@ -32,6 +33,8 @@ export interface Stores {
   authorizationCodes: AuthorizationCodeStore;
   oauthGrants: OAuthGrantStore;
   mfa: MfaStore;
+  /** The tenant administration's view of users (docs/api.md 9). */
+  tenantUsers: TenantUserStore;
 }
 
 /** Everything a function needs from the outside world; tests pass their own. */
@@ -62,6 +65,7 @@ export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'rand
     authorizationCodes: dynamoAuthorizationCodeStore(dynamo, random),
     oauthGrants: dynamoOAuthGrantStore(dynamo, random),
     mfa: dynamoMfaStore(dynamo, random),
+    tenantUsers: dynamoTenantUserStore(dynamo, random),
   };
 }
 

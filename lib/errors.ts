@@ -80,3 +80,10 @@ export class OAuthError extends AppError {
     super(statusCode, message, headers);
   }
 }
+
+export class NotFoundError extends AppError {
+  override name = 'NotFoundError';
+  constructor(message: string) {
+    super(404, message);
+  }
+}

@@ -24,12 +24,17 @@ export interface HttpDeps {
   log: Logger;
 }
 
-export interface RouteOptions<B extends z.ZodType, Q extends z.ZodType, I extends IdentityRule = IdentityRule>
-  extends IdentityOptions,
+export interface RouteOptions<
+  B extends z.ZodType,
+  Q extends z.ZodType,
+  I extends IdentityRule = IdentityRule,
+  P extends z.ZodType = z.ZodType,
+> extends IdentityOptions,
     ValidateOptions {
   identity: I;
   body?: B;
   query?: Q;
+  params?: P;
   /** Also accept `application/x-www-form-urlencoded` bodies (the OAuth endpoints). */
   acceptForm?: boolean;
   /** Cache-Control of successful answers; `no-store` unless said otherwise. */
@@ -38,9 +43,11 @@ export interface RouteOptions<B extends z.ZodType, Q extends z.ZodType, I extend
   formatError?: ErrorFormat;
 }
 
-export interface RouteRequest<D, B, Q, I extends IdentityRule = IdentityRule> {
+export interface RouteRequest<D, B, Q, I extends IdentityRule = IdentityRule, P = unknown> {
   body: B;
   query: Q;
+  /** The path parameters as the route's `params` schema outputs them. */
+  params: P;
   identity: I extends 'required' ? Identity : Identity | null;
   /** The function's deps, with a `log` whose lines carry this request's id. */
   deps: D;
@@ -49,7 +56,7 @@ export interface RouteRequest<D, B, Q, I extends IdentityRule = IdentityRule> {
   headers: Record<string, string | undefined>;
 }
 
-export type RouteHandler<D, B, Q, I extends IdentityRule> = (request: RouteRequest<D, B, Q, I>) => Promise<Reply>;
+export type RouteHandler<D, B, Q, I extends IdentityRule, P = unknown> = (request: RouteRequest<D, B, Q, I, P>) => Promise<Reply>;
 
 /** A function's Lambda handler: an API Gateway HTTP API (payload 2.0) event in, its result out. */
 export type HttpHandler = MiddyfiedHandler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
@@ -85,7 +92,8 @@ export function httpHandler<
   I extends IdentityRule,
   B extends z.ZodType = z.ZodUndefined,
   Q extends z.ZodType = z.ZodUndefined,
->(deps: D, options: RouteOptions<B, Q, I>, handle: RouteHandler<D, z.output<B>, z.output<Q>, I>): HttpHandler;
+  P extends z.ZodType = z.ZodUndefined,
+>(deps: D, options: RouteOptions<B, Q, I, P>, handle: RouteHandler<D, z.output<B>, z.output<Q>, I, z.output<P>>): HttpHandler;
 // Callers see the request typed from their options (a required identity is there; the body is
 // what the schema outputs), which is what the chain guarantees; here it is handled in general.
 export function httpHandler(
@@ -110,6 +118,7 @@ export function httpHandler(
         const reply = await handle({
           body: event.input.body,
           query: event.input.query,
+          params: event.input.params,
           identity: event.identity,
           deps: { ...deps, log: deps.log.child({ requestId }) },
           bodyFormat: event.bodyFormat,

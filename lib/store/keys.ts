@@ -17,6 +17,7 @@ export interface Key {
 }
 
 const tenantPrefix = (tenantId: string) => `T#${part(tenantId)}`;
+const tenantUsersPartition = (tenantId: string) => `${tenantPrefix(tenantId)}#USERS`;
 const mfaPartition = (tenantId: string, userId: string) => `${tenantPrefix(tenantId)}#MFA#${part(userId)}`;
 
 export const keys = {
@@ -89,4 +90,14 @@ export const keys = {
     pk: mfaPartition(tenantId, userId),
     sk: `OUTBOX#${part(method)}`,
   }),
+  /**
+   * The tenant index entry of a user (the owner index, `gsi1`): one query lists a
+   * tenant's users, oldest first, page by page (docs/api.md 9.1).
+   */
+  tenantUser: (tenantId: string, createdAt: string, userId: string) => ({
+    gsi1pk: tenantUsersPartition(tenantId),
+    gsi1sk: `USER#${createdAt}#${part(userId)}`,
+  }),
+  /** The index partition of a tenant's users. */
+  tenantUsersPartition,
 };

@@ -68,7 +68,7 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
         {
           Put: {
             TableName: table,
-            Item: { ...keys.user(user.tenantId, user.id), ...user },
+            Item: { ...keys.user(user.tenantId, user.id), ...keys.tenantUser(user.tenantId, user.createdAt, user.id), ...user },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },

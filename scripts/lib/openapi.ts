@@ -11,10 +11,13 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as z from 'zod';
+import * as admin from '../../lib/admin/api-schemas';
+import { INVALID_CURSOR, LAST_ADMIN, USER_NOT_FOUND } from '../../lib/admin/users';
 import {
   type AppError,
   ConflictError,
   ForbiddenError,
+  NotFoundError,
   PayloadTooLargeError,
   TooManyRequestsError,
   UnauthorizedError,
@@ -68,12 +71,14 @@ interface OperationDoc {
   /** Its section of docs/api.md. */
   section: string;
   summary: string;
-  tag: 'auth' | 'mfa' | 'oauth2' | 'discovery';
+  tag: 'auth' | 'mfa' | 'oauth2' | 'discovery' | 'admin';
   caller: Caller;
   /** Media types of the request body; the function must export a `body` schema exactly when given. */
   bodyTypes?: BodyType[];
   /** The function exports a `query` schema. */
   query?: boolean;
+  /** The function exports a `params` schema (its path parameters). */
+  params?: boolean;
   /** Form requests get errors in RFC 6749 5.2 format (docs/api.md 5.6). */
   rfcErrors?: boolean;
   answers: Answer[];
@@ -112,6 +117,12 @@ const RESPONSE_SCHEMAS = {
   MfaEnabledEnvelope: [envelopeOf(api.mfaEnabled), '4.4'],
   MfaVerifiedEnvelope: [envelopeOf(api.message('MFA verified successfully')), '4.5'],
   LoggedOutEnvelope: [envelopeOf(api.message('Logged out')), '4.10'],
+  AdminUser: [admin.adminUser, '9'],
+  UserPageEnvelope: [envelopeOf(admin.userPage), '9.1'],
+  UserEnvelope: [envelopeOf(admin.oneUser), '9.2'],
+  UserDeletedEnvelope: [envelopeOf(api.message('User deleted')), '9.4'],
+  MfaResetEnvelope: [envelopeOf(api.message('MFA reset')), '9.5'],
+  RevokedCountEnvelope: [envelopeOf(admin.revokedCount), '9.6'],
 } as const satisfies Record<string, readonly [z.ZodType, string]>;
 type ResponseSchemaName = keyof typeof RESPONSE_SCHEMAS;
 
@@ -121,6 +132,9 @@ const unauthorized = new UnauthorizedError();
 const permissionDenied = new ForbiddenError();
 const mfaHeaders = { 'X-MFA-Methods': 'TOTP,SMS' };
 const locked = new TooManyRequestsError(1);
+
+const userNotFound = new NotFoundError(USER_NOT_FOUND);
+const lastAdmin = new ConflictError(LAST_ADMIN);
 
 /** Every route's documentation, by its function's name in serverless.yml. */
 const OPERATIONS: Record<string, OperationDoc> = {
@@ -328,6 +342,70 @@ const OPERATIONS: Record<string, OperationDoc> = {
       { error: oauthErrors.missingToken(), only: 'form' },
     ],
   },
+  adminListUsers: {
+    section: '9.1',
+    summary: 'A page of the tenant’s users, with filters (ADMIN only)',
+    tag: 'admin',
+    caller: 'admin',
+    query: true,
+    answers: [
+      { status: 200, description: 'The users, oldest first, and the cursor of the next page.', body: 'UserPageEnvelope', headers: noStore },
+    ],
+    failures: [new ValidationError(INVALID_CURSOR), permissionDenied],
+  },
+  adminReadUser: {
+    section: '9.2',
+    summary: 'One user of the tenant (ADMIN only)',
+    tag: 'admin',
+    caller: 'admin',
+    params: true,
+    answers: [{ status: 200, description: 'The user.', body: 'UserEnvelope', headers: noStore }],
+    failures: [permissionDenied, userNotFound],
+  },
+  adminUpdateUser: {
+    section: '9.3',
+    summary: 'Change a user’s role, shop or status; disabling ends every session and grant (ADMIN only)',
+    tag: 'admin',
+    caller: 'admin',
+    bodyTypes: ['json'],
+    params: true,
+    answers: [{ status: 200, description: 'The user as changed.', body: 'UserEnvelope', headers: noStore }],
+    failures: [permissionDenied, userNotFound, lastAdmin],
+  },
+  adminDeleteUser: {
+    section: '9.4',
+    summary: 'Erase a user, their MFA, sessions and grants (ADMIN only)',
+    tag: 'admin',
+    caller: 'admin',
+    params: true,
+    answers: [
+      {
+        status: 200,
+        description: 'The user is erased; the username can be registered again.',
+        body: 'UserDeletedEnvelope',
+        headers: noStore,
+      },
+    ],
+    failures: [permissionDenied, userNotFound, lastAdmin],
+  },
+  adminResetUserMfa: {
+    section: '9.5',
+    summary: 'Remove every MFA factor of a user and end their sessions (ADMIN only)',
+    tag: 'admin',
+    caller: 'admin',
+    params: true,
+    answers: [{ status: 200, description: 'The factors are removed.', body: 'MfaResetEnvelope', headers: noStore }],
+    failures: [permissionDenied, userNotFound],
+  },
+  adminSignOutUser: {
+    section: '9.6',
+    summary: 'Sign a user out everywhere (ADMIN only)',
+    tag: 'admin',
+    caller: 'admin',
+    params: true,
+    answers: [{ status: 200, description: 'How many live sessions ended.', body: 'RevokedCountEnvelope', headers: noStore }],
+    failures: [permissionDenied, userNotFound],
+  },
 };
 
 /**
@@ -369,10 +447,10 @@ async function functionSchemas(routes: Route[]) {
   };
   setAll(environment);
   try {
-    const schemas = new Map<string, { body?: z.ZodType; query?: z.ZodType }>();
+    const schemas = new Map<string, { body?: z.ZodType; query?: z.ZodType; params?: z.ZodType }>();
     for (const route of routes) {
       const module: Record<string, unknown> = await import(`../../functions/${route.bundle}.ts`);
-      schemas.set(route.functionName, { body: zodSchema(module.body), query: zodSchema(module.query) });
+      schemas.set(route.functionName, { body: zodSchema(module.body), query: zodSchema(module.query), params: zodSchema(module.params) });
     }
     return schemas;
   } finally {
@@ -399,7 +477,7 @@ function componentSchemas(registry: z.core.$ZodRegistry<{ id: string; descriptio
 }
 
 /** The handler chain's validation message (docs/api.md 2) for an empty body or query, if that fails. */
-function emptyInputFailure(schema: z.ZodType, where: 'body' | 'query'): ValidationError | undefined {
+function emptyInputFailure(schema: z.ZodType, where: 'body' | 'query' | 'path'): ValidationError | undefined {
   const parsed = schema.safeParse({});
   if (parsed.success) return undefined;
   const issue = parsed.error.issues[0];
@@ -471,9 +549,13 @@ const SECURITY: Record<Caller, Json[] | undefined> = {
   client: [{ clientBasic: [] }, {}],
 };
 
-function operation(route: Route, doc: OperationDoc, schemas: { body?: z.ZodType; query?: z.ZodType }): Json {
+function operation(route: Route, doc: OperationDoc, schemas: { body?: z.ZodType; query?: z.ZodType; params?: z.ZodType }): Json {
   const bodyTypes = doc.bodyTypes ?? [];
-  if (Boolean(doc.bodyTypes) !== Boolean(schemas.body) || Boolean(doc.query) !== Boolean(schemas.query)) {
+  if (
+    Boolean(doc.bodyTypes) !== Boolean(schemas.body) ||
+    Boolean(doc.query) !== Boolean(schemas.query) ||
+    Boolean(doc.params) !== Boolean(schemas.params)
+  ) {
     throw new Error(
       `OpenAPI: the body and query of ${route.functionName} are documented otherwise than functions/${route.bundle}.ts exports them`,
     );
@@ -484,11 +566,9 @@ function operation(route: Route, doc: OperationDoc, schemas: { body?: z.ZodType;
     failures.push({ error: new ValidationError('Invalid JSON body'), only: 'json' });
     failures.push({ error: new ValidationError('Invalid JSON body: expected an object'), only: 'json' });
   }
-  const validation = schemas.body
-    ? emptyInputFailure(schemas.body, 'body')
-    : schemas.query
-      ? emptyInputFailure(schemas.query, 'query')
-      : undefined;
+  const validation =
+    (schemas.body ? emptyInputFailure(schemas.body, 'body') : schemas.query ? emptyInputFailure(schemas.query, 'query') : undefined) ??
+    (schemas.params ? emptyInputFailure(schemas.params, 'path') : undefined);
   if (validation) failures.push({ error: validation, validation: true });
   for (const failure of doc.failures) failures.push('only' in failure ? failure : { error: failure });
 
@@ -516,7 +596,14 @@ function operation(route: Route, doc: OperationDoc, schemas: { body?: z.ZodType;
     description: `docs/api.md ${doc.section}. Source: functions/${route.bundle}.ts.`,
     tags: [doc.tag],
     ...(SECURITY[doc.caller] ? { security: SECURITY[doc.caller] } : {}),
-    ...(schemas.query ? { parameters: queryParameters(schemas.query) } : {}),
+    ...(schemas.query || schemas.params
+      ? {
+          parameters: [
+            ...(schemas.params ? inputParameters(schemas.params, 'path') : []),
+            ...(schemas.query ? inputParameters(schemas.query, 'query') : []),
+          ],
+        }
+      : {}),
     ...(bodyTypes.length > 0
       ? {
           requestBody: {
@@ -534,13 +621,13 @@ function operation(route: Route, doc: OperationDoc, schemas: { body?: z.ZodType;
   };
 }
 
-/** A query schema's fields as OpenAPI query parameters. */
-function queryParameters(query: z.ZodType): Json[] {
-  const schema = z.toJSONSchema(query, { io: 'input' });
+/** A query or path schema's fields as OpenAPI parameters. */
+function inputParameters(input: z.ZodType, where: 'query' | 'path'): Json[] {
+  const schema = z.toJSONSchema(input, { io: 'input' });
   const required = new Set(schema.required ?? []);
   return Object.entries(schema.properties ?? {}).map(([name, property]) => ({
     name,
-    in: 'query',
+    in: where,
     required: required.has(name),
     schema: property,
   }));
@@ -588,6 +675,7 @@ export async function openApiDocument(): Promise<Json> {
       { name: 'mfa', description: 'Multi-factor authentication (docs/api.md 4.4, 4.5)' },
       { name: 'oauth2', description: 'The OAuth 2.0 authorization server (docs/api.md 4.6-4.8, 4.13, 4.14)' },
       { name: 'discovery', description: 'Keys and metadata (docs/api.md 4.11, 4.12)' },
+      { name: 'admin', description: 'Tenant administration (docs/api.md 9)' },
     ],
     paths,
     components: {

@@ -53,7 +53,9 @@ export function routesFromServerlessYml(text: string): RouteTable {
       let item = line;
       while (i + 1 < lines.length && (lines[i + 1]?.trim() === '' || indentOf(lines[i + 1] ?? '') > dash)) item += `\n${lines[++i]}`;
       const method = /method:\s*['"]?([A-Za-z*]+)/.exec(item)?.[1];
-      const path = /path:\s*['"]?([^\s,}'"]+)/.exec(item)?.[1];
+      // A quoted path may hold `{name}` parameters; an unquoted one ends at `,` or `}`.
+      const found = /path:\s*(?:'([^']+)'|"([^"]+)"|([^\s,}'"]+))/.exec(item);
+      const path = found?.[1] ?? found?.[2] ?? found?.[3];
       if (!method || !path) throw new Error(`serverless.yml: cannot read the httpApi event of ${current}`);
       routes.push({
         method: method.toUpperCase(),

@@ -1,4 +1,10 @@
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
+import * as adminDeleteUser from '../../functions/admin-delete-user';
+import * as adminListUsers from '../../functions/admin-list-users';
+import * as adminReadUser from '../../functions/admin-read-user';
+import * as adminResetUserMfa from '../../functions/admin-reset-user-mfa';
+import * as adminSignOutUser from '../../functions/admin-sign-out-user';
+import * as adminUpdateUser from '../../functions/admin-update-user';
 import * as authorizer from '../../functions/authorizer';
 import * as jwks from '../../functions/jwks';
 import * as login from '../../functions/login';
@@ -34,6 +40,12 @@ const routes = {
   oauth2Revoke: { module: oauth2Revoke, method: 'POST', path: '/oauth2/revoke', authorizer: false },
   oauth2Introspect: { module: oauth2Introspect, method: 'POST', path: '/oauth2/introspect', authorizer: false },
   oauth2Metadata: { module: oauth2Metadata, method: 'GET', path: '/.well-known/oauth-authorization-server', authorizer: false },
+  adminListUsers: { module: adminListUsers, method: 'GET', path: '/admin/users', authorizer: true },
+  adminReadUser: { module: adminReadUser, method: 'GET', path: '/admin/users/{userId}', authorizer: true },
+  adminUpdateUser: { module: adminUpdateUser, method: 'PATCH', path: '/admin/users/{userId}', authorizer: true },
+  adminDeleteUser: { module: adminDeleteUser, method: 'DELETE', path: '/admin/users/{userId}', authorizer: true },
+  adminResetUserMfa: { module: adminResetUserMfa, method: 'POST', path: '/admin/users/{userId}/mfa/reset', authorizer: true },
+  adminSignOutUser: { module: adminSignOutUser, method: 'DELETE', path: '/admin/users/{userId}/sessions', authorizer: true },
 } as const;
 
 export type RouteName = keyof typeof routes;

@@ -11,6 +11,8 @@ export interface RequestSpec {
   body?: unknown;
   headers?: Record<string, string>;
   query?: Record<string, string>;
+  /** Values of the route's `{name}` path parameters. */
+  pathParameters?: Record<string, string>;
   /** The authorizer context of the caller, if any. */
   identity?: Identity;
   /** A raw authorizer context (e.g. `{ authError: 'unavailable' }`). */
@@ -26,10 +28,13 @@ export function apiEvent(spec: RequestSpec = {}): APIGatewayProxyEventV2 {
   const event = structuredClone(fixture) as unknown as APIGatewayProxyEventV2;
   const method = spec.method ?? 'POST';
   const path = spec.path ?? '/';
+  const params = spec.pathParameters ?? {};
+  const rawPath = path.replace(/\{(\w+)\}/g, (template, name: string) => (name in params ? (params[name] ?? '') : template));
   event.routeKey = `${method} ${path}`;
-  event.rawPath = path;
+  event.rawPath = rawPath;
+  if (spec.pathParameters) event.pathParameters = spec.pathParameters;
   event.requestContext.http.method = method;
-  event.requestContext.http.path = path;
+  event.requestContext.http.path = rawPath;
   event.requestContext.routeKey = event.routeKey;
   event.requestContext.requestId = `req-${randomUUID()}`;
   event.headers = { ...event.headers, ...spec.headers };

@@ -402,6 +402,97 @@ describe('cross-tenant attempts on every operation', () => {
       },
       (r) => expect(r).toEqual(refused(401, 'Unauthorized')),
     ],
+    [
+      'adminReadUser',
+      "A's ADMIN reads B's ADMIN",
+      () => app.request('adminReadUser', { token: attacker.token, pathParameters: { userId: victim.user.id } }),
+      (r) => expect(r).toEqual(refused(404, 'User not found')),
+    ],
+    [
+      'adminUpdateUser',
+      "A's ADMIN demotes and disables B's ADMIN",
+      () =>
+        app.request('adminUpdateUser', {
+          token: attacker.token,
+          pathParameters: { userId: victim.user.id },
+          body: { role: 'ANALYST', status: 'disabled' },
+        }),
+      (r) => expect(r).toEqual(refused(404, 'User not found')),
+    ],
+    [
+      'adminDeleteUser',
+      "A's ADMIN deletes B's ADMIN",
+      () => app.request('adminDeleteUser', { token: attacker.token, pathParameters: { userId: victim.user.id } }),
+      (r) => expect(r).toEqual(refused(404, 'User not found')),
+    ],
+    [
+      'adminResetUserMfa',
+      "A's ADMIN resets the MFA of B's ADMIN",
+      () => app.request('adminResetUserMfa', { token: attacker.token, pathParameters: { userId: victim.user.id } }),
+      (r) => expect(r).toEqual(refused(404, 'User not found')),
+    ],
+    [
+      'adminSignOutUser',
+      "A's ADMIN signs B's ADMIN out everywhere",
+      () => app.request('adminSignOutUser', { token: attacker.token, pathParameters: { userId: victim.user.id } }),
+      (r) => expect(r).toEqual(refused(404, 'User not found')),
+    ],
+    [
+      'adminReadUser',
+      "A's ADMIN reads B's OPERATOR",
+      () => app.request('adminReadUser', { token: attacker.token, pathParameters: { userId: victimUser.userId } }),
+      (r) => expect(r).toEqual(refused(404, 'User not found')),
+    ],
+    [
+      'adminUpdateUser',
+      "A's ADMIN demotes and disables B's OPERATOR",
+      () =>
+        app.request('adminUpdateUser', {
+          token: attacker.token,
+          pathParameters: { userId: victimUser.userId },
+          body: { role: 'ANALYST', status: 'disabled' },
+        }),
+      (r) => expect(r).toEqual(refused(404, 'User not found')),
+    ],
+    [
+      'adminDeleteUser',
+      "A's ADMIN deletes B's OPERATOR",
+      () => app.request('adminDeleteUser', { token: attacker.token, pathParameters: { userId: victimUser.userId } }),
+      (r) => expect(r).toEqual(refused(404, 'User not found')),
+    ],
+    [
+      'adminResetUserMfa',
+      "A's ADMIN resets the MFA of B's OPERATOR",
+      () => app.request('adminResetUserMfa', { token: attacker.token, pathParameters: { userId: victimUser.userId } }),
+      (r) => expect(r).toEqual(refused(404, 'User not found')),
+    ],
+    [
+      'adminSignOutUser',
+      "A's ADMIN signs B's OPERATOR out everywhere",
+      () => app.request('adminSignOutUser', { token: attacker.token, pathParameters: { userId: victimUser.userId } }),
+      (r) => expect(r).toEqual(refused(404, 'User not found')),
+    ],
+    [
+      'adminListUsers',
+      "A's ADMIN lists users naming tenant B in the query",
+      () => app.request('adminListUsers', { token: attacker.token, query: { tenantId: b } }),
+      (r) => expect(r.status).toBe(400),
+    ],
+    [
+      'adminListUsers',
+      "A's ADMIN lists users: only A's",
+      () => app.request('adminListUsers', { token: attacker.token }),
+      (r) => expect(r.body.data.users.map((user: { id: string }) => user.id)).toEqual([attacker.user.id]),
+    ],
+    [
+      'adminListUsers',
+      "A's ADMIN lists users with a cursor of B's listing",
+      async () => {
+        const page = await app.request('adminListUsers', { token: victim.token, query: { limit: '1' } });
+        return app.request('adminListUsers', { token: attacker.token, query: { cursor: page.body.data.nextCursor } });
+      },
+      (r) => expect(r).toEqual(refused(400, 'Invalid cursor')),
+    ],
     // Last: it ends A's session.
     [
       'logout',
@@ -438,6 +529,12 @@ describe('cross-tenant attempts on every operation', () => {
       'jwks',
       'oauth2Metadata',
       'authorizer',
+      'adminListUsers',
+      'adminReadUser',
+      'adminUpdateUser',
+      'adminDeleteUser',
+      'adminResetUserMfa',
+      'adminSignOutUser',
     ]) {
       expect(operations, operation).toContain(operation);
     }

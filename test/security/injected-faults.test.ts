@@ -230,6 +230,65 @@ describe('a database fault at every step of every operation', () => {
       run: (token: string) => app.request('oauth2Revoke', tokenRequest(client, { token })),
       ok: (r) => r.status === 200,
     },
+    {
+      name: 'adminListUsers',
+      prepare: async () => undefined,
+      run: () => app.request('adminListUsers', { token: adminToken, query: { limit: '3' } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'adminReadUser',
+      prepare: newUser,
+      run: (user) => app.request('adminReadUser', { token: adminToken, pathParameters: { userId: user.userId } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'adminUpdateUser (disable)',
+      prepare: newUser,
+      run: (user) =>
+        app.request('adminUpdateUser', { token: adminToken, pathParameters: { userId: user.userId }, body: { status: 'disabled' } }),
+      ok: (r) => r.status === 200 && r.body.data.user.status === 'disabled',
+    },
+    {
+      name: 'adminUpdateUser (demote an ADMIN)',
+      prepare: async () => {
+        const response = await app.request('register', {
+          token: adminToken,
+          body: { username: `admin-${serial++}`, password: PASSWORD, role: 'ADMIN', tenantId },
+        });
+        return response.body.data.user.id as string;
+      },
+      run: (userId: string) => app.request('adminUpdateUser', { token: adminToken, pathParameters: { userId }, body: { role: 'ANALYST' } }),
+      ok: (r) => r.status === 200 && r.body.data.user.role === 'ANALYST',
+    },
+    {
+      name: 'adminDeleteUser',
+      prepare: async () => {
+        const user = await newUser();
+        // A pending method: activating one moves the test clock on, and the ADMIN's token would expire.
+        await app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret: newTotpSecret() } });
+        return user;
+      },
+      run: (user) => app.request('adminDeleteUser', { token: adminToken, pathParameters: { userId: user.userId } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'adminResetUserMfa',
+      prepare: async () => {
+        const user = await newUser();
+        // A pending method: activating one moves the test clock on, and the ADMIN's token would expire.
+        await app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret: newTotpSecret() } });
+        return user;
+      },
+      run: (user) => app.request('adminResetUserMfa', { token: adminToken, pathParameters: { userId: user.userId } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'adminSignOutUser',
+      prepare: newUser,
+      run: (user) => app.request('adminSignOutUser', { token: adminToken, pathParameters: { userId: user.userId } }),
+      ok: (r) => r.status === 200,
+    },
   ];
 
   const halfWritten = async () => halfWrittenState(await scanTable(endpoint, tableName));

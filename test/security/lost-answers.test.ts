@@ -178,4 +178,29 @@ describe('writes retried after a lost answer', () => {
     expect(sent?.code).not.toBe(enrolment);
     expect((await login({ mfaCode: sent?.code })).status).toBe(200);
   });
+
+  it('tenant administration: a retried disable and a retried deletion succeed once', async () => {
+    const tenantId = uniqueTenant('lost');
+    const admin = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+    const member = await app.request('register', {
+      token: admin.token,
+      body: { username: 'leaver', password: 'a leaver passphrase', role: 'OPERATOR', tenantId },
+    });
+    const userId = member.body.data.user.id as string;
+    const lostBefore = dynamo.lost();
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', '"disabled"'));
+    const disabled = await app.request('adminUpdateUser', { token: admin.token, pathParameters: { userId }, body: { status: 'disabled' } });
+    expect(disabled).toMatchObject({ status: 200, body: { success: true, data: { user: { id: userId, status: 'disabled' } } } });
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+    expect((await app.request('me', { token: member.body.data.token })).status).toBe(401);
+
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', '"Delete"'));
+    expect((await app.request('adminDeleteUser', { token: admin.token, pathParameters: { userId } })).body).toEqual({
+      success: true,
+      data: { message: 'User deleted' },
+    });
+    expect(dynamo.lost()).toBe(lostBefore + 2);
+    expect(await deps.store.users.findById(tenantId, userId)).toBeUndefined();
+    expect((await app.request('adminDeleteUser', { token: admin.token, pathParameters: { userId } })).status).toBe(404);
+  });
 });

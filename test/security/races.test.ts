@@ -106,6 +106,32 @@ describe('races', () => {
     }
   });
 
+  it('ADMINs demoting, disabling and deleting one another and themselves at once: an active ADMIN stays', async () => {
+    for (let round = 0; round < 3; round++) {
+      const tenantId = uniqueTenant('race-admins');
+      const first = await registerAdmin(app, tenantId);
+      const admins = [first];
+      for (const username of ['second', 'third']) {
+        const response = await app.request('register', {
+          token: first.token,
+          body: { username, password: PASSWORD, role: 'ADMIN', tenantId },
+        });
+        admins.push(response.body.data);
+      }
+      const actions = admins.flatMap((actor) =>
+        admins.flatMap((target) => [
+          app.request('adminUpdateUser', { token: actor.token, pathParameters: { userId: target.user.id }, body: { role: 'OPERATOR' } }),
+          app.request('adminUpdateUser', { token: actor.token, pathParameters: { userId: target.user.id }, body: { status: 'disabled' } }),
+          app.request('adminDeleteUser', { token: actor.token, pathParameters: { userId: target.user.id } }),
+        ]),
+      );
+      const answers = await Promise.all(actions);
+      for (const answer of answers) expect([200, 401, 403, 404, 409]).toContain(answer.status);
+      const users = (await items(tenantId)).filter((item) => item.sk === 'PROFILE');
+      expect(users.filter((user) => user.role === 'ADMIN' && user.status === 'active').length, `round ${round}`).toBeGreaterThanOrEqual(1);
+    }
+  });
+
   describe('OAuth', () => {
     let adminToken: string;
     let client: TestClient;

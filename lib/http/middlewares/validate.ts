@@ -8,6 +8,8 @@ import type { IdentityEvent } from './identity';
 export interface ValidateOptions {
   body?: z.ZodType;
   query?: z.ZodType;
+  /** The route's path parameters (`/admin/users/{userId}`). */
+  params?: z.ZodType;
   /** A permission check that needs the raw (parsed, unvalidated) body; runs before validation. */
   authorize?: (identity: Identity | null, rawBody: Record<string, unknown>) => Promise<void>;
 }
@@ -17,7 +19,7 @@ type ParsedEvent = Omit<APIGatewayProxyEventV2, 'body'> & { body?: unknown };
 
 /** What {@link validate} adds to the event: the body and query as the route's schemas output them. */
 export interface InputEvent {
-  input: { body: unknown; query: unknown };
+  input: { body: unknown; query: unknown; params: unknown };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -38,8 +40,8 @@ function check(schema: z.ZodType, value: unknown, where: string): unknown {
 
 /**
  * Checks the parsed input, in this order: the body is an object (400 `Invalid JSON body:
- * expected an object`), the route's permission check on the raw body, then the body and
- * query schemas (400 `<field path>: <zod's message>` for the first failing field).
+ * expected an object`), the route's permission check on the raw body, then the body,
+ * query and path schemas (400 `<field path>: <zod's message>` for the first failing field).
  * An input without a schema is left `undefined`.
  */
 export function validate(options: ValidateOptions): MiddlewareObj<ParsedEvent & IdentityEvent & InputEvent> {
@@ -51,6 +53,7 @@ export function validate(options: ValidateOptions): MiddlewareObj<ParsedEvent & 
       event.input = {
         body: options.body ? check(options.body, raw, 'body') : undefined,
         query: options.query ? check(options.query, event.queryStringParameters ?? {}, 'query') : undefined,
+        params: options.params ? check(options.params, event.pathParameters ?? {}, 'path') : undefined,
       };
     },
   };

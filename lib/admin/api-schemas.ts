@@ -1,0 +1,30 @@
+import * as z from 'zod';
+import { MFA_METHODS } from '../mfa/methods';
+import { ROLES } from '../users/user';
+import type { AdminUserView } from './users';
+
+/*
+ * The answers of the tenant administration (docs/api.md 9) as schemas, like
+ * lib/http/api-schemas.ts: docs/openapi.json is generated from them.
+ */
+
+/** docs/api.md 9: a user as an ADMIN sees it. */
+export const adminUser = z.strictObject({
+  id: z.string(),
+  username: z.string(),
+  role: z.enum(ROLES),
+  shopId: z.string(),
+  status: z.enum(['active', 'disabled']),
+  email: z.string().nullable(),
+  emailVerified: z.boolean(),
+  mfaMethods: z.array(z.enum(MFA_METHODS)),
+  createdAt: z.string(),
+  lastLoginAt: z.string().nullable(),
+}) satisfies z.ZodType<AdminUserView>;
+
+/** docs/api.md 9.1. */
+export const userPage = z.strictObject({ users: z.array(adminUser), nextCursor: z.string().nullable() });
+/** docs/api.md 9.2, 9.3. */
+export const oneUser = z.strictObject({ user: adminUser });
+/** docs/api.md 9.6. */
+export const revokedCount = z.strictObject({ revoked: z.number().int().nonnegative() });

@@ -1,0 +1,280 @@
+import { BatchWriteCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
+import type { Random } from '../crypto/random';
+import { epochOf, type Role, type User, userSchema } from '../users/user';
+import { cancellationCodes, type Dynamo } from './dynamo';
+import { keys } from './keys';
+import { parseRecord } from './records';
+import { OWNER_INDEX } from './table';
+import { transactOnce } from './write-once';
+
+/** A user as the tenant administration lists it: the stored user and what the account helper may add. */
+export const listedUserSchema = userSchema.extend({ emailVerified: z.boolean().optional() });
+export type ListedUser = z.output<typeof listedUserSchema>;
+
+/** Where a page of a tenant's users starts: after this user of the index (docs/api.md 9.1). */
+export interface UserPosition {
+  createdAt: string;
+  id: string;
+}
+
+export interface UserFilter {
+  role?: Role | undefined;
+  status?: User['status'] | undefined;
+}
+
+/** What an ADMIN may change of a user (docs/api.md 9.3). */
+export type UserChange = Partial<Pick<User, 'role' | 'shopId' | 'status'>>;
+
+/**
+ * The tenant-level view of users that the administration needs, on the tenant index
+ * (`gsi1`, partition `keys.tenantUsersPartition`). Users written before the index
+ * attributes existed are not in it (README, tenant administration).
+ */
+export interface TenantUserStore {
+  /** Up to `limit` users matching `filter`, oldest first, after `after`; `next` when there may be more. */
+  list(
+    tenantId: string,
+    options: UserFilter & { limit: number; after?: UserPosition | undefined },
+  ): Promise<{ users: ListedUser[]; next?: UserPosition }>;
+  /** Ids of active ADMINs of the tenant other than `exceptId`, from the index (eventually consistent: candidates only). */
+  otherActiveAdmins(tenantId: string, exceptId: string): Promise<string[]>;
+  /** Epoch seconds of the user's newest session (the last sign-in), if any. */
+  lastSessionAt(tenantId: string, userId: string): Promise<number | undefined>;
+  /**
+   * Applies `set` to the user as read (same session generation), with `revoke` also ending
+   * every session and grant, and with `guardAdminId` in the same transaction the check that
+   * this user is still an active ADMIN. False when any of that no longer holds: read again.
+   */
+  change(user: User, set: UserChange, options: { revoke: boolean; guardAdminId?: string | undefined }): Promise<boolean>;
+  /**
+   * Deletes the profile and username record of the user as read, in one transaction with the
+   * check that `guardAdminId` is an active ADMIN. False when that no longer holds.
+   */
+  erase(user: User, guardAdminId?: string): Promise<boolean>;
+  /** Deletes every MFA record, session and grant of the user (idempotent). */
+  eraseOwned(tenantId: string, userId: string): Promise<void>;
+  /** Deletes every MFA record of the user (methods, codes, counters; idempotent). */
+  eraseMfa(tenantId: string, userId: string): Promise<void>;
+}
+
+const BATCH = 25;
+
+export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUserStore {
+  const { doc, table } = dynamo;
+
+  const guard = (tenantId: string, adminId: string) => ({
+    ConditionCheck: {
+      TableName: table,
+      Key: keys.user(tenantId, adminId),
+      ConditionExpression: '#role = :admin AND #status = :active',
+      ExpressionAttributeNames: { '#role': 'role', '#status': 'status' },
+      ExpressionAttributeValues: { ':admin': 'ADMIN', ':active': 'active' },
+    },
+  });
+
+  const sameGeneration = (user: User) => ({
+    ConditionExpression:
+      epochOf(user) === 0
+        ? 'attribute_exists(pk) AND (attribute_not_exists(sessionEpoch) OR sessionEpoch = :current)'
+        : 'sessionEpoch = :current',
+    current: epochOf(user),
+  });
+
+  async function keysOf(query: { pk: string; index?: boolean; prefix?: string }): Promise<Array<Record<string, unknown>>> {
+    const found: Array<Record<string, unknown>> = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await doc.send(
+        new QueryCommand({
+          TableName: table,
+          ...(query.index ? { IndexName: OWNER_INDEX.name } : {}),
+          KeyConditionExpression: query.prefix ? '#pk = :pk AND begins_with(#sk, :prefix)' : '#pk = :pk',
+          ExpressionAttributeNames: query.index
+            ? { '#pk': OWNER_INDEX.partitionKey, ...(query.prefix ? { '#sk': OWNER_INDEX.sortKey } : {}) }
+            : { '#pk': 'pk', ...(query.prefix ? { '#sk': 'sk' } : {}) },
+          ExpressionAttributeValues: { ':pk': query.pk, ...(query.prefix ? { ':prefix': query.prefix } : {}) },
+          ExclusiveStartKey,
+        }),
+      );
+      for (const item of page.Items ?? []) found.push({ pk: item.pk, sk: item.sk });
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return found;
+  }
+
+  async function deleteAll(items: Array<Record<string, unknown>>) {
+    for (let i = 0; i < items.length; i += BATCH) {
+      let pending = items.slice(i, i + BATCH).map((Key) => ({ DeleteRequest: { Key } }));
+      for (let round = 0; pending.length > 0; round++) {
+        if (round === 5) throw Object.assign(new Error('BatchWriteItem left items unprocessed'), { name: 'ThrottlingException' });
+        const { UnprocessedItems } = await doc.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
+        pending = (UnprocessedItems?.[table] ?? []).flatMap((request) =>
+          request.DeleteRequest?.Key ? [{ DeleteRequest: { Key: request.DeleteRequest.Key } }] : [],
+        );
+      }
+    }
+  }
+
+  const eraseMfa = async (tenantId: string, userId: string) => deleteAll(await keysOf({ pk: keys.mfaPartition(tenantId, userId) }));
+
+  return {
+    async list(tenantId, { limit, after, role, status }) {
+      const filters = [...(role ? ['#role = :role'] : []), ...(status ? ['#status = :status'] : [])];
+      const users: ListedUser[] = [];
+      let start: Record<string, unknown> | undefined = after && {
+        ...keys.user(tenantId, after.id),
+        ...keys.tenantUser(tenantId, after.createdAt, after.id),
+      };
+      // A filter is applied after DynamoDB's limit: pages are read until the page is full
+      // or the index ends, at most a few per request (then `next` carries on).
+      for (let round = 0; round < 10 && users.length < limit; round++) {
+        const page = await doc.send(
+          new QueryCommand({
+            TableName: table,
+            IndexName: OWNER_INDEX.name,
+            KeyConditionExpression: '#pk = :pk',
+            ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
+            ExpressionAttributeNames: {
+              '#pk': OWNER_INDEX.partitionKey,
+              ...(role ? { '#role': 'role' } : {}),
+              ...(status ? { '#status': 'status' } : {}),
+            },
+            ExpressionAttributeValues: {
+              ':pk': keys.tenantUsersPartition(tenantId),
+              ...(role ? { ':role': role } : {}),
+              ...(status ? { ':status': status } : {}),
+            },
+            Limit: limit - users.length,
+            ExclusiveStartKey: start,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          const user = parseRecord(listedUserSchema, 'user', item);
+          if (user) users.push(user);
+        }
+        start = page.LastEvaluatedKey;
+        if (!start) break;
+      }
+      const next = start ? positionOf(start) : undefined;
+      return next ? { users, next } : { users };
+    },
+
+    async otherActiveAdmins(tenantId, exceptId) {
+      const found: string[] = [];
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await doc.send(
+          new QueryCommand({
+            TableName: table,
+            IndexName: OWNER_INDEX.name,
+            KeyConditionExpression: '#pk = :pk',
+            FilterExpression: '#role = :admin AND #status = :active AND id <> :except',
+            ExpressionAttributeNames: { '#pk': OWNER_INDEX.partitionKey, '#role': 'role', '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':pk': keys.tenantUsersPartition(tenantId),
+              ':admin': 'ADMIN',
+              ':active': 'active',
+              ':except': exceptId,
+            },
+            ProjectionExpression: 'id',
+            ExclusiveStartKey,
+          }),
+        );
+        for (const item of page.Items ?? []) if (typeof item.id === 'string') found.push(item.id);
+        ExclusiveStartKey = found.length >= 3 ? undefined : page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return found;
+    },
+
+    async lastSessionAt(tenantId, userId) {
+      const { Items } = await doc.send(
+        new QueryCommand({
+          TableName: table,
+          IndexName: OWNER_INDEX.name,
+          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :kind)',
+          ExpressionAttributeNames: { '#pk': OWNER_INDEX.partitionKey, '#sk': OWNER_INDEX.sortKey },
+          ExpressionAttributeValues: { ':pk': keys.ownerPartition(tenantId, userId), ':kind': 'SESSION#' },
+          ScanIndexForward: false,
+          Limit: 1,
+          ProjectionExpression: 'createdAt',
+        }),
+      );
+      const createdAt = Items?.[0]?.createdAt;
+      return typeof createdAt === 'number' ? createdAt : undefined;
+    },
+
+    async change(user, set, { revoke, guardAdminId }) {
+      const { ConditionExpression, current } = sameGeneration(user);
+      const changes = Object.entries({ ...set, ...(revoke ? { sessionEpoch: current + 1 } : {}) }).filter(
+        ([, value]) => value !== undefined,
+      );
+      // Users created before the tenant index get its attributes with their first change.
+      const index = keys.tenantUser(user.tenantId, user.createdAt, user.id);
+      changes.push(['gsi1pk', index.gsi1pk], ['gsi1sk', index.gsi1sk]);
+      const items: Parameters<typeof transactOnce>[2] = [
+        {
+          Update: {
+            TableName: table,
+            Key: keys.user(user.tenantId, user.id),
+            UpdateExpression: `SET ${changes.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
+            ConditionExpression,
+            ExpressionAttributeNames: Object.fromEntries(changes.map(([name], i) => [`#f${i}`, name])),
+            ExpressionAttributeValues: { ...Object.fromEntries(changes.map(([, value], i) => [`:f${i}`, value])), ':current': current },
+          },
+        },
+      ];
+      if (guardAdminId !== undefined) items.push(guard(user.tenantId, guardAdminId));
+      return transactOnce(dynamo, random, items);
+    },
+
+    async erase(user, guardAdminId) {
+      const { ConditionExpression, current } = sameGeneration(user);
+      try {
+        await doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Delete: {
+                  TableName: table,
+                  Key: keys.user(user.tenantId, user.id),
+                  ConditionExpression,
+                  ExpressionAttributeValues: { ':current': current },
+                },
+              },
+              {
+                Delete: {
+                  TableName: table,
+                  Key: keys.username(user.tenantId, user.username),
+                  ConditionExpression: 'attribute_not_exists(pk) OR userId = :id',
+                  ExpressionAttributeValues: { ':id': user.id },
+                },
+              },
+              ...(guardAdminId !== undefined ? [guard(user.tenantId, guardAdminId)] : []),
+            ],
+          }),
+        );
+        return true;
+      } catch (error) {
+        const reasons = cancellationCodes(error);
+        if (reasons?.includes('ConditionalCheckFailed') || reasons?.includes('TransactionConflict')) return false;
+        throw error;
+      }
+    },
+
+    async eraseOwned(tenantId, userId) {
+      await eraseMfa(tenantId, userId);
+      const owned = await keysOf({ pk: keys.ownerPartition(tenantId, userId), index: true });
+      await deleteAll(owned);
+    },
+
+    eraseMfa,
+  };
+}
+
+/** The position of an index entry (`USER#<createdAt>#<id>`, keys.tenantUser) in a LastEvaluatedKey. */
+function positionOf(key: Record<string, unknown>): UserPosition | undefined {
+  const match = /^USER#([^#]+)#(.+)$/.exec(typeof key.gsi1sk === 'string' ? key.gsi1sk : '');
+  if (!match?.[1] || !match[2]) return undefined;
+  return { createdAt: match[1], id: match[2].replace(/%23/g, '#').replace(/%25/g, '%') };
+}

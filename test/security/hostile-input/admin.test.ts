@@ -1,0 +1,91 @@
+import fc from 'fast-check';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { body as updateBody } from '../../../functions/admin-update-user';
+import { argon2idHasher } from '../../../lib/crypto/password';
+import { type App, type AppRequest, type RouteName, registerAdmin, testApp } from '../../helpers/app';
+import { nearRealTime } from '../../helpers/clock';
+import { testDeps, uniqueTenant } from '../../helpers/deps';
+import { createTable, scanTable } from '../../helpers/isolated-table';
+import { anyValue, nasty } from './mixed-requests';
+
+/**
+ * Hostile path parameters, queries and bodies to the tenant administration (docs/api.md
+ * 9), sent by a real ADMIN at real users: every answer is a 4xx in the envelope (or, for a
+ * well-formed listing, a 200), and the table does not change.
+ */
+const RUNS = 300;
+const asText = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
+const queryValue = fc.oneof(nasty, fc.constantFrom('0', '101', '-1', '1.5', 'ADMIN', 'active', 'e30', 'eyJ0IjoieCJ9'));
+
+describe('hostile input to the tenant administration', () => {
+  const endpoint = inject('dynamodbEndpoint');
+  const tableName = `hostile-admin-${Date.now()}`;
+  let app: App;
+  let token: string;
+  let memberId: string;
+
+  beforeAll(async () => {
+    await createTable(endpoint, tableName);
+    const deps = nearRealTime(await testDeps({ TABLE_NAME: tableName }));
+    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
+    app = testApp(deps);
+    const tenantId = uniqueTenant('hostile-admin');
+    token = (await registerAdmin(app, tenantId)).token;
+    const member = await app.request('register', {
+      token,
+      body: { username: 'member', password: 'a member passphrase', role: 'OPERATOR', tenantId },
+    });
+    memberId = member.body.data.user.id;
+  });
+
+  const userId = () => fc.oneof(nasty, fc.constant(memberId.toUpperCase()), fc.constant(`${memberId}#`), fc.uuid());
+  const cases: Array<[RouteName, () => fc.Arbitrary<AppRequest>]> = [
+    [
+      'adminListUsers',
+      () =>
+        fc
+          .dictionary(fc.constantFrom('limit', 'cursor', 'role', 'status', 'tenantId', '__proto__'), queryValue, { minKeys: 1, maxKeys: 4 })
+          .map((query) => ({ query })),
+    ],
+    ['adminReadUser', () => userId().map((id) => ({ pathParameters: { userId: id } }))],
+    ['adminDeleteUser', () => userId().map((id) => ({ pathParameters: { userId: id } }))],
+    ['adminResetUserMfa', () => userId().map((id) => ({ pathParameters: { userId: id } }))],
+    ['adminSignOutUser', () => userId().map((id) => ({ pathParameters: { userId: id } }))],
+    [
+      'adminUpdateUser',
+      () =>
+        fc
+          .tuple(
+            fc.oneof(fc.constant(memberId), userId()),
+            fc.oneof(
+              fc.dictionary(fc.constantFrom('role', 'shopId', 'status', 'passwordHash', 'sessionEpoch', '__proto__'), anyValue, {
+                maxKeys: 3,
+              }),
+              anyValue,
+            ),
+          )
+          // A valid change (an empty body is none) is not hostile: left to the functional tests.
+          .filter(([, body]) => (typeof body !== 'string' || body.trim() !== '') && !updateBody.safeParse(body).success)
+          .map(([id, body]) => ({ pathParameters: { userId: id }, body: asText(body) })),
+    ],
+  ];
+
+  it.each(cases)(
+    'answers every malformed %s request with a 4xx and changes nothing',
+    async (route, requests) => {
+      const before = await scanTable(endpoint, tableName);
+      await fc.assert(
+        fc.asyncProperty(requests(), async (request) => {
+          const response = await app.request(route, { ...request, token });
+          if (route === 'adminListUsers' && response.status === 200) return;
+          expect(response.status).toBeGreaterThanOrEqual(400);
+          expect(response.status).toBeLessThan(500);
+          expect(response.body).toEqual({ success: false, error: expect.any(String) });
+        }),
+        { numRuns: RUNS },
+      );
+      expect(await scanTable(endpoint, tableName)).toEqual(before);
+    },
+    180_000,
+  );
+});
