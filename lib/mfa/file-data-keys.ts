@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { createSecretFileOnce } from '../secrets/create-once';
 import { isRecord, parseSecretJson, SecretDocumentError } from '../secrets/document';
 import type { DataKeySource } from './secret-box';
 
@@ -27,17 +28,7 @@ async function readOrCreateKeyFile(path: string): Promise<KeyFile> {
   await mkdir(dirname(path), { recursive: true });
   const id = `local${Date.now().toString(36)}`;
   const file: KeyFile = { current: id, keys: { [id]: randomBytes(32).toString('base64url') } };
-  // Written aside and linked into place, so that no process ever reads a half-written file.
-  const draft = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  await writeFile(draft, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-  try {
-    await link(draft, path);
-  } catch (error) {
-    // Another process created it first: use theirs.
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    await unlink(draft);
-  }
+  await createSecretFileOnce(path, `${JSON.stringify(file, null, 2)}\n`);
   return readKeyFile(path);
 }
 

@@ -1,10 +1,11 @@
 import { createHmac, randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { type Clock, systemClock } from '../clock';
 import { type Config, ConfigError } from '../config';
 import { constantEquals } from '../crypto/constant-equals';
 import { createLogger, type Logger } from '../log';
+import { createSecretFileOnce } from '../secrets/create-once';
 import { isRecord, parseSecretJson, SecretDocumentError } from '../secrets/document';
 import { type SecretsClient, secretsManagerLocation } from '../secrets/location';
 import { refreshedSecret, SECRET_REFRESH } from '../secrets/refreshed';
@@ -130,16 +131,7 @@ export function clientSecretHasher(load: () => Promise<Peppers>): ClientSecretHa
 async function createPepperFile(path: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   const id = `local-${Date.now().toString(36)}`;
-  const draft = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
-  await writeFile(draft, pepperDocument({ current: id, keys: new Map([[id, randomBytes(32)]]) }), { mode: 0o600, flag: 'wx' });
-  try {
-    await link(draft, path);
-  } catch (error) {
-    // Another process created it first: use theirs.
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  } finally {
-    await unlink(draft);
-  }
+  await createSecretFileOnce(path, pepperDocument({ current: id, keys: new Map([[id, randomBytes(32)]]) }));
 }
 
 async function readOrCreatePepperFile(path: string): Promise<Peppers> {
