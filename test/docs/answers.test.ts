@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Secret } from 'otpauth';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
+import * as account from '../../lib/http/account-schemas';
 import * as api from '../../lib/http/api-schemas';
 import { timeStep, totpCode } from '../../lib/mfa/totp';
 import { testApp } from '../helpers/app';
@@ -51,6 +52,10 @@ describe('the documented answer schemas', () => {
     const refreshed = await app.request('refresh', { body: { refreshToken: login.body.data.refreshToken } });
     expect(refreshed.status).toBe(200);
     expect(issues(api.success(api.authPayload), refreshed.body)).toEqual([]);
+
+    const reauthenticated = await app.request('reauthenticate', { token: refreshed.body.data.token, body: { password } });
+    expect(reauthenticated.status).toBe(200);
+    expect(issues(api.success(account.reauthenticated), reauthenticated.body)).toEqual([]);
 
     const me = await app.request('me', { token: refreshed.body.data.token });
     expect(me.status).toBe(200);

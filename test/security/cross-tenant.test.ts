@@ -402,6 +402,16 @@ describe('cross-tenant attempts on every operation', () => {
       },
       (r) => expect(r).toEqual(refused(401, 'Unauthorized')),
     ],
+    [
+      'reauthenticate',
+      "A reauthenticates with B's password, naming B's tenant and user",
+      () =>
+        app.request('reauthenticate', {
+          token: attacker.token,
+          body: { password: PASSWORD, tenantId: b, userId: victimUser.userId, username: 'victim-user' },
+        }),
+      (r) => expect(r).toEqual(refused(400, 'Invalid credentials')),
+    ],
     // Last: it ends A's session.
     [
       'logout',
@@ -430,6 +440,7 @@ describe('cross-tenant attempts on every operation', () => {
       'me',
       'mfaEnable',
       'mfaVerify',
+      'reauthenticate',
       'oauth2Authorize',
       'oauth2Token',
       'oauth2CreateClient',
