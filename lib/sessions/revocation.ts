@@ -1,4 +1,5 @@
 import type { Deps } from '../deps';
+import { UnauthorizedError } from '../errors';
 import type { RevokeSessionsOptions } from '../store/users';
 import type { User } from '../users/user';
 
@@ -8,8 +9,8 @@ const ATTEMPTS = 5;
 export interface RevokeOtherSessionsOptions {
   /** Written in the same transaction (a new password hash): never one without the other. */
   set?: RevokeSessionsOptions['set'];
-  /** Sees each read of the user (e.g. that the password hash is still the one verified) and may throw. */
-  check?: (user: User) => void;
+  /** Sees each read of the user (e.g. that the password is still the one verified) and may throw. */
+  check?: (user: User) => Promise<void>;
 }
 
 /**
@@ -21,13 +22,14 @@ export async function revokeOtherSessions(
   deps: Pick<Deps, 'store'>,
   account: { tenantId: string; userId: string },
   keepSessionId: string,
-  { set = {}, check = () => undefined }: RevokeOtherSessionsOptions = {},
+  { set = {}, check = async () => undefined }: RevokeOtherSessionsOptions = {},
 ): Promise<void> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const user = await deps.store.users.findById(account.tenantId, account.userId);
-    if (!user) throw new Error('The signed-in user does not exist');
-    check(user);
+    if (!user) throw new UnauthorizedError();
+    await check(user);
     if (await deps.store.users.revokeSessions(user, { keepSessionId, set })) return;
   }
-  throw new Error('The user kept changing while its sessions were revoked');
+  // The caller's session was revoked meanwhile (or the user kept changing): the session is over.
+  throw new UnauthorizedError();
 }

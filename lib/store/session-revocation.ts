@@ -19,7 +19,7 @@ export interface RevokeSessionsOptions {
 /**
  * The writes that revoke every session and grant of a user (lib/users/user.ts): the user's
  * session generation moved on, only if it is still the one read, with `set`; with
- * `keepSessionId`, that session (the caller's own) moved to the new generation. Other
+ * `keepSessionId`, that session (the caller's own, if of the current generation) moved to the new generation. Other
  * stores add them to a transaction of their own (activating the first MFA method).
  */
 export function sessionRevocationItems(
@@ -50,8 +50,12 @@ export function sessionRevocationItems(
         TableName: table,
         Key: keys.session(user.tenantId, keepSessionId),
         UpdateExpression: 'SET userEpoch = :next',
-        ConditionExpression: 'userId = :user',
-        ExpressionAttributeValues: { ':next': current + 1, ':user': user.id },
+        // Only a session of the current generation is kept: one revoked meanwhile stays revoked.
+        ConditionExpression:
+          current === 0
+            ? 'userId = :user AND (attribute_not_exists(userEpoch) OR userEpoch = :current)'
+            : 'userId = :user AND userEpoch = :current',
+        ExpressionAttributeValues: { ':next': current + 1, ':user': user.id, ':current': current },
       },
     });
   }

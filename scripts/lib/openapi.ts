@@ -114,6 +114,7 @@ const RESPONSE_SCHEMAS = {
   MfaVerifiedEnvelope: [envelopeOf(api.message('MFA verified successfully')), '4.5'],
   LoggedOutEnvelope: [envelopeOf(api.message('Logged out')), '4.10'],
   ReauthenticatedEnvelope: [envelopeOf(account.reauthenticated), '8.1'],
+  PasswordChangedEnvelope: [envelopeOf(api.message('Password changed')), '8.2'],
 } as const satisfies Record<string, readonly [z.ZodType, string]>;
 type ResponseSchemaName = keyof typeof RESPONSE_SCHEMAS;
 
@@ -209,6 +210,15 @@ const OPERATIONS: Record<string, OperationDoc> = {
       new UnauthorizedError('Invalid MFA code', mfaHeaders),
       locked,
     ],
+  },
+  changePassword: {
+    section: '8.2',
+    summary: 'Change the password: every other session and OAuth grant of the user ends',
+    tag: 'auth',
+    caller: 'session',
+    bodyTypes: ['json'],
+    answers: [{ status: 200, description: 'The password is changed.', body: 'PasswordChangedEnvelope', headers: noStore }],
+    failures: [new ValidationError('Invalid credentials'), new ValidationError('Password is too common'), unauthorized, locked],
   },
   oauth2Authorize: {
     section: '4.6',

@@ -34,7 +34,7 @@ const statementsOf = (role: Resource): Statement[] => role.Properties.Policies.f
 const actions = (s: Statement) => [s.Action].flat();
 
 /** Functions that hash passwords and so need the native Argon2 binding. */
-const HASHING = ['login', 'register', 'reauthenticate'];
+const HASHING = ['login', 'register', 'reauthenticate', 'changePassword'];
 /** One function per operation of docs/api.md section 1, and the authorizer. */
 const FUNCTIONS = [
   'Authorizer',
@@ -47,6 +47,7 @@ const FUNCTIONS = [
   'EnableMFA',
   'VerifyMFA',
   'Reauthenticate',
+  'ChangePassword',
   'Oauth2Authorize',
   'Oauth2Token',
   'CreateOAuth2Client',
@@ -186,6 +187,7 @@ describe('the deployment package', () => {
       'POST /auth/mfa/enable',
       'POST /auth/mfa/verify',
       'POST /auth/reauthenticate',
+      'POST /auth/password/change',
       'POST /oauth2/clients',
       'POST /oauth2/token',
     ];

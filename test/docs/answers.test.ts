@@ -57,6 +57,15 @@ describe('the documented answer schemas', () => {
     expect(reauthenticated.status).toBe(200);
     expect(issues(api.success(account.reauthenticated), reauthenticated.body)).toEqual([]);
 
+    // On a user of its own: the change ends the admin's other sessions, which the tests below use.
+    const other = await app.request('register', { body: { username: 'admin', password, role: 'ADMIN', tenantId: uniqueTenant('docs') } });
+    const changed = await app.request('passwordChange', {
+      token: other.body.data.token,
+      body: { currentPassword: password, newPassword: password },
+    });
+    expect(changed.status).toBe(200);
+    expect(issues(api.success(api.message('Password changed')), changed.body)).toEqual([]);
+
     const me = await app.request('me', { token: refreshed.body.data.token });
     expect(me.status).toBe(200);
     expect(issues(api.success(api.me), me.body)).toEqual([]);

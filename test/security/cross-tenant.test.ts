@@ -412,6 +412,16 @@ describe('cross-tenant attempts on every operation', () => {
         }),
       (r) => expect(r).toEqual(refused(400, 'Invalid credentials')),
     ],
+    [
+      'passwordChange',
+      "A changes a password naming B's tenant and user, with B's password",
+      () =>
+        app.request('passwordChange', {
+          token: attacker.token,
+          body: { currentPassword: PASSWORD, newPassword: 'taken over passphrase', tenantId: b, userId: victimUser.userId },
+        }),
+      (r) => expect(r).toEqual(refused(400, 'Invalid credentials')),
+    ],
     // Last: it ends A's session.
     [
       'logout',
@@ -441,6 +451,7 @@ describe('cross-tenant attempts on every operation', () => {
       'mfaEnable',
       'mfaVerify',
       'reauthenticate',
+      'passwordChange',
       'oauth2Authorize',
       'oauth2Token',
       'oauth2CreateClient',

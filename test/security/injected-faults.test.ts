@@ -190,6 +190,18 @@ describe('a database fault at every step of every operation', () => {
       ok: (r) => r.status === 200,
     },
     {
+      name: 'password change (other sessions revoked)',
+      prepare: async () => {
+        const user = await newUser();
+        await app.request('login', { body: { username: user.username, password: PASSWORD, tenantId } });
+        return user;
+      },
+      // Tried again after a fault that landed, the change meets its own new password: 400, never a 5xx.
+      run: (user) =>
+        app.request('passwordChange', { token: user.token, body: { currentPassword: PASSWORD, newPassword: `${PASSWORD} again` } }),
+      ok: (r) => r.status === 200,
+    },
+    {
       name: 'createOAuth2Client',
       prepare: async () => `client-${serial++}-${Date.now()}`,
       run: (clientId: string) =>

@@ -93,6 +93,24 @@ describe('writes retried after a lost answer', () => {
     expect(dynamo.lost()).toBe(lostBefore + 1);
   });
 
+  it('password change: the retried transaction of hash and revocation succeeds, once', async () => {
+    const tenantId = uniqueTenant('lost');
+    const { token } = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+    const other = await app.request('login', { body: { username: 'admin', password: 'correct horse battery', tenantId } });
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'passwordHash'));
+    const lostBefore = dynamo.lost();
+    const changed = await app.request('passwordChange', {
+      token,
+      body: { currentPassword: 'correct horse battery', newPassword: 'a new passphrase' },
+    });
+    expect(changed).toMatchObject({ status: 200, body: { success: true, data: { message: 'Password changed' } } });
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+    expect((await app.request('me', { token })).status).toBe(200);
+    expect((await app.request('me', { token: other.body.data.token })).status).toBe(401);
+    const user = await deps.store.users.findById(tenantId, String((await app.identityOf(token))?.userId));
+    expect(user?.sessionEpoch).toBe(1);
+  });
+
   it('login: the retried creation of the session succeeds', async () => {
     const tenantId = uniqueTenant('lost');
     await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
