@@ -6,6 +6,7 @@ import { ok } from '../lib/http/reply';
 import { accountOf } from '../lib/mfa/account';
 import { authorizeMfaEnrollment, enableMfa } from '../lib/mfa/enrolment';
 import { MFA_METHODS } from '../lib/mfa/methods';
+import { recentAuthentication } from '../lib/sessions/recent-auth';
 
 export const body = z.object({
   method: z.enum(MFA_METHODS),
@@ -13,12 +14,12 @@ export const body = z.object({
   secret: z.string().min(1).max(1024),
 });
 
-/** POST /auth/mfa/enable (docs/api.md 4.4): a pending method; TOTP answers with the otpauth URI. */
+/** POST /auth/mfa/enable (docs/api.md 4.4, recent: 8.1): a pending method; TOTP answers with the otpauth URI. */
 export function makeHandler(deps: Deps) {
   requireMfaConfig(deps.config);
   return httpHandler(
     deps,
-    { identity: 'required', body, authorize: (identity) => authorizeMfaEnrollment(deps, identity) },
+    { identity: 'required', body, authorize: recentAuthentication(deps, (identity) => authorizeMfaEnrollment(deps, identity)) },
     async ({ body, identity, deps }) => ok(await enableMfa(deps, accountOf(identity), body)),
   );
 }

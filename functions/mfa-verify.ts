@@ -12,11 +12,11 @@ export const body = z.object({
   code: z.string().min(1).max(16),
 });
 
-/** POST /auth/mfa/verify (docs/api.md 4.5): a right code activates a pending method. */
+/** POST /auth/mfa/verify (docs/api.md 4.5): a right code activates a pending method; the first one ends the other sessions (8.1). */
 export function makeHandler(deps: Deps) {
   requireMfaConfig(deps.config);
   return httpHandler(deps, { identity: 'required', body }, async ({ body, identity, deps }) =>
-    ok(await verifyMfa(deps, accountOf(identity), body)),
+    ok(await verifyMfa(deps, accountOf(identity), body, identity.sessionId)),
   );
 }
 

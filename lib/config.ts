@@ -11,6 +11,8 @@ export interface Config {
   accessTokenTtlSeconds: number;
   /** Absolute lifetime of a session (and so of its refresh tokens). */
   sessionMaxAgeSeconds: number;
+  /** How long a proof of the password or a factor counts as recent (docs/api.md 8.1). */
+  reauthMaxAgeSeconds: number;
   defaultTenantId: string;
   defaultShopId: string;
   tableName: string;
@@ -112,6 +114,7 @@ export function readConfig(env: Env = process.env): Config {
     accessTokenAudience: str(env, 'ACCESS_TOKEN_AUDIENCE', 'identity-service'),
     accessTokenTtlSeconds: int(env, 'ACCESS_TOKEN_TTL_SECONDS', 900, 60, 3600),
     sessionMaxAgeSeconds: int(env, 'SESSION_MAX_AGE_SECONDS', 30 * 24 * 3600, 3600, 30 * 24 * 3600),
+    reauthMaxAgeSeconds: int(env, 'REAUTH_MAX_AGE_SECONDS', 600, 60, 24 * 3600),
     defaultTenantId: str(env, 'DEFAULT_TENANT_ID', 'default'),
     defaultShopId: str(env, 'DEFAULT_SHOP_ID', 'default'),
     tableName: str(env, 'TABLE_NAME', 'identity'),

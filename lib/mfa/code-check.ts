@@ -1,6 +1,7 @@
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { type AppError, ForbiddenError, TooManyRequestsError } from '../errors';
+import type { SessionRevocation } from '../store/session-revocation';
 import { type Account, codeContext, secretContext } from './account';
 import { isCodeShaped } from './codes';
 import type { DeliveredEnrollment, MfaEnrollment, TotpEnrollment } from './methods';
@@ -20,7 +21,13 @@ type CheckDeps = Pick<Deps, 'clock' | 'log' | 'store' | 'mfaSecrets'>;
 
 type Rejection = 'wrong_code' | 'replayed' | 'expired' | 'no_code';
 
-async function acceptTotp(deps: CheckDeps, account: Account, enrollment: TotpEnrollment, code: string): Promise<Rejection | undefined> {
+async function acceptTotp(
+  deps: CheckDeps,
+  account: Account,
+  enrollment: TotpEnrollment,
+  code: string,
+  revoking: SessionRevocation | undefined,
+): Promise<Rejection | undefined> {
   const secret = await deps.mfaSecrets.open(enrollment.sealedSecret, secretContext(account));
   const nowMs = deps.clock.now();
   const step = matchTotp(secret, code, nowMs, enrollment.lastTimeStep);
@@ -31,6 +38,7 @@ async function acceptTotp(deps: CheckDeps, account: Account, enrollment: TotpEnr
     enrollment.sealedSecret,
     step,
     epochSeconds(deps.clock),
+    revoking,
   );
   // Another request accepted this step (or a later one) first.
   return accepted ? undefined : 'replayed';
@@ -41,6 +49,7 @@ async function acceptDeliveredCode(
   account: Account,
   enrollment: DeliveredEnrollment,
   code: string,
+  revoking: SessionRevocation | undefined,
 ): Promise<Rejection | undefined> {
   const now = epochSeconds(deps.clock);
   const { codeDigest, codeExpiresAt } = enrollment;
@@ -48,7 +57,7 @@ async function acceptDeliveredCode(
   if (!isCodeShaped(code) || !(await deps.mfaSecrets.matches(codeDigest, code, codeContext(account, enrollment.method))))
     return 'wrong_code';
   if (codeExpiresAt <= now) return 'expired';
-  const consumed = await deps.store.mfa.consumeCode(account.tenantId, account.userId, enrollment.method, codeDigest, now);
+  const consumed = await deps.store.mfa.consumeCode(account.tenantId, account.userId, enrollment.method, codeDigest, now, revoking);
   // Another request used this code first (or it expired or was replaced meanwhile).
   return consumed ? undefined : 'replayed';
 }
@@ -58,7 +67,7 @@ async function acceptDeliveredCode(
  * the check (so concurrent guesses cannot pass the limit) and a right code clears the
  * counter. A locked method answers 429 and loses its outstanding SMS/EMAIL code; a
  * wrong code throws `invalid()`. A right code is used up (single use), and activates
- * a pending method.
+ * a pending method, in one transaction with `revoking` (the user's other sessions ended).
  */
 export async function checkCode(
   deps: CheckDeps,
@@ -66,6 +75,7 @@ export async function checkCode(
   enrollment: MfaEnrollment,
   code: string,
   invalid: () => AppError,
+  revoking?: SessionRevocation,
 ): Promise<void> {
   const { tenantId, userId } = account;
   const { method } = enrollment;
@@ -82,8 +92,8 @@ export async function checkCode(
   }
   const rejection =
     enrollment.method === 'TOTP'
-      ? await acceptTotp(deps, account, enrollment, code)
-      : await acceptDeliveredCode(deps, account, enrollment, code);
+      ? await acceptTotp(deps, account, enrollment, code, revoking)
+      : await acceptDeliveredCode(deps, account, enrollment, code, revoking);
   if (rejection) {
     deps.log.info('mfa_verify_failed', { ...account, method, reason: rejection });
     if (rejection === 'wrong_code' && (await deps.store.mfa.countFailedCode(tenantId, userId, method)) >= MAX_FAILED_CODES) {

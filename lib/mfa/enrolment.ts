@@ -92,10 +92,21 @@ export interface VerifyRequest {
   code: string;
 }
 
-/** verifyMFA (docs/api.md 4.5): a right code activates a pending method. */
-export async function verifyMfa(deps: EnrolmentDeps, account: Account, { method, code }: VerifyRequest) {
-  const enrollment = await deps.store.mfa.find(account.tenantId, account.userId, method);
+/**
+ * verifyMFA (docs/api.md 4.5): a right code activates a pending method. The user's first
+ * active method ends every other session and grant (docs/api.md 8.1): they were opened
+ * without it. Both happen in one transaction, so neither is ever without the other.
+ */
+export async function verifyMfa(deps: EnrolmentDeps, account: Account, { method, code }: VerifyRequest, sessionId: string) {
+  const [methods, user] = await Promise.all([
+    deps.store.mfa.list(account.tenantId, account.userId),
+    deps.store.users.findById(account.tenantId, account.userId),
+  ]);
+  const enrollment = methods.find((candidate) => candidate.method === method);
   if (!enrollment) throw new ValidationError('MFA method not enabled');
-  await checkCode(deps, account, enrollment, code, () => new ValidationError('Invalid MFA code'));
+  const first = enrollment.status === 'pending' && !methods.some((candidate) => candidate.status === 'active');
+  const revoking = first && user ? { user, keepSessionId: sessionId } : undefined;
+  await checkCode(deps, account, enrollment, code, () => new ValidationError('Invalid MFA code'), revoking);
+  if (revoking) deps.log.info('mfa_first_method_sessions_revoked', { ...account, method, sessionId });
   return { message: 'MFA verified successfully' as const };
 }

@@ -30,7 +30,12 @@ function identityOf(user: User, session: Session): Identity {
   };
 }
 
-async function authPayload(deps: SessionDeps, user: User, session: Session, refreshToken: string): Promise<AuthPayload> {
+/** A new access token of the session for its user (docs/api.md 3). */
+export async function issueAccessToken(
+  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'keys'>,
+  user: User,
+  session: Session,
+): Promise<string> {
   const { config, random, clock } = deps;
   const { token } = await signAccessToken(
     await deps.keys.load(),
@@ -39,7 +44,11 @@ async function authPayload(deps: SessionDeps, user: User, session: Session, refr
     random.id(),
     epochSeconds(clock),
   );
-  return { token, refreshToken, user: userSummary(user) };
+  return token;
+}
+
+async function authPayload(deps: SessionDeps, user: User, session: Session, refreshToken: string): Promise<AuthPayload> {
+  return { token: await issueAccessToken(deps, user, session), refreshToken, user: userSummary(user) };
 }
 
 /** Starts a session for an authenticated user and issues its first tokens. */

@@ -6,8 +6,9 @@ import { enrollmentSchema, type MfaEnrollment, type MfaMethod } from '../mfa/met
 import { type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { parseRecord } from './records';
+import { type SessionRevocation, sessionRevocationItems } from './session-revocation';
 import { TTL_ATTRIBUTE } from './table';
-import { type OnceWrite, writeOnce } from './write-once';
+import { type OnceWrite, transactOnce, writeOnce } from './write-once';
 
 /** A method never verified is forgotten after a day. */
 export const PENDING_KEPT_SECONDS = 24 * 3600;
@@ -40,14 +41,30 @@ export interface MfaStore {
   /**
    * Consumes the outstanding code if its digest is `digest` and it has not expired,
    * and activates the method: of concurrent uses of one code exactly one gets true.
+   * `revoking`: the user's sessions and grants revoked in the same transaction, or
+   * nothing written (false) when the user changed since it was read.
    */
-  consumeCode(tenantId: string, userId: string, method: MfaMethod, digest: string, now: number): Promise<boolean>;
+  consumeCode(
+    tenantId: string,
+    userId: string,
+    method: MfaMethod,
+    digest: string,
+    now: number,
+    revoking?: SessionRevocation,
+  ): Promise<boolean>;
   /**
    * Records `step` as the last accepted TOTP time step if it is later than the last
    * one (and the secret is still `sealedSecret`), and activates the method: of
-   * concurrent uses of one code exactly one gets true (RFC 6238 5.2).
+   * concurrent uses of one code exactly one gets true (RFC 6238 5.2). `revoking` as for consumeCode.
    */
-  acceptTimeStep(tenantId: string, userId: string, sealedSecret: string, step: number, now: number): Promise<boolean>;
+  acceptTimeStep(
+    tenantId: string,
+    userId: string,
+    sealedSecret: string,
+    step: number,
+    now: number,
+    revoking?: SessionRevocation,
+  ): Promise<boolean>;
   /** Invalidates the outstanding code of a method (the lockout does). */
   dropCode(tenantId: string, userId: string, method: MfaMethod): Promise<void>;
   /** Counts one more wrong code of a method (a right one, used, clears the count); the count after it. */
@@ -55,6 +72,15 @@ export interface MfaStore {
 }
 
 const METHOD_PREFIX = 'METHOD#';
+
+/** The conditional update of a one-time use (a code, a TOTP time step). */
+interface UsedOnceUpdate {
+  Key: { pk: string; sk: string };
+  UpdateExpression: string;
+  ConditionExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+  ExpressionAttributeValues: Record<string, unknown>;
+}
 
 const toEnrollment = (item: Record<string, unknown> | undefined) => parseRecord(enrollmentSchema, 'MFA method', item);
 
@@ -65,6 +91,14 @@ export function dynamoMfaStore(dynamo: Dynamo, random: Random): MfaStore {
    * false if its condition failed against another request's write (lib/store/write-once).
    */
   const once = async (write: OnceWrite) => (await writeOnce(dynamo, random, write)).written;
+  /** A one-time use, alone or in one transaction with the revocation of the user's sessions. */
+  const usedOnce = (update: UsedOnceUpdate, revoking?: SessionRevocation) =>
+    revoking
+      ? transactOnce(dynamo, random, [
+          { Update: { ...update, TableName: table } },
+          ...sessionRevocationItems(table, revoking.user, revoking),
+        ])
+      : once({ update });
 
   return {
     async list(tenantId, userId) {
@@ -124,9 +158,9 @@ export function dynamoMfaStore(dynamo: Dynamo, random: Random): MfaStore {
         },
       }),
 
-    consumeCode: (tenantId, userId, method, digest, now) =>
-      once({
-        update: {
+    consumeCode: (tenantId, userId, method, digest, now, revoking) =>
+      usedOnce(
+        {
           Key: keys.mfaMethod(tenantId, userId, method),
           UpdateExpression:
             'SET #status = :active, activatedAt = if_not_exists(activatedAt, :now) REMOVE codeDigest, codeExpiresAt, codeSentAt, failedCodes, #ttl',
@@ -134,11 +168,12 @@ export function dynamoMfaStore(dynamo: Dynamo, random: Random): MfaStore {
           ExpressionAttributeNames: { '#status': 'status', '#ttl': TTL_ATTRIBUTE },
           ExpressionAttributeValues: { ':active': 'active', ':now': now, ':digest': digest },
         },
-      }),
+        revoking,
+      ),
 
-    acceptTimeStep: (tenantId, userId, sealedSecret, step, now) =>
-      once({
-        update: {
+    acceptTimeStep: (tenantId, userId, sealedSecret, step, now, revoking) =>
+      usedOnce(
+        {
           Key: keys.mfaMethod(tenantId, userId, 'TOTP'),
           UpdateExpression:
             'SET lastTimeStep = :step, #status = :active, activatedAt = if_not_exists(activatedAt, :now) REMOVE failedCodes, #ttl',
@@ -146,7 +181,8 @@ export function dynamoMfaStore(dynamo: Dynamo, random: Random): MfaStore {
           ExpressionAttributeNames: { '#status': 'status', '#ttl': TTL_ATTRIBUTE },
           ExpressionAttributeValues: { ':step': step, ':active': 'active', ':now': now, ':sealed': sealedSecret },
         },
-      }),
+        revoking,
+      ),
 
     async countFailedCode(tenantId, userId, method) {
       // Not write-once: an SDK retry after a lost answer counts one wrong code twice, which

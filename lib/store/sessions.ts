@@ -1,7 +1,7 @@
 import { BatchGetCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type * as z from 'zod';
 import type { Random } from '../crypto/random';
-import { type Session, sessionSchema } from '../sessions/session';
+import { type Amr, type Session, sessionSchema } from '../sessions/session';
 import type { TokenFamilyStore } from '../token-families/refresh-family';
 import { type User, userSchema } from '../users/user';
 import { type Dynamo, isConditionalCheckFailed } from './dynamo';
@@ -27,6 +27,16 @@ export interface SessionStore extends TokenFamilyStore<Session> {
   findWithOwner(tenantId: string, sessionId: string, userId: string): Promise<{ session?: SessionState; user?: OwnerState }>;
   /** The user's sessions, newest first, from the owner index (eventually consistent: for listings, not decisions). */
   listByUser(tenantId: string, userId: string): Promise<Session[]>;
+  /**
+   * Records a new proof of a credential in a live session of the user (docs/api.md 8.1):
+   * its `authTime` and `amr`, in one conditional write; undefined when the session is not
+   * the user's, is revoked or has expired, else the session as it is now.
+   */
+  reauthenticate(
+    family: { tenantId: string; id: string },
+    userId: string,
+    proof: { authTime: number; amr: Amr[] },
+  ): Promise<Session | undefined>;
 }
 
 /** What the authorizer reads of a session. */
@@ -122,5 +132,25 @@ export function dynamoSessionStore(dynamo: Dynamo, random: Random): SessionStore
     },
 
     listByUser: (tenantId, userId) => listOwned(dynamo, { tenantId, userId, kind: 'SESSION' }, toSession),
+
+    async reauthenticate({ tenantId, id }, userId, { authTime, amr }) {
+      // Setting the same values again is harmless, so an SDK retry after a lost answer is too.
+      try {
+        const { Attributes } = await doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: keys.session(tenantId, id),
+            UpdateExpression: 'SET authTime = :authTime, amr = :amr',
+            ConditionExpression: 'userId = :user AND attribute_not_exists(revokedAt) AND expiresAt > :authTime',
+            ExpressionAttributeValues: { ':authTime': authTime, ':amr': amr, ':user': userId },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return toSession(Attributes);
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) return undefined;
+        throw error;
+      }
+    },
   };
 }

@@ -1,9 +1,10 @@
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Random } from '../crypto/random';
-import { epochOf, type User, userSchema } from '../users/user';
+import { type User, userSchema } from '../users/user';
 import { type Dynamo, failedConditions, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { parseRecord } from './records';
+import { type RevokeSessionsOptions, sessionRevocationItems } from './session-revocation';
 import { transactOnce } from './write-once';
 
 export type CreateUserResult = 'created' | 'username_taken' | 'tenant_exists';
@@ -28,10 +29,7 @@ export interface UserStore {
   revokeSessions(user: Pick<User, 'tenantId' | 'id' | 'sessionEpoch'>, options?: RevokeSessionsOptions): Promise<boolean>;
 }
 
-export interface RevokeSessionsOptions {
-  keepSessionId?: string | undefined;
-  set?: Partial<Pick<User, 'passwordHash' | 'status' | 'role' | 'shopId'>>;
-}
+export type { RevokeSessionsOptions } from './session-revocation';
 
 /** A user id no user has (ids are UUIDs). */
 const NO_USER = 'none';
@@ -111,36 +109,6 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
       }
     },
 
-    async revokeSessions(user, { keepSessionId, set = {} } = {}) {
-      const current = epochOf(user);
-      const changes = Object.entries({ ...set, sessionEpoch: current + 1 }).filter(([, value]) => value !== undefined);
-      const items: Parameters<typeof transactOnce>[2] = [
-        {
-          Update: {
-            TableName: table,
-            Key: keys.user(user.tenantId, user.id),
-            UpdateExpression: `SET ${changes.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
-            ConditionExpression:
-              current === 0
-                ? 'attribute_exists(pk) AND (attribute_not_exists(sessionEpoch) OR sessionEpoch = :current)'
-                : 'sessionEpoch = :current',
-            ExpressionAttributeNames: Object.fromEntries(changes.map(([name], i) => [`#f${i}`, name])),
-            ExpressionAttributeValues: { ...Object.fromEntries(changes.map(([, value], i) => [`:f${i}`, value])), ':current': current },
-          },
-        },
-      ];
-      if (keepSessionId !== undefined) {
-        items.push({
-          Update: {
-            TableName: table,
-            Key: keys.session(user.tenantId, keepSessionId),
-            UpdateExpression: 'SET userEpoch = :next',
-            ConditionExpression: 'userId = :user',
-            ExpressionAttributeValues: { ':next': current + 1, ':user': user.id },
-          },
-        });
-      }
-      return transactOnce(dynamo, random, items);
-    },
+    revokeSessions: (user, options) => transactOnce(dynamo, random, sessionRevocationItems(table, user, options)),
   };
 }

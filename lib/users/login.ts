@@ -1,6 +1,6 @@
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
-import { TooManyRequestsError, UnauthorizedError } from '../errors';
+import { type AppError, TooManyRequestsError, UnauthorizedError } from '../errors';
 import type { MfaEnrollment } from '../mfa/methods';
 import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
 import { type AuthPayload, startSession } from '../sessions/sessions';
@@ -38,10 +38,12 @@ function started<T>(promise: Promise<T>): Promise<T> {
  * cost one Argon2id verification like known ones, the same reads, and get the same answer.
  * Round trips: the attempt reservation alongside the user lookup, then the hash
  * alongside the read of the MFA methods (Argon2id runs off the main thread).
+ * A wrong password throws `invalid()` (401 `Invalid credentials` at login).
  */
 export async function checkPassword(
   deps: Pick<Deps, 'clock' | 'store' | 'hasher' | 'log'>,
   { tenantId, username, password }: LoginRequest,
+  invalid: () => AppError = () => new UnauthorizedError('Invalid credentials'),
 ): Promise<PasswordAccepted> {
   const { store, hasher, log } = deps;
   const now = epochSeconds(deps.clock);
@@ -63,7 +65,7 @@ export async function checkPassword(
   if (!user || !verdict?.ok || user.status !== 'active') {
     await mfaMethods.catch(() => undefined);
     log.info('login_failed', { tenantId, username, reason: user ? 'wrong_password' : 'unknown_user' });
-    throw new UnauthorizedError('Invalid credentials');
+    throw invalid();
   }
   const afterSuccess = started(
     Promise.all([

@@ -23,6 +23,7 @@ import {
   UnauthorizedError,
   ValidationError,
 } from '../../lib/errors';
+import * as account from '../../lib/http/account-schemas';
 import * as api from '../../lib/http/api-schemas';
 import { oauthErrors, rfcErrorFormat } from '../../lib/oauth/errors';
 import { type Route, routesFromServerlessYml } from './serverless-routes';
@@ -117,6 +118,8 @@ const RESPONSE_SCHEMAS = {
   MfaEnabledEnvelope: [envelopeOf(api.mfaEnabled), '4.4'],
   MfaVerifiedEnvelope: [envelopeOf(api.message('MFA verified successfully')), '4.5'],
   LoggedOutEnvelope: [envelopeOf(api.message('Logged out')), '4.10'],
+  ReauthenticatedEnvelope: [envelopeOf(account.reauthenticated), '8.1'],
+  PasswordChangedEnvelope: [envelopeOf(api.message('Password changed')), '8.2'],
   AdminUser: [admin.adminUser, '9'],
   UserPageEnvelope: [envelopeOf(admin.userPage), '9.1'],
   UserEnvelope: [envelopeOf(admin.oneUser), '9.2'],
@@ -132,6 +135,7 @@ const unauthorized = new UnauthorizedError();
 const permissionDenied = new ForbiddenError();
 const mfaHeaders = { 'X-MFA-Methods': 'TOTP,SMS' };
 const locked = new TooManyRequestsError(1);
+const recentRequired = new ForbiddenError('Recent authentication required');
 
 const userNotFound = new NotFoundError(USER_NOT_FOUND);
 const lastAdmin = new ConflictError(LAST_ADMIN);
@@ -190,6 +194,7 @@ const OPERATIONS: Record<string, OperationDoc> = {
       new ValidationError('Invalid phone number'),
       new ValidationError('Invalid email address'),
       unauthorized,
+      recentRequired,
       permissionDenied,
       new ConflictError('MFA method already enabled'),
       new TooManyRequestsError(30, 'Too many requests'),
@@ -203,6 +208,31 @@ const OPERATIONS: Record<string, OperationDoc> = {
     bodyTypes: ['json'],
     answers: [{ status: 200, description: 'The code was right.', body: 'MfaVerifiedEnvelope', headers: noStore }],
     failures: [new ValidationError('MFA method not enabled'), new ValidationError('Invalid MFA code'), unauthorized, locked],
+  },
+  reauthenticate: {
+    section: '8.1',
+    summary: 'Prove the password (and the second factor) again for the caller’s session: a new access token',
+    tag: 'auth',
+    caller: 'session',
+    bodyTypes: ['json'],
+    answers: [{ status: 200, description: 'A new access token with auth_time now.', body: 'ReauthenticatedEnvelope', headers: noStore }],
+    failures: [
+      new ValidationError('Invalid credentials'),
+      new ValidationError('MFA method not enabled'),
+      unauthorized,
+      new UnauthorizedError('MFA code required', mfaHeaders),
+      new UnauthorizedError('Invalid MFA code', mfaHeaders),
+      locked,
+    ],
+  },
+  changePassword: {
+    section: '8.2',
+    summary: 'Change the password: every other session and OAuth grant of the user ends',
+    tag: 'auth',
+    caller: 'session',
+    bodyTypes: ['json'],
+    answers: [{ status: 200, description: 'The password is changed.', body: 'PasswordChangedEnvelope', headers: noStore }],
+    failures: [new ValidationError('Invalid credentials'), new ValidationError('Password is too common'), unauthorized, locked],
   },
   oauth2Authorize: {
     section: '4.6',

@@ -34,7 +34,7 @@ const statementsOf = (role: Resource): Statement[] => role.Properties.Policies.f
 const actions = (s: Statement) => [s.Action].flat();
 
 /** Functions that hash passwords and so need the native Argon2 binding. */
-const HASHING = ['login', 'register'];
+const HASHING = ['login', 'register', 'reauthenticate', 'changePassword'];
 /** One function per operation of docs/api.md section 1, and the authorizer. */
 const FUNCTIONS = [
   'Authorizer',
@@ -46,6 +46,8 @@ const FUNCTIONS = [
   'Jwks',
   'EnableMFA',
   'VerifyMFA',
+  'Reauthenticate',
+  'ChangePassword',
   'Oauth2Authorize',
   'Oauth2Token',
   'CreateOAuth2Client',
@@ -60,10 +62,11 @@ const FUNCTIONS = [
   'AdminSignOutUser',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
-const SENDING = ['Login', 'EnableMFA'];
+const SENDING = ['Login', 'EnableMFA', 'Reauthenticate'];
 /** What each function may do with the MFA key: seal with a new data key, open what was sealed. */
 const MFA_KEY: Record<string, string[]> = {
   Login: ['kms:Decrypt', 'kms:GenerateDataKey'],
+  Reauthenticate: ['kms:Decrypt', 'kms:GenerateDataKey'],
   EnableMFA: ['kms:GenerateDataKey'],
   VerifyMFA: ['kms:Decrypt'],
 };
@@ -194,6 +197,8 @@ describe('the deployment package', () => {
       'POST /auth/register',
       'POST /auth/mfa/enable',
       'POST /auth/mfa/verify',
+      'POST /auth/reauthenticate',
+      'POST /auth/password/change',
       'POST /oauth2/clients',
       'POST /oauth2/token',
     ];

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Secret } from 'otpauth';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
+import * as account from '../../lib/http/account-schemas';
 import * as api from '../../lib/http/api-schemas';
 import { timeStep, totpCode } from '../../lib/mfa/totp';
 import { testApp } from '../helpers/app';
@@ -51,6 +52,19 @@ describe('the documented answer schemas', () => {
     const refreshed = await app.request('refresh', { body: { refreshToken: login.body.data.refreshToken } });
     expect(refreshed.status).toBe(200);
     expect(issues(api.success(api.authPayload), refreshed.body)).toEqual([]);
+
+    const reauthenticated = await app.request('reauthenticate', { token: refreshed.body.data.token, body: { password } });
+    expect(reauthenticated.status).toBe(200);
+    expect(issues(api.success(account.reauthenticated), reauthenticated.body)).toEqual([]);
+
+    // On a user of its own: the change ends the admin's other sessions, which the tests below use.
+    const other = await app.request('register', { body: { username: 'admin', password, role: 'ADMIN', tenantId: uniqueTenant('docs') } });
+    const changed = await app.request('passwordChange', {
+      token: other.body.data.token,
+      body: { currentPassword: password, newPassword: password },
+    });
+    expect(changed.status).toBe(200);
+    expect(issues(api.success(api.message('Password changed')), changed.body)).toEqual([]);
 
     const me = await app.request('me', { token: refreshed.body.data.token });
     expect(me.status).toBe(200);

@@ -18,6 +18,8 @@ import * as oauth2Introspect from '../../functions/oauth2-introspect';
 import * as oauth2Metadata from '../../functions/oauth2-metadata';
 import * as oauth2Revoke from '../../functions/oauth2-revoke';
 import * as oauth2Token from '../../functions/oauth2-token';
+import * as passwordChange from '../../functions/password-change';
+import * as reauthenticate from '../../functions/reauthenticate';
 import * as refresh from '../../functions/refresh-token';
 import * as register from '../../functions/register';
 import type { Deps } from '../../lib/deps';
@@ -32,6 +34,8 @@ const routes = {
   me: { module: me, method: 'GET', path: '/auth/me', authorizer: true },
   mfaEnable: { module: mfaEnable, method: 'POST', path: '/auth/mfa/enable', authorizer: true },
   mfaVerify: { module: mfaVerify, method: 'POST', path: '/auth/mfa/verify', authorizer: true },
+  reauthenticate: { module: reauthenticate, method: 'POST', path: '/auth/reauthenticate', authorizer: true },
+  passwordChange: { module: passwordChange, method: 'POST', path: '/auth/password/change', authorizer: true },
   jwks: { module: jwks, method: 'GET', path: '/.well-known/jwks.json', authorizer: false },
   oauth2Authorize: { module: oauth2Authorize, method: 'GET', path: '/oauth2/authorize', authorizer: true },
   oauth2CreateClient: { module: oauth2CreateClient, method: 'POST', path: '/oauth2/clients', authorizer: true },

@@ -56,6 +56,7 @@ describe('readConfig', () => {
       issuer: 'http://localhost:3000',
       accessTokenTtlSeconds: 900,
       sessionMaxAgeSeconds: 2_592_000,
+      reauthMaxAgeSeconds: 600,
       defaultTenantId: 'default',
     });
   });
@@ -64,6 +65,7 @@ describe('readConfig', () => {
     [{ ACCESS_TOKEN_TTL_SECONDS: '5' }, 'Environment variable ACCESS_TOKEN_TTL_SECONDS must be an integer from 60 to 3600, got "5"'],
     [{ CORS_ALLOWED_ORIGINS: '*' }, 'Environment variable CORS_ALLOWED_ORIGINS must list origins, not "*"'],
     [{ SIGNING_KEYS_SOURCE: 'secretsmanager' }, 'Missing environment variable SIGNING_KEYS_SECRET_ID'],
+    [{ REAUTH_MAX_AGE_SECONDS: '0' }, 'Environment variable REAUTH_MAX_AGE_SECONDS must be an integer from 60 to 86400, got "0"'],
     [{ LOG_LEVEL: 'loud' }, 'Environment variable LOG_LEVEL must be one of debug, info, warn, error, got "loud"'],
   ])('refuses %j', (env, message) => {
     expect(() => readConfig(env)).toThrow(new ConfigError(message));

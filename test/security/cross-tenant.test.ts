@@ -493,6 +493,26 @@ describe('cross-tenant attempts on every operation', () => {
       },
       (r) => expect(r).toEqual(refused(400, 'Invalid cursor')),
     ],
+    [
+      'reauthenticate',
+      "A reauthenticates with B's password, naming B's tenant and user",
+      () =>
+        app.request('reauthenticate', {
+          token: attacker.token,
+          body: { password: PASSWORD, tenantId: b, userId: victimUser.userId, username: 'victim-user' },
+        }),
+      (r) => expect(r).toEqual(refused(400, 'Invalid credentials')),
+    ],
+    [
+      'passwordChange',
+      "A changes a password naming B's tenant and user, with B's password",
+      () =>
+        app.request('passwordChange', {
+          token: attacker.token,
+          body: { currentPassword: PASSWORD, newPassword: 'taken over passphrase', tenantId: b, userId: victimUser.userId },
+        }),
+      (r) => expect(r).toEqual(refused(400, 'Invalid credentials')),
+    ],
     // Last: it ends A's session.
     [
       'logout',
@@ -521,6 +541,8 @@ describe('cross-tenant attempts on every operation', () => {
       'me',
       'mfaEnable',
       'mfaVerify',
+      'reauthenticate',
+      'passwordChange',
       'oauth2Authorize',
       'oauth2Token',
       'oauth2CreateClient',

@@ -158,6 +158,50 @@ describe('a database fault at every step of every operation', () => {
       ok: (r) => r.status === 200,
     },
     {
+      name: 'verifyMFA TOTP, the first method (other sessions revoked)',
+      prepare: async () => {
+        const user = await newUser();
+        await app.request('login', { body: { username: user.username, password: PASSWORD, tenantId } });
+        const secret = newTotpSecret();
+        await app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret } });
+        return { ...user, code: authenticator(deps, secret) };
+      },
+      run: (user) => app.request('mfaVerify', { token: user.token, body: { method: 'TOTP', code: user.code() } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'reauthenticate',
+      prepare: newUser,
+      run: (user) => app.request('reauthenticate', { token: user.token, body: { password: PASSWORD } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'reauthenticate with TOTP',
+      // Not activateTotp: it moves the clock on, and the admin's token must outlive the runs.
+      prepare: async () => {
+        const user = await newUser();
+        const secret = newTotpSecret();
+        await app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret } });
+        const code = authenticator(deps, secret);
+        await app.request('mfaVerify', { token: user.token, body: { method: 'TOTP', code: code() } });
+        return { ...user, code: () => code(1) };
+      },
+      run: (user) => app.request('reauthenticate', { token: user.token, body: { password: PASSWORD, mfaCode: user.code() } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'password change (other sessions revoked)',
+      prepare: async () => {
+        const user = await newUser();
+        await app.request('login', { body: { username: user.username, password: PASSWORD, tenantId } });
+        return user;
+      },
+      // Tried again after a fault that landed, the change meets its own new password: 400, never a 5xx.
+      run: (user) =>
+        app.request('passwordChange', { token: user.token, body: { currentPassword: PASSWORD, newPassword: `${PASSWORD} again` } }),
+      ok: (r) => r.status === 200,
+    },
+    {
       name: 'createOAuth2Client',
       prepare: async () => `client-${serial++}-${Date.now()}`,
       run: (clientId: string) =>

@@ -35,7 +35,8 @@ describe('writes retried after a lost answer', () => {
     const secret = newTotpSecret();
     expect((await app.request('mfaEnable', { token, body: { method: 'TOTP', secret } })).status).toBe(200);
     const code = authenticator(deps, secret)();
-    dynamo.loseNext(mentioning('UpdateItemCommand', 'lastTimeStep'));
+    // The first method: its activation and the end of the other sessions are one transaction.
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'lastTimeStep'));
     const lostBefore = dynamo.lost();
     expect(await app.request('mfaVerify', { token, body: { method: 'TOTP', code } })).toMatchObject({
       status: 200,
@@ -52,7 +53,7 @@ describe('writes retried after a lost answer', () => {
     const { token, user } = await registerAdmin(app, uniqueTenant('lost'));
     expect((await app.request('mfaEnable', { token, body: { method: 'SMS', secret: '+15550007777' } })).status).toBe(200);
     const code = (await deps.outbox.latest(user.tenantId, user.id, 'SMS'))?.code;
-    dynamo.loseNext(mentioning('UpdateItemCommand', 'REMOVE codeDigest, codeExpiresAt, codeSentAt'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'REMOVE codeDigest, codeExpiresAt, codeSentAt'));
     const lostBefore = dynamo.lost();
     expect(await app.request('mfaVerify', { token, body: { method: 'SMS', code } })).toMatchObject({
       status: 200,
@@ -63,6 +64,51 @@ describe('writes retried after a lost answer', () => {
       success: false,
       error: 'Invalid MFA code',
     });
+  });
+
+  it('verifyMFA, the first method: the retried revocation of the other sessions succeeds, once', async () => {
+    const tenantId = uniqueTenant('lost');
+    const { token } = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+    const other = await app.request('login', { body: { username: 'admin', password: 'correct horse battery', tenantId } });
+    const secret = newTotpSecret();
+    expect((await app.request('mfaEnable', { token, body: { method: 'TOTP', secret } })).status).toBe(200);
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'sessionEpoch'));
+    const lostBefore = dynamo.lost();
+    const verified = await app.request('mfaVerify', { token, body: { method: 'TOTP', code: authenticator(deps, secret)() } });
+    expect(verified).toMatchObject({ status: 200, body: { success: true } });
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+    expect((await app.request('me', { token })).status).toBe(200);
+    expect((await app.request('me', { token: other.body.data.token })).status).toBe(401);
+    const user = await deps.store.users.findById(tenantId, String((await app.identityOf(token))?.userId));
+    expect(user?.sessionEpoch).toBe(1);
+  });
+
+  it('reauthenticate: the retried update of the session succeeds', async () => {
+    const tenantId = uniqueTenant('lost');
+    const { token } = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+    dynamo.loseNext(mentioning('UpdateItemCommand', 'SET authTime'));
+    const lostBefore = dynamo.lost();
+    const response = await app.request('reauthenticate', { token, body: { password: 'correct horse battery' } });
+    expect(response).toMatchObject({ status: 200, body: { success: true, data: { token: expect.any(String) } } });
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+  });
+
+  it('password change: the retried transaction of hash and revocation succeeds, once', async () => {
+    const tenantId = uniqueTenant('lost');
+    const { token } = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+    const other = await app.request('login', { body: { username: 'admin', password: 'correct horse battery', tenantId } });
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'passwordHash'));
+    const lostBefore = dynamo.lost();
+    const changed = await app.request('passwordChange', {
+      token,
+      body: { currentPassword: 'correct horse battery', newPassword: 'a new passphrase' },
+    });
+    expect(changed).toMatchObject({ status: 200, body: { success: true, data: { message: 'Password changed' } } });
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+    expect((await app.request('me', { token })).status).toBe(200);
+    expect((await app.request('me', { token: other.body.data.token })).status).toBe(401);
+    const user = await deps.store.users.findById(tenantId, String((await app.identityOf(token))?.userId));
+    expect(user?.sessionEpoch).toBe(1);
   });
 
   it('login: the retried creation of the session succeeds', async () => {

@@ -94,10 +94,13 @@ const OPERATIONS: Operation[] = [
   },
   { route: 'logout', fields: ['all'], poison: {}, withIdentity: false, alsoOk: [] },
   { route: 'me', fields: ['user'], poison: {}, withIdentity: true, alsoOk: [200] },
+  // Never the right password: no session changes; failures only count (login counters are not compared).
+  { route: 'reauthenticate', fields: ['password', 'mfaCode', 'mfaMethod'], poison: {}, withIdentity: true, alsoOk: [] },
+  { route: 'passwordChange', fields: ['currentPassword', 'newPassword'], poison: {}, withIdentity: true, alsoOk: [] },
   { route: 'jwks', fields: ['keys'], poison: {}, withIdentity: false, alsoOk: [200] },
 ];
 
-describe('hostile input to login, refresh, register, logout, me and the JWKS', () => {
+describe('hostile input to login, refresh, register, logout, me, reauthenticate, password change and the JWKS', () => {
   let deps: TestDeps;
   let app: App;
   let identity: Identity;

@@ -1,0 +1,22 @@
+import * as z from 'zod';
+import { requireMfaConfig } from '../lib/config';
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+import { reauthenticate } from '../lib/sessions/reauthenticate';
+
+export const body = z.object({
+  password: z.string().min(1).max(1024),
+  mfaCode: z.string().min(1).max(16).optional(),
+  mfaMethod: z.enum(['TOTP', 'SMS', 'EMAIL']).optional(),
+});
+
+/** POST /auth/reauthenticate (docs/api.md 8.1): a fresh proof for the caller's session, a new access token. */
+export function makeHandler(deps: Deps) {
+  requireMfaConfig(deps.config);
+  return httpHandler(deps, { identity: 'required', body }, async ({ body, identity, deps }) =>
+    ok(await reauthenticate(deps, identity, body)),
+  );
+}
+
+export const handler = makeHandler(defaultDeps());

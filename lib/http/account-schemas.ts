@@ -1,0 +1,9 @@
+import * as z from 'zod';
+
+/**
+ * The answers of the account-security operations (docs/api.md 8), the documented shapes
+ * docs/openapi.json is generated from (as lib/http/api-schemas.ts for the others).
+ */
+
+/** reauthenticate (docs/api.md 8.1): a new access token of the caller's session. */
+export const reauthenticated = z.strictObject({ token: z.string() });

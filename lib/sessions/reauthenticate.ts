@@ -1,0 +1,38 @@
+import { epochSeconds } from '../clock';
+import type { Deps } from '../deps';
+import { UnauthorizedError, ValidationError } from '../errors';
+import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
+import type { Identity } from '../tokens/access-token';
+import { checkPassword } from '../users/login';
+import { issueAccessToken } from './sessions';
+
+type ReauthDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'hasher' | 'keys' | 'mfaSecrets' | 'mfaDelivery'>;
+
+export interface ReauthenticateRequest extends SecondFactorRequest {
+  password: string;
+}
+
+/**
+ * reauthenticate (docs/api.md 8.1): the password again (400 `Invalid credentials`,
+ * counted by the login lockout), then the second factor as at login; the caller's
+ * session records the proof (`authTime`, `amr`) in one conditional write and gets a
+ * new access token. The refresh token is unchanged.
+ */
+export async function reauthenticate(deps: ReauthDeps, identity: Identity, request: ReauthenticateRequest): Promise<{ token: string }> {
+  const invalid = () => new ValidationError('Invalid credentials');
+  const { tenantId, userId, username, sessionId } = identity;
+  const { user, mfaMethods, afterSuccess } = await checkPassword(deps, { tenantId, username, password: request.password }, invalid);
+  try {
+    if (user.id !== userId) throw invalid();
+    const amr = await secondFactor(deps, { tenantId, userId, username }, request, mfaMethods);
+    const session = await deps.store.sessions.reauthenticate({ tenantId, id: sessionId }, userId, {
+      authTime: epochSeconds(deps.clock),
+      amr,
+    });
+    if (!session) throw new UnauthorizedError();
+    deps.log.info('reauthenticated', { tenantId, userId, sessionId, amr });
+    return { token: await issueAccessToken(deps, user, session) };
+  } finally {
+    await afterSuccess;
+  }
+}

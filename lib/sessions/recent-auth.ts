@@ -1,0 +1,28 @@
+import { epochSeconds } from '../clock';
+import type { Deps } from '../deps';
+import { ForbiddenError } from '../errors';
+import type { Identity } from '../tokens/access-token';
+
+type RecentDeps = Pick<Deps, 'config' | 'clock'>;
+
+/** A route's permission check (lib/http/middlewares/validate.ts `authorize`). */
+export type Authorize = (identity: Identity | null, rawBody: Record<string, unknown>) => Promise<void>;
+
+/**
+ * The rule of every *(recent)* operation (docs/api.md 8.1): the session proved the
+ * password or a factor (`authTime`) within `REAUTH_MAX_AGE_SECONDS`, otherwise 403
+ * `Recent authentication required` (before validation, like every permission check).
+ */
+export function requireRecentAuthentication(deps: RecentDeps, identity: Pick<Identity, 'authTime'>): void {
+  if (epochSeconds(deps.clock) - identity.authTime > deps.config.reauthMaxAgeSeconds) {
+    throw new ForbiddenError('Recent authentication required');
+  }
+}
+
+/** A route's `authorize` for a *(recent)* operation, followed by the route's own check if it has one. */
+export function recentAuthentication(deps: RecentDeps, then?: Authorize): Authorize {
+  return async (identity, rawBody) => {
+    if (identity) requireRecentAuthentication(deps, identity);
+    await then?.(identity, rawBody);
+  };
+}

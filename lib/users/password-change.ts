@@ -1,0 +1,40 @@
+import type { Deps } from '../deps';
+import { ValidationError } from '../errors';
+import { revokeOtherSessions } from '../sessions/revocation';
+import type { Identity } from '../tokens/access-token';
+import { isCommonPassword } from './common-passwords';
+import { checkPassword } from './login';
+
+export interface PasswordChangeRequest {
+  currentPassword: string;
+  newPassword: string;
+}
+
+/**
+ * Password change (docs/api.md 8.2): the current password under the login lockout (400
+ * `Invalid credentials`), the new one by the registration rules, then the new hash and
+ * the end of every other session and grant of the user in one transaction. The caller's
+ * session stays. Should the user change meanwhile (another change, a reset), the current
+ * password is checked again against what is stored then.
+ */
+export async function changePassword(
+  deps: Pick<Deps, 'clock' | 'store' | 'hasher' | 'log'>,
+  identity: Identity,
+  { currentPassword, newPassword }: PasswordChangeRequest,
+): Promise<{ message: 'Password changed' }> {
+  const invalid = () => new ValidationError('Invalid credentials');
+  const { tenantId, userId, username, sessionId } = identity;
+  const { user, afterSuccess } = await checkPassword(deps, { tenantId, username, password: currentPassword }, invalid);
+  // The counter cleared (and a stale hash upgraded) before the hash is replaced.
+  await afterSuccess;
+  if (user.id !== userId) throw invalid();
+  if (await isCommonPassword(newPassword)) throw new ValidationError('Password is too common');
+  const passwordHash = await deps.hasher.hash(newPassword);
+  const stillCurrent = async (current: { passwordHash: string }) => {
+    if (current.passwordHash !== user.passwordHash && !(await deps.hasher.verify(current.passwordHash, currentPassword)).ok)
+      throw invalid();
+  };
+  await revokeOtherSessions(deps, { tenantId, userId }, sessionId, { set: { passwordHash }, check: stillCurrent });
+  deps.log.info('password_changed', { tenantId, userId, sessionId });
+  return { message: 'Password changed' };
+}
