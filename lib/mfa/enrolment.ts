@@ -22,7 +22,7 @@ const emailAddress = z.email().max(254);
 export async function authorizeMfaEnrollment(deps: Pick<Deps, 'store'>, identity: Identity | null): Promise<void> {
   if (!identity || identity.amr.includes('otp')) return;
   const methods = await deps.store.mfa.list(identity.tenantId, identity.userId);
-  if (methods.some((method) => method.status === 'active')) throw new ForbiddenError();
+  if (methods.some((method) => method.status === 'active')) throw new ForbiddenError(undefined, { code: 'MFA_STEP_UP_REQUIRED' });
 }
 
 export interface EnableRequest {
@@ -41,8 +41,9 @@ export interface EnableResult {
 
 async function storeEnrollment(deps: EnrolmentDeps, enrollment: MfaEnrollment, now: number): Promise<void> {
   const result = await deps.store.mfa.enroll(enrollment, now);
-  if (result.outcome === 'already_active') throw new ConflictError('MFA method already enabled');
-  if (result.outcome === 'throttled') throw new TooManyRequestsError(result.retryAfterSeconds, 'Too many requests');
+  if (result.outcome === 'already_active') throw new ConflictError('MFA method already enabled', { code: 'MFA_ALREADY_ENABLED' });
+  if (result.outcome === 'throttled')
+    throw new TooManyRequestsError(result.retryAfterSeconds, 'Too many requests', { code: 'RATE_LIMITED' });
 }
 
 /**
@@ -57,7 +58,7 @@ export async function enableMfa(deps: EnrolmentDeps, account: Account, request: 
 
   if (request.method === 'TOTP') {
     const secret = parseTotpSecret(request.secret);
-    if (!secret) throw new ValidationError('Invalid TOTP secret');
+    if (!secret) throw new ValidationError('Invalid TOTP secret', { fields: [{ path: 'secret', message: 'Invalid TOTP secret' }] });
     const sealedSecret = await deps.mfaSecrets.seal(secret, secretContext(account));
     await storeEnrollment(deps, { ...pending, method: 'TOTP', sealedSecret } satisfies TotpEnrollment, now);
     deps.log.info('mfa_enabled', { ...account, method: 'TOTP' });
@@ -66,8 +67,10 @@ export async function enableMfa(deps: EnrolmentDeps, account: Account, request: 
 
   const method = request.method;
   const destination = request.secret.trim();
-  if (method === 'SMS' && !E164.test(destination)) throw new ValidationError('Invalid phone number');
-  if (method === 'EMAIL' && !emailAddress.safeParse(destination).success) throw new ValidationError('Invalid email address');
+  if (method === 'SMS' && !E164.test(destination))
+    throw new ValidationError('Invalid phone number', { fields: [{ path: 'secret', message: 'Invalid phone number' }] });
+  if (method === 'EMAIL' && !emailAddress.safeParse(destination).success)
+    throw new ValidationError('Invalid email address', { fields: [{ path: 'secret', message: 'Invalid email address' }] });
   const code = generateCode(deps.random);
   const enrollment: DeliveredEnrollment = {
     ...pending,
@@ -91,7 +94,7 @@ export interface VerifyRequest {
 /** verifyMFA (docs/api.md 4.5): a right code activates a pending method. */
 export async function verifyMfa(deps: EnrolmentDeps, account: Account, { method, code }: VerifyRequest) {
   const enrollment = await deps.store.mfa.find(account.tenantId, account.userId, method);
-  if (!enrollment) throw new ValidationError('MFA method not enabled');
-  await checkCode(deps, account, enrollment, code, () => new ValidationError('Invalid MFA code'));
+  if (!enrollment) throw new ValidationError('MFA method not enabled', { code: 'MFA_METHOD_NOT_ENABLED' });
+  await checkCode(deps, account, enrollment, code, () => new ValidationError('Invalid MFA code', { code: 'INVALID_MFA_CODE' }));
   return { message: 'MFA verified successfully' as const };
 }

@@ -69,7 +69,7 @@ export async function startSession(deps: SessionDeps, user: User, amr: Amr[]): P
  * again revokes the whole session; the user is re-read so role changes show now.
  */
 export async function refreshSession(deps: SessionDeps & Pick<Deps, 'log'>, presented: string): Promise<AuthPayload> {
-  const invalid = () => new UnauthorizedError('Invalid refresh token');
+  const invalid = () => new UnauthorizedError('Invalid refresh token', {}, { code: 'INVALID_REFRESH_TOKEN' });
   const parsed = parseRefreshToken(presented);
   if (!parsed) throw invalid();
   const { tenantId, sessionId, generation } = parsed;

@@ -63,7 +63,7 @@ export async function checkPassword(
   if (!user || !verdict?.ok || user.status !== 'active') {
     await mfaMethods.catch(() => undefined);
     log.info('login_failed', { tenantId, username, reason: user ? 'wrong_password' : 'unknown_user' });
-    throw new UnauthorizedError('Invalid credentials');
+    throw new UnauthorizedError('Invalid credentials', {}, { code: 'INVALID_CREDENTIALS' });
   }
   const afterSuccess = started(
     Promise.all([

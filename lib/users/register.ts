@@ -45,8 +45,9 @@ export async function createUser(
   request: RegisterRequest,
 ): Promise<User> {
   const createTenant = caller === null;
-  if (createTenant && request.role !== 'ADMIN') throw new ValidationError('The first user of a tenant must have role ADMIN');
-  if (await isCommonPassword(request.password)) throw new ValidationError('Password is too common');
+  if (createTenant && request.role !== 'ADMIN')
+    throw new ValidationError('The first user of a tenant must have role ADMIN', { code: 'FIRST_USER_MUST_BE_ADMIN' });
+  if (await isCommonPassword(request.password)) throw new ValidationError('Password is too common', { code: 'PASSWORD_TOO_COMMON' });
 
   const user: User = {
     id: deps.random.id(),
@@ -61,7 +62,7 @@ export async function createUser(
   };
   const outcome = await deps.store.users.create(user, { createTenant });
   if (outcome === 'tenant_exists') throw new ForbiddenError();
-  if (outcome === 'username_taken') throw new ValidationError('Username already exists');
+  if (outcome === 'username_taken') throw new ValidationError('Username already exists', { code: 'USERNAME_TAKEN' });
 
   deps.log.info('user_registered', {
     tenantId: user.tenantId,

@@ -21,6 +21,8 @@ import {
   ValidationError,
 } from '../../lib/errors';
 import * as api from '../../lib/http/api-schemas';
+import { schemaFailure } from '../../lib/http/middlewares/validate';
+import { failureEnvelope } from '../../lib/http/respond';
 import { oauthErrors, rfcErrorFormat } from '../../lib/oauth/errors';
 import { type Route, routesFromServerlessYml } from './serverless-routes';
 
@@ -132,10 +134,10 @@ const OPERATIONS: Record<string, OperationDoc> = {
     bodyTypes: ['json'],
     answers: [{ status: 200, description: 'A new session.', body: 'AuthPayloadEnvelope', headers: noStore }],
     failures: [
-      new ValidationError('MFA method not enabled'),
-      new UnauthorizedError('Invalid credentials'),
-      new UnauthorizedError('MFA code required', mfaHeaders),
-      new UnauthorizedError('Invalid MFA code', mfaHeaders),
+      new ValidationError('MFA method not enabled', { code: 'MFA_METHOD_NOT_ENABLED' }),
+      new UnauthorizedError('Invalid credentials', {}, { code: 'INVALID_CREDENTIALS' }),
+      new UnauthorizedError('MFA code required', mfaHeaders, { code: 'MFA_REQUIRED' }),
+      new UnauthorizedError('Invalid MFA code', mfaHeaders, { code: 'INVALID_MFA_CODE' }),
       locked,
     ],
   },
@@ -148,7 +150,7 @@ const OPERATIONS: Record<string, OperationDoc> = {
     answers: [
       { status: 200, description: 'The session with a new access and refresh token.', body: 'AuthPayloadEnvelope', headers: noStore },
     ],
-    failures: [new UnauthorizedError('Invalid refresh token')],
+    failures: [new UnauthorizedError('Invalid refresh token', {}, { code: 'INVALID_REFRESH_TOKEN' })],
   },
   register: {
     section: '4.3',
@@ -158,9 +160,9 @@ const OPERATIONS: Record<string, OperationDoc> = {
     bodyTypes: ['json'],
     answers: [{ status: 201, description: 'The new user with a session.', body: 'AuthPayloadEnvelope', headers: noStore }],
     failures: [
-      new ValidationError('The first user of a tenant must have role ADMIN'),
-      new ValidationError('Password is too common'),
-      new ValidationError('Username already exists'),
+      new ValidationError('The first user of a tenant must have role ADMIN', { code: 'FIRST_USER_MUST_BE_ADMIN' }),
+      new ValidationError('Password is too common', { code: 'PASSWORD_TOO_COMMON' }),
+      new ValidationError('Username already exists', { code: 'USERNAME_TAKEN' }),
       permissionDenied,
     ],
   },
@@ -176,9 +178,9 @@ const OPERATIONS: Record<string, OperationDoc> = {
       new ValidationError('Invalid phone number'),
       new ValidationError('Invalid email address'),
       unauthorized,
-      permissionDenied,
-      new ConflictError('MFA method already enabled'),
-      new TooManyRequestsError(30, 'Too many requests'),
+      new ForbiddenError(undefined, { code: 'MFA_STEP_UP_REQUIRED' }),
+      new ConflictError('MFA method already enabled', { code: 'MFA_ALREADY_ENABLED' }),
+      new TooManyRequestsError(30, 'Too many requests', { code: 'RATE_LIMITED' }),
     ],
   },
   verifyMFA: {
@@ -188,7 +190,12 @@ const OPERATIONS: Record<string, OperationDoc> = {
     caller: 'session',
     bodyTypes: ['json'],
     answers: [{ status: 200, description: 'The code was right.', body: 'MfaVerifiedEnvelope', headers: noStore }],
-    failures: [new ValidationError('MFA method not enabled'), new ValidationError('Invalid MFA code'), unauthorized, locked],
+    failures: [
+      new ValidationError('MFA method not enabled', { code: 'MFA_METHOD_NOT_ENABLED' }),
+      new ValidationError('Invalid MFA code', { code: 'INVALID_MFA_CODE' }),
+      unauthorized,
+      locked,
+    ],
   },
   oauth2Authorize: {
     section: '4.6',
@@ -198,13 +205,13 @@ const OPERATIONS: Record<string, OperationDoc> = {
     query: true,
     answers: [{ status: 302, description: 'Redirect to the client with the code.', headers: { Location: undefined, ...noStore } }],
     failures: [
-      new ValidationError('Unsupported response type'),
-      new ValidationError('Invalid client'),
-      new ValidationError('Invalid redirect_uri'),
-      new ValidationError('Invalid scope'),
-      new ValidationError('Unauthorized client'),
-      new ValidationError('Missing code_challenge'),
-      new ValidationError('Unsupported code_challenge_method'),
+      new ValidationError('Unsupported response type', { code: 'UNSUPPORTED_RESPONSE_TYPE' }),
+      new ValidationError('Invalid client', { code: 'INVALID_CLIENT' }),
+      new ValidationError('Invalid redirect_uri', { code: 'INVALID_REDIRECT_URI' }),
+      new ValidationError('Invalid scope', { code: 'INVALID_SCOPE' }),
+      new ValidationError('Unauthorized client', { code: 'UNAUTHORIZED_CLIENT' }),
+      new ValidationError('Missing code_challenge', { code: 'PKCE_REQUIRED' }),
+      new ValidationError('Unsupported code_challenge_method', { code: 'UNSUPPORTED_CODE_CHALLENGE_METHOD' }),
       unauthorized,
     ],
   },
@@ -224,7 +231,12 @@ const OPERATIONS: Record<string, OperationDoc> = {
       },
     ],
     failures: [
-      { error: new ValidationError('client_id: Invalid input: expected string, received undefined'), only: 'json' },
+      {
+        error: new ValidationError('client_id: Invalid input: expected string, received undefined', {
+          fields: [{ path: 'client_id', message: 'Invalid input: expected string, received undefined' }],
+        }),
+        only: 'json',
+      },
       oauthErrors.missingParameters(),
       oauthErrors.missingRefreshToken(),
       oauthErrors.unsupportedGrantType(),
@@ -244,12 +256,12 @@ const OPERATIONS: Record<string, OperationDoc> = {
       { status: 201, description: 'The client as registered, without its secret.', body: 'ClientCreatedEnvelope', headers: noStore },
     ],
     failures: [
-      new ValidationError('Invalid redirect_uri'),
-      new ValidationError('Unsupported grant type'),
-      new ValidationError('Invalid scope'),
-      new ValidationError('Client secret too short'),
+      new ValidationError('Invalid redirect_uri', { code: 'INVALID_REDIRECT_URI' }),
+      new ValidationError('Unsupported grant type', { code: 'UNSUPPORTED_GRANT_TYPE' }),
+      new ValidationError('Invalid scope', { code: 'INVALID_SCOPE' }),
+      new ValidationError('Client secret too short', { code: 'CLIENT_SECRET_TOO_SHORT' }),
       permissionDenied,
-      new ConflictError('OAuth2 client already exists'),
+      new ConflictError('OAuth2 client already exists', { code: 'CLIENT_EXISTS' }),
     ],
   },
   me: {
@@ -402,8 +414,7 @@ function componentSchemas(registry: z.core.$ZodRegistry<{ id: string; descriptio
 function emptyInputFailure(schema: z.ZodType, where: 'body' | 'query'): ValidationError | undefined {
   const parsed = schema.safeParse({});
   if (parsed.success) return undefined;
-  const issue = parsed.error.issues[0];
-  return new ValidationError(`${issue?.path.map(String).join('.') || where}: ${issue?.message}`);
+  return schemaFailure(parsed.error, where);
 }
 
 const formHeaders: APIGatewayProxyEventV2['headers'] = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -425,7 +436,10 @@ function failureResponse(failures: FailureCase[], rfc: boolean): Json {
     const summary = validation ? { summary: VALIDATION_EXAMPLE } : {};
     if (only !== 'form') {
       envelope = true;
-      examples[error.message] = { ...summary, value: { success: false, error: error.message } };
+      examples[examples[error.message] ? `${error.message} (${error.code})` : error.message] = {
+        ...summary,
+        value: failureEnvelope(error),
+      };
     }
     if (rfc && only !== 'json') {
       rfcFormat = true;
@@ -481,8 +495,8 @@ function operation(route: Route, doc: OperationDoc, schemas: { body?: z.ZodType;
   const failures: FailureCase[] = [];
   if (route.method === 'POST') {
     failures.push({ error: new PayloadTooLargeError() });
-    failures.push({ error: new ValidationError('Invalid JSON body'), only: 'json' });
-    failures.push({ error: new ValidationError('Invalid JSON body: expected an object'), only: 'json' });
+    failures.push({ error: new ValidationError('Invalid JSON body', { code: 'INVALID_JSON' }), only: 'json' });
+    failures.push({ error: new ValidationError('Invalid JSON body: expected an object', { code: 'INVALID_JSON' }), only: 'json' });
   }
   const validation = schemas.body
     ? emptyInputFailure(schemas.body, 'body')
@@ -595,12 +609,19 @@ export async function openApiDocument(): Promise<Json> {
       responses: {
         InternalServerError: {
           description: '`Internal server error`: an unexpected failure; its cause is logged with the request id, never answered.',
-          content: { 'application/json': { schema: ref('Failure'), example: { success: false, error: 'Internal server error' } } },
+          content: {
+            'application/json': { schema: ref('Failure'), example: { success: false, error: 'Internal server error', code: 'INTERNAL' } },
+          },
         },
         ServiceUnavailable: {
           description: '`Service unavailable`: the database (or, on routes with the authorizer, the session store) did not answer.',
           headers: headerObjects({ 'Retry-After': undefined }),
-          content: { 'application/json': { schema: ref('Failure'), example: { success: false, error: 'Service unavailable' } } },
+          content: {
+            'application/json': {
+              schema: ref('Failure'),
+              example: { success: false, error: 'Service unavailable', code: 'SERVICE_UNAVAILABLE' },
+            },
+          },
         },
       },
       headers: Object.fromEntries(

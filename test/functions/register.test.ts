@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 
 const PASSWORD = 'correct horse battery';
 
@@ -76,7 +77,7 @@ describe('POST /auth/register', () => {
         token = created.body.data.token;
       }
       const response = await app.request('register', { token, body: { username: 'mallory', password: PASSWORD, ...body() } });
-      expect(response).toMatchObject({ status: 403, body: { success: false, error: 'Permission denied' } });
+      expect(response).toMatchObject({ status: 403, body: failure('Permission denied') });
     });
 
     it('treats the configured default tenant as existing: its first ADMIN is made by an operator', async () => {
@@ -86,7 +87,7 @@ describe('POST /auth/register', () => {
       const anonymous = await localApp.request('register', {
         body: { username: 'first', password: PASSWORD, role: 'ADMIN', tenantId: defaultTenant },
       });
-      expect(anonymous).toMatchObject({ status: 403, body: { success: false, error: 'Permission denied' } });
+      expect(anonymous).toMatchObject({ status: 403, body: failure('Permission denied') });
 
       const { createUser } = await import('../../lib/users/register');
       const admin = await createUser(local, null, { username: 'ops-admin', password: PASSWORD, role: 'ADMIN', tenantId: defaultTenant });
@@ -104,7 +105,7 @@ describe('POST /auth/register', () => {
     it('refuses to make an anonymous caller anything but ADMIN of a new tenant', async () => {
       const tenant = uniqueTenant();
       const response = await app.request('register', { body: { username: 'x', password: PASSWORD, role: 'OPERATOR', tenantId: tenant } });
-      expect(response).toMatchObject({ status: 400, body: { success: false, error: 'The first user of a tenant must have role ADMIN' } });
+      expect(response).toMatchObject({ status: 400, body: failure('The first user of a tenant must have role ADMIN') });
       expect(await deps.store.tenants.exists(tenant)).toBe(false);
     });
 
@@ -124,7 +125,7 @@ describe('POST /auth/register', () => {
       token: adminToken,
       body: { username: 'ROOT', password: 'another fine password', role: 'OPERATOR', tenantId },
     });
-    expect(response).toMatchObject({ status: 400, body: { success: false, error: 'Username already exists' } });
+    expect(response).toMatchObject({ status: 400, body: failure('Username already exists') });
     const login = await app.request('login', { body: { username: 'root', password: PASSWORD, tenantId } });
     expect(login.status).toBe(200);
     expect(login.body.data.user.role).toBe('ADMIN');
@@ -151,7 +152,7 @@ describe('POST /auth/register', () => {
 
   it.each(['password', 'qwerty123', 'Iloveyou', 'football1'])('answers 400 Password is too common for %s', async (password) => {
     const response = await app.request('register', { body: { username: 'u', password, role: 'ADMIN', tenantId: uniqueTenant() } });
-    expect(response).toMatchObject({ status: 400, body: { success: false, error: 'Password is too common' } });
+    expect(response).toMatchObject({ status: 400, body: failure('Password is too common') });
   });
 
   it.each([
@@ -165,7 +166,7 @@ describe('POST /auth/register', () => {
   ])('answers 400 for %j', async (override, error) => {
     const body = { username: 'v', password: PASSWORD, role: 'ADMIN', tenantId: uniqueTenant(), ...override };
     const response = await app.request('register', { body });
-    expect(response).toMatchObject({ status: 400, body: { success: false, error } });
+    expect(response).toMatchObject({ status: 400, body: failure(error) });
   });
 
   it('keeps a tenant id with key separators from reaching another tenant', async () => {

@@ -4,6 +4,7 @@ import { signAccessToken } from '../../lib/tokens/access-token';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { newTotpSecret } from '../helpers/mfa';
@@ -80,7 +81,7 @@ describe('cross-tenant attempts on every operation', () => {
     before = await victimRecords();
   });
 
-  const refused = (status: number, error: string) => ({ status, headers: expect.any(Object), body: { success: false, error } });
+  const refused = (status: number, error: string) => ({ status, headers: expect.any(Object), body: failure(error) });
   const rfcRefused = (status: number, error: string, description: string) => ({
     status,
     headers: expect.any(Object),

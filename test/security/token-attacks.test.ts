@@ -6,6 +6,7 @@ import { signAccessToken } from '../../lib/tokens/access-token';
 import { type App, type RouteName, registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import { authorizationCode, createClient, tokenRequest } from '../helpers/oauth';
 
 /**
@@ -192,7 +193,7 @@ describe('token attacks on every route behind the authorizer', () => {
     expect(await app.identityOf(forged)).toBeNull();
     for (const [route, spec, status, error] of routes) {
       const response = await app.request(route, { ...spec(), token: forged });
-      expect(response, route).toEqual({ status, headers: expect.any(Object), body: { success: false, error } });
+      expect(response, route).toEqual({ status, headers: expect.any(Object), body: failure(error) });
     }
     expect(await app.identityOf(token)).not.toBeNull();
   });

@@ -41,7 +41,7 @@ export function bodyFormat(acceptForm: boolean): MiddlewareObj<APIGatewayProxyEv
       event.bodyFormat = format;
       event.headers = { ...event.headers, 'content-type': format === 'form' ? FORM : JSON_TYPE };
       if (format === 'form' && bodyText(event).split('&').length > MAX_FORM_PARAMETERS) {
-        throw new ValidationError('Invalid form body: too many parameters');
+        throw new ValidationError('Invalid form body: too many parameters', { code: 'INVALID_FORM' });
       }
       if (format === 'json' && bodyText(event).trim() === '') {
         event.body = '{}';
