@@ -29,6 +29,7 @@ export const userSummary = z.strictObject({
 export const authPayload = z.strictObject({
   token: z.string(),
   refreshToken: z.string(),
+  expiresIn: z.number().int().nonnegative(),
   user: userSummary,
 }) satisfies z.ZodType<AuthPayload>;
 

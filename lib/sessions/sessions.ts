@@ -12,6 +12,8 @@ import type { Amr, Session } from './session';
 export interface AuthPayload {
   token: string;
   refreshToken: string;
+  /** Seconds until `token` expires, so a client schedules its refresh without decoding the JWT. */
+  expiresIn: number;
   user: UserSummary;
 }
 
@@ -39,7 +41,7 @@ async function authPayload(deps: SessionDeps, user: User, session: Session, refr
     random.id(),
     epochSeconds(clock),
   );
-  return { token, refreshToken, user: userSummary(user) };
+  return { token, refreshToken, expiresIn: config.accessTokenTtlSeconds, user: userSummary(user) };
 }
 
 /** Starts a session for an authenticated user and issues its first tokens. */

@@ -38,6 +38,7 @@ describe('POST /auth/login', () => {
       data: {
         token: expect.any(String),
         refreshToken: expect.any(String),
+        expiresIn: 900,
         user: { id: adminId, username: 'alice', role: 'ADMIN', tenantId, shopId: 'default' },
       },
     });

@@ -69,6 +69,7 @@ describe('POST /auth/login with MFA', () => {
           data: {
             token: expect.any(String),
             refreshToken: expect.any(String),
+            expiresIn: 900,
             user: { id: userId, username: 'alice', role: 'ADMIN', tenantId, shopId: 'default' },
           },
         },

@@ -30,6 +30,7 @@ describe('POST /auth/register', () => {
       data: {
         token: expect.any(String),
         refreshToken: expect.any(String),
+        expiresIn: 900,
         user: { id: expect.any(String), username: 'Owner', role: 'ADMIN', tenantId: tenant, shopId: 'shop-1' },
       },
     });

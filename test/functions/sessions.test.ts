@@ -41,6 +41,7 @@ describe('sessions', () => {
         data: {
           token: expect.any(String),
           refreshToken: expect.any(String),
+          expiresIn: 900,
           user: { id: first.user.id, username: 'root', role: 'ADMIN', tenantId, shopId: 'default' },
         },
       });
