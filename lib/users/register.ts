@@ -3,7 +3,7 @@ import { ForbiddenError, ValidationError } from '../errors';
 import { type AuthPayload, startSession } from '../sessions/sessions';
 import type { Identity } from '../tokens/access-token';
 import { isCommonPassword } from './common-passwords';
-import type { Role, User } from './user';
+import { type Role, type User, userSummary } from './user';
 
 export interface RegisterRequest {
   username: string;
@@ -75,7 +75,14 @@ export async function createUser(
   return user;
 }
 
-/** register: a new user, and a session for them (docs/api.md 4.3). */
+/**
+ * register (docs/api.md 4.3): a new user. The anonymous bootstrap gets a session of its
+ * own; an ADMIN registering someone else gets none of theirs (a live session of another
+ * user would be a silent impersonation): empty `token` and `refreshToken`, as the
+ * original design's placeholder strings, and `expiresIn` 0.
+ */
 export async function register(deps: Deps, caller: Identity | null, request: RegisterRequest): Promise<AuthPayload> {
-  return startSession(deps, await createUser(deps, caller, request), ['pwd']);
+  const user = await createUser(deps, caller, request);
+  if (caller) return { token: '', refreshToken: '', expiresIn: 0, user: userSummary(user) };
+  return startSession(deps, user, ['pwd']);
 }

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../lib/store/keys';
-import { type App, registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
@@ -21,11 +21,9 @@ describe('POST /oauth2/clients', () => {
     const admin = await registerAdmin(app, tenantId);
     adminToken = admin.token;
     adminId = admin.user.id;
-    const operator = await app.request('register', {
-      token: adminToken,
-      body: { username: 'olga', password: 'an operator passphrase', role: 'OPERATOR', tenantId },
-    });
-    operatorToken = operator.body.data.token;
+    operatorToken = (
+      await registerStaff(app, adminToken, { username: 'olga', password: 'an operator passphrase', role: 'OPERATOR', tenantId })
+    ).token;
   });
 
   let counter = 0;

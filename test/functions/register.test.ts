@@ -1,5 +1,6 @@
+import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type App, registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
 
@@ -18,7 +19,7 @@ describe('POST /auth/register', () => {
     adminToken = (await registerAdmin(app, tenantId, 'root', PASSWORD)).token;
   });
 
-  it('answers 201 with a real session for the first ADMIN of a new tenant', async () => {
+  it('answers 201 with a real session of their own for the first ADMIN of a new tenant (anonymous bootstrap)', async () => {
     const tenant = uniqueTenant();
     const response = await app.request('register', {
       body: { username: 'Owner', password: PASSWORD, role: 'ADMIN', tenantId: tenant, shopId: 'shop-1', email: 'owner@example.com' },
@@ -51,13 +52,31 @@ describe('POST /auth/register', () => {
     expect((await deps.store.users.findById(tenant, user.id))?.email).toBeUndefined();
   });
 
-  it('lets an ADMIN register any role into their own tenant', async () => {
+  it('lets an ADMIN register any role into their own tenant, with no session of the new user', async () => {
     const response = await app.request('register', {
       token: adminToken,
       body: { username: 'finance-1', password: PASSWORD, role: 'FINANCE', tenantId },
     });
     expect(response.status).toBe(201);
-    expect(response.body.data.user).toMatchObject({ username: 'finance-1', role: 'FINANCE', tenantId });
+    expect(response.body).toEqual({
+      success: true,
+      data: {
+        token: '',
+        refreshToken: '',
+        expiresIn: 0,
+        user: { id: expect.any(String), username: 'finance-1', role: 'FINANCE', tenantId, shopId: 'default' },
+      },
+    });
+    const userId: string = response.body.data.user.id;
+    expect(await deps.store.sessions.listByUser(tenantId, userId)).toEqual([]);
+    // The staff member's own login is their first session, and the listing sees it.
+    const login = await app.request('login', { body: { username: 'finance-1', password: PASSWORD, tenantId } });
+    expect(login.status).toBe(200);
+    expect((await deps.store.sessions.listByUser(tenantId, userId)).map((session) => session.id)).toEqual([
+      decodeJwt(login.body.data.token).sid,
+    ]);
+    // The ADMIN's session is still theirs.
+    expect(await app.identityOf(adminToken)).toMatchObject({ username: 'root', role: 'ADMIN' });
   });
 
   describe('who may register whom', () => {
@@ -71,11 +90,8 @@ describe('POST /auth/register', () => {
       let token: string | undefined;
       if (caller === 'admin') token = adminToken;
       if (caller === 'operator') {
-        const created = await app.request('register', {
-          token: adminToken,
-          body: { username: `op-${Math.random()}`, password: PASSWORD, role: 'OPERATOR', tenantId },
-        });
-        token = created.body.data.token;
+        token = (await registerStaff(app, adminToken, { username: `op-${Math.random()}`, password: PASSWORD, role: 'OPERATOR', tenantId }))
+          .token;
       }
       const response = await app.request('register', { token, body: { username: 'mallory', password: PASSWORD, ...body() } });
       expect(response).toMatchObject({ status: 403, body: failure('Permission denied') });

@@ -3,7 +3,7 @@ import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeHandler as makeMe } from '../../functions/me';
 import { keys } from '../../lib/store/keys';
-import { type App, registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
 import { call } from '../helpers/http';
@@ -80,10 +80,11 @@ describe('sessions', () => {
     it('shows a role change at the next refresh', async () => {
       const tenant = uniqueTenant();
       const admin = await registerAdmin(app, tenant, 'boss', PASSWORD);
-      const created = await app.request('register', {
-        token: admin.token,
-        body: { username: 'worker', password: PASSWORD, role: 'OPERATOR', tenantId: tenant },
-      });
+      const created = {
+        body: {
+          data: await registerStaff(app, admin.token, { username: 'worker', password: PASSWORD, role: 'OPERATOR', tenantId: tenant }),
+        },
+      };
       const { doc, table } = localDynamo({ tableName: deps.config.tableName });
       await doc.send(
         new UpdateCommand({

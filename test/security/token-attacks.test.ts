@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { base64url, type CryptoKey, decodeJwt, exportJWK, exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signAccessToken } from '../../lib/tokens/access-token';
-import { type App, type RouteName, registerAdmin, testApp } from '../helpers/app';
+import { type App, type RouteName, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
@@ -51,11 +51,8 @@ describe('token attacks on every route behind the authorizer', () => {
     revokedToken = (await app.request('login', { body: { username: 'admin', password: 'correct horse battery', tenantId } })).body.data
       .token;
     expect((await app.request('logout', { token: revokedToken })).status).toBe(200);
-    const other = await app.request('register', {
-      token,
-      body: { username: 'other', password: 'correct horse battery', role: 'ANALYST', tenantId },
-    });
-    otherUser = { token: other.body.data.token, userId: other.body.data.user.id };
+    const other = await registerStaff(app, token, { username: 'other', password: 'correct horse battery', role: 'ANALYST', tenantId });
+    otherUser = { token: other.token, userId: other.user.id };
   });
 
   const now = () => Math.floor(deps.clock.now() / 1000);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { expect, inject } from 'vitest';
-import { type RouteName, registerAdmin, testApp } from '../../helpers/app';
+import { type RouteName, registerAdmin, registerStaff, testApp } from '../../helpers/app';
 import { nearRealTime } from '../../helpers/clock';
 import { testDeps, uniqueTenant } from '../../helpers/deps';
 import { isFailureEnvelope } from '../../helpers/failures';
@@ -171,11 +171,13 @@ export async function hostileTenant(tableName: string) {
   const tenantId = uniqueTenant('hostile');
   const admin = await registerAdmin(app, tenantId);
   const adminToken = admin.token;
-  const totpUser = await app.request('register', {
-    token: adminToken,
-    body: { username: 'totp-user', password: 'correct horse battery', role: 'OPERATOR', tenantId },
+  const totpUser = await registerStaff(app, adminToken, {
+    username: 'totp-user',
+    password: 'correct horse battery',
+    role: 'OPERATOR',
+    tenantId,
   });
-  const totpUserToken: string = totpUser.body.data.token;
+  const totpUserToken = totpUser.token;
   expect((await app.request('mfaEnable', { token: totpUserToken, body: { method: 'TOTP', secret: newTotpSecret() } })).status).toBe(200);
   const client: TestClient = await createClient(app, adminToken, tenantId);
   return {
