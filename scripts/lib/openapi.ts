@@ -18,6 +18,7 @@ import {
   PayloadTooLargeError,
   TooManyRequestsError,
   UnauthorizedError,
+  UnsupportedContentTypeError,
   ValidationError,
 } from '../../lib/errors';
 import * as api from '../../lib/http/api-schemas';
@@ -495,6 +496,8 @@ function operation(route: Route, doc: OperationDoc, schemas: { body?: z.ZodType;
   const failures: FailureCase[] = [];
   if (route.method === 'POST') {
     failures.push({ error: new PayloadTooLargeError() });
+    const refusesJson = doc.failures.some((failure) => ('only' in failure ? failure.error : failure).statusCode === 415);
+    if (!refusesJson) failures.push({ error: new UnsupportedContentTypeError(), only: 'json' });
     failures.push({ error: new ValidationError('Invalid JSON body', { code: 'INVALID_JSON' }), only: 'json' });
     failures.push({ error: new ValidationError('Invalid JSON body: expected an object', { code: 'INVALID_JSON' }), only: 'json' });
   }

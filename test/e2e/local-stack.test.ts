@@ -129,6 +129,12 @@ describe('the local stack (serverless-offline)', () => {
     expect([bad.status, await bad.json()]).toEqual([400, failure('Invalid JSON body')]);
   });
 
+  it('answers 415 UNSUPPORTED_CONTENT_TYPE for a JSON body sent as text/plain (no CORS preflight for that)', async () => {
+    const body = JSON.stringify({ username: 'x', password: 'y', tenantId: 'z' });
+    const plain = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body });
+    expect([plain.status, await plain.json()]).toEqual([415, failure('Unsupported content type')]);
+  });
+
   it('serves MFA: enable TOTP, verify it, then login asks for and accepts a code', async () => {
     const tenantId = uniqueTenant('e2e-mfa');
     const password = 'e2e passphrase that is long';
