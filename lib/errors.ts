@@ -1,72 +1,202 @@
 /**
- * The one error hierarchy. Each error carries the HTTP status and the public message
- * that goes into the envelope; anything that is not an AppError is answered with
- * 500 `Internal server error` and logged.
+ * The stable, machine-readable codes of failure answers (docs/api.md 2, error codes): one
+ * closed list, so a client `switch`es on `code` instead of matching the English `error`.
+ * A code is never renamed or reused for another meaning; new failures add codes.
+ */
+export const ERROR_CODES = [
+  // 400: the request itself
+  'VALIDATION_FAILED',
+  'INVALID_JSON',
+  'INVALID_FORM',
+  'PASSWORD_TOO_COMMON',
+  'FIRST_USER_MUST_BE_ADMIN',
+  'USERNAME_TAKEN',
+  'MFA_METHOD_NOT_ENABLED',
+  'INVALID_MFA_CODE',
+  // 400 and 401 of the OAuth routes answered in the envelope (docs/api.md 4.6-4.8, 4.13, 4.14)
+  'MISSING_PARAMETERS',
+  'UNSUPPORTED_GRANT_TYPE',
+  'UNSUPPORTED_RESPONSE_TYPE',
+  'INVALID_CLIENT',
+  'UNAUTHORIZED_CLIENT',
+  'INVALID_GRANT',
+  'INVALID_SCOPE',
+  'INVALID_REDIRECT_URI',
+  'PKCE_REQUIRED',
+  'UNSUPPORTED_CODE_CHALLENGE_METHOD',
+  'CLIENT_SECRET_TOO_SHORT',
+  'CLIENT_SECRET_TOO_WEAK',
+  'RESERVED_CLIENT_ID',
+  'SMS_COUNTRY_NOT_ALLOWED',
+  'INVALID_CURSOR',
+  // 401
+  'UNAUTHORIZED',
+  'INVALID_CREDENTIALS',
+  'MFA_REQUIRED',
+  'INVALID_REFRESH_TOKEN',
+  // 403
+  'PERMISSION_DENIED',
+  'MFA_STEP_UP_REQUIRED',
+  'RECENT_AUTH_REQUIRED',
+  'MFA_METHOD_LOCKED',
+  // 404, 409
+  'NOT_FOUND',
+  'CONFLICT',
+  'MFA_ALREADY_ENABLED',
+  'LAST_ADMIN',
+  'CLIENT_EXISTS',
+  // 413, 415, 429
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_CONTENT_TYPE',
+  'LOCKED',
+  'RATE_LIMITED',
+  // 500, 503
+  'INTERNAL',
+  'SERVICE_UNAVAILABLE',
+] as const;
+
+/** One of {@link ERROR_CODES}. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** One problem of a validation failure: the field's path (`body`/`query` for the whole input) and what is wrong. */
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
+
+/** What a subclass lets its caller make more precise than its default. */
+export interface AppErrorOptions {
+  /** The code, when more precise than the class's default (e.g. `USERNAME_TAKEN`). */
+  code?: ErrorCode;
+}
+
+/** The code of a status when nothing more precise is known. */
+function defaultCode(statusCode: number): ErrorCode {
+  switch (statusCode) {
+    case 400:
+      return 'VALIDATION_FAILED';
+    case 401:
+      return 'UNAUTHORIZED';
+    case 403:
+      return 'PERMISSION_DENIED';
+    case 404:
+      return 'NOT_FOUND';
+    case 409:
+      return 'CONFLICT';
+    case 413:
+      return 'PAYLOAD_TOO_LARGE';
+    case 415:
+      return 'UNSUPPORTED_CONTENT_TYPE';
+    case 429:
+      return 'RATE_LIMITED';
+    case 503:
+      return 'SERVICE_UNAVAILABLE';
+    default:
+      return 'INTERNAL';
+  }
+}
+
+/**
+ * The one error hierarchy. Each error carries the HTTP status, the public message and
+ * the stable code that go into the envelope; anything that is not an AppError is
+ * answered with 500 `Internal server error` (`INTERNAL`) and logged.
  */
 export class AppError extends Error {
   override name = 'AppError';
+  readonly code: ErrorCode;
   constructor(
     readonly statusCode: number,
     message: string,
     /** Extra response headers (e.g. `Retry-After`, `X-MFA-Methods`). */
     readonly headers: Record<string, string> = {},
+    code: ErrorCode = defaultCode(statusCode),
   ) {
     super(message);
+    this.code = code;
   }
 }
 
+/** 400; `VALIDATION_FAILED` unless said otherwise, with every problem in `fields`. */
 export class ValidationError extends AppError {
   override name = 'ValidationError';
-  constructor(message: string) {
-    super(400, message);
+  /** Every problem of the input (docs/api.md 2); the message names the first. */
+  readonly fields: readonly FieldProblem[] | undefined;
+  constructor(message: string, options: AppErrorOptions & { fields?: readonly FieldProblem[] } = {}) {
+    super(400, message, {}, options.code ?? 'VALIDATION_FAILED');
+    this.fields = options.fields;
   }
 }
 
+/** 401; `UNAUTHORIZED` unless said otherwise. */
 export class UnauthorizedError extends AppError {
   override name = 'UnauthorizedError';
-  constructor(message = 'Unauthorized', headers: Record<string, string> = {}) {
-    super(401, message, headers);
+  constructor(message = 'Unauthorized', headers: Record<string, string> = {}, options: AppErrorOptions = {}) {
+    super(401, message, headers, options.code ?? 'UNAUTHORIZED');
   }
 }
 
+/** 403; `PERMISSION_DENIED` unless said otherwise (`MFA_STEP_UP_REQUIRED`, `RECENT_AUTH_REQUIRED`). */
 export class ForbiddenError extends AppError {
   override name = 'ForbiddenError';
-  constructor(message = 'Permission denied') {
-    super(403, message);
+  constructor(message = 'Permission denied', options: AppErrorOptions = {}) {
+    super(403, message, {}, options.code ?? 'PERMISSION_DENIED');
   }
 }
 
+/** 404; `NOT_FOUND` unless said otherwise. */
+export class NotFoundError extends AppError {
+  override name = 'NotFoundError';
+  constructor(message = 'Not found', options: AppErrorOptions = {}) {
+    super(404, message, {}, options.code ?? 'NOT_FOUND');
+  }
+}
+
+/** 409; `CONFLICT` unless said otherwise. */
 export class ConflictError extends AppError {
   override name = 'ConflictError';
-  constructor(message: string) {
-    super(409, message);
+  constructor(message: string, options: AppErrorOptions = {}) {
+    super(409, message, {}, options.code ?? 'CONFLICT');
   }
 }
 
+/** 413 `Request body too large`, `PAYLOAD_TOO_LARGE`. */
 export class PayloadTooLargeError extends AppError {
   override name = 'PayloadTooLargeError';
   constructor() {
-    super(413, 'Request body too large');
+    super(413, 'Request body too large', {}, 'PAYLOAD_TOO_LARGE');
   }
 }
 
-export class TooManyRequestsError extends AppError {
-  override name = 'TooManyRequestsError';
-  constructor(retryAfterSeconds: number, message = 'Too many failed attempts') {
-    super(429, message, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
-  }
-}
-
-export class ServiceUnavailableError extends AppError {
-  override name = 'ServiceUnavailableError';
+/** 415 `Unsupported content type`, `UNSUPPORTED_CONTENT_TYPE`. */
+export class UnsupportedContentTypeError extends AppError {
+  override name = 'UnsupportedContentTypeError';
   constructor() {
-    super(503, 'Service unavailable');
+    super(415, 'Unsupported content type', {}, 'UNSUPPORTED_CONTENT_TYPE');
   }
 }
 
 /**
- * An OAuth 2.0 error: the envelope message, and the RFC 6749 5.2 `error` code that
- * the OAuth endpoints answer with when called the RFC way (lib/oauth/errors.ts).
+ * 429 with `Retry-After`. The default message is the lockout's (`LOCKED`: failed attempts
+ * on an account); a throttle says otherwise (`RATE_LIMITED`).
+ */
+export class TooManyRequestsError extends AppError {
+  override name = 'TooManyRequestsError';
+  constructor(retryAfterSeconds: number, message = 'Too many failed attempts', options: AppErrorOptions = {}) {
+    super(429, message, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) }, options.code ?? 'LOCKED');
+  }
+}
+
+/** 503 `Service unavailable`, `SERVICE_UNAVAILABLE`. */
+export class ServiceUnavailableError extends AppError {
+  override name = 'ServiceUnavailableError';
+  constructor() {
+    super(503, 'Service unavailable', {}, 'SERVICE_UNAVAILABLE');
+  }
+}
+
+/**
+ * An OAuth 2.0 error: the envelope message and code, and the RFC 6749 5.2 `error` code
+ * that the OAuth endpoints answer with when called the RFC way (lib/oauth/errors.ts).
  */
 export class OAuthError extends AppError {
   override name = 'OAuthError';
@@ -74,16 +204,10 @@ export class OAuthError extends AppError {
     statusCode: number,
     message: string,
     /** RFC 6749 5.2 / RFC 7009 2.2.1 error code, e.g. `invalid_grant`. */
-    readonly code: string,
+    readonly oauthCode: string,
     headers: Record<string, string> = {},
+    code: ErrorCode = defaultCode(statusCode),
   ) {
-    super(statusCode, message, headers);
-  }
-}
-
-export class NotFoundError extends AppError {
-  override name = 'NotFoundError';
-  constructor(message: string) {
-    super(404, message);
+    super(statusCode, message, headers, code);
   }
 }

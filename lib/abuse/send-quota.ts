@@ -37,7 +37,7 @@ export function quotaDelivery(inner: CodeDelivery, attempts: AttemptCounter, clo
       for (const [scope, id] of scopes) {
         const policy: AttemptPolicy = { max: quotas[scope], windowSeconds: HOUR };
         const reserved = await attempts.reserve({ kind: 'send', tenantId: message.tenantId, scope, id }, now, policy);
-        if (!reserved.allowed) throw new TooManyRequestsError(reserved.retryAfterSeconds, 'Too many requests');
+        if (!reserved.allowed) throw new TooManyRequestsError(reserved.retryAfterSeconds, 'Too many requests', { code: 'RATE_LIMITED' });
       }
       await inner.send(message);
     },

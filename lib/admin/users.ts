@@ -73,10 +73,10 @@ function decodeCursor(tenantId: string, cursor: string): UserPosition {
   try {
     decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    throw new ValidationError(INVALID_CURSOR);
+    throw new ValidationError(INVALID_CURSOR, { code: 'INVALID_CURSOR' });
   }
   const parsed = cursorSchema.safeParse(decoded);
-  if (!parsed.success || parsed.data.t !== tenantId) throw new ValidationError(INVALID_CURSOR);
+  if (!parsed.success || parsed.data.t !== tenantId) throw new ValidationError(INVALID_CURSOR, { code: 'INVALID_CURSOR' });
   return { createdAt: parsed.data.c, id: parsed.data.i };
 }
 
@@ -133,7 +133,7 @@ async function changeKeepingAdmin(deps: AdminDeps, admin: Identity, userId: stri
     if (isActiveAdmin(user) && !isActiveAdmin(after)) {
       const guards = await guardsFor(deps, admin, user);
       guard = guards[attempt % Math.max(1, guards.length)];
-      if (guard === undefined) throw new ConflictError(LAST_ADMIN);
+      if (guard === undefined) throw new ConflictError(LAST_ADMIN, { code: 'LAST_ADMIN' });
       guarded = true;
     }
     if (await deps.store.tenantUsers.change(user, set, { revoke, guardAdminId: guard })) {
@@ -141,7 +141,7 @@ async function changeKeepingAdmin(deps: AdminDeps, admin: Identity, userId: stri
     }
     await backOff(attempt);
   }
-  if (guarded) throw new ConflictError(LAST_ADMIN);
+  if (guarded) throw new ConflictError(LAST_ADMIN, { code: 'LAST_ADMIN' });
   throw stillContended();
 }
 

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ERROR_CODES } from '../errors';
 import { MFA_METHODS } from '../mfa/methods';
 import { type ClientView, GRANT_TYPES } from '../oauth/client';
 import type { IntrospectionResponse } from '../oauth/introspection';
@@ -28,6 +29,7 @@ export const userSummary = z.strictObject({
 export const authPayload = z.strictObject({
   token: z.string(),
   refreshToken: z.string(),
+  expiresIn: z.number().int().nonnegative(),
   user: userSummary,
 }) satisfies z.ZodType<AuthPayload>;
 
@@ -155,5 +157,10 @@ export const me = z.strictObject({ user: requestContext });
 /** docs/api.md 2: the success envelope around `data`. */
 export const success = <T extends z.ZodType>(data: T) => z.strictObject({ success: z.literal(true), data });
 
-/** docs/api.md 2: the failure envelope. */
-export const failure = z.strictObject({ success: z.literal(false), error: z.string() });
+/** docs/api.md 2: the failure envelope, with its stable code and, for validation failures, every problem. */
+export const failure = z.strictObject({
+  success: z.literal(false),
+  error: z.string(),
+  code: z.enum(ERROR_CODES),
+  fields: z.array(z.strictObject({ path: z.string(), message: z.string() })).optional(),
+});

@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { AppError, ValidationError } from '../errors';
+import { AppError, type ErrorCode, type FieldProblem, ServiceUnavailableError, ValidationError } from '../errors';
 import type { Logger } from '../log';
 import type { Reply } from './reply';
 
@@ -36,8 +36,17 @@ function isJsonParserRefusal(error: unknown): boolean {
 function asAppError(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
   // Its cause holds the body, which may hold a password: mapped, never logged.
-  if (isJsonParserRefusal(error)) return new ValidationError('Invalid JSON body');
+  if (isJsonParserRefusal(error)) return new ValidationError('Invalid JSON body', { code: 'INVALID_JSON' });
   return undefined;
+}
+
+/**
+ * The failure envelope of an error (docs/api.md 2): its message, its code, and for a
+ * validation failure with known problems, every one of them.
+ */
+export function failureEnvelope(error: AppError): { success: false; error: string; code: ErrorCode; fields?: readonly FieldProblem[] } {
+  const fields = error instanceof ValidationError ? error.fields : undefined;
+  return { success: false, error: error.message, code: error.code, ...(fields ? { fields } : {}) };
 }
 
 /**
@@ -81,7 +90,7 @@ export function respond(
         const reply = formatError?.(error, request.event) ?? {
           statusCode: error.statusCode,
           headers: error.headers,
-          json: { success: false, error: error.message },
+          json: failureEnvelope(error),
         };
         request.response = toResult(reply, 'no-store');
         return;
@@ -92,8 +101,8 @@ export function respond(
         error: request.error,
       });
       request.response = transient
-        ? toResult({ statusCode: 503, headers: { 'Retry-After': '1' }, json: { success: false, error: 'Service unavailable' } }, 'no-store')
-        : toResult({ statusCode: 500, json: { success: false, error: 'Internal server error' } }, 'no-store');
+        ? toResult({ statusCode: 503, headers: { 'Retry-After': '1' }, json: failureEnvelope(new ServiceUnavailableError()) }, 'no-store')
+        : toResult({ statusCode: 500, json: failureEnvelope(new AppError(500, 'Internal server error')) }, 'no-store');
     },
   };
 }

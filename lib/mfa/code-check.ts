@@ -81,7 +81,7 @@ export async function checkCode(
   const { method } = enrollment;
   if ((enrollment.failedCodes ?? 0) >= MAX_FAILED_CODES) {
     deps.log.warn('mfa_method_locked', { ...account, method });
-    throw new ForbiddenError('MFA method locked');
+    throw new ForbiddenError('MFA method locked', { code: 'MFA_METHOD_LOCKED' });
   }
   const attempts = { kind: 'mfa', tenantId, userId, method } as const;
   const reservation = await deps.store.attempts.reserve(attempts, epochSeconds(deps.clock), MFA_ATTEMPTS);

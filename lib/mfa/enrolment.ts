@@ -22,7 +22,7 @@ const emailAddress = z.email().max(254);
 export async function authorizeMfaEnrollment(deps: Pick<Deps, 'store'>, identity: Identity | null): Promise<void> {
   if (!identity || identity.amr.includes('otp')) return;
   const methods = await deps.store.mfa.list(identity.tenantId, identity.userId);
-  if (methods.some((method) => method.status === 'active')) throw new ForbiddenError();
+  if (methods.some((method) => method.status === 'active')) throw new ForbiddenError(undefined, { code: 'MFA_STEP_UP_REQUIRED' });
 }
 
 export interface EnableRequest {
@@ -41,8 +41,9 @@ export interface EnableResult {
 
 async function storeEnrollment(deps: EnrolmentDeps, enrollment: MfaEnrollment, now: number): Promise<void> {
   const result = await deps.store.mfa.enroll(enrollment, now);
-  if (result.outcome === 'already_active') throw new ConflictError('MFA method already enabled');
-  if (result.outcome === 'throttled') throw new TooManyRequestsError(result.retryAfterSeconds, 'Too many requests');
+  if (result.outcome === 'already_active') throw new ConflictError('MFA method already enabled', { code: 'MFA_ALREADY_ENABLED' });
+  if (result.outcome === 'throttled')
+    throw new TooManyRequestsError(result.retryAfterSeconds, 'Too many requests', { code: 'RATE_LIMITED' });
 }
 
 /**
@@ -57,7 +58,7 @@ export async function enableMfa(deps: EnrolmentDeps, account: Account, request: 
 
   if (request.method === 'TOTP') {
     const secret = parseTotpSecret(request.secret);
-    if (!secret) throw new ValidationError('Invalid TOTP secret');
+    if (!secret) throw new ValidationError('Invalid TOTP secret', { fields: [{ path: 'secret', message: 'Invalid TOTP secret' }] });
     const sealedSecret = await deps.mfaSecrets.seal(secret, secretContext(account));
     await storeEnrollment(deps, { ...pending, method: 'TOTP', sealedSecret } satisfies TotpEnrollment, now);
     deps.log.info('mfa_enabled', { ...account, method: 'TOTP' });
@@ -66,12 +67,14 @@ export async function enableMfa(deps: EnrolmentDeps, account: Account, request: 
 
   const method = request.method;
   const destination = request.secret.trim();
-  if (method === 'SMS' && !E164.test(destination)) throw new ValidationError('Invalid phone number');
+  if (method === 'SMS' && !E164.test(destination))
+    throw new ValidationError('Invalid phone number', { fields: [{ path: 'secret', message: 'Invalid phone number' }] });
   const countries = deps.config.mfa.smsCountries;
   if (method === 'SMS' && countries !== 'any' && !countries.some((prefix) => destination.startsWith(prefix))) {
-    throw new ValidationError('Phone number country not allowed');
+    throw new ValidationError('Phone number country not allowed', { code: 'SMS_COUNTRY_NOT_ALLOWED' });
   }
-  if (method === 'EMAIL' && !emailAddress.safeParse(destination).success) throw new ValidationError('Invalid email address');
+  if (method === 'EMAIL' && !emailAddress.safeParse(destination).success)
+    throw new ValidationError('Invalid email address', { fields: [{ path: 'secret', message: 'Invalid email address' }] });
   const code = generateCode(deps.random);
   const enrollment: DeliveredEnrollment = {
     ...pending,
@@ -103,10 +106,10 @@ export async function verifyMfa(deps: EnrolmentDeps, account: Account, { method,
     deps.store.users.findById(account.tenantId, account.userId),
   ]);
   const enrollment = methods.find((candidate) => candidate.method === method);
-  if (!enrollment) throw new ValidationError('MFA method not enabled');
+  if (!enrollment) throw new ValidationError('MFA method not enabled', { code: 'MFA_METHOD_NOT_ENABLED' });
   const first = enrollment.status === 'pending' && !methods.some((candidate) => candidate.status === 'active');
   const revoking = first && user ? { user, keepSessionId: sessionId } : undefined;
-  await checkCode(deps, account, enrollment, code, () => new ValidationError('Invalid MFA code'), revoking);
+  await checkCode(deps, account, enrollment, code, () => new ValidationError('Invalid MFA code', { code: 'INVALID_MFA_CODE' }), revoking);
   if (revoking) deps.log.info('mfa_first_method_sessions_revoked', { ...account, method, sessionId });
   return { message: 'MFA verified successfully' as const };
 }

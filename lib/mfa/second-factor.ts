@@ -51,12 +51,12 @@ export async function secondFactor(
   const chosen = mfaMethod
     ? active.find((enrollment) => enrollment.method === mfaMethod)
     : (active.find((enrollment) => enrollment.method === 'TOTP') ?? active[0]);
-  if (!chosen) throw new ValidationError('MFA method not enabled');
+  if (!chosen) throw new ValidationError('MFA method not enabled', { code: 'MFA_METHOD_NOT_ENABLED' });
   if (!mfaCode) {
     if (chosen.method !== 'TOTP') await sendLoginCode(deps, account, chosen);
     deps.log.info('login_mfa_required', { ...account, method: chosen.method });
-    throw new UnauthorizedError('MFA code required', headers);
+    throw new UnauthorizedError('MFA code required', headers, { code: 'MFA_REQUIRED' });
   }
-  await checkCode(deps, account, chosen, mfaCode, () => new UnauthorizedError('Invalid MFA code', headers));
+  await checkCode(deps, account, chosen, mfaCode, () => new UnauthorizedError('Invalid MFA code', headers, { code: 'INVALID_MFA_CODE' }));
   return ['pwd', 'otp'];
 }

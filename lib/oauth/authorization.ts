@@ -43,17 +43,20 @@ export async function authorize(
   user: Identity,
   request: AuthorizationRequest,
 ): Promise<string> {
-  if (request.response_type !== 'code') throw new ValidationError('Unsupported response type');
+  if (request.response_type !== 'code') throw new ValidationError('Unsupported response type', { code: 'UNSUPPORTED_RESPONSE_TYPE' });
   const client = await deps.store.oauthClients.find(request.client_id);
   // A client of another tenant is answered like an unknown one.
-  if (!client || client.tenantId !== user.tenantId) throw new ValidationError('Invalid client');
-  if (!client.redirectUris.includes(request.redirect_uri)) throw new ValidationError('Invalid redirect_uri');
+  if (!client || client.tenantId !== user.tenantId) throw new ValidationError('Invalid client', { code: 'INVALID_CLIENT' });
+  if (!client.redirectUris.includes(request.redirect_uri))
+    throw new ValidationError('Invalid redirect_uri', { code: 'INVALID_REDIRECT_URI' });
   // No scope asked: the client's registered scope (RFC 6749 3.3 lets the server choose a default).
   const scope = request.scope ? parseScope(request.scope) : client.scopes;
-  if (!scope || scope.length === 0 || !isWithinScope(scope, client.scopes)) throw new ValidationError('Invalid scope');
-  if (!client.grantTypes.includes('authorization_code')) throw new ValidationError('Unauthorized client');
-  if (request.code_challenge === undefined) throw new ValidationError('Missing code_challenge');
-  if (request.code_challenge_method !== 'S256') throw new ValidationError('Unsupported code_challenge_method');
+  if (!scope || scope.length === 0 || !isWithinScope(scope, client.scopes))
+    throw new ValidationError('Invalid scope', { code: 'INVALID_SCOPE' });
+  if (!client.grantTypes.includes('authorization_code')) throw new ValidationError('Unauthorized client', { code: 'UNAUTHORIZED_CLIENT' });
+  if (request.code_challenge === undefined) throw new ValidationError('Missing code_challenge', { code: 'PKCE_REQUIRED' });
+  if (request.code_challenge_method !== 'S256')
+    throw new ValidationError('Unsupported code_challenge_method', { code: 'UNSUPPORTED_CODE_CHALLENGE_METHOD' });
 
   const code = deps.random.token(32);
   const now = epochSeconds(deps.clock);

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { Deps } from '../deps';
-import { ValidationError } from '../errors';
+import { schemaFailure } from '../http/middlewares/validate';
 import type { OAuthClient } from './client';
 import { oauthErrors } from './errors';
 
@@ -64,10 +64,7 @@ export function presentedClient(
   }
   if (format === 'json') {
     const checked = seedCredentials.safeParse(body);
-    if (!checked.success) {
-      const issue = checked.error.issues[0];
-      throw new ValidationError(`${issue?.path.map(String).join('.')}: ${issue?.message}`);
-    }
+    if (!checked.success) throw schemaFailure(checked.error, 'body');
   }
   if (body.client_id === undefined || body.client_secret === undefined) return { method: 'none', clientId: body.client_id };
   return { method: 'client_secret_post', clientId: body.client_id, clientSecret: body.client_secret };

@@ -7,10 +7,10 @@ import { document, type Reply } from '../http/reply';
  * the envelope message, and the RFC 6749 5.2 code and status for RFC-format answers.
  */
 export const oauthErrors = {
-  missingParameters: () => new OAuthError(400, 'Missing required parameters', 'invalid_request'),
-  missingRefreshToken: () => new OAuthError(400, 'Missing refresh token', 'invalid_request'),
-  missingToken: () => new OAuthError(400, 'Missing token', 'invalid_request'),
-  unsupportedGrantType: () => new OAuthError(400, 'Unsupported grant type', 'unsupported_grant_type'),
+  missingParameters: () => new OAuthError(400, 'Missing required parameters', 'invalid_request', {}, 'MISSING_PARAMETERS'),
+  missingRefreshToken: () => new OAuthError(400, 'Missing refresh token', 'invalid_request', {}, 'MISSING_PARAMETERS'),
+  missingToken: () => new OAuthError(400, 'Missing token', 'invalid_request', {}, 'MISSING_PARAMETERS'),
+  unsupportedGrantType: () => new OAuthError(400, 'Unsupported grant type', 'unsupported_grant_type', {}, 'UNSUPPORTED_GRANT_TYPE'),
   /** RFC 6749 5.2: 401, and `WWW-Authenticate` when the client tried HTTP Basic. */
   invalidClient: (triedBasic: boolean) =>
     new OAuthError(
@@ -18,11 +18,12 @@ export const oauthErrors = {
       'Invalid client',
       'invalid_client',
       triedBasic ? { 'WWW-Authenticate': 'Basic realm="oauth2", charset="UTF-8"' } : {},
+      'INVALID_CLIENT',
     ),
-  unauthorizedClient: () => new OAuthError(400, 'Unauthorized client', 'unauthorized_client'),
-  invalidGrant: () => new OAuthError(400, 'Invalid grant', 'invalid_grant'),
-  invalidScope: () => new OAuthError(400, 'Invalid scope', 'invalid_scope'),
-  formRequired: () => new OAuthError(415, 'Unsupported content type', 'invalid_request'),
+  unauthorizedClient: () => new OAuthError(400, 'Unauthorized client', 'unauthorized_client', {}, 'UNAUTHORIZED_CLIENT'),
+  invalidGrant: () => new OAuthError(400, 'Invalid grant', 'invalid_grant', {}, 'INVALID_GRANT'),
+  invalidScope: () => new OAuthError(400, 'Invalid scope', 'invalid_scope', {}, 'INVALID_SCOPE'),
+  formRequired: () => new OAuthError(415, 'Unsupported content type', 'invalid_request', {}, 'UNSUPPORTED_CONTENT_TYPE'),
 };
 
 /** Token responses must not be cached (RFC 6749 5.1); `Pragma` for HTTP/1.0 caches. */
@@ -46,6 +47,6 @@ function description(message: string): string {
  */
 export function rfcErrorFormat(error: AppError, event: APIGatewayProxyEventV2): Reply | undefined {
   if (!isFormRequest(event)) return undefined;
-  const code = error instanceof OAuthError ? error.code : error.statusCode >= 500 ? 'temporarily_unavailable' : 'invalid_request';
+  const code = error instanceof OAuthError ? error.oauthCode : error.statusCode >= 500 ? 'temporarily_unavailable' : 'invalid_request';
   return document({ error: code, error_description: description(error.message) }, error.statusCode, { ...error.headers, ...NO_CACHE });
 }

@@ -36,17 +36,19 @@ export async function registerClient(
   registration: ClientRegistration,
 ): Promise<ClientView> {
   const redirectUris = parseRedirectUris(registration.redirect_uri);
-  if (!redirectUris) throw new ValidationError('Invalid redirect_uri');
+  if (!redirectUris) throw new ValidationError('Invalid redirect_uri', { code: 'INVALID_REDIRECT_URI' });
   const grantTypes = parseGrantTypes(registration.grant_types);
-  if (!grantTypes) throw new ValidationError('Unsupported grant type');
+  if (!grantTypes) throw new ValidationError('Unsupported grant type', { code: 'UNSUPPORTED_GRANT_TYPE' });
   const scopes = parseScope(registration.scope);
-  if (!scopes || scopes.length === 0) throw new ValidationError('Invalid scope');
-  if (registration.client_secret.length < MIN_CLIENT_SECRET_LENGTH) throw new ValidationError('Client secret too short');
+  if (!scopes || scopes.length === 0) throw new ValidationError('Invalid scope', { code: 'INVALID_SCOPE' });
+  if (registration.client_secret.length < MIN_CLIENT_SECRET_LENGTH)
+    throw new ValidationError('Client secret too short', { code: 'CLIENT_SECRET_TOO_SHORT' });
   // Long but plainly not random (`aaaa…`, a word repeated): as guessable as a short one.
-  if (!isStrongSecret(registration.client_secret)) throw new ValidationError('Client secret too weak');
+  if (!isStrongSecret(registration.client_secret)) throw new ValidationError('Client secret too weak', { code: 'CLIENT_SECRET_TOO_WEAK' });
   // Session tokens carry this `aud`: a client of that id would share it with them, and a
   // resource server checking `aud` but not `typ` would take session tokens for its own.
-  if (registration.client_id === deps.config.accessTokenAudience) throw new ValidationError('Reserved client_id');
+  if (registration.client_id === deps.config.accessTokenAudience)
+    throw new ValidationError('Reserved client_id', { code: 'RESERVED_CLIENT_ID' });
 
   const client: OAuthClient = {
     clientId: registration.client_id,
@@ -58,7 +60,8 @@ export async function registerClient(
     createdAt: new Date(deps.clock.now()).toISOString(),
     createdBy: admin.userId,
   };
-  if ((await deps.store.oauthClients.create(client)) === 'exists') throw new ConflictError('OAuth2 client already exists');
+  if ((await deps.store.oauthClients.create(client)) === 'exists')
+    throw new ConflictError('OAuth2 client already exists', { code: 'CLIENT_EXISTS' });
   deps.log.info('oauth_client_created', { clientId: client.clientId, tenantId: client.tenantId, createdBy: admin.userId, grantTypes });
   return clientView(client);
 }

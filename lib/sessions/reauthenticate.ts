@@ -19,7 +19,7 @@ export interface ReauthenticateRequest extends SecondFactorRequest {
  * new access token. The refresh token is unchanged.
  */
 export async function reauthenticate(deps: ReauthDeps, identity: Identity, request: ReauthenticateRequest): Promise<{ token: string }> {
-  const invalid = () => new ValidationError('Invalid credentials');
+  const invalid = () => new ValidationError('Invalid credentials', { code: 'INVALID_CREDENTIALS' });
   const { tenantId, userId, username, sessionId } = identity;
   const { user, mfaMethods, afterSuccess } = await checkPassword(deps, { tenantId, username, password: request.password }, invalid);
   try {

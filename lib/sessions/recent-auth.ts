@@ -15,7 +15,7 @@ export type Authorize = (identity: Identity | null, rawBody: Record<string, unkn
  */
 export function requireRecentAuthentication(deps: RecentDeps, identity: Pick<Identity, 'authTime'>): void {
   if (epochSeconds(deps.clock) - identity.authTime > deps.config.reauthMaxAgeSeconds) {
-    throw new ForbiddenError('Recent authentication required');
+    throw new ForbiddenError('Recent authentication required', { code: 'RECENT_AUTH_REQUIRED' });
   }
 }
 

@@ -12,6 +12,8 @@ import type { Amr, Session } from './session';
 export interface AuthPayload {
   token: string;
   refreshToken: string;
+  /** Seconds until `token` expires, so a client schedules its refresh without decoding the JWT. */
+  expiresIn: number;
   user: UserSummary;
 }
 
@@ -48,7 +50,12 @@ export async function issueAccessToken(
 }
 
 async function authPayload(deps: SessionDeps, user: User, session: Session, refreshToken: string): Promise<AuthPayload> {
-  return { token: await issueAccessToken(deps, user, session), refreshToken, user: userSummary(user) };
+  return {
+    token: await issueAccessToken(deps, user, session),
+    refreshToken,
+    expiresIn: deps.config.accessTokenTtlSeconds,
+    user: userSummary(user),
+  };
 }
 
 /** Starts a session for an authenticated user and issues its first tokens. */
@@ -78,7 +85,7 @@ export async function startSession(deps: SessionDeps, user: User, amr: Amr[]): P
  * again revokes the whole session; the user is re-read so role changes show now.
  */
 export async function refreshSession(deps: SessionDeps & Pick<Deps, 'log'>, presented: string): Promise<AuthPayload> {
-  const invalid = () => new UnauthorizedError('Invalid refresh token');
+  const invalid = () => new UnauthorizedError('Invalid refresh token', {}, { code: 'INVALID_REFRESH_TOKEN' });
   const parsed = parseRefreshToken(presented);
   if (!parsed) throw invalid();
   const { tenantId, sessionId, generation } = parsed;

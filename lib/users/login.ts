@@ -43,7 +43,7 @@ function started<T>(promise: Promise<T>): Promise<T> {
 export async function checkPassword(
   deps: Pick<Deps, 'clock' | 'store' | 'hasher' | 'log'>,
   { tenantId, username, password }: LoginRequest,
-  invalid: () => AppError = () => new UnauthorizedError('Invalid credentials'),
+  invalid: () => AppError = () => new UnauthorizedError('Invalid credentials', {}, { code: 'INVALID_CREDENTIALS' }),
 ): Promise<PasswordAccepted> {
   const { store, hasher, log } = deps;
   const now = epochSeconds(deps.clock);

@@ -22,13 +22,13 @@ export async function changePassword(
   identity: Identity,
   { currentPassword, newPassword }: PasswordChangeRequest,
 ): Promise<{ message: 'Password changed' }> {
-  const invalid = () => new ValidationError('Invalid credentials');
+  const invalid = () => new ValidationError('Invalid credentials', { code: 'INVALID_CREDENTIALS' });
   const { tenantId, userId, username, sessionId } = identity;
   const { user, afterSuccess } = await checkPassword(deps, { tenantId, username, password: currentPassword }, invalid);
   // The counter cleared (and a stale hash upgraded) before the hash is replaced.
   await afterSuccess;
   if (user.id !== userId) throw invalid();
-  if (await isCommonPassword(newPassword)) throw new ValidationError('Password is too common');
+  if (await isCommonPassword(newPassword)) throw new ValidationError('Password is too common', { code: 'PASSWORD_TOO_COMMON' });
   const passwordHash = await deps.hasher.hash(newPassword);
   const stillCurrent = async (current: { passwordHash: string }) => {
     if (current.passwordHash !== user.passwordHash && !(await deps.hasher.verify(current.passwordHash, currentPassword)).ok)

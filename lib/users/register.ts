@@ -3,7 +3,7 @@ import { ForbiddenError, ValidationError } from '../errors';
 import { type AuthPayload, startSession } from '../sessions/sessions';
 import type { Identity } from '../tokens/access-token';
 import { isCommonPassword } from './common-passwords';
-import type { Role, User } from './user';
+import { type Role, type User, userSummary } from './user';
 
 export interface RegisterRequest {
   username: string;
@@ -45,8 +45,9 @@ export async function createUser(
   request: RegisterRequest,
 ): Promise<User> {
   const createTenant = caller === null;
-  if (createTenant && request.role !== 'ADMIN') throw new ValidationError('The first user of a tenant must have role ADMIN');
-  if (await isCommonPassword(request.password)) throw new ValidationError('Password is too common');
+  if (createTenant && request.role !== 'ADMIN')
+    throw new ValidationError('The first user of a tenant must have role ADMIN', { code: 'FIRST_USER_MUST_BE_ADMIN' });
+  if (await isCommonPassword(request.password)) throw new ValidationError('Password is too common', { code: 'PASSWORD_TOO_COMMON' });
 
   const user: User = {
     id: deps.random.id(),
@@ -61,7 +62,7 @@ export async function createUser(
   };
   const outcome = await deps.store.users.create(user, { createTenant });
   if (outcome === 'tenant_exists') throw new ForbiddenError();
-  if (outcome === 'username_taken') throw new ValidationError('Username already exists');
+  if (outcome === 'username_taken') throw new ValidationError('Username already exists', { code: 'USERNAME_TAKEN' });
 
   deps.log.info('user_registered', {
     tenantId: user.tenantId,
@@ -74,7 +75,14 @@ export async function createUser(
   return user;
 }
 
-/** register: a new user, and a session for them (docs/api.md 4.3). */
+/**
+ * register (docs/api.md 4.3): a new user. The anonymous bootstrap gets a session of its
+ * own; an ADMIN registering someone else gets none of theirs (a live session of another
+ * user would be a silent impersonation): empty `token` and `refreshToken`, as the
+ * original design's placeholder strings, and `expiresIn` 0.
+ */
 export async function register(deps: Deps, caller: Identity | null, request: RegisterRequest): Promise<AuthPayload> {
-  return startSession(deps, await createUser(deps, caller, request), ['pwd']);
+  const user = await createUser(deps, caller, request);
+  if (caller) return { token: '', refreshToken: '', expiresIn: 0, user: userSummary(user) };
+  return startSession(deps, user, ['pwd']);
 }

@@ -21,10 +21,13 @@ import {
   PayloadTooLargeError,
   TooManyRequestsError,
   UnauthorizedError,
+  UnsupportedContentTypeError,
   ValidationError,
 } from '../../lib/errors';
 import * as account from '../../lib/http/account-schemas';
 import * as api from '../../lib/http/api-schemas';
+import { schemaFailure } from '../../lib/http/middlewares/validate';
+import { failureEnvelope } from '../../lib/http/respond';
 import { oauthErrors, rfcErrorFormat } from '../../lib/oauth/errors';
 import { type Route, routesFromServerlessYml } from './serverless-routes';
 
@@ -135,10 +138,10 @@ const unauthorized = new UnauthorizedError();
 const permissionDenied = new ForbiddenError();
 const mfaHeaders = { 'X-MFA-Methods': 'TOTP,SMS' };
 const locked = new TooManyRequestsError(1);
-const recentRequired = new ForbiddenError('Recent authentication required');
+const recentRequired = new ForbiddenError('Recent authentication required', { code: 'RECENT_AUTH_REQUIRED' });
 
 const userNotFound = new NotFoundError(USER_NOT_FOUND);
-const lastAdmin = new ConflictError(LAST_ADMIN);
+const lastAdmin = new ConflictError(LAST_ADMIN, { code: 'LAST_ADMIN' });
 
 /** Every route's documentation, by its function's name in serverless.yml. */
 const OPERATIONS: Record<string, OperationDoc> = {
@@ -150,10 +153,10 @@ const OPERATIONS: Record<string, OperationDoc> = {
     bodyTypes: ['json'],
     answers: [{ status: 200, description: 'A new session.', body: 'AuthPayloadEnvelope', headers: noStore }],
     failures: [
-      new ValidationError('MFA method not enabled'),
-      new UnauthorizedError('Invalid credentials'),
-      new UnauthorizedError('MFA code required', mfaHeaders),
-      new UnauthorizedError('Invalid MFA code', mfaHeaders),
+      new ValidationError('MFA method not enabled', { code: 'MFA_METHOD_NOT_ENABLED' }),
+      new UnauthorizedError('Invalid credentials', {}, { code: 'INVALID_CREDENTIALS' }),
+      new UnauthorizedError('MFA code required', mfaHeaders, { code: 'MFA_REQUIRED' }),
+      new UnauthorizedError('Invalid MFA code', mfaHeaders, { code: 'INVALID_MFA_CODE' }),
       locked,
     ],
   },
@@ -166,7 +169,7 @@ const OPERATIONS: Record<string, OperationDoc> = {
     answers: [
       { status: 200, description: 'The session with a new access and refresh token.', body: 'AuthPayloadEnvelope', headers: noStore },
     ],
-    failures: [new UnauthorizedError('Invalid refresh token')],
+    failures: [new UnauthorizedError('Invalid refresh token', {}, { code: 'INVALID_REFRESH_TOKEN' })],
   },
   register: {
     section: '4.3',
@@ -176,9 +179,9 @@ const OPERATIONS: Record<string, OperationDoc> = {
     bodyTypes: ['json'],
     answers: [{ status: 201, description: 'The new user with a session.', body: 'AuthPayloadEnvelope', headers: noStore }],
     failures: [
-      new ValidationError('The first user of a tenant must have role ADMIN'),
-      new ValidationError('Password is too common'),
-      new ValidationError('Username already exists'),
+      new ValidationError('The first user of a tenant must have role ADMIN', { code: 'FIRST_USER_MUST_BE_ADMIN' }),
+      new ValidationError('Password is too common', { code: 'PASSWORD_TOO_COMMON' }),
+      new ValidationError('Username already exists', { code: 'USERNAME_TAKEN' }),
       permissionDenied,
     ],
   },
@@ -195,9 +198,9 @@ const OPERATIONS: Record<string, OperationDoc> = {
       new ValidationError('Invalid email address'),
       unauthorized,
       recentRequired,
-      permissionDenied,
-      new ConflictError('MFA method already enabled'),
-      new TooManyRequestsError(30, 'Too many requests'),
+      new ForbiddenError(undefined, { code: 'MFA_STEP_UP_REQUIRED' }),
+      new ConflictError('MFA method already enabled', { code: 'MFA_ALREADY_ENABLED' }),
+      new TooManyRequestsError(30, 'Too many requests', { code: 'RATE_LIMITED' }),
     ],
   },
   verifyMFA: {
@@ -207,7 +210,12 @@ const OPERATIONS: Record<string, OperationDoc> = {
     caller: 'session',
     bodyTypes: ['json'],
     answers: [{ status: 200, description: 'The code was right.', body: 'MfaVerifiedEnvelope', headers: noStore }],
-    failures: [new ValidationError('MFA method not enabled'), new ValidationError('Invalid MFA code'), unauthorized, locked],
+    failures: [
+      new ValidationError('MFA method not enabled', { code: 'MFA_METHOD_NOT_ENABLED' }),
+      new ValidationError('Invalid MFA code', { code: 'INVALID_MFA_CODE' }),
+      unauthorized,
+      locked,
+    ],
   },
   reauthenticate: {
     section: '8.1',
@@ -217,11 +225,11 @@ const OPERATIONS: Record<string, OperationDoc> = {
     bodyTypes: ['json'],
     answers: [{ status: 200, description: 'A new access token with auth_time now.', body: 'ReauthenticatedEnvelope', headers: noStore }],
     failures: [
-      new ValidationError('Invalid credentials'),
-      new ValidationError('MFA method not enabled'),
+      new ValidationError('Invalid credentials', { code: 'INVALID_CREDENTIALS' }),
+      new ValidationError('MFA method not enabled', { code: 'MFA_METHOD_NOT_ENABLED' }),
       unauthorized,
-      new UnauthorizedError('MFA code required', mfaHeaders),
-      new UnauthorizedError('Invalid MFA code', mfaHeaders),
+      new UnauthorizedError('MFA code required', mfaHeaders, { code: 'MFA_REQUIRED' }),
+      new UnauthorizedError('Invalid MFA code', mfaHeaders, { code: 'INVALID_MFA_CODE' }),
       locked,
     ],
   },
@@ -232,7 +240,12 @@ const OPERATIONS: Record<string, OperationDoc> = {
     caller: 'session',
     bodyTypes: ['json'],
     answers: [{ status: 200, description: 'The password is changed.', body: 'PasswordChangedEnvelope', headers: noStore }],
-    failures: [new ValidationError('Invalid credentials'), new ValidationError('Password is too common'), unauthorized, locked],
+    failures: [
+      new ValidationError('Invalid credentials', { code: 'INVALID_CREDENTIALS' }),
+      new ValidationError('Password is too common', { code: 'PASSWORD_TOO_COMMON' }),
+      unauthorized,
+      locked,
+    ],
   },
   oauth2Authorize: {
     section: '4.6',
@@ -242,13 +255,13 @@ const OPERATIONS: Record<string, OperationDoc> = {
     query: true,
     answers: [{ status: 302, description: 'Redirect to the client with the code.', headers: { Location: undefined, ...noStore } }],
     failures: [
-      new ValidationError('Unsupported response type'),
-      new ValidationError('Invalid client'),
-      new ValidationError('Invalid redirect_uri'),
-      new ValidationError('Invalid scope'),
-      new ValidationError('Unauthorized client'),
-      new ValidationError('Missing code_challenge'),
-      new ValidationError('Unsupported code_challenge_method'),
+      new ValidationError('Unsupported response type', { code: 'UNSUPPORTED_RESPONSE_TYPE' }),
+      new ValidationError('Invalid client', { code: 'INVALID_CLIENT' }),
+      new ValidationError('Invalid redirect_uri', { code: 'INVALID_REDIRECT_URI' }),
+      new ValidationError('Invalid scope', { code: 'INVALID_SCOPE' }),
+      new ValidationError('Unauthorized client', { code: 'UNAUTHORIZED_CLIENT' }),
+      new ValidationError('Missing code_challenge', { code: 'PKCE_REQUIRED' }),
+      new ValidationError('Unsupported code_challenge_method', { code: 'UNSUPPORTED_CODE_CHALLENGE_METHOD' }),
       unauthorized,
     ],
   },
@@ -268,7 +281,12 @@ const OPERATIONS: Record<string, OperationDoc> = {
       },
     ],
     failures: [
-      { error: new ValidationError('client_id: Invalid input: expected string, received undefined'), only: 'json' },
+      {
+        error: new ValidationError('client_id: Invalid input: expected string, received undefined', {
+          fields: [{ path: 'client_id', message: 'Invalid input: expected string, received undefined' }],
+        }),
+        only: 'json',
+      },
       oauthErrors.missingParameters(),
       oauthErrors.missingRefreshToken(),
       oauthErrors.unsupportedGrantType(),
@@ -288,12 +306,12 @@ const OPERATIONS: Record<string, OperationDoc> = {
       { status: 201, description: 'The client as registered, without its secret.', body: 'ClientCreatedEnvelope', headers: noStore },
     ],
     failures: [
-      new ValidationError('Invalid redirect_uri'),
-      new ValidationError('Unsupported grant type'),
-      new ValidationError('Invalid scope'),
-      new ValidationError('Client secret too short'),
+      new ValidationError('Invalid redirect_uri', { code: 'INVALID_REDIRECT_URI' }),
+      new ValidationError('Unsupported grant type', { code: 'UNSUPPORTED_GRANT_TYPE' }),
+      new ValidationError('Invalid scope', { code: 'INVALID_SCOPE' }),
+      new ValidationError('Client secret too short', { code: 'CLIENT_SECRET_TOO_SHORT' }),
       permissionDenied,
-      new ConflictError('OAuth2 client already exists'),
+      new ConflictError('OAuth2 client already exists', { code: 'CLIENT_EXISTS' }),
     ],
   },
   me: {
@@ -381,7 +399,7 @@ const OPERATIONS: Record<string, OperationDoc> = {
     answers: [
       { status: 200, description: 'The users, oldest first, and the cursor of the next page.', body: 'UserPageEnvelope', headers: noStore },
     ],
-    failures: [new ValidationError(INVALID_CURSOR), permissionDenied],
+    failures: [new ValidationError(INVALID_CURSOR, { code: 'INVALID_CURSOR' }), permissionDenied],
   },
   adminReadUser: {
     section: '9.2',
@@ -510,8 +528,7 @@ function componentSchemas(registry: z.core.$ZodRegistry<{ id: string; descriptio
 function emptyInputFailure(schema: z.ZodType, where: 'body' | 'query' | 'path'): ValidationError | undefined {
   const parsed = schema.safeParse({});
   if (parsed.success) return undefined;
-  const issue = parsed.error.issues[0];
-  return new ValidationError(`${issue?.path.map(String).join('.') || where}: ${issue?.message}`);
+  return schemaFailure(parsed.error, where);
 }
 
 const formHeaders: APIGatewayProxyEventV2['headers'] = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -533,7 +550,10 @@ function failureResponse(failures: FailureCase[], rfc: boolean): Json {
     const summary = validation ? { summary: VALIDATION_EXAMPLE } : {};
     if (only !== 'form') {
       envelope = true;
-      examples[error.message] = { ...summary, value: { success: false, error: error.message } };
+      examples[examples[error.message] ? `${error.message} (${error.code})` : error.message] = {
+        ...summary,
+        value: failureEnvelope(error),
+      };
     }
     if (rfc && only !== 'json') {
       rfcFormat = true;
@@ -593,8 +613,10 @@ function operation(route: Route, doc: OperationDoc, schemas: { body?: z.ZodType;
   const failures: FailureCase[] = [];
   if (route.method === 'POST') {
     failures.push({ error: new PayloadTooLargeError() });
-    failures.push({ error: new ValidationError('Invalid JSON body'), only: 'json' });
-    failures.push({ error: new ValidationError('Invalid JSON body: expected an object'), only: 'json' });
+    const refusesJson = doc.failures.some((failure) => ('only' in failure ? failure.error : failure).statusCode === 415);
+    if (!refusesJson) failures.push({ error: new UnsupportedContentTypeError(), only: 'json' });
+    failures.push({ error: new ValidationError('Invalid JSON body', { code: 'INVALID_JSON' }), only: 'json' });
+    failures.push({ error: new ValidationError('Invalid JSON body: expected an object', { code: 'INVALID_JSON' }), only: 'json' });
   }
   const validation =
     (schemas.body ? emptyInputFailure(schemas.body, 'body') : schemas.query ? emptyInputFailure(schemas.query, 'query') : undefined) ??
@@ -713,12 +735,19 @@ export async function openApiDocument(): Promise<Json> {
       responses: {
         InternalServerError: {
           description: '`Internal server error`: an unexpected failure; its cause is logged with the request id, never answered.',
-          content: { 'application/json': { schema: ref('Failure'), example: { success: false, error: 'Internal server error' } } },
+          content: {
+            'application/json': { schema: ref('Failure'), example: { success: false, error: 'Internal server error', code: 'INTERNAL' } },
+          },
         },
         ServiceUnavailable: {
           description: '`Service unavailable`: the database (or, on routes with the authorizer, the session store) did not answer.',
           headers: headerObjects({ 'Retry-After': undefined }),
-          content: { 'application/json': { schema: ref('Failure'), example: { success: false, error: 'Service unavailable' } } },
+          content: {
+            'application/json': {
+              schema: ref('Failure'),
+              example: { success: false, error: 'Service unavailable', code: 'SERVICE_UNAVAILABLE' },
+            },
+          },
         },
       },
       headers: Object.fromEntries(

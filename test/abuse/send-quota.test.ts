@@ -5,6 +5,7 @@ import { dynamoAttemptCounter } from '../../lib/store/login-attempts';
 import { registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { testClock, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import { createTable } from '../helpers/isolated-table';
 import { localDynamo } from '../helpers/local-dynamo';
 
@@ -86,7 +87,7 @@ describe('SMS countries (MFA_SMS_COUNTRIES)', () => {
     const { token, user } = await registerAdmin(app, uniqueTenant('countries'));
     expect(await app.request('mfaEnable', { token, body: { method: 'SMS', secret: '+15551234567' } })).toMatchObject({
       status: 400,
-      body: { success: false, error: 'Phone number country not allowed' },
+      body: failure('Phone number country not allowed'),
     });
     expect(await deps.outbox.latest(user.tenantId, user.id, 'SMS')).toBeUndefined();
     expect((await app.request('mfaEnable', { token, body: { method: 'SMS', secret: '+447700900123' } })).status).toBe(200);

@@ -85,13 +85,14 @@ describe('the documented answer schemas', () => {
       body: { username: 'mfa-user', password, role: 'OPERATOR', tenantId },
     });
     expect(other.status).toBe(201);
+    const session = await app.request('login', { body: { username: 'mfa-user', password, tenantId } });
     const secret = new Secret({ size: 20 }).base32;
-    const enabled = await app.request('mfaEnable', { token: other.body.data.token, body: { method: 'TOTP', secret } });
+    const enabled = await app.request('mfaEnable', { token: session.body.data.token, body: { method: 'TOTP', secret } });
     expect(enabled.status).toBe(200);
     expect(issues(api.success(api.mfaEnabled), enabled.body)).toEqual([]);
 
     const code = totpCode(secret, timeStep(deps.clock.now()));
-    const verified = await app.request('mfaVerify', { token: other.body.data.token, body: { method: 'TOTP', code } });
+    const verified = await app.request('mfaVerify', { token: session.body.data.token, body: { method: 'TOTP', code } });
     expect(verified.status).toBe(200);
     expect(issues(api.success(api.message('MFA verified successfully')), verified.body)).toEqual([]);
   });

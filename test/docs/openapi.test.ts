@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CODES } from '../../lib/errors';
 import { OPENAPI_FILE, openApiDocument, serialize, VALIDATION_EXAMPLE } from '../../scripts/lib/openapi';
 import { routesFromServerlessYml } from '../../scripts/lib/serverless-routes';
 
@@ -20,6 +21,12 @@ function sections(markdown: string): Map<string, string> {
     if (current) found.set(current, `${found.get(current) ?? ''} ${line}`);
   }
   return new Map([...found].map(([section, text]) => [section, text.replace(/\s+/g, ' ')]));
+}
+
+/** The rows of docs/api.md's error-code table (section 2), by code. */
+function errorCodeRows(markdown: string): Map<string, string> {
+  const rows = markdown.split('\n').filter((line) => /^\| `[A-Z_]+` \|/.test(line));
+  return new Map(rows.map((row) => [/^\| `([A-Z_]+)`/.exec(row)?.[1] ?? '', row]));
 }
 
 describe('docs/openapi.json', () => {
@@ -63,6 +70,35 @@ describe('docs/openapi.json', () => {
       }
     }
     expect([...new Set(missing)]).toEqual([]);
+  });
+
+  it('answers each envelope failure with a code whose row of the error-code table (docs/api.md 2) names its message and route', async () => {
+    const rows = errorCodeRows(await readFile('docs/api.md', 'utf8'));
+    const wrong: string[] = [];
+    for (const { route, operation } of operations) {
+      const section = operation['x-doc-section'];
+      for (const response of Object.values(operation.responses)) {
+        for (const { examples = {} } of Object.values(response.content ?? {})) {
+          for (const example of Object.values(examples)) {
+            const { error, code } = example.value as { error?: string; code?: string };
+            if (code === undefined) continue;
+            const row = rows.get(code) ?? '';
+            const fromSchema = code === 'VALIDATION_FAILED' && /^[\w.]+: /.test(error ?? '');
+            const message = fromSchema ? '<field path>: <message>' : error;
+            const routes = row.split('|').at(-2) ?? '';
+            const everyRoute = routes.includes('every');
+            if (!row.includes(`\`${message}\``) || !(everyRoute || routes.includes(section))) {
+              wrong.push(`${route} (${section}): ${code} ${message}`);
+            }
+          }
+        }
+      }
+    }
+    expect([...new Set(wrong)]).toEqual([]);
+  });
+
+  it('lists every code of ERROR_CODES in the error-code table of docs/api.md 2, and no other', async () => {
+    expect([...errorCodeRows(await readFile('docs/api.md', 'utf8')).keys()].sort()).toEqual([...ERROR_CODES].sort());
   });
 
   it('cites only sections that docs/api.md has', async () => {

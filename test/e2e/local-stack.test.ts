@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureKeysFile } from '../../lib/tokens/signing-keys';
 import { freePort } from '../../scripts/dynamodb-local';
 import { uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 
 /**
  * The service as `npm start` serves it: the esbuild bundles in dist/, run by
@@ -118,14 +119,20 @@ describe('the local stack (serverless-offline)', () => {
     expect(await logout.json()).toEqual({ success: true, data: { message: 'Logged out' } });
     const after = await get('/auth/me', next.data.token);
     expect(after.status).toBe(401);
-    expect(await after.json()).toEqual({ success: false, error: 'Unauthorized' });
+    expect(await after.json()).toEqual(failure('Unauthorized'));
   });
 
   it('answers 401 in the envelope without a token, and 400 for bad JSON', async () => {
     const me = await get('/auth/me');
-    expect([me.status, await me.json()]).toEqual([401, { success: false, error: 'Unauthorized' }]);
+    expect([me.status, await me.json()]).toEqual([401, failure('Unauthorized')]);
     const bad = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{bad' });
-    expect([bad.status, await bad.json()]).toEqual([400, { success: false, error: 'Invalid JSON body' }]);
+    expect([bad.status, await bad.json()]).toEqual([400, failure('Invalid JSON body')]);
+  });
+
+  it('answers 415 UNSUPPORTED_CONTENT_TYPE for a JSON body sent as text/plain (no CORS preflight for that)', async () => {
+    const body = JSON.stringify({ username: 'x', password: 'y', tenantId: 'z' });
+    const plain = await fetch(`${base}/auth/login`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body });
+    expect([plain.status, await plain.json()]).toEqual([415, failure('Unsupported content type')]);
   });
 
   it('serves MFA: enable TOTP, verify it, then login asks for and accepts a code', async () => {
@@ -147,7 +154,7 @@ describe('the local stack (serverless-offline)', () => {
 
     const withoutCode = await post('/auth/login', { username: 'mia', password, tenantId });
     expect([withoutCode.status, withoutCode.headers.get('x-mfa-methods')]).toEqual([401, 'TOTP']);
-    expect(await withoutCode.json()).toEqual({ success: false, error: 'MFA code required' });
+    expect(await withoutCode.json()).toEqual(failure('MFA code required'));
     // The code of the next step: the current one was just used by verifyMFA.
     const next = totp.generate({ timestamp: Date.now() + 30_000 });
     const withCode = await post('/auth/login', { username: 'mia', password, tenantId, mfaCode: next, mfaMethod: 'TOTP' });

@@ -12,6 +12,7 @@ import * as oauth2Revoke from '../../functions/oauth2-revoke';
 import * as oauth2Token from '../../functions/oauth2-token';
 import * as register from '../../functions/register';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import { type ApiServer, startApiServer } from '../helpers/http-server';
 import { newSecret } from '../helpers/oauth';
 
@@ -133,7 +134,7 @@ describe('OAuth 2.0 with openid-client', () => {
     // The session authorizer never takes it for a session token.
     expect(await http('GET', '/auth/me', { token: tokens.access_token })).toMatchObject({
       status: 401,
-      body: { success: false, error: 'Unauthorized' },
+      body: failure('Unauthorized'),
     });
 
     const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token ?? '');

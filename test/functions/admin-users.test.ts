@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { argon2idHasher } from '../../lib/crypto/password';
-import { type App, registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import { activateTotp } from '../helpers/mfa';
 
 const PASSWORD = 'tenant admin passphrase';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const denied = { status: 403, headers: expect.anything(), body: { success: false, error: 'Permission denied' } };
-const notFound = { status: 404, headers: expect.anything(), body: { success: false, error: 'User not found' } };
-const lastAdmin = { status: 409, headers: expect.anything(), body: { success: false, error: 'A tenant must keep an active ADMIN' } };
+const denied = { status: 403, headers: expect.anything(), body: failure('Permission denied') };
+const notFound = { status: 404, headers: expect.anything(), body: failure('User not found') };
+const lastAdmin = { status: 409, headers: expect.anything(), body: failure('A tenant must keep an active ADMIN') };
 
 describe('tenant administration: users (docs/api.md 9)', () => {
   let deps: TestDeps;
@@ -30,18 +31,8 @@ describe('tenant administration: users (docs/api.md 9)', () => {
     for (const [i, role] of roles.entries()) {
       // Listed by creation time: one second apart.
       deps.clock.advance(1);
-      const response = await app.request('register', {
-        token: admin.token,
-        body: { username: `member-${i}`, password: PASSWORD, role, tenantId },
-      });
-      expect(response.status).toBe(201);
-      members.push(
-        response.body.data as {
-          token: string;
-          refreshToken: string;
-          user: { id: string; username: string; role: string; tenantId: string };
-        },
-      );
+      // An ADMIN's registration gives no session of the member's: the member logs in.
+      members.push(await registerStaff(app, admin.token, { username: `member-${i}`, password: PASSWORD, role, tenantId }));
     }
     return { tenantId, admin, members };
   }
@@ -105,7 +96,7 @@ describe('tenant administration: users (docs/api.md 9)', () => {
       expect(await app.request('adminListUsers', { token: admin.token, query })).toEqual({
         status: 400,
         headers: expect.anything(),
-        body: { success: false, error },
+        body: typeof error === 'string' ? failure(error) : { success: false, error, code: 'VALIDATION_FAILED', fields: expect.any(Array) },
       });
     });
 
@@ -116,7 +107,7 @@ describe('tenant administration: users (docs/api.md 9)', () => {
       expect(await app.request('adminListUsers', { token: b.admin.token, query: { cursor: page.body.data.nextCursor } })).toEqual({
         status: 400,
         headers: expect.anything(),
-        body: { success: false, error: 'Invalid cursor' },
+        body: failure('Invalid cursor'),
       });
     });
 
@@ -148,7 +139,7 @@ describe('tenant administration: users (docs/api.md 9)', () => {
       expect(await app.request('adminReadUser', { token: a.admin.token, pathParameters: { userId: 'x' } })).toEqual({
         status: 400,
         headers: expect.anything(),
-        body: { success: false, error: 'userId: Invalid UUID' },
+        body: failure('userId: Invalid UUID'),
       });
     });
   });
@@ -183,12 +174,11 @@ describe('tenant administration: users (docs/api.md 9)', () => {
       expect(await app.request('me', { token: member.token })).toEqual({
         status: 401,
         headers: expect.anything(),
-        body: { success: false, error: 'Unauthorized' },
+        body: failure('Unauthorized'),
       });
-      expect((await app.request('refresh', { body: { refreshToken: member.refreshToken } })).body).toEqual({
-        success: false,
-        error: 'Invalid refresh token',
-      });
+      expect((await app.request('refresh', { body: { refreshToken: member.refreshToken } })).body).toEqual(
+        failure('Invalid refresh token'),
+      );
       expect(
         (await app.request('login', { body: { username: member.user.username, password: PASSWORD, tenantId: member.user.tenantId } }))
           .status,
@@ -244,7 +234,7 @@ describe('tenant administration: users (docs/api.md 9)', () => {
       expect(await app.request('adminUpdateUser', { token: admin.token, pathParameters: { userId: members[0]!.user.id }, body })).toEqual({
         status: 400,
         headers: expect.anything(),
-        body: { success: false, error },
+        body: typeof error === 'string' ? failure(error) : { success: false, error, code: 'VALIDATION_FAILED', fields: expect.any(Array) },
       });
     });
   });

@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { generateKeySet } from '../../lib/tokens/signing-keys';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 
 describe('session authorizer', () => {
   let deps: TestDeps;
@@ -91,7 +92,7 @@ describe('session authorizer', () => {
   it.each(attacks)('refuses %s: no identity, and the function answers 401', async (_, forge) => {
     const forged = await forge();
     expect(await app.identityOf(forged)).toBeNull();
-    expect(await app.request('me', { token: forged })).toMatchObject({ status: 401, body: { success: false, error: 'Unauthorized' } });
+    expect(await app.request('me', { token: forged })).toMatchObject({ status: 401, body: failure('Unauthorized') });
   });
 
   it('refuses the token of a revoked session', async () => {

@@ -9,6 +9,7 @@ import { LOGIN_ATTEMPTS } from '../../lib/users/login';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import { localDynamo } from '../helpers/local-dynamo';
 
 const PASSWORD = 'correct horse battery';
@@ -37,6 +38,7 @@ describe('POST /auth/login', () => {
       data: {
         token: expect.any(String),
         refreshToken: expect.any(String),
+        expiresIn: 900,
         user: { id: adminId, username: 'alice', role: 'ADMIN', tenantId, shopId: 'default' },
       },
     });
@@ -76,7 +78,7 @@ describe('POST /auth/login', () => {
       expect(response).toEqual({
         status: 401,
         headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
-        body: { success: false, error: 'Invalid credentials' },
+        body: failure('Invalid credentials'),
       });
     }
     expect(deps.logs.filter((line) => line.event === 'login_failed')).toEqual(
@@ -101,7 +103,7 @@ describe('POST /auth/login', () => {
     await registerAdmin(app, other, 'bob', 'another good password');
     const response = await app.request('login', { body: { username: 'alice', password: PASSWORD, tenantId: other } });
     expect(response.status).toBe(401);
-    expect(response.body).toEqual({ success: false, error: 'Invalid credentials' });
+    expect(response.body).toEqual(failure('Invalid credentials'));
   });
 
   describe('lockout', () => {
@@ -115,7 +117,7 @@ describe('POST /auth/login', () => {
       }
       const locked = await app.request('login', { body: { username: 'carol', password: PASSWORD, tenantId: tenant } });
       expect(locked.status).toBe(429);
-      expect(locked.body).toEqual({ success: false, error: 'Too many failed attempts' });
+      expect(locked.body).toEqual(failure('Too many failed attempts'));
       // The window opened 5 minutes ago with the first failure: 10 minutes remain.
       expect(locked.headers['Retry-After']).toBe('600');
       expect(deps.logs.some((line) => line.event === 'login_locked' && line.username === 'carol')).toBe(true);
@@ -208,7 +210,7 @@ describe('POST /auth/login', () => {
     const calls = async (username: string) => {
       sent.length = 0;
       const response = await recorded.request('login', { body: { username, password: 'not the password', tenantId: tenant } });
-      expect(response).toEqual({ status: 401, headers: expect.any(Object), body: { success: false, error: 'Invalid credentials' } });
+      expect(response).toEqual({ status: 401, headers: expect.any(Object), body: failure('Invalid credentials') });
       return [...sent].sort();
     };
     const wrongPassword = await calls('ivan');
@@ -263,6 +265,6 @@ describe('POST /auth/login', () => {
   ])('answers 400 for %j', async (body, error) => {
     const response = await app.request('login', { body });
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ success: false, error });
+    expect(response.body).toEqual(failure(error));
   });
 });

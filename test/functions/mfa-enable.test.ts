@@ -2,6 +2,7 @@ import { URI } from 'otpauth';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import { activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
 
 const PASSWORD = 'correct horse battery';
@@ -128,7 +129,7 @@ describe('POST /auth/mfa/enable', () => {
     await app.request('mfaEnable', { token, body: { method: 'TOTP', secret: first } });
     expect((await app.request('mfaEnable', { token, body: { method: 'TOTP', secret: second } })).status).toBe(200);
     const old = await app.request('mfaVerify', { token, body: { method: 'TOTP', code: authenticator(deps, first)() } });
-    expect(old.body).toEqual({ success: false, error: 'Invalid MFA code' });
+    expect(old.body).toEqual(failure('Invalid MFA code'));
     const fresh = await app.request('mfaVerify', { token, body: { method: 'TOTP', code: authenticator(deps, second)() } });
     expect(fresh.body).toEqual({ success: true, data: { message: 'MFA verified successfully' } });
   });
@@ -142,7 +143,7 @@ describe('POST /auth/mfa/enable', () => {
     expect(again).toEqual({
       status: 429,
       headers: expect.objectContaining({ 'Retry-After': '20' }),
-      body: { success: false, error: 'Too many requests' },
+      body: failure('Too many requests'),
     });
     expect(await deps.outbox.latest(tenantId, userId, 'SMS')).toEqual(first);
     deps.clock.advance(20);
@@ -164,15 +165,15 @@ describe('POST /auth/mfa/enable', () => {
     it('answers 409 MFA method already enabled for that method, and keeps it', async () => {
       const { tenantId, userId, otpToken } = await userWithTotp();
       const response = await app.request('mfaEnable', { token: otpToken, body: { method: 'TOTP', secret: newTotpSecret() } });
-      expect(response).toEqual({ status: 409, headers: expect.any(Object), body: { success: false, error: 'MFA method already enabled' } });
+      expect(response).toEqual({ status: 409, headers: expect.any(Object), body: failure('MFA method already enabled') });
       expect(await deps.store.mfa.find(tenantId, userId, 'TOTP')).toMatchObject({ status: 'active' });
     });
 
-    it('adds another method only from a session that passed MFA: 403 Permission denied otherwise, before validation', async () => {
+    it('adds another method only from a session that passed MFA: 403 MFA_STEP_UP_REQUIRED otherwise, before validation', async () => {
       const { token, otpToken } = await userWithTotp();
       for (const body of [{ method: 'SMS', secret: PHONE }, {}]) {
         const denied = await app.request('mfaEnable', { token, body });
-        expect(denied).toEqual({ status: 403, headers: expect.any(Object), body: { success: false, error: 'Permission denied' } });
+        expect(denied).toEqual({ status: 403, headers: expect.any(Object), body: failure('Permission denied', 'MFA_STEP_UP_REQUIRED') });
       }
       const allowed = await app.request('mfaEnable', { token: otpToken, body: { method: 'SMS', secret: PHONE } });
       expect(allowed.body).toEqual({ success: true, data: { message: 'MFA enabled successfully', method: 'SMS', status: 'pending' } });
@@ -189,13 +190,13 @@ describe('POST /auth/mfa/enable', () => {
       'answers 401 Unauthorized without identity, whatever the body (%j)',
       async (body) => {
         const response = await app.request('mfaEnable', { body });
-        expect(response).toEqual({ status: 401, headers: expect.any(Object), body: { success: false, error: 'Unauthorized' } });
+        expect(response).toEqual({ status: 401, headers: expect.any(Object), body: failure('Unauthorized') });
       },
     );
 
     it('answers 401 Unauthorized for an invalid token', async () => {
       const response = await app.request('mfaEnable', { token: `${token}x`, body: { method: 'TOTP', secret: newTotpSecret() } });
-      expect(response.body).toEqual({ success: false, error: 'Unauthorized' });
+      expect(response.body).toEqual(failure('Unauthorized'));
     });
 
     it.each([
@@ -222,7 +223,7 @@ describe('POST /auth/mfa/enable', () => {
       expect(response).toEqual({
         status: 400,
         headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
-        body: { success: false, error },
+        body: failure(error),
       });
     });
   });

@@ -2,6 +2,7 @@ import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import { activateDelivered, activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
 
 const PASSWORD = 'correct horse battery';
@@ -42,7 +43,7 @@ describe('POST /auth/login with MFA', () => {
           'Access-Control-Allow-Origin': 'https://app.example.com',
           'Access-Control-Expose-Headers': 'X-MFA-Methods, Retry-After',
         }),
-        body: { success: false, error: 'MFA code required' },
+        body: failure('MFA code required'),
       });
     });
 
@@ -52,7 +53,7 @@ describe('POST /auth/login with MFA', () => {
         expect(await login({ mfaCode })).toEqual({
           status: 401,
           headers: expect.objectContaining({ 'X-MFA-Methods': 'TOTP' }),
-          body: { success: false, error: 'Invalid MFA code' },
+          body: failure('Invalid MFA code'),
         });
       }
     });
@@ -68,6 +69,7 @@ describe('POST /auth/login with MFA', () => {
           data: {
             token: expect.any(String),
             refreshToken: expect.any(String),
+            expiresIn: 900,
             user: { id: userId, username: 'alice', role: 'ADMIN', tenantId, shopId: 'default' },
           },
         },
@@ -88,11 +90,11 @@ describe('POST /auth/login with MFA', () => {
       await app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret } });
       const code = authenticator(deps, secret)();
       expect((await app.request('mfaVerify', { token: user.token, body: { method: 'TOTP', code } })).status).toBe(200);
-      expect((await user.login({ mfaCode: code })).body).toEqual({ success: false, error: 'Invalid MFA code' });
+      expect((await user.login({ mfaCode: code })).body).toEqual(failure('Invalid MFA code'));
       deps.clock.advance(30);
       const next = authenticator(deps, secret)();
       expect((await user.login({ mfaCode: next })).status).toBe(200);
-      expect((await user.login({ mfaCode: next })).body).toEqual({ success: false, error: 'Invalid MFA code' });
+      expect((await user.login({ mfaCode: next })).body).toEqual(failure('Invalid MFA code'));
     });
 
     it('lets one of two concurrent logins with the same code through', async () => {
@@ -106,29 +108,28 @@ describe('POST /auth/login with MFA', () => {
       const { tenantId, code } = await userWithTotp();
       const response = await app.request('login', { body: { username: 'alice', password: 'wrong password', tenantId, mfaCode: code() } });
       expect(response.status).toBe(401);
-      expect(response.body).toEqual({ success: false, error: 'Invalid credentials' });
+      expect(response.body).toEqual(failure('Invalid credentials'));
       expect(response.headers).not.toHaveProperty('X-MFA-Methods');
-      expect((await app.request('login', { body: { username: 'alice', password: 'wrong password', tenantId } })).body).toEqual({
-        success: false,
-        error: 'Invalid credentials',
-      });
+      expect((await app.request('login', { body: { username: 'alice', password: 'wrong password', tenantId } })).body).toEqual(
+        failure('Invalid credentials'),
+      );
     });
 
     it('counts wrong codes toward the MFA lockout (shared with verifyMFA), not the password lockout', async () => {
       const { tenantId, userId, login, code } = await userWithTotp();
-      for (let i = 0; i < 5; i++) expect((await login({ mfaCode: '000000' })).body).toEqual({ success: false, error: 'Invalid MFA code' });
+      for (let i = 0; i < 5; i++) expect((await login({ mfaCode: '000000' })).body).toEqual(failure('Invalid MFA code'));
       const locked = await login({ mfaCode: code() });
       expect(locked).toEqual({
         status: 429,
         headers: expect.objectContaining({ 'Retry-After': '900' }),
-        body: { success: false, error: 'Too many failed attempts' },
+        body: failure('Too many failed attempts'),
       });
       expect(deps.logs).toContainEqual(
         expect.objectContaining({ event: 'mfa_locked', tenantId, userId, username: 'alice', method: 'TOTP' }),
       );
       // The password itself is not locked: a wrong one still gets its own answer.
       const wrongPassword = await app.request('login', { body: { username: 'alice', password: 'wrong password', tenantId } });
-      expect(wrongPassword.body).toEqual({ success: false, error: 'Invalid credentials' });
+      expect(wrongPassword.body).toEqual(failure('Invalid credentials'));
 
       deps.clock.advance(900);
       expect((await login({ mfaCode: code() })).status).toBe(200);
@@ -161,7 +162,7 @@ describe('POST /auth/login with MFA', () => {
       expect(required).toEqual({
         status: 401,
         headers: expect.objectContaining({ 'X-MFA-Methods': method }),
-        body: { success: false, error: 'MFA code required' },
+        body: failure('MFA code required'),
       });
       const sent = await deps.outbox.latest(tenantId, userId, method);
       expect(sent).toEqual({
@@ -175,21 +176,21 @@ describe('POST /auth/login with MFA', () => {
       expect(sent?.sentAt).toBeGreaterThan(before?.sentAt ?? Infinity);
 
       deps.clock.advance(29);
-      expect((await login()).body).toEqual({ success: false, error: 'MFA code required' });
+      expect((await login()).body).toEqual(failure('MFA code required'));
       expect(await deps.outbox.latest(tenantId, userId, method)).toEqual(sent);
       expect(deps.logs).toContainEqual(expect.objectContaining({ event: 'mfa_code_throttled', tenantId, userId, method }));
 
       const response = await login({ mfaCode: sent?.code });
       expect(response.status).toBe(200);
       expect(decodeJwt(response.body.data.token).amr).toEqual(['pwd', 'otp']);
-      expect((await login({ mfaCode: sent?.code })).body).toEqual({ success: false, error: 'Invalid MFA code' });
+      expect((await login({ mfaCode: sent?.code })).body).toEqual(failure('Invalid MFA code'));
     });
 
     it('sends a fresh code at once when the last one was used (right after verifying, or after a login)', async () => {
       const user = await newUser();
       await activateDelivered(app, deps, user.token, user.userId, method, destination);
       const required = await user.login();
-      expect(required.body).toEqual({ success: false, error: 'MFA code required' });
+      expect(required.body).toEqual(failure('MFA code required'));
       const sent = await deps.outbox.latest(user.tenantId, user.userId, method);
       expect(sent?.sentAt).toBe(Math.floor(deps.clock.now() / 1000));
       expect((await user.login({ mfaCode: sent?.code })).status).toBe(200);
@@ -218,8 +219,7 @@ describe('POST /auth/login with MFA', () => {
       await login();
       const second = await deps.outbox.latest(tenantId, userId, method);
       expect(second?.sentAt).toBe((first?.sentAt ?? 0) + 30);
-      if (first?.code !== second?.code)
-        expect((await login({ mfaCode: first?.code })).body).toEqual({ success: false, error: 'Invalid MFA code' });
+      if (first?.code !== second?.code) expect((await login({ mfaCode: first?.code })).body).toEqual(failure('Invalid MFA code'));
       expect((await login({ mfaCode: second?.code })).status).toBe(200);
     });
 
@@ -228,7 +228,7 @@ describe('POST /auth/login with MFA', () => {
       await login();
       const sent = await deps.outbox.latest(tenantId, userId, method);
       deps.clock.advance(600);
-      expect((await login({ mfaCode: sent?.code })).body).toEqual({ success: false, error: 'Invalid MFA code' });
+      expect((await login({ mfaCode: sent?.code })).body).toEqual(failure('Invalid MFA code'));
     });
   });
 
@@ -253,10 +253,10 @@ describe('POST /auth/login with MFA', () => {
 
     it('uses the method mfaMethod names: an SMS code is sent, and an SMS code logs in', async () => {
       const { tenantId, userId, login, code } = await userWithTotpAndSms();
-      expect((await login({ mfaMethod: 'SMS' })).body).toEqual({ success: false, error: 'MFA code required' });
+      expect((await login({ mfaMethod: 'SMS' })).body).toEqual(failure('MFA code required'));
       const sent = await deps.outbox.latest(tenantId, userId, 'SMS');
       // A TOTP code is not an SMS code.
-      expect((await login({ mfaMethod: 'SMS', mfaCode: code() })).body).toEqual({ success: false, error: 'Invalid MFA code' });
+      expect((await login({ mfaMethod: 'SMS', mfaCode: code() })).body).toEqual(failure('Invalid MFA code'));
       expect((await login({ mfaMethod: 'SMS', mfaCode: sent?.code })).status).toBe(200);
       expect((await login({ mfaCode: code() })).status).toBe(200);
     });
@@ -264,7 +264,7 @@ describe('POST /auth/login with MFA', () => {
     it('answers 400 MFA method not enabled for a method the user has not activated', async () => {
       const { login } = await userWithTotpAndSms();
       const response = await login({ mfaMethod: 'EMAIL', mfaCode: '123456' });
-      expect(response).toEqual({ status: 400, headers: expect.any(Object), body: { success: false, error: 'MFA method not enabled' } });
+      expect(response).toEqual({ status: 400, headers: expect.any(Object), body: failure('MFA method not enabled') });
     });
 
     it('defaults to the first activated method when TOTP is not active', async () => {

@@ -2,12 +2,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../lib/store/keys';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import { authenticator, newTotpSecret } from '../helpers/mfa';
 
 const PASSWORD = 'correct horse battery';
 const PHONE = '+4915112345678';
 const verified = { success: true, data: { message: 'MFA verified successfully' } };
-const invalid = { success: false, error: 'Invalid MFA code' };
+const invalid = failure('Invalid MFA code');
 
 describe('POST /auth/mfa/verify', () => {
   let deps: TestDeps;
@@ -138,7 +139,7 @@ describe('POST /auth/mfa/verify', () => {
       expect(locked).toEqual({
         status: 429,
         headers: expect.objectContaining({ 'Retry-After': '600' }),
-        body: { success: false, error: 'Too many failed attempts' },
+        body: failure('Too many failed attempts'),
       });
       expect(deps.logs).toContainEqual(
         expect.objectContaining({ event: 'mfa_locked', tenantId, userId, username: 'alice', method: 'TOTP' }),
@@ -202,13 +203,13 @@ describe('POST /auth/mfa/verify', () => {
       'answers 401 Unauthorized without identity, whatever the body (%j)',
       async (body) => {
         const response = await app.request('mfaVerify', { body });
-        expect(response).toEqual({ status: 401, headers: expect.any(Object), body: { success: false, error: 'Unauthorized' } });
+        expect(response).toEqual({ status: 401, headers: expect.any(Object), body: failure('Unauthorized') });
       },
     );
 
     it.each(['TOTP', 'SMS', 'EMAIL'])('answers 400 MFA method not enabled for %s without enrollment', async (method) => {
       const response = await verify(token, method, '123456');
-      expect(response).toEqual({ status: 400, headers: expect.any(Object), body: { success: false, error: 'MFA method not enabled' } });
+      expect(response).toEqual({ status: 400, headers: expect.any(Object), body: failure('MFA method not enabled') });
     });
 
     it.each([
@@ -220,7 +221,7 @@ describe('POST /auth/mfa/verify', () => {
       ['[]', 'Invalid JSON body: expected an object'],
     ])('answers 400 for %j', async (body, error) => {
       const response = await app.request('mfaVerify', { token, body });
-      expect(response).toEqual({ status: 400, headers: expect.any(Object), body: { success: false, error } });
+      expect(response).toEqual({ status: 400, headers: expect.any(Object), body: failure(error) });
     });
   });
 });

@@ -3,6 +3,7 @@ import { hashToken } from '../../lib/crypto/token-hash';
 import { type App, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import { createClient, type OAuthTenant, oauthTenant, pkcePair } from '../helpers/oauth';
 
 describe('GET /oauth2/authorize', () => {
@@ -98,7 +99,7 @@ describe('GET /oauth2/authorize', () => {
       expect(await app.request('oauth2Authorize', spec)).toEqual({
         status: 401,
         headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
-        body: { success: false, error: 'Unauthorized' },
+        body: failure('Unauthorized'),
       });
     }
   });
@@ -159,13 +160,13 @@ describe('GET /oauth2/authorize', () => {
       expect(response).toEqual({
         status: 400,
         headers: expect.not.objectContaining({ Location: expect.anything() }),
-        body: { success: false, error },
+        body: failure(error),
       });
     });
   });
 
   it('never hands a user of tenant B a code for a client of tenant A', async () => {
     const response = await app.request('oauth2Authorize', { token: other.adminToken, query: query() });
-    expect(response).toEqual({ status: 400, headers: expect.any(Object), body: { success: false, error: 'Invalid client' } });
+    expect(response).toEqual({ status: 400, headers: expect.any(Object), body: failure('Invalid client') });
   });
 });

@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { keys } from '../../lib/store/keys';
-import { type App, registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import { newSecret } from '../helpers/oauth';
 
 describe('POST /oauth2/clients', () => {
@@ -20,11 +21,9 @@ describe('POST /oauth2/clients', () => {
     const admin = await registerAdmin(app, tenantId);
     adminToken = admin.token;
     adminId = admin.user.id;
-    const operator = await app.request('register', {
-      token: adminToken,
-      body: { username: 'olga', password: 'an operator passphrase', role: 'OPERATOR', tenantId },
-    });
-    operatorToken = operator.body.data.token;
+    operatorToken = (
+      await registerStaff(app, adminToken, { username: 'olga', password: 'an operator passphrase', role: 'OPERATOR', tenantId })
+    ).token;
   });
 
   let counter = 0;
@@ -109,7 +108,7 @@ describe('POST /oauth2/clients', () => {
               ? (await registerAdmin(app, uniqueTenant())).token
               : undefined;
       const response = await app.request('oauth2CreateClient', { ...(token ? { token } : {}), body: registration(overrides) });
-      expect(response).toEqual({ status: 403, headers: expect.any(Object), body: { success: false, error: 'Permission denied' } });
+      expect(response).toEqual({ status: 403, headers: expect.any(Object), body: failure('Permission denied') });
     });
   });
 
@@ -150,7 +149,7 @@ describe('POST /oauth2/clients', () => {
       expect(response).toEqual({
         status: 400,
         headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
-        body: { success: false, error },
+        body: failure(error),
       });
     });
   });
@@ -159,14 +158,14 @@ describe('POST /oauth2/clients', () => {
     const first = registration();
     expect((await app.request('oauth2CreateClient', { token: adminToken, body: first })).status).toBe(201);
     const again = await app.request('oauth2CreateClient', { token: adminToken, body: { ...first, client_secret: newSecret() } });
-    expect(again).toEqual({ status: 409, headers: expect.any(Object), body: { success: false, error: 'OAuth2 client already exists' } });
+    expect(again).toEqual({ status: 409, headers: expect.any(Object), body: failure('OAuth2 client already exists') });
     const otherTenant = uniqueTenant();
     const otherAdmin = await registerAdmin(app, otherTenant);
     const elsewhere = await app.request('oauth2CreateClient', { token: otherAdmin.token, body: { ...first, tenant_id: otherTenant } });
     expect(elsewhere).toEqual({
       status: 409,
       headers: expect.any(Object),
-      body: { success: false, error: 'OAuth2 client already exists' },
+      body: failure('OAuth2 client already exists'),
     });
     expect((await deps.store.oauthClients.find(first.client_id))?.tenantId).toBe(tenantId);
   });

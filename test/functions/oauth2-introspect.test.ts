@@ -5,6 +5,7 @@ import { signOAuthAccessToken } from '../../lib/oauth/access-token';
 import { type App, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import {
   authorizationCode,
   basic,
@@ -276,6 +277,6 @@ describe('POST /oauth2/introspect', () => {
     const response = await app.request('oauth2Introspect', {
       body: { token: issued.access_token, client_id: client.clientId, client_secret: client.clientSecret },
     });
-    expect(response).toEqual({ status: 415, headers: expect.any(Object), body: { success: false, error: 'Unsupported content type' } });
+    expect(response).toEqual({ status: 415, headers: expect.any(Object), body: failure('Unsupported content type') });
   });
 });

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { type App, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import { scanTable } from '../helpers/isolated-table';
 import { authorizationCode, createClient, form, type OAuthTenant, oauthTenant, type TestClient, tokenRequest } from '../helpers/oauth';
 
@@ -142,6 +143,6 @@ describe('POST /oauth2/revoke', () => {
     const response = await app.request('oauth2Revoke', {
       body: { token: 'x', client_id: client.clientId, client_secret: client.clientSecret },
     });
-    expect(response).toEqual({ status: 415, headers: expect.any(Object), body: { success: false, error: 'Unsupported content type' } });
+    expect(response).toEqual({ status: 415, headers: expect.any(Object), body: failure('Unsupported content type') });
   });
 });

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { type App, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps } from '../helpers/deps';
+import { failure as envelope } from '../helpers/failures';
 import { scanTable } from '../helpers/isolated-table';
 import {
   authorizationCode,
@@ -51,7 +52,7 @@ describe('POST /oauth2/token', () => {
   /** The whole failure answer of each format. */
   function failure(format: Format, status: number, message: string, code: string, headers: Record<string, string> = {}) {
     return format === 'json'
-      ? { status, headers: expect.objectContaining({ 'Cache-Control': 'no-store', ...headers }), body: { success: false, error: message } }
+      ? { status, headers: expect.objectContaining({ 'Cache-Control': 'no-store', ...headers }), body: envelope(message) }
       : {
           status,
           headers: expect.objectContaining({ 'Cache-Control': 'no-store', Pragma: 'no-cache', ...headers }),
@@ -572,7 +573,7 @@ describe('POST /oauth2/token', () => {
     expect(await app.request('me', { token: accessToken })).toEqual({
       status: 401,
       headers: expect.any(Object),
-      body: { success: false, error: 'Unauthorized' },
+      body: envelope('Unauthorized'),
     });
   });
 

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import { authorizationCode, createClient, tokenRequest } from '../helpers/oauth';
 
 const PASSWORD = 'correct horse battery';
@@ -49,12 +50,11 @@ describe('POST /auth/password/change (docs/api.md 8.2)', () => {
     expect(await app.request('me', { token: other.body.data.token })).toEqual({
       status: 401,
       headers: expect.any(Object),
-      body: { success: false, error: 'Unauthorized' },
+      body: failure('Unauthorized'),
     });
-    expect((await app.request('refresh', { body: { refreshToken: other.body.data.refreshToken } })).body).toEqual({
-      success: false,
-      error: 'Invalid refresh token',
-    });
+    expect((await app.request('refresh', { body: { refreshToken: other.body.data.refreshToken } })).body).toEqual(
+      failure('Invalid refresh token'),
+    );
     const oauthRefresh = await app.request(
       'oauth2Token',
       tokenRequest(client, { grant_type: 'refresh_token', refresh_token: oauthRefreshToken }),
@@ -65,7 +65,7 @@ describe('POST /auth/password/change (docs/api.md 8.2)', () => {
 
     expect((await app.request('me', { token })).status).toBe(200);
     expect((await app.request('refresh', { body: { refreshToken } })).status).toBe(200);
-    expect((await login(tenantId, PASSWORD)).body).toEqual({ success: false, error: 'Invalid credentials' });
+    expect((await login(tenantId, PASSWORD)).body).toEqual(failure('Invalid credentials'));
     expect((await login(tenantId, NEW_PASSWORD)).status).toBe(200);
     expect(deps.logText()).not.toContain(NEW_PASSWORD);
   });
@@ -78,13 +78,13 @@ describe('POST /auth/password/change (docs/api.md 8.2)', () => {
         token,
         body: { currentPassword: 'not the password', newPassword: NEW_PASSWORD },
       });
-      expect(wrong).toEqual({ status: 400, headers: expect.any(Object), body: { success: false, error: 'Invalid credentials' } });
+      expect(wrong).toEqual({ status: 400, headers: expect.any(Object), body: failure('Invalid credentials') });
     }
     const locked = await app.request('passwordChange', { token, body: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD } });
     expect(locked).toEqual({
       status: 429,
       headers: expect.objectContaining({ 'Retry-After': expect.stringMatching(/^\d+$/) }),
-      body: { success: false, error: 'Too many failed attempts' },
+      body: failure('Too many failed attempts'),
     });
     expect((await app.request('me', { token: other.body.data.token })).status).toBe(200);
   });
@@ -92,7 +92,7 @@ describe('POST /auth/password/change (docs/api.md 8.2)', () => {
   it('answers 400 Password is too common for a common new password, and changes nothing', async () => {
     const { tenantId, token } = await newUser();
     const response = await app.request('passwordChange', { token, body: { currentPassword: PASSWORD, newPassword: 'qwerty123' } });
-    expect(response).toEqual({ status: 400, headers: expect.any(Object), body: { success: false, error: 'Password is too common' } });
+    expect(response).toEqual({ status: 400, headers: expect.any(Object), body: failure('Password is too common') });
     expect((await login(tenantId, PASSWORD)).status).toBe(200);
   });
 
@@ -108,14 +108,14 @@ describe('POST /auth/password/change (docs/api.md 8.2)', () => {
   ])('answers 400 for %j', async (body, error) => {
     const { token } = await newUser();
     const response = await app.request('passwordChange', { token, body });
-    expect(response).toEqual({ status: 400, headers: expect.any(Object), body: { success: false, error } });
+    expect(response).toEqual({ status: 400, headers: expect.any(Object), body: failure(error) });
   });
 
   it.each([[{ currentPassword: PASSWORD, newPassword: NEW_PASSWORD }], [{}], ['not json']])(
     'answers 401 Unauthorized without a session, whatever the body (%j)',
     async (body) => {
       const response = await app.request('passwordChange', { body });
-      expect(response).toEqual({ status: 401, headers: expect.any(Object), body: { success: false, error: 'Unauthorized' } });
+      expect(response).toEqual({ status: 401, headers: expect.any(Object), body: failure('Unauthorized') });
     },
   );
 
@@ -129,10 +129,7 @@ describe('POST /auth/password/change (docs/api.md 8.2)', () => {
     const [winner, loser] = a.status === 200 ? [a, b] : [b, a];
     expect(winner.body).toEqual({ success: true, data: { message: 'Password changed' } });
     // The loser met the winner's change: its current password is no longer current, or its session ended.
-    expect([
-      { success: false, error: 'Invalid credentials' },
-      { success: false, error: 'Unauthorized' },
-    ]).toContainEqual(loser.body);
+    expect([failure('Invalid credentials'), failure('Unauthorized')]).toContainEqual(loser.body);
     const logins = await Promise.all([login(tenantId, 'first new passphrase'), login(tenantId, 'second new passphrase')]);
     expect(logins.filter((r) => r.status === 200)).toHaveLength(1);
     const alive = await Promise.all([app.request('me', { token }), app.request('me', { token: second })]);

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import { activateTotp, newTotpSecret } from '../helpers/mfa';
 
 const PASSWORD = 'correct horse battery';
@@ -51,16 +52,16 @@ describe('recent authentication (docs/api.md 8.1)', () => {
       const { tenantId, token } = await newUser();
       for (let attempt = 0; attempt < 5; attempt++) {
         const wrong = await app.request('reauthenticate', { token, body: { password: 'wrong password' } });
-        expect(wrong).toEqual({ status: 400, headers: expect.any(Object), body: { success: false, error: 'Invalid credentials' } });
+        expect(wrong).toEqual({ status: 400, headers: expect.any(Object), body: failure('Invalid credentials') });
       }
       const locked = await app.request('reauthenticate', { token, body: { password: PASSWORD } });
       expect(locked).toEqual({
         status: 429,
         headers: expect.objectContaining({ 'Retry-After': expect.stringMatching(/^\d+$/) }),
-        body: { success: false, error: 'Too many failed attempts' },
+        body: failure('Too many failed attempts'),
       });
       const login = await app.request('login', { body: { username: 'alice', password: PASSWORD, tenantId } });
-      expect(login.body).toEqual({ success: false, error: 'Too many failed attempts' });
+      expect(login.body).toEqual(failure('Too many failed attempts'));
     });
 
     it('asks for the second factor as login does, and records otp in the session', async () => {
@@ -74,13 +75,13 @@ describe('recent authentication (docs/api.md 8.1)', () => {
       expect(required).toEqual({
         status: 401,
         headers: expect.objectContaining({ 'X-MFA-Methods': 'TOTP' }),
-        body: { success: false, error: 'MFA code required' },
+        body: failure('MFA code required'),
       });
       const wrong = await app.request('reauthenticate', { token: otpToken, body: { password: PASSWORD, mfaCode: '000000' } });
       expect(wrong).toEqual({
         status: 401,
         headers: expect.objectContaining({ 'X-MFA-Methods': 'TOTP' }),
-        body: { success: false, error: 'Invalid MFA code' },
+        body: failure('Invalid MFA code'),
       });
       const right = await app.request('reauthenticate', {
         token: otpToken,
@@ -99,14 +100,14 @@ describe('recent authentication (docs/api.md 8.1)', () => {
     ])('answers 400 for %j', async (body, error) => {
       const { token } = await newUser();
       const response = await app.request('reauthenticate', { token, body });
-      expect(response).toEqual({ status: 400, headers: expect.any(Object), body: { success: false, error } });
+      expect(response).toEqual({ status: 400, headers: expect.any(Object), body: failure(error) });
     });
 
     it.each([[{ password: PASSWORD }], [{}], ['not json']])(
       'answers 401 Unauthorized without a session, whatever the body (%j)',
       async (body) => {
         const response = await app.request('reauthenticate', { body });
-        expect(response).toEqual({ status: 401, headers: expect.any(Object), body: { success: false, error: 'Unauthorized' } });
+        expect(response).toEqual({ status: 401, headers: expect.any(Object), body: failure('Unauthorized') });
       },
     );
 
@@ -114,7 +115,7 @@ describe('recent authentication (docs/api.md 8.1)', () => {
       const { token } = await newUser();
       await app.request('logout', { token });
       const response = await app.request('reauthenticate', { token, body: { password: PASSWORD } });
-      expect(response).toEqual({ status: 401, headers: expect.any(Object), body: { success: false, error: 'Unauthorized' } });
+      expect(response).toEqual({ status: 401, headers: expect.any(Object), body: failure('Unauthorized') });
     });
   });
 
@@ -127,7 +128,7 @@ describe('recent authentication (docs/api.md 8.1)', () => {
         expect(refused).toEqual({
           status: 403,
           headers: expect.any(Object),
-          body: { success: false, error: 'Recent authentication required' },
+          body: failure('Recent authentication required'),
         });
       }
       const again = await app.request('reauthenticate', { token, body: { password: PASSWORD } });
@@ -147,7 +148,7 @@ describe('recent authentication (docs/api.md 8.1)', () => {
       const { token } = await registerAdmin(shortApp, uniqueTenant(), 'alice', PASSWORD);
       shortDeps.clock.advance(61);
       const refused = await shortApp.request('mfaEnable', { token, body: { method: 'TOTP', secret: newTotpSecret() } });
-      expect(refused.body).toEqual({ success: false, error: 'Recent authentication required' });
+      expect(refused.body).toEqual(failure('Recent authentication required'));
     });
   });
 
@@ -160,10 +161,10 @@ describe('recent authentication (docs/api.md 8.1)', () => {
       expect(await app.request('me', { token: other.body.data.token })).toEqual({
         status: 401,
         headers: expect.any(Object),
-        body: { success: false, error: 'Unauthorized' },
+        body: failure('Unauthorized'),
       });
       const refresh = await app.request('refresh', { body: { refreshToken: other.body.data.refreshToken } });
-      expect(refresh.body).toEqual({ success: false, error: 'Invalid refresh token' });
+      expect(refresh.body).toEqual(failure('Invalid refresh token'));
       expect((await app.request('me', { token })).status).toBe(200);
 
       const withOtp = await app.request('login', { body: { username: 'alice', password: PASSWORD, tenantId, mfaCode: totp.code() } });
@@ -183,7 +184,7 @@ describe('recent authentication (docs/api.md 8.1)', () => {
       const other = await app.request('login', { body: { username: 'alice', password: PASSWORD, tenantId } });
       await app.request('mfaEnable', { token, body: { method: 'TOTP', secret: newTotpSecret() } });
       const wrong = await app.request('mfaVerify', { token, body: { method: 'TOTP', code: '000000' } });
-      expect(wrong.body).toEqual({ success: false, error: 'Invalid MFA code' });
+      expect(wrong.body).toEqual(failure('Invalid MFA code'));
       expect((await app.request('me', { token: other.body.data.token })).status).toBe(200);
     });
   });

@@ -1,6 +1,8 @@
+import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type App, registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 
 const PASSWORD = 'correct horse battery';
 
@@ -17,7 +19,7 @@ describe('POST /auth/register', () => {
     adminToken = (await registerAdmin(app, tenantId, 'root', PASSWORD)).token;
   });
 
-  it('answers 201 with a real session for the first ADMIN of a new tenant', async () => {
+  it('answers 201 with a real session of their own for the first ADMIN of a new tenant (anonymous bootstrap)', async () => {
     const tenant = uniqueTenant();
     const response = await app.request('register', {
       body: { username: 'Owner', password: PASSWORD, role: 'ADMIN', tenantId: tenant, shopId: 'shop-1', email: 'owner@example.com' },
@@ -29,6 +31,7 @@ describe('POST /auth/register', () => {
       data: {
         token: expect.any(String),
         refreshToken: expect.any(String),
+        expiresIn: 900,
         user: { id: expect.any(String), username: 'Owner', role: 'ADMIN', tenantId: tenant, shopId: 'shop-1' },
       },
     });
@@ -49,13 +52,31 @@ describe('POST /auth/register', () => {
     expect((await deps.store.users.findById(tenant, user.id))?.email).toBeUndefined();
   });
 
-  it('lets an ADMIN register any role into their own tenant', async () => {
+  it('lets an ADMIN register any role into their own tenant, with no session of the new user', async () => {
     const response = await app.request('register', {
       token: adminToken,
       body: { username: 'finance-1', password: PASSWORD, role: 'FINANCE', tenantId },
     });
     expect(response.status).toBe(201);
-    expect(response.body.data.user).toMatchObject({ username: 'finance-1', role: 'FINANCE', tenantId });
+    expect(response.body).toEqual({
+      success: true,
+      data: {
+        token: '',
+        refreshToken: '',
+        expiresIn: 0,
+        user: { id: expect.any(String), username: 'finance-1', role: 'FINANCE', tenantId, shopId: 'default' },
+      },
+    });
+    const userId: string = response.body.data.user.id;
+    expect(await deps.store.sessions.listByUser(tenantId, userId)).toEqual([]);
+    // The staff member's own login is their first session, and the listing sees it.
+    const login = await app.request('login', { body: { username: 'finance-1', password: PASSWORD, tenantId } });
+    expect(login.status).toBe(200);
+    expect((await deps.store.sessions.listByUser(tenantId, userId)).map((session) => session.id)).toEqual([
+      decodeJwt(login.body.data.token).sid,
+    ]);
+    // The ADMIN's session is still theirs.
+    expect(await app.identityOf(adminToken)).toMatchObject({ username: 'root', role: 'ADMIN' });
   });
 
   describe('who may register whom', () => {
@@ -69,14 +90,11 @@ describe('POST /auth/register', () => {
       let token: string | undefined;
       if (caller === 'admin') token = adminToken;
       if (caller === 'operator') {
-        const created = await app.request('register', {
-          token: adminToken,
-          body: { username: `op-${Math.random()}`, password: PASSWORD, role: 'OPERATOR', tenantId },
-        });
-        token = created.body.data.token;
+        token = (await registerStaff(app, adminToken, { username: `op-${Math.random()}`, password: PASSWORD, role: 'OPERATOR', tenantId }))
+          .token;
       }
       const response = await app.request('register', { token, body: { username: 'mallory', password: PASSWORD, ...body() } });
-      expect(response).toMatchObject({ status: 403, body: { success: false, error: 'Permission denied' } });
+      expect(response).toMatchObject({ status: 403, body: failure('Permission denied') });
     });
 
     it('treats the configured default tenant as existing: its first ADMIN is made by an operator', async () => {
@@ -86,7 +104,7 @@ describe('POST /auth/register', () => {
       const anonymous = await localApp.request('register', {
         body: { username: 'first', password: PASSWORD, role: 'ADMIN', tenantId: defaultTenant },
       });
-      expect(anonymous).toMatchObject({ status: 403, body: { success: false, error: 'Permission denied' } });
+      expect(anonymous).toMatchObject({ status: 403, body: failure('Permission denied') });
 
       const { createUser } = await import('../../lib/users/register');
       const admin = await createUser(local, null, { username: 'ops-admin', password: PASSWORD, role: 'ADMIN', tenantId: defaultTenant });
@@ -104,7 +122,7 @@ describe('POST /auth/register', () => {
     it('refuses to make an anonymous caller anything but ADMIN of a new tenant', async () => {
       const tenant = uniqueTenant();
       const response = await app.request('register', { body: { username: 'x', password: PASSWORD, role: 'OPERATOR', tenantId: tenant } });
-      expect(response).toMatchObject({ status: 400, body: { success: false, error: 'The first user of a tenant must have role ADMIN' } });
+      expect(response).toMatchObject({ status: 400, body: failure('The first user of a tenant must have role ADMIN') });
       expect(await deps.store.tenants.exists(tenant)).toBe(false);
     });
 
@@ -124,7 +142,7 @@ describe('POST /auth/register', () => {
       token: adminToken,
       body: { username: 'ROOT', password: 'another fine password', role: 'OPERATOR', tenantId },
     });
-    expect(response).toMatchObject({ status: 400, body: { success: false, error: 'Username already exists' } });
+    expect(response).toMatchObject({ status: 400, body: failure('Username already exists') });
     const login = await app.request('login', { body: { username: 'root', password: PASSWORD, tenantId } });
     expect(login.status).toBe(200);
     expect(login.body.data.user.role).toBe('ADMIN');
@@ -151,7 +169,7 @@ describe('POST /auth/register', () => {
 
   it.each(['password', 'qwerty123', 'Iloveyou', 'football1'])('answers 400 Password is too common for %s', async (password) => {
     const response = await app.request('register', { body: { username: 'u', password, role: 'ADMIN', tenantId: uniqueTenant() } });
-    expect(response).toMatchObject({ status: 400, body: { success: false, error: 'Password is too common' } });
+    expect(response).toMatchObject({ status: 400, body: failure('Password is too common') });
   });
 
   it.each([
@@ -165,7 +183,7 @@ describe('POST /auth/register', () => {
   ])('answers 400 for %j', async (override, error) => {
     const body = { username: 'v', password: PASSWORD, role: 'ADMIN', tenantId: uniqueTenant(), ...override };
     const response = await app.request('register', { body });
-    expect(response).toMatchObject({ status: 400, body: { success: false, error } });
+    expect(response).toMatchObject({ status: 400, body: failure(error) });
   });
 
   it('keeps a tenant id with key separators from reaching another tenant', async () => {

@@ -3,8 +3,9 @@ import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeHandler as makeMe } from '../../functions/me';
 import { keys } from '../../lib/store/keys';
-import { type App, registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import { call } from '../helpers/http';
 import { localDynamo } from '../helpers/local-dynamo';
 
@@ -40,6 +41,7 @@ describe('sessions', () => {
         data: {
           token: expect.any(String),
           refreshToken: expect.any(String),
+          expiresIn: 900,
           user: { id: first.user.id, username: 'root', role: 'ADMIN', tenantId, shopId: 'default' },
         },
       });
@@ -58,7 +60,7 @@ describe('sessions', () => {
       expect(await app.identityOf(second.token)).not.toBeNull();
 
       const reuse = await app.request('refresh', { body: { refreshToken: first.refreshToken } });
-      expect(reuse).toMatchObject({ status: 401, body: { success: false, error: 'Invalid refresh token' } });
+      expect(reuse).toMatchObject({ status: 401, body: failure('Invalid refresh token') });
       expect(deps.logs).toContainEqual(expect.objectContaining({ event: 'refresh_token_reuse_detected', tenantId, userId: first.user.id }));
 
       // Everything of the session stops working from the next request on.
@@ -78,10 +80,11 @@ describe('sessions', () => {
     it('shows a role change at the next refresh', async () => {
       const tenant = uniqueTenant();
       const admin = await registerAdmin(app, tenant, 'boss', PASSWORD);
-      const created = await app.request('register', {
-        token: admin.token,
-        body: { username: 'worker', password: PASSWORD, role: 'OPERATOR', tenantId: tenant },
-      });
+      const created = {
+        body: {
+          data: await registerStaff(app, admin.token, { username: 'worker', password: PASSWORD, role: 'OPERATOR', tenantId: tenant }),
+        },
+      };
       const { doc, table } = localDynamo({ tableName: deps.config.tableName });
       await doc.send(
         new UpdateCommand({
@@ -109,7 +112,7 @@ describe('sessions', () => {
       }
       local.clock.advance(24 * 3600);
       const expired = await localApp.request('refresh', { body: { refreshToken } });
-      expect(expired).toMatchObject({ status: 401, body: { success: false, error: 'Invalid refresh token' } });
+      expect(expired).toMatchObject({ status: 401, body: failure('Invalid refresh token') });
     });
 
     it.each([
@@ -124,7 +127,7 @@ describe('sessions', () => {
         refreshToken = real.join('.');
       }
       const response = await app.request('refresh', { body: { refreshToken } });
-      expect(response).toMatchObject({ status: 401, body: { success: false, error: 'Invalid refresh token' } });
+      expect(response).toMatchObject({ status: 401, body: failure('Invalid refresh token') });
     });
 
     it('does not revoke a session when someone presents a forged token for it', async () => {
@@ -140,7 +143,7 @@ describe('sessions', () => {
       const response = await app.request('refresh', { body: {} });
       expect(response).toMatchObject({
         status: 400,
-        body: { success: false, error: 'refreshToken: Invalid input: expected string, received undefined' },
+        body: failure('refreshToken: Invalid input: expected string, received undefined'),
       });
     });
   });
@@ -163,7 +166,7 @@ describe('sessions', () => {
     });
 
     it('answers 401 without identity', async () => {
-      expect(await app.request('logout', {})).toMatchObject({ status: 401, body: { success: false, error: 'Unauthorized' } });
+      expect(await app.request('logout', {})).toMatchObject({ status: 401, body: failure('Unauthorized') });
     });
   });
 
@@ -190,12 +193,12 @@ describe('sessions', () => {
     });
 
     it('answers 401 Unauthorized without a token', async () => {
-      expect(await app.request('me')).toMatchObject({ status: 401, body: { success: false, error: 'Unauthorized' } });
+      expect(await app.request('me')).toMatchObject({ status: 401, body: failure('Unauthorized') });
     });
 
     it('answers 503 when the authorizer could not reach the session store', async () => {
       const response = await call(makeMe(deps), { method: 'GET', authorizerContext: { authError: 'unavailable' } });
-      expect(response).toMatchObject({ status: 503, body: { success: false, error: 'Service unavailable' } });
+      expect(response).toMatchObject({ status: 503, body: failure('Service unavailable') });
     });
   });
 
@@ -221,7 +224,7 @@ describe('tenant isolation of sessions', () => {
     const parts = first.refreshToken.split('.');
     parts[0] = Buffer.from(b).toString('base64url');
     const response = await app.request('refresh', { body: { refreshToken: parts.join('.') } });
-    expect(response).toMatchObject({ status: 401, body: { success: false, error: 'Invalid refresh token' } });
+    expect(response).toMatchObject({ status: 401, body: failure('Invalid refresh token') });
     // And the untouched token still works in its own tenant.
     expect((await app.request('refresh', { body: { refreshToken: first.refreshToken } })).body.data.user.tenantId).toBe(a);
   });

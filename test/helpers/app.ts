@@ -96,6 +96,22 @@ export function testApp(deps: Deps) {
 }
 
 /** Registers the first ADMIN of a new tenant and returns the answer's data. */
+/**
+ * A user registered by an ADMIN (who gets no session of theirs, docs/api.md 4.3), then
+ * logged in: their own session.
+ */
+export async function registerStaff(
+  app: App,
+  adminToken: string,
+  body: { username: string; password: string; role: string; tenantId: string },
+) {
+  const registered = await app.request('register', { token: adminToken, body });
+  if (registered.status !== 201) throw new Error(`register failed: ${JSON.stringify(registered.body)}`);
+  const login = await app.request('login', { body: { username: body.username, password: body.password, tenantId: body.tenantId } });
+  if (login.status !== 200) throw new Error(`login failed: ${JSON.stringify(login.body)}`);
+  return login.body.data as Awaited<ReturnType<typeof registerAdmin>>;
+}
+
 export async function registerAdmin(app: App, tenantId: string, username = 'admin', password = 'correct horse battery') {
   const response = await app.request('register', { body: { username, password, role: 'ADMIN', tenantId } });
   if (response.status !== 201) throw new Error(`register failed: ${JSON.stringify(response.body)}`);

@@ -9,7 +9,7 @@ import { chainDeps, failure, JSON_HEADERS, send, success } from './chain';
 
 const FORM = 'application/x-www-form-urlencoded';
 
-/** A route like the OAuth endpoints: JSON or form bodies, RFC-format errors for forms. */
+/** A route like the OAuth endpoints (JSON or form bodies, RFC-format errors for forms), or like the others (JSON only). */
 function route(acceptForm: boolean) {
   const { deps } = chainDeps();
   return httpHandler(
@@ -18,7 +18,7 @@ function route(acceptForm: boolean) {
       identity: 'none',
       body: z.object({ grant_type: z.string().optional(), scope: z.string().optional() }),
       acceptForm,
-      formatError: rfcErrorFormat,
+      ...(acceptForm ? { formatError: rfcErrorFormat } : {}),
     },
     async ({ body, bodyFormat }) => ok({ body, bodyFormat }),
   );
@@ -41,20 +41,29 @@ const rfcFailure = (error: string, description: string) => ({
 
 describe("bodyFormat and middy's body parsers", () => {
   it.each([
-    ['no content type', undefined],
     ['application/json', 'application/json'],
     ['application/json with a charset', 'application/json; charset=utf-8'],
-    ['text/plain (no 415 yet)', 'text/plain'],
-    ['a form content type on a route without forms', FORM],
+    ['upper case and spaces', ' Application/JSON ;charset=UTF-8'],
+    ['a structured +json type', 'application/merge-patch+json'],
   ])('reads a body with %s as JSON', async (_, contentType) => {
     const body = { grant_type: 'client_credentials' };
-    expect(await send(route(contentType !== FORM), request(contentType, JSON.stringify(body)))).toEqual(
-      success({ body, bodyFormat: 'json' }),
-    );
+    for (const acceptForm of [false, true]) {
+      expect(await send(route(acceptForm), request(contentType, JSON.stringify(body)))).toEqual(success({ body, bodyFormat: 'json' }));
+    }
   });
 
-  it('answers 400 Invalid JSON body for a form body on a route without forms', async () => {
-    expect(await send(route(false), request(FORM, 'grant_type=client_credentials'))).toEqual(failure(400, 'Invalid JSON body'));
+  it.each([
+    ['no content type', undefined, true],
+    ['text/plain', 'text/plain', true],
+    ['text/plain with a charset', 'text/plain;charset=UTF-8', true],
+    ['multipart/form-data', 'multipart/form-data; boundary=x', true],
+    ['text/json', 'text/json', true],
+    ['application/jsonp', 'application/jsonp', true],
+    ['a form content type on a route without forms', FORM, false],
+  ])('answers 415 Unsupported content type (UNSUPPORTED_CONTENT_TYPE) for a JSON body with %s', async (_, contentType, acceptForm) => {
+    const answer = await send(route(acceptForm), request(contentType, JSON.stringify({ grant_type: 'client_credentials' })));
+    expect(answer).toEqual(failure(415, 'Unsupported content type'));
+    expect(answer.body.code).toBe('UNSUPPORTED_CONTENT_TYPE');
   });
 
   it.each([
@@ -63,9 +72,10 @@ describe("bodyFormat and middy's body parsers", () => {
     ['a blank body', ' \n\t', false],
     ['an empty base64 body', '', true],
     ['a blank base64 body', '  ', true],
-  ])('reads %s as {}', async (_, body, base64) => {
-    expect(await send(route(true), request('application/json', body, base64))).toEqual(success({ body: {}, bodyFormat: 'json' }));
-    expect(await send(route(true), request(undefined, body, base64))).toEqual(success({ body: {}, bodyFormat: 'json' }));
+  ])('reads %s as {}, whatever content type it names or none', async (_, body, base64) => {
+    for (const contentType of ['application/json', undefined, 'text/plain']) {
+      expect(await send(route(true), request(contentType, body, base64))).toEqual(success({ body: {}, bodyFormat: 'json' }));
+    }
   });
 
   it('decodes a base64 JSON body', async () => {

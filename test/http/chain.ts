@@ -3,6 +3,7 @@ import { readConfig } from '../../lib/config';
 import type { HttpHandler } from '../../lib/http/handler';
 import { createLogger } from '../../lib/log';
 import type { Identity } from '../../lib/tokens/access-token';
+import { failure as envelope } from '../helpers/failures';
 import { lambdaContext, type Response } from '../helpers/http';
 
 /** Two front ends may call the API: CORS is checked against these origins. */
@@ -40,7 +41,7 @@ export const JSON_HEADERS = {
 
 /** The whole failure answer in the envelope. */
 export function failure(status: number, error: string, headers: Record<string, string> = {}): Response {
-  return { status, headers: { ...JSON_HEADERS, ...headers }, body: { success: false, error } };
+  return { status, headers: { ...JSON_HEADERS, ...headers }, body: envelope(error) };
 }
 
 /** The whole success answer in the envelope. */

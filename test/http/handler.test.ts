@@ -4,6 +4,7 @@ import { ConflictError } from '../../lib/errors';
 import { httpHandler } from '../../lib/http/handler';
 import { ok } from '../../lib/http/reply';
 import { createLogger } from '../../lib/log';
+import { failure } from '../helpers/failures';
 import { apiEvent, call } from '../helpers/http';
 import { config, identity, JSON_HEADERS, send, success } from './chain';
 
@@ -59,7 +60,7 @@ describe('the middy chain', () => {
   ])('answers %s with %i %s', async (_, spec, status, error) => {
     const response = await call(route().handler, spec);
     expect(response.status).toBe(status);
-    expect(response.body).toEqual({ success: false, error });
+    expect(response.body).toEqual(failure(error));
     expect(response.headers['Cache-Control']).toBe('no-store');
   });
 
@@ -72,22 +73,22 @@ describe('the middy chain', () => {
   it('answers 403 Permission denied for a role-restricted route without the role, or without identity', async () => {
     const { handler } = route({ role: 'ADMIN', identity: 'optional' });
     for (const spec of [{ identity, body: '{bad' }, { body: '{bad' }]) {
-      expect(await call(handler, spec)).toMatchObject({ status: 403, body: { success: false, error: 'Permission denied' } });
+      expect(await call(handler, spec)).toMatchObject({ status: 403, body: failure('Permission denied') });
     }
   });
 
   it('ignores an identity smuggled in with the serverless-offline override header', async () => {
     const response = await call(route().handler, { identity, body: { name: 'ok' }, headers: { 'sls-offline-authorizer-override': '{}' } });
-    expect(response).toMatchObject({ status: 401, body: { success: false, error: 'Unauthorized' } });
+    expect(response).toMatchObject({ status: 401, body: failure('Unauthorized') });
   });
 
   it('answers an AppError with its status and message', async () => {
     const { handler } = route({}, async () => {
-      throw new ConflictError('OAuth2 client already exists');
+      throw new ConflictError('OAuth2 client already exists', { code: 'CLIENT_EXISTS' });
     });
     expect(await call(handler, { identity, body: { name: 'ok' } })).toMatchObject({
       status: 409,
-      body: { success: false, error: 'OAuth2 client already exists' },
+      body: failure('OAuth2 client already exists'),
     });
   });
 
@@ -96,7 +97,7 @@ describe('the middy chain', () => {
       throw new Error('database exploded: secret detail');
     });
     const response = await call(handler, { identity, body: { name: 'hunter2-password' } });
-    expect(response).toMatchObject({ status: 500, body: { success: false, error: 'Internal server error' } });
+    expect(response).toMatchObject({ status: 500, body: failure('Internal server error') });
     expect(JSON.stringify(response.body)).not.toContain('exploded');
     const logged = lines.map((line) => JSON.parse(line));
     expect(logged).toContainEqual(
@@ -118,7 +119,7 @@ describe('the middy chain', () => {
     expect(response).toMatchObject({
       status: 503,
       headers: { 'Retry-After': '1' },
-      body: { success: false, error: 'Service unavailable' },
+      body: failure('Service unavailable'),
     });
     expect(lines.map((line) => JSON.parse(line).event)).toEqual(['dependency_unavailable']);
   });

@@ -44,7 +44,7 @@ describe('respond', () => {
   });
 
   it('answers an AppError with its status, message and headers, and logs nothing', async () => {
-    const mfa = route(fail(new UnauthorizedError('MFA code required', { 'X-MFA-Methods': 'TOTP,SMS' })));
+    const mfa = route(fail(new UnauthorizedError('MFA code required', { 'X-MFA-Methods': 'TOTP,SMS' }, { code: 'MFA_REQUIRED' })));
     expect(await call(mfa.handler)).toEqual(failure(401, 'MFA code required', { 'X-MFA-Methods': 'TOTP,SMS' }));
     const limited = route(fail(new TooManyRequestsError(19.2)));
     expect(await call(limited.handler)).toEqual(failure(429, 'Too many failed attempts', { 'Retry-After': '20' }));
@@ -59,7 +59,7 @@ describe('respond', () => {
 
   it("answers in the route's error format where it gives one, else in the envelope", async () => {
     const formatError = (error: AppError) =>
-      error instanceof OAuthError ? document({ error: error.code }, error.statusCode, { Pragma: 'no-cache' }) : undefined;
+      error instanceof OAuthError ? document({ error: error.oauthCode }, error.statusCode, { Pragma: 'no-cache' }) : undefined;
     expect(await call(route(fail(new OAuthError(400, 'Invalid grant', 'invalid_grant')), { formatError }).handler)).toEqual({
       status: 400,
       headers: { ...JSON_HEADERS, Pragma: 'no-cache' },

@@ -45,6 +45,33 @@ describe('validate', () => {
     expect(await call(route(), { body: sent })).toEqual(failure(400, error));
   });
 
+  it('lists every problem in fields (VALIDATION_FAILED), the message naming the first', async () => {
+    const response = await call(route(), { body: { name: 7, nested: { n: 'one' } } });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({
+      success: false,
+      error: 'name: Invalid input: expected string, received number',
+      code: 'VALIDATION_FAILED',
+      fields: [
+        { path: 'name', message: 'Invalid input: expected string, received number' },
+        { path: 'nested.n', message: 'Invalid input: expected number, received string' },
+      ],
+    });
+  });
+
+  it('names the whole input `body` when it is at fault as a whole', async () => {
+    const { deps } = chainDeps();
+    const handler = httpHandler(deps, { identity: 'none', body: z.object({ a: z.string() }).refine(() => false, 'Nope') }, async () =>
+      ok({}),
+    );
+    expect((await call(handler, { body: { a: 'x' } })).body).toEqual({
+      success: false,
+      error: 'body: Nope',
+      code: 'VALIDATION_FAILED',
+      fields: [{ path: 'body', message: 'Nope' }],
+    });
+  });
+
   it('checks the query after the body', async () => {
     expect(await call(route(), { body: { name: 'ok' }, query: { page: '0' } })).toEqual(
       failure(400, 'page: Too small: expected number to be >=1'),

@@ -7,6 +7,7 @@ import { ensureTable, OWNER_INDEX } from '../../lib/store/table';
 import { registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import { localClient, localDynamo } from '../helpers/local-dynamo';
 import { authorizationCode, createClient, tokenRequest } from '../helpers/oauth';
 
@@ -69,7 +70,7 @@ describe("a user's sessions and grants", () => {
       }),
     ).toMatchObject({
       status: 403,
-      body: { success: false, error: 'Permission denied' },
+      body: failure('Permission denied'),
     });
   });
 
@@ -77,7 +78,7 @@ describe("a user's sessions and grants", () => {
     const { tenantId, userId, first, second, client, grant } = await userWithSessionsAndGrant();
     await setUser(tenantId, userId, { status: 'disabled' });
     for (const token of [first.token, second.token]) {
-      expect(await app.request('me', { token })).toMatchObject({ status: 401, body: { success: false, error: 'Unauthorized' } });
+      expect(await app.request('me', { token })).toMatchObject({ status: 401, body: failure('Unauthorized') });
     }
     const introspected = await app.request('oauth2Introspect', tokenRequest(client, { token: grant.access_token }));
     expect(introspected.body).toEqual({ active: false });
@@ -99,7 +100,7 @@ describe("a user's sessions and grants", () => {
     expect(await app.request('me', { token: first.token })).toMatchObject({ status: 401 });
     expect(await app.request('refresh', { body: { refreshToken: first.refreshToken } })).toMatchObject({
       status: 401,
-      body: { success: false, error: 'Invalid refresh token' },
+      body: failure('Invalid refresh token'),
     });
     expect(await app.request('me', { token: second.token })).toMatchObject({ status: 200 });
     expect((await app.request('refresh', { body: { refreshToken: second.refreshToken } })).status).toBe(200);

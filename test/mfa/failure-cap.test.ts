@@ -5,6 +5,7 @@ import { keys } from '../../lib/store/keys';
 import { registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import { localDynamo } from '../helpers/local-dynamo';
 import { activateTotp } from '../helpers/mfa';
 
@@ -43,7 +44,7 @@ describe('the cap on wrong MFA codes in a row (NIST SP 800-63B 5.2.2)', () => {
   it('counts every wrong code, and a right one clears the count', async () => {
     const user = await userWithTotp();
     const right = user.code();
-    expect(await user.login(wrong(right))).toMatchObject({ status: 401, body: { success: false, error: 'Invalid MFA code' } });
+    expect(await user.login(wrong(right))).toMatchObject({ status: 401, body: failure('Invalid MFA code') });
     expect(await user.login(wrong(right))).toMatchObject({ status: 401 });
     expect(await user.failed()).toBe(2);
     expect((await user.login(right)).status).toBe(200);
@@ -54,10 +55,10 @@ describe('the cap on wrong MFA codes in a row (NIST SP 800-63B 5.2.2)', () => {
     const user = await userWithTotp();
     await user.setFailed(MAX_FAILED_CODES - 1);
     const right = user.code();
-    expect(await user.login(wrong(right))).toMatchObject({ status: 401, body: { success: false, error: 'Invalid MFA code' } });
+    expect(await user.login(wrong(right))).toMatchObject({ status: 401, body: failure('Invalid MFA code') });
     expect(await user.failed()).toBe(MAX_FAILED_CODES);
     expect(deps.logText()).toContain('"event":"mfa_method_locked"');
-    expect(await user.login(right)).toMatchObject({ status: 403, body: { success: false, error: 'MFA method locked' } });
+    expect(await user.login(right)).toMatchObject({ status: 403, body: failure('MFA method locked') });
   });
 
   it('lets a method with fewer wrong codes than the cap work as before', async () => {

@@ -133,7 +133,9 @@ describe('client credentials of a request (RFC 6749 2.3.1)', () => {
   });
   it('refuses a JSON body without credentials as the seed does', () => {
     expect(() => presentedClient({}, { client_id: 'a' }, 'json')).toThrow(
-      new ValidationError('client_secret: Invalid input: expected string, received undefined'),
+      new ValidationError('client_secret: Invalid input: expected string, received undefined', {
+        fields: [{ path: 'client_secret', message: 'Invalid input: expected string, received undefined' }],
+      }),
     );
   });
 });

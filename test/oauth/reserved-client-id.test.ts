@@ -3,6 +3,7 @@ import { cryptoRandom } from '../../lib/crypto/random';
 import { registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import { newSecret } from '../helpers/oauth';
 
 /**
@@ -39,7 +40,7 @@ describe('POST /oauth2/clients: the session audience is reserved', () => {
     expect(response).toEqual({
       status: 400,
       headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
-      body: { success: false, error: 'Reserved client_id' },
+      body: failure('Reserved client_id'),
     });
     expect(await deps.store.oauthClients.find(clientId)).toBeUndefined();
   });
@@ -60,7 +61,7 @@ describe('POST /oauth2/clients: the session audience is reserved', () => {
       token: admin.token,
       body: { ...body, client_id: deps.config.accessTokenAudience, client_secret: 'short' },
     });
-    expect(tooShort.body).toEqual({ success: false, error: 'Client secret too short' });
+    expect(tooShort.body).toEqual(failure('Client secret too short'));
     const near = await app.request('oauth2CreateClient', {
       token: admin.token,
       body: { ...body, client_id: `${deps.config.accessTokenAudience}-app-${cryptoRandom.token(6)}` },

@@ -2,6 +2,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import { activateTotp, newTotpSecret } from '../helpers/mfa';
 import { patientStores } from '../helpers/patient-stores';
 
@@ -22,7 +23,7 @@ describe('account enumeration', () => {
       const started = performance.now();
       const response = await app.request('login', { body: { username, password: 'a wrong passphrase', tenantId } });
       into.push(performance.now() - started);
-      expect(response).toMatchObject({ status: 401, body: { success: false, error: 'Invalid credentials' } });
+      expect(response).toMatchObject({ status: 401, body: failure('Invalid credentials') });
     };
     // Warm up, then alternate so that drift in the machine's load hits both alike.
     await time('known-user', []);
@@ -54,7 +55,7 @@ describe('lockout across Lambda instances', () => {
       expect(locked).toMatchObject({
         status: 429,
         headers: { 'Retry-After': '900' },
-        body: { success: false, error: 'Too many failed attempts' },
+        body: failure('Too many failed attempts'),
       });
     }
     one.clock.advance(15 * 60);

@@ -1,9 +1,10 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { signAccessToken } from '../../lib/tokens/access-token';
-import { type App, registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { newTotpSecret } from '../helpers/mfa';
@@ -53,11 +54,13 @@ describe('cross-tenant attempts on every operation', () => {
     // The same username in both tenants, with different passwords.
     attacker = await registerAdmin(app, a, 'admin', ATTACKER_PASSWORD);
     victim = await registerAdmin(app, b, 'admin', PASSWORD);
-    const registered = await app.request('register', {
-      token: victim.token,
-      body: { username: 'victim-user', password: PASSWORD, role: 'OPERATOR', tenantId: b },
+    const registered = await registerStaff(app, victim.token, {
+      username: 'victim-user',
+      password: PASSWORD,
+      role: 'OPERATOR',
+      tenantId: b,
     });
-    victimUser = { token: registered.body.data.token, userId: registered.body.data.user.id };
+    victimUser = { token: registered.token, userId: registered.user.id };
     expect((await app.request('mfaEnable', { token: victimUser.token, body: { method: 'SMS', secret: PHONE } })).status).toBe(200);
     victimSmsCode = (await deps.outbox.latest(b, victimUser.userId, 'SMS'))?.code ?? '';
     attackerClient = await createClient(app, attacker.token, a);
@@ -80,7 +83,7 @@ describe('cross-tenant attempts on every operation', () => {
     before = await victimRecords();
   });
 
-  const refused = (status: number, error: string) => ({ status, headers: expect.any(Object), body: { success: false, error } });
+  const refused = (status: number, error: string) => ({ status, headers: expect.any(Object), body: failure(error) });
   const rfcRefused = (status: number, error: string, description: string) => ({
     status,
     headers: expect.any(Object),

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { argon2idHasher } from '../../lib/crypto/password';
-import { type App, registerAdmin, testApp } from '../helpers/app';
+import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { type FaultMode, faultPlan, faultyStores } from '../helpers/faulty-stores';
@@ -56,16 +56,8 @@ describe('a database fault at every step of every operation', () => {
   let serial = 0;
   const newUser = async () => {
     const username = `user-${serial++}`;
-    const response = await app.request('register', {
-      token: adminToken,
-      body: { username, password: PASSWORD, role: 'OPERATOR', tenantId },
-    });
-    return {
-      username,
-      token: response.body.data.token as string,
-      refreshToken: response.body.data.refreshToken as string,
-      userId: response.body.data.user.id as string,
-    };
+    const session = await registerStaff(app, adminToken, { username, password: PASSWORD, role: 'OPERATOR', tenantId });
+    return { username, token: session.token, refreshToken: session.refreshToken, userId: session.user.id };
   };
   const redeem = (code: string, verifier: string) =>
     app.request(

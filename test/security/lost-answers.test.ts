@@ -4,6 +4,7 @@ import { dynamoStores } from '../../lib/deps';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import { losingAnswers, mentioning } from '../helpers/lost-answers';
 import { authenticator, newTotpSecret } from '../helpers/mfa';
 import { authorizationCode, createClient, tokenRequest } from '../helpers/oauth';
@@ -43,10 +44,7 @@ describe('writes retried after a lost answer', () => {
       body: { success: true },
     });
     expect(dynamo.lost()).toBe(lostBefore + 1);
-    expect((await app.request('mfaVerify', { token, body: { method: 'TOTP', code } })).body).toEqual({
-      success: false,
-      error: 'Invalid MFA code',
-    });
+    expect((await app.request('mfaVerify', { token, body: { method: 'TOTP', code } })).body).toEqual(failure('Invalid MFA code'));
   });
 
   it('verifyMFA SMS: the retried consumption of the code succeeds, and the code is then used', async () => {
@@ -60,10 +58,7 @@ describe('writes retried after a lost answer', () => {
       body: { success: true },
     });
     expect(dynamo.lost()).toBe(lostBefore + 1);
-    expect((await app.request('mfaVerify', { token, body: { method: 'SMS', code } })).body).toEqual({
-      success: false,
-      error: 'Invalid MFA code',
-    });
+    expect((await app.request('mfaVerify', { token, body: { method: 'SMS', code } })).body).toEqual(failure('Invalid MFA code'));
   });
 
   it('verifyMFA, the first method: the retried revocation of the other sessions succeeds, once', async () => {
@@ -218,7 +213,7 @@ describe('writes retried after a lost answer', () => {
     dynamo.loseNext(mentioning('UpdateItemCommand', 'codeDigest = :digest'));
     const login = (extra: Record<string, unknown> = {}) =>
       app.request('login', { body: { username: 'admin', password: 'correct horse battery', tenantId, ...extra } });
-    expect((await login()).body).toEqual({ success: false, error: 'MFA code required' });
+    expect((await login()).body).toEqual(failure('MFA code required'));
     expect(dynamo.lost()).toBe(lostBefore + 2);
     const sent = await deps.outbox.latest(tenantId, user.id, 'SMS');
     expect(sent?.code).not.toBe(enrolment);

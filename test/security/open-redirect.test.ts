@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import { createClient, newSecret, pkcePair, type TestClient } from '../helpers/oauth';
 
 /**
@@ -43,7 +44,7 @@ describe('open redirect attempts', () => {
   const noRedirect = (error: string) => ({
     status: 400,
     headers: expect.not.objectContaining({ Location: expect.anything() }),
-    body: { success: false, error },
+    body: failure(error),
   });
 
   it.each([
@@ -153,7 +154,7 @@ describe('open redirect attempts', () => {
         tenant_id: tenantId,
       },
     });
-    expect(response).toEqual({ status: 400, headers: expect.any(Object), body: { success: false, error: 'Invalid redirect_uri' } });
+    expect(response).toEqual({ status: 400, headers: expect.any(Object), body: failure('Invalid redirect_uri') });
   });
 
   it('accepts loopback http only on the loopback host itself, and redirects there exactly', async () => {

@@ -100,8 +100,8 @@ describe('secrets in the clear (responses, output, table)', () => {
       sessionIssued,
     );
     expect(user.status).toBe(201);
-    known('user refresh token', user.body.data.refreshToken);
-    known('user access token', user.body.data.token);
+    // An ADMIN's registration issues no session of the new user's (docs/api.md 4.3).
+    expect([user.body.data.token, user.body.data.refreshToken]).toEqual(['', '']);
 
     const wrongPassword = known('wrong password', passphrase());
     expect((await send('login', 'login', { body: { username: 'user', password: wrongPassword, ...tenant } })).status).toBe(401);
@@ -120,8 +120,12 @@ describe('secrets in the clear (responses, output, table)', () => {
       `${String(loginRefresh).split('.').slice(0, 3).join('.')}.${randomBytes(32).toString('base64url')}`,
     );
     expect((await send('refresh (forged)', 'refresh', { body: { refreshToken: forged } })).status).toBe(401);
-    expect((await send('me', 'me', { token: user.body.data.token })).status).toBe(200);
-    expect((await send('logout', 'logout', { token: user.body.data.token })).status).toBe(200);
+    // The reuse above ended that session: me and logout with another.
+    const again = await send('login', 'login', { body: { username: 'user', password: userPassword, ...tenant } }, sessionIssued);
+    known('second login refresh token', again.body.data.refreshToken);
+    const againToken = known('second login access token', again.body.data.token);
+    expect((await send('me', 'me', { token: againToken })).status).toBe(200);
+    expect((await send('logout', 'logout', { token: againToken })).status).toBe(200);
 
     // MFA: TOTP enable, verify (wrong and right), login asking for, refusing and accepting a code
     const mfaUser = async (username: string) => {
@@ -133,8 +137,10 @@ describe('secrets in the clear (responses, output, table)', () => {
         sessionIssued,
       );
       expect(registered.status).toBe(201);
-      known(`${username} refresh token`, registered.body.data.refreshToken);
-      return { password, token: registered.body.data.token as string, userId: registered.body.data.user.id as string };
+      const loggedIn = await send(`${username} login`, 'login', { body: { username, password, tenantId } }, sessionIssued);
+      expect(loggedIn.status).toBe(200);
+      known(`${username} refresh token`, loggedIn.body.data.refreshToken);
+      return { password, token: loggedIn.body.data.token as string, userId: registered.body.data.user.id as string };
     };
     const totpUser = await mfaUser('totp-user');
     const totpSecret = known('TOTP secret', newTotpSecret());

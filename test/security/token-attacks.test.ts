@@ -3,9 +3,10 @@ import fc from 'fast-check';
 import { base64url, type CryptoKey, decodeJwt, exportJWK, exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signAccessToken } from '../../lib/tokens/access-token';
-import { type App, type RouteName, registerAdmin, testApp } from '../helpers/app';
+import { type App, type RouteName, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
 import { authorizationCode, createClient, tokenRequest } from '../helpers/oauth';
 
 /**
@@ -50,11 +51,8 @@ describe('token attacks on every route behind the authorizer', () => {
     revokedToken = (await app.request('login', { body: { username: 'admin', password: 'correct horse battery', tenantId } })).body.data
       .token;
     expect((await app.request('logout', { token: revokedToken })).status).toBe(200);
-    const other = await app.request('register', {
-      token,
-      body: { username: 'other', password: 'correct horse battery', role: 'ANALYST', tenantId },
-    });
-    otherUser = { token: other.body.data.token, userId: other.body.data.user.id };
+    const other = await registerStaff(app, token, { username: 'other', password: 'correct horse battery', role: 'ANALYST', tenantId });
+    otherUser = { token: other.token, userId: other.user.id };
   });
 
   const now = () => Math.floor(deps.clock.now() / 1000);
@@ -192,7 +190,7 @@ describe('token attacks on every route behind the authorizer', () => {
     expect(await app.identityOf(forged)).toBeNull();
     for (const [route, spec, status, error] of routes) {
       const response = await app.request(route, { ...spec(), token: forged });
-      expect(response, route).toEqual({ status, headers: expect.any(Object), body: { success: false, error } });
+      expect(response, route).toEqual({ status, headers: expect.any(Object), body: failure(error) });
     }
     expect(await app.identityOf(token)).not.toBeNull();
   });

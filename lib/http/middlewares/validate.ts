@@ -26,29 +26,35 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function firstIssue(error: z.ZodError, where: string): string {
-  const issue = error.issues[0];
-  const path = issue?.path.map(String).join('.') || where;
-  return `${path}: ${issue?.message ?? 'Invalid input'}`;
+/**
+ * The 400 of a schema's refusal (docs/api.md 2): `<field path>: <zod's message>` of the
+ * first problem as the message, every problem in `fields`; `where` (`body`, `query`) is
+ * the path when the whole input is at fault.
+ */
+export function schemaFailure(error: z.ZodError, where: string): ValidationError {
+  const fields = error.issues.map((issue) => ({ path: issue.path.map(String).join('.') || where, message: issue.message }));
+  const first = fields[0] ?? { path: where, message: 'Invalid input' };
+  return new ValidationError(`${first.path}: ${first.message}`, { fields });
 }
 
 function check(schema: z.ZodType, value: unknown, where: string): unknown {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new ValidationError(firstIssue(parsed.error, where));
+  if (!parsed.success) throw schemaFailure(parsed.error, where);
   return parsed.data;
 }
 
 /**
  * Checks the parsed input, in this order: the body is an object (400 `Invalid JSON body:
  * expected an object`), the route's permission check on the raw body, then the body,
- * query and path schemas (400 `<field path>: <zod's message>` for the first failing field).
+ * query and path schemas (400 `<field path>: <zod's message>` for the first failing field,
+ * every problem in `fields`).
  * An input without a schema is left `undefined`.
  */
 export function validate(options: ValidateOptions): MiddlewareObj<ParsedEvent & IdentityEvent & InputEvent> {
   return {
     before: async ({ event }) => {
       const raw = event.body;
-      if (!isObject(raw)) throw new ValidationError('Invalid JSON body: expected an object');
+      if (!isObject(raw)) throw new ValidationError('Invalid JSON body: expected an object', { code: 'INVALID_JSON' });
       if (options.authorize) await options.authorize(event.identity, raw);
       event.input = {
         body: options.body ? check(options.body, raw, 'body') : undefined,

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Identity } from '../../../lib/tokens/access-token';
 import { type App, type RouteName, registerAdmin, testApp } from '../../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../../helpers/deps';
+import { isFailureEnvelope } from '../../helpers/failures';
 import { createTable, scanTable } from '../../helpers/isolated-table';
 
 /**
@@ -138,7 +139,7 @@ describe('hostile input to login, refresh, register, logout, me, reauthenticate,
             expect(response.status).toBeLessThan(500);
             if (operation.alsoOk.includes(response.status)) return;
             expect(response.status).toBeGreaterThanOrEqual(400);
-            expect(response.body).toEqual({ success: false, error: expect.any(String) });
+            expect(isFailureEnvelope(response.body), JSON.stringify(response.body)).toBe(true);
             expect(response.body.error.length).toBeGreaterThan(0);
             expect(response.body.error).not.toMatch(/\n\s+at /);
           },

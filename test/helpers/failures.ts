@@ -1,0 +1,94 @@
+import type { ErrorCode, FieldProblem } from '../../lib/errors';
+import { failure as failureSchema } from '../../lib/http/api-schemas';
+
+/**
+ * The code docs/api.md's error-code table gives each message, written out here (not
+ * read from lib/) so that a test fails when the code of a message changes.
+ */
+const CODE_OF: Record<string, ErrorCode> = {
+  'Invalid JSON body': 'INVALID_JSON',
+  'Invalid JSON body: expected an object': 'INVALID_JSON',
+  'Invalid form body: too many parameters': 'INVALID_FORM',
+  'Request body too large': 'PAYLOAD_TOO_LARGE',
+  'Unsupported content type': 'UNSUPPORTED_CONTENT_TYPE',
+  Unauthorized: 'UNAUTHORIZED',
+  'Permission denied': 'PERMISSION_DENIED',
+  'Service unavailable': 'SERVICE_UNAVAILABLE',
+  'Internal server error': 'INTERNAL',
+  'Invalid credentials': 'INVALID_CREDENTIALS',
+  'MFA code required': 'MFA_REQUIRED',
+  'Invalid MFA code': 'INVALID_MFA_CODE',
+  'MFA method not enabled': 'MFA_METHOD_NOT_ENABLED',
+  'MFA method already enabled': 'MFA_ALREADY_ENABLED',
+  'Too many failed attempts': 'LOCKED',
+  'Too many requests': 'RATE_LIMITED',
+  'Invalid refresh token': 'INVALID_REFRESH_TOKEN',
+  'The first user of a tenant must have role ADMIN': 'FIRST_USER_MUST_BE_ADMIN',
+  'Password is too common': 'PASSWORD_TOO_COMMON',
+  'Username already exists': 'USERNAME_TAKEN',
+  'Invalid TOTP secret': 'VALIDATION_FAILED',
+  'Invalid phone number': 'VALIDATION_FAILED',
+  'Invalid email address': 'VALIDATION_FAILED',
+  'Missing required parameters': 'MISSING_PARAMETERS',
+  'Missing refresh token': 'MISSING_PARAMETERS',
+  'Missing token': 'MISSING_PARAMETERS',
+  'Unsupported grant type': 'UNSUPPORTED_GRANT_TYPE',
+  'Unsupported response type': 'UNSUPPORTED_RESPONSE_TYPE',
+  'Invalid client': 'INVALID_CLIENT',
+  'Unauthorized client': 'UNAUTHORIZED_CLIENT',
+  'Invalid grant': 'INVALID_GRANT',
+  'Invalid scope': 'INVALID_SCOPE',
+  'Invalid redirect_uri': 'INVALID_REDIRECT_URI',
+  'Missing code_challenge': 'PKCE_REQUIRED',
+  'Unsupported code_challenge_method': 'UNSUPPORTED_CODE_CHALLENGE_METHOD',
+  'Client secret too short': 'CLIENT_SECRET_TOO_SHORT',
+  'OAuth2 client already exists': 'CLIENT_EXISTS',
+  'Client secret too weak': 'CLIENT_SECRET_TOO_WEAK',
+  'Reserved client_id': 'RESERVED_CLIENT_ID',
+  'Phone number country not allowed': 'SMS_COUNTRY_NOT_ALLOWED',
+  'Recent authentication required': 'RECENT_AUTH_REQUIRED',
+  'MFA method locked': 'MFA_METHOD_LOCKED',
+  'Invalid cursor': 'INVALID_CURSOR',
+  'A tenant must keep an active ADMIN': 'LAST_ADMIN',
+  'User not found': 'NOT_FOUND',
+};
+
+/** The field the MFA enrolment names for its per-method checks of `secret`. */
+const SECRET_PROBLEMS = new Set(['Invalid TOTP secret', 'Invalid phone number', 'Invalid email address']);
+
+/** A schema's `<path>: <message>`: its first problem, which `fields` must begin with. */
+function firstField(error: string): FieldProblem | undefined {
+  const match = /^([\w.]+): (.+)$/s.exec(error);
+  return match?.[1] && match[2] ? { path: match[1], message: match[2] } : undefined;
+}
+
+/** Matches a list of field problems whose first is `first` (vitest's asymmetric matcher protocol). */
+function beginningWith(first: FieldProblem) {
+  const isProblem = (value: unknown) => typeof value === 'object' && value !== null && Object.keys(value).sort().join() === 'message,path';
+  return {
+    asymmetricMatch: (actual: unknown) =>
+      Array.isArray(actual) && actual.every(isProblem) && actual[0]?.path === first.path && actual[0]?.message === first.message,
+    toAsymmetricMatcher: () => `fields beginning with ${JSON.stringify(first)}`,
+  };
+}
+
+/**
+ * The failure envelope a test expects for a message (docs/api.md 2): the message, its
+ * code (from the table above unless given), and for a schema's refusal `fields` that
+ * begin with the problem the message names.
+ */
+export function failure(error: string, code?: ErrorCode) {
+  if (SECRET_PROBLEMS.has(error)) {
+    return { success: false, error, code: code ?? 'VALIDATION_FAILED', fields: [{ path: 'secret', message: error }] };
+  }
+  const known = CODE_OF[error];
+  if (known || code) return { success: false, error, code: code ?? known };
+  const first = firstField(error);
+  if (!first) throw new Error(`test/helpers/failures: no code known for "${error}"`);
+  return { success: false, error, code: 'VALIDATION_FAILED', fields: beginningWith(first) };
+}
+
+/** Whether a body is a failure envelope of the closed shape (docs/api.md 2) with a known code. */
+export function isFailureEnvelope(body: unknown): boolean {
+  return failureSchema.safeParse(body).success;
+}
