@@ -4,6 +4,7 @@ import type { Random } from '../crypto/random';
 import { epochOf, type Role, type User, userSchema } from '../users/user';
 import { cancellationCodes, type Dynamo } from './dynamo';
 import { keys } from './keys';
+import { ownerIndexItems } from './owner-index';
 import { parseRecord } from './records';
 import { OWNER_INDEX } from './table';
 import { transactOnce } from './write-once';
@@ -37,7 +38,7 @@ export interface TenantUserStore {
     tenantId: string,
     options: UserFilter & { limit: number; after?: UserPosition | undefined },
   ): Promise<{ users: ListedUser[]; next?: UserPosition }>;
-  /** Ids of active ADMINs of the tenant other than `exceptId`, from the index (eventually consistent: candidates only). */
+  /** Up to 3 ids of active ADMINs of the tenant other than `exceptId`, from the index (eventually consistent: candidates only). */
   otherActiveAdmins(tenantId: string, exceptId: string): Promise<string[]>;
   /** Epoch seconds of the user's newest session (the last sign-in), if any. */
   lastSessionAt(tenantId: string, userId: string): Promise<number | undefined>;
@@ -162,28 +163,23 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
 
     async otherActiveAdmins(tenantId, exceptId) {
       const found: string[] = [];
-      let ExclusiveStartKey: Record<string, unknown> | undefined;
-      do {
-        const page = await doc.send(
-          new QueryCommand({
-            TableName: table,
-            IndexName: OWNER_INDEX.name,
-            KeyConditionExpression: '#pk = :pk',
-            FilterExpression: '#role = :admin AND #status = :active AND id <> :except',
-            ExpressionAttributeNames: { '#pk': OWNER_INDEX.partitionKey, '#role': 'role', '#status': 'status' },
-            ExpressionAttributeValues: {
-              ':pk': keys.tenantUsersPartition(tenantId),
-              ':admin': 'ADMIN',
-              ':active': 'active',
-              ':except': exceptId,
-            },
-            ProjectionExpression: 'id',
-            ExclusiveStartKey,
-          }),
-        );
-        for (const item of page.Items ?? []) if (typeof item.id === 'string') found.push(item.id);
-        ExclusiveStartKey = found.length >= 3 ? undefined : page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
+      const admins = ownerIndexItems(dynamo, {
+        KeyConditionExpression: '#pk = :pk',
+        FilterExpression: '#role = :admin AND #status = :active AND id <> :except',
+        ExpressionAttributeNames: { '#role': 'role', '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':pk': keys.tenantUsersPartition(tenantId),
+          ':admin': 'ADMIN',
+          ':active': 'active',
+          ':except': exceptId,
+        },
+        ProjectionExpression: 'id',
+      });
+      for await (const item of admins) {
+        if (typeof item.id === 'string') found.push(item.id);
+        // A few candidates are enough: the transaction that needs one checks it.
+        if (found.length >= 3) break;
+      }
       return found;
     },
 
