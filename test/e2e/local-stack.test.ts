@@ -15,6 +15,12 @@ import { failure } from '../helpers/failures';
  * serverless-offline from serverless.yml, with the authorizer in front, against the
  * run's DynamoDB Local.
  */
+/** A front end allowed by CORS (the first of the stack's two origins). */
+const FRONT_END = 'http://localhost:5173';
+/** An answer's CORS headers and Vary, each as the one value it arrived as. */
+const corsHeaders = (answer: Response) =>
+  Object.fromEntries([...answer.headers].filter(([name]) => name.startsWith('access-control-') || name === 'vary'));
+
 describe('the local stack (serverless-offline)', () => {
   let api: ChildProcess;
   let base: string;
@@ -52,6 +58,7 @@ describe('the local stack (serverless-offline)', () => {
           OAUTH_CLIENT_SECRET_PEPPER_FILE: join(dataDir, 'oauth-client-secret-pepper'),
           ISSUER: base,
           AWS_REGION: 'us-east-1',
+          CORS_ALLOWED_ORIGINS: `${FRONT_END}, https://admin.example.com`,
         },
         stdio: ['ignore', 'pipe', 'pipe'],
       },
@@ -204,6 +211,61 @@ describe('the local stack (serverless-offline)', () => {
     expect(await introspected.json()).toMatchObject({ active: true, client_id: clientId, scope: 'orders:read', tenantId });
     // An OAuth access token is not a session token.
     expect((await get('/auth/me', access_token)).status).toBe(401);
+  });
+
+  describe('CORS, answered as API Gateway answers it (.serverless-plugins/offline-cors.cjs)', () => {
+    const preflight = (origin: string) =>
+      fetch(`${base}/auth/login`, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      });
+
+    it.each([FRONT_END, 'https://admin.example.com'])(
+      'answers a preflight from %s with the allowed methods and Vary: Origin',
+      async (origin) => {
+        const answer = await preflight(origin);
+        expect([answer.status, corsHeaders(answer)]).toEqual([
+          204,
+          {
+            'access-control-allow-origin': origin,
+            'access-control-allow-methods': 'GET,POST,OPTIONS',
+            'access-control-allow-headers': 'Content-Type,Authorization',
+            'access-control-max-age': '600',
+            vary: 'Origin,accept-encoding',
+          },
+        ]);
+      },
+    );
+
+    it('answers a preflight from another origin without CORS headers, still with Vary: Origin', async () => {
+      const answer = await preflight('https://evil.example.com');
+      expect([answer.status, corsHeaders(answer)]).toEqual([204, { vary: 'Origin,accept-encoding' }]);
+    });
+
+    it('sends each CORS header and Vary once on answers to an allowed origin, success or failure', async () => {
+      const jwks = await fetch(`${base}/.well-known/jwks.json`, { headers: { origin: 'https://admin.example.com' } });
+      const me = await fetch(`${base}/auth/me`, { headers: { origin: FRONT_END } });
+      expect([jwks.status, corsHeaders(jwks)]).toEqual([
+        200,
+        {
+          'access-control-allow-origin': 'https://admin.example.com',
+          'access-control-expose-headers': 'X-MFA-Methods,Retry-After',
+          vary: 'Origin',
+        },
+      ]);
+      expect([me.status, corsHeaders(me)]).toEqual([
+        401,
+        { 'access-control-allow-origin': FRONT_END, 'access-control-expose-headers': 'X-MFA-Methods,Retry-After', vary: 'Origin' },
+      ]);
+    });
+
+    it.each([
+      ['another origin', { origin: 'https://evil.example.com' }],
+      ['no origin', {}],
+    ])('sends no CORS header to %s, and Vary: Origin once', async (_, headers) => {
+      const me = await fetch(`${base}/auth/me`, { headers });
+      expect([me.status, corsHeaders(me)]).toEqual([401, { vary: 'Origin' }]);
+    });
   });
 
   it('publishes the JWKS', async () => {
