@@ -85,6 +85,8 @@ describe('the deployment package', () => {
     for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE']) delete packageEnv[name];
     // A pepper in the deploying shell (as `npm start` uses locally) must not reach the template.
     packageEnv.OAUTH_CLIENT_SECRET_PEPPER = 'a-local-pepper-that-must-not-be-deployed';
+    // Two front ends, as a deploy with CORS_ALLOWED_ORIGINS="a, b" has them.
+    packageEnv.CORS_ALLOWED_ORIGINS = 'https://app.example.com, https://admin.example.com';
     packageProd();
     resources = JSON.parse(readFileSync('.serverless/cloudformation-template-update-stack.json', 'utf8')).Resources;
   }, 180_000);
@@ -170,6 +172,20 @@ describe('the deployment package', () => {
     expect(JSON.stringify(resources)).not.toContain('a-local-pepper-that-must-not-be-deployed');
     expect(resources.OAuthClientSecretPepper!.Properties.GenerateSecretString.PasswordLength).toBeGreaterThanOrEqual(32);
     expect(resources.OAuthClientSecretPepper!.DeletionPolicy).toBe('Retain');
+  });
+
+  it('lets API Gateway answer CORS for each configured origin, one list entry per origin', () => {
+    expect(resources.HttpApi!.Properties.CorsConfiguration).toEqual({
+      AllowOrigins: ['https://app.example.com', 'https://admin.example.com'],
+      AllowHeaders: ['Content-Type', 'Authorization'],
+      AllowMethods: ['GET', 'POST', 'OPTIONS'],
+      ExposeHeaders: ['X-MFA-Methods', 'Retry-After'],
+      MaxAge: 600,
+    });
+    // The functions read the same origins from their configuration (lib/config.ts splits them).
+    for (const [name, fn] of ofType('AWS::Lambda::Function')) {
+      expect(fn.Properties.Environment.Variables.CORS_ALLOWED_ORIGINS, name).toBe('https://app.example.com, https://admin.example.com');
+    }
   });
 
   it('gives me no table access at all', () => {

@@ -1,88 +1,27 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Secret, TOTP } from 'otpauth';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureKeysFile } from '../../lib/tokens/signing-keys';
-import { freePort } from '../../scripts/dynamodb-local';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
+import { type LocalStack, startLocalStack } from '../helpers/local-stack';
 
-/**
- * The service as `npm start` serves it: the esbuild bundles in dist/, run by
- * serverless-offline from serverless.yml, with the authorizer in front, against the
- * run's DynamoDB Local.
- */
+/** A front end allowed by CORS (the first of the stack's two origins). */
+const FRONT_END = 'http://localhost:5173';
+/** An answer's CORS headers and Vary, each as the one value it arrived as. */
+const corsHeaders = (answer: Response) =>
+  Object.fromEntries([...answer.headers].filter(([name]) => name.startsWith('access-control-') || name === 'vary'));
+
+/** The service as `npm start` serves it (test/helpers/local-stack.ts). */
 describe('the local stack (serverless-offline)', () => {
-  let api: ChildProcess;
+  let stack: LocalStack;
   let base: string;
 
   beforeAll(async () => {
-    execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
-    const dataDir = mkdtempSync(join(tmpdir(), 'identity-keys-'));
-    const keysFile = join(dataDir, 'signing-keys.json');
-    await ensureKeysFile(keysFile, 'e2e-key');
-    const [httpPort, lambdaPort] = [await freePort(), await freePort()];
-    base = `http://localhost:${httpPort}`;
-    api = spawn(
-      process.execPath,
-      [
-        'node_modules/.bin/serverless',
-        'offline',
-        'start',
-        '--stage',
-        'dev',
-        '--httpPort',
-        String(httpPort),
-        '--lambdaPort',
-        String(lambdaPort),
-      ],
-      {
-        env: {
-          ...process.env,
-          DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
-          TABLE_NAME: inject('tableName'),
-          SIGNING_KEYS_SOURCE: 'file',
-          SIGNING_KEYS_FILE: keysFile,
-          MFA_DELIVERY: 'outbox',
-          MFA_KEY_SOURCE: 'file',
-          MFA_KEY_FILE: join(dataDir, 'mfa-key.json'),
-          OAUTH_CLIENT_SECRET_PEPPER_FILE: join(dataDir, 'oauth-client-secret-pepper'),
-          ISSUER: base,
-          AWS_REGION: 'us-east-1',
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    await new Promise<void>((ready, fail) => {
-      let output = '';
-      const timer = setTimeout(() => fail(new Error(`serverless-offline did not start:\n${output}`)), 45_000);
-      const watch = (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes('Server ready')) {
-          clearTimeout(timer);
-          ready();
-          if (process.env.E2E_VERBOSE) {
-            api.stdout?.on('data', (c: Buffer) => process.stdout.write(c));
-            api.stderr?.on('data', (c: Buffer) => process.stderr.write(c));
-          }
-        }
-      };
-      api.stdout?.on('data', watch);
-      api.stderr?.on('data', watch);
-      api.once('exit', (code) => fail(new Error(`serverless-offline exited with ${code}:\n${output}`)));
-    });
+    stack = await startLocalStack({ env: { CORS_ALLOWED_ORIGINS: `${FRONT_END}, https://admin.example.com` } });
+    base = stack.base;
   }, 90_000);
 
-  afterAll(async () => {
-    if (api && api.exitCode === null) {
-      const exited = new Promise((done) => api.once('exit', done));
-      api.kill('SIGTERM');
-      await exited;
-    }
-  });
+  afterAll(() => stack?.stop());
 
   const post = (path: string, body: unknown, token?: string) =>
     fetch(`${base}${path}`, {
@@ -204,6 +143,61 @@ describe('the local stack (serverless-offline)', () => {
     expect(await introspected.json()).toMatchObject({ active: true, client_id: clientId, scope: 'orders:read', tenantId });
     // An OAuth access token is not a session token.
     expect((await get('/auth/me', access_token)).status).toBe(401);
+  });
+
+  describe('CORS, answered as API Gateway answers it (.serverless-plugins/offline-cors.cjs)', () => {
+    const preflight = (origin: string) =>
+      fetch(`${base}/auth/login`, {
+        method: 'OPTIONS',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      });
+
+    it.each([FRONT_END, 'https://admin.example.com'])(
+      'answers a preflight from %s with the allowed methods and Vary: Origin',
+      async (origin) => {
+        const answer = await preflight(origin);
+        expect([answer.status, corsHeaders(answer)]).toEqual([
+          204,
+          {
+            'access-control-allow-origin': origin,
+            'access-control-allow-methods': 'GET,POST,OPTIONS',
+            'access-control-allow-headers': 'Content-Type,Authorization',
+            'access-control-max-age': '600',
+            vary: 'Origin,accept-encoding',
+          },
+        ]);
+      },
+    );
+
+    it('answers a preflight from another origin without CORS headers, still with Vary: Origin', async () => {
+      const answer = await preflight('https://evil.example.com');
+      expect([answer.status, corsHeaders(answer)]).toEqual([204, { vary: 'Origin,accept-encoding' }]);
+    });
+
+    it('sends each CORS header and Vary once on answers to an allowed origin, success or failure', async () => {
+      const jwks = await fetch(`${base}/.well-known/jwks.json`, { headers: { origin: 'https://admin.example.com' } });
+      const me = await fetch(`${base}/auth/me`, { headers: { origin: FRONT_END } });
+      expect([jwks.status, corsHeaders(jwks)]).toEqual([
+        200,
+        {
+          'access-control-allow-origin': 'https://admin.example.com',
+          'access-control-expose-headers': 'X-MFA-Methods,Retry-After',
+          vary: 'Origin',
+        },
+      ]);
+      expect([me.status, corsHeaders(me)]).toEqual([
+        401,
+        { 'access-control-allow-origin': FRONT_END, 'access-control-expose-headers': 'X-MFA-Methods,Retry-After', vary: 'Origin' },
+      ]);
+    });
+
+    it.each([
+      ['another origin', { origin: 'https://evil.example.com' }],
+      ['no origin', {}],
+    ])('sends no CORS header to %s, and Vary: Origin once', async (_, headers) => {
+      const me = await fetch(`${base}/auth/me`, { headers });
+      expect([me.status, corsHeaders(me)]).toEqual([401, { vary: 'Origin' }]);
+    });
   });
 
   it('publishes the JWKS', async () => {
