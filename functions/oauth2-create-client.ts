@@ -3,20 +3,17 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { tenantId } from '../lib/http/schemas';
+import { clientIdField, clientSecretField, grantTypesField, redirectUriField, scopeField } from '../lib/oauth/client-schemas';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { authorizeClientRegistration, registerClient } from '../lib/oauth/registration';
 
 /** docs/api.md 5.5; client ids are printable ASCII without spaces (they travel in HTTP Basic and tokens). */
 export const body = z.object({
-  client_id: z
-    .string()
-    .min(1)
-    .max(128)
-    .regex(/^[\x21-\x7E]+$/),
-  client_secret: z.string().min(1).max(512),
-  redirect_uri: z.string().min(1).max(8192),
-  grant_types: z.string().min(1).max(256),
-  scope: z.string().min(1).max(1024),
+  client_id: clientIdField,
+  client_secret: clientSecretField,
+  redirect_uri: redirectUriField,
+  grant_types: grantTypesField,
+  scope: scopeField,
   tenant_id: tenantId,
 });
 

@@ -13,7 +13,7 @@ import { type ClientSecretHasher, clientSecretHasherFor } from './oauth/client-s
 import { createDynamo, type Dynamo } from './store/dynamo';
 import { type AttemptCounter, dynamoAttemptCounter } from './store/login-attempts';
 import { dynamoMfaOutbox, dynamoMfaStore, type MfaStore } from './store/mfa';
-import { CLIENT_CACHE, dynamoOAuthClientStore, type OAuthClientStore } from './store/oauth-clients';
+import { dynamoOAuthClientStore, type OAuthClientStore } from './store/oauth-clients';
 import { type AuthorizationCodeStore, dynamoAuthorizationCodeStore } from './store/oauth-codes';
 import { dynamoOAuthGrantStore, type OAuthGrantStore } from './store/oauth-grants';
 import { dynamoSessionStore, type SessionStore } from './store/sessions';
@@ -54,14 +54,14 @@ export interface Deps {
   clientSecretHasher: ClientSecretHasher;
 }
 
-/** Every store on one DynamoDB table; `random` marks write-once writes, `clock` times the client cache. */
+/** Every store on one DynamoDB table; `random` marks write-once writes, `clock` tells when a deleted client's id is free again. */
 export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'random' | 'clock'>): Stores {
   return {
     users: dynamoUserStore(dynamo, random),
     tenants: dynamoTenantStore(dynamo),
     sessions: dynamoSessionStore(dynamo, random),
     attempts: dynamoAttemptCounter(dynamo),
-    oauthClients: dynamoOAuthClientStore(dynamo, random, { ...CLIENT_CACHE, clock }),
+    oauthClients: dynamoOAuthClientStore(dynamo, random, clock),
     authorizationCodes: dynamoAuthorizationCodeStore(dynamo, random),
     oauthGrants: dynamoOAuthGrantStore(dynamo, random),
     mfa: dynamoMfaStore(dynamo, random),

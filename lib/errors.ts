@@ -53,6 +53,8 @@ export const ERROR_CODES = [
   // 500, 503
   'INTERNAL',
   'SERVICE_UNAVAILABLE',
+  // OAuth client lifecycle (docs/api.md 9.9-9.13)
+  'CLIENT_NOT_FOUND',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

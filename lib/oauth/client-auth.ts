@@ -1,7 +1,9 @@
 import * as z from 'zod';
+import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { schemaFailure } from '../http/middlewares/validate';
-import type { OAuthClient } from './client';
+import type { SecretSlot } from '../store/oauth-clients';
+import { hasLivePreviousSecret, type OAuthClient } from './client';
 import { oauthErrors } from './errors';
 
 /** How a client presented its credentials (RFC 6749 2.3.1). */
@@ -71,13 +73,15 @@ export function presentedClient(
 }
 
 /**
- * Authenticates a client: its secret against the stored hash, in constant time, with
- * the same work for an unknown client. Any failure is 401 `Invalid client`. A secret
- * stored under a pepper that is no longer current is hashed again under the current one
- * (README, "Client-secret pepper rotation"), so that the old pepper can be retired.
+ * Authenticates a client: its secret against the stored hash, and during a rotation
+ * against the previous one until it expires (docs/api.md 9.13), in constant time, with
+ * the same work for an unknown client or one without a previous secret. Any failure is
+ * 401 `Invalid client`. A secret stored under a pepper that is no longer current is
+ * hashed again under the current one (README, "Client-secret pepper rotation"), so that
+ * the old pepper can be retired.
  */
 export async function authenticateClient(
-  deps: Pick<Deps, 'store' | 'log' | 'clientSecretHasher'>,
+  deps: Pick<Deps, 'store' | 'log' | 'clientSecretHasher' | 'clock'>,
   presented: PresentedClient,
 ): Promise<OAuthClient> {
   const failed = (reason: string) => {
@@ -86,24 +90,41 @@ export async function authenticateClient(
   };
   if (presented.invalid || presented.clientId === undefined || presented.clientSecret === undefined) throw failed('no_valid_credentials');
   const client = await deps.store.oauthClients.find(presented.clientId);
-  const checked = await deps.clientSecretHasher.check(client?.secretHash, presented.clientSecret);
+  const previous = client && hasLivePreviousSecret(client, epochSeconds(deps.clock)) ? client.previousSecretHash : undefined;
+  const [current, old] = await Promise.all([
+    deps.clientSecretHasher.check(client?.secretHash, presented.clientSecret),
+    deps.clientSecretHasher.check(previous, presented.clientSecret),
+  ]);
   if (!client) throw failed('unknown_client');
-  if (!checked.matches) throw failed('wrong_secret');
-  if (checked.rehashed) await rehash(deps, client, checked.rehashed);
+  if (current.matches) {
+    if (current.rehashed) await rehash(deps, client, 'current', client.secretHash, current.rehashed);
+  } else if (old.matches && previous !== undefined) {
+    deps.log.info('oauth_client_previous_secret_used', { clientId: client.clientId, tenantId: client.tenantId });
+    if (old.rehashed) await rehash(deps, client, 'previous', previous, old.rehashed);
+  } else {
+    throw failed('wrong_secret');
+  }
   return client;
 }
 
 /**
- * Stores the hash under the current pepper, only if the stored one is still the hash
- * just checked: a secret changed meanwhile is never overwritten. The client is
- * authenticated either way; a failed write is tried again at its next authentication.
+ * Stores the hash under the current pepper, only if that slot still holds the hash just
+ * checked: a secret rotated or retired meanwhile is never overwritten or brought back.
+ * The client is authenticated either way; a failed write is tried again at its next
+ * authentication.
  */
-async function rehash(deps: Pick<Deps, 'store' | 'log'>, client: OAuthClient, rehashed: string): Promise<void> {
+async function rehash(
+  deps: Pick<Deps, 'store' | 'log'>,
+  client: OAuthClient,
+  slot: SecretSlot,
+  expected: string,
+  rehashed: string,
+): Promise<void> {
   const pepperId = rehashed.split('$')[1];
   try {
-    const replaced = await deps.store.oauthClients.replaceSecretHash(client.clientId, client.secretHash, rehashed);
-    deps.log.info(replaced ? 'oauth_client_rehashed' : 'oauth_client_rehash_skipped', { clientId: client.clientId, pepperId });
+    const replaced = await deps.store.oauthClients.replaceSecretHash(client.clientId, expected, rehashed, slot);
+    deps.log.info(replaced ? 'oauth_client_rehashed' : 'oauth_client_rehash_skipped', { clientId: client.clientId, pepperId, slot });
   } catch (error) {
-    deps.log.warn('oauth_client_rehash_failed', { clientId: client.clientId, pepperId, error });
+    deps.log.warn('oauth_client_rehash_failed', { clientId: client.clientId, pepperId, slot, error });
   }
 }

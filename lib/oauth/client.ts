@@ -21,6 +21,20 @@ export const oauthClientSchema = z.object({
   createdAt: z.string(),
   /** The ADMIN who registered the client. */
   createdBy: z.string(),
+  /** A name for people (consent, listings); docs/api.md 9.11. */
+  clientName: z.string().optional(),
+  /** Marked by an ADMIN as the platform's own (docs/api.md 9.11); clients are third-party otherwise. */
+  firstParty: z.boolean().optional(),
+  /** Where RP-initiated logout may send the browser, compared exactly like `redirectUris`. */
+  postLogoutRedirectUris: z.array(z.string()).optional(),
+  /**
+   * The secret before the last rotation (docs/api.md 9.13), under the same hash format,
+   * accepted until `previousSecretExpiresAt` (epoch seconds) and never after.
+   */
+  previousSecretHash: z.string().optional(),
+  previousSecretExpiresAt: z.number().optional(),
+  /** ISO 8601 of the last change through PATCH or a secret rotation. */
+  updatedAt: z.string().optional(),
 });
 
 export type OAuthClient = z.output<typeof oauthClientSchema>;
@@ -32,6 +46,39 @@ export interface ClientView {
   redirect_uris: string[];
   grant_types: GrantType[];
   scope: string;
+}
+
+/**
+ * A client as the tenant administration answers it (docs/api.md 9.9): the registration's
+ * view and what an ADMIN may change, and when the previous secret stops working. Never a
+ * secret or a hash.
+ */
+export interface AdminClientView extends ClientView {
+  client_name: string | null;
+  post_logout_redirect_uris: string[];
+  first_party: boolean;
+  created_at: string;
+  updated_at: string | null;
+  /** ISO 8601; null when only the current secret works. */
+  previous_secret_expires_at: string | null;
+}
+
+/** Whether the previous secret of a client still works at `now` (epoch seconds). */
+export function hasLivePreviousSecret(client: OAuthClient, now: number): client is OAuthClient & { previousSecretHash: string } {
+  return client.previousSecretHash !== undefined && (client.previousSecretExpiresAt ?? 0) > now;
+}
+
+export function adminClientView(client: OAuthClient, now: number): AdminClientView {
+  const previous = hasLivePreviousSecret(client, now) ? client.previousSecretExpiresAt : undefined;
+  return {
+    ...clientView(client),
+    client_name: client.clientName ?? null,
+    post_logout_redirect_uris: [...(client.postLogoutRedirectUris ?? [])],
+    first_party: client.firstParty ?? false,
+    created_at: client.createdAt,
+    updated_at: client.updatedAt ?? null,
+    previous_secret_expires_at: previous === undefined ? null : new Date(previous * 1000).toISOString(),
+  };
 }
 
 export function clientView(client: OAuthClient): ClientView {

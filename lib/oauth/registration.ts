@@ -18,6 +18,13 @@ export interface ClientRegistration {
 /** Client secrets are machine-generated: at least 32 characters (docs/api.md 4.8). */
 export const MIN_CLIENT_SECRET_LENGTH = 32;
 
+/** Rule 5 of docs/api.md 4.8, also for a new secret (9.13): long enough, and not plainly made by hand. */
+export function checkClientSecret(secret: string): void {
+  if (secret.length < MIN_CLIENT_SECRET_LENGTH) throw new ValidationError('Client secret too short', { code: 'CLIENT_SECRET_TOO_SHORT' });
+  // Long but plainly not random (`aaaa…`, a word repeated): as guessable as a short one.
+  if (!isStrongSecret(secret)) throw new ValidationError('Client secret too weak', { code: 'CLIENT_SECRET_TOO_WEAK' });
+}
+
 /** docs/api.md 4.8: an ADMIN registers clients of their own tenant only. Decided before validation. */
 export function authorizeClientRegistration(admin: Identity | null, tenantId: string | undefined): void {
   if (admin?.role !== 'ADMIN') throw new ForbiddenError();
@@ -41,10 +48,7 @@ export async function registerClient(
   if (!grantTypes) throw new ValidationError('Unsupported grant type', { code: 'UNSUPPORTED_GRANT_TYPE' });
   const scopes = parseScope(registration.scope);
   if (!scopes || scopes.length === 0) throw new ValidationError('Invalid scope', { code: 'INVALID_SCOPE' });
-  if (registration.client_secret.length < MIN_CLIENT_SECRET_LENGTH)
-    throw new ValidationError('Client secret too short', { code: 'CLIENT_SECRET_TOO_SHORT' });
-  // Long but plainly not random (`aaaa…`, a word repeated): as guessable as a short one.
-  if (!isStrongSecret(registration.client_secret)) throw new ValidationError('Client secret too weak', { code: 'CLIENT_SECRET_TOO_WEAK' });
+  checkClientSecret(registration.client_secret);
   // Session tokens carry this `aud`: a client of that id would share it with them, and a
   // resource server checking `aud` but not `typ` would take session tokens for its own.
   if (registration.client_id === deps.config.accessTokenAudience)

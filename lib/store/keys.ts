@@ -18,6 +18,7 @@ export interface Key {
 
 const tenantPrefix = (tenantId: string) => `T#${part(tenantId)}`;
 const tenantUsersPartition = (tenantId: string) => `${tenantPrefix(tenantId)}#USERS`;
+const tenantClientsPartition = (tenantId: string) => `${tenantPrefix(tenantId)}#CLIENTS`;
 const mfaPartition = (tenantId: string, userId: string) => `${tenantPrefix(tenantId)}#MFA#${part(userId)}`;
 
 export const keys = {
@@ -100,4 +101,14 @@ export const keys = {
   }),
   /** The index partition of a tenant's users. */
   tenantUsersPartition,
+  /**
+   * The tenant index entry of an OAuth client (the owner index, `gsi1`, on the client
+   * record): one query lists a tenant's clients, oldest first (docs/api.md 9.9).
+   */
+  tenantClient: (tenantId: string, createdAt: string, clientId: string) => ({
+    gsi1pk: tenantClientsPartition(tenantId),
+    gsi1sk: `CLIENT#${createdAt}#${part(clientId)}`,
+  }),
+  /** The index partition of a tenant's OAuth clients. */
+  tenantClientsPartition,
 };

@@ -1,129 +1,213 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Clock } from '../clock';
+import { type Clock, epochSeconds } from '../clock';
 import type { Random } from '../crypto/random';
 import { type OAuthClient, oauthClientSchema } from '../oauth/client';
 import { type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
+import { ownerIndexItems } from './owner-index';
 import { parseRecord } from './records';
+import { TTL_ATTRIBUTE } from './table';
 import { writeOnce } from './write-once';
 
+/** What an ADMIN may change of a client (docs/api.md 9.11). */
+export type ClientChange = Partial<
+  Pick<OAuthClient, 'redirectUris' | 'grantTypes' | 'scopes' | 'clientName' | 'firstParty' | 'postLogoutRedirectUris'>
+>;
+
+/** A new secret (docs/api.md 9.13): its hash, and the old hash with the end of its life, or none to retire it at once. */
+export interface SecretRotation {
+  secretHash: string;
+  previous?: { secretHash: string; expiresAt: number } | undefined;
+  updatedAt: string;
+}
+
+/** Which of a client's two secrets a hash belongs to. */
+export type SecretSlot = 'current' | 'previous';
+
 export interface OAuthClientStore {
-  /** Stores a new client in one conditional write: `exists` if its id is taken, in any tenant. */
+  /**
+   * Stores a new client in one conditional write: `exists` if its id is taken, in any
+   * tenant, also by a deleted client whose id is still reserved.
+   */
   create(client: OAuthClient): Promise<'created' | 'exists'>;
-  /** The client, or undefined; the record is frozen (it may be shared by concurrent requests). */
+  /** The client, or undefined (also once deleted); one strongly consistent read, never a cached copy. */
   find(clientId: string): Promise<OAuthClient | undefined>;
   /**
-   * Replaces the secret hash with `next` (the same secret under the current pepper) in one
-   * conditional write, only while it is `expected`: false if it changed meanwhile (or the
-   * client is gone), so a concurrent secret change is never overwritten.
+   * Replaces the hash of a secret with `next` (the same secret under the current pepper)
+   * in one conditional write, only while that slot still holds `expected`: false if it
+   * changed meanwhile (a rotation, a deletion), so a rotation is never overwritten and a
+   * retired secret never comes back.
    */
-  replaceSecretHash(clientId: string, expected: string, next: string): Promise<boolean>;
+  replaceSecretHash(clientId: string, expected: string, next: string, slot?: SecretSlot): Promise<boolean>;
+  /** The tenant's clients, oldest first, from the owner index (eventually consistent: a listing). */
+  listByTenant(tenantId: string): Promise<OAuthClient[]>;
+  /** Applies `change` to the tenant's client; undefined when it is not (or no longer) there. */
+  update(
+    client: Pick<OAuthClient, 'clientId' | 'tenantId' | 'createdAt'>,
+    change: ClientChange,
+    updatedAt: string,
+  ): Promise<OAuthClient | undefined>;
+  /**
+   * Replaces the secret of the client as read, in one conditional write that recognises
+   * itself after a lost answer: the client after it; `changed` when its secret changed
+   * meanwhile (read again); `gone` when it is not (or no longer) there.
+   */
+  rotateSecret(client: OAuthClient, rotation: SecretRotation): Promise<OAuthClient | 'changed' | 'gone'>;
+  /**
+   * Deletes the tenant's client, leaving a record that keeps its id taken until
+   * `reservedUntil` (epoch seconds) and that no lookup finds: false when it is not (or no
+   * longer) there.
+   */
+  delete(client: Pick<OAuthClient, 'clientId' | 'tenantId'>, at: { deletedAt: string; reservedUntil: number }): Promise<boolean>;
 }
 
-/** How long a Lambda instance reuses a client record it has read (README, performance). */
-export const CLIENT_CACHE_SECONDS = 60;
-
-export interface ClientCacheOptions {
-  /** How long a found client is reused; 0 turns the cache off. */
-  ttlSeconds: number;
-  clock: Clock;
-  /** The most clients one instance keeps; the oldest entry makes room. */
-  maxEntries: number;
-}
-
-/** The cache of every instance; the clock comes with the deps. */
-export const CLIENT_CACHE: Omit<ClientCacheOptions, 'clock'> = { ttlSeconds: CLIENT_CACHE_SECONDS, maxEntries: 1000 };
+/** A deleted client's record: no lookup finds it; it keeps the id taken until its TTL. */
+const isDeleted = (item: Record<string, unknown> | undefined) => item?.deletedAt !== undefined;
 
 function toClient(item: Record<string, unknown> | undefined): OAuthClient | undefined {
+  if (isDeleted(item)) return undefined;
   const client = parseRecord(oauthClientSchema, 'OAuth client', item);
   if (!client) return undefined;
   for (const list of [client.redirectUris, client.grantTypes, client.scopes]) Object.freeze(list);
   return Object.freeze(client);
 }
 
-/**
- * Client records kept per Lambda instance for `ttlSeconds`, so the token endpoint
- * (client_credentials on every service-to-service call) does not read the table for
- * each request. This is safe because a client record never changes: there is no
- * route that updates or deletes a client (docs/api.md 4.8 only creates them), so the
- * TTL bounds only how long an operator's direct edit of the table takes to be seen.
- * - The cache holds the stored record with its secret *hash*: the presented secret is
- *   still checked against it on every request (client-auth.ts), so a cached client
- *   never accepts a wrong secret.
- * - A lookup that finds nothing, or fails, is not kept: a client registered a moment
- *   later (here or on another instance) is found on the next request. Concurrent
- *   lookups of one id share the read in flight.
- * - A known client answered from memory is faster than an unknown one read from the
- *   table; client ids are not secrets (RFC 6749 2.2), the secrets are compared in
- *   constant time either way.
- */
-export function cachedOAuthClientStore(store: OAuthClientStore, options: ClientCacheOptions): OAuthClientStore {
-  if (options.ttlSeconds <= 0) return store;
-  const entries = new Map<string, { client: Promise<OAuthClient | undefined>; until: number }>();
+/** The SET clauses, names and values of an update of the attributes in `set`. */
+function setting(set: Record<string, unknown>) {
+  const entries = Object.entries(set).filter(([, value]) => value !== undefined);
   return {
-    async create(client) {
-      entries.delete(client.clientId);
-      return store.create(client);
-    },
-    find(clientId) {
-      const now = options.clock.now();
-      const hit = entries.get(clientId);
-      if (hit && hit.until > now) return hit.client;
-      entries.delete(clientId);
-      if (entries.size >= options.maxEntries) {
-        const oldest = entries.keys().next();
-        if (!oldest.done) entries.delete(oldest.value);
-      }
-      const entry = { client: store.find(clientId), until: now + options.ttlSeconds * 1000 };
-      entries.set(clientId, entry);
-      const forget = () => {
-        if (entries.get(clientId) === entry) entries.delete(clientId);
-      };
-      entry.client.then((found) => found || forget(), forget);
-      return entry.client;
-    },
-    async replaceSecretHash(clientId, expected, next) {
-      entries.delete(clientId);
-      return store.replaceSecretHash(clientId, expected, next);
-    },
+    clauses: entries.map((_, i) => `#f${i} = :f${i}`),
+    names: Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name])),
+    values: Object.fromEntries(entries.map(([, value], i) => [`:f${i}`, value])),
   };
 }
 
-/** The DynamoDB client store, with the per-instance cache of `cachedOAuthClientStore` (pass `ttlSeconds: 0` for none). */
-export function dynamoOAuthClientStore(dynamo: Dynamo, random: Random, cache: ClientCacheOptions): OAuthClientStore {
+/** Still the tenant's, and not deleted. */
+const OF_TENANT = 'attribute_exists(pk) AND tenantId = :tenant AND attribute_not_exists(deletedAt)';
+
+/**
+ * The DynamoDB client store. There is no per-instance cache: a deletion or a retired
+ * secret must count on the next request in every instance (docs/api.md 9.12, 9.13), and
+ * checking that a cached copy is still current costs the same one read as the record
+ * itself (README, performance).
+ */
+export function dynamoOAuthClientStore(dynamo: Dynamo, random: Random, clock: Clock): OAuthClientStore {
   const { doc, table } = dynamo;
-  return cachedOAuthClientStore(
-    {
-      async create(client) {
-        const { written } = await writeOnce(dynamo, random, {
-          put: { Item: { ...keys.oauthClient(client.clientId), ...client }, ConditionExpression: 'attribute_not_exists(pk)' },
-        });
-        return written ? 'created' : 'exists';
-      },
-
-      async find(clientId) {
-        const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.oauthClient(clientId), ConsistentRead: true }));
-        return toClient(Item);
-      },
-
-      async replaceSecretHash(clientId, expected, next) {
-        try {
-          await doc.send(
-            new UpdateCommand({
-              TableName: table,
-              Key: keys.oauthClient(clientId),
-              UpdateExpression: 'SET secretHash = :next',
-              ConditionExpression: 'secretHash = :expected',
-              ExpressionAttributeValues: { ':next': next, ':expected': expected },
-            }),
-          );
-          return true;
-        } catch (error) {
-          if (isConditionalCheckFailed(error)) return false;
-          throw error;
-        }
-      },
+  const index = (client: Pick<OAuthClient, 'clientId' | 'tenantId' | 'createdAt'>) =>
+    keys.tenantClient(client.tenantId, client.createdAt, client.clientId);
+  return {
+    async create(client) {
+      const { written } = await writeOnce(dynamo, random, {
+        put: {
+          Item: { ...keys.oauthClient(client.clientId), ...index(client), ...client },
+          // A deleted client's id is free again once its reservation ended, also before DynamoDB removed the record.
+          ConditionExpression: 'attribute_not_exists(pk) OR (attribute_exists(deletedAt) AND #ttl < :now)',
+          ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+          ExpressionAttributeValues: { ':now': epochSeconds(clock) },
+        },
+      });
+      return written ? 'created' : 'exists';
     },
-    cache,
-  );
+
+    async find(clientId) {
+      const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.oauthClient(clientId), ConsistentRead: true }));
+      return toClient(Item);
+    },
+
+    async replaceSecretHash(clientId, expected, next, slot = 'current') {
+      const attribute = slot === 'current' ? 'secretHash' : 'previousSecretHash';
+      try {
+        await doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: keys.oauthClient(clientId),
+            UpdateExpression: 'SET #hash = :next',
+            ConditionExpression: '#hash = :expected',
+            ExpressionAttributeNames: { '#hash': attribute },
+            ExpressionAttributeValues: { ':next': next, ':expected': expected },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) return false;
+        throw error;
+      }
+    },
+
+    async listByTenant(tenantId) {
+      const clients: OAuthClient[] = [];
+      const items = ownerIndexItems(dynamo, {
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeValues: { ':pk': keys.tenantClientsPartition(tenantId) },
+      });
+      for await (const item of items) {
+        const client = toClient(item);
+        if (client) clients.push(client);
+      }
+      return clients;
+    },
+
+    async update(client, change, updatedAt) {
+      // Clients registered before the tenant index get its attributes with their first change.
+      const { clauses, names, values } = setting({ ...change, updatedAt, ...index(client) });
+      try {
+        const { Attributes } = await doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: keys.oauthClient(client.clientId),
+            UpdateExpression: `SET ${clauses.join(', ')}`,
+            ConditionExpression: OF_TENANT,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ...values, ':tenant': client.tenantId },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return toClient(Attributes);
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) return undefined;
+        throw error;
+      }
+    },
+
+    async rotateSecret(client, rotation) {
+      const { previous } = rotation;
+      const { clauses, names, values } = setting({
+        secretHash: rotation.secretHash,
+        previousSecretHash: previous?.secretHash,
+        previousSecretExpiresAt: previous?.expiresAt,
+        updatedAt: rotation.updatedAt,
+        ...index(client),
+      });
+      const { written, item } = await writeOnce(dynamo, random, {
+        update: {
+          Key: keys.oauthClient(client.clientId),
+          UpdateExpression: `SET ${clauses.join(', ')}${previous ? '' : ' REMOVE previousSecretHash, previousSecretExpiresAt'}`,
+          ConditionExpression: `${OF_TENANT} AND secretHash = :expected`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ...values, ':tenant': client.tenantId, ':expected': client.secretHash },
+          ReturnValues: 'ALL_NEW',
+        },
+      });
+      if (written) return toClient(item) ?? 'gone';
+      return item === undefined || isDeleted(item) || item.tenantId !== client.tenantId ? 'gone' : 'changed';
+    },
+
+    async delete(client, { deletedAt, reservedUntil }) {
+      const { written } = await writeOnce(dynamo, random, {
+        put: {
+          // Replaces the whole record: no secret hash stays, and the index entry goes with it.
+          Item: {
+            ...keys.oauthClient(client.clientId),
+            clientId: client.clientId,
+            tenantId: client.tenantId,
+            deletedAt,
+            [TTL_ATTRIBUTE]: reservedUntil,
+          },
+          ConditionExpression: OF_TENANT,
+          ExpressionAttributeValues: { ':tenant': client.tenantId },
+        },
+      });
+      return written;
+    },
+  };
 }

@@ -28,6 +28,8 @@ import * as account from '../../lib/http/account-schemas';
 import * as api from '../../lib/http/api-schemas';
 import { schemaFailure } from '../../lib/http/middlewares/validate';
 import { failureEnvelope } from '../../lib/http/respond';
+import { CLIENT_NOT_FOUND } from '../../lib/oauth/client-admin';
+import * as clients from '../../lib/oauth/client-api-schemas';
 import { oauthErrors, rfcErrorFormat } from '../../lib/oauth/errors';
 import { type Route, routesFromServerlessYml } from './serverless-routes';
 
@@ -129,6 +131,10 @@ const RESPONSE_SCHEMAS = {
   UserDeletedEnvelope: [envelopeOf(api.message('User deleted')), '9.4'],
   MfaResetEnvelope: [envelopeOf(api.message('MFA reset')), '9.5'],
   RevokedCountEnvelope: [envelopeOf(admin.revokedCount), '9.6'],
+  AdminOAuthClient: [clients.adminClient, '9.9'],
+  ClientListEnvelope: [envelopeOf(clients.clientList), '9.9'],
+  ClientEnvelope: [envelopeOf(clients.oneClient), '9.10'],
+  ClientDeletedEnvelope: [envelopeOf(api.message('OAuth2 client deleted')), '9.12'],
 } as const satisfies Record<string, readonly [z.ZodType, string]>;
 type ResponseSchemaName = keyof typeof RESPONSE_SCHEMAS;
 
@@ -142,6 +148,7 @@ const recentRequired = new ForbiddenError('Recent authentication required', { co
 
 const userNotFound = new NotFoundError(USER_NOT_FOUND);
 const lastAdmin = new ConflictError(LAST_ADMIN, { code: 'LAST_ADMIN' });
+const clientNotFound = new NotFoundError(CLIENT_NOT_FOUND, { code: 'CLIENT_NOT_FOUND' });
 
 /** Every route's documentation, by its function's name in serverless.yml. */
 const OPERATIONS: Record<string, OperationDoc> = {
@@ -453,6 +460,65 @@ const OPERATIONS: Record<string, OperationDoc> = {
     params: true,
     answers: [{ status: 200, description: 'How many live sessions ended.', body: 'RevokedCountEnvelope', headers: noStore }],
     failures: [permissionDenied, userNotFound],
+  },
+  listOAuth2Clients: {
+    section: '9.9',
+    summary: 'The OAuth clients of the tenant (ADMIN only)',
+    tag: 'admin',
+    caller: 'admin',
+    query: true,
+    answers: [{ status: 200, description: 'The clients, oldest first.', body: 'ClientListEnvelope', headers: noStore }],
+    failures: [permissionDenied],
+  },
+  readOAuth2Client: {
+    section: '9.10',
+    summary: 'One OAuth client of the tenant, never its secret (ADMIN only)',
+    tag: 'admin',
+    caller: 'admin',
+    params: true,
+    answers: [{ status: 200, description: 'The client.', body: 'ClientEnvelope', headers: noStore }],
+    failures: [permissionDenied, clientNotFound],
+  },
+  updateOAuth2Client: {
+    section: '9.11',
+    summary: 'Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark or post-logout URIs (ADMIN only)',
+    tag: 'admin',
+    caller: 'admin',
+    bodyTypes: ['json'],
+    params: true,
+    answers: [{ status: 200, description: 'The client as changed.', body: 'ClientEnvelope', headers: noStore }],
+    failures: [
+      new ValidationError('Invalid redirect_uri', { code: 'INVALID_REDIRECT_URI' }),
+      new ValidationError('Unsupported grant type', { code: 'UNSUPPORTED_GRANT_TYPE' }),
+      new ValidationError('Invalid scope', { code: 'INVALID_SCOPE' }),
+      new ValidationError('Invalid post_logout_redirect_uri', { code: 'INVALID_REDIRECT_URI' }),
+      permissionDenied,
+      clientNotFound,
+    ],
+  },
+  deleteOAuth2Client: {
+    section: '9.12',
+    summary: 'Delete an OAuth client: every grant and token of it stops working (ADMIN only)',
+    tag: 'admin',
+    caller: 'admin',
+    params: true,
+    answers: [{ status: 200, description: 'The client is deleted.', body: 'ClientDeletedEnvelope', headers: noStore }],
+    failures: [permissionDenied, clientNotFound],
+  },
+  rotateOAuth2ClientSecret: {
+    section: '9.13',
+    summary: 'Give an OAuth client a new secret; the previous one works until it expires (ADMIN only)',
+    tag: 'admin',
+    caller: 'admin',
+    bodyTypes: ['json'],
+    params: true,
+    answers: [{ status: 200, description: 'The client with its new secret in force.', body: 'ClientEnvelope', headers: noStore }],
+    failures: [
+      new ValidationError('Client secret too short', { code: 'CLIENT_SECRET_TOO_SHORT' }),
+      new ValidationError('Client secret too weak', { code: 'CLIENT_SECRET_TOO_WEAK' }),
+      permissionDenied,
+      clientNotFound,
+    ],
   },
 };
 

@@ -60,6 +60,11 @@ const FUNCTIONS = [
   'AdminDeleteUser',
   'AdminResetUserMfa',
   'AdminSignOutUser',
+  'ListOAuth2Clients',
+  'ReadOAuth2Client',
+  'UpdateOAuth2Client',
+  'DeleteOAuth2Client',
+  'RotateOAuth2ClientSecret',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate'];
@@ -71,7 +76,7 @@ const MFA_KEY: Record<string, string[]> = {
   VerifyMFA: ['kms:Decrypt'],
 };
 /** Functions that hash client secrets with the pepper. */
-const PEPPERED = ['Oauth2Token', 'CreateOAuth2Client', 'Revoke', 'Introspect'];
+const PEPPERED = ['Oauth2Token', 'CreateOAuth2Client', 'Revoke', 'Introspect', 'RotateOAuth2ClientSecret'];
 /** A statement that lets a function query the table's indexes, and do nothing else there. */
 const isIndexQuery = (s: Statement) =>
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation !Sub string, not a template
@@ -153,7 +158,7 @@ describe('the deployment package', () => {
     expect(resources.MfaKey!.DeletionPolicy).toBe('Retain');
   });
 
-  it('lets the four functions that hash client secrets read the pepper secret, and puts the pepper in no configuration', () => {
+  it('lets the five functions that hash client secrets read the pepper secret, and puts the pepper in no configuration', () => {
     for (const [name, fn] of ofType('AWS::Lambda::Function')) {
       const short = name.replace(/LambdaFunction$/, '');
       const variables = fn.Properties.Environment?.Variables ?? {};
@@ -217,6 +222,9 @@ describe('the deployment package', () => {
       'POST /auth/password/change',
       'POST /oauth2/clients',
       'POST /oauth2/token',
+      'PATCH /oauth2/clients/{clientId}',
+      'DELETE /oauth2/clients/{clientId}',
+      'POST /oauth2/clients/{clientId}/secrets',
     ];
     for (const route of stricter) {
       expect(stage.RouteSettings[route]?.ThrottlingRateLimit, route).toBeLessThan(stage.DefaultRouteSettings.ThrottlingRateLimit);

@@ -5,6 +5,7 @@ import type * as z from 'zod';
 import * as account from '../../lib/http/account-schemas';
 import * as api from '../../lib/http/api-schemas';
 import { timeStep, totpCode } from '../../lib/mfa/totp';
+import * as clients from '../../lib/oauth/client-api-schemas';
 import { testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 
@@ -156,6 +157,51 @@ describe('the documented answer schemas', () => {
     );
     expect(reused.status).toBe(400);
     expect(issues(api.oauthError, reused.body)).toEqual([]);
+  });
+
+  it('the OAuth client lifecycle answers the client list, the client and the message', async () => {
+    const own = { id: `docs-life-${randomBytes(6).toString('hex')}`, secret: randomBytes(32).toString('base64url') };
+    const created = await app.request('oauth2CreateClient', {
+      token: admin.token,
+      body: {
+        client_id: own.id,
+        client_secret: own.secret,
+        redirect_uri: client.redirectUri,
+        grant_types: 'client_credentials',
+        scope: 'orders:read',
+        tenant_id: tenantId,
+      },
+    });
+    expect(created.status).toBe(201);
+    const pathParameters = { clientId: own.id };
+    const answers = [
+      [await app.request('oauth2ListClients', { token: admin.token }), clients.clientList],
+      [await app.request('oauth2ReadClient', { token: admin.token, pathParameters }), clients.oneClient],
+      [
+        await app.request('oauth2UpdateClient', {
+          token: admin.token,
+          pathParameters,
+          body: { client_name: 'Docs', post_logout_redirect_uris: client.redirectUri },
+        }),
+        clients.oneClient,
+      ],
+      [
+        await app.request('oauth2RotateClientSecret', {
+          token: admin.token,
+          pathParameters,
+          body: { client_secret: randomBytes(32).toString('base64url') },
+        }),
+        clients.oneClient,
+      ],
+      [await app.request('oauth2DeleteClient', { token: admin.token, pathParameters }), api.message('OAuth2 client deleted')],
+    ] as const;
+    for (const [answer, schema] of answers) {
+      expect(answer.status).toBe(200);
+      expect(issues(api.success(schema), answer.body)).toEqual([]);
+    }
+    const missing = await app.request('oauth2ReadClient', { token: admin.token, pathParameters });
+    expect(missing.status).toBe(404);
+    expect(issues(api.failure, missing.body)).toEqual([]);
   });
 
   it('jwks and metadata answer their documents', async () => {

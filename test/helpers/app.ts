@@ -14,10 +14,15 @@ import * as mfaEnable from '../../functions/mfa-enable';
 import * as mfaVerify from '../../functions/mfa-verify';
 import * as oauth2Authorize from '../../functions/oauth2-authorize';
 import * as oauth2CreateClient from '../../functions/oauth2-create-client';
+import * as oauth2DeleteClient from '../../functions/oauth2-delete-client';
 import * as oauth2Introspect from '../../functions/oauth2-introspect';
+import * as oauth2ListClients from '../../functions/oauth2-list-clients';
 import * as oauth2Metadata from '../../functions/oauth2-metadata';
+import * as oauth2ReadClient from '../../functions/oauth2-read-client';
 import * as oauth2Revoke from '../../functions/oauth2-revoke';
+import * as oauth2RotateClientSecret from '../../functions/oauth2-rotate-client-secret';
 import * as oauth2Token from '../../functions/oauth2-token';
+import * as oauth2UpdateClient from '../../functions/oauth2-update-client';
 import * as passwordChange from '../../functions/password-change';
 import * as reauthenticate from '../../functions/reauthenticate';
 import * as refresh from '../../functions/refresh-token';
@@ -50,6 +55,17 @@ const routes = {
   adminDeleteUser: { module: adminDeleteUser, method: 'DELETE', path: '/admin/users/{userId}', authorizer: true },
   adminResetUserMfa: { module: adminResetUserMfa, method: 'POST', path: '/admin/users/{userId}/mfa/reset', authorizer: true },
   adminSignOutUser: { module: adminSignOutUser, method: 'DELETE', path: '/admin/users/{userId}/sessions', authorizer: true },
+  // OAuth client lifecycle (docs/api.md 9.9-9.13)
+  oauth2ListClients: { module: oauth2ListClients, method: 'GET', path: '/oauth2/clients', authorizer: true },
+  oauth2ReadClient: { module: oauth2ReadClient, method: 'GET', path: '/oauth2/clients/{clientId}', authorizer: true },
+  oauth2UpdateClient: { module: oauth2UpdateClient, method: 'PATCH', path: '/oauth2/clients/{clientId}', authorizer: true },
+  oauth2DeleteClient: { module: oauth2DeleteClient, method: 'DELETE', path: '/oauth2/clients/{clientId}', authorizer: true },
+  oauth2RotateClientSecret: {
+    module: oauth2RotateClientSecret,
+    method: 'POST',
+    path: '/oauth2/clients/{clientId}/secrets',
+    authorizer: true,
+  },
 } as const;
 
 export type RouteName = keyof typeof routes;

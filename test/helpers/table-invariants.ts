@@ -2,7 +2,8 @@
  * Half-written state in a scan of the table, as a list of findings (empty when whole):
  * users and their username records in pairs, tenants with their first user, refresh
  * token families (sessions, OAuth grants) with a current token newer than every
- * retired one, MFA methods with what their status needs.
+ * retired one, MFA methods with what their status needs, OAuth clients with a whole
+ * secret (or, deleted, with none).
  */
 export function halfWrittenState(items: Array<Record<string, unknown>>): string[] {
   const findings: string[] = [];
@@ -27,6 +28,14 @@ export function halfWrittenState(items: Array<Record<string, unknown>>): string[
     if (method.status === 'active' && method.activatedAt === undefined)
       findings.push(`active MFA method without activation time: ${method.pk}`);
     if (method.method === 'TOTP' && typeof method.sealedSecret !== 'string') findings.push(`TOTP method without its secret: ${method.pk}`);
+  }
+  for (const client of items.filter((item) => item.sk === 'CLIENT')) {
+    if (client.deletedAt === undefined && typeof client.secretHash !== 'string')
+      findings.push(`OAuth client without a secret: ${client.pk}`);
+    if ((client.previousSecretHash === undefined) !== (client.previousSecretExpiresAt === undefined))
+      findings.push(`OAuth client with half a previous secret: ${client.pk}`);
+    if (client.deletedAt !== undefined && (client.secretHash !== undefined || client.gsi1pk !== undefined))
+      findings.push(`deleted OAuth client with a secret or an index entry: ${client.pk}`);
   }
   return findings;
 }

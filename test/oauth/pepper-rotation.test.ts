@@ -85,18 +85,28 @@ describe('client-secret pepper rotation against DynamoDB Local', () => {
     const [p1, p2] = [randomBytes(32), randomBytes(32)];
     const deps = nearRealTime(await testDeps());
     const client = await registeredClient(deps, document('p1', { p1 }));
-    const rotated = usePeppers(deps, document('p2', { p1, p2 }));
-    // The instance has read (and caches) the record; then the secret changes in the table.
-    expect(await deps.store.oauthClients.find(client.id)).toMatchObject({ clientId: client.id });
+    // The instance reads the record; then, before it rewrites the hash, the secret changes in the table.
     const changed = `hmac-sha256$p2$${randomBytes(32).toString('base64url')}`;
-    await dynamo.doc.send(
-      new UpdateCommand({
-        TableName: dynamo.table,
-        Key: keys.oauthClient(client.id),
-        UpdateExpression: 'SET secretHash = :h',
-        ExpressionAttributeValues: { ':h': changed },
-      }),
-    );
+    const clients = deps.store.oauthClients;
+    deps.store = {
+      ...deps.store,
+      oauthClients: {
+        ...clients,
+        find: async (clientId) => {
+          const read = await clients.find(clientId);
+          await dynamo.doc.send(
+            new UpdateCommand({
+              TableName: dynamo.table,
+              Key: keys.oauthClient(client.id),
+              UpdateExpression: 'SET secretHash = :h',
+              ExpressionAttributeValues: { ':h': changed },
+            }),
+          );
+          return read;
+        },
+      },
+    };
+    const rotated = usePeppers(deps, document('p2', { p1, p2 }));
     expect((await rotated.request('oauth2Token', tokenRequest(client))).status).toBe(200);
     expect(await storedHash(client.id)).toBe(changed);
     expect(deps.logs).toContainEqual(expect.objectContaining({ event: 'oauth_client_rehash_skipped', clientId: client.id }));

@@ -497,6 +497,52 @@ describe('cross-tenant attempts on every operation', () => {
       (r) => expect(r).toEqual(refused(400, 'Invalid cursor')),
     ],
     [
+      'oauth2ListClients',
+      "A's ADMIN lists OAuth clients: only A's",
+      () => app.request('oauth2ListClients', { token: attacker.token }),
+      (r) => expect(r.body.data.clients.map((client: { client_id: string }) => client.client_id)).toEqual([attackerClient.clientId]),
+    ],
+    [
+      'oauth2ListClients',
+      "A's ADMIN lists OAuth clients naming tenant B in the query",
+      () => app.request('oauth2ListClients', { token: attacker.token, query: { tenantId: b } }),
+      (r) => expect(r.status).toBe(400),
+    ],
+    [
+      'oauth2ReadClient',
+      "A's ADMIN reads B's client",
+      () => app.request('oauth2ReadClient', { token: attacker.token, pathParameters: { clientId: victimClient.clientId } }),
+      (r) => expect(r).toEqual(refused(404, 'Client not found')),
+    ],
+    [
+      'oauth2UpdateClient',
+      "A's ADMIN points B's client's redirect URI at A's server",
+      () =>
+        app.request('oauth2UpdateClient', {
+          token: attacker.token,
+          pathParameters: { clientId: victimClient.clientId },
+          body: { redirect_uri: 'https://attacker.example.com/cb', grant_types: 'client_credentials', first_party: true },
+        }),
+      (r) => expect(r).toEqual(refused(404, 'Client not found')),
+    ],
+    [
+      'oauth2RotateClientSecret',
+      "A's ADMIN gives B's client a secret of A's choosing",
+      () =>
+        app.request('oauth2RotateClientSecret', {
+          token: attacker.token,
+          pathParameters: { clientId: victimClient.clientId },
+          body: { client_secret: newSecret(), previous_secret_expires_in: 0 },
+        }),
+      (r) => expect(r).toEqual(refused(404, 'Client not found')),
+    ],
+    [
+      'oauth2DeleteClient',
+      "A's ADMIN deletes B's client",
+      () => app.request('oauth2DeleteClient', { token: attacker.token, pathParameters: { clientId: victimClient.clientId } }),
+      (r) => expect(r).toEqual(refused(404, 'Client not found')),
+    ],
+    [
       'reauthenticate',
       "A reauthenticates with B's password, naming B's tenant and user",
       () =>
@@ -560,6 +606,11 @@ describe('cross-tenant attempts on every operation', () => {
       'adminDeleteUser',
       'adminResetUserMfa',
       'adminSignOutUser',
+      'oauth2ListClients',
+      'oauth2ReadClient',
+      'oauth2UpdateClient',
+      'oauth2DeleteClient',
+      'oauth2RotateClientSecret',
     ]) {
       expect(operations, operation).toContain(operation);
     }

@@ -325,6 +325,50 @@ describe('a database fault at every step of every operation', () => {
       run: (user) => app.request('adminSignOutUser', { token: adminToken, pathParameters: { userId: user.userId } }),
       ok: (r) => r.status === 200,
     },
+    // OAuth client lifecycle (docs/api.md 9.9-9.13)
+    {
+      name: 'listOAuth2Clients',
+      prepare: async () => undefined,
+      run: () => app.request('oauth2ListClients', { token: adminToken }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'readOAuth2Client',
+      prepare: () => createClient(app, adminToken, tenantId),
+      run: (created: TestClient) => app.request('oauth2ReadClient', { token: adminToken, pathParameters: { clientId: created.clientId } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'updateOAuth2Client',
+      prepare: () => createClient(app, adminToken, tenantId),
+      run: (created: TestClient) =>
+        app.request('oauth2UpdateClient', {
+          token: adminToken,
+          pathParameters: { clientId: created.clientId },
+          body: { client_name: 'Renamed', scope: 'orders:read' },
+        }),
+      ok: (r) => r.status === 200 && r.body.data.client.client_name === 'Renamed',
+    },
+    {
+      name: 'deleteOAuth2Client',
+      prepare: () => createClient(app, adminToken, tenantId),
+      // Tried again after a fault that landed, the deletion meets a deleted client: 404, never a 5xx.
+      run: (created: TestClient) =>
+        app.request('oauth2DeleteClient', { token: adminToken, pathParameters: { clientId: created.clientId } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'rotateOAuth2ClientSecret',
+      prepare: async () => ({ client: await createClient(app, adminToken, tenantId), secret: newSecret() }),
+      // Tried again after a fault that landed, the rotation meets its own secret: the same answer.
+      run: ({ client: created, secret }: { client: TestClient; secret: string }) =>
+        app.request('oauth2RotateClientSecret', {
+          token: adminToken,
+          pathParameters: { clientId: created.clientId },
+          body: { client_secret: secret },
+        }),
+      ok: (r) => r.status === 200 && r.body.data.client.previous_secret_expires_at !== null,
+    },
   ];
 
   const halfWritten = async () => halfWrittenState(await scanTable(endpoint, tableName));

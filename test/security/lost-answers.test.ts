@@ -7,7 +7,7 @@ import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
 import { losingAnswers, mentioning } from '../helpers/lost-answers';
 import { authenticator, newTotpSecret } from '../helpers/mfa';
-import { authorizationCode, createClient, tokenRequest } from '../helpers/oauth';
+import { authorizationCode, createClient, newSecret, tokenRequest } from '../helpers/oauth';
 
 /**
  * Issue 7, item 4, a fault the outage test met when the database froze for longer than
@@ -243,5 +243,43 @@ describe('writes retried after a lost answer', () => {
     expect(dynamo.lost()).toBe(lostBefore + 2);
     expect(await deps.store.users.findById(tenantId, userId)).toBeUndefined();
     expect((await app.request('adminDeleteUser', { token: admin.token, pathParameters: { userId } })).status).toBe(404);
+  });
+
+  it('OAuth clients: a retried rotation applies once and answers the same; a retried change and deletion succeed', async () => {
+    const tenantId = uniqueTenant('lost');
+    const admin = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+    const client = await createClient(app, admin.token, tenantId, { grantTypes: 'client_credentials' });
+    const pathParameters = { clientId: client.clientId };
+    const works = async (secret: string) =>
+      (await app.request('oauth2Token', tokenRequest({ ...client, clientSecret: secret }, { grant_type: 'client_credentials' }))).status;
+    const lostBefore = dynamo.lost();
+
+    const next = newSecret();
+    dynamo.loseNext(mentioning('UpdateItemCommand', 'previousSecretHash'));
+    const rotation = { token: admin.token, pathParameters, body: { client_secret: next, previous_secret_expires_in: 3600 } };
+    const rotated = await app.request('oauth2RotateClientSecret', rotation);
+    expect(rotated).toMatchObject({ status: 200, body: { success: true } });
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+    expect(rotated.body.data.client.previous_secret_expires_at).toBe(new Date(deps.clock.now() + 3_600_000).toISOString());
+    // Applied once: the secret before it is the previous one (not the new secret twice), and both work.
+    expect([await works(client.clientSecret), await works(next)]).toEqual([200, 200]);
+    expect(await app.request('oauth2ReadClient', { token: admin.token, pathParameters })).toEqual(rotated);
+    // The request itself tried again (its answer lost on the way to the ADMIN): the same answer, nothing changes.
+    expect(await app.request('oauth2RotateClientSecret', rotation)).toEqual(rotated);
+    expect([await works(client.clientSecret), await works(next)]).toEqual([200, 200]);
+
+    dynamo.loseNext(mentioning('UpdateItemCommand', 'Renamed'));
+    const renamed = await app.request('oauth2UpdateClient', { token: admin.token, pathParameters, body: { client_name: 'Renamed' } });
+    expect(renamed).toMatchObject({ status: 200, body: { data: { client: { client_name: 'Renamed' } } } });
+    expect(dynamo.lost()).toBe(lostBefore + 2);
+
+    dynamo.loseNext(mentioning('PutItemCommand', 'deletedAt'));
+    expect((await app.request('oauth2DeleteClient', { token: admin.token, pathParameters })).body).toEqual({
+      success: true,
+      data: { message: 'OAuth2 client deleted' },
+    });
+    expect(dynamo.lost()).toBe(lostBefore + 3);
+    expect(await works(next)).toBe(401);
+    expect((await app.request('oauth2DeleteClient', { token: admin.token, pathParameters })).status).toBe(404);
   });
 });

@@ -101,6 +101,57 @@ describe('database stopped and restarted between requests', () => {
 });
 
 /**
+ * The OAuth client lifecycle (docs/api.md 9.9-9.13) with the database stopped: every
+ * route and the client's own token request answer 503 (never 404 Client not found or 401
+ * Invalid client, which would look like a deleted client or a wrong secret), nothing is
+ * half-written, and after the restart the same functions answer as before.
+ */
+describe('OAuth client lifecycle with the database stopped', () => {
+  let db: DynamoDbLocal | undefined;
+  afterAll(async () => db?.stop());
+
+  it('answers 503 while the database is down, and rotates and deletes once it is back', async () => {
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), 'identity-client-outage-'));
+    db = await startDynamoDbLocal({ port, dataDir });
+    const tableName = 'client-outage';
+    await createTable(db.endpoint, tableName);
+    const deps = nearRealTime(await testDeps({ TABLE_NAME: tableName, DYNAMODB_ENDPOINT: db.endpoint }));
+    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
+    const app = testApp(deps);
+    const tenantId = uniqueTenant('client-outage');
+    const { token } = await registerAdmin(app, tenantId, 'admin', PASSWORD);
+    const client = await createClient(app, token, tenantId, { grantTypes: 'client_credentials' });
+    const pathParameters = { clientId: client.clientId };
+    const next = { ...client, clientSecret: `${client.clientSecret}-next` };
+    const requests = () => [
+      app.request('oauth2ListClients', { token }),
+      app.request('oauth2ReadClient', { token, pathParameters }),
+      app.request('oauth2UpdateClient', { token, pathParameters, body: { client_name: 'Down' } }),
+      app.request('oauth2RotateClientSecret', { token, pathParameters, body: { client_secret: next.clientSecret } }),
+      app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' })),
+      app.request('oauth2DeleteClient', { token, pathParameters }),
+    ];
+
+    await db.stop();
+    for (const answer of await Promise.all(requests())) {
+      expect(isServiceUnavailable(answer), `${answer.status} ${JSON.stringify(answer.body)}`).toBe(true);
+    }
+    db = await startDynamoDbLocal({ port, dataDir });
+    expect(halfWrittenState(await scanTable(db.endpoint, tableName))).toEqual([]);
+    // Nothing of the refused requests applied: the old secret is still the only one.
+    expect((await app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' }))).status).toBe(200);
+    expect((await app.request('oauth2Token', tokenRequest(next, { grant_type: 'client_credentials' }))).status).toBe(401);
+
+    const rotated = await app.request('oauth2RotateClientSecret', { token, pathParameters, body: { client_secret: next.clientSecret } });
+    expect(rotated.status).toBe(200);
+    expect((await app.request('oauth2Token', tokenRequest(next, { grant_type: 'client_credentials' }))).status).toBe(200);
+    expect((await app.request('oauth2DeleteClient', { token, pathParameters })).status).toBe(200);
+    expect((await app.request('oauth2Token', tokenRequest(next, { grant_type: 'client_credentials' }))).status).toBe(401);
+  }, 120_000);
+});
+
+/**
  * Issue 7, item 4, with requests in flight: four streams of mixed requests (register,
  * login, refresh, me, authorize, the three token grants, introspection) run while
  * DynamoDB Local is killed (SIGKILL, mid-request), restarted, and later frozen

@@ -7,7 +7,7 @@ import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { activateDelivered, activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
-import { authorizationCode, createClient, type TestClient, tokenRequest } from '../helpers/oauth';
+import { authorizationCode, createClient, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
 import { patientStores } from '../helpers/patient-stores';
 
 /**
@@ -179,6 +179,82 @@ describe('races', () => {
       const winner = answers.find((answer) => answer.status === 200)?.body;
       expect(await introspect(winner.refresh_token)).toEqual({ active: false });
       expect(await introspect(winner.access_token)).toEqual({ active: false });
+    });
+  });
+
+  describe('OAuth client lifecycle', () => {
+    let adminToken: string;
+    let tenantId: string;
+    beforeAll(async () => {
+      tenantId = uniqueTenant('client-race');
+      adminToken = (await registerAdmin(app, tenantId)).token;
+    });
+    const works = async (client: TestClient, secret: string) =>
+      (await app.request('oauth2Token', tokenRequest({ ...client, clientSecret: secret }, { grant_type: 'client_credentials' }))).status;
+    const rotate = (client: TestClient, secret: string) =>
+      app.request('oauth2RotateClientSecret', {
+        token: adminToken,
+        pathParameters: { clientId: client.clientId },
+        body: { client_secret: secret, previous_secret_expires_in: 3600 },
+      });
+
+    it.each([2, 5])('%i rotations at once: each applies once, in turn; the newest two secrets work, no other', async (n) => {
+      const client = await createClient(app, adminToken, tenantId);
+      const secrets = Array.from({ length: n }, () => newSecret());
+      const answers = await Promise.all(secrets.map((secret) => rotate(client, secret)));
+      expect(answers.map((answer) => answer.status)).toEqual(secrets.map(() => 200));
+      const statuses = await Promise.all([client.clientSecret, ...secrets].map((secret) => works(client, secret)));
+      // The original secret was replaced first by one of them, then each rotation moved the one before it to previous.
+      expect(statuses[0]).toBe(401);
+      expect(statuses.filter((status) => status === 200)).toHaveLength(2);
+      const stored = await deps.store.oauthClients.find(client.clientId);
+      const holds = async (hash: string | undefined) =>
+        Promise.all(secrets.map(async (secret) => (await deps.clientSecretHasher.check(hash, secret)).matches));
+      const [current, previous] = [await holds(stored?.secretHash), await holds(stored?.previousSecretHash)];
+      expect(current.filter(Boolean)).toHaveLength(1);
+      expect(previous.filter(Boolean)).toHaveLength(1);
+      expect(secrets.map((_, i) => current[i] || previous[i])).toEqual(statuses.slice(1).map((status) => status === 200));
+    });
+
+    it(`a deletion racing ${N} token requests: afterwards nothing of the client works, whatever was issued`, async () => {
+      const client = await createClient(app, adminToken, tenantId);
+      const other = await createClient(app, adminToken, tenantId);
+      const codes = await Promise.all(Array.from({ length: N / 2 }, () => authorizationCode(app, adminToken, client)));
+      const requests = [
+        ...codes.map(({ code, verifier }) =>
+          app.request(
+            'oauth2Token',
+            tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }),
+          ),
+        ),
+        ...Array.from({ length: N / 2 }, () => app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' }))),
+      ];
+      const [deleted, ...answers] = await Promise.all([
+        app.request('oauth2DeleteClient', { token: adminToken, pathParameters: { clientId: client.clientId } }),
+        ...requests,
+      ]);
+      expect(deleted?.body).toEqual({ success: true, data: { message: 'OAuth2 client deleted' } });
+      for (const answer of answers) expect([200, 401]).toContain(answer.status);
+      for (const issued of answers.filter((answer) => answer.status === 200).map((answer) => answer.body)) {
+        if (issued.refresh_token) {
+          const refreshed = await app.request(
+            'oauth2Token',
+            tokenRequest(client, { grant_type: 'refresh_token', refresh_token: issued.refresh_token }),
+          );
+          expect(refreshed.status).toBe(401);
+          expect((await app.request('oauth2Introspect', tokenRequest(other, { token: issued.refresh_token }))).body).toEqual({
+            active: false,
+          });
+        }
+        expect((await app.request('oauth2Introspect', tokenRequest(client, { token: issued.access_token }))).status).toBe(401);
+        expect((await app.request('oauth2Introspect', tokenRequest(other, { token: issued.access_token }))).body).toEqual({
+          active: false,
+        });
+      }
+      expect(await works(client, client.clientSecret)).toBe(401);
+      const record = (await scanTable(endpoint, tableName)).filter((item) => item.clientId === client.clientId && item.sk === 'CLIENT');
+      expect(record).toEqual([expect.objectContaining({ deletedAt: expect.any(String), tenantId })]);
+      expect(record[0]?.secretHash).toBeUndefined();
     });
   });
 

@@ -41,6 +41,8 @@ describe('secrets in the clear (responses, output, table)', () => {
   const secrets: KnownSecret[] = [];
   const seen: Seen[] = [];
   const flows = new Set<string>();
+  /** The client's secret hashes as stored (current and previous), before it was deleted. */
+  const storedHashes: string[] = [];
 
   const known = (label: string, value: string | undefined) => {
     if (!value) throw new Error(`no value for ${label}`);
@@ -396,6 +398,58 @@ describe('secrets in the clear (responses, output, table)', () => {
       ).status,
     ).toBe(400);
 
+    // OAuth client lifecycle (docs/api.md 9.9-9.13): list, read, change, rotate (both secrets in use), delete.
+    const clientPath = { clientId };
+    expect((await send('OAuth client list', 'oauth2ListClients', { token: adminToken })).status).toBe(200);
+    expect((await send('OAuth client read', 'oauth2ReadClient', { token: adminToken, pathParameters: clientPath })).status).toBe(200);
+    const renamed = await send('OAuth client change', 'oauth2UpdateClient', {
+      token: adminToken,
+      pathParameters: clientPath,
+      body: { client_name: 'Secrets app', first_party: true },
+    });
+    expect(renamed.status).toBe(200);
+    const rotatedSecret = known('rotated client secret', randomBytes(32).toString('base64url'));
+    const weakSecret = known('refused weak client secret', 'abcdefgh'.repeat(5));
+    expect(
+      (
+        await send('OAuth client secret rotation', 'oauth2RotateClientSecret', {
+          token: adminToken,
+          pathParameters: clientPath,
+          body: { client_secret: weakSecret },
+        })
+      ).status,
+    ).toBe(400);
+    const secretRotated = await send('OAuth client secret rotation', 'oauth2RotateClientSecret', {
+      token: adminToken,
+      pathParameters: clientPath,
+      body: { client_secret: rotatedSecret, previous_secret_expires_in: 600 },
+    });
+    expect(secretRotated.status).toBe(200);
+    for (const secret of [clientSecret, rotatedSecret]) {
+      const issued = await send(
+        'token client_credentials',
+        'oauth2Token',
+        form({ client_id: clientId, client_secret: secret, grant_type: 'client_credentials' }),
+        oauthIssued,
+      );
+      expect(issued.status).toBe(200);
+      known('client_credentials access token after rotation', issued.body.access_token);
+    }
+    expect((await send('OAuth client read', 'oauth2ReadClient', { token: adminToken, pathParameters: clientPath })).status).toBe(200);
+    expect((await send('OAuth client list', 'oauth2ListClients', { token: adminToken })).status).toBe(200);
+    const stored = await deps.store.oauthClients.find(clientId);
+    storedHashes.push(String(stored?.secretHash), String(stored?.previousSecretHash));
+    expect((await send('OAuth client deletion', 'oauth2DeleteClient', { token: adminToken, pathParameters: clientPath })).status).toBe(200);
+    expect(
+      (
+        await send(
+          'token client_credentials (deleted client)',
+          'oauth2Token',
+          form({ client_id: clientId, client_secret: rotatedSecret, grant_type: 'client_credentials' }),
+        )
+      ).status,
+    ).toBe(401);
+
     // Every flow of the issue ran.
     expect([...flows]).toEqual(
       expect.arrayContaining([
@@ -420,6 +474,11 @@ describe('secrets in the clear (responses, output, table)', () => {
         'token client_credentials',
         'introspect',
         'revoke',
+        'OAuth client list',
+        'OAuth client read',
+        'OAuth client change',
+        'OAuth client secret rotation',
+        'OAuth client deletion',
       ]),
     );
   }, 60_000);
@@ -453,6 +512,16 @@ describe('secrets in the clear (responses, output, table)', () => {
     const text = `${deps.logText()}\n${output.text()}`;
     expect(deps.logs.length).toBeGreaterThan(40);
     expect(secretsIn(text, secrets)).toEqual([]);
+  });
+
+  it('finds no client-secret hash in any response or in the output', () => {
+    // Hashes are stored (the table holds them) but never answered or logged: a hash of a
+    // machine-made secret with the pepper allows checking guesses offline.
+    expect(storedHashes).toEqual([expect.stringMatching(/^hmac-sha256\$/), expect.stringMatching(/^hmac-sha256\$/)]);
+    const macs = storedHashes.map((hash) => ({ label: 'client secret hash', value: hash.split('$').at(-1) ?? hash }));
+    const answers = JSON.stringify(seen.map(({ response }) => ({ headers: response.headers, body: response.body })));
+    expect(secretsIn(`${answers}\n${deps.logText()}\n${output.text()}`, macs)).toEqual([]);
+    expect(answers).not.toMatch(/hmac-sha256|secretHash|secret_hash/i);
   });
 
   it('finds none of them in a scan of the whole table', async () => {

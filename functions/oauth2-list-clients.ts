@@ -1,0 +1,17 @@
+import * as z from 'zod';
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+import { listClients } from '../lib/oauth/client-admin';
+
+/** docs/api.md 9.9: no parameters. */
+export const query = z.strictObject({});
+
+/** GET /oauth2/clients (docs/api.md 9.9): the OAuth clients of the ADMIN's tenant. */
+export function makeHandler(deps: Deps) {
+  return httpHandler(deps, { identity: 'required', role: 'ADMIN', query }, async ({ identity, deps }) =>
+    ok({ clients: await listClients(deps, identity) }),
+  );
+}
+
+export const handler = makeHandler(defaultDeps());

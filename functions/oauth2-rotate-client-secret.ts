@@ -1,0 +1,25 @@
+import * as z from 'zod';
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+import { PREVIOUS_SECRET_MAX_SECONDS, rotateClientSecret } from '../lib/oauth/client-admin';
+import { clientPath, clientSecretField } from '../lib/oauth/client-schemas';
+import { requireClientSecretPepper } from '../lib/oauth/client-secret';
+
+/** docs/api.md 9.13. */
+export const body = z.strictObject({
+  client_secret: clientSecretField,
+  previous_secret_expires_in: z.number().int().min(0).max(PREVIOUS_SECRET_MAX_SECONDS).optional(),
+});
+
+export const params = clientPath;
+
+/** POST /oauth2/clients/{clientId}/secrets (docs/api.md 9.13): a new secret; the old one works until it expires. */
+export function makeHandler(deps: Deps) {
+  requireClientSecretPepper(deps.config);
+  return httpHandler(deps, { identity: 'required', role: 'ADMIN', body, params }, async ({ body, params, identity, deps }) =>
+    ok({ client: await rotateClientSecret(deps, identity, params.clientId, body) }),
+  );
+}
+
+export const handler = makeHandler(defaultDeps());

@@ -1,0 +1,27 @@
+import * as z from 'zod';
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+import { updateClient } from '../lib/oauth/client-admin';
+import { clientPath, grantTypesField, redirectUriField, scopeField } from '../lib/oauth/client-schemas';
+
+/** docs/api.md 9.11: what createOAuth2Client takes, each optional, and what only an ADMIN sets. */
+export const body = z.strictObject({
+  redirect_uri: redirectUriField.optional(),
+  grant_types: grantTypesField.optional(),
+  scope: scopeField.optional(),
+  client_name: z.string().min(1).max(200).optional(),
+  first_party: z.boolean().optional(),
+  post_logout_redirect_uris: z.string().max(8192).optional(),
+});
+
+export const params = clientPath;
+
+/** PATCH /oauth2/clients/{clientId} (docs/api.md 9.11): changes a client of the ADMIN's tenant. */
+export function makeHandler(deps: Deps) {
+  return httpHandler(deps, { identity: 'required', role: 'ADMIN', body, params }, async ({ body, params, identity, deps }) =>
+    ok({ client: await updateClient(deps, identity, params.clientId, body) }),
+  );
+}
+
+export const handler = makeHandler(defaultDeps());

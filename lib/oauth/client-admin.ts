@@ -1,0 +1,163 @@
+import { epochSeconds } from '../clock';
+import type { Deps } from '../deps';
+import { NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
+import type { ClientChange } from '../store/oauth-clients';
+import type { Identity } from '../tokens/access-token';
+import { type AdminClientView, adminClientView, type OAuthClient, parseGrantTypes, parseRedirectUris } from './client';
+import { checkClientSecret } from './registration';
+import { parseScope } from './scope';
+import { GRANT_MAX_AGE_SECONDS } from './token';
+
+/** docs/api.md 9.10-9.13: unknown, deleted and other tenants' clients alike. */
+export const CLIENT_NOT_FOUND = 'Client not found';
+
+/** docs/api.md 9.13: how long the previous secret keeps working by default, and at most. */
+export const PREVIOUS_SECRET_DEFAULT_SECONDS = 86_400;
+export const PREVIOUS_SECRET_MAX_SECONDS = 604_800;
+
+/**
+ * How long a deleted client's id stays taken (docs/api.md 9.12): past the end of the
+ * longest-lived thing issued to it (a grant's refresh tokens), so that a new client of
+ * the same id can never redeem, refresh or introspect what the old one was given.
+ */
+export const DELETED_CLIENT_ID_RESERVED_SECONDS = GRANT_MAX_AGE_SECONDS + 86_400;
+
+/** How often a rotation is tried when the secret changed meanwhile (another rotation, a rehash). */
+const ATTEMPTS = 5;
+const backOff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, 15 * (attempt + 1)));
+
+type ClientAdminDeps = Pick<Deps, 'store' | 'clock' | 'log' | 'clientSecretHasher'>;
+
+const notFound = () => new NotFoundError(CLIENT_NOT_FOUND, { code: 'CLIENT_NOT_FOUND' });
+const isoNow = (deps: Pick<Deps, 'clock'>) => new Date(deps.clock.now()).toISOString();
+const viewOf = (deps: Pick<Deps, 'clock'>, client: OAuthClient) => adminClientView(client, epochSeconds(deps.clock));
+
+/** The client of the ADMIN's tenant; another tenant's is not found, like an unknown one. */
+async function findClient(deps: ClientAdminDeps, admin: Identity, clientId: string): Promise<OAuthClient> {
+  const client = await deps.store.oauthClients.find(clientId);
+  if (!client || client.tenantId !== admin.tenantId) throw notFound();
+  return client;
+}
+
+/** docs/api.md 9.9: the tenant's clients, oldest first. */
+export async function listClients(deps: ClientAdminDeps, admin: Identity): Promise<AdminClientView[]> {
+  const clients = await deps.store.oauthClients.listByTenant(admin.tenantId);
+  return clients.filter((client) => client.tenantId === admin.tenantId).map((client) => viewOf(deps, client));
+}
+
+/** docs/api.md 9.10. */
+export async function readClient(deps: ClientAdminDeps, admin: Identity, clientId: string): Promise<AdminClientView> {
+  return viewOf(deps, await findClient(deps, admin, clientId));
+}
+
+/** PATCH's body (docs/api.md 9.11): the registration's fields, each optional. */
+export interface ClientUpdate {
+  redirect_uri?: string | undefined;
+  grant_types?: string | undefined;
+  scope?: string | undefined;
+  client_name?: string | undefined;
+  first_party?: boolean | undefined;
+  post_logout_redirect_uris?: string | undefined;
+}
+
+/** The rules of registration (docs/api.md 4.8, in its order) for the fields given; then the post-logout URIs. */
+function clientChange(update: ClientUpdate): ClientChange {
+  const change: ClientChange = { clientName: update.client_name, firstParty: update.first_party };
+  if (update.redirect_uri !== undefined) {
+    change.redirectUris = parseRedirectUris(update.redirect_uri);
+    if (!change.redirectUris) throw new ValidationError('Invalid redirect_uri', { code: 'INVALID_REDIRECT_URI' });
+  }
+  if (update.grant_types !== undefined) {
+    change.grantTypes = parseGrantTypes(update.grant_types);
+    if (!change.grantTypes) throw new ValidationError('Unsupported grant type', { code: 'UNSUPPORTED_GRANT_TYPE' });
+  }
+  if (update.scope !== undefined) {
+    change.scopes = parseScope(update.scope);
+    if (!change.scopes || change.scopes.length === 0) throw new ValidationError('Invalid scope', { code: 'INVALID_SCOPE' });
+  }
+  if (update.post_logout_redirect_uris !== undefined) {
+    // The empty string removes them all; otherwise the rules of redirect URIs.
+    change.postLogoutRedirectUris =
+      update.post_logout_redirect_uris.trim() === '' ? [] : parseRedirectUris(update.post_logout_redirect_uris);
+    if (!change.postLogoutRedirectUris) throw new ValidationError('Invalid post_logout_redirect_uri', { code: 'INVALID_REDIRECT_URI' });
+  }
+  return change;
+}
+
+/** docs/api.md 9.11: changes what is given; the secret and the id stay. */
+export async function updateClient(
+  deps: ClientAdminDeps,
+  admin: Identity,
+  clientId: string,
+  update: ClientUpdate,
+): Promise<AdminClientView> {
+  const change = clientChange(update);
+  const client = await findClient(deps, admin, clientId);
+  if (Object.values(change).every((value) => value === undefined)) return viewOf(deps, client);
+  const changed = await deps.store.oauthClients.update(client, change, isoNow(deps));
+  if (!changed) throw notFound();
+  const fields = Object.entries(change).flatMap(([field, value]) => (value === undefined ? [] : [field]));
+  deps.log.info('oauth_client_updated', { tenantId: admin.tenantId, actorId: admin.userId, clientId, fields });
+  return viewOf(deps, changed);
+}
+
+/**
+ * docs/api.md 9.12: deletes the client. Everything issued to it dies with it: its codes,
+ * refresh tokens and access tokens are only ever redeemed, refreshed, introspected or
+ * revoked by the client itself, which no longer authenticates; its id stays taken until
+ * they have all expired.
+ */
+export async function deleteClient(deps: ClientAdminDeps, admin: Identity, clientId: string): Promise<void> {
+  const client = await findClient(deps, admin, clientId);
+  const now = epochSeconds(deps.clock);
+  const deleted = await deps.store.oauthClients.delete(client, {
+    deletedAt: isoNow(deps),
+    reservedUntil: now + DELETED_CLIENT_ID_RESERVED_SECONDS,
+  });
+  if (!deleted) throw notFound();
+  deps.log.info('oauth_client_deleted', { tenantId: admin.tenantId, actorId: admin.userId, clientId });
+}
+
+/** POST .../secrets's body (docs/api.md 9.13). */
+export interface SecretRotationRequest {
+  client_secret: string;
+  previous_secret_expires_in?: number | undefined;
+}
+
+/**
+ * docs/api.md 9.13: the new secret becomes the client's; the one it replaces keeps
+ * working for `previous_secret_expires_in` seconds (0: not at all), and any older one
+ * stops. A request whose secret is already the current one (a retry) changes nothing and
+ * answers the same.
+ */
+export async function rotateClientSecret(
+  deps: ClientAdminDeps,
+  admin: Identity,
+  clientId: string,
+  request: SecretRotationRequest,
+): Promise<AdminClientView> {
+  checkClientSecret(request.client_secret);
+  const keepFor = request.previous_secret_expires_in ?? PREVIOUS_SECRET_DEFAULT_SECONDS;
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const client = await findClient(deps, admin, clientId);
+    if ((await deps.clientSecretHasher.check(client.secretHash, request.client_secret)).matches) return viewOf(deps, client);
+    const now = epochSeconds(deps.clock);
+    const rotated = await deps.store.oauthClients.rotateSecret(client, {
+      secretHash: await deps.clientSecretHasher.hash(request.client_secret),
+      previous: keepFor > 0 ? { secretHash: client.secretHash, expiresAt: now + keepFor } : undefined,
+      updatedAt: isoNow(deps),
+    });
+    if (rotated === 'gone') throw notFound();
+    if (rotated !== 'changed') {
+      deps.log.info('oauth_client_secret_rotated', {
+        tenantId: admin.tenantId,
+        actorId: admin.userId,
+        clientId,
+        previousSecretSeconds: keepFor,
+      });
+      return viewOf(deps, rotated);
+    }
+    await backOff(attempt);
+  }
+  throw new ServiceUnavailableError();
+}

@@ -1,0 +1,27 @@
+import * as z from 'zod';
+import { type AdminClientView, GRANT_TYPES } from './client';
+
+/*
+ * The answers of the OAuth client lifecycle (docs/api.md 9.9-9.13) as schemas, like
+ * lib/admin/api-schemas.ts: docs/openapi.json is generated from them.
+ */
+
+/** docs/api.md 9.9: a client as an ADMIN sees it; never a secret or a hash. */
+export const adminClient = z.strictObject({
+  client_id: z.string(),
+  tenant_id: z.string(),
+  client_name: z.string().nullable(),
+  redirect_uris: z.array(z.string()),
+  post_logout_redirect_uris: z.array(z.string()),
+  grant_types: z.array(z.enum(GRANT_TYPES)),
+  scope: z.string(),
+  first_party: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string().nullable(),
+  previous_secret_expires_at: z.string().nullable(),
+}) satisfies z.ZodType<AdminClientView>;
+
+/** docs/api.md 9.9. */
+export const clientList = z.strictObject({ clients: z.array(adminClient) });
+/** docs/api.md 9.10, 9.11, 9.13. */
+export const oneClient = z.strictObject({ client: adminClient });

@@ -1,0 +1,118 @@
+import fc from 'fast-check';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { body as rotateBody } from '../../../functions/oauth2-rotate-client-secret';
+import { body as updateBody } from '../../../functions/oauth2-update-client';
+import { type App, type AppRequest, type RouteName, registerAdmin, testApp } from '../../helpers/app';
+import { nearRealTime } from '../../helpers/clock';
+import { testDeps, uniqueTenant } from '../../helpers/deps';
+import { isFailureEnvelope } from '../../helpers/failures';
+import { createTable, scanTable } from '../../helpers/isolated-table';
+import { createClient, newSecret } from '../../helpers/oauth';
+import { anyValue, nasty } from './mixed-requests';
+
+/**
+ * Hostile path parameters, queries and bodies to the OAuth client lifecycle (docs/api.md
+ * 9.9-9.13), sent by a real ADMIN next to a real client: every answer is a 4xx in the
+ * envelope (or, for the listing without parameters, a 200), and the table does not change.
+ */
+const RUNS = 300;
+const asText = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
+const asSent = (value: unknown) => {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+};
+
+describe('hostile input to the OAuth client lifecycle', () => {
+  const endpoint = inject('dynamodbEndpoint');
+  const tableName = `hostile-clients-${Date.now()}`;
+  let app: App;
+  let token: string;
+  let clientId: string;
+
+  beforeAll(async () => {
+    await createTable(endpoint, tableName);
+    const deps = nearRealTime(await testDeps({ TABLE_NAME: tableName }));
+    app = testApp(deps);
+    const tenantId = uniqueTenant('hostile-clients');
+    token = (await registerAdmin(app, tenantId)).token;
+    clientId = (await createClient(app, token, tenantId)).clientId;
+  });
+
+  /** Ids near the real one (never it: a valid request at the real client is not hostile). */
+  const hostileId = () =>
+    fc
+      .oneof(
+        nasty,
+        fc.constantFrom(`${clientId}#`, clientId.toUpperCase(), `${clientId} `, `CLIENT#${clientId}`, `${clientId}%23`, 'c'.repeat(129)),
+      )
+      .filter((id) => id !== clientId);
+  const realOrHostileId = () => fc.oneof(fc.constant(clientId), hostileId());
+  const hostileBody = (keys: string[], schema: { safeParse(value: unknown): { success: boolean } }) =>
+    fc
+      .oneof(fc.dictionary(fc.constantFrom(...keys, 'secretHash', 'tenantId', '__proto__'), anyValue, { maxKeys: 4 }), anyValue)
+      // A valid body (an empty one is none for PATCH) is left to the functional tests.
+      .filter((body) => (typeof body !== 'string' || body.trim() !== '') && !schema.safeParse(asSent(body)).success)
+      .map(asText);
+
+  const cases: Array<[RouteName, () => fc.Arbitrary<AppRequest>]> = [
+    [
+      'oauth2ListClients',
+      () =>
+        fc
+          .dictionary(fc.constantFrom('tenantId', 'limit', 'cursor', '__proto__'), nasty, { minKeys: 1, maxKeys: 3 })
+          .map((query) => ({ query })),
+    ],
+    ['oauth2ReadClient', () => hostileId().map((id) => ({ pathParameters: { clientId: id } }))],
+    ['oauth2DeleteClient', () => hostileId().map((id) => ({ pathParameters: { clientId: id } }))],
+    [
+      'oauth2UpdateClient',
+      () =>
+        fc
+          .tuple(
+            realOrHostileId(),
+            hostileBody(['redirect_uri', 'grant_types', 'scope', 'client_name', 'first_party', 'post_logout_redirect_uris'], updateBody),
+          )
+          .map(([id, body]) => ({ pathParameters: { clientId: id }, body })),
+    ],
+    [
+      'oauth2RotateClientSecret',
+      () =>
+        fc
+          .tuple(
+            realOrHostileId(),
+            fc.oneof(
+              hostileBody(['client_secret', 'previous_secret_expires_in'], rotateBody),
+              // Well-formed but refused by the rules: short, plainly not random.
+              fc.constantFrom('x'.repeat(31), 'ab'.repeat(40), 'a'.repeat(512)).map((secret) => JSON.stringify({ client_secret: secret })),
+            ),
+          )
+          .map(([id, body]) => ({ pathParameters: { clientId: id }, body })),
+    ],
+    [
+      'oauth2RotateClientSecret',
+      () => hostileId().map((id) => ({ pathParameters: { clientId: id }, body: JSON.stringify({ client_secret: newSecret() }) })),
+    ],
+  ];
+
+  it.each(cases)(
+    'answers every malformed %s request with a 4xx and changes nothing',
+    async (route, requests) => {
+      const before = await scanTable(endpoint, tableName);
+      await fc.assert(
+        fc.asyncProperty(requests(), async (request) => {
+          const response = await app.request(route, { ...request, token });
+          expect(response.status, JSON.stringify(response.body)).toBeGreaterThanOrEqual(400);
+          expect(response.status).toBeLessThan(500);
+          expect(isFailureEnvelope(response.body), JSON.stringify(response.body)).toBe(true);
+        }),
+        { numRuns: RUNS },
+      );
+      expect(await scanTable(endpoint, tableName)).toEqual(before);
+    },
+    180_000,
+  );
+});
