@@ -2,7 +2,8 @@
  * Half-written state in a scan of the table, as a list of findings (empty when whole):
  * users and their username records in pairs, tenants with their first user, refresh
  * token families (sessions, OAuth grants) with a current token newer than every
- * retired one, MFA methods with what their status needs.
+ * retired one, MFA methods with what their status needs, recovery codes only beside an
+ * active method (docs/api.md 8.6).
  */
 export function halfWrittenState(items: Array<Record<string, unknown>>): string[] {
   const findings: string[] = [];
@@ -27,6 +28,10 @@ export function halfWrittenState(items: Array<Record<string, unknown>>): string[
     if (method.status === 'active' && method.activatedAt === undefined)
       findings.push(`active MFA method without activation time: ${method.pk}`);
     if (method.method === 'TOTP' && typeof method.sealedSecret !== 'string') findings.push(`TOTP method without its secret: ${method.pk}`);
+  }
+  for (const recovery of items.filter((item) => item.sk === 'RECOVERY')) {
+    const active = items.some((item) => item.pk === recovery.pk && String(item.sk).startsWith('METHOD#') && item.status === 'active');
+    if (!active) findings.push(`recovery codes without an active method: ${recovery.pk}`);
   }
   return findings;
 }
