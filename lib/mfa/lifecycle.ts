@@ -4,7 +4,7 @@ import { ServiceUnavailableError, ValidationError } from '../errors';
 import { type Account, recoveryContext } from './account';
 import { maskDestination } from './masking';
 import { MFA_METHODS, type MfaEnrollment, type MfaMethod, type MfaStatus } from './methods';
-import { generateRecoveryCodes, normalizeRecoveryCode, type RecoveryCodes, remainingCodes } from './recovery-codes';
+import { compactRecoveryCode, generateRecoveryCodes, type RecoveryCodes, remainingCodes } from './recovery-codes';
 import { announceMfaEvent } from './security-events';
 
 type LifecycleDeps = Pick<Deps, 'clock' | 'random' | 'log' | 'store' | 'mfaSecrets'>;
@@ -83,7 +83,7 @@ export async function createRecoveryCodes(deps: LifecycleDeps, account: Account)
   const { tenantId, userId } = account;
   const codes = generateRecoveryCodes(deps.random);
   const context = recoveryContext(account);
-  const digests = await Promise.all(codes.map((code) => deps.mfaSecrets.digest(normalizeRecoveryCode(code) ?? code, context)));
+  const digests = await Promise.all(codes.map((code) => deps.mfaSecrets.digest(compactRecoveryCode(code), context)));
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const active = (await deps.store.mfa.list(tenantId, userId)).find((enrollment) => enrollment.status === 'active');
     if (!active) throw notEnabled();

@@ -24,19 +24,22 @@ export function generateRecoveryCode(random: Pick<Random, 'token'>): string {
   return code.match(new RegExp(`.{${GROUP}}`, 'g'))?.join('-') ?? code;
 }
 
-/** A new set of distinct recovery codes. */
+/** A new set of distinct recovery codes; a random source that keeps repeating itself is a bug, not a wait. */
 export function generateRecoveryCodes(random: Pick<Random, 'token'>): string[] {
   const codes = new Set<string>();
-  while (codes.size < RECOVERY_CODE_COUNT) codes.add(generateRecoveryCode(random));
+  for (let draw = 0; codes.size < RECOVERY_CODE_COUNT; draw++) {
+    if (draw === 10 * RECOVERY_CODE_COUNT) throw new Error('The random source repeats itself');
+    codes.add(generateRecoveryCode(random));
+  }
   return [...codes];
 }
 
-/**
- * A recovery code as typed, as its digest is made of: lower case, without hyphens or
- * spaces; undefined when it cannot be a recovery code at all.
- */
+/** A recovery code as its digest is made of: lower case, without the hyphens or spaces a person types. */
+export const compactRecoveryCode = (code: string): string => code.toLowerCase().replace(/[\s-]/g, '');
+
+/** A recovery code as typed, compacted; undefined when it cannot be a recovery code at all. */
 export function normalizeRecoveryCode(code: string): string | undefined {
-  const compact = code.toLowerCase().replace(/[\s-]/g, '');
+  const compact = compactRecoveryCode(code);
   return new RegExp(`^[${ALPHABET}]{${CHARACTERS}}$`).test(compact) ? compact : undefined;
 }
 
