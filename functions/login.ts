@@ -4,6 +4,7 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { tenantId, username } from '../lib/http/schemas';
+import { SECOND_FACTORS } from '../lib/mfa/methods';
 import { login } from '../lib/users/login';
 
 export const body = z.object({
@@ -11,7 +12,7 @@ export const body = z.object({
   password: z.string().min(1).max(1024),
   tenantId: tenantId.optional(),
   mfaCode: z.string().min(1).max(16).optional(),
-  mfaMethod: z.enum(['TOTP', 'SMS', 'EMAIL']).optional(),
+  mfaMethod: z.enum(SECOND_FACTORS).optional(),
 });
 
 /** POST /auth/login (docs/api.md 4.1). */

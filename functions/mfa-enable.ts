@@ -4,7 +4,7 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { accountOf } from '../lib/mfa/account';
-import { authorizeMfaEnrollment, enableMfa } from '../lib/mfa/enrolment';
+import { authorizeFactorChange, enableMfa } from '../lib/mfa/enrolment';
 import { MFA_METHODS } from '../lib/mfa/methods';
 import { recentAuthentication } from '../lib/sessions/recent-auth';
 
@@ -19,7 +19,7 @@ export function makeHandler(deps: Deps) {
   requireMfaConfig(deps.config);
   return httpHandler(
     deps,
-    { identity: 'required', body, authorize: recentAuthentication(deps, (identity) => authorizeMfaEnrollment(deps, identity)) },
+    { identity: 'required', body, authorize: recentAuthentication(deps, (identity) => authorizeFactorChange(deps, identity)) },
     async ({ body, identity, deps }) => ok(await enableMfa(deps, accountOf(identity), body)),
   );
 }

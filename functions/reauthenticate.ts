@@ -3,12 +3,13 @@ import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
+import { SECOND_FACTORS } from '../lib/mfa/methods';
 import { reauthenticate } from '../lib/sessions/reauthenticate';
 
 export const body = z.object({
   password: z.string().min(1).max(1024),
   mfaCode: z.string().min(1).max(16).optional(),
-  mfaMethod: z.enum(['TOTP', 'SMS', 'EMAIL']).optional(),
+  mfaMethod: z.enum(SECOND_FACTORS).optional(),
 });
 
 /** POST /auth/reauthenticate (docs/api.md 8.1): a fresh proof for the caller's session, a new access token. */

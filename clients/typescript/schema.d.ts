@@ -464,6 +464,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/mfa": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller’s MFA methods (destinations masked) and the recovery codes left
+         * @description docs/api.md 8.6. Source: functions/mfa-list.ts.
+         */
+        get: operations["listMFA"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/mfa/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove an active MFA method; the last one takes the recovery codes with it
+         * @description docs/api.md 8.6. Source: functions/mfa-disable.ts.
+         */
+        post: operations["disableMFA"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/mfa/recovery-codes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate 10 recovery codes, shown this once, in place of any earlier ones
+         * @description docs/api.md 8.6. Source: functions/mfa-recovery-codes.ts.
+         */
+        post: operations["generateRecoveryCodes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -474,7 +534,7 @@ export interface components {
             tenantId?: string;
             mfaCode?: string;
             /** @enum {string} */
-            mfaMethod?: "TOTP" | "SMS" | "EMAIL";
+            mfaMethod?: "TOTP" | "SMS" | "EMAIL" | "RECOVERY";
         };
         RefreshTokenRequest: {
             refreshToken: string;
@@ -503,7 +563,7 @@ export interface components {
             password: string;
             mfaCode?: string;
             /** @enum {string} */
-            mfaMethod?: "TOTP" | "SMS" | "EMAIL";
+            mfaMethod?: "TOTP" | "SMS" | "EMAIL" | "RECOVERY";
         };
         ChangePasswordRequest: {
             currentPassword: string;
@@ -557,6 +617,10 @@ export interface components {
         RotateOAuth2ClientSecretRequest: {
             client_secret: string;
             previous_secret_expires_in?: number;
+        };
+        DisableMFARequest: {
+            /** @enum {string} */
+            method: "TOTP" | "SMS" | "EMAIL";
         };
         Failure: {
             /** @constant */
@@ -735,6 +799,40 @@ export interface components {
                 message: "Password changed";
             };
         };
+        MfaListEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                mfa: {
+                    methods: {
+                        /** @enum {string} */
+                        method: "TOTP" | "SMS" | "EMAIL";
+                        /** @enum {string} */
+                        status: "pending" | "active";
+                        destination: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        lastUsedAt: string | null;
+                    }[];
+                    recoveryCodesRemaining: number;
+                };
+            };
+        };
+        MfaDisabledEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                /** @constant */
+                message: "MFA disabled";
+            };
+        };
+        RecoveryCodesEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                codes: string[];
+            };
+        };
         AdminUser: {
             id: string;
             username: string;
@@ -869,7 +967,7 @@ export interface components {
         Location: string;
         /** @description Seconds until the request may be tried again. */
         "Retry-After": string;
-        /** @description The active MFA methods of the user, comma-separated (e.g. `TOTP,SMS`). */
+        /** @description The active MFA methods of the user, comma-separated (e.g. `TOTP,SMS`), then `RECOVERY` while unused recovery codes remain. */
         "X-MFA-Methods": string;
         /** @description `Basic realm="oauth2", charset="UTF-8"`, when the client tried HTTP Basic. */
         "WWW-Authenticate": string;
@@ -2451,6 +2549,181 @@ export interface operations {
             };
             /** @description `Client not found` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Request body too large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Unsupported content type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMFA: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The methods and the count of unused recovery codes. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MfaListEnvelope"];
+                };
+            };
+            /** @description `Unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    disableMFA: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisableMFARequest"];
+            };
+        };
+        responses: {
+            /** @description The method is removed. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MfaDisabledEnvelope"];
+                };
+            };
+            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `method: Invalid option: expected one of "TOTP"|"SMS"|"EMAIL"`, `MFA method not enabled` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Recent authentication required`, `Permission denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Request body too large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Unsupported content type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    generateRecoveryCodes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new recovery codes. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecoveryCodesEnvelope"];
+                };
+            };
+            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, `MFA method not enabled` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Recent authentication required`, `Permission denied` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

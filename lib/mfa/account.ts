@@ -20,3 +20,6 @@ export const secretContext = ({ tenantId, userId }: Account) => `totp-secret\u00
 /** The context a code sent to one method of a user is digested under. */
 export const codeContext = ({ tenantId, userId }: Account, method: DeliveredMethod) =>
   `code\u0000${tenantId}\u0000${userId}\u0000${method}`;
+
+/** The context a user's recovery codes are digested under. */
+export const recoveryContext = ({ tenantId, userId }: Account) => `recovery-code\u0000${tenantId}\u0000${userId}`;

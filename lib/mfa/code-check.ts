@@ -2,9 +2,10 @@ import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { type AppError, ForbiddenError, TooManyRequestsError } from '../errors';
 import type { SessionRevocation } from '../store/session-revocation';
-import { type Account, codeContext, secretContext } from './account';
+import { type Account, codeContext, recoveryContext, secretContext } from './account';
 import { isCodeShaped } from './codes';
 import type { DeliveredEnrollment, MfaEnrollment, TotpEnrollment } from './methods';
+import { normalizeRecoveryCode, type RecoveryCodes } from './recovery-codes';
 import { matchTotp } from './totp';
 
 /** docs/api.md 4.5: 5 wrong codes per (user, method) in 15 minutes lock the method. */
@@ -62,8 +63,24 @@ async function acceptDeliveredCode(
   return consumed ? undefined : 'replayed';
 }
 
+/** A recovery code (docs/api.md 8.6): compared with every unused code's digest, then used once. */
+async function acceptRecoveryCode(deps: CheckDeps, account: Account, codes: RecoveryCodes, code: string): Promise<Rejection | undefined> {
+  const typed = normalizeRecoveryCode(code);
+  if (!typed) return 'wrong_code';
+  const context = recoveryContext(account);
+  let used: string | undefined;
+  for (const digest of codes.digests ?? []) if (await deps.mfaSecrets.matches(digest, typed, context)) used = digest;
+  if (!used) return 'wrong_code';
+  const consumed = await deps.store.mfa.useRecoveryCode(account.tenantId, account.userId, used, epochSeconds(deps.clock));
+  // Another request used this code first, or a new set replaced it.
+  return consumed ? undefined : 'replayed';
+}
+
+/** What a code is checked against: a method, or the user's recovery codes. */
+export type Factor = MfaEnrollment | RecoveryCodes;
+
 /**
- * Checks a code of one method under the MFA lockout: an attempt is reserved before
+ * Checks a code of one method (or a recovery code) under the MFA lockout: an attempt is reserved before
  * the check (so concurrent guesses cannot pass the limit) and a right code clears the
  * counter. A locked method answers 429 and loses its outstanding SMS/EMAIL code; a
  * wrong code throws `invalid()`. A right code is used up (single use), and activates
@@ -72,35 +89,37 @@ async function acceptDeliveredCode(
 export async function checkCode(
   deps: CheckDeps,
   account: Account,
-  enrollment: MfaEnrollment,
+  factor: Factor,
   code: string,
-  invalid: () => AppError,
+  invalid: () => AppError | Promise<AppError>,
   revoking?: SessionRevocation,
 ): Promise<void> {
   const { tenantId, userId } = account;
-  const { method } = enrollment;
-  if ((enrollment.failedCodes ?? 0) >= MAX_FAILED_CODES) {
+  const { method } = factor;
+  if ((factor.failedCodes ?? 0) >= MAX_FAILED_CODES) {
     deps.log.warn('mfa_method_locked', { ...account, method });
     throw new ForbiddenError('MFA method locked', { code: 'MFA_METHOD_LOCKED' });
   }
   const attempts = { kind: 'mfa', tenantId, userId, method } as const;
   const reservation = await deps.store.attempts.reserve(attempts, epochSeconds(deps.clock), MFA_ATTEMPTS);
   if (!reservation.allowed) {
-    if (method !== 'TOTP') await deps.store.mfa.dropCode(tenantId, userId, method);
+    if (method === 'SMS' || method === 'EMAIL') await deps.store.mfa.dropCode(tenantId, userId, method);
     deps.log.warn('mfa_locked', { ...account, method });
     throw new TooManyRequestsError(reservation.retryAfterSeconds);
   }
   const rejection =
-    enrollment.method === 'TOTP'
-      ? await acceptTotp(deps, account, enrollment, code, revoking)
-      : await acceptDeliveredCode(deps, account, enrollment, code, revoking);
+    factor.method === 'TOTP'
+      ? await acceptTotp(deps, account, factor, code, revoking)
+      : factor.method === 'RECOVERY'
+        ? await acceptRecoveryCode(deps, account, factor, code)
+        : await acceptDeliveredCode(deps, account, factor, code, revoking);
   if (rejection) {
     deps.log.info('mfa_verify_failed', { ...account, method, reason: rejection });
     if (rejection === 'wrong_code' && (await deps.store.mfa.countFailedCode(tenantId, userId, method)) >= MAX_FAILED_CODES) {
       deps.log.warn('mfa_method_locked', { ...account, method });
     }
-    throw invalid();
+    throw await invalid();
   }
   await deps.store.attempts.clear(attempts);
-  deps.log.info('mfa_verified', { ...account, method, activated: enrollment.status === 'pending' });
+  deps.log.info('mfa_verified', { ...account, method, activated: 'status' in factor && factor.status === 'pending' });
 }

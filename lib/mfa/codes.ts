@@ -1,6 +1,7 @@
 import type { Deps } from '../deps';
 import type { Account } from './account';
-import { type DeliveredMethod, maskDestination } from './methods';
+import { maskDestination } from './masking';
+import type { DeliveredMethod } from './methods';
 
 /** docs/api.md 4.4/4.5: SMS and EMAIL codes have 6 digits and live 10 minutes. */
 export const CODE_DIGITS = 6;

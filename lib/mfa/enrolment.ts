@@ -15,11 +15,12 @@ const E164 = /^\+[1-9][0-9]{6,14}$/;
 const emailAddress = z.email().max(254);
 
 /**
- * Who may add a method: anyone while the user has no active method; once one is
- * active, only a session that passed it (`amr` otp), so that a session from before
- * MFA (or a stolen one) cannot add a factor of its own. 403 `Permission denied`.
+ * Who may add or remove a factor (enable, disable, recovery codes: docs/api.md 4.4, 8.6):
+ * anyone while the user has no active method; once one is active, only a session that
+ * passed one (`amr` otp), so that a session from before MFA (or a stolen one) cannot
+ * add a factor of its own or remove the user's. 403 `Permission denied`.
  */
-export async function authorizeMfaEnrollment(deps: Pick<Deps, 'store'>, identity: Identity | null): Promise<void> {
+export async function authorizeFactorChange(deps: Pick<Deps, 'store'>, identity: Identity | null): Promise<void> {
   if (!identity || identity.amr.includes('otp')) return;
   const methods = await deps.store.mfa.list(identity.tenantId, identity.userId);
   if (methods.some((method) => method.status === 'active')) throw new ForbiddenError(undefined, { code: 'MFA_STEP_UP_REQUIRED' });

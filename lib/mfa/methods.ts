@@ -4,6 +4,13 @@ import * as z from 'zod';
 export const MFA_METHODS = ['TOTP', 'SMS', 'EMAIL'] as const;
 export type MfaMethod = (typeof MFA_METHODS)[number];
 
+/**
+ * What a login or reauthentication may name as `mfaMethod` (docs/api.md 4.1): a method,
+ * or `RECOVERY` for a recovery code (docs/api.md 8.6).
+ */
+export const SECOND_FACTORS = [...MFA_METHODS, 'RECOVERY'] as const;
+export type SecondFactor = (typeof SECOND_FACTORS)[number];
+
 /** The methods whose codes the service sends (through the delivery port). */
 export type DeliveredMethod = Exclude<MfaMethod, 'TOTP'>;
 
@@ -18,6 +25,8 @@ const enrollmentBase = z.object({
   /** Epoch seconds. */
   createdAt: z.number(),
   activatedAt: z.number().optional(),
+  /** Epoch seconds: when a code of this method was last accepted (verifyMFA or a sign-in). */
+  lastUsedAt: z.number().optional(),
   /**
    * Wrong codes since the last right one, however far apart: at MAX_FAILED_CODES the
    * method is locked until it is enrolled again or an administrator resets it.
@@ -51,10 +60,3 @@ export const enrollmentSchema = z.discriminatedUnion('method', [totpEnrollmentSc
 export type TotpEnrollment = z.output<typeof totpEnrollmentSchema>;
 export type DeliveredEnrollment = z.output<typeof deliveredEnrollmentSchema>;
 export type MfaEnrollment = z.output<typeof enrollmentSchema>;
-
-/** A phone number or address as it may appear in a log line: enough to recognise, not to use. */
-export function maskDestination(destination: string): string {
-  const at = destination.indexOf('@');
-  if (at > 0) return `${destination.slice(0, 1)}***${destination.slice(at)}`;
-  return `${'*'.repeat(Math.max(0, destination.length - 2))}${destination.slice(-2)}`;
-}

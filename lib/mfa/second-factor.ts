@@ -5,13 +5,15 @@ import type { Amr } from '../sessions/session';
 import { type Account, codeContext } from './account';
 import { checkCode } from './code-check';
 import { CODE_TTL_SECONDS, generateCode, sendCode } from './codes';
-import type { DeliveredEnrollment, MfaEnrollment, MfaMethod } from './methods';
+import type { DeliveredEnrollment, MfaEnrollment, SecondFactor } from './methods';
+import { type RecoveryCodes, remainingCodes } from './recovery-codes';
+import { announceMfaEvent } from './security-events';
 
 type SecondFactorDeps = Pick<Deps, 'clock' | 'random' | 'log' | 'store' | 'mfaSecrets' | 'mfaDelivery'>;
 
 export interface SecondFactorRequest {
   mfaCode?: string | undefined;
-  mfaMethod?: MfaMethod | undefined;
+  mfaMethod?: SecondFactor | undefined;
 }
 
 /** Gives an active SMS/EMAIL method a fresh code, unless one went out less than 30 s ago. */
@@ -28,12 +30,16 @@ async function sendLoginCode(deps: SecondFactorDeps, account: Account, enrollmen
   else deps.log.info('mfa_code_throttled', { ...account, method: enrollment.method });
 }
 
+const notEnabled = () => new ValidationError('MFA method not enabled', { code: 'MFA_METHOD_NOT_ENABLED' });
+
 /**
- * The MFA step of login (docs/api.md 4.1), after the password: the `amr` of the session
- * to start. A user with an active method must send a code of one (`mfaMethod`; by
- * default TOTP if active, else the first activated): without one, 401
+ * The MFA step of login (docs/api.md 4.1), reauthenticate (8.1) and every other proof of
+ * the user, after the password: the `amr` of the session. A user with an active method
+ * must send a code of one (`mfaMethod`; by default TOTP if active, else the first
+ * activated) or a recovery code (`mfaMethod` RECOVERY, docs/api.md 8.6): without one, 401
  * `MFA code required` with `X-MFA-Methods` (and SMS/EMAIL get a fresh code); with a
- * wrong one, 401 `Invalid MFA code`, counted by the MFA lockout.
+ * wrong one, 401 `Invalid MFA code`, counted by the MFA lockout. A recovery code is a
+ * one-time password (RFC 8176 `otp`) like the others.
  */
 export async function secondFactor(
   deps: SecondFactorDeps,
@@ -47,16 +53,38 @@ export async function secondFactor(
     .sort((a, b) => (a.activatedAt ?? 0) - (b.activatedAt ?? 0));
   if (active.length === 0) return ['pwd'];
 
-  const headers = { 'X-MFA-Methods': active.map((enrollment) => enrollment.method).join(',') };
+  // Read only when needed (a recovery code, or a refusal's header): a TOTP sign-in does without.
+  let recovery: Promise<RecoveryCodes | undefined> | undefined;
+  const recoveryCodes = () => (recovery ??= deps.store.mfa.recoveryCodes(account.tenantId, account.userId));
+  /** The active methods, and RECOVERY while unused recovery codes remain. */
+  const headers = async () => {
+    const factors = active.map((enrollment): SecondFactor => enrollment.method);
+    if (remainingCodes(await recoveryCodes()) > 0) factors.push('RECOVERY');
+    return { 'X-MFA-Methods': factors.join(',') };
+  };
+  const invalid = async () => new UnauthorizedError('Invalid MFA code', await headers(), { code: 'INVALID_MFA_CODE' });
+  const required = async (method: SecondFactor) => {
+    deps.log.info('login_mfa_required', { ...account, method });
+    return new UnauthorizedError('MFA code required', await headers(), { code: 'MFA_REQUIRED' });
+  };
+
+  if (mfaMethod === 'RECOVERY') {
+    const codes = await recoveryCodes();
+    if (!codes || remainingCodes(codes) === 0) throw notEnabled();
+    if (!mfaCode) throw await required('RECOVERY');
+    await checkCode(deps, account, codes, mfaCode, invalid);
+    await announceMfaEvent(deps, account, { event: 'recovery_code_used', remaining: remainingCodes(codes) - 1 });
+    return ['pwd', 'otp'];
+  }
+
   const chosen = mfaMethod
     ? active.find((enrollment) => enrollment.method === mfaMethod)
     : (active.find((enrollment) => enrollment.method === 'TOTP') ?? active[0]);
-  if (!chosen) throw new ValidationError('MFA method not enabled', { code: 'MFA_METHOD_NOT_ENABLED' });
+  if (!chosen) throw notEnabled();
   if (!mfaCode) {
     if (chosen.method !== 'TOTP') await sendLoginCode(deps, account, chosen);
-    deps.log.info('login_mfa_required', { ...account, method: chosen.method });
-    throw new UnauthorizedError('MFA code required', headers, { code: 'MFA_REQUIRED' });
+    throw await required(chosen.method);
   }
-  await checkCode(deps, account, chosen, mfaCode, () => new UnauthorizedError('Invalid MFA code', headers, { code: 'INVALID_MFA_CODE' }));
+  await checkCode(deps, account, chosen, mfaCode, invalid);
   return ['pwd', 'otp'];
 }

@@ -81,6 +81,8 @@ export const keys = {
     pk: mfaPartition(tenantId, userId),
     sk: `METHOD#${part(method)}`,
   }),
+  /** A user's recovery codes (docs/api.md 8.6): one record, the digests of the unused codes. */
+  mfaRecoveryCodes: (tenantId: string, userId: string): Key => ({ pk: mfaPartition(tenantId, userId), sk: 'RECOVERY' }),
   /** The attempt counter of wrong codes per user and method (the MFA lockout). */
   mfaAttempts: (tenantId: string, userId: string, method: string): Key => ({
     pk: mfaPartition(tenantId, userId),

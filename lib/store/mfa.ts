@@ -1,9 +1,10 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Random } from '../crypto/random';
 import { CODE_TTL_SECONDS, RESEND_INTERVAL_SECONDS } from '../mfa/codes';
 import { type MfaOutbox, outboxMessageSchema } from '../mfa/delivery';
-import { enrollmentSchema, type MfaEnrollment, type MfaMethod } from '../mfa/methods';
-import { type Dynamo, isConditionalCheckFailed } from './dynamo';
+import { enrollmentSchema, type MfaEnrollment, type MfaMethod, type SecondFactor } from '../mfa/methods';
+import { type RecoveryCodes, recoveryCodesSchema } from '../mfa/recovery-codes';
+import { cancellationCodes, type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { parseRecord } from './records';
 import { type SessionRevocation, sessionRevocationItems } from './session-revocation';
@@ -67,8 +68,28 @@ export interface MfaStore {
   ): Promise<boolean>;
   /** Invalidates the outstanding code of a method (the lockout does). */
   dropCode(tenantId: string, userId: string, method: MfaMethod): Promise<void>;
-  /** Counts one more wrong code of a method (a right one, used, clears the count); the count after it. */
-  countFailedCode(tenantId: string, userId: string, method: MfaMethod): Promise<number>;
+  /** Counts one more wrong code of a method or of the recovery codes (a right one, used, clears the count); the count after it. */
+  countFailedCode(tenantId: string, userId: string, method: SecondFactor): Promise<number>;
+  /**
+   * Removes an active method (docs/api.md 8.6) in one transaction with a check that each
+   * of `othersActive` is still active; with none left, the recovery codes go too. False
+   * (nothing written) when the method is no longer active or another is not.
+   */
+  disable(tenantId: string, userId: string, method: MfaMethod, othersActive: MfaMethod[]): Promise<boolean>;
+  /** The user's recovery codes, if a set was generated. */
+  recoveryCodes(tenantId: string, userId: string): Promise<RecoveryCodes | undefined>;
+  /**
+   * Stores a new set of recovery codes in place of any earlier one, in one transaction
+   * with a check that `activeMethod` is still active: false (nothing written) if not.
+   */
+  replaceRecoveryCodes(
+    tenantId: string,
+    userId: string,
+    codes: { digests: string[]; generatedAt: number },
+    activeMethod: MfaMethod,
+  ): Promise<boolean>;
+  /** Uses the recovery code whose digest is `digest`: of concurrent uses of one code exactly one gets true. */
+  useRecoveryCode(tenantId: string, userId: string, digest: string, now: number): Promise<boolean>;
 }
 
 const METHOD_PREFIX = 'METHOD#';
@@ -83,6 +104,16 @@ interface UsedOnceUpdate {
 }
 
 const toEnrollment = (item: Record<string, unknown> | undefined) => parseRecord(enrollmentSchema, 'MFA method', item);
+
+/** The record that counts a factor's wrong codes: the method's, or the recovery codes'. */
+const factorKey = (tenantId: string, userId: string, factor: SecondFactor) =>
+  factor === 'RECOVERY' ? keys.mfaRecoveryCodes(tenantId, userId) : keys.mfaMethod(tenantId, userId, factor);
+/** The condition of a transaction item on a method that must be active. */
+const isActive = {
+  ConditionExpression: '#status = :active',
+  ExpressionAttributeNames: { '#status': 'status' },
+  ExpressionAttributeValues: { ':active': 'active' },
+};
 
 export function dynamoMfaStore(dynamo: Dynamo, random: Random): MfaStore {
   const { doc, table } = dynamo;
@@ -163,7 +194,7 @@ export function dynamoMfaStore(dynamo: Dynamo, random: Random): MfaStore {
         {
           Key: keys.mfaMethod(tenantId, userId, method),
           UpdateExpression:
-            'SET #status = :active, activatedAt = if_not_exists(activatedAt, :now) REMOVE codeDigest, codeExpiresAt, codeSentAt, failedCodes, #ttl',
+            'SET #status = :active, activatedAt = if_not_exists(activatedAt, :now), lastUsedAt = :now REMOVE codeDigest, codeExpiresAt, codeSentAt, failedCodes, #ttl',
           ConditionExpression: 'codeDigest = :digest AND codeExpiresAt > :now',
           ExpressionAttributeNames: { '#status': 'status', '#ttl': TTL_ATTRIBUTE },
           ExpressionAttributeValues: { ':active': 'active', ':now': now, ':digest': digest },
@@ -176,7 +207,7 @@ export function dynamoMfaStore(dynamo: Dynamo, random: Random): MfaStore {
         {
           Key: keys.mfaMethod(tenantId, userId, 'TOTP'),
           UpdateExpression:
-            'SET lastTimeStep = :step, #status = :active, activatedAt = if_not_exists(activatedAt, :now) REMOVE failedCodes, #ttl',
+            'SET lastTimeStep = :step, #status = :active, activatedAt = if_not_exists(activatedAt, :now), lastUsedAt = :now REMOVE failedCodes, #ttl',
           ConditionExpression: 'sealedSecret = :sealed AND (attribute_not_exists(lastTimeStep) OR lastTimeStep < :step)',
           ExpressionAttributeNames: { '#status': 'status', '#ttl': TTL_ATTRIBUTE },
           ExpressionAttributeValues: { ':step': step, ':active': 'active', ':now': now, ':sealed': sealedSecret },
@@ -190,7 +221,7 @@ export function dynamoMfaStore(dynamo: Dynamo, random: Random): MfaStore {
       const { Attributes } = await doc.send(
         new UpdateCommand({
           TableName: table,
-          Key: keys.mfaMethod(tenantId, userId, method),
+          Key: factorKey(tenantId, userId, method),
           UpdateExpression: 'ADD failedCodes :one',
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeValues: { ':one': 1 },
@@ -199,6 +230,78 @@ export function dynamoMfaStore(dynamo: Dynamo, random: Random): MfaStore {
       );
       return typeof Attributes?.failedCodes === 'number' ? Attributes.failedCodes : 0;
     },
+
+    async disable(tenantId, userId, method, othersActive) {
+      const others = othersActive.map((other) => ({
+        ConditionCheck: { TableName: table, Key: keys.mfaMethod(tenantId, userId, other), ...isActive },
+      }));
+      // The last active method takes the recovery codes with it: they would be a second
+      // factor without a first to stand in for.
+      const recovery = othersActive.length === 0 ? [{ Delete: { TableName: table, Key: keys.mfaRecoveryCodes(tenantId, userId) } }] : [];
+      try {
+        // The SDK retries a transaction whose answer was lost with the same client request
+        // token, which DynamoDB answers as the first time (idempotent for 10 minutes).
+        await doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              { Delete: { TableName: table, Key: keys.mfaMethod(tenantId, userId, method), ...isActive } },
+              ...others,
+              ...recovery,
+            ],
+          }),
+        );
+        return true;
+      } catch (error) {
+        const reasons = cancellationCodes(error);
+        if (reasons?.includes('ConditionalCheckFailed') || reasons?.includes('TransactionConflict')) return false;
+        throw error;
+      }
+    },
+
+    async recoveryCodes(tenantId, userId) {
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: table, Key: keys.mfaRecoveryCodes(tenantId, userId), ConsistentRead: true }),
+      );
+      return parseRecord(recoveryCodesSchema, 'recovery codes', Item);
+    },
+
+    replaceRecoveryCodes: (tenantId, userId, { digests, generatedAt }, activeMethod) =>
+      transactOnce(dynamo, random, [
+        {
+          Update: {
+            TableName: table,
+            Key: keys.mfaRecoveryCodes(tenantId, userId),
+            // Every field set anew: an earlier set, its use and its wrong codes are forgotten.
+            UpdateExpression:
+              'SET #method = :recovery, tenantId = :tenantId, userId = :userId, digests = :digests, generatedAt = :generatedAt REMOVE lastUsedAt, failedCodes',
+            ExpressionAttributeNames: { '#method': 'method' },
+            ExpressionAttributeValues: {
+              ':recovery': 'RECOVERY',
+              ':tenantId': tenantId,
+              ':userId': userId,
+              ':digests': new Set(digests),
+              ':generatedAt': generatedAt,
+            },
+          },
+        },
+        {
+          ConditionCheck: {
+            TableName: table,
+            Key: keys.mfaMethod(tenantId, userId, activeMethod),
+            ...isActive,
+          },
+        },
+      ]),
+
+    useRecoveryCode: (tenantId, userId, digest, now) =>
+      once({
+        update: {
+          Key: keys.mfaRecoveryCodes(tenantId, userId),
+          UpdateExpression: 'SET lastUsedAt = :now REMOVE failedCodes DELETE digests :used',
+          ConditionExpression: 'contains(digests, :digest)',
+          ExpressionAttributeValues: { ':now': now, ':used': new Set([digest]), ':digest': digest },
+        },
+      }),
 
     async dropCode(tenantId, userId, method) {
       try {

@@ -97,7 +97,8 @@ const HEADERS = {
   Pragma: '`no-cache`, for HTTP/1.0 caches (RFC 6749 5.1).',
   Location: 'The redirect URI with `code`, `state` (when given) and `iss` added to its query.',
   'Retry-After': 'Seconds until the request may be tried again.',
-  'X-MFA-Methods': 'The active MFA methods of the user, comma-separated (e.g. `TOTP,SMS`).',
+  'X-MFA-Methods':
+    'The active MFA methods of the user, comma-separated (e.g. `TOTP,SMS`), then `RECOVERY` while unused recovery codes remain.',
   'WWW-Authenticate': '`Basic realm="oauth2", charset="UTF-8"`, when the client tried HTTP Basic.',
 } as const;
 type HeaderName = keyof typeof HEADERS;
@@ -125,6 +126,9 @@ const RESPONSE_SCHEMAS = {
   LoggedOutEnvelope: [envelopeOf(api.message('Logged out')), '4.10'],
   ReauthenticatedEnvelope: [envelopeOf(account.reauthenticated), '8.1'],
   PasswordChangedEnvelope: [envelopeOf(api.message('Password changed')), '8.2'],
+  MfaListEnvelope: [envelopeOf(account.mfaList), '8.6'],
+  MfaDisabledEnvelope: [envelopeOf(api.message('MFA disabled')), '8.6'],
+  RecoveryCodesEnvelope: [envelopeOf(account.recoveryCodes), '8.6'],
   AdminUser: [admin.adminUser, '9'],
   UserPageEnvelope: [envelopeOf(admin.userPage), '9.1'],
   UserEnvelope: [envelopeOf(admin.oneUser), '9.2'],
@@ -252,6 +256,43 @@ const OPERATIONS: Record<string, OperationDoc> = {
       new ValidationError('Password is too common', { code: 'PASSWORD_TOO_COMMON' }),
       unauthorized,
       locked,
+    ],
+  },
+  listMFA: {
+    section: '8.6',
+    summary: 'The caller’s MFA methods (destinations masked) and the recovery codes left',
+    tag: 'mfa',
+    caller: 'session',
+    answers: [
+      { status: 200, description: 'The methods and the count of unused recovery codes.', body: 'MfaListEnvelope', headers: noStore },
+    ],
+    failures: [unauthorized],
+  },
+  disableMFA: {
+    section: '8.6',
+    summary: 'Remove an active MFA method; the last one takes the recovery codes with it',
+    tag: 'mfa',
+    caller: 'session',
+    bodyTypes: ['json'],
+    answers: [{ status: 200, description: 'The method is removed.', body: 'MfaDisabledEnvelope', headers: noStore }],
+    failures: [
+      new ValidationError('MFA method not enabled', { code: 'MFA_METHOD_NOT_ENABLED' }),
+      unauthorized,
+      recentRequired,
+      new ForbiddenError(undefined, { code: 'MFA_STEP_UP_REQUIRED' }),
+    ],
+  },
+  generateRecoveryCodes: {
+    section: '8.6',
+    summary: 'Generate 10 recovery codes, shown this once, in place of any earlier ones',
+    tag: 'mfa',
+    caller: 'session',
+    answers: [{ status: 200, description: 'The new recovery codes.', body: 'RecoveryCodesEnvelope', headers: noStore }],
+    failures: [
+      new ValidationError('MFA method not enabled', { code: 'MFA_METHOD_NOT_ENABLED' }),
+      unauthorized,
+      recentRequired,
+      new ForbiddenError(undefined, { code: 'MFA_STEP_UP_REQUIRED' }),
     ],
   },
   oauth2Authorize: {

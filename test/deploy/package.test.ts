@@ -65,6 +65,9 @@ const FUNCTIONS = [
   'UpdateOAuth2Client',
   'DeleteOAuth2Client',
   'RotateOAuth2ClientSecret',
+  'ListMFA',
+  'DisableMFA',
+  'GenerateRecoveryCodes',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate'];
@@ -74,6 +77,7 @@ const MFA_KEY: Record<string, string[]> = {
   Reauthenticate: ['kms:Decrypt', 'kms:GenerateDataKey'],
   EnableMFA: ['kms:GenerateDataKey'],
   VerifyMFA: ['kms:Decrypt'],
+  GenerateRecoveryCodes: ['kms:GenerateDataKey'],
 };
 /** Functions that hash client secrets with the pepper. */
 const PEPPERED = ['Oauth2Token', 'CreateOAuth2Client', 'Revoke', 'Introspect', 'RotateOAuth2ClientSecret'];
@@ -220,6 +224,8 @@ describe('the deployment package', () => {
       'POST /auth/mfa/verify',
       'POST /auth/reauthenticate',
       'POST /auth/password/change',
+      'POST /auth/mfa/disable',
+      'POST /auth/mfa/recovery-codes',
       'POST /oauth2/clients',
       'POST /oauth2/token',
       'PATCH /oauth2/clients/{clientId}',

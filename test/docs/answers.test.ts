@@ -98,6 +98,30 @@ describe('the documented answer schemas', () => {
     expect(issues(api.success(api.message('MFA verified successfully')), verified.body)).toEqual([]);
   });
 
+  it('listMFA, generateRecoveryCodes and disableMFA answer the mfa object, the codes and the message', async () => {
+    await app.request('register', { token: admin.token, body: { username: 'lifecycle-user', password, role: 'OPERATOR', tenantId } });
+    const first = await app.request('login', { body: { username: 'lifecycle-user', password, tenantId } });
+    const secret = new Secret({ size: 20 }).base32;
+    await app.request('mfaEnable', { token: first.body.data.token, body: { method: 'TOTP', secret } });
+    const step = timeStep(deps.clock.now());
+    await app.request('mfaVerify', { token: first.body.data.token, body: { method: 'TOTP', code: totpCode(secret, step) } });
+    const login = await app.request('login', {
+      body: { username: 'lifecycle-user', password, tenantId, mfaCode: totpCode(secret, step + 1) },
+    });
+    const token = login.body.data.token as string;
+    await app.request('mfaEnable', { token, body: { method: 'EMAIL', secret: 'lifecycle@example.com' } });
+
+    const generated = await app.request('mfaRecoveryCodes', { token });
+    expect(generated.status).toBe(200);
+    expect(issues(api.success(account.recoveryCodes), generated.body)).toEqual([]);
+    const listed = await app.request('mfaList', { token });
+    expect(listed.body.data.mfa.methods).toHaveLength(2);
+    expect(issues(api.success(account.mfaList), listed.body)).toEqual([]);
+    const disabled = await app.request('mfaDisable', { token, body: { method: 'TOTP' } });
+    expect(disabled.status).toBe(200);
+    expect(issues(api.success(api.message('MFA disabled')), disabled.body)).toEqual([]);
+  });
+
   it('the OAuth routes answer the client, the token payload, introspection and RFC errors', async () => {
     const created = await app.request('oauth2CreateClient', {
       token: admin.token,

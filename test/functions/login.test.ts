@@ -261,7 +261,7 @@ describe('POST /auth/login', () => {
     [{ username: 'a' }, 'password: Invalid input: expected string, received undefined'],
     [{ username: 'a', password: '' }, 'password: Too small: expected string to have >=1 characters'],
     [{ username: 'a', password: 'x', tenantId: 5 }, 'tenantId: Invalid input: expected string, received number'],
-    [{ username: 'a', password: 'x', mfaMethod: 'PIGEON' }, 'mfaMethod: Invalid option: expected one of "TOTP"|"SMS"|"EMAIL"'],
+    [{ username: 'a', password: 'x', mfaMethod: 'PIGEON' }, 'mfaMethod: Invalid option: expected one of "TOTP"|"SMS"|"EMAIL"|"RECOVERY"'],
   ])('answers 400 for %j', async (body, error) => {
     const response = await app.request('login', { body });
     expect(response.status).toBe(400);

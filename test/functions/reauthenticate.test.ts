@@ -96,7 +96,7 @@ describe('recent authentication (docs/api.md 8.1)', () => {
       [{ password: '' }, 'password: Too small: expected string to have >=1 characters'],
       [{ password: 'x'.repeat(1025) }, 'password: Too big: expected string to have <=1024 characters'],
       [{ password: PASSWORD, mfaCode: 'x'.repeat(17) }, 'mfaCode: Too big: expected string to have <=16 characters'],
-      [{ password: PASSWORD, mfaMethod: 'PIGEON' }, 'mfaMethod: Invalid option: expected one of "TOTP"|"SMS"|"EMAIL"'],
+      [{ password: PASSWORD, mfaMethod: 'PIGEON' }, 'mfaMethod: Invalid option: expected one of "TOTP"|"SMS"|"EMAIL"|"RECOVERY"'],
     ])('answers 400 for %j', async (body, error) => {
       const { token } = await newUser();
       const response = await app.request('reauthenticate', { token, body });

@@ -10,7 +10,10 @@ import * as jwks from '../../functions/jwks';
 import * as login from '../../functions/login';
 import * as logout from '../../functions/logout';
 import * as me from '../../functions/me';
+import * as mfaDisable from '../../functions/mfa-disable';
 import * as mfaEnable from '../../functions/mfa-enable';
+import * as mfaList from '../../functions/mfa-list';
+import * as mfaRecoveryCodes from '../../functions/mfa-recovery-codes';
 import * as mfaVerify from '../../functions/mfa-verify';
 import * as oauth2Authorize from '../../functions/oauth2-authorize';
 import * as oauth2CreateClient from '../../functions/oauth2-create-client';
@@ -66,6 +69,10 @@ const routes = {
     path: '/oauth2/clients/{clientId}/secrets',
     authorizer: true,
   },
+  // MFA lifecycle (docs/api.md 8.6).
+  mfaList: { module: mfaList, method: 'GET', path: '/auth/mfa', authorizer: true },
+  mfaDisable: { module: mfaDisable, method: 'POST', path: '/auth/mfa/disable', authorizer: true },
+  mfaRecoveryCodes: { module: mfaRecoveryCodes, method: 'POST', path: '/auth/mfa/recovery-codes', authorizer: true },
 } as const;
 
 export type RouteName = keyof typeof routes;

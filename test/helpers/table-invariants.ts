@@ -4,6 +4,9 @@
  * token families (sessions, OAuth grants) with a current token newer than every
  * retired one, MFA methods with what their status needs, OAuth clients with a whole
  * secret (or, deleted, with none).
+  }
+ * retired one, MFA methods with what their status needs, recovery codes only beside an
+ * active method (docs/api.md 8.6).
  */
 export function halfWrittenState(items: Array<Record<string, unknown>>): string[] {
   const findings: string[] = [];
@@ -36,6 +39,10 @@ export function halfWrittenState(items: Array<Record<string, unknown>>): string[
       findings.push(`OAuth client with half a previous secret: ${client.pk}`);
     if (client.deletedAt !== undefined && (client.secretHash !== undefined || client.gsi1pk !== undefined))
       findings.push(`deleted OAuth client with a secret or an index entry: ${client.pk}`);
+  }
+  for (const recovery of items.filter((item) => item.sk === 'RECOVERY')) {
+    const active = items.some((item) => item.pk === recovery.pk && String(item.sk).startsWith('METHOD#') && item.status === 'active');
+    if (!active) findings.push(`recovery codes without an active method: ${recovery.pk}`);
   }
   return findings;
 }

@@ -2,7 +2,7 @@ import { SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { PublishCommand } from '@aws-sdk/client-sns';
 import { describe, expect, it } from 'vitest';
 import { type CodeDelivery, deliveryByMethod, outboxDelivery, sesDelivery, snsDelivery } from '../../lib/mfa/delivery';
-import { maskDestination } from '../../lib/mfa/methods';
+import { maskDestination } from '../../lib/mfa/masking';
 import { testDeps, uniqueTenant } from '../helpers/deps';
 
 /** A fake AWS client at the edge: records what it is sent. */

@@ -7,7 +7,7 @@ import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
-import { newTotpSecret } from '../helpers/mfa';
+import { activateTotp, newTotpSecret } from '../helpers/mfa';
 import { authorizationCode, basic, createClient, form, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
 
 /**
@@ -648,5 +648,85 @@ describe('cross-tenant attempts on every operation', () => {
     });
     expect((await app.request('refresh', { body: { refreshToken: victim.refreshToken } })).status).toBe(200);
     expect((await app.request('login', { body: { username: 'admin', password: PASSWORD, tenantId: b } })).status).toBe(200);
+  });
+});
+
+/**
+ * The MFA lifecycle (docs/api.md 8.6) across tenants and users: the same username in
+ * tenants A and B, and another user of B, each with TOTP and recovery codes. No route
+ * takes a tenant or user: each acts on the caller alone, and a recovery code (or its
+ * stored digest, copied) works for its own user only.
+ */
+describe('MFA lifecycle across tenants and users', () => {
+  let deps: TestDeps;
+  let app: App;
+  const [a, b] = [uniqueTenant('attacker'), uniqueTenant('victim')];
+  type Holder = { tenantId: string; username: string; userId: string; token: string; codes: string[] };
+  let attacker: Holder;
+  let victim: Holder;
+  let neighbour: Holder;
+
+  const withRecoveryCodes = async (tenantId: string, username: string, adminToken?: string): Promise<Holder> => {
+    const registered = adminToken
+      ? await registerStaff(app, adminToken, { username, password: PASSWORD, role: 'OPERATOR', tenantId })
+      : await registerAdmin(app, tenantId, username, PASSWORD);
+    const { code } = await activateTotp(app, deps, registered.token);
+    const login = await app.request('login', { body: { username, password: PASSWORD, tenantId, mfaCode: code() } });
+    const token = login.body.data.token as string;
+    const codes = (await app.request('mfaRecoveryCodes', { token })).body.data.codes as string[];
+    return { tenantId, username, userId: registered.user.id, token, codes };
+  };
+  const signIn = (holder: Holder, mfaCode: string | undefined) =>
+    app.request('login', {
+      body: { username: holder.username, password: PASSWORD, tenantId: holder.tenantId, mfaMethod: 'RECOVERY', mfaCode },
+    });
+  const listOf = async (holder: Holder) => (await app.request('mfaList', { token: holder.token })).body.data.mfa;
+
+  beforeAll(async () => {
+    deps = await testDeps();
+    app = testApp(deps);
+    attacker = await withRecoveryCodes(a, 'alice');
+    victim = await withRecoveryCodes(b, 'alice');
+    neighbour = await withRecoveryCodes(b, 'bob', victim.token);
+  }, 60_000);
+
+  it("refuses another tenant's or another user's recovery code: 401 Invalid MFA code", async () => {
+    for (const code of [attacker.codes[0], neighbour.codes[0]]) {
+      expect(await signIn(victim, code)).toEqual({
+        status: 401,
+        headers: expect.objectContaining({ 'X-MFA-Methods': 'TOTP,RECOVERY' }),
+        body: failure('Invalid MFA code'),
+      });
+    }
+    expect((await listOf(attacker)).recoveryCodesRemaining).toBe(10);
+    expect((await listOf(neighbour)).recoveryCodesRemaining).toBe(10);
+  });
+
+  it("refuses a code whose stored digest was copied to another user's record (digests are bound to tenant and user)", async () => {
+    const stolen = await deps.store.mfa.recoveryCodes(a, attacker.userId);
+    const digests = [...(stolen?.digests ?? [])];
+    expect(digests).toHaveLength(10);
+    expect(await deps.store.mfa.replaceRecoveryCodes(b, neighbour.userId, { digests, generatedAt: stolen?.generatedAt ?? 0 }, 'TOTP')).toBe(
+      true,
+    );
+    expect((await signIn(neighbour, attacker.codes[1])).body).toEqual(failure('Invalid MFA code'));
+    // Put right again for the tests after.
+    neighbour.codes = (await app.request('mfaRecoveryCodes', { token: neighbour.token })).body.data.codes;
+  });
+
+  it('lists, generates and disables for the caller alone, whatever tenant or user the request names', async () => {
+    const naming = { tenantId: b, userId: victim.userId, username: 'alice', method: 'TOTP' };
+    const listed = await app.request('mfaList', { token: attacker.token, query: { tenantId: b, userId: victim.userId } });
+    expect(listed.body.data.mfa).toEqual(await listOf(attacker));
+    const generated = await app.request('mfaRecoveryCodes', { token: attacker.token, body: naming });
+    expect(generated.status).toBe(200);
+    const disabled = await app.request('mfaDisable', { token: attacker.token, body: naming });
+    expect(disabled.body).toEqual({ success: true, data: { message: 'MFA disabled' } });
+    expect(await listOf(attacker)).toEqual({ methods: [], recoveryCodesRemaining: 0 });
+    // B's users keep their method and every code.
+    for (const holder of [victim, neighbour]) {
+      expect(await listOf(holder)).toMatchObject({ methods: [{ method: 'TOTP', status: 'active' }], recoveryCodesRemaining: 10 });
+      expect((await signIn(holder, holder.codes[9])).status).toBe(200);
+    }
   });
 });

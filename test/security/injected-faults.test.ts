@@ -59,6 +59,19 @@ describe('a database fault at every step of every operation', () => {
     const session = await registerStaff(app, adminToken, { username, password: PASSWORD, role: 'OPERATOR', tenantId });
     return { username, token: session.token, refreshToken: session.refreshToken, userId: session.user.id };
   };
+  /**
+   * A user with active TOTP and a session that passed it (`otpToken`). Not activateTotp:
+   * it moves the clock on, and the admin's token must outlive the runs.
+   */
+  const withTotp = async () => {
+    const user = await newUser();
+    const secret = newTotpSecret();
+    await app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret } });
+    const code = authenticator(deps, secret);
+    await app.request('mfaVerify', { token: user.token, body: { method: 'TOTP', code: code() } });
+    const login = await app.request('login', { body: { username: user.username, password: PASSWORD, tenantId, mfaCode: code(1) } });
+    return { ...user, otpToken: login.body.data.token as string };
+  };
   const redeem = (code: string, verifier: string) =>
     app.request(
       'oauth2Token',
@@ -191,6 +204,58 @@ describe('a database fault at every step of every operation', () => {
       // Tried again after a fault that landed, the change meets its own new password: 400, never a 5xx.
       run: (user) =>
         app.request('passwordChange', { token: user.token, body: { currentPassword: PASSWORD, newPassword: `${PASSWORD} again` } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'listMFA',
+      prepare: async () => {
+        const user = await withTotp();
+        await app.request('mfaRecoveryCodes', { token: user.otpToken });
+        return user;
+      },
+      run: (user) => app.request('mfaList', { token: user.token }),
+      ok: (r) => r.status === 200 && r.body.data.mfa.recoveryCodesRemaining === 10,
+    },
+    {
+      name: 'disableMFA (another method stays)',
+      prepare: async () => {
+        const user = await withTotp();
+        await app.request('mfaEnable', { token: user.otpToken, body: { method: 'SMS', secret: '+15550006666' } });
+        const sent = await deps.outbox.latest(tenantId, user.userId, 'SMS');
+        await app.request('mfaVerify', { token: user.otpToken, body: { method: 'SMS', code: sent?.code } });
+        return user;
+      },
+      // Tried again after a fault that landed, the method is gone: 400, never a 5xx.
+      run: (user) => app.request('mfaDisable', { token: user.otpToken, body: { method: 'SMS' } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'disableMFA (the last method, with the recovery codes)',
+      prepare: async () => {
+        const user = await withTotp();
+        await app.request('mfaRecoveryCodes', { token: user.otpToken });
+        return user;
+      },
+      run: (user) => app.request('mfaDisable', { token: user.otpToken, body: { method: 'TOTP' } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'generateRecoveryCodes',
+      prepare: withTotp,
+      run: (user) => app.request('mfaRecoveryCodes', { token: user.otpToken }),
+      ok: (r) => r.status === 200 && r.body.data.codes.length === 10,
+    },
+    {
+      name: 'login with a recovery code',
+      prepare: async () => {
+        const user = await withTotp();
+        const codes = (await app.request('mfaRecoveryCodes', { token: user.otpToken })).body.data.codes as string[];
+        return { ...user, code: codes[0] };
+      },
+      run: (user) =>
+        app.request('login', {
+          body: { username: user.username, password: PASSWORD, tenantId, mfaMethod: 'RECOVERY', mfaCode: user.code },
+        }),
       ok: (r) => r.status === 200,
     },
     {

@@ -220,6 +220,61 @@ describe('writes retried after a lost answer', () => {
     expect((await login({ mfaCode: sent?.code })).status).toBe(200);
   });
 
+  describe('MFA lifecycle (docs/api.md 8.6)', () => {
+    /** A user with active TOTP and a session that passed it. */
+    const userWithTotp = async () => {
+      const tenantId = uniqueTenant('lost');
+      const { token: first } = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+      const secret = newTotpSecret();
+      await app.request('mfaEnable', { token: first, body: { method: 'TOTP', secret } });
+      await app.request('mfaVerify', { token: first, body: { method: 'TOTP', code: authenticator(deps, secret)() } });
+      const login = (extra: Record<string, unknown>) =>
+        app.request('login', { body: { username: 'admin', password: 'correct horse battery', tenantId, ...extra } });
+      const token = (await login({ mfaCode: authenticator(deps, secret)(1) })).body.data.token as string;
+      return { token, login };
+    };
+
+    it('login with a recovery code: the retried use succeeds, and the code is then used', async () => {
+      const { token, login } = await userWithTotp();
+      const codes = (await app.request('mfaRecoveryCodes', { token })).body.data.codes as string[];
+      const lostBefore = dynamo.lost();
+      dynamo.loseNext(mentioning('UpdateItemCommand', 'DELETE digests'));
+      expect(await login({ mfaMethod: 'RECOVERY', mfaCode: codes[0] })).toMatchObject({ status: 200, body: { success: true } });
+      expect(dynamo.lost()).toBe(lostBefore + 1);
+      expect((await login({ mfaMethod: 'RECOVERY', mfaCode: codes[0] })).body).toEqual(failure('Invalid MFA code'));
+      expect((await login({ mfaMethod: 'RECOVERY', mfaCode: codes[1] })).status).toBe(200);
+    });
+
+    it('recovery codes: the retried write stores the answered set once; a repeated request gets a fresh set in its place', async () => {
+      const { token, login } = await userWithTotp();
+      const lostBefore = dynamo.lost();
+      dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'generatedAt'));
+      const first = await app.request('mfaRecoveryCodes', { token });
+      expect(first).toMatchObject({ status: 200, body: { success: true, data: { codes: expect.any(Array) } } });
+      expect(dynamo.lost()).toBe(lostBefore + 1);
+      expect((await login({ mfaMethod: 'RECOVERY', mfaCode: first.body.data.codes[0] })).status).toBe(200);
+      // The client repeats the request (its answer was lost on the way): a new set, and the first is void.
+      const repeated = await app.request('mfaRecoveryCodes', { token });
+      expect(repeated.status).toBe(200);
+      expect((await login({ mfaMethod: 'RECOVERY', mfaCode: first.body.data.codes[1] })).body).toEqual(failure('Invalid MFA code'));
+      expect((await login({ mfaMethod: 'RECOVERY', mfaCode: repeated.body.data.codes[1] })).status).toBe(200);
+    });
+
+    it('disableMFA: the retried transaction succeeds once, with the recovery codes gone', async () => {
+      const { token, login } = await userWithTotp();
+      await app.request('mfaRecoveryCodes', { token });
+      const lostBefore = dynamo.lost();
+      dynamo.loseNext(mentioning('TransactWriteItemsCommand', '"Delete"'));
+      expect((await app.request('mfaDisable', { token, body: { method: 'TOTP' } })).body).toEqual({
+        success: true,
+        data: { message: 'MFA disabled' },
+      });
+      expect(dynamo.lost()).toBe(lostBefore + 1);
+      expect((await app.request('mfaList', { token })).body.data.mfa).toEqual({ methods: [], recoveryCodesRemaining: 0 });
+      expect((await login({})).status).toBe(200);
+    });
+  });
+
   it('tenant administration: a retried disable and a retried deletion succeed once', async () => {
     const tenantId = uniqueTenant('lost');
     const admin = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');

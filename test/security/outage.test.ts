@@ -9,6 +9,7 @@ import { nearRealTime } from '../helpers/clock';
 import { testDeps, uniqueTenant } from '../helpers/deps';
 import { isServiceUnavailable, type Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
+import { authenticator, newTotpSecret } from '../helpers/mfa';
 import { authorizationCode, createClient, type TestClient, tokenRequest } from '../helpers/oauth';
 import { halfWrittenState } from '../helpers/table-invariants';
 
@@ -376,4 +377,52 @@ describe('database outage with requests in flight', () => {
     }
     expect((await app.request('me', { token: admin.token })).status).toBe(200);
   }, 60_000);
+});
+
+/**
+ * The MFA lifecycle routes (docs/api.md 8.6) and a sign-in with a recovery code while the
+ * database is stopped: 503 envelopes, nothing changed, and the same functions work (and
+ * the codes still count) once it is back.
+ */
+describe('MFA lifecycle with the database stopped', () => {
+  let db: DynamoDbLocal | undefined;
+  afterAll(async () => db?.stop());
+
+  it('answers 503 while it is down and works again without a restart', async () => {
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), 'identity-mfa-outage-'));
+    db = await startDynamoDbLocal({ port, dataDir });
+    await createTable(db.endpoint, 'mfa-outage');
+    const deps = await testDeps({ TABLE_NAME: 'mfa-outage', DYNAMODB_ENDPOINT: db.endpoint });
+    nearRealTime(deps);
+    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
+    const app = testApp(deps);
+    const tenantId = uniqueTenant('mfa-outage');
+    const admin = await registerAdmin(app, tenantId, 'alice', PASSWORD);
+    const secret = newTotpSecret();
+    await app.request('mfaEnable', { token: admin.token, body: { method: 'TOTP', secret } });
+    const code = authenticator(deps, secret);
+    await app.request('mfaVerify', { token: admin.token, body: { method: 'TOTP', code: code() } });
+    const login = (extra: Record<string, unknown>) =>
+      app.request('login', { body: { username: 'alice', password: PASSWORD, tenantId, ...extra } });
+    const token = (await login({ mfaCode: code(1) })).body.data.token as string;
+    const codes = (await app.request('mfaRecoveryCodes', { token })).body.data.codes as string[];
+    const requests = () => [
+      app.request('mfaList', { token }),
+      app.request('mfaRecoveryCodes', { token }),
+      app.request('mfaDisable', { token, body: { method: 'TOTP' } }),
+      login({ mfaMethod: 'RECOVERY', mfaCode: codes[0] }),
+    ];
+
+    await db.stop();
+    for (const response of await Promise.all(requests())) {
+      expect(isServiceUnavailable(response), JSON.stringify(response.body)).toBe(true);
+    }
+    db = await startDynamoDbLocal({ port, dataDir });
+    expect((await app.request('mfaList', { token })).body.data.mfa.recoveryCodesRemaining).toBe(10);
+    expect((await login({ mfaMethod: 'RECOVERY', mfaCode: codes[0] })).status).toBe(200);
+    expect((await app.request('mfaRecoveryCodes', { token })).status).toBe(200);
+    expect((await app.request('mfaDisable', { token, body: { method: 'TOTP' } })).status).toBe(200);
+    expect(halfWrittenState(await scanTable(db.endpoint, 'mfa-outage'))).toEqual([]);
+  }, 120_000);
 });

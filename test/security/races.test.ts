@@ -321,6 +321,52 @@ describe('races', () => {
       expect(answers.every((answer) => answer.status === 200 || answer.status === 400 || answer.status === 429)).toBe(true);
     });
 
+    it(`${N} concurrent logins with one recovery code: exactly one session, and the code is used`, async () => {
+      const user = await newUser();
+      const { code } = await activateTotp(app, deps, user.token);
+      const signedIn = await user.login({ mfaCode: code() });
+      const generated = await app.request('mfaRecoveryCodes', { token: signedIn.body.data.token });
+      const mfaCode = generated.body.data.codes[0] as string;
+      const answers = await Promise.all(Array.from({ length: N }, () => user.login({ mfaMethod: 'RECOVERY', mfaCode })));
+      expect(count(answers, 200)).toBe(1);
+      // Each loser lost the race for the code, or was stopped by the lockout once 5 had failed.
+      expect(
+        answers.every(
+          (answer) => answer.status === 200 || (answer.status === 401 && answer.body.error === 'Invalid MFA code') || answer.status === 429,
+        ),
+      ).toBe(true);
+      const sessions = (await items(user.tenantId)).filter(
+        (item) => item.sk === 'SESSION' && Array.isArray(item.amr) && item.amr.includes('otp'),
+      );
+      // The sign-in with TOTP and the one winner.
+      expect(sessions).toHaveLength(2);
+      const recovery = (await items(user.tenantId)).find((item) => item.sk === 'RECOVERY');
+      expect(recovery?.digests).toBeInstanceOf(Set);
+      expect((recovery?.digests as Set<string> | undefined)?.size).toBe(9);
+    });
+
+    it('the last two methods disabled at once, and recovery codes generated meanwhile: never codes without an active method', async () => {
+      for (let round = 0; round < 3; round++) {
+        const user = await newUser();
+        const { code } = await activateTotp(app, deps, user.token);
+        const token = (await user.login({ mfaCode: code() })).body.data.token as string;
+        await activateDelivered(app, deps, token, user.userId, 'EMAIL', 'alice@example.com');
+        expect((await app.request('mfaRecoveryCodes', { token })).status).toBe(200);
+        const answers = await Promise.all([
+          app.request('mfaDisable', { token, body: { method: 'TOTP' } }),
+          app.request('mfaDisable', { token, body: { method: 'EMAIL' } }),
+          app.request('mfaRecoveryCodes', { token }),
+          app.request('mfaRecoveryCodes', { token }),
+        ]);
+        for (const answer of answers) expect([200, 400, 503], JSON.stringify(answer.body)).toContain(answer.status);
+        const records = await items(user.tenantId);
+        const active = records.filter((item) => String(item.sk).startsWith('METHOD#') && item.status === 'active');
+        const recovery = records.filter((item) => item.sk === 'RECOVERY');
+        if (active.length === 0) expect(recovery, `round ${round}`).toEqual([]);
+        expect(active.length + answers.slice(0, 2).filter((answer) => answer.status === 200).length).toBe(2);
+      }
+    });
+
     it('10 concurrent TOTP enrolments with different secrets: one pending method, and only its secret verifies', async () => {
       const user = await newUser();
       const secrets = Array.from({ length: 10 }, () => newTotpSecret());

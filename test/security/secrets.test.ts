@@ -1,6 +1,8 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { cryptoRandom } from '../../lib/crypto/random';
 import { outboxDelivery } from '../../lib/mfa/delivery';
+import { generateRecoveryCode } from '../../lib/mfa/recovery-codes';
 import { dynamoMfaOutbox } from '../../lib/store/mfa';
 import { type App, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
@@ -185,6 +187,30 @@ describe('secrets in the clear (responses, output, table)', () => {
     );
     expect(totpLoggedIn.status).toBe(200);
     known('TOTP login refresh token', totpLoggedIn.body.data.refreshToken);
+
+    // Recovery codes (docs/api.md 8.6): generated (the one answer that holds them), listed,
+    // used at login and reauthenticate, refused when wrong or used again.
+    const totpOtpToken = totpLoggedIn.body.data.token as string;
+    const generated = await send('MFA recovery codes', 'mfaRecoveryCodes', { token: totpOtpToken }, (r) => r.body?.data?.codes ?? []);
+    expect(generated.status).toBe(200);
+    const recoveryCodes = (generated.body.data.codes as string[]).map((value, i) => known(`recovery code ${i + 1}`, value));
+    // What the digests are made of: the code without its hyphens.
+    for (const [i, value] of recoveryCodes.entries()) known(`recovery code ${i + 1} (compact)`, value.replace(/-/g, ''));
+    expect((await send('MFA list', 'mfaList', { token: totpOtpToken })).body.data.mfa.recoveryCodesRemaining).toBe(10);
+    const wrongRecovery = known('wrong recovery code', generateRecoveryCode(cryptoRandom));
+    const recoveryLogin = { ...totpLogin, mfaMethod: 'RECOVERY' };
+    expect((await send('MFA login RECOVERY', 'login', { body: { ...recoveryLogin, mfaCode: wrongRecovery } })).status).toBe(401);
+    const recovered = await send('MFA login RECOVERY', 'login', { body: { ...recoveryLogin, mfaCode: recoveryCodes[0] } }, sessionIssued);
+    expect(recovered.status).toBe(200);
+    known('RECOVERY login refresh token', recovered.body.data.refreshToken);
+    expect((await send('MFA login RECOVERY (reuse)', 'login', { body: { ...recoveryLogin, mfaCode: recoveryCodes[0] } })).status).toBe(401);
+    const reauthenticated = await send(
+      'MFA reauthenticate RECOVERY',
+      'reauthenticate',
+      { token: totpOtpToken, body: { password: totpUser.password, mfaMethod: 'RECOVERY', mfaCode: recoveryCodes[1] } },
+      (r) => [r.body?.data?.token],
+    );
+    expect(reauthenticated.status).toBe(200);
 
     // MFA: SMS and EMAIL enable (code sent), verify (wrong and right), login (code sent, wrong, right)
     for (const [method, destination] of [
@@ -461,6 +487,8 @@ describe('secrets in the clear (responses, output, table)', () => {
         'MFA enable TOTP',
         'MFA verify TOTP',
         'MFA login TOTP',
+        'MFA recovery codes',
+        'MFA login RECOVERY',
         'MFA enable SMS',
         'MFA verify SMS',
         'MFA login SMS',
@@ -527,7 +555,9 @@ describe('secrets in the clear (responses, output, table)', () => {
   it('finds none of them in a scan of the whole table', async () => {
     const items = await scanTable(endpoint, identityTable);
     expect(items.length).toBeGreaterThan(20);
-    const text = JSON.stringify(items);
+    // Sets (the recovery codes' digests) written out, not as `{}`.
+    const text = JSON.stringify(items, (_, value) => (value instanceof Set ? [...value] : value));
+    expect(text).toContain('"sk":"RECOVERY"');
     expect(secretsIn(text, secrets)).toEqual([]);
     // The search itself finds what is there: the outbox (SNS/SES stand-in) holds the codes it delivered.
     const outbox = JSON.stringify(await scanTable(endpoint, outboxTable));
@@ -544,6 +574,7 @@ describe('secrets in the clear (responses, output, table)', () => {
       'refresh token',
       'TOTP secret',
       'code',
+      'recovery code',
       'client secret',
       'authorization code',
       'PKCE verifier',

@@ -185,6 +185,8 @@ export async function hostileTenant(tableName: string) {
   const client: TestClient = await createClient(app, adminToken, tenantId);
   return {
     app,
+    /** The deps of `app` (its test clock, for TOTP codes). */
+    deps,
     adminToken,
     client,
     /** The table but for the failed-attempt counters. */

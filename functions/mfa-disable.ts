@@ -1,0 +1,22 @@
+import * as z from 'zod';
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+import { accountOf } from '../lib/mfa/account';
+import { authorizeFactorChange } from '../lib/mfa/enrolment';
+import { disableMfa } from '../lib/mfa/lifecycle';
+import { MFA_METHODS } from '../lib/mfa/methods';
+import { recentAuthentication } from '../lib/sessions/recent-auth';
+
+export const body = z.object({ method: z.enum(MFA_METHODS) });
+
+/** POST /auth/mfa/disable (docs/api.md 8.6, recent): removes an active method; the last one takes the recovery codes. */
+export function makeHandler(deps: Deps) {
+  return httpHandler(
+    deps,
+    { identity: 'required', body, authorize: recentAuthentication(deps, (identity) => authorizeFactorChange(deps, identity)) },
+    async ({ body, identity, deps }) => ok(await disableMfa(deps, accountOf(identity), body.method)),
+  );
+}
+
+export const handler = makeHandler(defaultDeps());

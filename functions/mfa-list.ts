@@ -1,0 +1,12 @@
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+import { accountOf } from '../lib/mfa/account';
+import { listMfa } from '../lib/mfa/lifecycle';
+
+/** GET /auth/mfa (docs/api.md 8.6): the caller's methods, destinations masked, and the recovery codes left. */
+export function makeHandler(deps: Deps) {
+  return httpHandler(deps, { identity: 'required' }, async ({ identity, deps }) => ok(await listMfa(deps, accountOf(identity))));
+}
+
+export const handler = makeHandler(defaultDeps());
