@@ -1,3 +1,5 @@
+import { CANONICAL_ID } from './http/schemas';
+
 /**
  * Configuration: every environment variable the service reads, read and checked
  * once. Anything wrong fails the cold start with a message naming the variable.
@@ -91,6 +93,15 @@ function url(env: Env, name: string, fallback: string): string {
   return value;
 }
 
+/** A tenant or shop id in the canonical form requests must use (docs/api.md 10.2). */
+function canonicalId(env: Env, name: string, fallback: string): string {
+  const value = str(env, name, fallback);
+  if (!CANONICAL_ID.test(value)) {
+    throw new ConfigError(`Environment variable ${name} must be 3 to 63 lower-case letters, digits and hyphens, got "${value}"`);
+  }
+  return value;
+}
+
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
   const value = str(env, name, fallback);
   if (!(allowed as readonly string[]).includes(value)) {
@@ -115,8 +126,8 @@ export function readConfig(env: Env = process.env): Config {
     accessTokenTtlSeconds: int(env, 'ACCESS_TOKEN_TTL_SECONDS', 900, 60, 3600),
     sessionMaxAgeSeconds: int(env, 'SESSION_MAX_AGE_SECONDS', 30 * 24 * 3600, 3600, 30 * 24 * 3600),
     reauthMaxAgeSeconds: int(env, 'REAUTH_MAX_AGE_SECONDS', 600, 60, 24 * 3600),
-    defaultTenantId: str(env, 'DEFAULT_TENANT_ID', 'default'),
-    defaultShopId: str(env, 'DEFAULT_SHOP_ID', 'default'),
+    defaultTenantId: canonicalId(env, 'DEFAULT_TENANT_ID', 'default'),
+    defaultShopId: canonicalId(env, 'DEFAULT_SHOP_ID', 'default'),
     tableName: str(env, 'TABLE_NAME', 'identity'),
     dynamodbEndpoint: env.DYNAMODB_ENDPOINT?.trim() || undefined,
     awsRegion: str(env, 'AWS_REGION', 'us-east-1'),
