@@ -37,7 +37,7 @@ export const CLIENT_CACHE: Omit<ClientCacheOptions, 'clock'> = { ttlSeconds: CLI
 function toClient(item: Record<string, unknown> | undefined): OAuthClient | undefined {
   const client = parseRecord(oauthClientSchema, 'OAuth client', item);
   if (!client) return undefined;
-  for (const list of [client.redirectUris, client.grantTypes, client.scopes]) Object.freeze(list);
+  for (const list of [client.redirectUris, client.grantTypes, client.scopes, client.resources]) Object.freeze(list);
   return Object.freeze(client);
 }
 

@@ -89,6 +89,8 @@ export async function testDeps(env: Record<string, string> = {}): Promise<TestDe
     store,
     hasher: argon2idHasher(),
     keys: cachedKeyProvider(async () => keySet),
+    // The same keys' public half (a KeySet is a PublicKeySet); test/security/secrets-key-documents.test.ts splits them.
+    publicKeys: cachedKeyProvider(async () => keySet),
     keySet,
     // TOTP secrets sealed under an in-memory key; codes delivered to the outbox.
     mfaSecrets: secretBox(memoryDataKeys()),

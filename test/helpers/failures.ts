@@ -51,6 +51,8 @@ const CODE_OF: Record<string, ErrorCode> = {
   'Invalid cursor': 'INVALID_CURSOR',
   'A tenant must keep an active ADMIN': 'LAST_ADMIN',
   'User not found': 'NOT_FOUND',
+  // Issue 16, item 7: RFC 8707 resource indicators.
+  'Invalid resource': 'INVALID_TARGET',
 };
 
 /** The field the MFA enrolment names for its per-method checks of `secret`. */

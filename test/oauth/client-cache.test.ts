@@ -35,6 +35,8 @@ const newClient = (tenantId = 'cache-tenant'): OAuthClient => ({
   scopes: ['orders:read'],
   createdAt: new Date(0).toISOString(),
   createdBy: 'admin',
+  introspectAny: false,
+  resources: [],
 });
 
 describe('OAuth client cache (per Lambda instance)', () => {
