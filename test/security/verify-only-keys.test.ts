@@ -113,7 +113,6 @@ describe('the public keys document', () => {
     expect(await ensureKeysFile(keysPath, 'local-1')).toBe('created');
     const publicPath = publicKeysPath(keysPath);
     expect(parsePublicKeys(readFileSync(publicPath, 'utf8')).keys.map((key) => key.kid)).toEqual(['local-1']);
-    writeFileSync(publicPath, '');
     const older = join(dir, 'older-keys.json');
     writeFileSync(older, readFileSync(keysPath));
     expect(existsSync(publicKeysPath(older))).toBe(false);
