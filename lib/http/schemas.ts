@@ -23,9 +23,14 @@ export function fitsAfterNormalization(value: string): boolean {
 /** The message of an identifier that grows beyond its bounds when normalised (docs/api.md 10.2). */
 export const TOO_LONG_NORMALIZED = `Too long after Unicode normalization (NFKC): expected at most ${IDENTIFIER_MAX_CHARACTERS} characters and ${IDENTIFIER_MAX_BYTES} bytes`;
 
+/**
+ * 1–128 characters as given; a value that fails that gets that one problem only (the
+ * later rule is not checked too: `fields` names each field once, as before).
+ */
+const bounded = () => z.string().min(1, { abort: true }).max(IDENTIFIER_MAX_CHARACTERS, { abort: true });
+
 /** An identifier compared after NFKC: bounded before and after normalising. */
-const normalizedIdentifier = () =>
-  z.string().min(1).max(IDENTIFIER_MAX_CHARACTERS).refine(fitsAfterNormalization, { message: TOO_LONG_NORMALIZED });
+const normalizedIdentifier = () => bounded().refine(fitsAfterNormalization, { message: TOO_LONG_NORMALIZED });
 
 export const username = normalizedIdentifier();
 
@@ -40,7 +45,7 @@ export const CANONICAL_ID = /^[a-z0-9](?:[a-z0-9-]{1,61})[a-z0-9]$/;
 /** The message of an id that is not in canonical form. */
 export const NOT_CANONICAL_ID = 'Invalid id: expected 3 to 63 lower-case letters, digits and hyphens, not starting or ending with a hyphen';
 
-const canonicalId = () => z.string().min(1).max(IDENTIFIER_MAX_CHARACTERS).regex(CANONICAL_ID, { message: NOT_CANONICAL_ID });
+const canonicalId = () => bounded().regex(CANONICAL_ID, { message: NOT_CANONICAL_ID });
 
 export const tenantId = canonicalId();
 export const shopId = canonicalId();

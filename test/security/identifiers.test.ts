@@ -97,6 +97,16 @@ describe('tenant and shop ids in canonical form (issue 16, item 8)', () => {
     }
   });
 
+  it('names each field once in fields: a tenant id too short is not also reported as not canonical', async () => {
+    const response = await app.request('login', { body: { username: 'alice', password: '', tenantId: '' } });
+    expect(response.status).toBe(400);
+    expect(response.body.fields.map((field: { path: string }) => field.path).sort()).toEqual(['password', 'tenantId']);
+    const long = await app.request('register', {
+      body: { username: '\uFDFA'.repeat(129), password: PASSWORD, role: 'ADMIN', tenantId: 'x'.repeat(129) },
+    });
+    expect(long.body.fields.map((field: { path: string }) => field.path)).toEqual(['username', 'tenantId']);
+  });
+
   it('refuses a default tenant or shop id that is not canonical at cold start, naming the variable', () => {
     expect(() => readConfig({ DEFAULT_TENANT_ID: 'Default' })).toThrow(/DEFAULT_TENANT_ID must be 3 to 63 lower-case letters/);
     expect(() => readConfig({ DEFAULT_SHOP_ID: 'Main Shop' })).toThrow(/DEFAULT_SHOP_ID must be 3 to 63 lower-case letters/);
