@@ -47,6 +47,7 @@ async function stubDeps(): Promise<Deps> {
     }) as unknown as Deps['store'],
     hasher: absent('hasher') as Deps['hasher'],
     keys: { load: async () => keySet },
+    publicKeys: { load: async () => keySet } as Deps['publicKeys'],
   } as Deps;
 }
 

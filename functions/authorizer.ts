@@ -25,8 +25,9 @@ export function makeHandler(deps: Deps) {
     const now = epochSeconds(deps.clock);
     const { config } = deps;
     try {
+      // The public keys only: the authorizer verifies and never signs (docs/api.md 3).
       const verified = await verifyAccessToken(
-        await deps.keys.load(),
+        await deps.publicKeys.load(),
         { issuer: config.issuer, audience: config.accessTokenAudience },
         token,
         now,

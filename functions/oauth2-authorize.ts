@@ -14,6 +14,8 @@ export const query = z.object({
   state: z.string().max(1024).optional(),
   code_challenge: z.string().regex(CODE_CHALLENGE).optional(),
   code_challenge_method: z.string().max(16).optional(),
+  /** RFC 8707: the resource server the client will ask tokens for with the code. */
+  resource: z.string().max(2000).optional(),
 });
 
 /** GET /oauth2/authorize (docs/api.md 4.6): a code for the signed-in user, by redirect to the client. */

@@ -15,6 +15,10 @@ export const body = z.object({
   grant_types: grantTypesField,
   scope: scopeField,
   tenant_id: tenantId,
+  /** docs/api.md 4.14: a resource server's client, which may introspect any access token of its tenant. */
+  introspect_any: z.boolean().optional(),
+  /** docs/api.md 4.8: RFC 8707 resource URIs the client may ask tokens for, separated by spaces. */
+  resources: z.string().min(1).max(8192).optional(),
 });
 
 /** POST /oauth2/clients (docs/api.md 4.8): an ADMIN registers an OAuth client of their own tenant. */

@@ -17,6 +17,8 @@ export const body = z.object({
   code_verifier: z.string().max(128).optional(),
   refresh_token: z.string().max(512).optional(),
   scope: z.string().max(1024).optional(),
+  /** RFC 8707: the resource server the access token is for (one per request). */
+  resource: z.string().max(2000).optional(),
 });
 
 /**

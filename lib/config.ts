@@ -1,3 +1,5 @@
+import { CANONICAL_ID } from './http/schemas';
+
 /**
  * Configuration: every environment variable the service reads, read and checked
  * once. Anything wrong fails the cold start with a message naming the variable.
@@ -8,6 +10,11 @@ export interface Config {
   issuer: string;
   /** `aud` of first-party session access tokens. */
   accessTokenAudience: string;
+  /**
+   * `aud` of OAuth access tokens asked for without `resource` (RFC 8707): the platform's
+   * default resource server (`OAUTH_DEFAULT_AUDIENCE`); unset, the client id.
+   */
+  oauthDefaultAudience: string | undefined;
   accessTokenTtlSeconds: number;
   /** Absolute lifetime of a session (and so of its refresh tokens). */
   sessionMaxAgeSeconds: number;
@@ -21,8 +28,13 @@ export interface Config {
   awsRegion: string;
   /** Origins allowed by CORS; `*` is refused because credentials travel in headers. */
   corsAllowedOrigins: string[];
-  /** Where signing keys come from: a local file (generated on first run) or AWS Secrets Manager. */
-  signingKeys: { source: 'file'; path: string } | { source: 'secretsmanager'; secretId: string };
+  /**
+   * Where signing keys come from: a local file (generated on first run) or AWS Secrets
+   * Manager; and beside them the public keys, all the verify-only functions read.
+   */
+  signingKeys:
+    | { source: 'file'; path: string; publicPath: string }
+    | { source: 'secretsmanager'; secretId: string; publicSecretId: string };
   logLevel: 'debug' | 'info' | 'warn' | 'error';
   /**
    * Key of the OAuth client-secret hashes (HMAC-SHA-256): `OAUTH_CLIENT_SECRET_PEPPER`,
@@ -91,6 +103,25 @@ function url(env: Env, name: string, fallback: string): string {
   return value;
 }
 
+/** A tenant or shop id in the canonical form requests must use (docs/api.md 10.2). */
+function canonicalId(env: Env, name: string, fallback: string): string {
+  const value = str(env, name, fallback);
+  if (!CANONICAL_ID.test(value)) {
+    throw new ConfigError(`Environment variable ${name} must be 3 to 63 lower-case letters, digits and hyphens, got "${value}"`);
+  }
+  return value;
+}
+
+/** An optional absolute http(s) URI, kept as given (a resource indicator, RFC 8707 2). */
+function optionalUrl(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  if (!value) return undefined;
+  if (!URL.canParse(value) || !/^https?:\/\/[^#]+$/.test(value)) {
+    throw new ConfigError(`Environment variable ${name} must be an absolute http(s) URI without fragment, got "${value}"`);
+  }
+  return value;
+}
+
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
   const value = str(env, name, fallback);
   if (!(allowed as readonly string[]).includes(value)) {
@@ -112,19 +143,17 @@ export function readConfig(env: Env = process.env): Config {
   return {
     issuer: url(env, 'ISSUER', 'http://localhost:3000'),
     accessTokenAudience: str(env, 'ACCESS_TOKEN_AUDIENCE', 'identity-service'),
+    oauthDefaultAudience: optionalUrl(env, 'OAUTH_DEFAULT_AUDIENCE'),
     accessTokenTtlSeconds: int(env, 'ACCESS_TOKEN_TTL_SECONDS', 900, 60, 3600),
     sessionMaxAgeSeconds: int(env, 'SESSION_MAX_AGE_SECONDS', 30 * 24 * 3600, 3600, 30 * 24 * 3600),
     reauthMaxAgeSeconds: int(env, 'REAUTH_MAX_AGE_SECONDS', 600, 60, 24 * 3600),
-    defaultTenantId: str(env, 'DEFAULT_TENANT_ID', 'default'),
-    defaultShopId: str(env, 'DEFAULT_SHOP_ID', 'default'),
+    defaultTenantId: canonicalId(env, 'DEFAULT_TENANT_ID', 'default'),
+    defaultShopId: canonicalId(env, 'DEFAULT_SHOP_ID', 'default'),
     tableName: str(env, 'TABLE_NAME', 'identity'),
     dynamodbEndpoint: env.DYNAMODB_ENDPOINT?.trim() || undefined,
     awsRegion: str(env, 'AWS_REGION', 'us-east-1'),
     corsAllowedOrigins,
-    signingKeys:
-      keySource === 'file'
-        ? { source: 'file', path: str(env, 'SIGNING_KEYS_FILE', '.data/signing-keys.json') }
-        : { source: 'secretsmanager', secretId: str(env, 'SIGNING_KEYS_SECRET_ID') },
+    signingKeys: keySource === 'file' ? signingKeysFiles(env) : signingKeysSecrets(env),
     logLevel: oneOf(env, 'LOG_LEVEL', ['debug', 'info', 'warn', 'error'] as const, 'info'),
     mfa: readMfaConfig(env),
     sendQuotas: {
@@ -135,6 +164,21 @@ export function readConfig(env: Env = process.env): Config {
     },
     oauthClientSecretPepper: readClientSecretPepper(env),
   };
+}
+
+/** The local public keys file beside a keys file: `.data/signing-keys.json` → `.data/signing-keys.public.json`. */
+export function publicKeysPath(keysPath: string): string {
+  return keysPath.endsWith('.json') ? `${keysPath.slice(0, -'.json'.length)}.public.json` : `${keysPath}.public`;
+}
+
+function signingKeysFiles(env: Env): Config['signingKeys'] {
+  const path = str(env, 'SIGNING_KEYS_FILE', '.data/signing-keys.json');
+  return { source: 'file', path, publicPath: str(env, 'SIGNING_PUBLIC_KEYS_FILE', publicKeysPath(path)) };
+}
+
+function signingKeysSecrets(env: Env): Config['signingKeys'] {
+  const secretId = str(env, 'SIGNING_KEYS_SECRET_ID');
+  return { source: 'secretsmanager', secretId, publicSecretId: str(env, 'SIGNING_PUBLIC_KEYS_SECRET_ID', `${secretId}-public`) };
 }
 
 /**

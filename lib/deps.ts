@@ -20,8 +20,8 @@ import { dynamoSessionStore, type SessionStore } from './store/sessions';
 import { dynamoTenantUserStore, type TenantUserStore } from './store/tenant-users';
 import { dynamoTenantStore, type TenantStore } from './store/tenants';
 import { dynamoUserStore, type UserStore } from './store/users';
-import { secretsManagerKeyProvider } from './tokens/secrets-manager-keys';
-import { fileKeyProvider, type KeyProvider } from './tokens/signing-keys';
+import { secretsManagerKeyProvider, secretsManagerPublicKeyProvider } from './tokens/secrets-manager-keys';
+import { fileKeyProvider, filePublicKeyProvider, type KeyProvider, type PublicKeyProvider } from './tokens/signing-keys';
 
 /** The stores of every aggregate, all on one table. */
 export interface Stores {
@@ -45,7 +45,10 @@ export interface Deps {
   log: Logger;
   store: Stores;
   hasher: PasswordHasher;
+  /** The signing keys, private: only the functions that sign load them. */
   keys: KeyProvider;
+  /** The public keys: what the verify-only functions load (docs/api.md 4.11; README, Key rotation). */
+  publicKeys: PublicKeyProvider;
   /** Encrypts TOTP secrets and digests one-time codes (lib/mfa/secret-box). */
   mfaSecrets: SecretBox;
   /** Sends SMS/EMAIL one-time codes: SNS/SES in AWS, the outbox locally. */
@@ -157,10 +160,14 @@ export function defaultDeps(): Deps {
   const secretsManager = onFirstUse(
     async () => new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient(awsClientSettings(config.awsRegion)),
   );
-  const keys =
-    config.signingKeys.source === 'file'
-      ? fileKeyProvider(config.signingKeys.path, systemClock, log)
-      : secretsManagerKeyProvider(secretsManager, config.signingKeys.secretId, systemClock, log);
+  const { signingKeys } = config;
+  const [keys, publicKeys] =
+    signingKeys.source === 'file'
+      ? [fileKeyProvider(signingKeys.path, systemClock, log), filePublicKeyProvider(signingKeys.publicPath, systemClock, log)]
+      : [
+          secretsManagerKeyProvider(secretsManager, signingKeys.secretId, systemClock, log),
+          secretsManagerPublicKeyProvider(secretsManager, signingKeys.publicSecretId, systemClock, log),
+        ];
   defaults = {
     config,
     clock: systemClock,
@@ -169,6 +176,7 @@ export function defaultDeps(): Deps {
     store: dynamoStores(dynamo, { random: cryptoRandom, clock: systemClock }),
     hasher: argon2idOnFirstUse(),
     keys,
+    publicKeys,
     ...mfaPorts(config, dynamo, systemClock),
     clientSecretHasher: clientSecretHasherFor(config.oauthClientSecretPepper, secretsManager, { clock: systemClock, log }),
   };

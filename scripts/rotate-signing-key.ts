@@ -6,7 +6,12 @@
  *   node dist/scripts/rotate-signing-key.mjs add [ID]        publish a new key / pepper (the first one is also used)
  *   node dist/scripts/rotate-signing-key.mjs activate ID     sign / hash with it
  *   node dist/scripts/rotate-signing-key.mjs retire ID       stop publishing an old key / forget an old pepper
+ *   node dist/scripts/rotate-signing-key.mjs publish         write the public keys document again from the keys
  *
+ * The signing keys have a public twin that the verify-only functions read (issue 16,
+ * item 5): every command that writes the keys writes it first, beside them: the secret
+ * `<secret id>-public` (or --public-secret-id), the file `<file>.public.json` (or
+ * --public-file).
  * `npm run keys -- <command> ...` builds and runs it. Without --pepper it changes the
  * signing keys, with it the client-secret peppers. Without --secret-id or --file it works
  * on the local file (.data/signing-keys.json, .data/oauth-client-secret-pepper). A
@@ -15,11 +20,12 @@
  * material is never printed.
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { publicKeysPath } from '../lib/config';
 import { fileLocation, secretsManagerLocation } from '../lib/secrets/location';
 import { option } from './lib/cli';
-import { peppersDocument, rotate, signingKeysDocument } from './lib/rotation';
+import { peppersDocument, rotate, signingKeysDocument, withPublicKeys } from './lib/rotation';
 
-const VALUED = new Set(['--secret-id', '--file']);
+const VALUED = new Set(['--secret-id', '--file', '--public-secret-id', '--public-file']);
 
 async function main(args: string[]) {
   const [command, id] = args.filter((arg, i) => !arg.startsWith('--') && !VALUED.has(args[i - 1] ?? ''));
@@ -27,10 +33,13 @@ async function main(args: string[]) {
   // A plain pepper value meant its UTF-8 bytes in Secrets Manager, base64url in the local file.
   const peppers = args.includes('--pepper') ? peppersDocument(secretId ? 'utf8' : 'base64url') : undefined;
   const file = option(args, '--file') ?? (peppers ?? signingKeysDocument).defaultFile;
-  const location = secretId ? secretsManagerLocation(new SecretsManagerClient({}), secretId) : fileLocation(file);
+  const client = secretId ? new SecretsManagerClient({}) : undefined;
+  const at = (secret: string | undefined, path: string) => (client && secret ? secretsManagerLocation(client, secret) : fileLocation(path));
+  const location = at(secretId, file);
   const print = (line: string) => console.log(line);
-  if (peppers) await rotate(peppers, location, command, id, print);
-  else await rotate(signingKeysDocument, location, command, id, print);
+  if (peppers) return rotate(peppers, location, command, id, print);
+  const publicKeys = at(option(args, '--public-secret-id') ?? `${secretId}-public`, option(args, '--public-file') ?? publicKeysPath(file));
+  await rotate(signingKeysDocument, withPublicKeys(location, publicKeys), command, id, print);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -61,6 +61,8 @@ export const oauthClient = z.strictObject({
   redirect_uris: z.array(z.string()),
   grant_types: z.array(z.enum(GRANT_TYPES)),
   scope: z.string(),
+  introspect_any: z.literal(true).optional(),
+  resources: z.array(z.string()).optional(),
 }) satisfies z.ZodType<ClientView>;
 
 /** The error codes the OAuth endpoints answer with when called the RFC way (docs/api.md 5.6). */
@@ -71,6 +73,7 @@ export const OAUTH_ERROR_CODES = [
   'unauthorized_client',
   'unsupported_grant_type',
   'invalid_scope',
+  'invalid_target',
   'temporarily_unavailable',
 ] as const;
 

@@ -4,6 +4,48 @@ import * as z from 'zod';
  * Field rules shared by several operations. Lengths beyond the seed's minimums are
  * upper bounds that keep keys and hashing cost bounded (README, deviations).
  */
-export const username = z.string().min(1).max(128);
-export const tenantId = z.string().min(1).max(128);
-export const shopId = z.string().min(1).max(128);
+
+/** Bounds of an identifier after NFKC, the form the table's keys use (docs/api.md 10.2). */
+export const IDENTIFIER_MAX_CHARACTERS = 128;
+export const IDENTIFIER_MAX_BYTES = 512;
+
+/**
+ * Whether `value`, normalised as lib/store/keys.ts normalises it (NFKC), stays within
+ * IDENTIFIER_MAX_CHARACTERS characters and IDENTIFIER_MAX_BYTES bytes of UTF-8. NFKC
+ * expands some code points up to 18 times (U+FDFA): a bound on the raw length alone lets
+ * a key outgrow DynamoDB's limit (issue 16, item 4).
+ */
+export function fitsAfterNormalization(value: string): boolean {
+  const normalized = value.normalize('NFKC');
+  return normalized.length <= IDENTIFIER_MAX_CHARACTERS && Buffer.byteLength(normalized, 'utf8') <= IDENTIFIER_MAX_BYTES;
+}
+
+/** The message of an identifier that grows beyond its bounds when normalised (docs/api.md 10.2). */
+export const TOO_LONG_NORMALIZED = `Too long after Unicode normalization (NFKC): expected at most ${IDENTIFIER_MAX_CHARACTERS} characters and ${IDENTIFIER_MAX_BYTES} bytes`;
+
+/**
+ * 1–128 characters as given; a value that fails that gets that one problem only (the
+ * later rule is not checked too: `fields` names each field once, as before).
+ */
+const bounded = () => z.string().min(1, { abort: true }).max(IDENTIFIER_MAX_CHARACTERS, { abort: true });
+
+/** An identifier compared after NFKC: bounded before and after normalising. */
+const normalizedIdentifier = () => bounded().refine(fitsAfterNormalization, { message: TOO_LONG_NORMALIZED });
+
+export const username = normalizedIdentifier();
+
+/**
+ * Tenant and shop ids in canonical form (docs/api.md 10.2): lower-case ASCII letters,
+ * digits and hyphens, 3–63, no hyphen first or last, so that `Default`, `ACME` and
+ * full-width look-alikes are not other tenants anyone can claim (issue 16, item 8). The
+ * form of a DNS label: an id fits in a host name or a bucket name as it is.
+ */
+export const CANONICAL_ID = /^[a-z0-9](?:[a-z0-9-]{1,61})[a-z0-9]$/;
+
+/** The message of an id that is not in canonical form. */
+export const NOT_CANONICAL_ID = 'Invalid id: expected 3 to 63 lower-case letters, digits and hyphens, not starting or ending with a hyphen';
+
+const canonicalId = () => bounded().regex(CANONICAL_ID, { message: NOT_CANONICAL_ID });
+
+export const tenantId = canonicalId();
+export const shopId = canonicalId();

@@ -1,6 +1,6 @@
 import { errors, jwtVerify } from 'jose';
 import * as z from 'zod';
-import { type KeySet, signJwt } from '../tokens/signing-keys';
+import { type KeySet, type PublicKeySet, signJwt } from '../tokens/signing-keys';
 
 /** `expires_in` of every OAuth access token (docs/api.md 4.7). */
 export const OAUTH_ACCESS_TOKEN_TTL_SECONDS = 3600;
@@ -8,7 +8,10 @@ export const OAUTH_ACCESS_TOKEN_TTL_SECONDS = 3600;
 /** What an OAuth access token says (RFC 9068 2.2, plus our `tenantId` and, for tokens of a grant, `grant_id`). */
 export interface OAuthAccessClaims {
   iss: string;
-  /** The client the token was issued to; also `client_id`. */
+  /**
+   * The resource server the token is for (RFC 8707: the `resource` asked for), else the
+   * configured default audience, else the client the token was issued to.
+   */
   aud: string;
   client_id: string;
   /** The user, or the client itself for client_credentials. */
@@ -29,10 +32,11 @@ export interface OAuthAccessClaims {
 /**
  * Signs an OAuth access token: a JWT of type `at+jwt` (RFC 9068) signed ES256 with
  * the same keys as session tokens, so resource servers verify it against our JWKS.
- * Its audience is the client, and it has no `sid`, so the session authorizer
- * (which wants our own audience and a session) never accepts it.
+ * Its audience is a resource server or the client (never the session audience: no
+ * client or resource may take it), and it has no `sid`, so the session authorizer
+ * (which wants our own audience and a session) never accepts it. `aud` defaults to the client.
  */
-export function signOAuthAccessToken(keys: KeySet, claims: Omit<OAuthAccessClaims, 'aud' | 'exp'>): string {
+export function signOAuthAccessToken(keys: KeySet, claims: Omit<OAuthAccessClaims, 'aud' | 'exp'> & { aud?: string | undefined }): string {
   const { iss, client_id, sub, scope, tenantId, grant_id, iat, jti } = claims;
   return signJwt(keys, 'at+jwt', {
     client_id,
@@ -40,7 +44,7 @@ export function signOAuthAccessToken(keys: KeySet, claims: Omit<OAuthAccessClaim
     tenantId,
     ...(grant_id === undefined ? {} : { grant_id }),
     iss,
-    aud: client_id,
+    aud: claims.aud ?? client_id,
     sub,
     iat,
     exp: iat + OAUTH_ACCESS_TOKEN_TTL_SECONDS,
@@ -62,12 +66,12 @@ const accessClaims = z.object({
 });
 
 /**
- * The claims of a valid OAuth access token of ours (signature, `typ`, `iss`, `exp`,
- * `aud` = `client_id`), or undefined for anything else, including session tokens.
+ * The claims of a valid OAuth access token of ours (signature, `typ`, `iss`, `exp`, a
+ * single `aud`), or undefined for anything else, including session tokens (`typ`).
  * `now` in epoch seconds. Revocation is the caller's check (the grant).
  */
 export async function verifyOAuthAccessToken(
-  keys: KeySet,
+  keys: PublicKeySet,
   issuer: string,
   token: string,
   now: number,
@@ -81,7 +85,7 @@ export async function verifyOAuthAccessToken(
       requiredClaims: ['exp', 'iat', 'sub', 'jti', 'aud'],
     });
     const claims = accessClaims.safeParse(payload);
-    if (!claims.success || claims.data.aud !== claims.data.client_id) return undefined;
+    if (!claims.success) return undefined;
     return claims.data;
   } catch (error) {
     if (error instanceof errors.JOSEError) return undefined;

@@ -17,6 +17,8 @@ export const authorizationCodeSchema = z.object({
   codeChallenge: z.string(),
   /** The grant the code's tokens will belong to, chosen now so a second use can revoke it. */
   grantId: z.string(),
+  /** The resource (RFC 8707) the user authorized the client for, if it asked for one. */
+  resource: z.string().optional(),
   /** Epoch seconds. */
   createdAt: z.number(),
   expiresAt: z.number(),

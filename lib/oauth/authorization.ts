@@ -15,6 +15,7 @@ export interface AuthorizationRequest {
   state?: string | undefined;
   code_challenge?: string | undefined;
   code_challenge_method?: string | undefined;
+  resource?: string | undefined;
 }
 
 /**
@@ -54,6 +55,9 @@ export async function authorize(
   if (!scope || scope.length === 0 || !isWithinScope(scope, client.scopes))
     throw new ValidationError('Invalid scope', { code: 'INVALID_SCOPE' });
   if (!client.grantTypes.includes('authorization_code')) throw new ValidationError('Unauthorized client', { code: 'UNAUTHORIZED_CLIENT' });
+  // RFC 8707 2: a resource the client is not registered for (the code is bound to it).
+  if (request.resource && !client.resources.includes(request.resource))
+    throw new ValidationError('Invalid resource', { code: 'INVALID_TARGET' });
   if (request.code_challenge === undefined) throw new ValidationError('Missing code_challenge', { code: 'PKCE_REQUIRED' });
   if (request.code_challenge_method !== 'S256')
     throw new ValidationError('Unsupported code_challenge_method', { code: 'UNSUPPORTED_CODE_CHALLENGE_METHOD' });
@@ -70,6 +74,7 @@ export async function authorize(
     scope,
     codeChallenge: request.code_challenge,
     grantId: deps.random.token(16),
+    ...(request.resource ? { resource: request.resource } : {}),
     createdAt: now,
     expiresAt: now + AUTHORIZATION_CODE_TTL_SECONDS,
   });

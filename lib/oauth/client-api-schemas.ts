@@ -19,6 +19,8 @@ export const adminClient = z.strictObject({
   created_at: z.string(),
   updated_at: z.string().nullable(),
   previous_secret_expires_at: z.string().nullable(),
+  introspect_any: z.literal(true).optional(),
+  resources: z.array(z.string()).optional(),
 }) satisfies z.ZodType<AdminClientView>;
 
 /** docs/api.md 9.9. */

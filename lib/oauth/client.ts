@@ -35,6 +35,16 @@ export const oauthClientSchema = z.object({
   previousSecretExpiresAt: z.number().optional(),
   /** ISO 8601 of the last change through PATCH or a secret rotation. */
   updatedAt: z.string().optional(),
+  /**
+   * A resource server's permission (docs/api.md 4.14): it may introspect the access
+   * tokens of every client of its tenant, not only its own. Set by the ADMIN at creation.
+   */
+  introspectAny: z.boolean().default(false),
+  /**
+   * The resource servers (RFC 8707 absolute URIs) the client may ask tokens for with
+   * `resource`; such a token's `aud` is the resource (docs/api.md 4.7).
+   */
+  resources: z.array(z.string()).default([]),
 });
 
 export type OAuthClient = z.output<typeof oauthClientSchema>;
@@ -46,6 +56,10 @@ export interface ClientView {
   redirect_uris: string[];
   grant_types: GrantType[];
   scope: string;
+  /** Present (true) for a client that may introspect every access token of its tenant. */
+  introspect_any?: true;
+  /** Present for a client registered with resources (RFC 8707), in the order given. */
+  resources?: string[];
 }
 
 /**
@@ -88,7 +102,33 @@ export function clientView(client: OAuthClient): ClientView {
     redirect_uris: [...client.redirectUris],
     grant_types: [...client.grantTypes],
     scope: client.scopes.join(' '),
+    ...(client.introspectAny ? { introspect_any: true as const } : {}),
+    ...(client.resources.length ? { resources: [...client.resources] } : {}),
   };
+}
+
+/**
+ * User ids are UUIDs: a client id of that form is refused, so that the `sub` of a
+ * client_credentials token (the client id) can never name a user (docs/api.md 4.8).
+ */
+export const UUID_FORM = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const MAX_RESOURCES = 10;
+
+/**
+ * A resource indicator (RFC 8707 2): an absolute URI without fragment; as redirect
+ * URIs, printable ASCII, at most 2000 characters, https (http on a loopback host) and
+ * without user information.
+ */
+export function isResourceUri(uri: string): boolean {
+  return isAllowedRedirectUri(uri);
+}
+
+/** The space-separated resources of a registration, each once, or undefined if one is not allowed. */
+export function parseResources(value: string): string[] | undefined {
+  const resources = [...new Set(value.split(' ').filter(Boolean))];
+  if (resources.length === 0 || resources.length > MAX_RESOURCES || !resources.every(isResourceUri)) return undefined;
+  return resources;
 }
 
 const MAX_REDIRECT_URIS = 10;

@@ -23,6 +23,8 @@ export const oauthErrors = {
   unauthorizedClient: () => new OAuthError(400, 'Unauthorized client', 'unauthorized_client', {}, 'UNAUTHORIZED_CLIENT'),
   invalidGrant: () => new OAuthError(400, 'Invalid grant', 'invalid_grant', {}, 'INVALID_GRANT'),
   invalidScope: () => new OAuthError(400, 'Invalid scope', 'invalid_scope', {}, 'INVALID_SCOPE'),
+  /** RFC 8707 2: a `resource` the client may not ask for. */
+  invalidTarget: () => new OAuthError(400, 'Invalid resource', 'invalid_target', {}, 'INVALID_TARGET'),
   formRequired: () => new OAuthError(415, 'Unsupported content type', 'invalid_request', {}, 'UNSUPPORTED_CONTENT_TYPE'),
 };
 

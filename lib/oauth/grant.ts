@@ -19,6 +19,8 @@ export const grantSchema = refreshStateSchema.partial().extend({
   /** The user's session the code was issued in (authorization_code only). */
   sessionId: z.string().optional(),
   scope: z.array(z.string()),
+  /** The resource (RFC 8707) of the code the grant was redeemed from: its tokens' `aud`. */
+  resource: z.string().optional(),
   /** Epoch seconds. */
   createdAt: z.number(),
   /** Epoch seconds: nothing issued from the grant is valid after this. */

@@ -50,15 +50,17 @@ async function userStillGrants(deps: Pick<Deps, 'store'>, grant: OAuthGrant): Pr
  * RFC 7662: whether a token of this client is active: known, its own, not expired,
  * and not revoked: its grant, or for a stateless client_credentials token its deny
  * record (a refresh token: also not yet rotated). Anything else, including another
- * client's token, is `{ active: false }` and nothing more.
+ * client's token, is `{ active: false }` and nothing more. A client registered with
+ * `introspect_any` (a resource server, docs/api.md 4.14) sees the access tokens of every
+ * client of its tenant too (RFC 7662 4: the server decides who may introspect what).
  */
 export async function introspect(
-  deps: Pick<Deps, 'config' | 'clock' | 'store' | 'keys'>,
+  deps: Pick<Deps, 'config' | 'clock' | 'store' | 'publicKeys'>,
   client: OAuthClient,
   token: string,
 ): Promise<IntrospectionResponse> {
   const now = epochSeconds(deps.clock);
-  const found = await findClientToken(deps, client, token, now);
+  const found = await findClientToken(deps, client, token, now, client.introspectAny ? 'tenant' : 'own');
   if (!found) return { active: false };
   if (found.kind === 'client_access_token') {
     // Expiry was checked with the signature; revocation is a deny record under the jti.

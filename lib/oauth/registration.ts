@@ -2,7 +2,7 @@ import { isStrongSecret } from '../crypto/secret-strength';
 import type { Deps } from '../deps';
 import { ConflictError, ForbiddenError, ValidationError } from '../errors';
 import type { Identity } from '../tokens/access-token';
-import { type ClientView, clientView, type OAuthClient, parseGrantTypes, parseRedirectUris } from './client';
+import { type ClientView, clientView, type OAuthClient, parseGrantTypes, parseRedirectUris, parseResources, UUID_FORM } from './client';
 import { parseScope } from './scope';
 
 /** createOAuth2Client's body (docs/api.md 5.5). */
@@ -13,6 +13,10 @@ export interface ClientRegistration {
   grant_types: string;
   scope: string;
   tenant_id: string;
+  /** docs/api.md 4.14: may introspect every access token of the tenant (a resource server). */
+  introspect_any?: boolean | undefined;
+  /** docs/api.md 4.7: the resource servers (RFC 8707) the client may ask tokens for, separated by spaces. */
+  resources?: string | undefined;
 }
 
 /** Client secrets are machine-generated: at least 32 characters (docs/api.md 4.8). */
@@ -33,8 +37,9 @@ export function authorizeClientRegistration(admin: Identity | null, tenantId: st
 
 /**
  * Registers a client after the rules of docs/api.md 4.8, in their order: redirect URIs,
- * grant types, scope, secret length, then the client id: not the session audience
- * (reserved), and unique across tenants (one conditional write). The secret is stored
+ * grant types, scope, resources, secret length, then the client id: not the session
+ * audience nor of a user id's form (reserved), and unique across tenants (one
+ * conditional write). The secret is stored
  * as a keyed hash only.
  */
 export async function registerClient(
@@ -48,11 +53,15 @@ export async function registerClient(
   if (!grantTypes) throw new ValidationError('Unsupported grant type', { code: 'UNSUPPORTED_GRANT_TYPE' });
   const scopes = parseScope(registration.scope);
   if (!scopes || scopes.length === 0) throw new ValidationError('Invalid scope', { code: 'INVALID_SCOPE' });
+  const resources = registration.resources === undefined ? [] : parseResources(registration.resources);
+  if (!resources) throw new ValidationError('Invalid resource', { code: 'INVALID_TARGET' });
   checkClientSecret(registration.client_secret);
   // Session tokens carry this `aud`: a client of that id would share it with them, and a
   // resource server checking `aud` but not `typ` would take session tokens for its own.
   if (registration.client_id === deps.config.accessTokenAudience)
     throw new ValidationError('Reserved client_id', { code: 'RESERVED_CLIENT_ID' });
+  // User ids are UUIDs: a client of that id would get tokens whose `sub` names a user (issue 16, item 7).
+  if (UUID_FORM.test(registration.client_id)) throw new ValidationError('Reserved client_id', { code: 'RESERVED_CLIENT_ID' });
 
   const client: OAuthClient = {
     clientId: registration.client_id,
@@ -63,9 +72,17 @@ export async function registerClient(
     scopes,
     createdAt: new Date(deps.clock.now()).toISOString(),
     createdBy: admin.userId,
+    introspectAny: registration.introspect_any === true,
+    resources,
   };
   if ((await deps.store.oauthClients.create(client)) === 'exists')
     throw new ConflictError('OAuth2 client already exists', { code: 'CLIENT_EXISTS' });
-  deps.log.info('oauth_client_created', { clientId: client.clientId, tenantId: client.tenantId, createdBy: admin.userId, grantTypes });
+  deps.log.info('oauth_client_created', {
+    clientId: client.clientId,
+    tenantId: client.tenantId,
+    createdBy: admin.userId,
+    grantTypes,
+    introspectAny: client.introspectAny,
+  });
   return clientView(client);
 }

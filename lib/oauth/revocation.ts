@@ -11,7 +11,7 @@ import { findClientToken } from './token-lookup';
  * change nothing.
  */
 export async function revokeToken(
-  deps: Pick<Deps, 'config' | 'clock' | 'store' | 'keys' | 'log'>,
+  deps: Pick<Deps, 'config' | 'clock' | 'store' | 'publicKeys' | 'log'>,
   client: OAuthClient,
   token: string,
 ): Promise<void> {

@@ -21,10 +21,16 @@ export type ClientToken =
  * the caller's to check.
  */
 export async function findClientToken(
-  deps: Pick<Deps, 'config' | 'store' | 'keys'>,
+  deps: Pick<Deps, 'config' | 'store' | 'publicKeys'>,
   client: OAuthClient,
   token: string,
   now: number,
+  /**
+   * `tenant`: also the access tokens of the other clients of the client's tenant (a
+   * resource server's introspection, docs/api.md 4.14); never another tenant's, and
+   * never another client's refresh token (a credential of that client alone, RFC 6749 10.4).
+   */
+  reach: 'own' | 'tenant' = 'own',
 ): Promise<ClientToken | undefined> {
   const refresh = parseGrantRefreshToken(token);
   if (refresh) {
@@ -34,13 +40,14 @@ export async function findClientToken(
     if (isRefreshHashOf(grant, hash, false)) return { kind: 'refresh_token', grant, current: true };
     return isRefreshHashOf(grant, hash, true) ? { kind: 'refresh_token', grant, current: false } : undefined;
   }
-  const claims = await verifyOAuthAccessToken(await deps.keys.load(), deps.config.issuer, token, now);
-  if (!claims || claims.client_id !== client.clientId || claims.tenantId !== client.tenantId) return undefined;
+  const claims = await verifyOAuthAccessToken(await deps.publicKeys.load(), deps.config.issuer, token, now);
+  if (!claims || claims.tenantId !== client.tenantId) return undefined;
+  if (claims.client_id !== client.clientId && reach !== 'tenant') return undefined;
   if (claims.grant_id === undefined) {
-    // Only client_credentials tokens are stateless, and they are the client's own.
-    return claims.sub === client.clientId ? { kind: 'client_access_token', claims } : undefined;
+    // Only client_credentials tokens are stateless, and they are their client's own.
+    return claims.sub === claims.client_id ? { kind: 'client_access_token', claims } : undefined;
   }
   const grant = await deps.store.oauthGrants.find(client.tenantId, claims.grant_id);
-  if (!grant || grant.clientId !== client.clientId) return undefined;
+  if (!grant || grant.clientId !== claims.client_id) return undefined;
   return { kind: 'access_token', claims, grant };
 }

@@ -18,12 +18,16 @@ export interface TokenRequest {
   code_verifier?: string | undefined;
   refresh_token?: string | undefined;
   scope?: string | undefined;
+  /** RFC 8707: the resource server the access token is for. */
+  resource?: string | undefined;
 }
 
-export type TokenGrant =
+/** The token request's grant, and the resource (RFC 8707) asked for, if any. */
+export type TokenGrant = (
   | { type: 'authorization_code'; code: string; redirectUri: string; codeVerifier: string | undefined }
   | { type: 'refresh_token'; refreshToken: string; scope: string | undefined }
-  | { type: 'client_credentials'; scope: string | undefined };
+  | { type: 'client_credentials'; scope: string | undefined }
+) & { resource?: string | undefined };
 
 /** The token payload (docs/api.md 5.4, RFC 6749 5.1). */
 export interface TokenResponse {
@@ -41,15 +45,22 @@ type TokenDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'keys' | '
 
 /** The rules 1–3 of docs/api.md 4.7 of the token request, with their messages, before the client is authenticated. */
 export function tokenGrant(request: TokenRequest): TokenGrant {
+  const { resource } = request;
   switch (request.grant_type) {
     case 'authorization_code':
       if (!request.code || !request.redirect_uri) throw oauthErrors.missingParameters();
-      return { type: 'authorization_code', code: request.code, redirectUri: request.redirect_uri, codeVerifier: request.code_verifier };
+      return {
+        type: 'authorization_code',
+        code: request.code,
+        redirectUri: request.redirect_uri,
+        codeVerifier: request.code_verifier,
+        resource,
+      };
     case 'refresh_token':
       if (!request.refresh_token) throw oauthErrors.missingRefreshToken();
-      return { type: 'refresh_token', refreshToken: request.refresh_token, scope: request.scope };
+      return { type: 'refresh_token', refreshToken: request.refresh_token, scope: request.scope, resource };
     case 'client_credentials':
-      return { type: 'client_credentials', scope: request.scope };
+      return { type: 'client_credentials', scope: request.scope, resource };
     default:
       throw oauthErrors.unsupportedGrantType();
   }
@@ -63,12 +74,25 @@ function requestedScope(requested: string | undefined, allowed: string[]): strin
   return scope;
 }
 
+/**
+ * RFC 8707 2: a requested resource must be one the client is registered for
+ * (400 `Invalid resource`, `invalid_target`), and agree with the one the grant was
+ * authorized for, if any. Undefined: none asked, none bound.
+ */
+export function resourceFor(client: OAuthClient, requested: string | undefined, bound?: string): string | undefined {
+  if (requested === undefined || requested === '') return bound;
+  if (!client.resources.includes(requested) || (bound !== undefined && bound !== requested)) throw oauthErrors.invalidTarget();
+  return requested;
+}
+
 /** Whom an access token is for; `grantId` is absent for stateless (client_credentials) tokens. */
 interface TokenSubject {
   clientId: string;
   tenantId: string;
   subject: string;
   grantId?: string | undefined;
+  /** The resource server (RFC 8707), when one was asked for. */
+  resource?: string | undefined;
 }
 
 async function tokenResponse(
@@ -80,6 +104,7 @@ async function tokenResponse(
 ): Promise<TokenResponse> {
   const accessToken = signOAuthAccessToken(await deps.keys.load(), {
     iss: deps.config.issuer,
+    aud: to.resource ?? deps.config.oauthDefaultAudience,
     client_id: to.clientId,
     sub: to.subject,
     scope: formatScope(scope),
@@ -122,6 +147,7 @@ async function redeemAuthorizationCode(
   if (code.expiresAt <= now) throw oauthErrors.invalidGrant();
   if (!verifyPkce(request.codeVerifier, code.codeChallenge)) throw oauthErrors.invalidGrant();
   if (code.redirectUri !== request.redirectUri) throw oauthErrors.invalidGrant();
+  const resource = resourceFor(client, request.resource, code.resource);
   // The user and the session the code was issued in must still be live (one consistent read).
   const { session, user } = await deps.store.sessions.findWithOwner(tenantId, code.sessionId, code.userId);
   if (!session || !user || session.userId !== user.id || !isLive(session, now)) throw oauthErrors.invalidGrant();
@@ -139,6 +165,7 @@ async function redeemAuthorizationCode(
     subject: user.id,
     sessionId: code.sessionId,
     scope: code.scope,
+    ...(resource === undefined ? {} : { resource }),
     createdAt: now,
     userEpoch: epochOf(user),
     expiresAt: now + (withRefresh ? GRANT_MAX_AGE_SECONDS : OAUTH_ACCESS_TOKEN_TTL_SECONDS),
@@ -165,10 +192,12 @@ async function refreshGrant(
   const { tenantId } = client;
   const { grantId, generation } = parsed;
   const now = epochSeconds(deps.clock);
-  if (request.scope) {
+  if (request.scope || request.resource) {
+    // Checked before the token is spent: a refused scope or resource leaves it usable.
     const current = await deps.store.oauthGrants.find(tenantId, grantId);
     if (!current || current.clientId !== client.clientId || current.revokedAt !== undefined) throw oauthErrors.invalidGrant();
     requestedScope(request.scope, current.scope);
+    resourceFor(client, request.resource, current.resource);
   }
   const next = formatGrantRefreshToken({ grantId, generation: generation + 1, secret: deps.random.token() });
   const family = { tenantId, id: grantId, clientId: client.clientId };
@@ -185,7 +214,8 @@ async function refreshGrant(
     await deps.store.oauthGrants.revoke(family, now, 'user_inactive');
     throw oauthErrors.invalidGrant();
   }
-  return tokenResponse(deps, { ...grant, grantId: grant.id }, requestedScope(request.scope, grant.scope), now, next);
+  const resource = resourceFor(client, request.resource, grant.resource);
+  return tokenResponse(deps, { ...grant, grantId: grant.id, resource }, requestedScope(request.scope, grant.scope), now, next);
 }
 
 /**
@@ -196,8 +226,9 @@ async function refreshGrant(
  */
 async function clientCredentials(deps: TokenDeps, client: OAuthClient, request: Extract<TokenGrant, { type: 'client_credentials' }>) {
   const scope = requestedScope(request.scope, client.scopes);
+  const resource = resourceFor(client, request.resource);
   const now = epochSeconds(deps.clock);
-  return tokenResponse(deps, { clientId: client.clientId, tenantId: client.tenantId, subject: client.clientId }, scope, now);
+  return tokenResponse(deps, { clientId: client.clientId, tenantId: client.tenantId, subject: client.clientId, resource }, scope, now);
 }
 
 /** The token endpoint's logic for an authenticated client: the grant must be one it is registered for. */

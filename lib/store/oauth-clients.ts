@@ -68,7 +68,7 @@ function toClient(item: Record<string, unknown> | undefined): OAuthClient | unde
   if (isDeleted(item)) return undefined;
   const client = parseRecord(oauthClientSchema, 'OAuth client', item);
   if (!client) return undefined;
-  for (const list of [client.redirectUris, client.grantTypes, client.scopes]) Object.freeze(list);
+  for (const list of [client.redirectUris, client.grantTypes, client.scopes, client.resources]) Object.freeze(list);
   return Object.freeze(client);
 }
 

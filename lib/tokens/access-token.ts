@@ -1,7 +1,7 @@
 import { errors, jwtVerify } from 'jose';
 import * as z from 'zod';
 import { ROLES } from '../users/user';
-import { type KeySet, signJwt } from './signing-keys';
+import { type KeySet, type PublicKeySet, signJwt } from './signing-keys';
 
 /** The request context the authorizer hands to functions (docs/api.md 3). */
 export interface Identity {
@@ -62,7 +62,7 @@ export type VerifyFailure = 'malformed' | 'signature' | 'expired' | 'claims';
  * tokens have another audience and no `sid`, so they never pass.
  */
 export async function verifyAccessToken(
-  keys: KeySet,
+  keys: PublicKeySet,
   settings: Omit<TokenSettings, 'ttlSeconds'>,
   token: string,
   now: number,

@@ -2,7 +2,7 @@ import type { Clock } from '../clock';
 import type { Logger } from '../log';
 import { type SecretsClient, secretsManagerLocation } from '../secrets/location';
 import { SECRET_REFRESH } from '../secrets/refreshed';
-import { type KeyProvider, refreshedKeyProvider } from './signing-keys';
+import { type KeyProvider, type PublicKeyProvider, refreshedKeyProvider, refreshedPublicKeyProvider } from './signing-keys';
 
 /** How long a Lambda instance uses the keys it read before reading them again. */
 export const KEYS_REFRESH_SECONDS = SECRET_REFRESH.refreshSeconds;
@@ -25,6 +25,21 @@ export function secretsManagerKeyProvider(client: SecretsClient, secretId: strin
   return refreshedKeyProvider(
     async () => (await secret.read()).text,
     `Secret ${secretId} holds no signing keys: run scripts/rotate-signing-key add`,
+    clock,
+    log,
+  );
+}
+
+/**
+ * The public keys from AWS Secrets Manager (the public keys document `npm run keys`
+ * writes beside the signing keys), for the functions that only verify; refreshed as the
+ * signing keys are.
+ */
+export function secretsManagerPublicKeyProvider(client: SecretsClient, secretId: string, clock: Clock, log: Logger): PublicKeyProvider {
+  const secret = secretsManagerLocation(client, secretId);
+  return refreshedPublicKeyProvider(
+    async () => (await secret.read()).text,
+    `Secret ${secretId} holds no public keys: run scripts/rotate-signing-key publish`,
     clock,
     log,
   );

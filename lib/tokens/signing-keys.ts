@@ -1,8 +1,9 @@
-import { createECDH, createPrivateKey, type KeyObject, sign } from 'node:crypto';
+import { createECDH, createPrivateKey, createPublicKey, type KeyObject, sign } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createLocalJWKSet, exportJWK, generateKeyPair, type JWK } from 'jose';
 import { type Clock, systemClock } from '../clock';
+import { publicKeysPath } from '../config';
 import { createLogger, type Logger } from '../log';
 import { isRecord, parseSecretJson, SecretDocumentError } from '../secrets/document';
 import { fileLocation } from '../secrets/location';
@@ -20,19 +21,40 @@ export interface SigningKeysDocument {
   keys: JWK[];
 }
 
-export interface KeySet {
-  kid: string;
-  /** The active key for node:crypto: what `signJwt` signs with. */
-  signingKey: KeyObject;
+/**
+ * The public keys document (issue 16, item 5): the public part of every key of the
+ * signing keys document, a JSON Web Key Set (RFC 7517) written beside it by
+ * `npm run keys`. The functions that only verify (the authorizer, jwks, revoke,
+ * introspect) read this one and can read nothing else: a leak of theirs leaks no key.
+ */
+export interface PublicKeysDocument {
+  /** Public JWKs (ES256) with `kid`: no private member. */
+  keys: JWK[];
+}
+
+/** What a verifier holds: the published keys. */
+export interface PublicKeySet {
   /** Public parts of every key, as served at /.well-known/jwks.json. */
   jwks: { keys: JWK[] };
   /** Finds the public key for a token header among `jwks` (built once per key set). */
   publicKeyFor: ReturnType<typeof createLocalJWKSet>;
 }
 
+/** What a signer holds: the published keys and the private key that signs. */
+export interface KeySet extends PublicKeySet {
+  kid: string;
+  /** The active key for node:crypto: what `signJwt` signs with. */
+  signingKey: KeyObject;
+}
+
 /** Where the keys come from; `load` is called once per cold start and cached. */
 export interface KeyProvider {
   load(): Promise<KeySet>;
+}
+
+/** Where a verifier's public keys come from (a KeyProvider serves too: a signer also verifies). */
+export interface PublicKeyProvider {
+  load(): Promise<PublicKeySet>;
 }
 
 const PUBLIC_MEMBERS = ['kty', 'crv', 'x', 'y', 'kid', 'alg', 'use'] as const;
@@ -106,6 +128,53 @@ export function parseSigningKeys(text: string): SigningKeysDocument {
   return validateSigningKeysDocument(parseSecretJson(text, 'The signing keys document'));
 }
 
+/** The public keys document of a signing keys document: what `npm run keys` publishes beside it. */
+export function publicKeysOf(document: SigningKeysDocument): PublicKeysDocument {
+  return { keys: document.keys.map(publicPart) };
+}
+
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
+
+/**
+ * Checks a public keys document: every key a public P-256 JWK for ES256 signatures with
+ * 32-byte `x` and `y` on the curve, no private member (a private document pasted in the
+ * wrong place must not reach the verifiers), kids unique. Messages as
+ * validateSigningKeysDocument's: the rule and the kid, never key material.
+ */
+export function validatePublicKeysDocument(value: unknown): PublicKeysDocument {
+  if (!isRecord(value) || !Array.isArray(value.keys)) throw new SecretDocumentError('Public keys: the document must be { keys: [...] }');
+  const seen = new Set<string>();
+  const keys = value.keys.map((key: unknown, index): JWK => {
+    if (!isRecord(key) || typeof key.kid !== 'string' || !KID.test(key.kid))
+      throw new SecretDocumentError(`Public key #${index + 1} has no kid`);
+    const { kid } = key;
+    if (PRIVATE_MEMBERS.some((member) => member in key)) throw new SecretDocumentError(`Public key ${kid} holds private key material`);
+    if (key.kty !== 'EC' || key.crv !== 'P-256' || key.alg !== 'ES256' || key.use !== 'sig')
+      throw new SecretDocumentError(`Public key ${kid} is not a P-256 ES256 signature key`);
+    if (![key.x, key.y].every((part) => typeof part === 'string' && COORDINATE.test(part)))
+      throw new SecretDocumentError(`Public key ${kid} has no 32-byte x and y`);
+    try {
+      createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: key.x as string, y: key.y as string }, format: 'jwk' });
+    } catch {
+      throw new SecretDocumentError(`Public key ${kid} is not a point of P-256`);
+    }
+    if (seen.has(kid)) throw new SecretDocumentError(`Public key id ${kid} appears twice`);
+    seen.add(kid);
+    return publicPart(key as JWK);
+  });
+  return { keys };
+}
+
+/** Parses and validates the text of a public keys document (Secrets Manager or file). */
+export function parsePublicKeys(text: string): PublicKeysDocument {
+  return validatePublicKeysDocument(parseSecretJson(text, 'The public keys document'));
+}
+
+export function publicKeySetFromDocument(document: PublicKeysDocument): PublicKeySet {
+  const jwks = { keys: validatePublicKeysDocument(document).keys };
+  return { jwks, publicKeyFor: createLocalJWKSet(jwks) };
+}
+
 export async function keySetFromDocument(document: SigningKeysDocument): Promise<KeySet> {
   const { activeKid, keys } = validateSigningKeysDocument(document);
   const active = keys.find((key) => key.kid === activeKid);
@@ -127,6 +196,29 @@ export function refreshedKeyProvider(readText: () => Promise<string | undefined>
       const document = text === undefined ? undefined : parseSigningKeys(text);
       if (!document?.keys.length) throw new SecretDocumentError(missing);
       return keySetFromDocument(document);
+    },
+    { event: 'signing_keys', clock, log },
+  );
+  return { load };
+}
+
+/**
+ * A verifier's key provider over a public keys document read by `readText`, kept fresh as
+ * refreshedKeyProvider's, and logged under the same events (`signing_keys_rejected`,
+ * `signing_keys_expired`), so the signing-keys alarm watches verifiers too.
+ */
+export function refreshedPublicKeyProvider(
+  readText: () => Promise<string | undefined>,
+  missing: string,
+  clock: Clock,
+  log: Logger,
+): PublicKeyProvider {
+  const load = refreshedSecret(
+    async () => {
+      const text = await readText();
+      const document = text === undefined ? undefined : parsePublicKeys(text);
+      if (!document?.keys.length) throw new SecretDocumentError(missing);
+      return publicKeySetFromDocument(document);
     },
     { event: 'signing_keys', clock, log },
   );
@@ -173,17 +265,42 @@ export function fileKeyProvider(path: string, clock: Clock = systemClock, log: L
   );
 }
 
-/** Creates the local keys file with one fresh key unless it exists. */
+/** Local development: the public keys in a JSON file beside the keys file (publicKeysPath), re-read like the secret. */
+export function filePublicKeyProvider(path: string, clock: Clock = systemClock, log: Logger = createLogger()): PublicKeyProvider {
+  const file = fileLocation(path);
+  return refreshedPublicKeyProvider(
+    async () => (await file.read()).text,
+    `Public keys file ${path} is missing: run "npm start", which creates it on first run`,
+    clock,
+    log,
+  );
+}
+
+/**
+ * Creates the local keys file with one fresh key unless it exists, and the public keys
+ * file beside it (publicKeysPath) unless that exists: a keys file made before there was
+ * one gets its public twin at the next `npm start`.
+ */
 export async function ensureKeysFile(path: string, kid: string): Promise<'created' | 'exists'> {
+  let created: 'created' | 'exists' = 'exists';
+  let document: SigningKeysDocument;
   try {
-    await readFile(path);
-    return 'exists';
-  } catch {
+    document = parseSigningKeys(await readFile(path, 'utf8'));
+  } catch (error) {
+    // A file that cannot be used is left as it is (the functions say why); nothing is published from it.
+    if (error instanceof SecretDocumentError) return 'exists';
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     await mkdir(dirname(path), { recursive: true });
-    const document: SigningKeysDocument = { activeKid: kid, keys: [await generateSigningKey(kid)] };
+    document = { activeKid: kid, keys: [await generateSigningKey(kid)] };
     await writeFile(path, `${JSON.stringify(document, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-    return 'created';
+    created = 'created';
   }
+  await writeFile(publicKeysPath(path), `${JSON.stringify(publicKeysOf(document), null, 2)}\n`, { mode: 0o644, flag: 'wx' }).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    },
+  );
+  return created;
 }
 
 /** A key set made in memory (tests, benchmarks). */

@@ -1,9 +1,9 @@
 import { type LegacyEncoding, type Peppers, parsePeppers, pepperDocument } from '../../lib/oauth/client-secret';
 import { activatePepper, addPepper, describePeppers, retirePepper } from '../../lib/oauth/pepper-rotation';
 import { SecretDocumentError } from '../../lib/secrets/document';
-import type { SecretLocation } from '../../lib/secrets/location';
+import { ConcurrentChangeError, type SecretLocation } from '../../lib/secrets/location';
 import { activateKey, addKey, describeKeys, retireKey } from '../../lib/tokens/key-rotation';
-import { parseSigningKeys, type SigningKeysDocument } from '../../lib/tokens/signing-keys';
+import { parsePublicKeys, parseSigningKeys, publicKeysOf, type SigningKeysDocument } from '../../lib/tokens/signing-keys';
 
 /** A kind of secret document the rotation tool changes, one step per command (README). */
 export interface RotatedDocument<D> {
@@ -58,7 +58,33 @@ export function peppersDocument(legacy: LegacyEncoding, defaultFile = '.data/oau
   };
 }
 
-export const USAGE = 'Usage: rotate-signing-key show|add [ID]|activate ID|retire ID [--pepper] [--secret-id ID | --file PATH]';
+/**
+ * The signing keys document with its public twin (issue 16, item 5): every write of the
+ * keys first writes the public keys document derived from them, the only one the
+ * verify-only functions can read, so a key is published before anything can sign with it
+ * and the twin never lags behind a step. When the keys changed since they were read,
+ * nothing is written. A write of the twin that is then followed by a refused write of
+ * the keys leaves a published key nobody signs with: harmless, and the next command (or
+ * `publish`) writes the twin again from the keys.
+ */
+export function withPublicKeys(keys: SecretLocation, publicKeys: SecretLocation): SecretLocation {
+  return {
+    name: keys.name,
+    read: () => keys.read(),
+    async write(text, expected) {
+      if ((await keys.read()).version !== expected) {
+        throw new ConcurrentChangeError(`The ${keys.name} changed since it was read: nothing was changed, run the command again`);
+      }
+      const published = `${JSON.stringify(publicKeysOf(parseSigningKeys(text)), null, 2)}\n`;
+      parsePublicKeys(published);
+      await publicKeys.write(published, (await publicKeys.read()).version);
+      await keys.write(text, expected);
+    },
+  };
+}
+
+export const USAGE =
+  'Usage: rotate-signing-key show|add [ID]|activate ID|retire ID|publish [--pepper] [--secret-id ID [--public-secret-id ID] | --file PATH [--public-file PATH]]';
 
 /**
  * Runs one rotation command on the document at `location`: reads it (refusing to go on
@@ -88,6 +114,11 @@ export async function rotate<D>(
       return;
     case 'add':
       next = await kind.add(document, id ?? kind.newId());
+      break;
+    case 'publish':
+      // Writes the document as it is: through withPublicKeys, its public twin again.
+      if (!document) throw new Error(`No ${kind.what} yet: run "add" first`);
+      next = document;
       break;
     case 'activate':
     case 'retire':

@@ -87,6 +87,21 @@ const isIndexQuery = (s: Statement) =>
   JSON.stringify(s.Resource) === JSON.stringify({ 'Fn::Sub': '${IdentityTable.Arn}/index/*' }) &&
   JSON.stringify(actions(s)) === JSON.stringify(['dynamodb:Query']);
 const WRITES = /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|TransactWriteItems)$/;
+/** Functions that sign tokens, and so alone may read the private signing keys (issue 16, item 5). */
+const SIGNING = ['Login', 'RefreshToken', 'Register', 'Reauthenticate', 'Oauth2Token'];
+/** Functions that only verify tokens: the public keys document is all they may read. */
+const VERIFYING = ['Authorizer', 'Jwks', 'Revoke', 'Introspect'];
+/** The Deny that keeps the SMS senders' `sns:Publish` on "*" off every topic and endpoint (issue 16, item 6). */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation !Sub string, not a template
+const SMS_ONLY = { Effect: 'Deny', Action: ['sns:Publish'], Resource: { 'Fn::Sub': 'arn:${AWS::Partition}:sns:*:*:*' } };
+/** Whether an IAM resource pattern matches an ARN (`*` any run of characters, `?` one). */
+const matchesArn = (pattern: string, arn: string) =>
+  new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.')}$`,
+  ).test(arn);
 
 describe('the deployment package', () => {
   beforeAll(() => {
@@ -118,6 +133,12 @@ describe('the deployment package', () => {
     for (const [name, role] of ofType('AWS::IAM::Role')) {
       for (const statement of statementsOf(role)) {
         for (const action of actions(statement)) expect(action, name).not.toMatch(/\*/);
+        // The one Deny takes away (issue 16, item 6); it is checked below, and grants nothing.
+        if (statement.Effect === 'Deny') {
+          expect(statement, name).toEqual(SMS_ONLY);
+          continue;
+        }
+        expect(statement.Effect, name).toBe('Allow');
         const resourcesOf = [statement.Resource].flat();
         for (const resource of resourcesOf) {
           // Publishing an SMS to a phone number has no ARN: only sns:Publish, alone, may name "*".
@@ -146,7 +167,7 @@ describe('the deployment package', () => {
     for (const [name, role] of ofType('AWS::IAM::Role')) {
       const fn = name.replace(/IamRoleLambdaExecution$/, '');
       const statements = statementsOf(role);
-      const granted = statements.flatMap(actions);
+      const granted = statements.filter((s) => s.Effect === 'Allow').flatMap(actions);
       const kms = statements.filter((s) => actions(s).some((a) => a.startsWith('kms:')));
       if (MFA_KEY[fn]) {
         expect(kms.flatMap(actions).sort(), fn).toEqual(MFA_KEY[fn]);
@@ -195,6 +216,61 @@ describe('the deployment package', () => {
     for (const [name, fn] of ofType('AWS::Lambda::Function')) {
       expect(fn.Properties.Environment.Variables.CORS_ALLOWED_ORIGINS, name).toBe('https://app.example.com, https://admin.example.com');
     }
+  });
+
+  it('lets only the signing functions read the private signing keys; the verifiers read the public keys only', () => {
+    const readersOf = (secret: string) =>
+      ofType('AWS::IAM::Role')
+        .filter(([, role]) =>
+          statementsOf(role).some(
+            (s) =>
+              s.Effect === 'Allow' &&
+              actions(s).includes('secretsmanager:GetSecretValue') &&
+              JSON.stringify(s.Resource) === JSON.stringify({ Ref: secret }),
+          ),
+        )
+        .map(([name]) => name.replace(/IamRoleLambdaExecution$/, ''))
+        .sort();
+    expect(readersOf('SigningKeysSecret')).toEqual([...SIGNING].sort());
+    expect(readersOf('SigningPublicKeysSecret')).toEqual([...VERIFYING].sort());
+    // No verifying role can read the private secret by any statement: nothing names it, and
+    // no statement of theirs grants secretsmanager on a pattern or "*".
+    for (const fn of VERIFYING) {
+      const statements = statementsOf(resources[`${fn}IamRoleLambdaExecution`]!);
+      expect(JSON.stringify(statements), fn).not.toContain('"SigningKeysSecret"');
+      const secretReads = statements.filter((s) => actions(s).some((a) => a.startsWith('secretsmanager:')));
+      for (const s of secretReads) {
+        expect(s.Resource, fn).toEqual(
+          expect.objectContaining({ Ref: expect.stringMatching(/^(SigningPublicKeysSecret|OAuthClientSecretPepper)$/) }),
+        );
+      }
+    }
+    expect(resources.SigningPublicKeysSecret!.Properties).toMatchObject({
+      Name: 'identity-service/prod/signing-keys-public',
+      SecretString: '{"keys":[]}',
+    });
+    const variables = resources.AuthorizerLambdaFunction!.Properties.Environment.Variables;
+    expect(variables.SIGNING_PUBLIC_KEYS_SECRET_ID).toBe('identity-service/prod/signing-keys-public');
+  });
+
+  it('lets the code senders publish SMS to phone numbers only: an explicit Deny covers every topic, the alarm topic too', () => {
+    for (const [name, role] of ofType('AWS::IAM::Role')) {
+      const fn = name.replace(/IamRoleLambdaExecution$/, '');
+      const sns = statementsOf(role).filter((s) => actions(s).some((a) => a.startsWith('sns:')));
+      expect(sns, fn).toEqual(SENDING.includes(fn) ? [{ Effect: 'Allow', Action: ['sns:Publish'], Resource: '*' }, SMS_ONLY] : []);
+    }
+    const pattern = SMS_ONLY.Resource['Fn::Sub'].replace(/^arn:\$\{AWS::Partition\}:/, 'arn:aws:');
+    const alarmTopic = `arn:aws:sns:eu-west-1:123456789012:${resources.AlarmTopic!.Properties.TopicName}`;
+    expect(alarmTopic).toBe('arn:aws:sns:eu-west-1:123456789012:identity-service-prod-alarms');
+    for (const arn of [
+      alarmTopic,
+      'arn:aws:sns:us-east-1:210987654321:any-topic',
+      'arn:aws:sns:eu-west-1:123456789012:endpoint/APNS/app/1a2b',
+    ]) {
+      expect(matchesArn(pattern, arn), arn).toBe(true);
+    }
+    // A phone number is not an ARN: the Deny does not reach an SMS.
+    expect(matchesArn(pattern, '+15555550100')).toBe(false);
   });
 
   it('gives me no table access at all', () => {

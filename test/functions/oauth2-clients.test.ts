@@ -326,6 +326,8 @@ describe('the OAuth client lifecycle', () => {
         redirectUris: [client.redirectUri],
         grantTypes: ['authorization_code' as const, 'refresh_token' as const],
         scopes: ['orders:read'],
+        introspectAny: false,
+        resources: [],
       };
       own.clock.advance(DELETED_CLIENT_ID_RESERVED_SECONDS - 1);
       expect(await own.store.oauthClients.create({ ...registration, createdAt: iso(own.clock.now()) })).toBe('exists');

@@ -67,6 +67,8 @@ describe('POST /oauth2/clients', () => {
       scopes: ['orders:read', 'orders:write'],
       createdAt: new Date(deps.clock.now()).toISOString(),
       createdBy: adminId,
+      introspectAny: false,
+      resources: [],
     });
     expect(JSON.stringify(stored)).not.toContain(body.client_secret);
     expect(deps.logText()).not.toContain(body.client_secret);

@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { NOT_CANONICAL_ID } from '../../lib/http/schemas';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
@@ -186,12 +187,17 @@ describe('POST /auth/register', () => {
     expect(response).toMatchObject({ status: 400, body: failure(error) });
   });
 
-  it('keeps a tenant id with key separators from reaching another tenant', async () => {
-    const tenant = `${uniqueTenant()}#USER#x`;
-    const response = await app.request('register', { body: { username: 'hash', password: PASSWORD, role: 'ADMIN', tenantId: tenant } });
+  it('keeps key separators in a username from reaching another record, and refuses them in a tenant id (docs/api.md 10.2)', async () => {
+    const tenantId = uniqueTenant();
+    const username = 'hash#USER#x';
+    const response = await app.request('register', { body: { username, password: PASSWORD, role: 'ADMIN', tenantId } });
     expect(response.status).toBe(201);
-    expect(response.body.data.user.tenantId).toBe(tenant);
-    const login = await app.request('login', { body: { username: 'hash', password: PASSWORD, tenantId: tenant } });
+    expect(response.body.data.user).toMatchObject({ tenantId, username });
+    const separators = await app.request('register', {
+      body: { username: 'hash', password: PASSWORD, role: 'ADMIN', tenantId: `${uniqueTenant()}#USER#x` },
+    });
+    expect([separators.status, separators.body]).toEqual([400, failure(`tenantId: ${NOT_CANONICAL_ID}`)]);
+    const login = await app.request('login', { body: { username, password: PASSWORD, tenantId } });
     expect(login.status).toBe(200);
   });
 });

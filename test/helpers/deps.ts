@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
 import { quotaDelivery } from '../../lib/abuse/send-quota';
 import type { Clock } from '../../lib/clock';
@@ -88,6 +89,8 @@ export async function testDeps(env: Record<string, string> = {}): Promise<TestDe
     store,
     hasher: argon2idHasher(),
     keys: cachedKeyProvider(async () => keySet),
+    // The same keys' public half (a KeySet is a PublicKeySet); test/security/secrets-key-documents.test.ts splits them.
+    publicKeys: cachedKeyProvider(async () => keySet),
     keySet,
     // TOTP secrets sealed under an in-memory key; codes delivered to the outbox.
     mfaSecrets: secretBox(memoryDataKeys()),
@@ -102,7 +105,7 @@ export async function testDeps(env: Record<string, string> = {}): Promise<TestDe
   };
 }
 
-/** A tenant id no other test uses, so tests share one table without seeing each other. */
+/** A tenant id no other test uses, so tests share one table without seeing each other; canonical (docs/api.md 10.2). */
 export function uniqueTenant(prefix = 'tenant'): string {
-  return `${prefix}-${cryptoRandom.token(6)}`;
+  return `${prefix}-${randomBytes(5).toString('hex')}`;
 }

@@ -54,6 +54,8 @@ const CODE_OF: Record<string, ErrorCode> = {
   // OAuth client lifecycle (docs/api.md 9.9-9.13)
   'Client not found': 'CLIENT_NOT_FOUND',
   'Invalid post_logout_redirect_uri': 'INVALID_REDIRECT_URI',
+  // Issue 16, item 7: RFC 8707 resource indicators.
+  'Invalid resource': 'INVALID_TARGET',
 };
 
 /** The field the MFA enrolment names for its per-method checks of `secret`. */

@@ -101,6 +101,8 @@ describe('secretsManagerKeyProvider', () => {
     const deps = await testDeps();
     const { client, state } = fakeSecrets(await addKey(undefined, 'k1'));
     deps.keys = secretsManagerKeyProvider(client, 'secret', deps.clock, deps.log);
+    // The authorizer reads the public keys (issue 16, item 5), here through the same provider.
+    deps.publicKeys = deps.keys;
     const authorizer = makeAuthorizer(deps);
     const event = { headers: { authorization: 'Bearer eyJhbGciOiJFUzI1NiJ9.e30.c2ln' }, requestContext: { requestId: 'r' } } as never;
     expect((await deps.keys.load()).kid).toBe('k1');

@@ -3,13 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { epochSeconds } from '../../lib/clock';
+import { publicKeysPath } from '../../lib/config';
 import { OAUTH_ACCESS_TOKEN_TTL_SECONDS } from '../../lib/oauth/access-token';
 import { clientSecretHasherFor, PEPPER_REFRESH_SECONDS } from '../../lib/oauth/client-secret';
 import { fileLocation } from '../../lib/secrets/location';
 import { signAccessToken } from '../../lib/tokens/access-token';
 import { KEYS_REFRESH_SECONDS } from '../../lib/tokens/secrets-manager-keys';
-import { fileKeyProvider, keySetFromDocument, parseSigningKeys } from '../../lib/tokens/signing-keys';
-import { peppersDocument, rotate, signingKeysDocument } from '../../scripts/lib/rotation';
+import { fileKeyProvider, filePublicKeyProvider, keySetFromDocument, parseSigningKeys } from '../../lib/tokens/signing-keys';
+import { peppersDocument, rotate, signingKeysDocument, withPublicKeys } from '../../scripts/lib/rotation';
 import { registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { noSecretsManager, type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
@@ -31,11 +32,14 @@ function localStack(deps: TestDeps) {
   const keysPath = join(dir, 'signing-keys.json');
   const pepperPath = join(dir, 'oauth-client-secret-pepper');
   deps.keys = fileKeyProvider(keysPath, deps.clock, deps.log);
+  // The verifiers (authorizer, jwks) read the public keys file that `npm run keys` writes beside it.
+  deps.publicKeys = filePublicKeyProvider(publicKeysPath(keysPath), deps.clock, deps.log);
   deps.clientSecretHasher = clientSecretHasherFor({ source: 'file', path: pepperPath }, noSecretsManager, {
     clock: deps.clock,
     log: deps.log,
   });
-  return { keys: fileLocation(keysPath), pepper: fileLocation(pepperPath), app: testApp(deps) };
+  const keys = withPublicKeys(fileLocation(keysPath), fileLocation(publicKeysPath(keysPath)));
+  return { keys, pepper: fileLocation(pepperPath), app: testApp(deps) };
 }
 
 describe('README runbook: signing key rotation (add, activate, retire)', () => {

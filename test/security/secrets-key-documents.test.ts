@@ -8,8 +8,8 @@ import { fileDataKeys } from '../../lib/mfa/file-data-keys';
 import { secretBox } from '../../lib/mfa/secret-box';
 import { clientSecretHasherFor } from '../../lib/oauth/client-secret';
 import type { SecretsClient } from '../../lib/secrets/location';
-import { KEYS_REFRESH_SECONDS, secretsManagerKeyProvider } from '../../lib/tokens/secrets-manager-keys';
-import { fileKeyProvider, generateSigningKey } from '../../lib/tokens/signing-keys';
+import { KEYS_REFRESH_SECONDS, secretsManagerKeyProvider, secretsManagerPublicKeyProvider } from '../../lib/tokens/secrets-manager-keys';
+import { fileKeyProvider, filePublicKeyProvider, generateSigningKey } from '../../lib/tokens/signing-keys';
 import { registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { noSecretsManager, type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
@@ -79,6 +79,13 @@ const cases: Array<[string, (breaking: (json: string, secret: string) => string)
             deps.clock,
             deps.log,
           );
+          // jwks and the authorizer read the public keys (issue 16, item 5): the same broken text there.
+          deps.publicKeys = secretsManagerPublicKeyProvider(
+            secretsManager(() => breaking(json, secret)),
+            'keys-public',
+            deps.clock,
+            deps.log,
+          );
           const app = testApp(deps);
           expect((await app.request('jwks')).status).toBe(500);
           expect((await app.request('me', { token: 'eyJhbGciOiJFUzI1NiJ9.e30.c2ln' })).status).toBe(503);
@@ -121,6 +128,8 @@ const cases: Array<[string, (breaking: (json: string, secret: string) => string)
         secret,
         async run(deps) {
           deps.keys = fileKeyProvider(path);
+          // jwks reads the public keys (issue 16, item 5): the same broken file there.
+          deps.publicKeys = filePublicKeyProvider(path);
           expect((await testApp(deps).request('jwks')).status).toBe(500);
           return ['unhandled_error'];
         },

@@ -52,6 +52,8 @@ describe('hostile input to the OAuth endpoints and the metadata, mixed with real
         code_verifier: realOr(pkcePair().verifier),
         refresh_token: realOr(`${'a'.repeat(22)}.0.${'b'.repeat(43)}`),
         scope: realOr('orders:read', 'orders:read orders:write'),
+        // Issue 16, item 7: RFC 8707 (the hostile tenant's client has no resources registered).
+        resource: realOr('https://api.example.com', 'https://api.example.com#x'),
       }),
       required: ['grant_type', 'client_id', 'client_secret'],
       // A code never issued: even unchanged, the request ends in invalid_grant.
@@ -112,6 +114,8 @@ describe('hostile input to the OAuth endpoints and the metadata, mixed with real
         grant_types: realOr('authorization_code', 'client_credentials refresh_token'),
         scope: realOr('orders:read'),
         tenant_id: anyValue,
+        resources: realOr('https://api.example.com', 'https://api.example.com https://reports.example.com/v1'),
+        introspect_any: fc.oneof(fc.boolean(), anyValue),
       }),
       authorization: sessions,
       rfc: false,
@@ -131,6 +135,7 @@ describe('hostile input to the OAuth endpoints and the metadata, mixed with real
           .oneof(anyValue, fc.constant(challenge.slice(1)), fc.constant(`${challenge}=`))
           .filter((value) => typeof value !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(value)),
         code_challenge_method: realOr('S256', 'plain'),
+        resource: realOr('https://api.example.com'),
       }),
       authorization: sessions,
       rfc: false,
@@ -227,7 +232,7 @@ interface RandomOperation {
 const RANDOM_OPERATIONS: RandomOperation[] = [
   {
     route: 'oauth2Token',
-    fields: ['grant_type', 'client_id', 'client_secret', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'scope'],
+    fields: ['grant_type', 'client_id', 'client_secret', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'scope', 'resource'],
     rfc: true,
     withIdentity: false,
   },
@@ -236,7 +241,7 @@ const RANDOM_OPERATIONS: RandomOperation[] = [
   // Hostile values never make a valid registration: redirect URIs are checked first.
   {
     route: 'oauth2CreateClient',
-    fields: ['client_id', 'client_secret', 'redirect_uri', 'grant_types', 'scope', 'tenant_id'],
+    fields: ['client_id', 'client_secret', 'redirect_uri', 'grant_types', 'scope', 'tenant_id', 'resources', 'introspect_any'],
     rfc: false,
     withIdentity: true,
   },
