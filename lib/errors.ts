@@ -53,6 +53,9 @@ export const ERROR_CODES = [
   // 500, 503
   'INTERNAL',
   'SERVICE_UNAVAILABLE',
+  // Sessions and authorized apps (docs/api.md 8.3, 8.4): 404
+  'SESSION_NOT_FOUND',
+  'GRANT_NOT_FOUND',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

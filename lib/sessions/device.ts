@@ -16,10 +16,18 @@ export const USER_AGENT_MAX = 256;
 /** An IPv6 address with a zone is at most 45 characters; anything longer is not an address. */
 const IP_ADDRESS_MAX = 64;
 
-/** Control characters go; the text is cut to `max` UTF-16 units without splitting a surrogate pair. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f]/g;
+
+/** A high surrogate without its low one, or a low one without its high one. */
+export const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * Control characters go and unpaired surrogates become U+FFFD (the table stores UTF-8);
+ * the text is cut to `max` UTF-16 units without splitting a surrogate pair.
+ */
 function bounded(value: string | undefined, max: number): string | undefined {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is removed
-  const clean = value?.replace(/[\u0000-\u001f\u007f]/g, ' ').trim();
+  const clean = value?.replace(UNPAIRED_SURROGATE, '\ufffd').replace(CONTROL_CHARACTERS, ' ').trim();
   if (!clean) return undefined;
   const cut = clean.slice(0, max);
   return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;

@@ -60,6 +60,12 @@ const FUNCTIONS = [
   'AdminDeleteUser',
   'AdminResetUserMfa',
   'AdminSignOutUser',
+  'ListSessions',
+  'RevokeSession',
+  'RevokeOtherSessions',
+  'ListGrants',
+  'RevokeGrant',
+  'GetAccount',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate'];

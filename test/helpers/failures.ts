@@ -51,6 +51,9 @@ const CODE_OF: Record<string, ErrorCode> = {
   'Invalid cursor': 'INVALID_CURSOR',
   'A tenant must keep an active ADMIN': 'LAST_ADMIN',
   'User not found': 'NOT_FOUND',
+  // Sessions and authorized apps (docs/api.md 8.3, 8.4)
+  'Session not found': 'SESSION_NOT_FOUND',
+  'Grant not found': 'GRANT_NOT_FOUND',
 };
 
 /** The field the MFA enrolment names for its per-method checks of `secret`. */
