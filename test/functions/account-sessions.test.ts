@@ -253,6 +253,23 @@ describe('sessions and authorized apps (docs/api.md 8.3-8.5)', () => {
       expect(alone.body).toEqual({ success: true, data: { message: 'Sessions revoked', revoked: 0 } });
     });
 
+    it('also ends what the other sessions started: a code authorized in one of them is not redeemed', async () => {
+      const user = await newUser();
+      const phone = await login(user.username, 'Phone/1');
+      const issued = await authorizationCode(app, phone.token, client);
+      expect((await app.request('revokeOtherSessions', { token: user.token })).status).toBe(200);
+      const redeemed = await app.request(
+        'oauth2Token',
+        tokenRequest(client, {
+          grant_type: 'authorization_code',
+          code: issued.code,
+          redirect_uri: client.redirectUri,
+          code_verifier: issued.verifier,
+        }),
+      );
+      expect(redeemed).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    });
+
     it('keeps every other user’s sessions', async () => {
       const user = await newUser();
       const other = await newUser();
