@@ -4,6 +4,7 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { SECOND_FACTORS } from '../lib/mfa/methods';
+import { deviceOf } from '../lib/sessions/device';
 import { reauthenticate } from '../lib/sessions/reauthenticate';
 
 export const body = z.object({
@@ -15,8 +16,8 @@ export const body = z.object({
 /** POST /auth/reauthenticate (docs/api.md 8.1): a fresh proof for the caller's session, a new access token. */
 export function makeHandler(deps: Deps) {
   requireMfaConfig(deps.config);
-  return httpHandler(deps, { identity: 'required', body }, async ({ body, identity, deps }) =>
-    ok(await reauthenticate(deps, identity, body)),
+  return httpHandler(deps, { identity: 'required', body }, async ({ body, identity, deps, event }) =>
+    ok(await reauthenticate(deps, identity, body, deviceOf(event))),
   );
 }
 

@@ -2,13 +2,16 @@ import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
+import { deviceOf } from '../lib/sessions/device';
 import { refreshSession } from '../lib/sessions/sessions';
 
 export const body = z.object({ refreshToken: z.string().min(1).max(512) });
 
 /** POST /auth/refresh (docs/api.md 4.2). */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'none', body }, async ({ body, deps }) => ok(await refreshSession(deps, body.refreshToken)));
+  return httpHandler(deps, { identity: 'none', body }, async ({ body, deps, event }) =>
+    ok(await refreshSession(deps, body.refreshToken, deviceOf(event))),
+  );
 }
 
 export const handler = makeHandler(defaultDeps());

@@ -3,6 +3,7 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { shopId, tenantId, username } from '../lib/http/schemas';
+import { deviceOf } from '../lib/sessions/device';
 import { authorizeRegistration, register } from '../lib/users/register';
 import { ROLES } from '../lib/users/user';
 
@@ -24,7 +25,7 @@ export function makeHandler(deps: Deps) {
       body,
       authorize: (caller, raw) => authorizeRegistration(deps, caller, tenantId.safeParse(raw.tenantId).data),
     },
-    async ({ body, identity, deps }) => ok(await register(deps, identity, body), 201),
+    async ({ body, identity, deps, event }) => ok(await register(deps, identity, body, deviceOf(event)), 201),
   );
 }
 

@@ -57,6 +57,9 @@ export const ERROR_CODES = [
   'SERVICE_UNAVAILABLE',
   // OAuth client lifecycle (docs/api.md 9.9-9.13)
   'CLIENT_NOT_FOUND',
+  // Sessions and authorized apps (docs/api.md 8.3, 8.4): 404
+  'SESSION_NOT_FOUND',
+  'GRANT_NOT_FOUND',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

@@ -524,6 +524,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller’s live sessions, the current one flagged
+         * @description docs/api.md 8.3. Source: functions/auth-sessions-list.ts.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke every session of the caller but the current one (OAuth grants stay)
+         * @description docs/api.md 8.3. Source: functions/auth-sessions-revoke-others.ts.
+         */
+        delete: operations["revokeOtherSessions"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/sessions/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of the caller’s sessions
+         * @description docs/api.md 8.3. Source: functions/auth-sessions-revoke.ts.
+         */
+        delete: operations["revokeSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The apps the caller authorized (live OAuth grants)
+         * @description docs/api.md 8.4. Source: functions/auth-grants-list.ts.
+         */
+        get: operations["listGrants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/grants/{grantId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an app’s grant: its refresh and access tokens stop working
+         * @description docs/api.md 8.4. Source: functions/auth-grants-revoke.ts.
+         */
+        delete: operations["revokeGrant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller’s own account, with its MFA methods (destinations masked)
+         * @description docs/api.md 8.5. Source: functions/account.ts.
+         */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -630,7 +734,7 @@ export interface components {
             success: false;
             error: string;
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_FORM" | "PASSWORD_TOO_COMMON" | "FIRST_USER_MUST_BE_ADMIN" | "USERNAME_TAKEN" | "MFA_METHOD_NOT_ENABLED" | "INVALID_MFA_CODE" | "MISSING_PARAMETERS" | "UNSUPPORTED_GRANT_TYPE" | "UNSUPPORTED_RESPONSE_TYPE" | "INVALID_CLIENT" | "UNAUTHORIZED_CLIENT" | "INVALID_GRANT" | "INVALID_SCOPE" | "INVALID_REDIRECT_URI" | "PKCE_REQUIRED" | "UNSUPPORTED_CODE_CHALLENGE_METHOD" | "CLIENT_SECRET_TOO_SHORT" | "CLIENT_SECRET_TOO_WEAK" | "RESERVED_CLIENT_ID" | "SMS_COUNTRY_NOT_ALLOWED" | "INVALID_CURSOR" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_REQUIRED" | "INVALID_REFRESH_TOKEN" | "PERMISSION_DENIED" | "MFA_STEP_UP_REQUIRED" | "RECENT_AUTH_REQUIRED" | "MFA_METHOD_LOCKED" | "NOT_FOUND" | "CONFLICT" | "MFA_ALREADY_ENABLED" | "LAST_ADMIN" | "CLIENT_EXISTS" | "INVALID_TARGET" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_CONTENT_TYPE" | "LOCKED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CLIENT_NOT_FOUND";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_FORM" | "PASSWORD_TOO_COMMON" | "FIRST_USER_MUST_BE_ADMIN" | "USERNAME_TAKEN" | "MFA_METHOD_NOT_ENABLED" | "INVALID_MFA_CODE" | "MISSING_PARAMETERS" | "UNSUPPORTED_GRANT_TYPE" | "UNSUPPORTED_RESPONSE_TYPE" | "INVALID_CLIENT" | "UNAUTHORIZED_CLIENT" | "INVALID_GRANT" | "INVALID_SCOPE" | "INVALID_REDIRECT_URI" | "PKCE_REQUIRED" | "UNSUPPORTED_CODE_CHALLENGE_METHOD" | "CLIENT_SECRET_TOO_SHORT" | "CLIENT_SECRET_TOO_WEAK" | "RESERVED_CLIENT_ID" | "SMS_COUNTRY_NOT_ALLOWED" | "INVALID_CURSOR" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_REQUIRED" | "INVALID_REFRESH_TOKEN" | "PERMISSION_DENIED" | "MFA_STEP_UP_REQUIRED" | "RECENT_AUTH_REQUIRED" | "MFA_METHOD_LOCKED" | "NOT_FOUND" | "CONFLICT" | "MFA_ALREADY_ENABLED" | "LAST_ADMIN" | "CLIENT_EXISTS" | "INVALID_TARGET" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_CONTENT_TYPE" | "LOCKED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CLIENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "GRANT_NOT_FOUND";
             fields?: {
                 path: string;
                 message: string;
@@ -809,19 +913,7 @@ export interface components {
             /** @constant */
             success: true;
             data: {
-                mfa: {
-                    methods: {
-                        /** @enum {string} */
-                        method: "TOTP" | "SMS" | "EMAIL";
-                        /** @enum {string} */
-                        status: "pending" | "active";
-                        destination: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                        lastUsedAt: string | null;
-                    }[];
-                    recoveryCodesRemaining: number;
-                };
+                mfa: components["schemas"]["MfaSummary"];
             };
         };
         MfaDisabledEnvelope: {
@@ -927,6 +1019,93 @@ export interface components {
             data: {
                 /** @constant */
                 message: "OAuth2 client deleted";
+            };
+        };
+        SessionListEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                sessions: {
+                    id: string;
+                    current: boolean;
+                    createdAt: string;
+                    lastUsedAt: string;
+                    expiresAt: string;
+                    amr: string[];
+                    userAgent: string | null;
+                    ipAddress: string | null;
+                }[];
+            };
+        };
+        SessionRevokedEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                /** @constant */
+                message: "Session revoked";
+            };
+        };
+        SessionsRevokedEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                /** @constant */
+                message: "Sessions revoked";
+                revoked: number;
+            };
+        };
+        GrantListEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                grants: {
+                    id: string;
+                    clientId: string;
+                    clientName: string;
+                    scope: string;
+                    createdAt: string;
+                    lastUsedAt: string;
+                }[];
+            };
+        };
+        GrantRevokedEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                /** @constant */
+                message: "Grant revoked";
+            };
+        };
+        MfaSummary: {
+            methods: {
+                /** @enum {string} */
+                method: "TOTP" | "SMS" | "EMAIL";
+                /** @enum {string} */
+                status: "pending" | "active";
+                destination: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                lastUsedAt: string | null;
+            }[];
+            recoveryCodesRemaining: number;
+        };
+        AccountEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                account: {
+                    id: string;
+                    username: string;
+                    /** @enum {string} */
+                    role: "ADMIN" | "MANAGER" | "OPERATOR" | "FINANCE" | "SOURCING" | "LOGISTICS" | "ANALYST";
+                    tenantId: string;
+                    shopId: string;
+                    email: string | null;
+                    emailVerified: boolean;
+                    createdAt: string;
+                    mfa: components["schemas"]["MfaSummary"];
+                    passkeys: unknown[];
+                };
             };
         };
     };
@@ -2752,6 +2931,244 @@ export interface operations {
             };
             /** @description `Unsupported content type` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live sessions, newest first. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionListEnvelope"];
+                };
+            };
+            /** @description `Unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeOtherSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The other sessions are revoked; how many were live. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionsRevokedEnvelope"];
+                };
+            };
+            /** @description `Unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                sessionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session is revoked. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionRevokedEnvelope"];
+                };
+            };
+            /** @description validation: `<field>: <message>`, e.g. `sessionId: Invalid input: expected string, received undefined` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Session not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listGrants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The live grants, newest first. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantListEnvelope"];
+                };
+            };
+            /** @description `Unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeGrant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                grantId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The grant is revoked. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantRevokedEnvelope"];
+                };
+            };
+            /** @description validation: `<field>: <message>`, e.g. `grantId: Invalid input: expected string, received undefined` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Grant not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountEnvelope"];
+                };
+            };
+            /** @description `Unauthorized` */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

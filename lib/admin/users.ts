@@ -6,7 +6,7 @@ import type { MfaMethod } from '../mfa/methods';
 import type { ListedUser, UserChange, UserFilter, UserPosition } from '../store/tenant-users';
 import { isLive } from '../token-families/refresh-family';
 import type { Identity } from '../tokens/access-token';
-import { epochOf, isOfCurrentEpoch, type Role, type User } from '../users/user';
+import { epochOf, isSessionOfCurrentGeneration, type Role, type User } from '../users/user';
 
 /** docs/api.md 9: the tenant must keep an active ADMIN. */
 export const LAST_ADMIN = 'A tenant must keep an active ADMIN';
@@ -179,7 +179,7 @@ async function revokeAll(deps: AdminDeps, admin: Identity, userId: string): Prom
     const user = await findUser(deps, admin, userId);
     const now = epochSeconds(deps.clock);
     const live = (await deps.store.sessions.listByUser(admin.tenantId, userId)).filter(
-      (session) => isLive(session, now) && isOfCurrentEpoch(user, session),
+      (session) => isLive(session, now) && isSessionOfCurrentGeneration(user, session),
     );
     if (await deps.store.users.revokeSessions(user)) return live.length;
     await backOff(attempt);

@@ -54,6 +54,8 @@ export interface RouteRequest<D, B, Q, I extends IdentityRule = IdentityRule, P 
   /** How the body came: the OAuth endpoints answer form requests in RFC format. */
   bodyFormat: BodyFormat;
   headers: Record<string, string | undefined>;
+  /** The API Gateway event itself, for what only it knows (the source address: lib/sessions/device.ts). */
+  event: APIGatewayProxyEventV2;
 }
 
 export type RouteHandler<D, B, Q, I extends IdentityRule, P = unknown> = (request: RouteRequest<D, B, Q, I, P>) => Promise<Reply>;
@@ -123,6 +125,7 @@ export function httpHandler(
           deps: { ...deps, log: deps.log.child({ requestId }) },
           bodyFormat: event.bodyFormat,
           headers: event.headers ?? {},
+          event,
         });
         return toResult(reply, options.cacheControl ?? 'no-store');
       })

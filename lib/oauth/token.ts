@@ -2,7 +2,7 @@ import { epochSeconds } from '../clock';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
 import { isLive, rotateRefreshToken } from '../token-families/refresh-family';
-import { epochOf, isOfCurrentEpoch } from '../users/user';
+import { epochOf, isOfCurrentEpoch, isSessionOfCurrentGeneration } from '../users/user';
 import { OAUTH_ACCESS_TOKEN_TTL_SECONDS, signOAuthAccessToken } from './access-token';
 import type { OAuthClient } from './client';
 import { oauthErrors } from './errors';
@@ -151,7 +151,7 @@ async function redeemAuthorizationCode(
   // The user and the session the code was issued in must still be live (one consistent read).
   const { session, user } = await deps.store.sessions.findWithOwner(tenantId, code.sessionId, code.userId);
   if (!session || !user || session.userId !== user.id || !isLive(session, now)) throw oauthErrors.invalidGrant();
-  if (user.status !== 'active' || !isOfCurrentEpoch(user, session)) throw oauthErrors.invalidGrant();
+  if (user.status !== 'active' || !isSessionOfCurrentGeneration(user, session)) throw oauthErrors.invalidGrant();
 
   const withRefresh = client.grantTypes.includes('refresh_token');
   const refreshToken = withRefresh

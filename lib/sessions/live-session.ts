@@ -1,7 +1,7 @@
 import type { Deps } from '../deps';
 import { isLive } from '../token-families/refresh-family';
 import type { Identity } from '../tokens/access-token';
-import { isOfCurrentEpoch } from '../users/user';
+import { isSessionOfCurrentGeneration } from '../users/user';
 
 /** Who an access token names: its user, in its tenant, in its session. */
 export interface SessionClaim {
@@ -13,8 +13,8 @@ export interface SessionClaim {
 /**
  * The identity of a session as it stands now, read on every request (docs/api.md 3): the
  * session must exist, be the named user's, not be revoked or expired, and belong to the
- * user's current session generation (no "revoke everything" since it began); the user
- * must be active. The user's role, shop and username come from the user record, so a
+ * user's current generations (no "revoke everything", no "sign out other sessions" since
+ * it began); the user must be active. The user's role, shop and username come from the user record, so a
  * change by an ADMIN is what the next request carries, whatever the token says.
  * Undefined when the session is not live.
  */
@@ -25,7 +25,7 @@ export async function liveSession(
 ): Promise<Pick<Identity, 'username' | 'role' | 'shopId' | 'authTime' | 'amr'> | undefined> {
   const { session, user } = await deps.store.sessions.findWithOwner(claim.tenantId, claim.sessionId, claim.userId);
   if (!session || !user || session.userId !== claim.userId || !isLive(session, now)) return undefined;
-  if (user.status !== 'active' || !isOfCurrentEpoch(user, session)) return undefined;
+  if (user.status !== 'active' || !isSessionOfCurrentGeneration(user, session)) return undefined;
   return {
     username: user.username,
     role: user.role,

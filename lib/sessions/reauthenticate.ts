@@ -4,6 +4,7 @@ import { UnauthorizedError, ValidationError } from '../errors';
 import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
 import type { Identity } from '../tokens/access-token';
 import { checkPassword } from '../users/login';
+import type { Device } from './device';
 import { issueAccessToken } from './sessions';
 
 type ReauthDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'hasher' | 'keys' | 'mfaSecrets' | 'mfaDelivery'>;
@@ -15,10 +16,15 @@ export interface ReauthenticateRequest extends SecondFactorRequest {
 /**
  * reauthenticate (docs/api.md 8.1): the password again (400 `Invalid credentials`,
  * counted by the login lockout), then the second factor as at login; the caller's
- * session records the proof (`authTime`, `amr`) in one conditional write and gets a
- * new access token. The refresh token is unchanged.
+ * session records the proof (`authTime`, `amr`) and the device in one conditional write
+ * and gets a new access token. The refresh token is unchanged.
  */
-export async function reauthenticate(deps: ReauthDeps, identity: Identity, request: ReauthenticateRequest): Promise<{ token: string }> {
+export async function reauthenticate(
+  deps: ReauthDeps,
+  identity: Identity,
+  request: ReauthenticateRequest,
+  device: Device = {},
+): Promise<{ token: string }> {
   const invalid = () => new ValidationError('Invalid credentials', { code: 'INVALID_CREDENTIALS' });
   const { tenantId, userId, username, sessionId } = identity;
   const { user, mfaMethods, afterSuccess } = await checkPassword(deps, { tenantId, username, password: request.password }, invalid);
@@ -28,6 +34,7 @@ export async function reauthenticate(deps: ReauthDeps, identity: Identity, reque
     const session = await deps.store.sessions.reauthenticate({ tenantId, id: sessionId }, userId, {
       authTime: epochSeconds(deps.clock),
       amr,
+      ...device,
     });
     if (!session) throw new UnauthorizedError();
     deps.log.info('reauthenticated', { tenantId, userId, sessionId, amr });

@@ -20,6 +20,11 @@ export const sessionSchema = refreshStateSchema.extend({
   authTime: z.number().optional(),
   /** The user's session generation when the session began (lib/users/user.ts). */
   userEpoch: z.number().int().nonnegative().optional(),
+  /** The user's sign-in generation when the session began (lib/users/user.ts `isSessionOfCurrentGeneration`). */
+  signInEpoch: z.number().int().nonnegative().optional(),
+  /** The device of the sign-in, then of the last refresh (lib/sessions/device.ts); absent on older sessions. */
+  userAgent: z.string().optional(),
+  ipAddress: z.string().optional(),
 });
 
 export type Session = z.output<typeof sessionSchema>;

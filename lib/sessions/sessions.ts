@@ -4,7 +4,8 @@ import type { Deps } from '../deps';
 import { UnauthorizedError } from '../errors';
 import { rotateRefreshToken } from '../token-families/refresh-family';
 import { type Identity, signAccessToken } from '../tokens/access-token';
-import { epochOf, isOfCurrentEpoch, type User, type UserSummary, userSummary } from '../users/user';
+import { epochOf, isSessionOfCurrentGeneration, signInEpochOf, type User, type UserSummary, userSummary } from '../users/user';
+import type { Device } from './device';
 import { formatRefreshToken, parseRefreshToken } from './refresh-token';
 import type { Amr, Session } from './session';
 
@@ -58,8 +59,8 @@ async function authPayload(deps: SessionDeps, user: User, session: Session, refr
   };
 }
 
-/** Starts a session for an authenticated user and issues its first tokens. */
-export async function startSession(deps: SessionDeps, user: User, amr: Amr[]): Promise<AuthPayload> {
+/** Starts a session for an authenticated user, recording the device it came from, and issues its first tokens. */
+export async function startSession(deps: SessionDeps, user: User, amr: Amr[], device: Device = {}): Promise<AuthPayload> {
   const now = epochSeconds(deps.clock);
   const sessionId = deps.random.token(16);
   const refreshToken = formatRefreshToken({ tenantId: user.tenantId, sessionId, generation: 0, secret: deps.random.token() });
@@ -71,10 +72,13 @@ export async function startSession(deps: SessionDeps, user: User, amr: Amr[]): P
     createdAt: now,
     authTime: now,
     userEpoch: epochOf(user),
+    signInEpoch: signInEpochOf(user),
     expiresAt: now + deps.config.sessionMaxAgeSeconds,
     refreshHash: hashToken(refreshToken),
     refreshGeneration: 0,
     retired: {},
+    ...(device.userAgent === undefined ? {} : { userAgent: device.userAgent }),
+    ...(device.ipAddress === undefined ? {} : { ipAddress: device.ipAddress }),
   };
   await deps.store.sessions.create(session);
   return authPayload(deps, user, session, refreshToken);
@@ -83,8 +87,9 @@ export async function startSession(deps: SessionDeps, user: User, amr: Amr[]): P
 /**
  * Exchanges a refresh token for a new pair (rotation). A retired token presented
  * again revokes the whole session; the user is re-read so role changes show now.
+ * The rotation's one write also records the device and, as `refreshedAt`, the last use.
  */
-export async function refreshSession(deps: SessionDeps & Pick<Deps, 'log'>, presented: string): Promise<AuthPayload> {
+export async function refreshSession(deps: SessionDeps & Pick<Deps, 'log'>, presented: string, device: Device = {}): Promise<AuthPayload> {
   const invalid = () => new UnauthorizedError('Invalid refresh token', {}, { code: 'INVALID_REFRESH_TOKEN' });
   const parsed = parseRefreshToken(presented);
   if (!parsed) throw invalid();
@@ -98,6 +103,7 @@ export async function refreshSession(deps: SessionDeps & Pick<Deps, 'log'>, pres
     presentedHash: hashToken(presented),
     nextHash: hashToken(next),
     now,
+    device,
   });
   if (result.outcome === 'reused') {
     deps.log.warn('refresh_token_reuse_detected', { tenantId, userId: result.record.userId, sessionId });
@@ -109,7 +115,7 @@ export async function refreshSession(deps: SessionDeps & Pick<Deps, 'log'>, pres
   }
   const session = result.record;
   const user = await deps.store.users.findById(tenantId, session.userId);
-  if (user?.status !== 'active' || !isOfCurrentEpoch(user, session)) {
+  if (user?.status !== 'active' || !isSessionOfCurrentGeneration(user, session)) {
     await deps.store.sessions.revoke(family, now, 'user_inactive');
     throw invalid();
   }

@@ -2,7 +2,7 @@ import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Random } from '../crypto/random';
 import { grantSchema, type OAuthGrant } from '../oauth/grant';
 import type { TokenFamilyStore } from '../token-families/refresh-family';
-import type { Dynamo } from './dynamo';
+import { type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { listOwned } from './owner-index';
 import { parseRecord } from './records';
@@ -21,6 +21,12 @@ export interface OAuthGrantStore extends TokenFamilyStore<OAuthGrant> {
   listBySubject(tenantId: string, userId: string): Promise<OAuthGrant[]>;
   /** Marks the grant revoked (idempotent), even before `save` has written it. */
   revoke(family: { tenantId: string; id: string }, now: number, reason: string): Promise<void>;
+  /**
+   * Revokes a grant the user gave (docs/api.md 8.4) in one conditional write; false when
+   * there is no such grant of that user (unknown, another user's, a client's own).
+   * Idempotent: a grant already revoked stays revoked as it was, and counts as found.
+   */
+  revokeOfSubject(family: { tenantId: string; id: string }, userId: string, now: number, reason: string): Promise<boolean>;
   /**
    * Records that a stateless access token (one without a grant: client_credentials) is
    * revoked: a deny record under its `jti`, which DynamoDB deletes after the token's
@@ -97,6 +103,25 @@ export function dynamoOAuthGrantStore(dynamo: Dynamo, random: Random): OAuthGran
           ExpressionAttributeValues: { ':now': now, ':reason': reason, ':ttl': now + REVOCATION_KEPT_SECONDS },
         }),
       );
+    },
+
+    async revokeOfSubject({ tenantId, id: grantId }, userId, now, reason) {
+      try {
+        await doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: keys.oauthGrant(tenantId, grantId),
+            UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now), revokedReason = if_not_exists(revokedReason, :reason)',
+            ConditionExpression: 'attribute_exists(clientId) AND #kind = :kind AND subject = :user',
+            ExpressionAttributeNames: { '#kind': 'kind' },
+            ExpressionAttributeValues: { ':now': now, ':reason': reason, ':kind': 'authorization_code', ':user': userId },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) return false;
+        throw error;
+      }
     },
 
     async denyAccessToken({ tenantId, clientId, jti, expiresAt, now, reason }) {

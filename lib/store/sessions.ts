@@ -1,16 +1,18 @@
 import { BatchGetCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type * as z from 'zod';
 import type { Random } from '../crypto/random';
+import type { Device } from '../sessions/device';
 import { type Amr, type Session, sessionSchema } from '../sessions/session';
 import type { TokenFamilyStore } from '../token-families/refresh-family';
-import { type User, userSchema } from '../users/user';
+import { epochOf, signInEpochOf, type User, userSchema } from '../users/user';
 import { type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { listOwned } from './owner-index';
 import { parseRecord } from './records';
+import type { TransactItems } from './session-revocation';
 import { TTL_ATTRIBUTE } from './table';
-import { dynamoFamilyRotation } from './token-families';
-import { writeOnce } from './write-once';
+import { deviceUpdate, dynamoFamilyRotation } from './token-families';
+import { transactOnce, writeOnce } from './write-once';
 
 /** Login sessions: refresh-token families of users (lib/token-families). */
 export interface SessionStore extends TokenFamilyStore<Session> {
@@ -35,8 +37,21 @@ export interface SessionStore extends TokenFamilyStore<Session> {
   reauthenticate(
     family: { tenantId: string; id: string },
     userId: string,
-    proof: { authTime: number; amr: Amr[] },
+    proof: { authTime: number; amr: Amr[] } & Device,
   ): Promise<Session | undefined>;
+  /**
+   * Revokes a session of the user (docs/api.md 8.3) in one conditional write; false when
+   * there is no such session of that user (unknown, or another user's). Idempotent: a
+   * session already revoked stays revoked as it was, and counts as found.
+   */
+  revokeOfUser(family: { tenantId: string; id: string }, userId: string, now: number, reason: string): Promise<boolean>;
+  /**
+   * Ends every session of the user but `keepSessionId` (docs/api.md 8.3): the user's
+   * sign-in generation moves on, only while it and the session generation are as read,
+   * with the kept session moved along, in one transaction. False when the user changed
+   * meanwhile or the kept session is not of the user's current generations: read again.
+   */
+  signOutOthers(user: Pick<User, 'tenantId' | 'id' | 'sessionEpoch' | 'signInEpoch'>, keepSessionId: string): Promise<boolean>;
 }
 
 /** What the authorizer reads of a session. */
@@ -47,13 +62,22 @@ export const sessionStateSchema = sessionSchema.pick({
   authTime: true,
   createdAt: true,
   userEpoch: true,
+  signInEpoch: true,
   amr: true,
 });
 export type SessionState = z.output<typeof sessionStateSchema>;
 
 /** What the authorizer reads of a user: never the password hash. */
-export const ownerStateSchema = userSchema.pick({ id: true, username: true, role: true, shopId: true, status: true, sessionEpoch: true });
-export type OwnerState = Pick<User, 'id' | 'username' | 'role' | 'shopId' | 'status' | 'sessionEpoch'>;
+export const ownerStateSchema = userSchema.pick({
+  id: true,
+  username: true,
+  role: true,
+  shopId: true,
+  status: true,
+  sessionEpoch: true,
+  signInEpoch: true,
+});
+export type OwnerState = Pick<User, 'id' | 'username' | 'role' | 'shopId' | 'status' | 'sessionEpoch' | 'signInEpoch'>;
 
 const toSession = (item: Record<string, unknown> | undefined) => parseRecord(sessionSchema, 'session', item);
 
@@ -114,7 +138,7 @@ export function dynamoSessionStore(dynamo: Dynamo, random: Random): SessionStore
                 Keys: pending,
                 ConsistentRead: true,
                 ProjectionExpression:
-                  'pk, sk, userId, expiresAt, revokedAt, authTime, createdAt, userEpoch, amr, id, username, #role, shopId, #status, sessionEpoch',
+                  'pk, sk, userId, expiresAt, revokedAt, authTime, createdAt, userEpoch, signInEpoch, amr, id, username, #role, shopId, #status, sessionEpoch',
                 ExpressionAttributeNames: { '#role': 'role', '#status': 'status' },
               },
             },
@@ -133,16 +157,17 @@ export function dynamoSessionStore(dynamo: Dynamo, random: Random): SessionStore
 
     listByUser: (tenantId, userId) => listOwned(dynamo, { tenantId, userId, kind: 'SESSION' }, toSession),
 
-    async reauthenticate({ tenantId, id }, userId, { authTime, amr }) {
+    async reauthenticate({ tenantId, id }, userId, { authTime, amr, ...device }) {
       // Setting the same values again is harmless, so an SDK retry after a lost answer is too.
+      const recorded = deviceUpdate(device);
       try {
         const { Attributes } = await doc.send(
           new UpdateCommand({
             TableName: table,
             Key: keys.session(tenantId, id),
-            UpdateExpression: 'SET authTime = :authTime, amr = :amr',
+            UpdateExpression: `SET authTime = :authTime, amr = :amr${recorded.set}`,
             ConditionExpression: 'userId = :user AND attribute_not_exists(revokedAt) AND expiresAt > :authTime',
-            ExpressionAttributeValues: { ':authTime': authTime, ':amr': amr, ':user': userId },
+            ExpressionAttributeValues: { ':authTime': authTime, ':amr': amr, ':user': userId, ...recorded.values },
             ReturnValues: 'ALL_NEW',
           }),
         );
@@ -152,5 +177,63 @@ export function dynamoSessionStore(dynamo: Dynamo, random: Random): SessionStore
         throw error;
       }
     },
+
+    async revokeOfUser({ tenantId, id }, userId, now, reason) {
+      // The owner is part of the condition: no read decides, and another user's session is not found.
+      try {
+        await doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: keys.session(tenantId, id),
+            UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now), revokedReason = if_not_exists(revokedReason, :reason)',
+            ConditionExpression: 'attribute_exists(pk) AND userId = :user',
+            ExpressionAttributeValues: { ':now': now, ':reason': reason, ':user': userId },
+          }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) return false;
+        throw error;
+      }
+    },
+
+    signOutOthers: (user, keepSessionId) => transactOnce(dynamo, random, signOutOthersItems(table, user, keepSessionId)),
   };
+}
+
+/**
+ * The transaction of "sign out my other sessions": the user's sign-in generation moves on
+ * (only if both of its generations are as read), and the kept session, if it is the
+ * user's, not revoked and of both current generations, moves with it.
+ */
+function signOutOthersItems(
+  table: string,
+  user: Pick<User, 'tenantId' | 'id' | 'sessionEpoch' | 'signInEpoch'>,
+  keepSessionId: string,
+): TransactItems {
+  const epoch = epochOf(user);
+  const current = signInEpochOf(user);
+  // An absent generation is generation 0.
+  const is = (name: string, value: number, placeholder: string) =>
+    value === 0 ? `(attribute_not_exists(${name}) OR ${name} = ${placeholder})` : `${name} = ${placeholder}`;
+  return [
+    {
+      Update: {
+        TableName: table,
+        Key: keys.user(user.tenantId, user.id),
+        UpdateExpression: 'SET signInEpoch = :next',
+        ConditionExpression: `attribute_exists(pk) AND ${is('sessionEpoch', epoch, ':epoch')} AND ${is('signInEpoch', current, ':current')}`,
+        ExpressionAttributeValues: { ':next': current + 1, ':epoch': epoch, ':current': current },
+      },
+    },
+    {
+      Update: {
+        TableName: table,
+        Key: keys.session(user.tenantId, keepSessionId),
+        UpdateExpression: 'SET signInEpoch = :next',
+        ConditionExpression: `userId = :user AND attribute_not_exists(revokedAt) AND ${is('userEpoch', epoch, ':epoch')} AND ${is('signInEpoch', current, ':current')}`,
+        ExpressionAttributeValues: { ':next': current + 1, ':user': user.id, ':epoch': epoch, ':current': current },
+      },
+    },
+  ];
 }

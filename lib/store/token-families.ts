@@ -1,4 +1,5 @@
 import type { Random } from '../crypto/random';
+import type { Device } from '../sessions/device';
 import { type FamilyRecord, type FamilyRef, type Rotation, rotationChanges, type TokenFamilyStore } from '../token-families/refresh-family';
 import type { Dynamo } from './dynamo';
 import type { Key } from './keys';
@@ -18,11 +19,13 @@ export function dynamoFamilyRotation<R extends FamilyRecord>(
 ): TokenFamilyStore<R>['rotate'] {
   return async (ref: FamilyRef, rotation: Rotation) => {
     const change = rotationChanges(rotation);
+    // The presenter's device rides on the rotation: a refresh stays one write (docs/api.md 8.3).
+    const device = deviceUpdate(rotation.device ?? {});
     const { written, item } = await writeOnce(dynamo, random, {
       update: {
         Key: family.key(ref),
         UpdateExpression:
-          'SET refreshHash = :next, refreshGeneration = :nextGeneration, refreshedAt = :now, retired.#retiring = :presented' +
+          `SET refreshHash = :next, refreshGeneration = :nextGeneration, refreshedAt = :now, retired.#retiring = :presented${device.set}` +
           (change.forgotten ? ' REMOVE retired.#forgotten' : ''),
         ConditionExpression:
           'refreshHash = :presented AND refreshGeneration = :generation AND attribute_not_exists(revokedAt) AND expiresAt > :now AND ' +
@@ -34,11 +37,23 @@ export function dynamoFamilyRotation<R extends FamilyRecord>(
           ':generation': rotation.generation,
           ':presented': change.retired,
           ':now': rotation.now,
+          ...device.values,
           ...(ref.clientId === undefined ? {} : { ':client': ref.clientId }),
         },
         ReturnValues: 'ALL_NEW',
       },
     });
     return { applied: written, record: family.parse(item) };
+  };
+}
+
+/** The attributes of a session's device (lib/sessions/device.ts) as a `SET` clause continuation and its values. */
+export function deviceUpdate(device: Device): { set: string; values: Record<string, string> } {
+  const fields = Object.entries({ userAgent: device.userAgent, ipAddress: device.ipAddress }).filter(
+    (entry): entry is [string, string] => entry[1] !== undefined,
+  );
+  return {
+    set: fields.map(([name]) => `, ${name} = :${name}`).join(''),
+    values: Object.fromEntries(fields.map(([name, value]) => [`:${name}`, value])),
   };
 }

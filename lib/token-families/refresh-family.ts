@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { constantEquals } from '../crypto/constant-equals';
+import type { Device } from '../sessions/device';
 
 /**
  * A refresh-token family: a login session or an OAuth grant. Its refresh tokens rotate
@@ -56,6 +57,8 @@ export interface Rotation {
   nextHash: string;
   /** Epoch seconds. */
   now: number;
+  /** Who presented the token (a session's device): recorded by the same write, never a write of its own. */
+  device?: Device | undefined;
 }
 
 /**

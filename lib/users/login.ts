@@ -3,6 +3,7 @@ import type { Deps } from '../deps';
 import { type AppError, TooManyRequestsError, UnauthorizedError } from '../errors';
 import type { MfaEnrollment } from '../mfa/methods';
 import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
+import type { Device } from '../sessions/device';
 import { type AuthPayload, startSession } from '../sessions/sessions';
 import type { User } from './user';
 
@@ -86,12 +87,13 @@ export async function checkPassword(
 export async function login(
   deps: Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'hasher' | 'keys' | 'mfaSecrets' | 'mfaDelivery'>,
   request: LoginRequest & SecondFactorRequest,
+  device: Device = {},
 ): Promise<AuthPayload> {
   const { user, mfaMethods, afterSuccess } = await checkPassword(deps, request);
   try {
     const account = { tenantId: user.tenantId, userId: user.id, username: user.username };
     const amr = await secondFactor(deps, account, request, mfaMethods);
-    const payload = await startSession(deps, user, amr);
+    const payload = await startSession(deps, user, amr, device);
     deps.log.info('login_succeeded', { tenantId: user.tenantId, userId: user.id, username: user.username, amr });
     return payload;
   } finally {

@@ -1,5 +1,6 @@
 import type { Deps } from '../deps';
 import { ForbiddenError, ValidationError } from '../errors';
+import type { Device } from '../sessions/device';
 import { type AuthPayload, startSession } from '../sessions/sessions';
 import type { Identity } from '../tokens/access-token';
 import { isCommonPassword } from './common-passwords';
@@ -81,8 +82,8 @@ export async function createUser(
  * user would be a silent impersonation): empty `token` and `refreshToken`, as the
  * original design's placeholder strings, and `expiresIn` 0.
  */
-export async function register(deps: Deps, caller: Identity | null, request: RegisterRequest): Promise<AuthPayload> {
+export async function register(deps: Deps, caller: Identity | null, request: RegisterRequest, device: Device = {}): Promise<AuthPayload> {
   const user = await createUser(deps, caller, request);
   if (caller) return { token: '', refreshToken: '', expiresIn: 0, user: userSummary(user) };
-  return startSession(deps, user, ['pwd']);
+  return startSession(deps, user, ['pwd'], device);
 }

@@ -19,6 +19,12 @@ export const userSchema = z.object({
    * how every session and grant of a user ends in one write (sessionsRevokedBy).
    */
   sessionEpoch: z.number().int().nonnegative().optional(),
+  /**
+   * The generation of the user's sessions alone (0 when absent): "sign out my other
+   * sessions" (docs/api.md 8.3) moves it on and ends every older session, while the
+   * user's OAuth grants, which do not record it, stay.
+   */
+  signInEpoch: z.number().int().nonnegative().optional(),
   /** ISO 8601. */
   createdAt: z.string(),
 });
@@ -35,6 +41,22 @@ export const epochOf = (user: Pick<User, 'sessionEpoch'>): number => user.sessio
 /** Whether a session or grant belongs to its user's current generation, i.e. was not revoked with all the others. */
 export function isOfCurrentEpoch(user: Pick<User, 'sessionEpoch'>, owned: OwnedByUser): boolean {
   return (owned.userEpoch ?? 0) === epochOf(user);
+}
+
+/** What a session records of its user's generations. */
+export interface SessionOfUser extends OwnedByUser {
+  signInEpoch?: number | undefined;
+}
+
+export const signInEpochOf = (user: Pick<User, 'signInEpoch'>): number => user.signInEpoch ?? 0;
+
+/**
+ * Whether a session belongs to its user's current generations: neither every session
+ * and grant (`sessionEpoch`) nor every session (`signInEpoch`) was revoked since it began.
+ * Grants are checked with `isOfCurrentEpoch` alone.
+ */
+export function isSessionOfCurrentGeneration(user: Pick<User, 'sessionEpoch' | 'signInEpoch'>, session: SessionOfUser): boolean {
+  return isOfCurrentEpoch(user, session) && (session.signInEpoch ?? 0) === signInEpochOf(user);
 }
 
 /** The user summary of the contract (docs/api.md 5.1). */

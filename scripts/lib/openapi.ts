@@ -31,6 +31,8 @@ import { failureEnvelope } from '../../lib/http/respond';
 import { CLIENT_NOT_FOUND } from '../../lib/oauth/client-admin';
 import * as clients from '../../lib/oauth/client-api-schemas';
 import { oauthErrors, rfcErrorFormat } from '../../lib/oauth/errors';
+import { GRANT_NOT_FOUND } from '../../lib/oauth/user-grants';
+import { SESSION_NOT_FOUND } from '../../lib/sessions/user-sessions';
 import { type Route, routesFromServerlessYml } from './serverless-routes';
 
 export const OPENAPI_FILE = 'docs/openapi.json';
@@ -139,6 +141,13 @@ const RESPONSE_SCHEMAS = {
   ClientListEnvelope: [envelopeOf(clients.clientList), '9.9'],
   ClientEnvelope: [envelopeOf(clients.oneClient), '9.10'],
   ClientDeletedEnvelope: [envelopeOf(api.message('OAuth2 client deleted')), '9.12'],
+  SessionListEnvelope: [envelopeOf(account.sessionList), '8.3'],
+  SessionRevokedEnvelope: [envelopeOf(api.message('Session revoked')), '8.3'],
+  SessionsRevokedEnvelope: [envelopeOf(account.sessionsRevoked), '8.3'],
+  GrantListEnvelope: [envelopeOf(account.grantList), '8.4'],
+  GrantRevokedEnvelope: [envelopeOf(api.message('Grant revoked')), '8.4'],
+  MfaSummary: [account.mfaSummary, '8.5'],
+  AccountEnvelope: [envelopeOf(account.account), '8.5'],
 } as const satisfies Record<string, readonly [z.ZodType, string]>;
 type ResponseSchemaName = keyof typeof RESPONSE_SCHEMAS;
 
@@ -153,6 +162,8 @@ const recentRequired = new ForbiddenError('Recent authentication required', { co
 const userNotFound = new NotFoundError(USER_NOT_FOUND);
 const lastAdmin = new ConflictError(LAST_ADMIN, { code: 'LAST_ADMIN' });
 const clientNotFound = new NotFoundError(CLIENT_NOT_FOUND, { code: 'CLIENT_NOT_FOUND' });
+const sessionNotFound = new NotFoundError(SESSION_NOT_FOUND, { code: 'SESSION_NOT_FOUND' });
+const grantNotFound = new NotFoundError(GRANT_NOT_FOUND, { code: 'GRANT_NOT_FOUND' });
 
 /** Every route's documentation, by its function's name in serverless.yml. */
 const OPERATIONS: Record<string, OperationDoc> = {
@@ -560,6 +571,63 @@ const OPERATIONS: Record<string, OperationDoc> = {
       permissionDenied,
       clientNotFound,
     ],
+  },
+  listSessions: {
+    section: '8.3',
+    summary: 'The caller’s live sessions, the current one flagged',
+    tag: 'auth',
+    caller: 'session',
+    answers: [{ status: 200, description: 'The live sessions, newest first.', body: 'SessionListEnvelope', headers: noStore }],
+    failures: [unauthorized],
+  },
+  revokeSession: {
+    section: '8.3',
+    summary: 'Revoke one of the caller’s sessions',
+    tag: 'auth',
+    caller: 'session',
+    params: true,
+    answers: [{ status: 200, description: 'The session is revoked.', body: 'SessionRevokedEnvelope', headers: noStore }],
+    failures: [unauthorized, sessionNotFound],
+  },
+  revokeOtherSessions: {
+    section: '8.3',
+    summary: 'Revoke every session of the caller but the current one (OAuth grants stay)',
+    tag: 'auth',
+    caller: 'session',
+    answers: [
+      {
+        status: 200,
+        description: 'The other sessions are revoked; how many were live.',
+        body: 'SessionsRevokedEnvelope',
+        headers: noStore,
+      },
+    ],
+    failures: [unauthorized],
+  },
+  listGrants: {
+    section: '8.4',
+    summary: 'The apps the caller authorized (live OAuth grants)',
+    tag: 'auth',
+    caller: 'session',
+    answers: [{ status: 200, description: 'The live grants, newest first.', body: 'GrantListEnvelope', headers: noStore }],
+    failures: [unauthorized],
+  },
+  revokeGrant: {
+    section: '8.4',
+    summary: 'Revoke an app’s grant: its refresh and access tokens stop working',
+    tag: 'auth',
+    caller: 'session',
+    params: true,
+    answers: [{ status: 200, description: 'The grant is revoked.', body: 'GrantRevokedEnvelope', headers: noStore }],
+    failures: [unauthorized, grantNotFound],
+  },
+  getAccount: {
+    section: '8.5',
+    summary: 'The caller’s own account, with its MFA methods (destinations masked)',
+    tag: 'auth',
+    caller: 'session',
+    answers: [{ status: 200, description: 'The account.', body: 'AccountEnvelope', headers: noStore }],
+    failures: [unauthorized],
   },
 };
 

@@ -68,6 +68,12 @@ const FUNCTIONS = [
   'ListMFA',
   'DisableMFA',
   'GenerateRecoveryCodes',
+  'ListSessions',
+  'RevokeSession',
+  'RevokeOtherSessions',
+  'ListGrants',
+  'RevokeGrant',
+  'GetAccount',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate'];
@@ -208,7 +214,7 @@ describe('the deployment package', () => {
     expect(resources.HttpApi!.Properties.CorsConfiguration).toEqual({
       AllowOrigins: ['https://app.example.com', 'https://admin.example.com'],
       AllowHeaders: ['Content-Type', 'Authorization'],
-      AllowMethods: ['GET', 'POST', 'OPTIONS'],
+      AllowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       ExposeHeaders: ['X-MFA-Methods', 'Retry-After'],
       MaxAge: 600,
     });

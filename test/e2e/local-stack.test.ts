@@ -160,7 +160,7 @@ describe('the local stack (serverless-offline)', () => {
           204,
           {
             'access-control-allow-origin': origin,
-            'access-control-allow-methods': 'GET,POST,OPTIONS',
+            'access-control-allow-methods': 'GET,POST,PUT,PATCH,DELETE,OPTIONS',
             'access-control-allow-headers': 'Content-Type,Authorization',
             'access-control-max-age': '600',
             vary: 'Origin,accept-encoding',

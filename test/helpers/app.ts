@@ -1,10 +1,16 @@
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
+import * as getAccount from '../../functions/account';
 import * as adminDeleteUser from '../../functions/admin-delete-user';
 import * as adminListUsers from '../../functions/admin-list-users';
 import * as adminReadUser from '../../functions/admin-read-user';
 import * as adminResetUserMfa from '../../functions/admin-reset-user-mfa';
 import * as adminSignOutUser from '../../functions/admin-sign-out-user';
 import * as adminUpdateUser from '../../functions/admin-update-user';
+import * as listGrants from '../../functions/auth-grants-list';
+import * as revokeGrant from '../../functions/auth-grants-revoke';
+import * as listSessions from '../../functions/auth-sessions-list';
+import * as revokeSession from '../../functions/auth-sessions-revoke';
+import * as revokeOtherSessions from '../../functions/auth-sessions-revoke-others';
 import * as authorizer from '../../functions/authorizer';
 import * as jwks from '../../functions/jwks';
 import * as login from '../../functions/login';
@@ -73,6 +79,13 @@ const routes = {
   mfaList: { module: mfaList, method: 'GET', path: '/auth/mfa', authorizer: true },
   mfaDisable: { module: mfaDisable, method: 'POST', path: '/auth/mfa/disable', authorizer: true },
   mfaRecoveryCodes: { module: mfaRecoveryCodes, method: 'POST', path: '/auth/mfa/recovery-codes', authorizer: true },
+  // Sessions and authorized apps (docs/api.md 8.3-8.5)
+  listSessions: { module: listSessions, method: 'GET', path: '/auth/sessions', authorizer: true },
+  revokeSession: { module: revokeSession, method: 'DELETE', path: '/auth/sessions/{sessionId}', authorizer: true },
+  revokeOtherSessions: { module: revokeOtherSessions, method: 'DELETE', path: '/auth/sessions', authorizer: true },
+  listGrants: { module: listGrants, method: 'GET', path: '/auth/grants', authorizer: true },
+  revokeGrant: { module: revokeGrant, method: 'DELETE', path: '/auth/grants/{grantId}', authorizer: true },
+  getAccount: { module: getAccount, method: 'GET', path: '/auth/account', authorizer: true },
 } as const;
 
 export type RouteName = keyof typeof routes;

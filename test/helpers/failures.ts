@@ -56,6 +56,9 @@ const CODE_OF: Record<string, ErrorCode> = {
   'Invalid post_logout_redirect_uri': 'INVALID_REDIRECT_URI',
   // Issue 16, item 7: RFC 8707 resource indicators.
   'Invalid resource': 'INVALID_TARGET',
+  // Sessions and authorized apps (docs/api.md 8.3, 8.4)
+  'Session not found': 'SESSION_NOT_FOUND',
+  'Grant not found': 'GRANT_NOT_FOUND',
 };
 
 /** The field the MFA enrolment names for its per-method checks of `secret`. */

@@ -562,6 +562,80 @@ describe('cross-tenant attempts on every operation', () => {
         }),
       (r) => expect(r).toEqual(refused(400, 'Invalid credentials')),
     ],
+    // Sessions and authorized apps (docs/api.md 8.3-8.5): a user's own only, across and within tenants.
+    [
+      'listSessions',
+      "A lists sessions: only A's",
+      () => app.request('listSessions', { token: attacker.token }),
+      (r) => {
+        const ids = r.body.data.sessions.map((session: { id: string }) => session.id);
+        expect(ids).toEqual([decodeJwt(attacker.token).sid]);
+      },
+    ],
+    [
+      'listSessions',
+      "B's OPERATOR lists sessions: not B's ADMIN's",
+      () => app.request('listSessions', { token: victimUser.token }),
+      (r) => expect(r.body.data.sessions.map((session: { id: string }) => session.id)).toEqual([decodeJwt(victimUser.token).sid]),
+    ],
+    [
+      'revokeSession',
+      "A revokes B's ADMIN's session",
+      () => app.request('revokeSession', { token: attacker.token, pathParameters: { sessionId: String(decodeJwt(victim.token).sid) } }),
+      (r) => expect(r).toEqual(refused(404, 'Session not found')),
+    ],
+    [
+      'revokeSession',
+      "B's OPERATOR revokes B's ADMIN's session",
+      () => app.request('revokeSession', { token: victimUser.token, pathParameters: { sessionId: String(decodeJwt(victim.token).sid) } }),
+      (r) => expect(r).toEqual(refused(404, 'Session not found')),
+    ],
+    [
+      'revokeOtherSessions',
+      "A signs out A's other sessions naming B's tenant and sessions: A's only",
+      () =>
+        app.request('revokeOtherSessions', {
+          token: attacker.token,
+          body: { tenantId: b, sessionId: String(decodeJwt(victim.token).sid) },
+          query: { tenantId: b, userId: victim.user.id },
+        }),
+      (r) => expect(r.body).toEqual({ success: true, data: { message: 'Sessions revoked', revoked: 0 } }),
+    ],
+    [
+      'listGrants',
+      "A lists grants: none of B's",
+      () => app.request('listGrants', { token: attacker.token }),
+      (r) => expect(r.body.data).toEqual({ grants: [] }),
+    ],
+    [
+      'listGrants',
+      "B's OPERATOR lists grants: not B's ADMIN's",
+      () => app.request('listGrants', { token: victimUser.token }),
+      (r) => expect(r.body.data).toEqual({ grants: [] }),
+    ],
+    [
+      'revokeGrant',
+      "A revokes B's ADMIN's grant",
+      () =>
+        app.request('revokeGrant', { token: attacker.token, pathParameters: { grantId: victimTokens.refresh_token.split('.')[0] ?? '' } }),
+      (r) => expect(r).toEqual(refused(404, 'Grant not found')),
+    ],
+    [
+      'revokeGrant',
+      "B's OPERATOR revokes B's ADMIN's grant",
+      () =>
+        app.request('revokeGrant', {
+          token: victimUser.token,
+          pathParameters: { grantId: victimTokens.refresh_token.split('.')[0] ?? '' },
+        }),
+      (r) => expect(r).toEqual(refused(404, 'Grant not found')),
+    ],
+    [
+      'getAccount',
+      "A reads the account naming B's tenant and user: A's own",
+      () => app.request('getAccount', { token: attacker.token, query: { tenantId: b, userId: victimUser.userId } }),
+      (r) => expect(r.body.data.account).toMatchObject({ id: attacker.user.id, tenantId: a }),
+    ],
     // Last: it ends A's session.
     [
       'logout',
@@ -611,6 +685,12 @@ describe('cross-tenant attempts on every operation', () => {
       'oauth2UpdateClient',
       'oauth2DeleteClient',
       'oauth2RotateClientSecret',
+      'listSessions',
+      'revokeSession',
+      'revokeOtherSessions',
+      'listGrants',
+      'revokeGrant',
+      'getAccount',
     ]) {
       expect(operations, operation).toContain(operation);
     }

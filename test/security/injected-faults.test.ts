@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { argon2idHasher } from '../../lib/crypto/password';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
@@ -433,6 +434,61 @@ describe('a database fault at every step of every operation', () => {
           body: { client_secret: secret },
         }),
       ok: (r) => r.status === 200 && r.body.data.client.previous_secret_expires_at !== null,
+    },
+    // Sessions and authorized apps (docs/api.md 8.3-8.5).
+    {
+      name: 'listSessions',
+      prepare: newUser,
+      run: (user) => app.request('listSessions', { token: user.token }),
+      ok: (r) => r.status === 200 && r.body.data.sessions.length === 1,
+    },
+    {
+      name: 'revokeSession',
+      prepare: async () => {
+        const user = await newUser();
+        const other = await app.request('login', { body: { username: user.username, password: PASSWORD, tenantId } });
+        return { ...user, sessionId: String(decodeJwt(other.body.data.token).sid) };
+      },
+      run: (user) => app.request('revokeSession', { token: user.token, pathParameters: { sessionId: user.sessionId } }),
+      ok: (r) => r.status === 200 && r.body.data.message === 'Session revoked',
+    },
+    {
+      name: 'revokeOtherSessions',
+      prepare: async () => {
+        const user = await newUser();
+        await app.request('login', { body: { username: user.username, password: PASSWORD, tenantId } });
+        return user;
+      },
+      run: (user) => app.request('revokeOtherSessions', { token: user.token }),
+      ok: (r) => r.status === 200 && r.body.data.message === 'Sessions revoked',
+    },
+    {
+      name: 'listGrants',
+      prepare: async () => {
+        const user = await newUser();
+        const { code, verifier } = await authorizationCode(app, user.token, client);
+        expect((await redeem(code, verifier)).status).toBe(200);
+        return user;
+      },
+      run: (user) => app.request('listGrants', { token: user.token }),
+      ok: (r) => r.status === 200 && r.body.data.grants.length === 1,
+    },
+    {
+      name: 'revokeGrant',
+      prepare: async () => {
+        const user = await newUser();
+        const { code, verifier } = await authorizationCode(app, user.token, client);
+        const redeemed = await redeem(code, verifier);
+        return { ...user, grantId: String(redeemed.body.refresh_token).split('.')[0] };
+      },
+      run: (user) => app.request('revokeGrant', { token: user.token, pathParameters: { grantId: user.grantId } }),
+      ok: (r) => r.status === 200 && r.body.data.message === 'Grant revoked',
+    },
+    {
+      name: 'getAccount',
+      prepare: newUser,
+      run: (user) => app.request('getAccount', { token: user.token }),
+      ok: (r) => r.status === 200 && r.body.data.account.id !== undefined,
     },
   ];
 

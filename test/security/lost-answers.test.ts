@@ -1,3 +1,4 @@
+import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { argon2idHasher } from '../../lib/crypto/password';
 import { dynamoStores } from '../../lib/deps';
@@ -336,5 +337,64 @@ describe('writes retried after a lost answer', () => {
     expect(dynamo.lost()).toBe(lostBefore + 3);
     expect(await works(next)).toBe(401);
     expect((await app.request('oauth2DeleteClient', { token: admin.token, pathParameters })).status).toBe(404);
+  });
+
+  it('sessions: a retried revocation of one session, and of the other sessions, each answer as the first and apply once', async () => {
+    const tenantId = uniqueTenant('lost');
+    const { token } = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+    const login = async () =>
+      (await app.request('login', { body: { username: 'admin', password: 'correct horse battery', tenantId } })).body.data as {
+        token: string;
+      };
+    const [phone, tablet] = [await login(), await login()];
+    const phoneSession = String(decodeJwt(phone.token).sid);
+    const lostBefore = dynamo.lost();
+    dynamo.loseNext(mentioning('UpdateItemCommand', 'revoked_by_user'));
+    const revoked = await app.request('revokeSession', { token, pathParameters: { sessionId: phoneSession } });
+    expect(revoked.body).toEqual({ success: true, data: { message: 'Session revoked' } });
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+    expect((await app.request('me', { token: phone.token })).status).toBe(401);
+    // The client's own retry of the DELETE gets the same answer.
+    expect((await app.request('revokeSession', { token, pathParameters: { sessionId: phoneSession } })).body).toEqual(revoked.body);
+
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'signInEpoch'));
+    const others = await app.request('revokeOtherSessions', { token });
+    expect(others.body).toEqual({ success: true, data: { message: 'Sessions revoked', revoked: 1 } });
+    expect(dynamo.lost()).toBe(lostBefore + 2);
+    expect((await app.request('me', { token: tablet.token })).status).toBe(401);
+    expect((await app.request('me', { token })).status).toBe(200);
+    // Applied once: the sign-in generation moved by one.
+    const user = await deps.store.users.findById(tenantId, String(decodeJwt(token).sub));
+    expect(user?.signInEpoch).toBe(1);
+  });
+
+  it('grants: a retried revocation answers as the first, and the grant is revoked', async () => {
+    const tenantId = uniqueTenant('lost');
+    const { token } = await registerAdmin(app, tenantId);
+    const client = await createClient(app, token, tenantId);
+    const issued = await authorizationCode(app, token, client);
+    const tokens = (
+      await app.request(
+        'oauth2Token',
+        tokenRequest(client, {
+          grant_type: 'authorization_code',
+          code: issued.code,
+          redirect_uri: client.redirectUri,
+          code_verifier: issued.verifier,
+        }),
+      )
+    ).body as { refresh_token: string };
+    const grantId = tokens.refresh_token.split('.')[0] ?? '';
+    const lostBefore = dynamo.lost();
+    dynamo.loseNext(mentioning('UpdateItemCommand', 'revoked_by_user'));
+    const revoked = await app.request('revokeGrant', { token, pathParameters: { grantId } });
+    expect(revoked.body).toEqual({ success: true, data: { message: 'Grant revoked' } });
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+    expect((await app.request('revokeGrant', { token, pathParameters: { grantId } })).body).toEqual(revoked.body);
+    const refresh = await app.request(
+      'oauth2Token',
+      tokenRequest(client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }),
+    );
+    expect(refresh).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 });

@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { argon2idHasher } from '../../lib/crypto/password';
 import { type DynamoDbLocal, freePort, startDynamoDbLocal } from '../../scripts/dynamodb-local';
@@ -219,6 +220,10 @@ describe('database outage with requests in flight', () => {
         if (refreshToken) heldSessions.set(username, refreshToken);
         else heldSessions.delete(username);
         check('me', await app.request('me', { token: login.body.data.token }), (r) => r.status === 200);
+        // The account routes (docs/api.md 8.3-8.5); signing out the other sessions keeps this one, whose refresh token is held.
+        check('listSessions', await app.request('listSessions', { token: login.body.data.token }), (r) => r.status === 200);
+        check('revokeOtherSessions', await app.request('revokeOtherSessions', { token: login.body.data.token }), (r) => r.status === 200);
+        check('getAccount', await app.request('getAccount', { token: login.body.data.token }), (r) => r.status === 200);
         check(
           'client_credentials',
           await app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' })),
@@ -344,11 +349,28 @@ describe('database outage with requests in flight', () => {
     const client = await createClient(app, admin.token, tenantId);
     // The Lambda timeout (serverless.yml): an answer after it is API Gateway's, not ours.
     const LAMBDA_TIMEOUT_MS = 10_000;
+    const second = await app.request('login', { body: { username: 'admin', password: PASSWORD, tenantId } });
+    const issued = await authorizationCode(app, admin.token, client);
+    const grant = await app.request(
+      'oauth2Token',
+      tokenRequest(client, {
+        grant_type: 'authorization_code',
+        code: issued.code,
+        redirect_uri: client.redirectUri,
+        code_verifier: issued.verifier,
+      }),
+    );
     const requests = [
       app.request('login', { body: { username: 'admin', password: PASSWORD, tenantId } }),
       app.request('refresh', { body: { refreshToken: admin.refreshToken } }),
       app.request('me', { token: admin.token }),
       app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' })),
+      app.request('listSessions', { token: admin.token }),
+      app.request('revokeSession', { token: admin.token, pathParameters: { sessionId: String(decodeJwt(second.body.data.token).sid) } }),
+      app.request('revokeOtherSessions', { token: admin.token }),
+      app.request('listGrants', { token: admin.token }),
+      app.request('revokeGrant', { token: admin.token, pathParameters: { grantId: String(grant.body.refresh_token).split('.')[0] ?? '' } }),
+      app.request('getAccount', { token: admin.token }),
     ];
     process.kill(db.pid, 'SIGSTOP');
     const started = Date.now();

@@ -106,6 +106,37 @@ describe('races', () => {
     }
   });
 
+  it('"sign out my other sessions" from several sessions at once: exactly one wins, and only its session lives', async () => {
+    for (let round = 0; round < 3; round++) {
+      const tenantId = uniqueTenant('signout');
+      await registerAdmin(app, tenantId, 'admin', PASSWORD);
+      const sessions = await Promise.all(
+        Array.from({ length: 5 }, async () => {
+          const login = await app.request('login', { body: { username: 'admin', password: PASSWORD, tenantId } });
+          return login.body.data as { token: string; refreshToken: string };
+        }),
+      );
+      const answers = await Promise.all(sessions.map((session) => app.request('revokeOtherSessions', { token: session.token })));
+      // The winner ended every other session, the losers' among them: their own session is over (401).
+      expect(count(answers, 200)).toBe(1);
+      expect(answers.filter((answer) => answer.status === 401 && answer.body.error === 'Unauthorized')).toHaveLength(sessions.length - 1);
+      const live = await Promise.all(sessions.map(async (session) => (await app.identityOf(session.token)) !== null));
+      expect(live).toEqual(answers.map((answer) => answer.status === 200));
+      const user = (await items(tenantId)).find((item) => item.sk === 'PROFILE');
+      expect(user?.signInEpoch).toBe(1);
+    }
+  });
+
+  it('"sign out my other sessions" twice at once from one session: both answer, the session lives', async () => {
+    const tenantId = uniqueTenant('signout');
+    const { token } = await registerAdmin(app, tenantId, 'admin', PASSWORD);
+    const other = await app.request('login', { body: { username: 'admin', password: PASSWORD, tenantId } });
+    const answers = await Promise.all([1, 2].map(() => app.request('revokeOtherSessions', { token })));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
+    expect(await app.identityOf(token)).not.toBeNull();
+    expect(await app.identityOf(other.body.data.token)).toBeNull();
+  });
+
   it('ADMINs demoting, disabling and deleting one another and themselves at once: an active ADMIN stays', async () => {
     for (let round = 0; round < 3; round++) {
       const tenantId = uniqueTenant('race-admins');

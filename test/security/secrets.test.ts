@@ -424,6 +424,35 @@ describe('secrets in the clear (responses, output, table)', () => {
       ).status,
     ).toBe(400);
 
+    // The account routes (docs/api.md 8.3-8.5): listings of sessions and grants hold no token and no token hash.
+    const fourth = await authorize();
+    const live = await send(
+      'token authorization_code',
+      'oauth2Token',
+      form({ ...post, grant_type: 'authorization_code', code: fourth.authCode, redirect_uri: redirectUri, code_verifier: fourth.verifier }),
+      oauthIssued,
+    );
+    known('listed OAuth refresh token', live.body.refresh_token);
+    known('listed OAuth access token', live.body.access_token);
+    const listings = [
+      await send('sessions', 'listSessions', { token: adminToken }),
+      await send('grants', 'listGrants', { token: adminToken }),
+      await send('account', 'getAccount', { token: adminToken }),
+    ];
+    expect(listings.map((listing) => listing.status)).toEqual([200, 200, 200]);
+    expect(listings[0]?.body.data.sessions.length).toBeGreaterThan(0);
+    expect(listings[1]?.body.data.grants.length).toBeGreaterThan(0);
+    const families = (await scanTable(endpoint, identityTable)).filter((item) => item.sk === 'SESSION' || item.sk === 'GRANT');
+    const hashes = families.flatMap((item) => [item.refreshHash, ...Object.values((item.retired as Record<string, string>) ?? {})]);
+    expect(hashes.length).toBeGreaterThan(2);
+    const listed = JSON.stringify(listings.map((listing) => listing.body));
+    expect(hashes.filter((hash) => typeof hash === 'string' && listed.includes(hash))).toEqual([]);
+    const revokedSession = await send('session revocation', 'revokeSession', {
+      token: adminToken,
+      pathParameters: { sessionId: 'AAAAAAAAAAAAAAAAAAAAAA' },
+    });
+    expect(revokedSession.status).toBe(404);
+
     // OAuth client lifecycle (docs/api.md 9.9-9.13): list, read, change, rotate (both secrets in use), delete.
     const clientPath = { clientId };
     expect((await send('OAuth client list', 'oauth2ListClients', { token: adminToken })).status).toBe(200);
@@ -507,6 +536,9 @@ describe('secrets in the clear (responses, output, table)', () => {
         'OAuth client change',
         'OAuth client secret rotation',
         'OAuth client deletion',
+        'sessions',
+        'grants',
+        'account',
       ]),
     );
   }, 60_000);

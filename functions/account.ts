@@ -1,0 +1,11 @@
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+import { accountOf } from '../lib/users/account';
+
+/** GET /auth/account (docs/api.md 8.5): the caller's own account, with its MFA methods masked. */
+export function makeHandler(deps: Deps) {
+  return httpHandler(deps, { identity: 'required' }, async ({ identity, deps }) => ok(await accountOf(deps, identity)));
+}
+
+export const handler = makeHandler(defaultDeps());

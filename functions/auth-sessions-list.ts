@@ -1,0 +1,11 @@
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+import { listSessions } from '../lib/sessions/user-sessions';
+
+/** GET /auth/sessions (docs/api.md 8.3): the caller's live sessions, the current one flagged. */
+export function makeHandler(deps: Deps) {
+  return httpHandler(deps, { identity: 'required' }, async ({ identity, deps }) => ok(await listSessions(deps, identity)));
+}
+
+export const handler = makeHandler(defaultDeps());

@@ -1,0 +1,14 @@
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+import { signOutOtherSessions } from '../lib/sessions/user-sessions';
+
+/** DELETE /auth/sessions (docs/api.md 8.3): ends every session of the caller but this one; OAuth grants stay. */
+export function makeHandler(deps: Deps) {
+  return httpHandler(deps, { identity: 'required' }, async ({ identity, deps }) => {
+    const { revoked } = await signOutOtherSessions(deps, identity);
+    return ok({ message: 'Sessions revoked', revoked });
+  });
+}
+
+export const handler = makeHandler(defaultDeps());

@@ -1,0 +1,42 @@
+import type { Deps } from '../deps';
+import { UnauthorizedError } from '../errors';
+import { listMfa, type MfaSummary } from '../mfa/lifecycle';
+import type { Identity } from '../tokens/access-token';
+import type { Role } from './user';
+
+/** The signed-in user's own account (docs/api.md 8.5): never a hash, a secret or a code. */
+export interface AccountView {
+  id: string;
+  username: string;
+  role: Role;
+  tenantId: string;
+  shopId: string;
+  email: string | null;
+  emailVerified: boolean;
+  /** ISO 8601. */
+  createdAt: string;
+  mfa: MfaSummary;
+  /** Passkeys are not supported yet: always empty. */
+  passkeys: never[];
+}
+
+/** docs/api.md 8.5: the caller's account, read now (consistent read of the user, then its MFA methods). */
+export async function accountOf(deps: Pick<Deps, 'store'>, identity: Identity): Promise<{ account: AccountView }> {
+  const user = await deps.store.users.findById(identity.tenantId, identity.userId);
+  if (!user) throw new UnauthorizedError();
+  return {
+    account: {
+      id: user.id,
+      username: user.username,
+      role: user.role,
+      tenantId: user.tenantId,
+      shopId: user.shopId,
+      email: user.email ?? null,
+      // The user record gains `emailVerified` with email verification; until then no address is verified.
+      emailVerified: 'emailVerified' in user && user.emailVerified === true,
+      createdAt: user.createdAt,
+      mfa: (await listMfa(deps, { tenantId: user.tenantId, userId: user.id })).mfa,
+      passkeys: [],
+    },
+  };
+}
