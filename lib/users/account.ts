@@ -35,7 +35,7 @@ export async function accountOf(deps: Pick<Deps, 'store'>, identity: Identity): 
       // The user record gains `emailVerified` with email verification; until then no address is verified.
       emailVerified: 'emailVerified' in user && user.emailVerified === true,
       createdAt: user.createdAt,
-      mfa: (await listMfa(deps, { tenantId: user.tenantId, userId: user.id })).mfa,
+      mfa: (await listMfa(deps, { tenantId: user.tenantId, userId: user.id, username: user.username })).mfa,
       passkeys: [],
     },
   };
