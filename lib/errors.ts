@@ -53,6 +53,9 @@ export const ERROR_CODES = [
   // 500, 503
   'INTERNAL',
   'SERVICE_UNAVAILABLE',
+  // Shops (docs/api.md 9.7): 400, 409
+  'UNKNOWN_SHOP',
+  'SHOP_EXISTS',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

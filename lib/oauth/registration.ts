@@ -1,3 +1,4 @@
+import { byAdmin, recordEvent } from '../audit/record';
 import { isStrongSecret } from '../crypto/secret-strength';
 import type { Deps } from '../deps';
 import { ConflictError, ForbiddenError, ValidationError } from '../errors';
@@ -31,7 +32,7 @@ export function authorizeClientRegistration(admin: Identity | null, tenantId: st
  * as a keyed hash only.
  */
 export async function registerClient(
-  deps: Pick<Deps, 'config' | 'clock' | 'store' | 'log' | 'clientSecretHasher'>,
+  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'log' | 'clientSecretHasher' | 'source'>,
   admin: Identity,
   registration: ClientRegistration,
 ): Promise<ClientView> {
@@ -63,5 +64,6 @@ export async function registerClient(
   if ((await deps.store.oauthClients.create(client)) === 'exists')
     throw new ConflictError('OAuth2 client already exists', { code: 'CLIENT_EXISTS' });
   deps.log.info('oauth_client_created', { clientId: client.clientId, tenantId: client.tenantId, createdBy: admin.userId, grantTypes });
+  await recordEvent(deps, { ...byAdmin(admin), type: 'oauth_client_created', outcome: 'success', details: { clientId: client.clientId } });
   return clientView(client);
 }

@@ -60,6 +60,9 @@ const FUNCTIONS = [
   'AdminDeleteUser',
   'AdminResetUserMfa',
   'AdminSignOutUser',
+  'AdminCreateShop',
+  'AdminListShops',
+  'AdminListAudit',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate'];
@@ -172,6 +175,11 @@ describe('the deployment package', () => {
     expect(resources.OAuthClientSecretPepper!.DeletionPolicy).toBe('Retain');
   });
 
+  it('lets the audit trail’s reader query and nothing else: no route changes or deletes an event (docs/api.md 9.8)', () => {
+    const granted = statementsOf(resources.AdminListAuditIamRoleLambdaExecution!).flatMap(actions);
+    expect(granted.filter((a) => !a.startsWith('logs:'))).toEqual(['dynamodb:Query', 'dynamodb:Query']);
+  });
+
   it('gives me no table access at all', () => {
     const granted = statementsOf(resources.MeIamRoleLambdaExecution!).flatMap(actions);
     expect(granted.filter((a) => !a.startsWith('logs:'))).toEqual([]);
@@ -201,6 +209,7 @@ describe('the deployment package', () => {
       'POST /auth/password/change',
       'POST /oauth2/clients',
       'POST /oauth2/token',
+      'POST /admin/shops',
     ];
     for (const route of stricter) {
       expect(stage.RouteSettings[route]?.ThrottlingRateLimit, route).toBeLessThan(stage.DefaultRouteSettings.ThrottlingRateLimit);

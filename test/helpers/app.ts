@@ -1,5 +1,8 @@
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
+import * as adminCreateShop from '../../functions/admin-create-shop';
 import * as adminDeleteUser from '../../functions/admin-delete-user';
+import * as adminListAudit from '../../functions/admin-list-audit';
+import * as adminListShops from '../../functions/admin-list-shops';
 import * as adminListUsers from '../../functions/admin-list-users';
 import * as adminReadUser from '../../functions/admin-read-user';
 import * as adminResetUserMfa from '../../functions/admin-reset-user-mfa';
@@ -50,6 +53,10 @@ const routes = {
   adminDeleteUser: { module: adminDeleteUser, method: 'DELETE', path: '/admin/users/{userId}', authorizer: true },
   adminResetUserMfa: { module: adminResetUserMfa, method: 'POST', path: '/admin/users/{userId}/mfa/reset', authorizer: true },
   adminSignOutUser: { module: adminSignOutUser, method: 'DELETE', path: '/admin/users/{userId}/sessions', authorizer: true },
+  // Shops and the audit trail (docs/api.md 9.7, 9.8)
+  adminCreateShop: { module: adminCreateShop, method: 'POST', path: '/admin/shops', authorizer: true },
+  adminListShops: { module: adminListShops, method: 'GET', path: '/admin/shops', authorizer: true },
+  adminListAudit: { module: adminListAudit, method: 'GET', path: '/admin/audit', authorizer: true },
 } as const;
 
 export type RouteName = keyof typeof routes;

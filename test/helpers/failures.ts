@@ -51,6 +51,9 @@ const CODE_OF: Record<string, ErrorCode> = {
   'Invalid cursor': 'INVALID_CURSOR',
   'A tenant must keep an active ADMIN': 'LAST_ADMIN',
   'User not found': 'NOT_FOUND',
+  // Shops (docs/api.md 9.7)
+  'Unknown shop': 'UNKNOWN_SHOP',
+  'Shop already exists': 'SHOP_EXISTS',
 };
 
 /** The field the MFA enrolment names for its per-method checks of `secret`. */
