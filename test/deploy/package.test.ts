@@ -232,6 +232,7 @@ describe('the deployment package', () => {
         'OAuthTokenReuseAlarm',
         'MfaLockoutAlarm',
         'SigningKeysAlarm',
+        'AuditEventsLostAlarm',
       ]),
     );
     // A refused signing-keys document (or keys that expired unrefreshed) alarms at the first event.
