@@ -336,40 +336,42 @@ describe('tenant administration: the audit trail (docs/api.md 9.8)', () => {
   });
 
   /**
-   * Every database call takes `delay` ms; the audit event's put takes `auditDelay`. If
-   * the event's write were a round trip of its own, slowing it would slow the sign-in
-   * by as much; written alongside the session, it costs nothing while it is no slower.
+   * Every database call takes 150 ms more. The event's put must run while the session's
+   * put is in flight (their intervals overlap), not after it: a round trip of its own
+   * would start only once the session was written. The answer still waits for it.
    */
   it('adds no database round trip to a successful sign-in (measured with a slow store)', async () => {
     const tenantId = uniqueTenant('audit-slow');
     await registerAdmin(app, tenantId, 'admin', PASSWORD);
     const dynamo = localDynamo();
     const delay = 150;
-    let auditDelay = 0;
-    let auditWrites = 0;
+    const calls: Array<{ kind: 'audit' | 'session' | 'other'; start: number; end: number }> = [];
     dynamo.doc.middlewareStack.add(
       (next, context) => async (args) => {
-        const audit = context.commandName === 'PutItemCommand' && JSON.stringify(args.input).includes('#AUDIT#');
-        if (audit) auditWrites++;
-        await new Promise((resolve) => setTimeout(resolve, audit ? auditDelay : delay));
-        return next(args);
+        const input = JSON.stringify(args.input);
+        const put = context.commandName === 'PutItemCommand';
+        const kind: 'audit' | 'session' | 'other' =
+          put && input.includes('#AUDIT#') ? 'audit' : put && input.includes('#SESSION#') ? 'session' : 'other';
+        const call = { kind, start: performance.now(), end: 0 };
+        calls.push(call);
+        await new Promise((resolve) => setTimeout(resolve, delay));
+        const result = await next(args);
+        call.end = performance.now();
+        return result;
       },
       { step: 'initialize', name: 'slowStoreForAuditTest' },
     );
     const slow = testApp({ ...deps, store: dynamoStores(dynamo, deps) });
-    const timed = async () => {
-      const started = performance.now();
-      const response = await slow.request('login', { body: { username: 'admin', password: PASSWORD, tenantId } });
-      expect(response.status).toBe(200);
-      return performance.now() - started;
-    };
-    const fastest = async () => Math.min(await timed(), await timed());
-    auditDelay = 0;
-    const withFreeAudit = await fastest();
-    auditDelay = delay;
-    const withSlowAudit = await fastest();
-    expect(auditWrites).toBe(4);
-    // A round trip of its own would add `delay` (150 ms); alongside the session write, none.
-    expect(withSlowAudit - withFreeAudit).toBeLessThan(delay / 2);
+    const response = await slow.request('login', { body: { username: 'admin', password: PASSWORD, tenantId } });
+    const answered = performance.now();
+    expect(response.status).toBe(200);
+    const [audit, session] = (['audit', 'session'] as const).map((kind) => calls.find((call) => call.kind === kind));
+    if (!audit || !session) throw new Error(`no audit or session write: ${JSON.stringify(calls)}`);
+    // Started together (the event did not wait for the session), and both done before the answer.
+    expect(audit.start).toBeLessThan(session.end - delay / 2);
+    expect(session.start).toBeLessThan(audit.end - delay / 2);
+    expect(answered).toBeGreaterThanOrEqual(Math.max(audit.end, session.end));
+    // Nothing started after them: they are the last round trip.
+    expect(calls.filter((call) => call.start > Math.min(audit.start, session.start) + delay / 2)).toEqual([]);
   });
 });
