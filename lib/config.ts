@@ -49,6 +49,11 @@ export interface Config {
   mfa: MfaConfig;
   /** Messages the delivery port may send per hour, per scope (lib/abuse/send-quota.ts). */
   sendQuotas: { destination: number; user: number; tenant: number; global: number };
+  /**
+   * The audit trail (docs/api.md 9.8): `AUDIT_SHARDS` write partitions per tenant. Only
+   * ever raise it: events in partitions beyond a lowered count are no longer read.
+   */
+  audit: { shards: number };
 }
 
 /** MFA (docs/api.md 4.4): where one-time codes go, where the key of TOTP secrets comes from. */
@@ -163,6 +168,7 @@ export function readConfig(env: Env = process.env): Config {
       global: int(env, 'SEND_QUOTA_GLOBAL', 2000, 1, 10_000_000),
     },
     oauthClientSecretPepper: readClientSecretPepper(env),
+    audit: { shards: int(env, 'AUDIT_SHARDS', 8, 1, 64) },
   };
 }
 

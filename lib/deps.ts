@@ -4,12 +4,14 @@ import { type Clock, systemClock } from './clock';
 import { type Config, ConfigError, readConfig } from './config';
 import type { PasswordHasher } from './crypto/password';
 import { cryptoRandom, type Random } from './crypto/random';
+import type { RequestSource } from './http/request-source';
 import { createLogger, type Logger } from './log';
 import { type CodeDelivery, deliveryByMethod, outboxDelivery, sesDelivery, snsDelivery } from './mfa/delivery';
 import { fileDataKeys } from './mfa/file-data-keys';
 import { kmsDataKeys } from './mfa/kms-data-keys';
 import { type DataKeySource, type SecretBox, secretBox } from './mfa/secret-box';
 import { type ClientSecretHasher, clientSecretHasherFor } from './oauth/client-secret';
+import { type AuditStore, dynamoAuditStore } from './store/audit';
 import { createDynamo, type Dynamo } from './store/dynamo';
 import { type AttemptCounter, dynamoAttemptCounter } from './store/login-attempts';
 import { dynamoMfaOutbox, dynamoMfaStore, type MfaStore } from './store/mfa';
@@ -17,6 +19,7 @@ import { dynamoOAuthClientStore, type OAuthClientStore } from './store/oauth-cli
 import { type AuthorizationCodeStore, dynamoAuthorizationCodeStore } from './store/oauth-codes';
 import { dynamoOAuthGrantStore, type OAuthGrantStore } from './store/oauth-grants';
 import { dynamoSessionStore, type SessionStore } from './store/sessions';
+import { dynamoShopStore, type ShopStore } from './store/shops';
 import { dynamoTenantUserStore, type TenantUserStore } from './store/tenant-users';
 import { dynamoTenantStore, type TenantStore } from './store/tenants';
 import { dynamoUserStore, type UserStore } from './store/users';
@@ -35,6 +38,10 @@ export interface Stores {
   mfa: MfaStore;
   /** The tenant administration's view of users (docs/api.md 9). */
   tenantUsers: TenantUserStore;
+  /** A tenant's shops (docs/api.md 9.7). */
+  shops: ShopStore;
+  /** The audit trail (docs/api.md 9.8). */
+  audit: AuditStore;
 }
 
 /** Everything a function needs from the outside world; tests pass their own. */
@@ -55,6 +62,8 @@ export interface Deps {
   mfaDelivery: CodeDelivery;
   /** Hashes and checks OAuth client secrets under the configured pepper (lib/oauth/client-secret). */
   clientSecretHasher: ClientSecretHasher;
+  /** Where the current request came from (the audit trail's); set per request by lib/http/handler.ts. */
+  source?: RequestSource | undefined;
 }
 
 /** Every store on one DynamoDB table; `random` marks write-once writes, `clock` tells when a deleted client's id is free again. */
@@ -69,6 +78,8 @@ export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'rand
     oauthGrants: dynamoOAuthGrantStore(dynamo, random),
     mfa: dynamoMfaStore(dynamo, random),
     tenantUsers: dynamoTenantUserStore(dynamo, random),
+    shops: dynamoShopStore(dynamo, random),
+    audit: dynamoAuditStore(dynamo),
   };
 }
 

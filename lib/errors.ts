@@ -60,6 +60,9 @@ export const ERROR_CODES = [
   // Sessions and authorized apps (docs/api.md 8.3, 8.4): 404
   'SESSION_NOT_FOUND',
   'GRANT_NOT_FOUND',
+  // Shops (docs/api.md 9.7): 400, 409
+  'UNKNOWN_SHOP',
+  'SHOP_EXISTS',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

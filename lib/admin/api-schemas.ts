@@ -1,6 +1,8 @@
 import * as z from 'zod';
+import { type AuditEvent, auditEventSchema } from '../audit/events';
 import { MFA_METHODS } from '../mfa/methods';
 import { ROLES } from '../users/user';
+import type { ShopView } from './shops';
 import type { AdminUserView } from './users';
 
 /*
@@ -28,3 +30,15 @@ export const userPage = z.strictObject({ users: z.array(adminUser), nextCursor: 
 export const oneUser = z.strictObject({ user: adminUser });
 /** docs/api.md 9.6. */
 export const revokedCount = z.strictObject({ revoked: z.number().int().nonnegative() });
+
+/** docs/api.md 9.7: a shop of the tenant. */
+export const shop = z.strictObject({ shopId: z.string(), name: z.string(), createdAt: z.string() }) satisfies z.ZodType<ShopView>;
+/** docs/api.md 9.7. */
+export const oneShop = z.strictObject({ shop });
+/** docs/api.md 9.7. */
+export const shopList = z.strictObject({ shops: z.array(shop) });
+
+/** docs/api.md 9.8: an audit event. */
+export const auditEvent = auditEventSchema.strict() satisfies z.ZodType<AuditEvent>;
+/** docs/api.md 9.8. */
+export const auditPage = z.strictObject({ events: z.array(auditEvent), nextCursor: z.string().nullable() });

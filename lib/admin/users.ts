@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { byAdmin, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
@@ -7,6 +8,7 @@ import type { ListedUser, UserChange, UserFilter, UserPosition } from '../store/
 import { isLive } from '../token-families/refresh-family';
 import type { Identity } from '../tokens/access-token';
 import { epochOf, isSessionOfCurrentGeneration, type Role, type User } from '../users/user';
+import { tenantShop } from './shops';
 
 /** docs/api.md 9: the tenant must keep an active ADMIN. */
 export const LAST_ADMIN = 'A tenant must keep an active ADMIN';
@@ -36,7 +38,7 @@ export interface AdminUserView {
   lastLoginAt: string | null;
 }
 
-type AdminDeps = Pick<Deps, 'store' | 'clock' | 'log'>;
+type AdminDeps = Pick<Deps, 'store' | 'clock' | 'log' | 'config' | 'random' | 'source'>;
 
 async function viewOf(deps: AdminDeps, user: ListedUser): Promise<AdminUserView> {
   const [methods, lastLogin] = await Promise.all([
@@ -145,11 +147,19 @@ async function changeKeepingAdmin(deps: AdminDeps, admin: Identity, userId: stri
   throw stillContended();
 }
 
-/** docs/api.md 9.3: changes role, shop or status; disabling ends every session and grant. */
+/**
+ * docs/api.md 9.3: changes role, shop (one of the tenant's, 9.7) or status; disabling
+ * ends every session and grant.
+ */
 export async function changeUser(deps: AdminDeps, admin: Identity, userId: string, set: UserChange): Promise<AdminUserView> {
+  if (set.shopId !== undefined) await tenantShop(deps, admin.tenantId, set.shopId);
   const changed = await changeKeepingAdmin(deps, admin, userId, set, set.status === 'disabled');
   deps.log.info('admin_user_changed', { tenantId: admin.tenantId, actorId: admin.userId, userId, ...set });
-  return viewOf(deps, changed);
+  const [view] = await Promise.all([
+    viewOf(deps, changed),
+    recordEvent(deps, { ...byAdmin(admin, userId), type: 'admin_user_changed', outcome: 'success', details: set }),
+  ]);
+  return view;
 }
 
 /**
@@ -171,6 +181,7 @@ export async function deleteUser(deps: AdminDeps, admin: Identity, userId: strin
   // A login that read the user before it was disabled may have opened a session since.
   await deps.store.tenantUsers.eraseOwned(admin.tenantId, userId);
   deps.log.info('admin_user_deleted', { tenantId: admin.tenantId, actorId: admin.userId, userId });
+  await recordEvent(deps, { ...byAdmin(admin, userId), type: 'admin_user_deleted', outcome: 'success' });
 }
 
 /** Ends every session and grant of the user (tried again while the user changes); the number of live sessions ended. */
@@ -191,6 +202,7 @@ async function revokeAll(deps: AdminDeps, admin: Identity, userId: string): Prom
 export async function signOutUser(deps: AdminDeps, admin: Identity, userId: string): Promise<{ revoked: number }> {
   const revoked = await revokeAll(deps, admin, userId);
   deps.log.info('admin_user_signed_out', { tenantId: admin.tenantId, actorId: admin.userId, userId, revoked });
+  await recordEvent(deps, { ...byAdmin(admin, userId), type: 'admin_user_signed_out', outcome: 'success', details: { revoked } });
   return { revoked };
 }
 
@@ -200,4 +212,5 @@ export async function resetMfa(deps: AdminDeps, admin: Identity, userId: string)
   await deps.store.tenantUsers.eraseMfa(admin.tenantId, userId);
   await revokeAll(deps, admin, userId);
   deps.log.info('admin_mfa_reset', { tenantId: admin.tenantId, actorId: admin.userId, userId });
+  await recordEvent(deps, { ...byAdmin(admin, userId), type: 'admin_mfa_reset', outcome: 'success' });
 }

@@ -13,6 +13,7 @@ import { cors } from './middlewares/cors';
 import { type IdentityOptions, type IdentityRule, identity } from './middlewares/identity';
 import { type ValidateOptions, validate } from './middlewares/validate';
 import type { Reply } from './reply';
+import { type RequestSource, requestSource } from './request-source';
 import { type ErrorFormat, respond, toResult } from './respond';
 
 export type { BodyFormat } from './middlewares/body-format';
@@ -22,6 +23,8 @@ export type { IdentityRule } from './middlewares/identity';
 export interface HttpDeps {
   config: Config;
   log: Logger;
+  /** Where the request came from: set by the chain on the deps each request's handler gets. */
+  source?: RequestSource | undefined;
 }
 
 export interface RouteOptions<
@@ -49,7 +52,7 @@ export interface RouteRequest<D, B, Q, I extends IdentityRule = IdentityRule, P 
   /** The path parameters as the route's `params` schema outputs them. */
   params: P;
   identity: I extends 'required' ? Identity : Identity | null;
-  /** The function's deps, with a `log` whose lines carry this request's id. */
+  /** The function's deps, with a `log` whose lines carry this request's id, and the request's `source`. */
   deps: D;
   /** How the body came: the OAuth endpoints answer form requests in RFC format. */
   bodyFormat: BodyFormat;
@@ -122,7 +125,7 @@ export function httpHandler(
           query: event.input.query,
           params: event.input.params,
           identity: event.identity,
-          deps: { ...deps, log: deps.log.child({ requestId }) },
+          deps: { ...deps, log: deps.log.child({ requestId }), source: requestSource(event) },
           bodyFormat: event.bodyFormat,
           headers: event.headers ?? {},
           event,

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { ConflictError, ForbiddenError, TooManyRequestsError, ValidationError } from '../errors';
@@ -9,7 +10,11 @@ import { CODE_TTL_SECONDS, generateCode, sendCode } from './codes';
 import type { DeliveredEnrollment, MfaEnrollment, MfaMethod, TotpEnrollment } from './methods';
 import { otpauthUri, parseTotpSecret } from './totp';
 
-type EnrolmentDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'mfaSecrets' | 'mfaDelivery'>;
+type EnrolmentDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'mfaSecrets' | 'mfaDelivery' | 'source'>;
+
+/** The audit event of a change of the account's own factors (docs/api.md 9.8). */
+const factorChanged = (deps: EnrolmentDeps, account: Account, type: 'mfa_method_added' | 'mfa_method_activated', method: MfaMethod) =>
+  recordEvent(deps, { ...bySelf(account), type, outcome: 'success', details: { method } });
 
 const E164 = /^\+[1-9][0-9]{6,14}$/;
 const emailAddress = z.email().max(254);
@@ -63,6 +68,7 @@ export async function enableMfa(deps: EnrolmentDeps, account: Account, request: 
     const sealedSecret = await deps.mfaSecrets.seal(secret, secretContext(account));
     await storeEnrollment(deps, { ...pending, method: 'TOTP', sealedSecret } satisfies TotpEnrollment, now);
     deps.log.info('mfa_enabled', { ...account, method: 'TOTP' });
+    await factorChanged(deps, account, 'mfa_method_added', 'TOTP');
     return { ...enabled, otpauthUri: otpauthUri(secret, deps.config.mfa.totpIssuer, `${account.username} (${account.tenantId})`) };
   }
 
@@ -88,6 +94,7 @@ export async function enableMfa(deps: EnrolmentDeps, account: Account, request: 
   await storeEnrollment(deps, enrollment, now);
   await sendCode(deps, account, method, destination, code);
   deps.log.info('mfa_enabled', { ...account, method });
+  await factorChanged(deps, account, 'mfa_method_added', method);
   return enabled;
 }
 
@@ -112,5 +119,6 @@ export async function verifyMfa(deps: EnrolmentDeps, account: Account, { method,
   const revoking = first && user ? { user, keepSessionId: sessionId } : undefined;
   await checkCode(deps, account, enrollment, code, () => new ValidationError('Invalid MFA code', { code: 'INVALID_MFA_CODE' }), revoking);
   if (revoking) deps.log.info('mfa_first_method_sessions_revoked', { ...account, method, sessionId });
+  if (enrollment.status === 'pending') await factorChanged(deps, account, 'mfa_method_activated', method);
   return { message: 'MFA verified successfully' as const };
 }

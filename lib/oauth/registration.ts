@@ -1,3 +1,4 @@
+import { byAdmin, recordEvent } from '../audit/record';
 import { isStrongSecret } from '../crypto/secret-strength';
 import type { Deps } from '../deps';
 import { ConflictError, ForbiddenError, ValidationError } from '../errors';
@@ -43,7 +44,7 @@ export function authorizeClientRegistration(admin: Identity | null, tenantId: st
  * as a keyed hash only.
  */
 export async function registerClient(
-  deps: Pick<Deps, 'config' | 'clock' | 'store' | 'log' | 'clientSecretHasher'>,
+  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'log' | 'clientSecretHasher' | 'source'>,
   admin: Identity,
   registration: ClientRegistration,
 ): Promise<ClientView> {
@@ -84,5 +85,6 @@ export async function registerClient(
     grantTypes,
     introspectAny: client.introspectAny,
   });
+  await recordEvent(deps, { ...byAdmin(admin), type: 'oauth_client_created', outcome: 'success', details: { clientId: client.clientId } });
   return clientView(client);
 }

@@ -1,3 +1,4 @@
+import { recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
@@ -41,7 +42,7 @@ export interface TokenResponse {
 /** How long a grant with refresh tokens lives at most: its refresh tokens end then. */
 export const GRANT_MAX_AGE_SECONDS = 30 * 24 * 3600;
 
-type TokenDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'keys' | 'log'>;
+type TokenDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'keys' | 'log' | 'source'>;
 
 /** The rules 1–3 of docs/api.md 4.7 of the token request, with their messages, before the client is authenticated. */
 export function tokenGrant(request: TokenRequest): TokenGrant {
@@ -205,6 +206,14 @@ async function refreshGrant(
   const result = await rotateRefreshToken(deps.store.oauthGrants, family, rotation);
   if (result.outcome === 'reused') {
     deps.log.warn('oauth_refresh_token_reuse_detected', { tenantId, clientId: client.clientId, grantId });
+    await recordEvent(deps, {
+      tenantId,
+      type: 'refresh_token_reused',
+      actor: { type: 'client', id: client.clientId },
+      targetUserId: result.record.subject,
+      outcome: 'failure',
+      details: { clientId: client.clientId, grantId },
+    });
     throw oauthErrors.invalidGrant();
   }
   if (result.outcome === 'invalid') throw oauthErrors.invalidGrant();

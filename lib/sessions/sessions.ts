@@ -1,3 +1,4 @@
+import { recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
@@ -89,7 +90,11 @@ export async function startSession(deps: SessionDeps, user: User, amr: Amr[], de
  * again revokes the whole session; the user is re-read so role changes show now.
  * The rotation's one write also records the device and, as `refreshedAt`, the last use.
  */
-export async function refreshSession(deps: SessionDeps & Pick<Deps, 'log'>, presented: string, device: Device = {}): Promise<AuthPayload> {
+export async function refreshSession(
+  deps: SessionDeps & Pick<Deps, 'log' | 'source'>,
+  presented: string,
+  device: Device = {},
+): Promise<AuthPayload> {
   const invalid = () => new UnauthorizedError('Invalid refresh token', {}, { code: 'INVALID_REFRESH_TOKEN' });
   const parsed = parseRefreshToken(presented);
   if (!parsed) throw invalid();
@@ -107,6 +112,15 @@ export async function refreshSession(deps: SessionDeps & Pick<Deps, 'log'>, pres
   });
   if (result.outcome === 'reused') {
     deps.log.warn('refresh_token_reuse_detected', { tenantId, userId: result.record.userId, sessionId });
+    await recordEvent(deps, {
+      tenantId,
+      type: 'refresh_token_reused',
+      // Whoever presented it is unknown: the service detected the reuse and revoked the session.
+      actor: { type: 'system', id: null },
+      targetUserId: result.record.userId,
+      outcome: 'failure',
+      details: { sessionId },
+    });
     throw invalid();
   }
   if (result.outcome === 'invalid') {

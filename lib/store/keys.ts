@@ -20,6 +20,9 @@ const tenantPrefix = (tenantId: string) => `T#${part(tenantId)}`;
 const tenantUsersPartition = (tenantId: string) => `${tenantPrefix(tenantId)}#USERS`;
 const tenantClientsPartition = (tenantId: string) => `${tenantPrefix(tenantId)}#CLIENTS`;
 const mfaPartition = (tenantId: string, userId: string) => `${tenantPrefix(tenantId)}#MFA#${part(userId)}`;
+const auditPartition = (tenantId: string, shard: number) => `${tenantPrefix(tenantId)}#AUDIT#${shard}`;
+const auditUserPartition = (tenantId: string, userId: string) => `${tenantPrefix(tenantId)}#AUDITUSER#${part(userId)}`;
+const auditPosition = (time: number, id: string) => `EVENT#${String(time).padStart(15, '0')}#${part(id)}`;
 
 export const keys = {
   tenant: (tenantId: string): Key => ({ pk: tenantPrefix(tenantId), sk: 'TENANT' }),
@@ -113,4 +116,31 @@ export const keys = {
   }),
   /** The index partition of a tenant's OAuth clients. */
   tenantClientsPartition,
+  /**
+   * A shop of a tenant (docs/api.md 9.7). A tenant's shops share one partition: they are
+   * few and rarely written, and one query lists them consistently.
+   */
+  shop: (tenantId: string, shopId: string): Key => ({ pk: `${tenantPrefix(tenantId)}#SHOPS`, sk: `SHOP#${part(shopId)}` }),
+  /** The partition of a tenant's shops. */
+  shopsPartition: (tenantId: string) => `${tenantPrefix(tenantId)}#SHOPS`,
+  /**
+   * An audit event (docs/api.md 9.8), in one of the tenant's `shards` write partitions, so
+   * that a busy tenant's events do not all share one partition key; the sort key orders
+   * them by time (then id) in every partition.
+   */
+  auditEvent: (tenantId: string, shard: number, time: number, id: string): Key => ({
+    pk: auditPartition(tenantId, shard),
+    sk: auditPosition(time, id),
+  }),
+  /** One write partition of a tenant's audit events. */
+  auditPartition,
+  /** Where an event sorts among the others (its sort key, and a listing's position). */
+  auditPosition,
+  /** The owner index entry of an event about a user: one query lists a user's events, newest first. */
+  auditOfUser: (tenantId: string, userId: string, time: number, id: string) => ({
+    gsi1pk: auditUserPartition(tenantId, userId),
+    gsi1sk: auditPosition(time, id),
+  }),
+  /** The owner index partition of the events about one user. */
+  auditUserPartition,
 };

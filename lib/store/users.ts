@@ -5,6 +5,7 @@ import { type Dynamo, failedConditions, isConditionalCheckFailed } from './dynam
 import { keys } from './keys';
 import { parseRecord } from './records';
 import { type RevokeSessionsOptions, sessionRevocationItems } from './session-revocation';
+import { shopItem } from './shops';
 import { transactOnce } from './write-once';
 
 export type CreateUserResult = 'created' | 'username_taken' | 'tenant_exists';
@@ -14,7 +15,8 @@ export interface UserStore {
   findByUsername(tenantId: string, username: string): Promise<User | undefined>;
   /**
    * Stores a user and its username record in one transaction. With `createTenant`
-   * the tenant record is created in the same transaction and must not exist yet.
+   * the tenant record and its default shop (the user's) are created in the same
+   * transaction and must not exist yet.
    */
   create(user: User, options: { createTenant: boolean }): Promise<CreateUserResult>;
   /** Replaces the password hash only if it is still `expected` (used to rehash on login). */
@@ -75,10 +77,19 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
         items.push({
           Put: {
             TableName: table,
-            Item: { ...keys.tenant(user.tenantId), tenantId: user.tenantId, createdAt: user.createdAt, createdBy: user.id },
+            Item: {
+              ...keys.tenant(user.tenantId),
+              tenantId: user.tenantId,
+              createdAt: user.createdAt,
+              createdBy: user.id,
+              defaultShopId: user.shopId,
+            },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         });
+        // The tenant's default shop (docs/api.md 9.7), the first user's; a new tenant has no shop yet.
+        const shop = { tenantId: user.tenantId, shopId: user.shopId, name: user.shopId, createdAt: user.createdAt, createdBy: user.id };
+        items.push({ Put: { TableName: table, Item: shopItem(shop), ConditionExpression: 'attribute_not_exists(pk)' } });
       }
       try {
         await doc.send(new TransactWriteCommand({ TransactItems: items }));

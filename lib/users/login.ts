@@ -1,9 +1,12 @@
+import type { AuditDetails } from '../audit/events';
+import { recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
-import { type AppError, TooManyRequestsError, UnauthorizedError } from '../errors';
+import { AppError, TooManyRequestsError, UnauthorizedError } from '../errors';
 import type { MfaEnrollment } from '../mfa/methods';
 import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
 import type { Device } from '../sessions/device';
+import type { Amr } from '../sessions/session';
 import { type AuthPayload, startSession } from '../sessions/sessions';
 import type { User } from './user';
 
@@ -28,6 +31,12 @@ export interface PasswordAccepted {
   afterSuccess: Promise<unknown>;
 }
 
+/** Why a password check failed (the audit trail's reasons), with the user if the username is known. */
+export interface PasswordFailure {
+  reason: 'unknown_user' | 'wrong_password' | 'disabled' | 'password_attempts';
+  user: User | undefined;
+}
+
 /** Marks a promise as handled now; whoever awaits it later still sees its failure. */
 function started<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => undefined);
@@ -39,12 +48,14 @@ function started<T>(promise: Promise<T>): Promise<T> {
  * cost one Argon2id verification like known ones, the same reads, and get the same answer.
  * Round trips: the attempt reservation alongside the user lookup, then the hash
  * alongside the read of the MFA methods (Argon2id runs off the main thread).
- * A wrong password throws `invalid()` (401 `Invalid credentials` at login).
+ * A wrong password throws `invalid()` (401 `Invalid credentials` at login); before any
+ * refusal `refused` runs (the caller's audit event), alongside what the refusal waits for.
  */
 export async function checkPassword(
   deps: Pick<Deps, 'clock' | 'store' | 'hasher' | 'log'>,
   { tenantId, username, password }: LoginRequest,
   invalid: () => AppError = () => new UnauthorizedError('Invalid credentials', {}, { code: 'INVALID_CREDENTIALS' }),
+  refused: (failure: PasswordFailure) => Promise<void> = async () => undefined,
 ): Promise<PasswordAccepted> {
   const { store, hasher, log } = deps;
   const now = epochSeconds(deps.clock);
@@ -56,6 +67,7 @@ export async function checkPassword(
   ]);
   if (!reservation.allowed) {
     log.warn('login_locked', { tenantId, username });
+    await refused({ reason: 'password_attempts', user });
     throw new TooManyRequestsError(reservation.retryAfterSeconds);
   }
 
@@ -64,7 +76,8 @@ export async function checkPassword(
   const mfaMethods = started(store.mfa.list(tenantId, user?.id ?? NOBODY));
   const verdict = user ? await hasher.verify(user.passwordHash, password) : await hasher.verifyDummy(password).then(() => undefined);
   if (!user || !verdict?.ok || user.status !== 'active') {
-    await mfaMethods.catch(() => undefined);
+    const reason = !user ? 'unknown_user' : !verdict?.ok ? 'wrong_password' : 'disabled';
+    await Promise.all([mfaMethods.catch(() => undefined), refused({ reason, user })]);
     log.info('login_failed', { tenantId, username, reason: user ? 'wrong_password' : 'unknown_user' });
     throw invalid();
   }
@@ -78,22 +91,70 @@ export async function checkPassword(
   return { user, mfaMethods, afterSuccess };
 }
 
+/** The audit reason of a second factor's refusal at login, and whether it is a lockout; undefined for a fault. */
+function secondFactorRefusal(error: unknown): { reason: AuditDetails['reason']; locked: boolean } | undefined {
+  if (!(error instanceof AppError)) return undefined;
+  switch (error.code) {
+    case 'MFA_REQUIRED':
+      return { reason: 'mfa_required', locked: false };
+    case 'INVALID_MFA_CODE':
+      return { reason: 'invalid_mfa_code', locked: false };
+    case 'MFA_METHOD_NOT_ENABLED':
+      return { reason: 'mfa_method_not_enabled', locked: false };
+    case 'LOCKED':
+      return { reason: 'mfa_attempts', locked: true };
+    case 'MFA_METHOD_LOCKED':
+      return { reason: 'mfa_method_locked', locked: true };
+    default:
+      return undefined;
+  }
+}
+
 /**
  * login: password check, then the second factor if the user has one, then a new
  * session. The attempt counter is cleared while the second factor is checked and the
  * session written (a right password clears it, whatever the second factor says);
- * the answer waits for both.
+ * the answer waits for both. Every outcome but a fault is an audit event (docs/api.md
+ * 9.8), written alongside the request's last database work: a success with the
+ * session, a refusal with the read or counter it waits for, so it adds no round trip.
  */
 export async function login(
-  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'hasher' | 'keys' | 'mfaSecrets' | 'mfaDelivery'>,
+  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'hasher' | 'keys' | 'mfaSecrets' | 'mfaDelivery' | 'source'>,
   request: LoginRequest & SecondFactorRequest,
   device: Device = {},
 ): Promise<AuthPayload> {
-  const { user, mfaMethods, afterSuccess } = await checkPassword(deps, request);
+  const { tenantId, username } = request;
+  const attempt = (user: User | undefined, type: 'login_succeeded' | 'login_failed' | 'login_locked', details: AuditDetails) =>
+    recordEvent(deps, {
+      tenantId,
+      type,
+      // A sign-in's actor is the account it claims: known or not.
+      actor: { type: 'user', id: user?.id ?? null },
+      targetUserId: user?.id ?? null,
+      outcome: type === 'login_succeeded' ? 'success' : 'failure',
+      details: { username, ...details },
+    });
+  const { user, mfaMethods, afterSuccess } = await checkPassword(deps, request, undefined, (failure) =>
+    attempt(failure.user, failure.reason === 'password_attempts' ? 'login_locked' : 'login_failed', { reason: failure.reason }),
+  );
   try {
     const account = { tenantId: user.tenantId, userId: user.id, username: user.username };
-    const amr = await secondFactor(deps, account, request, mfaMethods);
-    const payload = await startSession(deps, user, amr, device);
+    let amr: Amr[];
+    try {
+      amr = await secondFactor(deps, account, request, mfaMethods);
+    } catch (error) {
+      const refusal = secondFactorRefusal(error);
+      const method = request.mfaMethod;
+      if (refusal) {
+        const type = refusal.locked ? 'login_locked' : 'login_failed';
+        await Promise.all([
+          attempt(user, type, { reason: refusal.reason, ...(method ? { method } : {}) }),
+          afterSuccess.catch(() => undefined),
+        ]);
+      }
+      throw error;
+    }
+    const [payload] = await Promise.all([startSession(deps, user, amr, device), attempt(user, 'login_succeeded', { amr })]);
     deps.log.info('login_succeeded', { tenantId: user.tenantId, userId: user.id, username: user.username, amr });
     return payload;
   } finally {

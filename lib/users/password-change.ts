@@ -1,3 +1,4 @@
+import { bySelf, recordEvent } from '../audit/record';
 import type { Deps } from '../deps';
 import { ValidationError } from '../errors';
 import { revokeOtherSessions } from '../sessions/revocation';
@@ -18,13 +19,15 @@ export interface PasswordChangeRequest {
  * password is checked again against what is stored then.
  */
 export async function changePassword(
-  deps: Pick<Deps, 'clock' | 'store' | 'hasher' | 'log'>,
+  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'hasher' | 'log' | 'source'>,
   identity: Identity,
   { currentPassword, newPassword }: PasswordChangeRequest,
 ): Promise<{ message: 'Password changed' }> {
   const invalid = () => new ValidationError('Invalid credentials', { code: 'INVALID_CREDENTIALS' });
   const { tenantId, userId, username, sessionId } = identity;
-  const { user, afterSuccess } = await checkPassword(deps, { tenantId, username, password: currentPassword }, invalid);
+  const { user, afterSuccess } = await checkPassword(deps, { tenantId, username, password: currentPassword }, invalid, ({ reason }) =>
+    recordEvent(deps, { ...bySelf(identity), type: 'password_change_failed', outcome: 'failure', details: { reason } }),
+  );
   // The counter cleared (and a stale hash upgraded) before the hash is replaced.
   await afterSuccess;
   if (user.id !== userId) throw invalid();
@@ -36,5 +39,6 @@ export async function changePassword(
   };
   await revokeOtherSessions(deps, { tenantId, userId }, sessionId, { set: { passwordHash }, check: stillCurrent });
   deps.log.info('password_changed', { tenantId, userId, sessionId });
+  await recordEvent(deps, { ...bySelf(identity), type: 'password_changed', outcome: 'success', details: { sessionId } });
   return { message: 'Password changed' };
 }

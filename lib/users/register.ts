@@ -1,3 +1,5 @@
+import { tenantShop } from '../admin/shops';
+import { recordEvent } from '../audit/record';
 import type { Deps } from '../deps';
 import { ForbiddenError, ValidationError } from '../errors';
 import type { Device } from '../sessions/device';
@@ -41,7 +43,7 @@ export async function authorizeRegistration(
  * the tenant and must be of an ADMIN; common passwords are refused.
  */
 export async function createUser(
-  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'hasher' | 'log'>,
+  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'hasher' | 'log' | 'source'>,
   caller: Identity | null,
   request: RegisterRequest,
 ): Promise<User> {
@@ -50,14 +52,19 @@ export async function createUser(
     throw new ValidationError('The first user of a tenant must have role ADMIN', { code: 'FIRST_USER_MUST_BE_ADMIN' });
   if (await isCommonPassword(request.password)) throw new ValidationError('Password is too common', { code: 'PASSWORD_TOO_COMMON' });
 
+  // A new tenant is created with its shop; an ADMIN names one of the tenant's (read while the hash is made).
+  const [shopId, passwordHash] = await Promise.all([
+    createTenant ? (request.shopId ?? deps.config.defaultShopId) : tenantShop(deps, request.tenantId, request.shopId),
+    deps.hasher.hash(request.password),
+  ]);
   const user: User = {
     id: deps.random.id(),
     tenantId: request.tenantId,
-    shopId: request.shopId ?? deps.config.defaultShopId,
+    shopId,
     username: request.username,
     role: request.role,
     email: request.email,
-    passwordHash: await deps.hasher.hash(request.password),
+    passwordHash,
     status: 'active',
     createdAt: new Date(deps.clock.now()).toISOString(),
   };
@@ -72,6 +79,14 @@ export async function createUser(
     role: user.role,
     registeredBy: caller?.userId ?? 'self',
     newTenant: createTenant,
+  });
+  await recordEvent(deps, {
+    tenantId: user.tenantId,
+    type: 'user_registered',
+    actor: { type: 'user', id: caller?.userId ?? user.id },
+    targetUserId: user.id,
+    outcome: 'success',
+    details: { username: user.username, role: user.role, shopId: user.shopId, newTenant: createTenant },
   });
   return user;
 }

@@ -12,6 +12,7 @@ import { readFile } from 'node:fs/promises';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as z from 'zod';
 import * as admin from '../../lib/admin/api-schemas';
+import { SHOP_EXISTS, UNKNOWN_SHOP } from '../../lib/admin/shops';
 import { INVALID_CURSOR, LAST_ADMIN, USER_NOT_FOUND } from '../../lib/admin/users';
 import {
   type AppError,
@@ -148,6 +149,11 @@ const RESPONSE_SCHEMAS = {
   GrantRevokedEnvelope: [envelopeOf(api.message('Grant revoked')), '8.4'],
   MfaSummary: [account.mfaSummary, '8.5'],
   AccountEnvelope: [envelopeOf(account.account), '8.5'],
+  Shop: [admin.shop, '9.7'],
+  ShopEnvelope: [envelopeOf(admin.oneShop), '9.7'],
+  ShopListEnvelope: [envelopeOf(admin.shopList), '9.7'],
+  AuditEvent: [admin.auditEvent, '9.8'],
+  AuditPageEnvelope: [envelopeOf(admin.auditPage), '9.8'],
 } as const satisfies Record<string, readonly [z.ZodType, string]>;
 type ResponseSchemaName = keyof typeof RESPONSE_SCHEMAS;
 
@@ -164,6 +170,7 @@ const lastAdmin = new ConflictError(LAST_ADMIN, { code: 'LAST_ADMIN' });
 const clientNotFound = new NotFoundError(CLIENT_NOT_FOUND, { code: 'CLIENT_NOT_FOUND' });
 const sessionNotFound = new NotFoundError(SESSION_NOT_FOUND, { code: 'SESSION_NOT_FOUND' });
 const grantNotFound = new NotFoundError(GRANT_NOT_FOUND, { code: 'GRANT_NOT_FOUND' });
+const unknownShop = new ValidationError(UNKNOWN_SHOP, { code: 'UNKNOWN_SHOP' });
 
 /** Every route's documentation, by its function's name in serverless.yml. */
 const OPERATIONS: Record<string, OperationDoc> = {
@@ -204,6 +211,7 @@ const OPERATIONS: Record<string, OperationDoc> = {
       new ValidationError('The first user of a tenant must have role ADMIN', { code: 'FIRST_USER_MUST_BE_ADMIN' }),
       new ValidationError('Password is too common', { code: 'PASSWORD_TOO_COMMON' }),
       new ValidationError('Username already exists', { code: 'USERNAME_TAKEN' }),
+      unknownShop,
       permissionDenied,
     ],
   },
@@ -477,7 +485,7 @@ const OPERATIONS: Record<string, OperationDoc> = {
     bodyTypes: ['json'],
     params: true,
     answers: [{ status: 200, description: 'The user as changed.', body: 'UserEnvelope', headers: noStore }],
-    failures: [permissionDenied, userNotFound, lastAdmin],
+    failures: [unknownShop, permissionDenied, userNotFound, lastAdmin],
   },
   adminDeleteUser: {
     section: '9.4',
@@ -628,6 +636,39 @@ const OPERATIONS: Record<string, OperationDoc> = {
     caller: 'session',
     answers: [{ status: 200, description: 'The account.', body: 'AccountEnvelope', headers: noStore }],
     failures: [unauthorized],
+  },
+  adminCreateShop: {
+    section: '9.7',
+    summary: 'Create a shop of the tenant (ADMIN only)',
+    tag: 'admin',
+    caller: 'admin',
+    bodyTypes: ['json'],
+    answers: [{ status: 201, description: 'The new shop.', body: 'ShopEnvelope', headers: noStore }],
+    failures: [permissionDenied, new ConflictError(SHOP_EXISTS, { code: 'SHOP_EXISTS' })],
+  },
+  adminListShops: {
+    section: '9.7',
+    summary: 'Every shop of the tenant (ADMIN only)',
+    tag: 'admin',
+    caller: 'admin',
+    answers: [{ status: 200, description: 'The shops, by id.', body: 'ShopListEnvelope', headers: noStore }],
+    failures: [permissionDenied],
+  },
+  adminListAudit: {
+    section: '9.8',
+    summary: 'A page of the tenant’s audit trail, newest first, with filters (ADMIN only)',
+    tag: 'admin',
+    caller: 'admin',
+    query: true,
+    answers: [
+      {
+        status: 200,
+        description: 'The events, newest first, and the cursor of the next page.',
+        body: 'AuditPageEnvelope',
+        headers: noStore,
+      },
+    ],
+    failures: [new ValidationError(INVALID_CURSOR, { code: 'INVALID_CURSOR' }), permissionDenied],
   },
 };
 

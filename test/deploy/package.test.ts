@@ -74,6 +74,9 @@ const FUNCTIONS = [
   'ListGrants',
   'RevokeGrant',
   'GetAccount',
+  'AdminCreateShop',
+  'AdminListShops',
+  'AdminListAudit',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate'];
@@ -279,6 +282,11 @@ describe('the deployment package', () => {
     expect(matchesArn(pattern, '+15555550100')).toBe(false);
   });
 
+  it('lets the audit trail’s reader query and nothing else: no route changes or deletes an event (docs/api.md 9.8)', () => {
+    const granted = statementsOf(resources.AdminListAuditIamRoleLambdaExecution!).flatMap(actions);
+    expect(granted.filter((a) => !a.startsWith('logs:'))).toEqual(['dynamodb:Query', 'dynamodb:Query']);
+  });
+
   it('gives me no table access at all', () => {
     const granted = statementsOf(resources.MeIamRoleLambdaExecution!).flatMap(actions);
     expect(granted.filter((a) => !a.startsWith('logs:'))).toEqual([]);
@@ -313,6 +321,7 @@ describe('the deployment package', () => {
       'PATCH /oauth2/clients/{clientId}',
       'DELETE /oauth2/clients/{clientId}',
       'POST /oauth2/clients/{clientId}/secrets',
+      'POST /admin/shops',
     ];
     for (const route of stricter) {
       expect(stage.RouteSettings[route]?.ThrottlingRateLimit, route).toBeLessThan(stage.DefaultRouteSettings.ThrottlingRateLimit);
@@ -335,6 +344,7 @@ describe('the deployment package', () => {
         'OAuthTokenReuseAlarm',
         'MfaLockoutAlarm',
         'SigningKeysAlarm',
+        'AuditEventsLostAlarm',
       ]),
     );
     // A refused signing-keys document (or keys that expired unrefreshed) alarms at the first event.

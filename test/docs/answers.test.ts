@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Secret } from 'otpauth';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
+import * as adminApi from '../../lib/admin/api-schemas';
 import * as account from '../../lib/http/account-schemas';
 import * as api from '../../lib/http/api-schemas';
 import { timeStep, totpCode } from '../../lib/mfa/totp';
@@ -236,5 +237,17 @@ describe('the documented answer schemas', () => {
     const metadata = await app.request('oauth2Metadata', {});
     expect(metadata.status).toBe(200);
     expect(issues(api.authorizationServer, metadata.body)).toEqual([]);
+  });
+
+  it('the shops and the audit trail answer their documents', async () => {
+    const created = await app.request('adminCreateShop', { token: admin.token, body: { shopId: 'docs-shop', name: 'Docs' } });
+    expect(created.status).toBe(201);
+    expect(issues(api.success(adminApi.oneShop), created.body)).toEqual([]);
+    const listed = await app.request('adminListShops', { token: admin.token });
+    expect(listed.status).toBe(200);
+    expect(issues(api.success(adminApi.shopList), listed.body)).toEqual([]);
+    const audit = await app.request('adminListAudit', { token: admin.token, query: { limit: '100' } });
+    expect(audit.body.data.events.length).toBeGreaterThan(0);
+    expect(issues(api.success(adminApi.auditPage), audit.body)).toEqual([]);
   });
 });

@@ -148,6 +148,7 @@ describe('tenant administration: users (docs/api.md 9)', () => {
     it('changes role and shop, and the user’s next request carries them', async () => {
       const { admin, members } = await tenant('OPERATOR');
       const member = members[0]!;
+      await app.request('adminCreateShop', { token: admin.token, body: { shopId: 'shop-2', name: 'Second shop' } });
       const response = await app.request('adminUpdateUser', {
         token: admin.token,
         pathParameters: { userId: member.user.id },

@@ -214,7 +214,8 @@ describe('POST /auth/login', () => {
       return [...sent].sort();
     };
     const wrongPassword = await calls('ivan');
-    expect(wrongPassword).toEqual(['GetCommand', 'GetCommand', 'PutCommand', 'QueryCommand']);
+    // The second put is the audit event of the failure (docs/api.md 9.8).
+    expect(wrongPassword).toEqual(['GetCommand', 'GetCommand', 'PutCommand', 'PutCommand', 'QueryCommand']);
     expect(await calls('nobody-here')).toEqual(wrongPassword);
   });
 
@@ -227,17 +228,19 @@ describe('POST /auth/login', () => {
     sent.length = 0;
     expect((await recorded.request('login', { body: { username: 'judy', password: PASSWORD, tenantId: tenant } })).status).toBe(200);
     // Reserve (a write, then the count in the open window) alongside the user lookup,
-    // the MFA methods alongside the hash, then the counter cleared alongside the session write.
+    // the MFA methods alongside the hash, then the counter cleared alongside the session
+    // write and the audit event (docs/api.md 9.8).
     expect([...sent].sort()).toEqual([
       'DeleteCommand',
       'GetCommand',
       'GetCommand',
       'PutCommand',
       'PutCommand',
+      'PutCommand',
       'QueryCommand',
       'UpdateCommand',
     ]);
-    expect(sent.slice(-2).sort()).toEqual(['DeleteCommand', 'PutCommand']);
+    expect(sent.slice(-3).sort()).toEqual(['DeleteCommand', 'PutCommand', 'PutCommand']);
     for (let i = 0; i < 4; i++)
       expect((await recorded.request('login', { body: { username: 'judy', password: 'wrong', tenantId: tenant } })).status).toBe(401);
     expect((await recorded.request('login', { body: { username: 'judy', password: PASSWORD, tenantId: tenant } })).status).toBe(200);

@@ -1,6 +1,9 @@
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import * as getAccount from '../../functions/account';
+import * as adminCreateShop from '../../functions/admin-create-shop';
 import * as adminDeleteUser from '../../functions/admin-delete-user';
+import * as adminListAudit from '../../functions/admin-list-audit';
+import * as adminListShops from '../../functions/admin-list-shops';
 import * as adminListUsers from '../../functions/admin-list-users';
 import * as adminReadUser from '../../functions/admin-read-user';
 import * as adminResetUserMfa from '../../functions/admin-reset-user-mfa';
@@ -86,6 +89,10 @@ const routes = {
   listGrants: { module: listGrants, method: 'GET', path: '/auth/grants', authorizer: true },
   revokeGrant: { module: revokeGrant, method: 'DELETE', path: '/auth/grants/{grantId}', authorizer: true },
   getAccount: { module: getAccount, method: 'GET', path: '/auth/account', authorizer: true },
+  // Shops and the audit trail (docs/api.md 9.7, 9.8)
+  adminCreateShop: { module: adminCreateShop, method: 'POST', path: '/admin/shops', authorizer: true },
+  adminListShops: { module: adminListShops, method: 'GET', path: '/admin/shops', authorizer: true },
+  adminListAudit: { module: adminListAudit, method: 'GET', path: '/admin/audit', authorizer: true },
 } as const;
 
 export type RouteName = keyof typeof routes;

@@ -59,6 +59,9 @@ const CODE_OF: Record<string, ErrorCode> = {
   // Sessions and authorized apps (docs/api.md 8.3, 8.4)
   'Session not found': 'SESSION_NOT_FOUND',
   'Grant not found': 'GRANT_NOT_FOUND',
+  // Shops (docs/api.md 9.7)
+  'Unknown shop': 'UNKNOWN_SHOP',
+  'Shop already exists': 'SHOP_EXISTS',
 };
 
 /** The field the MFA enrolment names for its per-method checks of `secret`. */

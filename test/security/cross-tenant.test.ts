@@ -38,11 +38,16 @@ describe('cross-tenant attempts on every operation', () => {
   let victimSmsCode: string;
   let before: Array<Record<string, unknown>>;
 
-  /** Everything of tenant B but its failed-login counters (which count attempts made against B, by design). */
+  /**
+   * Everything of tenant B but its failed-login counters and its audit trail (which count
+   * and record attempts made against B, by design: the audit events are checked apart).
+   */
   const victimRecords = async () =>
     (await scanTable(endpoint, tableName)).filter(
-      (item) => (String(item.pk).startsWith(`T#${b}#`) || item.tenantId === b) && !String(item.pk).includes('#LOGIN#'),
+      (item) => (String(item.pk).startsWith(`T#${b}#`) || item.tenantId === b) && !/#(LOGIN|AUDIT)#/.test(String(item.pk)),
     );
+  const victimEvents = async () => (await scanTable(endpoint, tableName)).filter((item) => String(item.pk).startsWith(`T#${b}#AUDIT#`));
+  let eventsBefore: Set<unknown>;
   const introspect = async (who: TestClient, token: string) => (await app.request('oauth2Introspect', tokenRequest(who, { token }))).body;
 
   beforeAll(async () => {
@@ -80,7 +85,11 @@ describe('cross-tenant attempts on every operation', () => {
     expect(victimTokens.refresh_token).toEqual(expect.any(String));
     victimCode = await authorizationCode(app, victim.token, victimClient);
     victimCcToken = (await app.request('oauth2Token', tokenRequest(victimClient, { grant_type: 'client_credentials' }))).body.access_token;
+    expect(
+      (await app.request('adminCreateShop', { token: victim.token, body: { shopId: 'victim-shop', name: 'Victim shop' } })).status,
+    ).toBe(201);
     before = await victimRecords();
+    eventsBefore = new Set((await victimEvents()).map((event) => event.id));
   });
 
   const refused = (status: number, error: string) => ({ status, headers: expect.any(Object), body: failure(error) });
@@ -636,6 +645,71 @@ describe('cross-tenant attempts on every operation', () => {
       () => app.request('getAccount', { token: attacker.token, query: { tenantId: b, userId: victimUser.userId } }),
       (r) => expect(r.body.data.account).toMatchObject({ id: attacker.user.id, tenantId: a }),
     ],
+    [
+      'register',
+      "A's ADMIN registers a user of A into B's shop",
+      () =>
+        app.request('register', {
+          token: attacker.token,
+          body: { username: 'mole', password: PASSWORD, role: 'OPERATOR', tenantId: a, shopId: 'victim-shop' },
+        }),
+      (r) => expect(r).toEqual(refused(400, 'Unknown shop')),
+    ],
+    [
+      'adminUpdateUser',
+      "A's ADMIN moves themselves into B's shop",
+      () =>
+        app.request('adminUpdateUser', {
+          token: attacker.token,
+          pathParameters: { userId: attacker.user.id },
+          body: { shopId: 'victim-shop' },
+        }),
+      (r) => expect(r).toEqual(refused(400, 'Unknown shop')),
+    ],
+    [
+      'adminCreateShop',
+      "A's ADMIN creates a shop naming tenant B in the body",
+      () => app.request('adminCreateShop', { token: attacker.token, body: { shopId: 'victim-shop', name: 'Mine', tenantId: b } }),
+      (r) => expect(r.status).toBe(400),
+    ],
+    [
+      'adminCreateShop',
+      "A's ADMIN creates a shop of B's shop id: A's own, B's untouched",
+      () => app.request('adminCreateShop', { token: attacker.token, body: { shopId: 'victim-shop', name: 'Mine' } }),
+      (r) => expect(r.body.data.shop).toEqual({ shopId: 'victim-shop', name: 'Mine', createdAt: expect.any(String) }),
+    ],
+    [
+      'adminListShops',
+      "A's ADMIN lists shops naming tenant B in the query: only A's",
+      () => app.request('adminListShops', { token: attacker.token, query: { tenantId: b } }),
+      (r) => expect(r.body.data.shops.map((shop: { name: string }) => shop.name).sort()).toEqual(['Mine', 'default']),
+    ],
+    [
+      'adminListAudit',
+      "A's ADMIN reads the audit trail: only A's events",
+      async () => {
+        const ours = await app.request('adminListAudit', { token: attacker.token, query: { limit: '100' } });
+        const theirs = new Set((await victimEvents()).map((event) => event.id));
+        expect(ours.body.data.events.filter((event: { id: string }) => theirs.has(event.id))).toEqual([]);
+        return ours;
+      },
+      (r) => expect(r.body.data.events.length).toBeGreaterThan(0),
+    ],
+    [
+      'adminListAudit',
+      "A's ADMIN reads the events about B's user: none",
+      () => app.request('adminListAudit', { token: attacker.token, query: { userId: victimUser.userId } }),
+      (r) => expect(r.body).toEqual({ success: true, data: { events: [], nextCursor: null } }),
+    ],
+    [
+      'adminListAudit',
+      "A's ADMIN reads the audit trail with a cursor of B's",
+      async () => {
+        const page = await app.request('adminListAudit', { token: victim.token, query: { limit: '1' } });
+        return app.request('adminListAudit', { token: attacker.token, query: { cursor: page.body.data.nextCursor } });
+      },
+      (r) => expect(r).toEqual(refused(400, 'Invalid cursor')),
+    ],
     // Last: it ends A's session.
     [
       'logout',
@@ -691,6 +765,9 @@ describe('cross-tenant attempts on every operation', () => {
       'listGrants',
       'revokeGrant',
       'getAccount',
+      'adminCreateShop',
+      'adminListShops',
+      'adminListAudit',
     ]) {
       expect(operations, operation).toContain(operation);
     }
@@ -698,6 +775,10 @@ describe('cross-tenant attempts on every operation', () => {
 
   it('leaves every record of B unchanged and every credential of B working', async () => {
     expect(await victimRecords()).toEqual(before);
+    // B's trail gained only the refusals of the attempts made against B.
+    const added = (await victimEvents()).filter((event) => !eventsBefore.has(event.id));
+    expect(added.map((event) => [event.type, event.outcome])).toEqual(added.map(() => ['login_failed', 'failure']));
+    expect(added.length).toBeGreaterThan(0);
     // B's sessions, MFA enrolment, OAuth tokens and code all still work.
     expect((await app.request('me', { token: victim.token })).body.data.user.tenantId).toBe(b);
     expect(await introspect(victimClient, victimTokens.access_token)).toMatchObject({ active: true, tenantId: b });

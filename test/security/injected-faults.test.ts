@@ -490,6 +490,35 @@ describe('a database fault at every step of every operation', () => {
       run: (user) => app.request('getAccount', { token: user.token }),
       ok: (r) => r.status === 200 && r.body.data.account.id !== undefined,
     },
+    {
+      name: 'adminCreateShop',
+      prepare: async () => `shop-${serial++}`,
+      run: (shopId: string) => app.request('adminCreateShop', { token: adminToken, body: { shopId, name: 'A shop' } }),
+      ok: (r) => r.status === 201,
+    },
+    {
+      name: 'register (by an ADMIN, into a shop)',
+      prepare: async () => {
+        const shopId = `shop-${serial++}`;
+        await app.request('adminCreateShop', { token: adminToken, body: { shopId, name: 'A shop' } });
+        return { shopId, username: `member-${serial++}` };
+      },
+      run: ({ shopId, username }) =>
+        app.request('register', { token: adminToken, body: { username, password: PASSWORD, role: 'ANALYST', tenantId, shopId } }),
+      ok: (r) => r.status === 201,
+    },
+    {
+      name: 'adminListShops',
+      prepare: async () => undefined,
+      run: () => app.request('adminListShops', { token: adminToken }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'adminListAudit',
+      prepare: async () => undefined,
+      run: () => app.request('adminListAudit', { token: adminToken, query: { limit: '5' } }),
+      ok: (r) => r.status === 200,
+    },
   ];
 
   const halfWritten = async () => halfWrittenState(await scanTable(endpoint, tableName));

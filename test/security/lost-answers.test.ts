@@ -276,6 +276,41 @@ describe('writes retried after a lost answer', () => {
     });
   });
 
+  it('shops: a retried creation answers 201 with its shop, once; a retried bootstrap creates the tenant with its shop', async () => {
+    const tenantId = uniqueTenant('lost');
+    const lostBefore = dynamo.lost();
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', '#SHOPS'));
+    const admin = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+    dynamo.loseNext(mentioning('PutItemCommand', 'SHOP#kiosk'));
+    const created = await app.request('adminCreateShop', { token: admin.token, body: { shopId: 'kiosk', name: 'Kiosk' } });
+    expect(created).toMatchObject({
+      status: 201,
+      body: { success: true, data: { shop: { shopId: 'kiosk', name: 'Kiosk', createdAt: expect.any(String) } } },
+    });
+    expect(dynamo.lost()).toBe(lostBefore + 2);
+    const listed = await app.request('adminListShops', { token: admin.token });
+    expect(listed.body.data.shops.map((shop: { shopId: string }) => shop.shopId)).toEqual(['default', 'kiosk']);
+    expect(await app.request('adminCreateShop', { token: admin.token, body: { shopId: 'kiosk', name: 'Kiosk' } })).toMatchObject({
+      status: 409,
+      body: failure('Shop already exists'),
+    });
+  });
+
+  it('audit: a retried event write stores the event once', async () => {
+    const tenantId = uniqueTenant('lost');
+    const admin = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+    const lostBefore = dynamo.lost();
+    // After the registration's event, in time.
+    deps.clock.advance(1);
+    dynamo.loseNext(mentioning('PutItemCommand', '#AUDIT#'));
+    expect((await app.request('login', { body: { username: 'admin', password: 'correct horse battery', tenantId } })).status).toBe(200);
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+    const events = (await app.request('adminListAudit', { token: admin.token })).body.data.events;
+    expect(events.map((event: { type: string }) => event.type)).toEqual(['login_succeeded', 'user_registered']);
+    expect(deps.logText()).not.toContain('audit_event_lost');
+  });
+
   it('tenant administration: a retried disable and a retried deletion succeed once', async () => {
     const tenantId = uniqueTenant('lost');
     const admin = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');

@@ -448,3 +448,38 @@ describe('MFA lifecycle with the database stopped', () => {
     expect(halfWrittenState(await scanTable(db.endpoint, 'mfa-outage'))).toEqual([]);
   }, 120_000);
 });
+
+/**
+ * Shops and the audit trail (docs/api.md 9.7, 9.8) while the database is stopped: every
+ * request answers 503 (a sign-in too: its event write failing is not what answers), and
+ * the same functions work once it is back, with no half-made shop.
+ */
+describe('shops and the audit trail with the database stopped', () => {
+  let db: DynamoDbLocal | undefined;
+  afterAll(async () => db?.stop());
+
+  it('answers 503 while it is down and works again after, without a restart', async () => {
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), 'identity-shops-outage-'));
+    db = await startDynamoDbLocal({ port, dataDir });
+    await createTable(db.endpoint, 'shops-outage');
+    const deps = nearRealTime(await testDeps({ TABLE_NAME: 'shops-outage', DYNAMODB_ENDPOINT: db.endpoint }));
+    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
+    const app = testApp(deps);
+    const tenantId = uniqueTenant('shops-outage');
+    const admin = await registerAdmin(app, tenantId, 'admin', PASSWORD);
+    const requests = () => [
+      app.request('adminCreateShop', { token: admin.token, body: { shopId: 'during', name: 'During' } }),
+      app.request('adminListShops', { token: admin.token }),
+      app.request('adminListAudit', { token: admin.token }),
+      app.request('login', { body: { username: 'admin', password: PASSWORD, tenantId } }),
+    ];
+
+    await db.stop();
+    for (const response of await Promise.all(requests())) expect(isServiceUnavailable(response), JSON.stringify(response.body)).toBe(true);
+    db = await startDynamoDbLocal({ port, dataDir });
+    expect((await Promise.all(requests())).map((response) => response.status)).toEqual([201, 200, 200, 200]);
+    const shops = (await scanTable(db.endpoint, 'shops-outage')).filter((item) => String(item.sk).startsWith('SHOP#'));
+    expect(shops.map((shop) => shop.shopId).sort()).toEqual(['default', 'during']);
+  }, 120_000);
+});

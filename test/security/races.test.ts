@@ -71,6 +71,26 @@ describe('races', () => {
     expect(records.filter((item) => item.sk === 'TENANT')).toHaveLength(1);
     expect(records.filter((item) => item.sk === 'PROFILE')).toHaveLength(1);
     expect(records.filter((item) => item.sk === 'USERNAME')).toHaveLength(1);
+    // The tenant's default shop, written with it.
+    expect(records.filter((item) => String(item.sk).startsWith('SHOP#'))).toHaveLength(1);
+  });
+
+  it(`${N} ADMINs' creations of one shop at once (different names): one 201, the others 409, one shop`, async () => {
+    const tenantId = uniqueTenant('shops');
+    const admin = await registerAdmin(app, tenantId);
+    const answers = await Promise.all(
+      Array.from({ length: N }, (_, i) =>
+        app.request('adminCreateShop', { token: admin.token, body: { shopId: 'one', name: `Name ${i}` } }),
+      ),
+    );
+    expect(count(answers, 201)).toBe(1);
+    expect(answers.filter((answer) => answer.status === 409 && answer.body.error === 'Shop already exists')).toHaveLength(N - 1);
+    const winner = answers.find((answer) => answer.status === 201)?.body.data.shop;
+    const shops = (await items(tenantId)).filter((item) => String(item.sk).startsWith('SHOP#'));
+    expect(shops.map((shop) => [shop.shopId, shop.name])).toEqual([
+      ['default', 'default'],
+      ['one', winner.name],
+    ]);
   });
 
   it(`${N} concurrent refreshes with one refresh token: exactly one wins, and the session stays consistent`, async () => {

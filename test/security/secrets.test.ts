@@ -620,3 +620,65 @@ describe('secrets in the clear (responses, output, table)', () => {
     if (process.env.SHOW_COUNTS) console.log({ secretsSearched: secrets.length, responses: seen.length, logLines: deps.logs.length });
   });
 });
+
+/**
+ * The audit trail (docs/api.md 9.8) of sign-ins with wrong and right passwords and MFA
+ * codes, a password change and a refresh-token reuse: no password, code or token in any
+ * stored event, nor in the trail's answers.
+ */
+describe('secrets in the audit trail', () => {
+  const tableName = `secrets-audit-${Date.now()}`;
+  const endpoint = inject('dynamodbEndpoint');
+  let deps: TestDeps;
+  let app: App;
+
+  beforeAll(async () => {
+    await createTable(endpoint, tableName);
+    deps = nearRealTime(await testDeps({ TABLE_NAME: tableName }));
+    app = testApp(deps);
+  });
+
+  it('holds none in its events or its answers', async () => {
+    const tenantId = uniqueTenant('secrets-audit');
+    const secrets: KnownSecret[] = [];
+    const known = (label: string, value: string | undefined) => {
+      if (!value) throw new Error(`no value for ${label}`);
+      secrets.push({ label, value });
+      return value;
+    };
+    const password = known('password', passphrase());
+    const admin = await app.request('register', { body: { username: 'admin', password, role: 'ADMIN', tenantId } });
+    known('bootstrap refresh token', admin.body.data.refreshToken);
+    const login = (body: Record<string, unknown>) => app.request('login', { body: { username: 'admin', tenantId, ...body } });
+    for (let i = 0; i < 3; i++) expect((await login({ password: known(`wrong password ${i}`, passphrase()) })).status).toBe(401);
+    const first = await login({ password });
+    const token = known('access token', first.body.data.token);
+    const totpSecret = known('TOTP secret', newTotpSecret());
+    await app.request('mfaEnable', { token, body: { method: 'TOTP', secret: totpSecret } });
+    const code = authenticator(deps, totpSecret);
+    expect((await app.request('mfaVerify', { token, body: { method: 'TOTP', code: known('TOTP code', code()) } })).status).toBe(200);
+    deps.clock.advance(30);
+    const wrong = known('wrong TOTP code', wrongCode(code()));
+    expect((await login({ password, mfaCode: wrong, mfaMethod: 'TOTP' })).status).toBe(401);
+    const right = await login({ password, mfaCode: known('right TOTP code', code()) });
+    expect(right.status).toBe(200);
+    const refreshToken = known('refresh token', right.body.data.refreshToken);
+    known('MFA access token', right.body.data.token);
+    expect((await app.request('refresh', { body: { refreshToken } })).status).toBe(200);
+    expect((await app.request('refresh', { body: { refreshToken } })).status).toBe(401);
+    const next = await login({ password, mfaCode: code(1) });
+    const newPassword = known('new password', passphrase());
+    await app.request('passwordChange', {
+      token: next.body.data.token,
+      body: { currentPassword: known('wrong current', passphrase()), newPassword },
+    });
+    await app.request('passwordChange', { token: next.body.data.token, body: { currentPassword: password, newPassword } });
+
+    const items = (await scanTable(endpoint, tableName)).filter((item) => String(item.pk).includes('#AUDIT#'));
+    expect(items.length).toBeGreaterThan(10);
+    expect(secretsIn(JSON.stringify(items), secrets)).toEqual([]);
+    const answer = await app.request('adminListAudit', { token: next.body.data.token, query: { limit: '100' } });
+    expect(answer.body.data.events).toHaveLength(items.length);
+    expect(secretsIn(JSON.stringify(answer.body), secrets)).toEqual([]);
+  });
+});

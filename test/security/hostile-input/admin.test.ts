@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { body as createShopBody } from '../../../functions/admin-create-shop';
 import { body as updateBody } from '../../../functions/admin-update-user';
 import { argon2idHasher } from '../../../lib/crypto/password';
 import { type App, type AppRequest, type RouteName, registerAdmin, testApp } from '../../helpers/app';
@@ -78,6 +79,26 @@ describe('hostile input to the tenant administration', () => {
           .filter(([, body]) => (typeof body !== 'string' || body.trim() !== '') && !updateBody.safeParse(asSent(body)).success)
           .map(([id, body]) => ({ pathParameters: { userId: id }, body: asText(body) })),
     ],
+    [
+      'adminListAudit',
+      () =>
+        fc
+          .dictionary(
+            fc.constantFrom('limit', 'cursor', 'userId', 'type', 'tenantId', '__proto__'),
+            fc.oneof(queryValue, fc.constantFrom('login_failed', memberId, 'RVZFTlQjMDAw')),
+            { minKeys: 1, maxKeys: 4 },
+          )
+          .map((query) => ({ query })),
+    ],
+    [
+      'adminCreateShop',
+      () =>
+        fc
+          .oneof(fc.dictionary(fc.constantFrom('shopId', 'name', 'tenantId', '__proto__'), anyValue, { maxKeys: 3 }), anyValue)
+          // A valid shop is not hostile: left to the functional tests.
+          .filter((body) => (typeof body !== 'string' || body.trim() !== '') && !createShopBody.safeParse(asSent(body)).success)
+          .map((body) => ({ body: asText(body) })),
+    ],
   ];
 
   it.each(cases)(
@@ -87,7 +108,7 @@ describe('hostile input to the tenant administration', () => {
       await fc.assert(
         fc.asyncProperty(requests(), async (request) => {
           const response = await app.request(route, { ...request, token });
-          if (route === 'adminListUsers' && response.status === 200) return;
+          if ((route === 'adminListUsers' || route === 'adminListAudit') && response.status === 200) return;
           expect(response.status).toBeGreaterThanOrEqual(400);
           expect(response.status).toBeLessThan(500);
           expect(isFailureEnvelope(response.body), JSON.stringify(response.body)).toBe(true);

@@ -1,0 +1,23 @@
+import * as z from 'zod';
+import { AUDIT_EVENT_TYPES } from '../lib/audit/events';
+import { listEvents } from '../lib/audit/trail';
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+
+/** docs/api.md 9.8. */
+export const query = z.strictObject({
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+  cursor: z.string().min(1).max(1024).optional(),
+  userId: z.uuid().optional(),
+  type: z.enum(AUDIT_EVENT_TYPES).optional(),
+});
+
+/** GET /admin/audit (docs/api.md 9.8): a page of the tenant's audit trail, newest first. */
+export function makeHandler(deps: Deps) {
+  return httpHandler(deps, { identity: 'required', role: 'ADMIN', query }, async ({ query, identity, deps }) =>
+    ok(await listEvents(deps, identity, query)),
+  );
+}
+
+export const handler = makeHandler(defaultDeps());

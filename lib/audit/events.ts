@@ -1,0 +1,97 @@
+import * as z from 'zod';
+import { SECOND_FACTORS } from '../mfa/methods';
+import { AMR_VALUES } from '../sessions/session';
+import { ROLES } from '../users/user';
+
+/**
+ * What the audit trail records (docs/api.md 9.8): a closed list, so that a reader can
+ * filter on `type` and every writer names one of them. New kinds of event add a type.
+ */
+export const AUDIT_EVENT_TYPES = [
+  // Sign-in outcomes (docs/api.md 4.1).
+  'login_succeeded',
+  'login_failed',
+  'login_locked',
+  // A retired refresh token presented again: its session or grant was revoked (4.2, 4.7).
+  'refresh_token_reused',
+  // The user's own credentials (4.4, 4.5, 8.2).
+  'password_changed',
+  'password_change_failed',
+  'mfa_method_added',
+  'mfa_method_activated',
+  // Tenant administration (4.3, 4.8, 9).
+  'user_registered',
+  'admin_user_changed',
+  'admin_user_deleted',
+  'admin_mfa_reset',
+  'admin_user_signed_out',
+  'shop_created',
+  'oauth_client_created',
+] as const;
+export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
+
+/** Why a sign-in (or a password check) failed. */
+export const AUDIT_REASONS = [
+  'unknown_user',
+  'wrong_password',
+  'disabled',
+  'mfa_required',
+  'invalid_mfa_code',
+  'mfa_method_not_enabled',
+  'password_attempts',
+  'mfa_attempts',
+  'mfa_method_locked',
+  'password_too_common',
+] as const;
+
+const boundedId = z.string().min(1).max(128);
+
+/**
+ * The details an event may carry: a small allow-list of identifiers and labels, never a
+ * password, code, token, secret or hash. A detail not named here cannot be stored (the
+ * schema is strict at write and read).
+ */
+export const auditDetailsSchema = z.strictObject({
+  reason: z.enum(AUDIT_REASONS).optional(),
+  /** The username a sign-in named (unknown usernames have no user id to point to). */
+  username: z.string().max(128).optional(),
+  method: z.enum(SECOND_FACTORS).optional(),
+  amr: z.array(z.enum(AMR_VALUES)).optional(),
+  role: z.enum(ROLES).optional(),
+  shopId: boundedId.optional(),
+  name: z.string().max(100).optional(),
+  status: z.enum(['active', 'disabled']).optional(),
+  clientId: boundedId.optional(),
+  sessionId: boundedId.optional(),
+  grantId: boundedId.optional(),
+  revoked: z.number().int().nonnegative().optional(),
+  newTenant: z.boolean().optional(),
+});
+export type AuditDetails = z.output<typeof auditDetailsSchema>;
+
+/** Who did it: a user (an ADMIN, the user themselves, the account a sign-in claimed), an OAuth client, or the service. */
+export const auditActorSchema = z.strictObject({
+  type: z.enum(['user', 'client', 'system']),
+  /** Null for a sign-in of an unknown username. */
+  id: z.string().max(128).nullable(),
+});
+export type AuditActor = z.output<typeof auditActorSchema>;
+
+/** An event as the trail answers it (docs/api.md 9.8). */
+export const auditEventSchema = z.object({
+  id: z.string(),
+  /** ISO 8601, the service's clock. */
+  time: z.string(),
+  type: z.enum(AUDIT_EVENT_TYPES),
+  actor: auditActorSchema,
+  targetUserId: z.string().nullable(),
+  /** As API Gateway saw the caller (`requestContext.http.sourceIp`). */
+  ipAddress: z.string().nullable(),
+  userAgent: z.string().nullable(),
+  outcome: z.enum(['success', 'failure']),
+  details: auditDetailsSchema,
+});
+export type AuditEvent = z.output<typeof auditEventSchema>;
+
+/** Events are kept 400 days, then DynamoDB's TTL deletes them. */
+export const AUDIT_RETENTION_SECONDS = 400 * 24 * 3600;
