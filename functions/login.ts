@@ -1,9 +1,11 @@
 import * as z from 'zod';
+import { deviceCookie, presentedDeviceToken } from '../lib/abuse/device-token';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { tenantId, username } from '../lib/http/schemas';
+import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { login } from '../lib/users/login';
 
 export const body = z.object({
@@ -14,18 +16,21 @@ export const body = z.object({
   mfaMethod: z.enum(['TOTP', 'SMS', 'EMAIL']).optional(),
 });
 
-/** POST /auth/login (docs/api.md 4.1). */
+/** POST /auth/login (docs/api.md 4.1): the device token comes and goes as a cookie or `X-Device-Token` (docs/api.md 10). */
 export function makeHandler(deps: Deps) {
   requireMfaConfig(deps.config);
-  return httpHandler(deps, { identity: 'none', body }, async ({ body, deps }) => {
+  requireClientSecretPepper(deps.config);
+  return httpHandler(deps, { identity: 'none', body }, async ({ body, deps, headers, cookies, sourceIp }) => {
+    const account = { tenantId: body.tenantId ?? deps.config.defaultTenantId, username: body.username };
     const payload = await login(deps, {
-      tenantId: body.tenantId ?? deps.config.defaultTenantId,
-      username: body.username,
+      ...account,
       password: body.password,
       mfaCode: body.mfaCode,
       mfaMethod: body.mfaMethod,
+      deviceToken: presentedDeviceToken(headers, cookies, account),
+      sourceIp,
     });
-    return ok(payload);
+    return ok(payload, 200, { 'Set-Cookie': deviceCookie(account, payload.deviceToken) });
   });
 }
 

@@ -1,8 +1,10 @@
 import * as z from 'zod';
+import { deviceCookie } from '../lib/abuse/device-token';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { shopId, tenantId, username } from '../lib/http/schemas';
+import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { authorizeRegistration, register } from '../lib/users/register';
 import { ROLES } from '../lib/users/user';
 
@@ -17,6 +19,7 @@ export const body = z.object({
 
 /** POST /auth/register (docs/api.md 4.3): anonymous for a new tenant's first ADMIN, else an ADMIN of the tenant. */
 export function makeHandler(deps: Deps) {
+  requireClientSecretPepper(deps.config);
   return httpHandler(
     deps,
     {
@@ -24,7 +27,11 @@ export function makeHandler(deps: Deps) {
       body,
       authorize: (caller, raw) => authorizeRegistration(deps, caller, tenantId.safeParse(raw.tenantId).data),
     },
-    async ({ body, identity, deps }) => ok(await register(deps, identity, body), 201),
+    async ({ body, identity, deps }) => {
+      const payload = await register(deps, identity, body);
+      const cookie: Record<string, string> = payload.deviceToken ? { 'Set-Cookie': deviceCookie(body, payload.deviceToken) } : {};
+      return ok(payload, 201, cookie);
+    },
   );
 }
 

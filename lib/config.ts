@@ -35,8 +35,14 @@ export interface Config {
     | { source: 'file'; path: string }
     | { source: 'missing' };
   mfa: MfaConfig;
-  /** Messages the delivery port may send per hour, per scope (lib/abuse/send-quota.ts). */
-  sendQuotas: { destination: number; user: number; tenant: number; global: number };
+  /**
+   * Messages the delivery port may send per hour, per scope (lib/abuse/send-quota.ts);
+   * a tenant younger than a day gets `newTenant` instead of `tenant`, and all of those
+   * tenants together `newTenants`.
+   */
+  sendQuotas: { destination: number; user: number; tenant: number; global: number; newTenant: number; newTenants: number };
+  /** Failed logins one source address (an IPv6 /64) may make in 15 minutes, across accounts (docs/api.md 10). */
+  loginFailuresPerSource: number;
 }
 
 /** MFA (docs/api.md 4.4): where one-time codes go, where the key of TOTP secrets comes from. */
@@ -132,7 +138,10 @@ export function readConfig(env: Env = process.env): Config {
       user: int(env, 'SEND_QUOTA_PER_USER', 10, 1, 1000),
       tenant: int(env, 'SEND_QUOTA_PER_TENANT', 100, 1, 1_000_000),
       global: int(env, 'SEND_QUOTA_GLOBAL', 2000, 1, 10_000_000),
+      newTenant: int(env, 'SEND_QUOTA_PER_NEW_TENANT', 10, 1, 1000),
+      newTenants: int(env, 'SEND_QUOTA_NEW_TENANTS', 100, 1, 1_000_000),
     },
+    loginFailuresPerSource: int(env, 'LOGIN_FAILURES_PER_SOURCE', 100, 1, 10_000_000),
     oauthClientSecretPepper: readClientSecretPepper(env),
   };
 }

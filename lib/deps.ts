@@ -1,3 +1,4 @@
+import { type DeviceTokens, deviceTokens } from './abuse/device-token';
 import { quotaDelivery } from './abuse/send-quota';
 import { awsClientSettings } from './aws';
 import { type Clock, systemClock } from './clock';
@@ -9,7 +10,7 @@ import { type CodeDelivery, deliveryByMethod, outboxDelivery, sesDelivery, snsDe
 import { fileDataKeys } from './mfa/file-data-keys';
 import { kmsDataKeys } from './mfa/kms-data-keys';
 import { type DataKeySource, type SecretBox, secretBox } from './mfa/secret-box';
-import { type ClientSecretHasher, clientSecretHasherFor } from './oauth/client-secret';
+import { type ClientSecretHasher, clientSecretHasher, pepperLoader } from './oauth/client-secret';
 import { createDynamo, type Dynamo } from './store/dynamo';
 import { type AttemptCounter, dynamoAttemptCounter } from './store/login-attempts';
 import { dynamoMfaOutbox, dynamoMfaStore, type MfaStore } from './store/mfa';
@@ -52,6 +53,8 @@ export interface Deps {
   mfaDelivery: CodeDelivery;
   /** Hashes and checks OAuth client secrets under the configured pepper (lib/oauth/client-secret). */
   clientSecretHasher: ClientSecretHasher;
+  /** Issues and checks the device tokens of the login lockout (lib/abuse/device-token), keyed by the same peppers. */
+  deviceTokens: DeviceTokens;
 }
 
 /** Every store on one DynamoDB table; `random` marks write-once writes, `clock` times the client cache. */
@@ -161,6 +164,7 @@ export function defaultDeps(): Deps {
     config.signingKeys.source === 'file'
       ? fileKeyProvider(config.signingKeys.path, systemClock, log)
       : secretsManagerKeyProvider(secretsManager, config.signingKeys.secretId, systemClock, log);
+  const peppers = pepperLoader(config.oauthClientSecretPepper, secretsManager, { clock: systemClock, log });
   defaults = {
     config,
     clock: systemClock,
@@ -170,7 +174,8 @@ export function defaultDeps(): Deps {
     hasher: argon2idOnFirstUse(),
     keys,
     ...mfaPorts(config, dynamo, systemClock),
-    clientSecretHasher: clientSecretHasherFor(config.oauthClientSecretPepper, secretsManager, { clock: systemClock, log }),
+    clientSecretHasher: clientSecretHasher(peppers),
+    deviceTokens: deviceTokens(peppers, cryptoRandom),
   };
   return defaults;
 }

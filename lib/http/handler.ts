@@ -54,6 +54,10 @@ export interface RouteRequest<D, B, Q, I extends IdentityRule = IdentityRule, P 
   /** How the body came: the OAuth endpoints answer form requests in RFC format. */
   bodyFormat: BodyFormat;
   headers: Record<string, string | undefined>;
+  /** The request's cookies (`name=value`): payload 2.0 moves them out of `headers`. */
+  cookies: readonly string[];
+  /** The caller's address as API Gateway saw it (the TCP peer, not a header a client sets). */
+  sourceIp: string | undefined;
 }
 
 export type RouteHandler<D, B, Q, I extends IdentityRule, P = unknown> = (request: RouteRequest<D, B, Q, I, P>) => Promise<Reply>;
@@ -123,6 +127,8 @@ export function httpHandler(
           deps: { ...deps, log: deps.log.child({ requestId }) },
           bodyFormat: event.bodyFormat,
           headers: event.headers ?? {},
+          cookies: event.cookies ?? event.headers?.cookie?.split(/;\s*/) ?? [],
+          sourceIp: event.requestContext?.http?.sourceIp,
         });
         return toResult(reply, options.cacheControl ?? 'no-store');
       })

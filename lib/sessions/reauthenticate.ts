@@ -6,7 +6,10 @@ import type { Identity } from '../tokens/access-token';
 import { checkPassword } from '../users/login';
 import { issueAccessToken } from './sessions';
 
-type ReauthDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'hasher' | 'keys' | 'mfaSecrets' | 'mfaDelivery'>;
+type ReauthDeps = Pick<
+  Deps,
+  'config' | 'clock' | 'random' | 'log' | 'store' | 'hasher' | 'keys' | 'mfaSecrets' | 'mfaDelivery' | 'deviceTokens'
+>;
 
 export interface ReauthenticateRequest extends SecondFactorRequest {
   password: string;

@@ -32,10 +32,21 @@ export const keys = {
     pk: `${tenantPrefix(tenantId)}#SESSION#${part(sessionId)}`,
     sk: 'SESSION',
   }),
-  loginAttempts: (tenantId: string, username: string): Key => ({
+  /**
+   * A window of the login budget of unknown sources (tier 0 is the 15-minute window, its
+   * key unchanged; longer windows are tiers 1, 2, ...), or a known device's own budget.
+   */
+  loginAttempts: (tenantId: string, username: string, tier = 0): Key => ({
     pk: `${tenantPrefix(tenantId)}#LOGIN#${part(normalizeUsername(username))}`,
-    sk: 'ATTEMPTS',
+    sk: tier === 0 ? 'ATTEMPTS' : `ATTEMPTS#${tier}`,
   }),
+  /** The failed-login budget of one device (docs/api.md 10), beside the account's own. */
+  deviceAttempts: (tenantId: string, username: string, deviceId: string): Key => ({
+    pk: `${tenantPrefix(tenantId)}#LOGIN#${part(normalizeUsername(username))}`,
+    sk: `DEVICE#${part(deviceId)}`,
+  }),
+  /** Failed logins from one source address, across tenants (docs/api.md 10). */
+  sourceAttempts: (address: string): Key => ({ pk: `SOURCE#${part(address)}`, sk: 'FAILURES' }),
   /**
    * An OAuth client. The one key without a tenant: the token endpoint learns the
    * client id before any tenant, so client ids are unique across tenants and the
@@ -80,10 +91,10 @@ export const keys = {
     pk: mfaPartition(tenantId, userId),
     sk: `METHOD#${part(method)}`,
   }),
-  /** The attempt counter of wrong codes per user and method (the MFA lockout). */
-  mfaAttempts: (tenantId: string, userId: string, method: string): Key => ({
+  /** A window (tier) of the user's budget of wrong codes, shared by every method (the MFA lockout). */
+  mfaAttempts: (tenantId: string, userId: string, tier: number): Key => ({
     pk: mfaPartition(tenantId, userId),
-    sk: `ATTEMPTS#${part(method)}`,
+    sk: `BUDGET#${tier}`,
   }),
   /** The local outbox's last code for a user and method (local development only). */
   mfaOutbox: (tenantId: string, userId: string, method: string): Key => ({

@@ -18,7 +18,7 @@ export interface PasswordChangeRequest {
  * password is checked again against what is stored then.
  */
 export async function changePassword(
-  deps: Pick<Deps, 'clock' | 'store' | 'hasher' | 'log'>,
+  deps: Pick<Deps, 'config' | 'clock' | 'store' | 'hasher' | 'log' | 'deviceTokens'>,
   identity: Identity,
   { currentPassword, newPassword }: PasswordChangeRequest,
 ): Promise<{ message: 'Password changed' }> {

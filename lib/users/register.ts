@@ -1,3 +1,4 @@
+import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { ForbiddenError, ValidationError } from '../errors';
 import { type AuthPayload, startSession } from '../sessions/sessions';
@@ -84,5 +85,10 @@ export async function createUser(
 export async function register(deps: Deps, caller: Identity | null, request: RegisterRequest): Promise<AuthPayload> {
   const user = await createUser(deps, caller, request);
   if (caller) return { token: '', refreshToken: '', expiresIn: 0, user: userSummary(user) };
-  return startSession(deps, user, ['pwd']);
+  // The bootstrap signed in from this device: it gets a device token as a login does (docs/api.md 10).
+  const [payload, deviceToken] = await Promise.all([
+    startSession(deps, user, ['pwd']),
+    deps.deviceTokens.issue({ tenantId: user.tenantId, username: user.username }, epochSeconds(deps.clock)),
+  ]);
+  return { ...payload, deviceToken };
 }

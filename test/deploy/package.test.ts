@@ -70,8 +70,8 @@ const MFA_KEY: Record<string, string[]> = {
   EnableMFA: ['kms:GenerateDataKey'],
   VerifyMFA: ['kms:Decrypt'],
 };
-/** Functions that hash client secrets with the pepper. */
-const PEPPERED = ['Oauth2Token', 'CreateOAuth2Client', 'Revoke', 'Introspect'];
+/** Functions that hash client secrets with the pepper, or MAC device tokens under a subkey of it (login, register). */
+const PEPPERED = ['Oauth2Token', 'CreateOAuth2Client', 'Revoke', 'Introspect', 'Login', 'Register'];
 /** A statement that lets a function query the table's indexes, and do nothing else there. */
 const isIndexQuery = (s: Statement) =>
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation !Sub string, not a template
@@ -151,7 +151,7 @@ describe('the deployment package', () => {
     expect(resources.MfaKey!.DeletionPolicy).toBe('Retain');
   });
 
-  it('lets the four functions that hash client secrets read the pepper secret, and puts the pepper in no configuration', () => {
+  it('lets the functions that hash client secrets or MAC device tokens read the pepper secret, and puts the pepper in no configuration', () => {
     for (const [name, fn] of ofType('AWS::Lambda::Function')) {
       const short = name.replace(/LambdaFunction$/, '');
       const variables = fn.Properties.Environment?.Variables ?? {};
