@@ -145,7 +145,13 @@ function mfaCodeDelivery(config: Config, dynamo: Dynamo, clock: Clock): CodeDeli
 
 /** The MFA ports as configured (lib/config.ts, MFA_DELIVERY and MFA_KEY_SOURCE). */
 export function mfaPorts(config: Config, dynamo: Dynamo, clock: Clock): Pick<Deps, 'mfaSecrets' | 'mfaDelivery'> {
-  const delivery = quotaDelivery(mfaCodeDelivery(config, dynamo, clock), dynamoAttemptCounter(dynamo), clock, config.sendQuotas);
+  const delivery = quotaDelivery(
+    mfaCodeDelivery(config, dynamo, clock),
+    dynamoAttemptCounter(dynamo),
+    clock,
+    config.sendQuotas,
+    dynamoTenantStore(dynamo),
+  );
   return { mfaSecrets: secretBox(mfaDataKeys(config)), mfaDelivery: delivery };
 }
 

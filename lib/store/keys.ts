@@ -77,11 +77,11 @@ export const keys = {
   ownerPartition: (tenantId: string, userId: string) => `${tenantPrefix(tenantId)}#OWNER#${part(userId)}`,
   /**
    * A send quota's window (lib/abuse/send-quota.ts): per user or tenant under the tenant;
-   * per destination digest and for the whole service under no tenant, since a number
-   * pumped through many tenants is still one number.
+   * per destination digest, for all new tenants together and for the whole service under
+   * no tenant, since a number pumped through many tenants is still one number.
    */
-  sendQuota: (tenantId: string, scope: 'destination' | 'user' | 'tenant' | 'global', id: string): Key =>
-    scope === 'global' || scope === 'destination'
+  sendQuota: (tenantId: string, scope: 'destination' | 'user' | 'tenant' | 'newTenants' | 'global', id: string): Key =>
+    scope === 'global' || scope === 'destination' || scope === 'newTenants'
       ? { pk: `SENDS#${scope.toUpperCase()}#${part(id)}`, sk: 'QUOTA' }
       : { pk: `${tenantPrefix(tenantId)}#SENDS#${scope.toUpperCase()}#${part(id)}`, sk: 'QUOTA' },
   /** Everything MFA of one user shares a partition, so one query lists the user's methods. */

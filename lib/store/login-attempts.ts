@@ -23,7 +23,7 @@ export type AttemptSubject =
   /** Messages sent, per scope (lib/abuse/send-quota.ts); `global` counts the whole service. */
   | { kind: 'send'; tenantId: string; scope: SendScope; id: string };
 
-export type SendScope = 'destination' | 'user' | 'tenant' | 'global';
+export type SendScope = 'destination' | 'user' | 'tenant' | 'newTenants' | 'global';
 
 function keyOf(subject: AttemptSubject): Key {
   switch (subject.kind) {

@@ -60,6 +60,8 @@ const FUNCTIONS = [
   'AdminDeleteUser',
   'AdminResetUserMfa',
   'AdminSignOutUser',
+  // The custom resource that sets SNS's monthly SMS spend limit (no route).
+  'SmsSpendLimit',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate'];
@@ -109,8 +111,12 @@ describe('the deployment package', () => {
         for (const action of actions(statement)) expect(action, name).not.toMatch(/\*/);
         const resourcesOf = [statement.Resource].flat();
         for (const resource of resourcesOf) {
-          // Publishing an SMS to a phone number has no ARN: only sns:Publish, alone, may name "*".
-          if (resource === '*') expect(actions(statement), name).toEqual(['sns:Publish']);
+          // Publishing an SMS to a phone number has no ARN: only sns:Publish, alone, may name "*";
+          // and the account's SMS attributes, set by the spend-limit resource alone.
+          if (resource === '*')
+            expect(actions(statement), name).toEqual(
+              name === 'SmsSpendLimitIamRoleLambdaExecution' ? ['sns:SetSMSAttributes'] : ['sns:Publish'],
+            );
           if (typeof resource === 'object' && resource && 'Fn::Sub' in resource && !isIndexQuery(statement)) {
             expect((resource as { 'Fn::Sub': string })['Fn::Sub'], name).toMatch(
               /^arn:\$\{AWS::Partition\}:(logs:.*:log-group:\/aws\/lambda\/identity-service-prod-[A-Za-z0-9]+:\*(:\*)?|ses:\$\{AWS::Region\}:\$\{AWS::AccountId\}:identity\/[^*]+)$/,
@@ -144,7 +150,7 @@ describe('the deployment package', () => {
         expect(kms, fn).toEqual([]);
       }
       expect(granted.filter((a) => a.startsWith('sns:') || a.startsWith('ses:')).sort(), fn).toEqual(
-        SENDING.includes(fn) ? ['ses:SendEmail', 'sns:Publish'] : [],
+        SENDING.includes(fn) ? ['ses:SendEmail', 'sns:Publish'] : fn === 'SmsSpendLimit' ? ['sns:SetSMSAttributes'] : [],
       );
     }
     expect(resources.MfaKey!.Properties.EnableKeyRotation).toBe(true);
@@ -175,6 +181,15 @@ describe('the deployment package', () => {
   it('gives me no table access at all', () => {
     const granted = statementsOf(resources.MeIamRoleLambdaExecution!).flatMap(actions);
     expect(granted.filter((a) => !a.startsWith('logs:'))).toEqual([]);
+  });
+
+  it("sets SNS's monthly SMS spend limit of the stage through its custom resource (docs/api.md 10.3)", () => {
+    expect(resources.SmsSpendLimit).toEqual({
+      Type: 'Custom::SmsSpendLimit',
+      Properties: { ServiceToken: { 'Fn::GetAtt': ['SmsSpendLimitLambdaFunction', 'Arn'] }, MonthlySpendLimit: 100 },
+    });
+    const granted = statementsOf(resources.SmsSpendLimitIamRoleLambdaExecution!).flatMap(actions);
+    expect(granted.filter((a) => !a.startsWith('logs:'))).toEqual(['sns:SetSMSAttributes']);
   });
 
   it('keeps the table safe: on demand, PITR, encryption, TTL, deletion protection on prod', () => {

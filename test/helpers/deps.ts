@@ -72,6 +72,8 @@ export async function testDeps(env: Record<string, string> = {}): Promise<TestDe
     // service-wide and per-destination quotas are raised (test/abuse/ checks them).
     SEND_QUOTA_GLOBAL: '1000000',
     SEND_QUOTA_PER_DESTINATION: '1000',
+    SEND_QUOTA_NEW_TENANTS: '1000000',
+    SEND_QUOTA_PER_NEW_TENANT: '1000',
     // Every test request comes from the fixture's one address: the per-source limit of
     // failed logins is raised (test/abuse/lockout.test.ts checks it with addresses of its own).
     LOGIN_FAILURES_PER_SOURCE: '10000000',
@@ -97,7 +99,7 @@ export async function testDeps(env: Record<string, string> = {}): Promise<TestDe
     // TOTP secrets sealed under an in-memory key; codes delivered to the outbox.
     mfaSecrets: secretBox(memoryDataKeys()),
     // As in production, behind the send quotas.
-    mfaDelivery: quotaDelivery(outboxDelivery(outbox, clock), store.attempts, clock, config.sendQuotas),
+    mfaDelivery: quotaDelivery(outboxDelivery(outbox, clock), store.attempts, clock, config.sendQuotas, store.tenants),
     outbox,
     clientSecretHasher: clientSecretHasher(peppers),
     deviceTokens: deviceTokens(peppers, cryptoRandom),
