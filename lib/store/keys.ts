@@ -46,7 +46,7 @@ export const keys = {
     sk: `DEVICE#${part(deviceId)}`,
   }),
   /** Failed logins from one source address, across tenants (docs/api.md 10). */
-  sourceAttempts: (address: string): Key => ({ pk: `SOURCE#${part(address)}`, sk: 'FAILURES' }),
+  sourceAttempts: (address: string): Key => ({ pk: `SOURCE#${part(address)}`, sk: 'ATTEMPTS' }),
   /**
    * An OAuth client. The one key without a tenant: the token endpoint learns the
    * client id before any tenant, so client ids are unique across tenants and the
@@ -94,7 +94,7 @@ export const keys = {
   /** A window (tier) of the user's budget of wrong codes, shared by every method (the MFA lockout). */
   mfaAttempts: (tenantId: string, userId: string, tier: number): Key => ({
     pk: mfaPartition(tenantId, userId),
-    sk: `BUDGET#${tier}`,
+    sk: `ATTEMPTS#ALL#${tier}`,
   }),
   /** The local outbox's last code for a user and method (local development only). */
   mfaOutbox: (tenantId: string, userId: string, method: string): Key => ({

@@ -193,7 +193,7 @@ describe('POST /auth/mfa/verify', () => {
     });
 
     it('keeps the counter under the tenant prefix', () => {
-      expect(keys.mfaAttempts('acme#1', 'u#1', 0)).toEqual({ pk: 'T#acme%231#MFA#u%231', sk: 'BUDGET#0' });
+      expect(keys.mfaAttempts('acme#1', 'u#1', 0)).toEqual({ pk: 'T#acme%231#MFA#u%231', sk: 'ATTEMPTS#ALL#0' });
     });
   });
 
