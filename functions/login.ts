@@ -1,10 +1,12 @@
 import * as z from 'zod';
+import { deviceCookie, presentedDeviceToken } from '../lib/abuse/device-token';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { tenantId, username } from '../lib/http/schemas';
 import { SECOND_FACTORS } from '../lib/mfa/methods';
+import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { deviceOf } from '../lib/sessions/device';
 import { login } from '../lib/users/login';
 
@@ -16,22 +18,25 @@ export const body = z.object({
   mfaMethod: z.enum(SECOND_FACTORS).optional(),
 });
 
-/** POST /auth/login (docs/api.md 4.1). */
+/** POST /auth/login (docs/api.md 4.1): the device token comes and goes as a cookie or `X-Device-Token` (docs/api.md 10). */
 export function makeHandler(deps: Deps) {
   requireMfaConfig(deps.config);
-  return httpHandler(deps, { identity: 'none', body }, async ({ body, deps, event }) => {
+  requireClientSecretPepper(deps.config);
+  return httpHandler(deps, { identity: 'none', body }, async ({ body, deps, headers, cookies, sourceIp, event }) => {
+    const account = { tenantId: body.tenantId ?? deps.config.defaultTenantId, username: body.username };
     const payload = await login(
       deps,
       {
-        tenantId: body.tenantId ?? deps.config.defaultTenantId,
-        username: body.username,
+        ...account,
         password: body.password,
         mfaCode: body.mfaCode,
         mfaMethod: body.mfaMethod,
+        deviceToken: presentedDeviceToken(headers, cookies, account),
+        sourceIp,
       },
       deviceOf(event),
     );
-    return ok(payload);
+    return ok(payload, 200, { 'Set-Cookie': deviceCookie(account, payload.deviceToken) });
   });
 }
 

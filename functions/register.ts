@@ -1,8 +1,10 @@
 import * as z from 'zod';
+import { deviceCookie } from '../lib/abuse/device-token';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { shopId, tenantId, username } from '../lib/http/schemas';
+import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { deviceOf } from '../lib/sessions/device';
 import { authorizeRegistration, register } from '../lib/users/register';
 import { ROLES } from '../lib/users/user';
@@ -18,6 +20,7 @@ export const body = z.object({
 
 /** POST /auth/register (docs/api.md 4.3): anonymous for a new tenant's first ADMIN, else an ADMIN of the tenant. */
 export function makeHandler(deps: Deps) {
+  requireClientSecretPepper(deps.config);
   return httpHandler(
     deps,
     {
@@ -25,7 +28,11 @@ export function makeHandler(deps: Deps) {
       body,
       authorize: (caller, raw) => authorizeRegistration(deps, caller, tenantId.safeParse(raw.tenantId).data),
     },
-    async ({ body, identity, deps, event }) => ok(await register(deps, identity, body, deviceOf(event)), 201),
+    async ({ body, identity, deps, event }) => {
+      const payload = await register(deps, identity, body, deviceOf(event));
+      const cookie: Record<string, string> = payload.deviceToken ? { 'Set-Cookie': deviceCookie(body, payload.deviceToken) } : {};
+      return ok(payload, 201, cookie);
+    },
   );
 }
 

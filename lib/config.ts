@@ -47,13 +47,19 @@ export interface Config {
     | { source: 'file'; path: string }
     | { source: 'missing' };
   mfa: MfaConfig;
-  /** Messages the delivery port may send per hour, per scope (lib/abuse/send-quota.ts). */
-  sendQuotas: { destination: number; user: number; tenant: number; global: number };
   /**
    * The audit trail (docs/api.md 9.8): `AUDIT_SHARDS` write partitions per tenant. Only
    * ever raise it: events in partitions beyond a lowered count are no longer read.
    */
   audit: { shards: number };
+  /**
+   * Messages the delivery port may send per hour, per scope (lib/abuse/send-quota.ts);
+   * a tenant younger than a day gets `newTenant` instead of `tenant`, and all of those
+   * tenants together `newTenants`.
+   */
+  sendQuotas: { destination: number; user: number; tenant: number; global: number; newTenant: number; newTenants: number };
+  /** Failed logins one source address (an IPv6 /64) may make in 15 minutes, across accounts (docs/api.md 10). */
+  loginFailuresPerSource: number;
 }
 
 /** MFA (docs/api.md 4.4): where one-time codes go, where the key of TOTP secrets comes from. */
@@ -166,7 +172,10 @@ export function readConfig(env: Env = process.env): Config {
       user: int(env, 'SEND_QUOTA_PER_USER', 10, 1, 1000),
       tenant: int(env, 'SEND_QUOTA_PER_TENANT', 100, 1, 1_000_000),
       global: int(env, 'SEND_QUOTA_GLOBAL', 2000, 1, 10_000_000),
+      newTenant: int(env, 'SEND_QUOTA_PER_NEW_TENANT', 10, 1, 1000),
+      newTenants: int(env, 'SEND_QUOTA_NEW_TENANTS', 100, 1, 1_000_000),
     },
+    loginFailuresPerSource: int(env, 'LOGIN_FAILURES_PER_SOURCE', 100, 1, 10_000_000),
     oauthClientSecretPepper: readClientSecretPepper(env),
     audit: { shards: int(env, 'AUDIT_SHARDS', 8, 1, 64) },
   };

@@ -1,3 +1,4 @@
+import { type DeviceTokens, deviceTokens } from './abuse/device-token';
 import { quotaDelivery } from './abuse/send-quota';
 import { awsClientSettings } from './aws';
 import { type Clock, systemClock } from './clock';
@@ -10,7 +11,7 @@ import { type CodeDelivery, deliveryByMethod, outboxDelivery, sesDelivery, snsDe
 import { fileDataKeys } from './mfa/file-data-keys';
 import { kmsDataKeys } from './mfa/kms-data-keys';
 import { type DataKeySource, type SecretBox, secretBox } from './mfa/secret-box';
-import { type ClientSecretHasher, clientSecretHasherFor } from './oauth/client-secret';
+import { type ClientSecretHasher, clientSecretHasher, pepperLoader } from './oauth/client-secret';
 import { type AuditStore, dynamoAuditStore } from './store/audit';
 import { createDynamo, type Dynamo } from './store/dynamo';
 import { type AttemptCounter, dynamoAttemptCounter } from './store/login-attempts';
@@ -64,6 +65,8 @@ export interface Deps {
   clientSecretHasher: ClientSecretHasher;
   /** Where the current request came from (the audit trail's); set per request by lib/http/handler.ts. */
   source?: RequestSource | undefined;
+  /** Issues and checks the device tokens of the login lockout (lib/abuse/device-token), keyed by the same peppers. */
+  deviceTokens: DeviceTokens;
 }
 
 /** Every store on one DynamoDB table; `random` marks write-once writes, `clock` tells when a deleted client's id is free again. */
@@ -156,7 +159,13 @@ function mfaCodeDelivery(config: Config, dynamo: Dynamo, clock: Clock): CodeDeli
 
 /** The MFA ports as configured (lib/config.ts, MFA_DELIVERY and MFA_KEY_SOURCE). */
 export function mfaPorts(config: Config, dynamo: Dynamo, clock: Clock): Pick<Deps, 'mfaSecrets' | 'mfaDelivery'> {
-  const delivery = quotaDelivery(mfaCodeDelivery(config, dynamo, clock), dynamoAttemptCounter(dynamo), clock, config.sendQuotas);
+  const delivery = quotaDelivery(
+    mfaCodeDelivery(config, dynamo, clock),
+    dynamoAttemptCounter(dynamo),
+    clock,
+    config.sendQuotas,
+    dynamoTenantStore(dynamo),
+  );
   return { mfaSecrets: secretBox(mfaDataKeys(config)), mfaDelivery: delivery };
 }
 
@@ -179,6 +188,7 @@ export function defaultDeps(): Deps {
           secretsManagerKeyProvider(secretsManager, signingKeys.secretId, systemClock, log),
           secretsManagerPublicKeyProvider(secretsManager, signingKeys.publicSecretId, systemClock, log),
         ];
+  const peppers = pepperLoader(config.oauthClientSecretPepper, secretsManager, { clock: systemClock, log });
   defaults = {
     config,
     clock: systemClock,
@@ -189,7 +199,8 @@ export function defaultDeps(): Deps {
     keys,
     publicKeys,
     ...mfaPorts(config, dynamo, systemClock),
-    clientSecretHasher: clientSecretHasherFor(config.oauthClientSecretPepper, secretsManager, { clock: systemClock, log }),
+    clientSecretHasher: clientSecretHasher(peppers),
+    deviceTokens: deviceTokens(peppers, cryptoRandom),
   };
   return defaults;
 }

@@ -801,6 +801,7 @@ export interface components {
             refreshToken: string;
             expiresIn: number;
             user: components["schemas"]["UserSummary"];
+            deviceToken?: string;
         };
         AuthPayloadEnvelope: {
             /** @constant */

@@ -31,6 +31,7 @@ export const authPayload = z.strictObject({
   refreshToken: z.string(),
   expiresIn: z.number().int().nonnegative(),
   user: userSummary,
+  deviceToken: z.string().optional(),
 }) satisfies z.ZodType<AuthPayload>;
 
 /** docs/api.md 5.3: the request context the authorizer hands to the functions. */

@@ -59,6 +59,10 @@ export interface RouteRequest<D, B, Q, I extends IdentityRule = IdentityRule, P 
   headers: Record<string, string | undefined>;
   /** The API Gateway event itself, for what only it knows (the source address: lib/sessions/device.ts). */
   event: APIGatewayProxyEventV2;
+  /** The request's cookies (`name=value`): payload 2.0 moves them out of `headers`. */
+  cookies: readonly string[];
+  /** The caller's address as API Gateway saw it (the TCP peer, not a header a client sets). */
+  sourceIp: string | undefined;
 }
 
 export type RouteHandler<D, B, Q, I extends IdentityRule, P = unknown> = (request: RouteRequest<D, B, Q, I, P>) => Promise<Reply>;
@@ -129,6 +133,8 @@ export function httpHandler(
           bodyFormat: event.bodyFormat,
           headers: event.headers ?? {},
           event,
+          cookies: event.cookies ?? event.headers?.cookie?.split(/;\s*/) ?? [],
+          sourceIp: event.requestContext?.http?.sourceIp,
         });
         return toResult(reply, options.cacheControl ?? 'no-store');
       })

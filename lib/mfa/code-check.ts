@@ -1,3 +1,4 @@
+import { type AttemptBudget, clearBudget, ESCALATING_BUDGET, reserveBudget } from '../abuse/attempt-budget';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { type AppError, ForbiddenError, TooManyRequestsError } from '../errors';
@@ -8,8 +9,11 @@ import type { DeliveredEnrollment, MfaEnrollment, TotpEnrollment } from './metho
 import { normalizeRecoveryCode, type RecoveryCodes } from './recovery-codes';
 import { matchTotp } from './totp';
 
-/** docs/api.md 4.5: 5 wrong codes per (user, method) in 15 minutes lock the method. */
-export const MFA_ATTEMPTS = { max: 5, windowSeconds: 15 * 60 };
+/**
+ * docs/api.md 4.5, 10: one budget of codes per user, whatever the method (three methods
+ * do not triple it), escalating: 5 in 15 minutes, 10 in 2 hours, 20 in a day.
+ */
+export const MFA_BUDGET: AttemptBudget = ESCALATING_BUDGET;
 
 /**
  * Wrong codes in a row, however slowly, after which a method is locked for good
@@ -80,9 +84,9 @@ async function acceptRecoveryCode(deps: CheckDeps, account: Account, codes: Reco
 export type Factor = MfaEnrollment | RecoveryCodes;
 
 /**
- * Checks a code of one method (or a recovery code) under the MFA lockout: an attempt is reserved before
- * the check (so concurrent guesses cannot pass the limit) and a right code clears the
- * counter. A locked method answers 429 and loses its outstanding SMS/EMAIL code; a
+ * Checks a code of one method (or a recovery code) under the MFA lockout: an attempt is
+ * reserved in the user's budget before the check (so concurrent guesses cannot pass the
+ * limit) and a right code clears it. A locked method answers 429 and loses its outstanding SMS/EMAIL code; a
  * wrong code throws `invalid()`. A right code is used up (single use), and activates
  * a pending method, in one transaction with `revoking` (the user's other sessions ended).
  */
@@ -100,8 +104,8 @@ export async function checkCode(
     deps.log.warn('mfa_method_locked', { ...account, method });
     throw new ForbiddenError('MFA method locked', { code: 'MFA_METHOD_LOCKED' });
   }
-  const attempts = { kind: 'mfa', tenantId, userId, method } as const;
-  const reservation = await deps.store.attempts.reserve(attempts, epochSeconds(deps.clock), MFA_ATTEMPTS);
+  const budget = (tier: number) => ({ kind: 'mfa', tenantId, userId, tier }) as const;
+  const reservation = await reserveBudget(deps.store.attempts, budget, epochSeconds(deps.clock), MFA_BUDGET);
   if (!reservation.allowed) {
     if (method === 'SMS' || method === 'EMAIL') await deps.store.mfa.dropCode(tenantId, userId, method);
     deps.log.warn('mfa_locked', { ...account, method });
@@ -120,6 +124,6 @@ export async function checkCode(
     }
     throw await invalid();
   }
-  await deps.store.attempts.clear(attempts);
+  await clearBudget(deps.store.attempts, budget, MFA_BUDGET);
   deps.log.info('mfa_verified', { ...account, method, activated: 'status' in factor && factor.status === 'pending' });
 }

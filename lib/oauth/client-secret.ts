@@ -160,24 +160,24 @@ export function requireClientSecretPepper(config: Pick<Config, 'oauthClientSecre
 export const PEPPER_REFRESH_SECONDS = SECRET_REFRESH.refreshSeconds;
 
 /**
- * The hasher of a configured pepper: from the environment, from its secret in AWS, or
- * locally from a file under .data/ that is generated on first use (like the signing
- * keys). The secret and the file are read again every PEPPER_REFRESH_SECONDS, so that
- * a pepper added or retired reaches warm instances (README, "Client-secret pepper
- * rotation"). Without a pepper every use fails (the functions that hash client secrets
- * refuse to start before: requireClientSecretPepper).
+ * The peppers as configured: from the environment, from their secret in AWS, or locally
+ * from a file under .data/ that is generated on first use (like the signing keys). The
+ * secret and the file are read again every PEPPER_REFRESH_SECONDS, so that a pepper added
+ * or retired reaches warm instances (README, "Client-secret pepper rotation"). Without a
+ * pepper every use fails (the functions that need one refuse to start before:
+ * requireClientSecretPepper). Besides client secrets, the peppers key the device tokens
+ * of the login lockout (lib/abuse/device-token.ts, through a subkey of their own).
  */
-export function clientSecretHasherFor(
+export function pepperLoader(
   source: PepperSource,
   secrets: SecretsClient,
   { clock = systemClock, log = createLogger() }: { clock?: Clock; log?: Logger } = {},
-): ClientSecretHasher {
-  const refreshed = (read: () => Promise<Peppers>) =>
-    clientSecretHasher(refreshedSecret(read, { event: 'client_secret_pepper', clock, log }));
+): () => Promise<Peppers> {
+  const refreshed = (read: () => Promise<Peppers>) => refreshedSecret(read, { event: 'client_secret_pepper', clock, log });
   switch (source.source) {
     case 'env': {
       let peppers: Peppers | undefined;
-      return clientSecretHasher(async () => (peppers ??= parsePeppers(source.value, 'utf8', 'OAUTH_CLIENT_SECRET_PEPPER')));
+      return async () => (peppers ??= parsePeppers(source.value, 'utf8', 'OAUTH_CLIENT_SECRET_PEPPER'));
     }
     case 'secretsmanager': {
       const secret = secretsManagerLocation(secrets, source.secretId);
@@ -188,8 +188,17 @@ export function clientSecretHasherFor(
       return refreshed(() => readOrCreatePepperFile(path));
     }
     case 'missing':
-      return clientSecretHasher(async () => {
+      return async () => {
         throw new ConfigError('Missing environment variable OAUTH_CLIENT_SECRET_PEPPER_SECRET_ID');
-      });
+      };
   }
+}
+
+/** The hasher of a configured pepper (pepperLoader). */
+export function clientSecretHasherFor(
+  source: PepperSource,
+  secrets: SecretsClient,
+  options: { clock?: Clock; log?: Logger } = {},
+): ClientSecretHasher {
+  return clientSecretHasher(pepperLoader(source, secrets, options));
 }

@@ -7,7 +7,10 @@ import { checkPassword } from '../users/login';
 import type { Device } from './device';
 import { issueAccessToken } from './sessions';
 
-type ReauthDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'hasher' | 'keys' | 'mfaSecrets' | 'mfaDelivery'>;
+type ReauthDeps = Pick<
+  Deps,
+  'config' | 'clock' | 'random' | 'log' | 'store' | 'hasher' | 'keys' | 'mfaSecrets' | 'mfaDelivery' | 'deviceTokens'
+>;
 
 export interface ReauthenticateRequest extends SecondFactorRequest {
   password: string;

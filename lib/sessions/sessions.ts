@@ -17,6 +17,8 @@ export interface AuthPayload {
   /** Seconds until `token` expires, so a client schedules its refresh without decoding the JWT. */
   expiresIn: number;
   user: UserSummary;
+  /** login and a new tenant's registration (docs/api.md 10): the device token of the browser or app that signed in. */
+  deviceToken?: string;
 }
 
 type SessionDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'keys'>;

@@ -36,10 +36,21 @@ export const keys = {
     pk: `${tenantPrefix(tenantId)}#SESSION#${part(sessionId)}`,
     sk: 'SESSION',
   }),
-  loginAttempts: (tenantId: string, username: string): Key => ({
+  /**
+   * A window of the login budget of unknown sources (tier 0 is the 15-minute window, its
+   * key unchanged; longer windows are tiers 1, 2, ...), or a known device's own budget.
+   */
+  loginAttempts: (tenantId: string, username: string, tier = 0): Key => ({
     pk: `${tenantPrefix(tenantId)}#LOGIN#${part(normalizeUsername(username))}`,
-    sk: 'ATTEMPTS',
+    sk: tier === 0 ? 'ATTEMPTS' : `ATTEMPTS#${tier}`,
   }),
+  /** The failed-login budget of one device (docs/api.md 10), beside the account's own. */
+  deviceAttempts: (tenantId: string, username: string, deviceId: string): Key => ({
+    pk: `${tenantPrefix(tenantId)}#LOGIN#${part(normalizeUsername(username))}`,
+    sk: `DEVICE#${part(deviceId)}`,
+  }),
+  /** Failed logins from one source address, across tenants (docs/api.md 10). */
+  sourceAttempts: (address: string): Key => ({ pk: `SOURCE#${part(address)}`, sk: 'ATTEMPTS' }),
   /**
    * An OAuth client. The one key without a tenant: the token endpoint learns the
    * client id before any tenant, so client ids are unique across tenants and the
@@ -70,11 +81,11 @@ export const keys = {
   ownerPartition: (tenantId: string, userId: string) => `${tenantPrefix(tenantId)}#OWNER#${part(userId)}`,
   /**
    * A send quota's window (lib/abuse/send-quota.ts): per user or tenant under the tenant;
-   * per destination digest and for the whole service under no tenant, since a number
-   * pumped through many tenants is still one number.
+   * per destination digest, for all new tenants together and for the whole service under
+   * no tenant, since a number pumped through many tenants is still one number.
    */
-  sendQuota: (tenantId: string, scope: 'destination' | 'user' | 'tenant' | 'global', id: string): Key =>
-    scope === 'global' || scope === 'destination'
+  sendQuota: (tenantId: string, scope: 'destination' | 'user' | 'tenant' | 'newTenants' | 'global', id: string): Key =>
+    scope === 'global' || scope === 'destination' || scope === 'newTenants'
       ? { pk: `SENDS#${scope.toUpperCase()}#${part(id)}`, sk: 'QUOTA' }
       : { pk: `${tenantPrefix(tenantId)}#SENDS#${scope.toUpperCase()}#${part(id)}`, sk: 'QUOTA' },
   /** Everything MFA of one user shares a partition, so one query lists the user's methods. */
@@ -86,10 +97,10 @@ export const keys = {
   }),
   /** A user's recovery codes (docs/api.md 8.6): one record, the digests of the unused codes. */
   mfaRecoveryCodes: (tenantId: string, userId: string): Key => ({ pk: mfaPartition(tenantId, userId), sk: 'RECOVERY' }),
-  /** The attempt counter of wrong codes per user and method (the MFA lockout). */
-  mfaAttempts: (tenantId: string, userId: string, method: string): Key => ({
+  /** A window (tier) of the user's budget of wrong codes, shared by every method (the MFA lockout). */
+  mfaAttempts: (tenantId: string, userId: string, tier: number): Key => ({
     pk: mfaPartition(tenantId, userId),
-    sk: `ATTEMPTS#${part(method)}`,
+    sk: `ATTEMPTS#ALL#${tier}`,
   }),
   /** The local outbox's last code for a user and method (local development only). */
   mfaOutbox: (tenantId: string, userId: string, method: string): Key => ({

@@ -1,4 +1,4 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Dynamo, isConditionalCheckFailed, oldItemOf } from './dynamo';
 import { type Key, keys } from './keys';
 import { TTL_ATTRIBUTE } from './table';
@@ -9,21 +9,32 @@ export interface AttemptPolicy {
   windowSeconds: number;
 }
 
-/** Whose attempts are counted: the logins of a username, or the codes of one MFA method of a user. */
+/**
+ * Whose attempts are counted: the logins of a username from unknown sources (one window
+ * of an escalating budget per `tier`, lib/abuse/attempt-budget.ts), those of one known
+ * device, the failed logins of one source address, the wrong codes of a user (every
+ * method, per `tier`).
+ */
 export type AttemptSubject =
-  | { kind: 'login'; tenantId: string; username: string }
-  | { kind: 'mfa'; tenantId: string; userId: string; method: string }
+  | { kind: 'login'; tenantId: string; username: string; tier?: number }
+  | { kind: 'device'; tenantId: string; username: string; deviceId: string }
+  | { kind: 'source'; address: string }
+  | { kind: 'mfa'; tenantId: string; userId: string; tier: number }
   /** Messages sent, per scope (lib/abuse/send-quota.ts); `global` counts the whole service. */
   | { kind: 'send'; tenantId: string; scope: SendScope; id: string };
 
-export type SendScope = 'destination' | 'user' | 'tenant' | 'global';
+export type SendScope = 'destination' | 'user' | 'tenant' | 'newTenants' | 'global';
 
 function keyOf(subject: AttemptSubject): Key {
   switch (subject.kind) {
     case 'login':
-      return keys.loginAttempts(subject.tenantId, subject.username);
+      return keys.loginAttempts(subject.tenantId, subject.username, subject.tier);
+    case 'device':
+      return keys.deviceAttempts(subject.tenantId, subject.username, subject.deviceId);
+    case 'source':
+      return keys.sourceAttempts(subject.address);
     case 'mfa':
-      return keys.mfaAttempts(subject.tenantId, subject.userId, subject.method);
+      return keys.mfaAttempts(subject.tenantId, subject.userId, subject.tier);
     case 'send':
       return keys.sendQuota(subject.tenantId, subject.scope, subject.id);
   }
@@ -38,7 +49,18 @@ export type ReserveResult = { allowed: true } | { allowed: false; retryAfterSeco
  */
 export interface AttemptCounter {
   reserve(subject: AttemptSubject, now: number, policy: AttemptPolicy): Promise<ReserveResult>;
+  /** Whether the window is full, without counting (one eventually consistent read). */
+  peek(subject: AttemptSubject, now: number, policy: AttemptPolicy): Promise<ReserveResult>;
   clear(subject: AttemptSubject): Promise<void>;
+}
+
+/** A full window refuses until it ends; an absent, passed or open one allows. */
+function verdictOf(old: Record<string, unknown> | undefined, now: number, { max, windowSeconds }: AttemptPolicy): ReserveResult {
+  const windowStart = typeof old?.windowStart === 'number' ? old.windowStart : undefined;
+  const attempts = typeof old?.attempts === 'number' ? old.attempts : 0;
+  return windowStart !== undefined && windowStart > now - windowSeconds && attempts >= max
+    ? { allowed: false, retryAfterSeconds: windowStart + windowSeconds - now }
+    : { allowed: true };
 }
 
 export function dynamoAttemptCounter({ doc, table }: Dynamo): AttemptCounter {
@@ -47,11 +69,8 @@ export function dynamoAttemptCounter({ doc, table }: Dynamo): AttemptCounter {
       const key = keyOf(subject);
       const windowOpenSince = now - windowSeconds;
       const refusal = (old: Record<string, unknown> | undefined): ReserveResult | undefined => {
-        const windowStart = typeof old?.windowStart === 'number' ? old.windowStart : undefined;
-        const attempts = typeof old?.attempts === 'number' ? old.attempts : 0;
-        return windowStart !== undefined && windowStart > windowOpenSince && attempts >= max
-          ? { allowed: false, retryAfterSeconds: windowStart + windowSeconds - now }
-          : undefined;
+        const verdict = verdictOf(old, now, { max, windowSeconds });
+        return verdict.allowed ? undefined : verdict;
       };
       /** Allowed if the write applies; refused if it met a full window; undefined to go round again. */
       const attempt = async (write: () => Promise<unknown>): Promise<ReserveResult | undefined> => {
@@ -98,6 +117,11 @@ export function dynamoAttemptCounter({ doc, table }: Dynamo): AttemptCounter {
       }
       // Concurrent attempts kept changing the counter under us: busy, worth a retry (503).
       throw Object.assign(new Error('Attempt counter kept changing under concurrent updates'), { name: 'TransactionConflictException' });
+    },
+
+    async peek(subject, now, policy) {
+      const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keyOf(subject) }));
+      return verdictOf(Item, now, policy);
     },
 
     async clear(subject) {

@@ -18,6 +18,8 @@ export type Tenant = z.output<typeof tenantSchema>;
 export interface TenantStore {
   exists(tenantId: string): Promise<boolean>;
   find(tenantId: string): Promise<Tenant | undefined>;
+  /** When the tenant was created (epoch seconds), or undefined without a tenant record. */
+  createdAt(tenantId: string): Promise<number | undefined>;
 }
 
 export function dynamoTenantStore({ doc, table }: Dynamo): TenantStore {
@@ -32,6 +34,11 @@ export function dynamoTenantStore({ doc, table }: Dynamo): TenantStore {
     async find(tenantId) {
       const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.tenant(tenantId), ConsistentRead: true }));
       return parseRecord(tenantSchema, 'tenant', Item);
+    },
+    async createdAt(tenantId) {
+      const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.tenant(tenantId), ProjectionExpression: 'createdAt' }));
+      const created = typeof Item?.createdAt === 'string' ? Date.parse(Item.createdAt) : Number.NaN;
+      return Number.isFinite(created) ? Math.floor(created / 1000) : undefined;
     },
   };
 }

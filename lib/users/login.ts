@@ -1,3 +1,5 @@
+import { type AttemptBudget, clearBudget, ESCALATING_BUDGET, reserveBudget } from '../abuse/attempt-budget';
+import { sourceOf } from '../abuse/source-address';
 import type { AuditDetails } from '../audit/events';
 import { recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
@@ -8,10 +10,20 @@ import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
 import type { Device } from '../sessions/device';
 import type { Amr } from '../sessions/session';
 import { type AuthPayload, startSession } from '../sessions/sessions';
+import type { AttemptPolicy, AttemptSubject, ReserveResult } from '../store/login-attempts';
 import type { User } from './user';
 
-/** docs/api.md 4.1: 5 failed attempts per (tenant, username) in 15 minutes. */
-export const LOGIN_ATTEMPTS = { max: 5, windowSeconds: 15 * 60 };
+/**
+ * docs/api.md 4.1: 5 failed attempts in 15 minutes, the first window of the budget of
+ * unknown sources per (tenant, username), and the whole budget of one known device.
+ */
+export const LOGIN_ATTEMPTS: AttemptPolicy = { max: 5, windowSeconds: 15 * 60 };
+
+/** docs/api.md 10: what unknown sources share per account, escalating (15 minutes, 2 hours, a day). */
+export const UNKNOWN_SOURCE_BUDGET: AttemptBudget = ESCALATING_BUDGET;
+
+/** docs/api.md 10: the window of the per-source limit (its size is Config.loginFailuresPerSource). */
+export const SOURCE_WINDOW_SECONDS = 15 * 60;
 
 /** A user id no user has (ids are UUIDs): an unknown username reads the MFA methods of nobody. */
 const NOBODY = 'none';
@@ -20,6 +32,10 @@ export interface LoginRequest {
   tenantId: string;
   username: string;
   password: string;
+  /** A device token presented with the request (docs/api.md 10): chooses the device's own budget. */
+  deviceToken?: string;
+  /** The caller's address as API Gateway saw it: counted by the per-source limit. */
+  sourceIp?: string;
 }
 
 /** A right password: the user, and the work started for what follows. */
@@ -37,6 +53,28 @@ export interface PasswordFailure {
   user: User | undefined;
 }
 
+type CheckDeps = Pick<Deps, 'config' | 'clock' | 'store' | 'hasher' | 'log' | 'deviceTokens'>;
+
+/**
+ * The budget a login attempt is counted in: a known device's own (5 in 15 minutes), or
+ * the one every unknown source of the account shares (escalating).
+ */
+function budgetOf(deps: CheckDeps, { tenantId, username }: LoginRequest, deviceId: string | undefined) {
+  const { attempts } = deps.store;
+  if (deviceId !== undefined) {
+    const device: AttemptSubject = { kind: 'device', tenantId, username, deviceId };
+    return {
+      reserve: (now: number) => attempts.reserve(device, now, LOGIN_ATTEMPTS),
+      clear: () => attempts.clear(device),
+    };
+  }
+  const window = (tier: number): AttemptSubject => ({ kind: 'login', tenantId, username, tier });
+  return {
+    reserve: (now: number) => reserveBudget(attempts, window, now, UNKNOWN_SOURCE_BUDGET),
+    clear: () => clearBudget(attempts, window, UNKNOWN_SOURCE_BUDGET),
+  };
+}
+
 /** Marks a promise as handled now; whoever awaits it later still sees its failure. */
 function started<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => undefined);
@@ -44,30 +82,47 @@ function started<T>(promise: Promise<T>): Promise<T> {
 }
 
 /**
- * Checks a password for (tenant, username) under the attempt limit. Unknown users
- * cost one Argon2id verification like known ones, the same reads, and get the same answer.
- * Round trips: the attempt reservation alongside the user lookup, then the hash
- * alongside the read of the MFA methods (Argon2id runs off the main thread).
- * A wrong password throws `invalid()` (401 `Invalid credentials` at login); before any
- * refusal `refused` runs (the caller's audit event), alongside what the refusal waits for.
+ * Checks a password for (tenant, username) under the attempt limits (docs/api.md 4.1,
+ * 10): the per-source limit, then the budget of the request's known device or of the
+ * account's unknown sources. Unknown users cost one Argon2id verification like known
+ * ones, the same reads, and get the same answer. Round trips: the attempt reservation
+ * and the source's count alongside the user lookup, then the hash alongside the read of
+ * the MFA methods (Argon2id runs off the main thread). A wrong password throws
+ * `invalid()` (401 `Invalid credentials` at login) and counts against the source.
+ * Before any refusal `refused` runs (the caller's audit event), alongside what the
+ * refusal waits for.
  */
 export async function checkPassword(
-  deps: Pick<Deps, 'clock' | 'store' | 'hasher' | 'log'>,
-  { tenantId, username, password }: LoginRequest,
+  deps: CheckDeps,
+  request: LoginRequest,
   invalid: () => AppError = () => new UnauthorizedError('Invalid credentials', {}, { code: 'INVALID_CREDENTIALS' }),
   refused: (failure: PasswordFailure) => Promise<void> = async () => undefined,
 ): Promise<PasswordAccepted> {
   const { store, hasher, log } = deps;
+  const { tenantId, username, password } = request;
   const now = epochSeconds(deps.clock);
-  const attempts = { kind: 'login', tenantId, username } as const;
-  // Independent reads run together: the lookup is wasted only for a locked account.
-  const [reservation, user] = await Promise.all([
-    store.attempts.reserve(attempts, now, LOGIN_ATTEMPTS),
+  const deviceId = await deps.deviceTokens.verify(request.deviceToken, { tenantId, username }, now);
+  const budget = budgetOf(deps, request, deviceId);
+  const address = sourceOf(request.sourceIp);
+  const source: AttemptSubject | undefined = address === undefined ? undefined : { kind: 'source', address };
+  const sourcePolicy = { max: deps.config.loginFailuresPerSource, windowSeconds: SOURCE_WINDOW_SECONDS };
+  const allowed: ReserveResult = { allowed: true };
+  // Independent reads run together: the lookup is wasted only for a refused attempt.
+  const [sourceVerdict, reservation, user] = await Promise.all([
+    source ? store.attempts.peek(source, now, sourcePolicy) : allowed,
+    budget.reserve(now),
     store.users.findByUsername(tenantId, username),
   ]);
+  const failed = async () => {
+    if (source) await store.attempts.reserve(source, now, sourcePolicy);
+  };
+  if (!sourceVerdict.allowed) {
+    log.warn('login_source_limited', { tenantId, username });
+    throw new TooManyRequestsError(sourceVerdict.retryAfterSeconds, 'Too many requests', { code: 'RATE_LIMITED' });
+  }
   if (!reservation.allowed) {
-    log.warn('login_locked', { tenantId, username });
-    await refused({ reason: 'password_attempts', user });
+    log.warn('login_locked', { tenantId, username, source: deviceId === undefined ? 'unknown' : 'device' });
+    await Promise.all([failed(), refused({ reason: 'password_attempts', user })]);
     throw new TooManyRequestsError(reservation.retryAfterSeconds);
   }
 
@@ -77,13 +132,13 @@ export async function checkPassword(
   const verdict = user ? await hasher.verify(user.passwordHash, password) : await hasher.verifyDummy(password).then(() => undefined);
   if (!user || !verdict?.ok || user.status !== 'active') {
     const reason = !user ? 'unknown_user' : !verdict?.ok ? 'wrong_password' : 'disabled';
-    await Promise.all([mfaMethods.catch(() => undefined), refused({ reason, user })]);
+    await Promise.all([mfaMethods.catch(() => undefined), failed(), refused({ reason, user })]);
     log.info('login_failed', { tenantId, username, reason: user ? 'wrong_password' : 'unknown_user' });
     throw invalid();
   }
   const afterSuccess = started(
     Promise.all([
-      store.attempts.clear(attempts),
+      budget.clear(),
       // The cost parameters changed since this hash was made: upgrade it now that we know the password.
       verdict.stale && hasher.hash(password).then((fresh) => store.users.replacePasswordHash(user, user.passwordHash, fresh)),
     ]),
@@ -110,19 +165,25 @@ function secondFactorRefusal(error: unknown): { reason: AuditDetails['reason']; 
   }
 }
 
+/** A login's answer: the Auth payload with the device token of the browser or app that signed in. */
+export type LoginPayload = AuthPayload & { deviceToken: string };
+
 /**
  * login: password check, then the second factor if the user has one, then a new
- * session. The attempt counter is cleared while the second factor is checked and the
+ * session and a new device token (docs/api.md 10). The attempt counter is cleared while the second factor is checked and the
  * session written (a right password clears it, whatever the second factor says);
  * the answer waits for both. Every outcome but a fault is an audit event (docs/api.md
  * 9.8), written alongside the request's last database work: a success with the
  * session, a refusal with the read or counter it waits for, so it adds no round trip.
  */
 export async function login(
-  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'hasher' | 'keys' | 'mfaSecrets' | 'mfaDelivery' | 'source'>,
+  deps: Pick<
+    Deps,
+    'config' | 'clock' | 'random' | 'log' | 'store' | 'hasher' | 'keys' | 'mfaSecrets' | 'mfaDelivery' | 'source' | 'deviceTokens'
+  >,
   request: LoginRequest & SecondFactorRequest,
   device: Device = {},
-): Promise<AuthPayload> {
+): Promise<LoginPayload> {
   const { tenantId, username } = request;
   const attempt = (user: User | undefined, type: 'login_succeeded' | 'login_failed' | 'login_locked', details: AuditDetails) =>
     recordEvent(deps, {
@@ -154,9 +215,13 @@ export async function login(
       }
       throw error;
     }
-    const [payload] = await Promise.all([startSession(deps, user, amr, device), attempt(user, 'login_succeeded', { amr })]);
+    const [payload, deviceToken] = await Promise.all([
+      startSession(deps, user, amr, device),
+      deps.deviceTokens.issue({ tenantId: user.tenantId, username: user.username }, epochSeconds(deps.clock)),
+      attempt(user, 'login_succeeded', { amr }),
+    ]);
     deps.log.info('login_succeeded', { tenantId: user.tenantId, userId: user.id, username: user.username, amr });
-    return payload;
+    return { ...payload, deviceToken };
   } finally {
     await afterSuccess;
   }

@@ -19,7 +19,7 @@ export interface PasswordChangeRequest {
  * password is checked again against what is stored then.
  */
 export async function changePassword(
-  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'hasher' | 'log' | 'source'>,
+  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'hasher' | 'log' | 'source' | 'deviceTokens'>,
   identity: Identity,
   { currentPassword, newPassword }: PasswordChangeRequest,
 ): Promise<{ message: 'Password changed' }> {

@@ -1,5 +1,6 @@
 import { tenantShop } from '../admin/shops';
 import { recordEvent } from '../audit/record';
+import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { ForbiddenError, ValidationError } from '../errors';
 import type { Device } from '../sessions/device';
@@ -100,5 +101,10 @@ export async function createUser(
 export async function register(deps: Deps, caller: Identity | null, request: RegisterRequest, device: Device = {}): Promise<AuthPayload> {
   const user = await createUser(deps, caller, request);
   if (caller) return { token: '', refreshToken: '', expiresIn: 0, user: userSummary(user) };
-  return startSession(deps, user, ['pwd'], device);
+  // The bootstrap signed in from this device: it gets a device token as a login does (docs/api.md 10).
+  const [payload, deviceToken] = await Promise.all([
+    startSession(deps, user, ['pwd'], device),
+    deps.deviceTokens.issue({ tenantId: user.tenantId, username: user.username }, epochSeconds(deps.clock)),
+  ]);
+  return { ...payload, deviceToken };
 }

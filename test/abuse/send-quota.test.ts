@@ -1,5 +1,6 @@
 import { describe, expect, inject, it } from 'vitest';
-import { quotaDelivery, type SendQuotas } from '../../lib/abuse/send-quota';
+import { NEW_TENANT_SECONDS, quotaDelivery, type SendQuotas } from '../../lib/abuse/send-quota';
+import { argon2idHasher } from '../../lib/crypto/password';
 import type { CodeMessage } from '../../lib/mfa/delivery';
 import { dynamoAttemptCounter } from '../../lib/store/login-attempts';
 import { registerAdmin, testApp } from '../helpers/app';
@@ -9,7 +10,9 @@ import { failure } from '../helpers/failures';
 import { createTable } from '../helpers/isolated-table';
 import { localDynamo } from '../helpers/local-dynamo';
 
-const QUOTAS: SendQuotas = { destination: 3, user: 4, tenant: 6, global: 8 };
+const QUOTAS: SendQuotas = { destination: 3, user: 4, tenant: 6, global: 8, newTenant: 2, newTenants: 5 };
+/** Tenants created long ago, or a day minus a minute ago. */
+const established = { createdAt: async () => 0 };
 
 describe('send quotas (every message the delivery port sends)', () => {
   let sent: CodeMessage[];
@@ -17,7 +20,7 @@ describe('send quotas (every message the delivery port sends)', () => {
   let clock: ReturnType<typeof testClock>;
 
   /** The quotas on a table of their own: the global quota counts every message of the service. */
-  async function quotaOn() {
+  async function quotaOn(tenants: { createdAt: (tenantId: string) => Promise<number | undefined> } = established) {
     const tableName = `quotas-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
     await createTable(inject('dynamodbEndpoint'), tableName);
     sent = [];
@@ -27,6 +30,7 @@ describe('send quotas (every message the delivery port sends)', () => {
       dynamoAttemptCounter(localDynamo({ tableName })),
       clock,
       QUOTAS,
+      tenants,
     );
     const base: CodeMessage = { tenantId: 't1', userId: 'u1', method: 'SMS', destination: '+15550000001', code: '123456' };
     send = (message) => delivery.send({ ...base, ...message });
@@ -78,6 +82,76 @@ describe('send quotas (every message the delivery port sends)', () => {
     }
     expect(outcomes).toEqual([...Array(8).fill('sent'), ...Array(4).fill('429')]);
   });
+
+  it('gives a tenant younger than a day its smaller quota, and all of them one pool, apart from established tenants', async () => {
+    // Tenants named `new-*` were created a minute ago; the others long ago.
+    const tenants = { born: 0, createdAt: async (tenantId: string) => (tenantId.startsWith('new-') ? tenants.born : 0) };
+    await quotaOn(tenants);
+    tenants.born = Math.floor(clock.now() / 1000) - 60;
+    const outcome = (message: Partial<CodeMessage>) =>
+      send(message).then(
+        () => 'sent',
+        (error: { statusCode?: number }) => String(error.statusCode),
+      );
+    // One new tenant: 2 an hour (not 6).
+    const one = [];
+    for (let i = 0; i < 3; i++) one.push(await outcome({ tenantId: 'new-a', userId: `a${i}`, destination: `+1777000${i}` }));
+    expect(one).toEqual(['sent', 'sent', '429']);
+    // All new tenants together: 5 an hour (2 spent above).
+    const pool = [];
+    for (let i = 0; i < 5; i++) pool.push(await outcome({ tenantId: `new-${i}`, userId: `p${i}`, destination: `+1777100${i}` }));
+    expect(pool).toEqual(['sent', 'sent', 'sent', '429', '429']);
+    // An established tenant is not held by the new tenants' pool.
+    expect(await outcome({ tenantId: 'old', userId: 'o1', destination: '+17772000' })).toBe('sent');
+    // A day after its creation a tenant is established: its own quota (6), no pool.
+    clock.advance(NEW_TENANT_SECONDS);
+    const later = [];
+    for (let i = 0; i < 3; i++) later.push(await outcome({ tenantId: 'new-a', userId: `l${i}`, destination: `+1777300${i}` }));
+    expect(later).toEqual(['sent', 'sent', 'sent']);
+  });
+});
+
+describe('SMS pumping from fresh anonymous tenants (issue 16, item 1)', () => {
+  it("delivers at most the new tenants' pool of 1,000 attempts to numbered destinations, and keeps established tenants sending", async () => {
+    // Default quotas on a table of its own (the pool and the global quota count the whole service).
+    const tableName = `pumping-${Date.now()}`;
+    await createTable(inject('dynamodbEndpoint'), tableName);
+    const deps = nearRealTime(
+      await testDeps({
+        TABLE_NAME: tableName,
+        SEND_QUOTA_GLOBAL: '2000',
+        SEND_QUOTA_PER_DESTINATION: '5',
+        SEND_QUOTA_NEW_TENANTS: '100',
+        SEND_QUOTA_PER_NEW_TENANT: '10',
+      }),
+    );
+    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
+    const app = testApp(deps);
+    const shop = await registerAdmin(app, uniqueTenant('shop'));
+    deps.clock.advance(NEW_TENANT_SECONDS);
+    const { token: shopToken } = (
+      await app.request('login', { body: { username: 'admin', password: 'correct horse battery', tenantId: shop.user.tenantId } })
+    ).body.data;
+
+    const answers: number[] = [];
+    for (let batch = 0; batch < 40; batch++) {
+      const statuses = await Promise.all(
+        Array.from({ length: 25 }, async (_, i) => {
+          const n = batch * 25 + i;
+          const { token } = await registerAdmin(app, uniqueTenant('pump'));
+          const secret = `+1555${String(n).padStart(7, '0')}`;
+          return (await app.request('mfaEnable', { token, body: { method: 'SMS', secret } })).status;
+        }),
+      );
+      answers.push(...statuses);
+    }
+    const delivered = answers.filter((status) => status === 200).length;
+    if (process.env.SHOW_FIGURES) console.log({ attempts: answers.length, delivered });
+    expect(delivered).toBe(100);
+    expect(answers.filter((status) => status === 429)).toHaveLength(900);
+    // The platform's established tenant still sends.
+    expect((await app.request('mfaEnable', { token: shopToken, body: { method: 'SMS', secret: '+15559876543' } })).status).toBe(200);
+  }, 180_000);
 });
 
 describe('SMS countries (MFA_SMS_COUNTRIES)', () => {

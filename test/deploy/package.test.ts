@@ -77,6 +77,8 @@ const FUNCTIONS = [
   'AdminCreateShop',
   'AdminListShops',
   'AdminListAudit',
+  // The custom resource that sets SNS's monthly SMS spend limit (no route).
+  'SmsSpendLimit',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate'];
@@ -88,8 +90,8 @@ const MFA_KEY: Record<string, string[]> = {
   VerifyMFA: ['kms:Decrypt'],
   GenerateRecoveryCodes: ['kms:GenerateDataKey'],
 };
-/** Functions that hash client secrets with the pepper. */
-const PEPPERED = ['Oauth2Token', 'CreateOAuth2Client', 'Revoke', 'Introspect', 'RotateOAuth2ClientSecret'];
+/** Functions that hash client secrets with the pepper, or MAC device tokens under a subkey of it (login, register). */
+const PEPPERED = ['Oauth2Token', 'CreateOAuth2Client', 'Revoke', 'Introspect', 'RotateOAuth2ClientSecret', 'Login', 'Register'];
 /** A statement that lets a function query the table's indexes, and do nothing else there. */
 const isIndexQuery = (s: Statement) =>
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation !Sub string, not a template
@@ -150,8 +152,12 @@ describe('the deployment package', () => {
         expect(statement.Effect, name).toBe('Allow');
         const resourcesOf = [statement.Resource].flat();
         for (const resource of resourcesOf) {
-          // Publishing an SMS to a phone number has no ARN: only sns:Publish, alone, may name "*".
-          if (resource === '*') expect(actions(statement), name).toEqual(['sns:Publish']);
+          // Publishing an SMS to a phone number has no ARN: only sns:Publish, alone, may name "*";
+          // and the account's SMS attributes, set by the spend-limit resource alone.
+          if (resource === '*')
+            expect(actions(statement), name).toEqual(
+              name === 'SmsSpendLimitIamRoleLambdaExecution' ? ['sns:SetSMSAttributes'] : ['sns:Publish'],
+            );
           if (typeof resource === 'object' && resource && 'Fn::Sub' in resource && !isIndexQuery(statement)) {
             expect((resource as { 'Fn::Sub': string })['Fn::Sub'], name).toMatch(
               /^arn:\$\{AWS::Partition\}:(logs:.*:log-group:\/aws\/lambda\/identity-service-prod-[A-Za-z0-9]+:\*(:\*)?|ses:\$\{AWS::Region\}:\$\{AWS::AccountId\}:identity\/[^*]+)$/,
@@ -185,14 +191,14 @@ describe('the deployment package', () => {
         expect(kms, fn).toEqual([]);
       }
       expect(granted.filter((a) => a.startsWith('sns:') || a.startsWith('ses:')).sort(), fn).toEqual(
-        SENDING.includes(fn) ? ['ses:SendEmail', 'sns:Publish'] : [],
+        SENDING.includes(fn) ? ['ses:SendEmail', 'sns:Publish'] : fn === 'SmsSpendLimit' ? ['sns:SetSMSAttributes'] : [],
       );
     }
     expect(resources.MfaKey!.Properties.EnableKeyRotation).toBe(true);
     expect(resources.MfaKey!.DeletionPolicy).toBe('Retain');
   });
 
-  it('lets the five functions that hash client secrets read the pepper secret, and puts the pepper in no configuration', () => {
+  it('lets the functions that hash client secrets or MAC device tokens read the pepper secret, and puts the pepper in no configuration', () => {
     for (const [name, fn] of ofType('AWS::Lambda::Function')) {
       const short = name.replace(/LambdaFunction$/, '');
       const variables = fn.Properties.Environment?.Variables ?? {};
@@ -216,7 +222,7 @@ describe('the deployment package', () => {
   it('lets API Gateway answer CORS for each configured origin, one list entry per origin', () => {
     expect(resources.HttpApi!.Properties.CorsConfiguration).toEqual({
       AllowOrigins: ['https://app.example.com', 'https://admin.example.com'],
-      AllowHeaders: ['Content-Type', 'Authorization'],
+      AllowHeaders: ['Content-Type', 'Authorization', 'X-Device-Token'],
       AllowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
       ExposeHeaders: ['X-MFA-Methods', 'Retry-After'],
       MaxAge: 600,
@@ -290,6 +296,15 @@ describe('the deployment package', () => {
   it('gives me no table access at all', () => {
     const granted = statementsOf(resources.MeIamRoleLambdaExecution!).flatMap(actions);
     expect(granted.filter((a) => !a.startsWith('logs:'))).toEqual([]);
+  });
+
+  it("sets SNS's monthly SMS spend limit of the stage through its custom resource (docs/api.md 10.4)", () => {
+    expect(resources.SmsSpendLimit).toEqual({
+      Type: 'Custom::SmsSpendLimit',
+      Properties: { ServiceToken: { 'Fn::GetAtt': ['SmsSpendLimitLambdaFunction', 'Arn'] }, MonthlySpendLimit: 100 },
+    });
+    const granted = statementsOf(resources.SmsSpendLimitIamRoleLambdaExecution!).flatMap(actions);
+    expect(granted.filter((a) => !a.startsWith('logs:'))).toEqual(['sns:SetSMSAttributes']);
   });
 
   it('keeps the table safe: on demand, PITR, encryption, TTL, deletion protection on prod', () => {

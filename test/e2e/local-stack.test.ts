@@ -61,6 +61,27 @@ describe('the local stack (serverless-offline)', () => {
     expect(await after.json()).toEqual(failure('Unauthorized'));
   });
 
+  it('sets the device cookie at login, and a locked-out account still signs in with it (docs/api.md 10)', async () => {
+    const tenantId = uniqueTenant('e2e-device');
+    const password = 'e2e passphrase that is long';
+    expect((await post('/auth/register', { username: 'dee', password, role: 'ADMIN', tenantId })).status).toBe(201);
+    const login = await post('/auth/login', { username: 'dee', password, tenantId });
+    expect(login.status).toBe(200);
+    const setCookie = login.headers.get('set-cookie') ?? '';
+    // serverless-offline (hapi) writes the attributes in its own order and adds Expires.
+    const [pair = '', ...attributes] = setCookie.split(/;\s*/);
+    expect(pair).toMatch(/^__Secure-device-[\w-]{16}=d1\.[\w.-]+$/);
+    expect(attributes).toEqual(expect.arrayContaining(['Max-Age=31536000', 'Path=/auth/login', 'Secure', 'HttpOnly', 'SameSite=Strict']));
+    for (let i = 0; i < 5; i++) expect((await post('/auth/login', { username: 'dee', password: `guess ${i}`, tenantId })).status).toBe(401);
+    expect((await post('/auth/login', { username: 'dee', password, tenantId })).status).toBe(429);
+    const withCookie = await fetch(`${base}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', cookie: `theme=dark; ${pair}` },
+      body: JSON.stringify({ username: 'dee', password, tenantId }),
+    });
+    expect(withCookie.status).toBe(200);
+  });
+
   it('answers 401 in the envelope without a token, and 400 for bad JSON', async () => {
     const me = await get('/auth/me');
     expect([me.status, await me.json()]).toEqual([401, failure('Unauthorized')]);
@@ -161,7 +182,7 @@ describe('the local stack (serverless-offline)', () => {
           {
             'access-control-allow-origin': origin,
             'access-control-allow-methods': 'GET,POST,PUT,PATCH,DELETE,OPTIONS',
-            'access-control-allow-headers': 'Content-Type,Authorization',
+            'access-control-allow-headers': 'Content-Type,Authorization,X-Device-Token',
             'access-control-max-age': '600',
             vary: 'Origin,accept-encoding',
           },

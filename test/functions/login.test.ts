@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { deviceCookieName } from '../../lib/abuse/device-token';
 import { argon2idHasher } from '../../lib/crypto/password';
 import { dynamoStores } from '../../lib/deps';
 import type { Dynamo } from '../../lib/store/dynamo';
@@ -40,8 +41,13 @@ describe('POST /auth/login', () => {
         refreshToken: expect.any(String),
         expiresIn: 900,
         user: { id: adminId, username: 'alice', role: 'ADMIN', tenantId, shopId: 'default' },
+        deviceToken: expect.stringMatching(/^d1\.test-1\.[\w-]{22}\.\d+\.[\w-]{43}$/),
       },
     });
+    // docs/api.md 10: the device token also as a cookie for the login route only, out of scripts' reach.
+    expect(response.headers['Set-Cookie']).toBe(
+      `${deviceCookieName({ tenantId, username: 'alice' })}=${response.body.data.deviceToken}; Max-Age=31536000; Path=/auth/login; Secure; HttpOnly; SameSite=Strict`,
+    );
     const { token, refreshToken } = response.body.data;
     expect(decodeProtectedHeader(token)).toEqual({ alg: 'ES256', kid: 'test-key-1', typ: 'JWT' });
     const now = Math.floor(deps.clock.now() / 1000);
@@ -209,13 +215,27 @@ describe('POST /auth/login', () => {
     await registerAdmin(app, tenant, 'ivan', PASSWORD);
     const calls = async (username: string) => {
       sent.length = 0;
-      const response = await recorded.request('login', { body: { username, password: 'not the password', tenantId: tenant } });
+      // An address of its own, so that the count of failures per source starts afresh for both.
+      const sourceIp = `198.51.100.${sent.length + (username === 'ivan' ? 1 : 2)}`;
+      const response = await recorded.request('login', { body: { username, password: 'not the password', tenantId: tenant }, sourceIp });
       expect(response).toEqual({ status: 401, headers: expect.any(Object), body: failure('Invalid credentials') });
       return [...sent].sort();
     };
     const wrongPassword = await calls('ivan');
-    // The second put is the audit event of the failure (docs/api.md 9.8).
-    expect(wrongPassword).toEqual(['GetCommand', 'GetCommand', 'PutCommand', 'PutCommand', 'QueryCommand']);
+    // The three windows of the unknown sources' budget, the user, the source's count (read,
+    // then a failure counted), the MFA methods of the user or of nobody, and the audit
+    // event of the failure (docs/api.md 9.8).
+    expect(wrongPassword).toEqual([
+      'GetCommand',
+      'GetCommand',
+      'GetCommand',
+      'PutCommand',
+      'PutCommand',
+      'PutCommand',
+      'PutCommand',
+      'PutCommand',
+      'QueryCommand',
+    ]);
     expect(await calls('nobody-here')).toEqual(wrongPassword);
   });
 
@@ -227,20 +247,27 @@ describe('POST /auth/login', () => {
     expect((await recorded.request('login', { body: { username: 'judy', password: 'wrong', tenantId: tenant } })).status).toBe(401);
     sent.length = 0;
     expect((await recorded.request('login', { body: { username: 'judy', password: PASSWORD, tenantId: tenant } })).status).toBe(200);
-    // Reserve (a write, then the count in the open window) alongside the user lookup,
-    // the MFA methods alongside the hash, then the counter cleared alongside the session
-    // write and the audit event (docs/api.md 9.8).
+    // Reserve in the three windows (a write, then the count in the open window) alongside
+    // the user lookup and the source's count, the MFA methods alongside the hash, then
+    // the windows cleared alongside the session write and the audit event (docs/api.md 9.8).
     expect([...sent].sort()).toEqual([
+      'DeleteCommand',
+      'DeleteCommand',
       'DeleteCommand',
       'GetCommand',
       'GetCommand',
+      'GetCommand',
+      'PutCommand',
+      'PutCommand',
       'PutCommand',
       'PutCommand',
       'PutCommand',
       'QueryCommand',
       'UpdateCommand',
+      'UpdateCommand',
+      'UpdateCommand',
     ]);
-    expect(sent.slice(-3).sort()).toEqual(['DeleteCommand', 'PutCommand', 'PutCommand']);
+    expect(sent.slice(-5).sort()).toEqual(['DeleteCommand', 'DeleteCommand', 'DeleteCommand', 'PutCommand', 'PutCommand']);
     for (let i = 0; i < 4; i++)
       expect((await recorded.request('login', { body: { username: 'judy', password: 'wrong', tenantId: tenant } })).status).toBe(401);
     expect((await recorded.request('login', { body: { username: 'judy', password: PASSWORD, tenantId: tenant } })).status).toBe(200);

@@ -71,6 +71,7 @@ describe('POST /auth/login with MFA', () => {
             refreshToken: expect.any(String),
             expiresIn: 900,
             user: { id: userId, username: 'alice', role: 'ADMIN', tenantId, shopId: 'default' },
+            deviceToken: expect.stringMatching(/^d1\./),
           },
         },
       });

@@ -151,14 +151,18 @@ describe('POST /auth/mfa/verify', () => {
       expect((await verify(fresh, 'TOTP', code())).body).toEqual(verified);
     });
 
-    it('counts per user and method', async () => {
+    it('counts per user across methods (one budget, docs/api.md 10), not across users', async () => {
       const user = await withPendingTotp();
       const other = await withPendingTotp();
       expect((await app.request('mfaEnable', { token: user.token, body: { method: 'SMS', secret: PHONE } })).status).toBe(200);
       for (let i = 0; i < 5; i++) await verify(user.token, 'TOTP', '000000');
       expect((await verify(user.token, 'TOTP', user.code())).status).toBe(429);
       const sms = await deps.outbox.latest(user.tenantId, user.userId, 'SMS');
-      expect((await verify(user.token, 'SMS', sms?.code)).body).toEqual(verified);
+      expect(await verify(user.token, 'SMS', sms?.code)).toEqual({
+        status: 429,
+        headers: expect.objectContaining({ 'Retry-After': '900' }),
+        body: failure('Too many failed attempts'),
+      });
       expect((await verify(other.token, 'TOTP', other.code())).body).toEqual(verified);
     });
 
@@ -189,7 +193,7 @@ describe('POST /auth/mfa/verify', () => {
     });
 
     it('keeps the counter under the tenant prefix', () => {
-      expect(keys.mfaAttempts('acme#1', 'u#1', 'TOTP')).toEqual({ pk: 'T#acme%231#MFA#u%231', sk: 'ATTEMPTS#TOTP' });
+      expect(keys.mfaAttempts('acme#1', 'u#1', 0)).toEqual({ pk: 'T#acme%231#MFA#u%231', sk: 'ATTEMPTS#ALL#0' });
     });
   });
 

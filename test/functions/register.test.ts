@@ -34,8 +34,13 @@ describe('POST /auth/register', () => {
         refreshToken: expect.any(String),
         expiresIn: 900,
         user: { id: expect.any(String), username: 'Owner', role: 'ADMIN', tenantId: tenant, shopId: 'shop-1' },
+        // docs/api.md 10: the bootstrap signed in from this device, as a login does.
+        deviceToken: expect.stringMatching(/^d1\./),
       },
     });
+    expect(response.headers['Set-Cookie']).toMatch(
+      /^__Secure-device-[\w-]{16}=d1\.[^;]+; Max-Age=31536000; Path=\/auth\/login; Secure; HttpOnly; SameSite=Strict$/,
+    );
     expect(await app.identityOf(response.body.data.token)).toMatchObject({ userId: response.body.data.user.id, tenantId: tenant });
     const stored = await deps.store.users.findById(tenant, response.body.data.user.id);
     expect(stored).toMatchObject({ email: 'owner@example.com', status: 'active' });

@@ -162,5 +162,7 @@ export async function registerAdmin(app: App, tenantId: string, username = 'admi
     token: string;
     refreshToken: string;
     user: { id: string; username: string; role: string; tenantId: string; shopId: string };
+    /** The device token of the registering device (docs/api.md 10). */
+    deviceToken: string;
   };
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { inject } from 'vitest';
+import { deviceTokens } from '../../lib/abuse/device-token';
 import { quotaDelivery } from '../../lib/abuse/send-quota';
 import type { Clock } from '../../lib/clock';
 import { readConfig } from '../../lib/config';
@@ -9,7 +10,7 @@ import { type Deps, dynamoStores } from '../../lib/deps';
 import { createLogger } from '../../lib/log';
 import { type MfaOutbox, outboxDelivery } from '../../lib/mfa/delivery';
 import { secretBox } from '../../lib/mfa/secret-box';
-import { clientSecretHasherFor } from '../../lib/oauth/client-secret';
+import { clientSecretHasher, pepperLoader } from '../../lib/oauth/client-secret';
 import type { SecretsClient } from '../../lib/secrets/location';
 import { createDynamo } from '../../lib/store/dynamo';
 import { dynamoMfaOutbox } from '../../lib/store/mfa';
@@ -72,6 +73,11 @@ export async function testDeps(env: Record<string, string> = {}): Promise<TestDe
     // service-wide and per-destination quotas are raised (test/abuse/ checks them).
     SEND_QUOTA_GLOBAL: '1000000',
     SEND_QUOTA_PER_DESTINATION: '1000',
+    SEND_QUOTA_NEW_TENANTS: '1000000',
+    SEND_QUOTA_PER_NEW_TENANT: '1000',
+    // Every test request comes from the fixture's one address: the per-source limit of
+    // failed logins is raised (test/abuse/lockout.test.ts checks it with addresses of its own).
+    LOGIN_FAILURES_PER_SOURCE: '10000000',
     ...env,
   });
   sharedKeys ??= generateKeySet('test-key-1');
@@ -81,6 +87,7 @@ export async function testDeps(env: Record<string, string> = {}): Promise<TestDe
   const clock = testClock();
   const outbox = dynamoMfaOutbox(dynamo);
   const store = dynamoStores(dynamo, { random: cryptoRandom, clock });
+  const peppers = pepperLoader(config.oauthClientSecretPepper, noSecretsManager);
   return {
     config,
     clock,
@@ -95,9 +102,10 @@ export async function testDeps(env: Record<string, string> = {}): Promise<TestDe
     // TOTP secrets sealed under an in-memory key; codes delivered to the outbox.
     mfaSecrets: secretBox(memoryDataKeys()),
     // As in production, behind the send quotas.
-    mfaDelivery: quotaDelivery(outboxDelivery(outbox, clock), store.attempts, clock, config.sendQuotas),
+    mfaDelivery: quotaDelivery(outboxDelivery(outbox, clock), store.attempts, clock, config.sendQuotas, store.tenants),
     outbox,
-    clientSecretHasher: clientSecretHasherFor(config.oauthClientSecretPepper, noSecretsManager),
+    clientSecretHasher: clientSecretHasher(peppers),
+    deviceTokens: deviceTokens(peppers, cryptoRandom),
     get logs() {
       return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     },

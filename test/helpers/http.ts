@@ -17,6 +17,8 @@ export interface RequestSpec {
   identity?: Identity;
   /** A raw authorizer context (e.g. `{ authError: 'unavailable' }`). */
   authorizerContext?: Record<string, string>;
+  /** The caller's address (`requestContext.http.sourceIp`), instead of the fixture's. */
+  sourceIp?: string;
 }
 
 /**
@@ -37,6 +39,7 @@ export function apiEvent(spec: RequestSpec = {}): APIGatewayProxyEventV2 {
   event.requestContext.http.path = rawPath;
   event.requestContext.routeKey = event.routeKey;
   event.requestContext.requestId = `req-${randomUUID()}`;
+  if (spec.sourceIp) event.requestContext.http.sourceIp = spec.sourceIp;
   event.headers = { ...event.headers, ...spec.headers };
   if (spec.body !== undefined) event.body = typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body);
   if (spec.query) {

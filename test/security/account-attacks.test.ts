@@ -29,7 +29,7 @@ describe('account enumeration', () => {
     await time('known-user', []);
     await time('nobody-0', []);
     for (let i = 0; i < 50; i++) {
-      deps.clock.advance(15 * 60 + 1); // a new lockout window each round
+      deps.clock.advance(24 * 3600 + 1); // new windows of every length of the budget each round (docs/api.md 10)
       await time(`nobody-${i}`, unknown);
       await time('known-user', wrong);
     }

@@ -362,6 +362,8 @@ describe('database outage with requests in flight', () => {
     );
     const requests = [
       app.request('login', { body: { username: 'admin', password: PASSWORD, tenantId } }),
+      // A known device (docs/api.md 10): its own budget's counter, the same 503.
+      app.request('login', { body: { username: 'admin', password: PASSWORD, tenantId }, headers: { 'x-device-token': admin.deviceToken } }),
       app.request('refresh', { body: { refreshToken: admin.refreshToken } }),
       app.request('me', { token: admin.token }),
       app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' })),

@@ -174,6 +174,12 @@ export const realOr = (...real: string[]) =>
 /** Whether an item is a failed-attempt counter: counting rejected attempts is their job. */
 const isCounter = (item: Record<string, unknown>) => String(item.pk).includes('#LOGIN#') || String(item.sk).startsWith('ATTEMPTS');
 
+/** An audit event (docs/api.md 9.8): refused sign-ins are recorded by design, so events are checked apart. */
+const isAuditEvent = (item: Record<string, unknown>) => String(item.pk).includes('#AUDIT#');
+
+/** The refusals a malformed request may leave in the audit trail, and nothing else. */
+const REFUSALS = ['login_failed', 'login_locked', 'password_change_failed'];
+
 /** An item without the count of wrong codes an MFA method keeps (lib/mfa/code-check.ts): counting them is its job. */
 const withoutFailureCount = ({ failedCodes: _counted, ...item }: Record<string, unknown>) => item;
 
@@ -206,7 +212,10 @@ export async function hostileTenant(tableName: string) {
     adminToken,
     client,
     /** The table but for the failed-attempt counters. */
-    snapshot: async () => (await scanTable(endpoint, tableName)).filter((item) => !isCounter(item)).map(withoutFailureCount),
+    snapshot: async () =>
+      (await scanTable(endpoint, tableName)).filter((item) => !isCounter(item) && !isAuditEvent(item)).map(withoutFailureCount),
+    /** The audit events of the table (refusals are recorded by design). */
+    events: async () => (await scanTable(endpoint, tableName)).filter(isAuditEvent),
     /** Session tokens: none, real ones (often), garbage. */
     sessions: () =>
       fc.option(
@@ -240,6 +249,7 @@ export type HostileTenant = Awaited<ReturnType<typeof hostileTenant>>;
 /** Sends RUNS hostile requests for the operation: each answered with a 4xx (or an `alsoOk`), the table unchanged. */
 export async function assertRefusesHostileRequests(tenant: HostileTenant, operation: Operation) {
   const before = await tenant.snapshot();
+  const eventsBefore = new Set((await tenant.events()).map((event) => event.id));
   const statuses = new Map<number, number>();
   const errors = new Map<string, number>();
   await fc.assert(
@@ -286,6 +296,8 @@ export async function assertRefusesHostileRequests(tenant: HostileTenant, operat
     { numRuns: RUNS },
   );
   expect(await tenant.snapshot()).toEqual(before);
+  const added = (await tenant.events()).filter((event) => !eventsBefore.has(event.id));
+  expect(added.filter((event) => event.outcome !== 'failure' || !REFUSALS.includes(String(event.type)))).toEqual([]);
   if (process.env.SHOW_COUNTS) console.log(operation.route, Object.fromEntries(statuses), Object.fromEntries(errors));
   // The cases reached more than the first check: several distinct refusals.
   expect(statuses.size).toBeGreaterThan(1);
