@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { ConflictError, ForbiddenError, TooManyRequestsError, ValidationError } from '../errors';
+import { notifyUser } from '../notifications/notify';
 import type { Identity } from '../tokens/access-token';
 import { type Account, codeContext, secretContext } from './account';
 import { checkCode } from './code-check';
@@ -111,5 +112,6 @@ export async function verifyMfa(deps: EnrolmentDeps, account: Account, { method,
   const revoking = first && user ? { user, keepSessionId: sessionId } : undefined;
   await checkCode(deps, account, enrollment, code, () => new ValidationError('Invalid MFA code', { code: 'INVALID_MFA_CODE' }), revoking);
   if (revoking) deps.log.info('mfa_first_method_sessions_revoked', { ...account, method, sessionId });
+  if (enrollment.status === 'pending') await notifyUser(deps, user ?? account, { kind: 'mfa-added', method });
   return { message: 'MFA verified successfully' as const };
 }

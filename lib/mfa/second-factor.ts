@@ -7,11 +7,20 @@ import { checkCode } from './code-check';
 import { CODE_TTL_SECONDS, generateCode, sendCode } from './codes';
 import type { DeliveredEnrollment, MfaEnrollment, MfaMethod } from './methods';
 
-type SecondFactorDeps = Pick<Deps, 'clock' | 'random' | 'log' | 'store' | 'mfaSecrets' | 'mfaDelivery'>;
+type SecondFactorDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'mfaSecrets' | 'mfaDelivery'>;
 
 export interface SecondFactorRequest {
   mfaCode?: string | undefined;
   mfaMethod?: MfaMethod | undefined;
+}
+
+export interface SecondFactorOptions {
+  /**
+   * Active methods that cannot serve here (a password reset: the channel the reset code
+   * went to, docs/api.md 8.7). They still make MFA required; when no other method is
+   * left, only a recovery code can pass.
+   */
+  excluded?: (enrollment: MfaEnrollment) => boolean;
 }
 
 /** Gives an active SMS/EMAIL method a fresh code, unless one went out less than 30 s ago. */
@@ -41,17 +50,22 @@ export async function secondFactor(
   { mfaCode, mfaMethod }: SecondFactorRequest,
   /** The user's methods, when the caller has read them already (login reads them while Argon2id runs). */
   methods: Promise<MfaEnrollment[]> = deps.store.mfa.list(account.tenantId, account.userId),
+  { excluded = () => false }: SecondFactorOptions = {},
 ): Promise<Amr[]> {
-  const active = (await methods)
-    .filter((enrollment) => enrollment.status === 'active')
-    .sort((a, b) => (a.activatedAt ?? 0) - (b.activatedAt ?? 0));
-  if (active.length === 0) return ['pwd'];
+  const allActive = (await methods).filter((enrollment) => enrollment.status === 'active');
+  if (allActive.length === 0) return ['pwd'];
+  const active = allActive.filter((enrollment) => !excluded(enrollment)).sort((a, b) => (a.activatedAt ?? 0) - (b.activatedAt ?? 0));
 
   const headers = { 'X-MFA-Methods': active.map((enrollment) => enrollment.method).join(',') };
   const chosen = mfaMethod
     ? active.find((enrollment) => enrollment.method === mfaMethod)
     : (active.find((enrollment) => enrollment.method === 'TOTP') ?? active[0]);
-  if (!chosen) throw new ValidationError('MFA method not enabled', { code: 'MFA_METHOD_NOT_ENABLED' });
+  if (!chosen) {
+    // An excluded method, or none left: MFA is still required, by another factor.
+    if (active.length === 0 || allActive.some((enrollment) => enrollment.method === mfaMethod))
+      throw new UnauthorizedError('MFA code required', headers, { code: 'MFA_REQUIRED' });
+    throw new ValidationError('MFA method not enabled', { code: 'MFA_METHOD_NOT_ENABLED' });
+  }
   if (!mfaCode) {
     if (chosen.method !== 'TOTP') await sendLoginCode(deps, account, chosen);
     deps.log.info('login_mfa_required', { ...account, method: chosen.method });

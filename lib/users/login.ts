@@ -3,6 +3,7 @@ import type { Deps } from '../deps';
 import { type AppError, TooManyRequestsError, UnauthorizedError } from '../errors';
 import type { MfaEnrollment } from '../mfa/methods';
 import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
+import { notifyUser } from '../notifications/notify';
 import { type AuthPayload, startSession } from '../sessions/sessions';
 import type { User } from './user';
 
@@ -41,7 +42,7 @@ function started<T>(promise: Promise<T>): Promise<T> {
  * A wrong password throws `invalid()` (401 `Invalid credentials` at login).
  */
 export async function checkPassword(
-  deps: Pick<Deps, 'clock' | 'store' | 'hasher' | 'log'>,
+  deps: Pick<Deps, 'config' | 'clock' | 'store' | 'hasher' | 'log' | 'mfaDelivery'>,
   { tenantId, username, password }: LoginRequest,
   invalid: () => AppError = () => new UnauthorizedError('Invalid credentials', {}, { code: 'INVALID_CREDENTIALS' }),
 ): Promise<PasswordAccepted> {
@@ -65,6 +66,8 @@ export async function checkPassword(
   if (!user || !verdict?.ok || user.status !== 'active') {
     await mfaMethods.catch(() => undefined);
     log.info('login_failed', { tenantId, username, reason: user ? 'wrong_password' : 'unknown_user' });
+    // This failure filled the window: the account is locked now (docs/api.md 8.9).
+    if (user && reservation.remaining === 0) await notifyUser(deps, user, { kind: 'account-locked' });
     throw invalid();
   }
   const afterSuccess = started(

@@ -1,5 +1,6 @@
 import type { Deps } from '../deps';
 import { ValidationError } from '../errors';
+import { notifyUser } from '../notifications/notify';
 import { revokeOtherSessions } from '../sessions/revocation';
 import type { Identity } from '../tokens/access-token';
 import { isCommonPassword } from './common-passwords';
@@ -18,7 +19,7 @@ export interface PasswordChangeRequest {
  * password is checked again against what is stored then.
  */
 export async function changePassword(
-  deps: Pick<Deps, 'clock' | 'store' | 'hasher' | 'log'>,
+  deps: Pick<Deps, 'config' | 'clock' | 'store' | 'hasher' | 'log' | 'mfaDelivery'>,
   identity: Identity,
   { currentPassword, newPassword }: PasswordChangeRequest,
 ): Promise<{ message: 'Password changed' }> {
@@ -36,5 +37,6 @@ export async function changePassword(
   };
   await revokeOtherSessions(deps, { tenantId, userId }, sessionId, { set: { passwordHash }, check: stillCurrent });
   deps.log.info('password_changed', { tenantId, userId, sessionId });
+  await notifyUser(deps, { tenantId, userId }, { kind: 'password-changed' });
   return { message: 'Password changed' };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from 'vitest';
 import { quotaDelivery, type SendQuotas } from '../../lib/abuse/send-quota';
-import type { CodeMessage } from '../../lib/mfa/delivery';
+import type { CodeMessage, DeliveryMessage } from '../../lib/mfa/delivery';
 import { dynamoAttemptCounter } from '../../lib/store/login-attempts';
 import { registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
@@ -12,7 +12,7 @@ import { localDynamo } from '../helpers/local-dynamo';
 const QUOTAS: SendQuotas = { destination: 3, user: 4, tenant: 6, global: 8 };
 
 describe('send quotas (every message the delivery port sends)', () => {
-  let sent: CodeMessage[];
+  let sent: DeliveryMessage[];
   let send: (message: Partial<CodeMessage>) => Promise<unknown>;
   let clock: ReturnType<typeof testClock>;
 
