@@ -10,6 +10,7 @@ import { fileDataKeys } from './mfa/file-data-keys';
 import { kmsDataKeys } from './mfa/kms-data-keys';
 import { type DataKeySource, type SecretBox, secretBox } from './mfa/secret-box';
 import { type ClientSecretHasher, clientSecretHasherFor } from './oauth/client-secret';
+import { type AccountCodeStore, dynamoAccountCodeStore } from './store/account-codes';
 import { createDynamo, type Dynamo } from './store/dynamo';
 import { type AttemptCounter, dynamoAttemptCounter } from './store/login-attempts';
 import { dynamoMfaOutbox, dynamoMfaStore, type MfaStore } from './store/mfa';
@@ -35,6 +36,8 @@ export interface Stores {
   mfa: MfaStore;
   /** The tenant administration's view of users (docs/api.md 9). */
   tenantUsers: TenantUserStore;
+  /** Password reset and email verification codes (docs/api.md 8.7, 8.8). */
+  accountCodes: AccountCodeStore;
 }
 
 /** Everything a function needs from the outside world; tests pass their own. */
@@ -48,7 +51,7 @@ export interface Deps {
   keys: KeyProvider;
   /** Encrypts TOTP secrets and digests one-time codes (lib/mfa/secret-box). */
   mfaSecrets: SecretBox;
-  /** Sends SMS/EMAIL one-time codes: SNS/SES in AWS, the outbox locally. */
+  /** Sends SMS/EMAIL one-time codes and security notifications: SNS/SES in AWS, the outbox locally. */
   mfaDelivery: CodeDelivery;
   /** Hashes and checks OAuth client secrets under the configured pepper (lib/oauth/client-secret). */
   clientSecretHasher: ClientSecretHasher;
@@ -66,6 +69,7 @@ export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'rand
     oauthGrants: dynamoOAuthGrantStore(dynamo, random),
     mfa: dynamoMfaStore(dynamo, random),
     tenantUsers: dynamoTenantUserStore(dynamo, random),
+    accountCodes: dynamoAccountCodeStore(dynamo, random),
   };
 }
 

@@ -34,7 +34,7 @@ const statementsOf = (role: Resource): Statement[] => role.Properties.Policies.f
 const actions = (s: Statement) => [s.Action].flat();
 
 /** Functions that hash passwords and so need the native Argon2 binding. */
-const HASHING = ['login', 'register', 'reauthenticate', 'changePassword'];
+const HASHING = ['login', 'register', 'reauthenticate', 'changePassword', 'passwordReset'];
 /** One function per operation of docs/api.md section 1, and the authorizer. */
 const FUNCTIONS = [
   'Authorizer',
@@ -60,15 +60,26 @@ const FUNCTIONS = [
   'AdminDeleteUser',
   'AdminResetUserMfa',
   'AdminSignOutUser',
+  'PasswordForgot',
+  'PasswordReset',
+  'EmailSet',
+  'EmailVerify',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
-const SENDING = ['Login', 'EnableMFA', 'Reauthenticate'];
+const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'PasswordForgot', 'PasswordReset'];
+/** Functions that send email only: a verification code or a security notification (docs/api.md 8.8, 8.9). */
+const EMAILING = ['Register', 'ChangePassword', 'VerifyMFA', 'EmailSet'];
 /** What each function may do with the MFA key: seal with a new data key, open what was sealed. */
 const MFA_KEY: Record<string, string[]> = {
   Login: ['kms:Decrypt', 'kms:GenerateDataKey'],
   Reauthenticate: ['kms:Decrypt', 'kms:GenerateDataKey'],
   EnableMFA: ['kms:GenerateDataKey'],
   VerifyMFA: ['kms:Decrypt'],
+  Register: ['kms:GenerateDataKey'],
+  PasswordForgot: ['kms:GenerateDataKey'],
+  PasswordReset: ['kms:Decrypt', 'kms:GenerateDataKey'],
+  EmailSet: ['kms:GenerateDataKey'],
+  EmailVerify: ['kms:Decrypt'],
 };
 /** Functions that hash client secrets with the pepper. */
 const PEPPERED = ['Oauth2Token', 'CreateOAuth2Client', 'Revoke', 'Introspect'];
@@ -144,7 +155,7 @@ describe('the deployment package', () => {
         expect(kms, fn).toEqual([]);
       }
       expect(granted.filter((a) => a.startsWith('sns:') || a.startsWith('ses:')).sort(), fn).toEqual(
-        SENDING.includes(fn) ? ['ses:SendEmail', 'sns:Publish'] : [],
+        SENDING.includes(fn) ? ['ses:SendEmail', 'sns:Publish'] : EMAILING.includes(fn) ? ['ses:SendEmail'] : [],
       );
     }
     expect(resources.MfaKey!.Properties.EnableKeyRotation).toBe(true);
@@ -199,6 +210,10 @@ describe('the deployment package', () => {
       'POST /auth/mfa/verify',
       'POST /auth/reauthenticate',
       'POST /auth/password/change',
+      'POST /auth/password/forgot',
+      'POST /auth/password/reset',
+      'PUT /auth/email',
+      'POST /auth/email/verify',
       'POST /oauth2/clients',
       'POST /oauth2/token',
     ];

@@ -6,6 +6,8 @@ import * as adminResetUserMfa from '../../functions/admin-reset-user-mfa';
 import * as adminSignOutUser from '../../functions/admin-sign-out-user';
 import * as adminUpdateUser from '../../functions/admin-update-user';
 import * as authorizer from '../../functions/authorizer';
+import * as emailSet from '../../functions/email-set';
+import * as emailVerify from '../../functions/email-verify';
 import * as jwks from '../../functions/jwks';
 import * as login from '../../functions/login';
 import * as logout from '../../functions/logout';
@@ -19,6 +21,8 @@ import * as oauth2Metadata from '../../functions/oauth2-metadata';
 import * as oauth2Revoke from '../../functions/oauth2-revoke';
 import * as oauth2Token from '../../functions/oauth2-token';
 import * as passwordChange from '../../functions/password-change';
+import * as passwordForgot from '../../functions/password-forgot';
+import * as passwordReset from '../../functions/password-reset';
 import * as reauthenticate from '../../functions/reauthenticate';
 import * as refresh from '../../functions/refresh-token';
 import * as register from '../../functions/register';
@@ -50,6 +54,11 @@ const routes = {
   adminDeleteUser: { module: adminDeleteUser, method: 'DELETE', path: '/admin/users/{userId}', authorizer: true },
   adminResetUserMfa: { module: adminResetUserMfa, method: 'POST', path: '/admin/users/{userId}/mfa/reset', authorizer: true },
   adminSignOutUser: { module: adminSignOutUser, method: 'DELETE', path: '/admin/users/{userId}/sessions', authorizer: true },
+  // Forgotten password and email (docs/api.md 8.7, 8.8)
+  passwordForgot: { module: passwordForgot, method: 'POST', path: '/auth/password/forgot', authorizer: false },
+  passwordReset: { module: passwordReset, method: 'POST', path: '/auth/password/reset', authorizer: false },
+  emailSet: { module: emailSet, method: 'PUT', path: '/auth/email', authorizer: true },
+  emailVerify: { module: emailVerify, method: 'POST', path: '/auth/email/verify', authorizer: true },
 } as const;
 
 export type RouteName = keyof typeof routes;

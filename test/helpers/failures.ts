@@ -51,6 +51,9 @@ const CODE_OF: Record<string, ErrorCode> = {
   'Invalid cursor': 'INVALID_CURSOR',
   'A tenant must keep an active ADMIN': 'LAST_ADMIN',
   'User not found': 'NOT_FOUND',
+  // Forgotten password and email (docs/api.md 8.7, 8.8)
+  'Invalid reset code': 'INVALID_RESET_CODE',
+  'Invalid verification code': 'INVALID_VERIFICATION_CODE',
 };
 
 /** The field the MFA enrolment names for its per-method checks of `secret`. */
