@@ -12,6 +12,7 @@ import { fileDataKeys } from './mfa/file-data-keys';
 import { kmsDataKeys } from './mfa/kms-data-keys';
 import { type DataKeySource, type SecretBox, secretBox } from './mfa/secret-box';
 import { type ClientSecretHasher, clientSecretHasher, pepperLoader } from './oauth/client-secret';
+import { type AccountCodeStore, dynamoAccountCodeStore } from './store/account-codes';
 import { type AuditStore, dynamoAuditStore } from './store/audit';
 import { createDynamo, type Dynamo } from './store/dynamo';
 import { type AttemptCounter, dynamoAttemptCounter } from './store/login-attempts';
@@ -43,6 +44,8 @@ export interface Stores {
   shops: ShopStore;
   /** The audit trail (docs/api.md 9.8). */
   audit: AuditStore;
+  /** Password reset and email verification codes (docs/api.md 8.7, 8.8). */
+  accountCodes: AccountCodeStore;
 }
 
 /** Everything a function needs from the outside world; tests pass their own. */
@@ -59,7 +62,7 @@ export interface Deps {
   publicKeys: PublicKeyProvider;
   /** Encrypts TOTP secrets and digests one-time codes (lib/mfa/secret-box). */
   mfaSecrets: SecretBox;
-  /** Sends SMS/EMAIL one-time codes: SNS/SES in AWS, the outbox locally. */
+  /** Sends SMS/EMAIL one-time codes and security notifications: SNS/SES in AWS, the outbox locally. */
   mfaDelivery: CodeDelivery;
   /** Hashes and checks OAuth client secrets under the configured pepper (lib/oauth/client-secret). */
   clientSecretHasher: ClientSecretHasher;
@@ -83,6 +86,7 @@ export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'rand
     tenantUsers: dynamoTenantUserStore(dynamo, random),
     shops: dynamoShopStore(dynamo, random),
     audit: dynamoAuditStore(dynamo),
+    accountCodes: dynamoAccountCodeStore(dynamo, random),
   };
 }
 

@@ -29,6 +29,9 @@ export const ERROR_CODES = [
   'RESERVED_CLIENT_ID',
   'SMS_COUNTRY_NOT_ALLOWED',
   'INVALID_CURSOR',
+  // Forgotten password and email (docs/api.md 8.7, 8.8)
+  'INVALID_RESET_CODE',
+  'INVALID_VERIFICATION_CODE',
   // 401
   'UNAUTHORIZED',
   'INVALID_CREDENTIALS',

@@ -1,6 +1,8 @@
 /**
- * Prints the last one-time code sent to a user by SMS or EMAIL while `npm start` runs:
- * locally codes go to an outbox in the table instead of SNS/SES (README, MFA).
+ * Prints the last one-time codes sent to a user by SMS or EMAIL (MFA, password reset,
+ * email verification) and the user's latest security notifications while `npm start`
+ * runs: locally they go to an outbox in the table instead of SNS/SES (README, MFA;
+ * docs/api.md 8.7-8.9).
  *
  *   npm run outbox -- --tenant acme --username alice [--method SMS|EMAIL]
  *
@@ -31,13 +33,20 @@ async function main(args: string[]) {
   if (!user) throw new Error(`No user ${username} in tenant ${tenantId}`);
   const outbox = dynamoMfaOutbox(dynamo);
   let found = false;
+  const at = (sentAt: number) => new Date(sentAt * 1000).toISOString();
   for (const method of methods as Array<'SMS' | 'EMAIL'>) {
-    const message = await outbox.latest(tenantId, user.id, method);
-    if (!message) continue;
-    found = true;
-    console.log(`${method} to ${message.destination} at ${new Date(message.sentAt * 1000).toISOString()}: ${message.code}`);
+    for (const purpose of ['mfa', 'reset', 'verify-email'] as const) {
+      const message = await outbox.latest(tenantId, user.id, method, purpose);
+      if (!message) continue;
+      found = true;
+      const what = purpose === 'mfa' ? '' : ` (${purpose})`;
+      console.log(`${method}${what} to ${message.destination} at ${at(message.sentAt)}: ${message.code}`);
+    }
   }
   if (!found) console.log(`No code sent to ${username} yet`);
+  for (const { destination, sentAt, notification } of (await outbox.notifications(tenantId, user.id)).reverse()) {
+    console.log(`\nNotification to ${destination} at ${at(sentAt)}: ${notification.subject}\n${notification.text}`);
+  }
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -29,12 +29,18 @@ export async function reserveBudget(
   budget: AttemptBudget,
 ): Promise<ReserveResult> {
   const [first, ...longer] = budget;
-  const inFirst = first ? await counter.reserve(subjectOf(0), now, first) : ({ allowed: true } as const);
+  const inFirst: ReserveResult = first
+    ? await counter.reserve(subjectOf(0), now, first)
+    : { allowed: true, remaining: Number.POSITIVE_INFINITY };
   // Refused by the first window: the longer ones are only read, for the true wait.
   const check = inFirst.allowed ? counter.reserve : counter.peek;
   const verdicts = await Promise.all(longer.map((policy, index) => check(subjectOf(index + 1), now, policy)));
-  const waits = [inFirst, ...verdicts].flatMap((verdict) => (verdict.allowed ? [] : [verdict.retryAfterSeconds]));
-  return waits.length === 0 ? { allowed: true } : { allowed: false, retryAfterSeconds: Math.max(...waits) };
+  const all = [inFirst, ...verdicts];
+  const waits = all.flatMap((verdict) => (verdict.allowed ? [] : [verdict.retryAfterSeconds]));
+  // Allowed: what is left is what the fullest window leaves (0: this attempt filled one).
+  return waits.length === 0
+    ? { allowed: true, remaining: Math.min(...all.map((verdict) => (verdict.allowed ? verdict.remaining : 0))) }
+    : { allowed: false, retryAfterSeconds: Math.max(...waits) };
 }
 
 /** Clears every window of a budget (a success: the rightful owner is back). */

@@ -82,3 +82,10 @@ export const account = z.strictObject({
     passkeys: z.array(z.never()),
   }),
 }) satisfies z.ZodType<{ account: AccountView }>;
+
+/** PUT /auth/email (docs/api.md 8.8): the address as stored, unverified. */
+export const emailSet = z.strictObject({
+  message: z.literal('Verification code sent'),
+  email: z.string(),
+  emailVerified: z.literal(false),
+});

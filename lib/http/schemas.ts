@@ -49,3 +49,6 @@ const canonicalId = () => bounded().regex(CANONICAL_ID, { message: NOT_CANONICAL
 
 export const tenantId = canonicalId();
 export const shopId = canonicalId();
+
+/** An email address, trimmed and lower-cased before it is bounded and checked (docs/api.md 8.8). */
+export const emailAddress = z.string().max(1024).trim().toLowerCase().max(254).pipe(z.email());

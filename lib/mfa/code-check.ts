@@ -2,6 +2,7 @@ import { type AttemptBudget, clearBudget, ESCALATING_BUDGET, reserveBudget } fro
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { type AppError, ForbiddenError, TooManyRequestsError } from '../errors';
+import { notifyUser } from '../notifications/notify';
 import type { SessionRevocation } from '../store/session-revocation';
 import { type Account, codeContext, recoveryContext, secretContext } from './account';
 import { isCodeShaped } from './codes';
@@ -22,7 +23,7 @@ export const MFA_BUDGET: AttemptBudget = ESCALATING_BUDGET;
  */
 export const MAX_FAILED_CODES = 100;
 
-type CheckDeps = Pick<Deps, 'clock' | 'log' | 'store' | 'mfaSecrets'>;
+type CheckDeps = Pick<Deps, 'config' | 'clock' | 'log' | 'store' | 'mfaSecrets' | 'mfaDelivery'>;
 
 type Rejection = 'wrong_code' | 'replayed' | 'expired' | 'no_code';
 
@@ -119,8 +120,11 @@ export async function checkCode(
         : await acceptDeliveredCode(deps, account, factor, code, revoking);
   if (rejection) {
     deps.log.info('mfa_verify_failed', { ...account, method, reason: rejection });
-    if (rejection === 'wrong_code' && (await deps.store.mfa.countFailedCode(tenantId, userId, method)) >= MAX_FAILED_CODES) {
+    const failed = rejection === 'wrong_code' ? await deps.store.mfa.countFailedCode(tenantId, userId, method) : 0;
+    if (failed >= MAX_FAILED_CODES) {
       deps.log.warn('mfa_method_locked', { ...account, method });
+      // Told once, by the code that locked it (docs/api.md 8.9).
+      if (failed === MAX_FAILED_CODES) await notifyUser(deps, account, { kind: 'mfa-locked', method });
     }
     throw await invalid();
   }

@@ -6,6 +6,9 @@ import { epochSeconds } from '../clock';
 import { CODE_TTL_SECONDS } from './codes';
 import type { DeliveredMethod } from './methods';
 
+/** What a one-time code is for: a second factor, a password reset, an email address to verify. */
+export type CodePurpose = 'mfa' | 'reset' | 'verify-email';
+
 /** A one-time code on its way to a user. */
 export interface CodeMessage {
   tenantId: string;
@@ -14,16 +17,58 @@ export interface CodeMessage {
   /** E.164 phone number (SMS) or email address (EMAIL). */
   destination: string;
   code: string;
+  /** `mfa` when absent. */
+  purpose?: CodePurpose | undefined;
 }
 
-/** The delivery port (docs/api.md 4.4): Amazon SNS and SES in AWS, the outbox locally. */
+/** A security notification (docs/api.md 8.9): plain text and simple HTML, never a secret. */
+export interface Notification {
+  /** What happened, e.g. `password-changed` (lib/notifications/notify.ts). */
+  event: string;
+  subject: string;
+  text: string;
+  html: string;
+}
+
+/** A notification on its way to a user's verified email address. */
+export interface NotificationMessage {
+  tenantId: string;
+  userId: string;
+  method: 'EMAIL';
+  destination: string;
+  notification: Notification;
+}
+
+/** Everything the delivery port carries: a code, or a notification. */
+export type DeliveryMessage = CodeMessage | NotificationMessage;
+
+/**
+ * The delivery port (docs/api.md 4.4, 8.9): Amazon SNS and SES in AWS, the outbox
+ * locally. It carries one-time codes and security notifications alike, so that the
+ * send quotas (lib/abuse/send-quota.ts) count every message.
+ */
 export interface CodeDelivery {
-  send(message: CodeMessage): Promise<void>;
+  send(message: DeliveryMessage): Promise<void>;
 }
 
-function text(issuer: string, code: string): string {
-  return `${code} is your ${issuer} verification code. It expires in ${CODE_TTL_SECONDS / 60} minutes. Do not share it.`;
+const minutes = CODE_TTL_SECONDS / 60;
+
+function text(issuer: string, code: string, purpose: CodePurpose = 'mfa'): string {
+  switch (purpose) {
+    case 'mfa':
+      return `${code} is your ${issuer} verification code. It expires in ${minutes} minutes. Do not share it.`;
+    case 'reset':
+      return `${code} is your ${issuer} password reset code. It expires in ${minutes} minutes. Do not share it. If you did not ask to reset your password, ignore this message.`;
+    case 'verify-email':
+      return `${code} is your ${issuer} code to confirm this email address. It expires in ${minutes} minutes. Do not share it.`;
+  }
 }
+
+const SUBJECTS: Record<CodePurpose, (issuer: string) => string> = {
+  mfa: (issuer) => `Your ${issuer} verification code`,
+  reset: (issuer) => `Your ${issuer} password reset code`,
+  'verify-email': (issuer) => `Confirm your email address for ${issuer}`,
+};
 
 // The SDK packages are imported on first send, so functions that never send keep their cold start.
 type SnsClient = Pick<SNSClient, 'send'>;
@@ -32,12 +77,12 @@ type SesClient = Pick<SESv2Client, 'send'>;
 /** Text messages through Amazon SNS (direct publish to a phone number, transactional). */
 export function snsDelivery(client: SnsClient, issuer: string): CodeDelivery {
   return {
-    async send({ destination, code }) {
+    async send(message) {
       const { PublishCommand } = await import('@aws-sdk/client-sns');
       await client.send(
         new PublishCommand({
-          PhoneNumber: destination,
-          Message: text(issuer, code),
+          PhoneNumber: message.destination,
+          Message: 'notification' in message ? message.notification.text : text(issuer, message.code, message.purpose),
           MessageAttributes: { 'AWS.SNS.SMS.SMSType': { DataType: 'String', StringValue: 'Transactional' } },
         }),
       );
@@ -48,52 +93,72 @@ export function snsDelivery(client: SnsClient, issuer: string): CodeDelivery {
 /** Email through Amazon SES v2 from a verified sender address. */
 export function sesDelivery(client: SesClient, from: string, issuer: string): CodeDelivery {
   return {
-    async send({ destination, code }) {
+    async send(message) {
       const { SendEmailCommand } = await import('@aws-sdk/client-sesv2');
+      const utf8 = (data: string) => ({ Data: data, Charset: 'UTF-8' });
+      const content =
+        'notification' in message
+          ? {
+              Subject: utf8(message.notification.subject),
+              Body: { Text: utf8(message.notification.text), Html: utf8(message.notification.html) },
+            }
+          : {
+              Subject: utf8(SUBJECTS[message.purpose ?? 'mfa'](issuer)),
+              Body: { Text: utf8(text(issuer, message.code, message.purpose)) },
+            };
       await client.send(
-        new SendEmailCommand({
-          FromEmailAddress: from,
-          Destination: { ToAddresses: [destination] },
-          Content: {
-            Simple: {
-              Subject: { Data: `Your ${issuer} verification code`, Charset: 'UTF-8' },
-              Body: { Text: { Data: text(issuer, code), Charset: 'UTF-8' } },
-            },
-          },
-        }),
+        new SendEmailCommand({ FromEmailAddress: from, Destination: { ToAddresses: [message.destination] }, Content: { Simple: content } }),
       );
     },
   };
 }
 
-/** SMS codes through one delivery, EMAIL codes through another. */
+/** SMS messages through one delivery, EMAIL messages through another. */
 export function deliveryByMethod(routes: Record<DeliveredMethod, CodeDelivery>): CodeDelivery {
   return { send: (message) => routes[message.method].send(message) };
 }
 
-/** A message kept in the local outbox. */
 /** What the outbox keeps of a code it was handed (local development only). */
-export const outboxMessageSchema = z.object({
+export const outboxCodeSchema = z.object({
   tenantId: z.string(),
   userId: z.string(),
   method: z.enum(['SMS', 'EMAIL']),
   destination: z.string(),
   code: z.string(),
+  /** Absent for MFA codes. */
+  purpose: z.enum(['reset', 'verify-email']).optional(),
   /** Epoch seconds. */
   sentAt: z.number(),
 });
 
-export type OutboxMessage = z.output<typeof outboxMessageSchema>;
+/** What the outbox keeps of a notification it was handed (local development only). */
+export const outboxNotificationSchema = z.object({
+  tenantId: z.string(),
+  userId: z.string(),
+  method: z.literal('EMAIL'),
+  destination: z.string(),
+  notification: z.object({ event: z.string(), subject: z.string(), text: z.string(), html: z.string() }),
+  /** Epoch seconds. */
+  sentAt: z.number(),
+});
 
-/** The local outbox: the last code sent per user and method, readable by developers and tests. */
+export type OutboxMessage = z.output<typeof outboxCodeSchema>;
+export type OutboxNotification = z.output<typeof outboxNotificationSchema>;
+
+/**
+ * The local outbox, readable by developers (`npm run outbox`) and tests: the last code
+ * per user, method and purpose, and the user's latest notifications.
+ */
 export interface MfaOutbox {
-  put(message: OutboxMessage): Promise<void>;
-  latest(tenantId: string, userId: string, method: DeliveredMethod): Promise<OutboxMessage | undefined>;
+  put(message: (CodeMessage | NotificationMessage) & { sentAt: number }): Promise<void>;
+  latest(tenantId: string, userId: string, method: DeliveredMethod, purpose?: CodePurpose): Promise<OutboxMessage | undefined>;
+  /** The user's notifications, newest first. */
+  notifications(tenantId: string, userId: string): Promise<OutboxNotification[]>;
 }
 
 /**
  * Local development only (lib/config refuses it in AWS): instead of sending, the
- * code is written to the outbox in the table, where developers and tests read it.
+ * code or notification is written to the outbox in the table, where developers and tests read it.
  */
 export function outboxDelivery(outbox: MfaOutbox, clock: Clock): CodeDelivery {
   return { send: (message) => outbox.put({ ...message, sentAt: epochSeconds(clock) }) };

@@ -3,6 +3,7 @@ import { bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { ConflictError, ForbiddenError, TooManyRequestsError, ValidationError } from '../errors';
+import { notifyUser } from '../notifications/notify';
 import type { Identity } from '../tokens/access-token';
 import { type Account, codeContext, secretContext } from './account';
 import { checkCode } from './code-check';
@@ -119,6 +120,11 @@ export async function verifyMfa(deps: EnrolmentDeps, account: Account, { method,
   const revoking = first && user ? { user, keepSessionId: sessionId } : undefined;
   await checkCode(deps, account, enrollment, code, () => new ValidationError('Invalid MFA code', { code: 'INVALID_MFA_CODE' }), revoking);
   if (revoking) deps.log.info('mfa_first_method_sessions_revoked', { ...account, method, sessionId });
-  if (enrollment.status === 'pending') await factorChanged(deps, account, 'mfa_method_activated', method);
+  if (enrollment.status === 'pending') {
+    await Promise.all([
+      factorChanged(deps, account, 'mfa_method_activated', method),
+      notifyUser(deps, user ?? account, { kind: 'mfa-added', method }),
+    ]);
+  }
   return { message: 'MFA verified successfully' as const };
 }

@@ -9,11 +9,20 @@ import type { DeliveredEnrollment, MfaEnrollment, SecondFactor } from './methods
 import { type RecoveryCodes, remainingCodes } from './recovery-codes';
 import { announceMfaEvent } from './security-events';
 
-type SecondFactorDeps = Pick<Deps, 'clock' | 'random' | 'log' | 'store' | 'mfaSecrets' | 'mfaDelivery'>;
+type SecondFactorDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'mfaSecrets' | 'mfaDelivery'>;
 
 export interface SecondFactorRequest {
   mfaCode?: string | undefined;
   mfaMethod?: SecondFactor | undefined;
+}
+
+export interface SecondFactorOptions {
+  /**
+   * Active methods that cannot serve here (a password reset: the channel the reset code
+   * went to, docs/api.md 8.7). They still make MFA required; when no other method is
+   * left, only a recovery code can pass.
+   */
+  excluded?: (enrollment: MfaEnrollment) => boolean;
 }
 
 /** Gives an active SMS/EMAIL method a fresh code, unless one went out less than 30 s ago. */
@@ -47,11 +56,11 @@ export async function secondFactor(
   { mfaCode, mfaMethod }: SecondFactorRequest,
   /** The user's methods, when the caller has read them already (login reads them while Argon2id runs). */
   methods: Promise<MfaEnrollment[]> = deps.store.mfa.list(account.tenantId, account.userId),
+  { excluded = () => false }: SecondFactorOptions = {},
 ): Promise<Amr[]> {
-  const active = (await methods)
-    .filter((enrollment) => enrollment.status === 'active')
-    .sort((a, b) => (a.activatedAt ?? 0) - (b.activatedAt ?? 0));
-  if (active.length === 0) return ['pwd'];
+  const allActive = (await methods).filter((enrollment) => enrollment.status === 'active');
+  if (allActive.length === 0) return ['pwd'];
+  const active = allActive.filter((enrollment) => !excluded(enrollment)).sort((a, b) => (a.activatedAt ?? 0) - (b.activatedAt ?? 0));
 
   // Read only when needed (a recovery code, or a refusal's header): a TOTP sign-in does without.
   let recovery: Promise<RecoveryCodes | undefined> | undefined;
@@ -80,7 +89,12 @@ export async function secondFactor(
   const chosen = mfaMethod
     ? active.find((enrollment) => enrollment.method === mfaMethod)
     : (active.find((enrollment) => enrollment.method === 'TOTP') ?? active[0]);
-  if (!chosen) throw notEnabled();
+  if (!chosen) {
+    // An excluded method, or none left: MFA is still required, by another factor (a recovery code at least).
+    if (active.length === 0 || allActive.some((enrollment) => enrollment.method === mfaMethod))
+      throw await required(mfaMethod ?? 'RECOVERY');
+    throw notEnabled();
+  }
   if (!mfaCode) {
     if (chosen.method !== 'TOTP') await sendLoginCode(deps, account, chosen);
     throw await required(chosen.method);

@@ -107,6 +107,30 @@ export const keys = {
     pk: mfaPartition(tenantId, userId),
     sk: `OUTBOX#${part(method)}`,
   }),
+  /** The local outbox's notifications of a user, in the order they were sent (local development only). */
+  outboxNotification: (tenantId: string, userId: string, sentAt: number, event: string): Key => ({
+    pk: mfaPartition(tenantId, userId),
+    sk: `OUTBOX#NOTICE#${String(sentAt).padStart(12, '0')}#${part(event)}`,
+  }),
+  outboxNotificationPrefix: 'OUTBOX#NOTICE#',
+  /**
+   * A password reset code (docs/api.md 8.7), by the username asked for: an unknown
+   * username gets the same record (of nobody) as a known one, so the work is the same.
+   */
+  passwordReset: (tenantId: string, username: string): Key => ({
+    pk: `${tenantPrefix(tenantId)}#RESET#${part(normalizeUsername(username))}`,
+    sk: 'RESET',
+  }),
+  /** The attempt counter of reset codes tried for a username, across the codes it is sent. */
+  resetAttempts: (tenantId: string, username: string): Key => ({
+    pk: `${tenantPrefix(tenantId)}#RESET#${part(normalizeUsername(username))}`,
+    sk: 'ATTEMPTS',
+  }),
+  /** The code that verifies a user's email address (docs/api.md 8.8). */
+  emailVerification: (tenantId: string, userId: string): Key => ({
+    pk: `${tenantPrefix(tenantId)}#USER#${part(userId)}`,
+    sk: 'EMAILVERIFY',
+  }),
   /**
    * The tenant index entry of a user (the owner index, `gsi1`): one query lists a
    * tenant's users, oldest first, page by page (docs/api.md 9.1).

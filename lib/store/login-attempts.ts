@@ -20,6 +20,8 @@ export type AttemptSubject =
   | { kind: 'device'; tenantId: string; username: string; deviceId: string }
   | { kind: 'source'; address: string }
   | { kind: 'mfa'; tenantId: string; userId: string; tier: number }
+  /** Wrong password reset codes for a username, whichever code (docs/api.md 8.7). */
+  | { kind: 'reset'; tenantId: string; username: string }
   /** Messages sent, per scope (lib/abuse/send-quota.ts); `global` counts the whole service. */
   | { kind: 'send'; tenantId: string; scope: SendScope; id: string };
 
@@ -37,10 +39,16 @@ function keyOf(subject: AttemptSubject): Key {
       return keys.mfaAttempts(subject.tenantId, subject.userId, subject.tier);
     case 'send':
       return keys.sendQuota(subject.tenantId, subject.scope, subject.id);
+    case 'reset':
+      return keys.resetAttempts(subject.tenantId, subject.username);
   }
 }
 
-export type ReserveResult = { allowed: true } | { allowed: false; retryAfterSeconds: number };
+/**
+ * `remaining`: attempts left in the window after this one (0: this attempt filled it);
+ * a peek, which counts nothing, tells the attempts left before this one.
+ */
+export type ReserveResult = { allowed: true; remaining: number } | { allowed: false; retryAfterSeconds: number };
 
 /**
  * A fixed-window counter of attempts, shared by every Lambda instance. An attempt is
@@ -57,10 +65,11 @@ export interface AttemptCounter {
 /** A full window refuses until it ends; an absent, passed or open one allows. */
 function verdictOf(old: Record<string, unknown> | undefined, now: number, { max, windowSeconds }: AttemptPolicy): ReserveResult {
   const windowStart = typeof old?.windowStart === 'number' ? old.windowStart : undefined;
-  const attempts = typeof old?.attempts === 'number' ? old.attempts : 0;
-  return windowStart !== undefined && windowStart > now - windowSeconds && attempts >= max
+  const open = windowStart !== undefined && windowStart > now - windowSeconds;
+  const attempts = open && typeof old?.attempts === 'number' ? old.attempts : 0;
+  return open && attempts >= max
     ? { allowed: false, retryAfterSeconds: windowStart + windowSeconds - now }
-    : { allowed: true };
+    : { allowed: true, remaining: max - attempts };
 }
 
 export function dynamoAttemptCounter({ doc, table }: Dynamo): AttemptCounter {
@@ -73,10 +82,9 @@ export function dynamoAttemptCounter({ doc, table }: Dynamo): AttemptCounter {
         return verdict.allowed ? undefined : verdict;
       };
       /** Allowed if the write applies; refused if it met a full window; undefined to go round again. */
-      const attempt = async (write: () => Promise<unknown>): Promise<ReserveResult | undefined> => {
+      const attempt = async (write: () => Promise<number>): Promise<ReserveResult | undefined> => {
         try {
-          await write();
-          return { allowed: true };
+          return { allowed: true, remaining: Math.max(0, max - (await write())) };
         } catch (error) {
           if (!isConditionalCheckFailed(error)) throw error;
           return refusal(oldItemOf(error));
@@ -87,8 +95,8 @@ export function dynamoAttemptCounter({ doc, table }: Dynamo): AttemptCounter {
         // with this attempt), and for a full window (refused from the item the failed
         // write returns); two for an open window below the limit. The cost depends on
         // earlier attempts at this username, never on whether the user exists.
-        const opened = await attempt(() =>
-          doc.send(
+        const opened = await attempt(async () => {
+          await doc.send(
             new PutCommand({
               TableName: table,
               Item: { ...key, attempts: 1, windowStart: now, [TTL_ATTRIBUTE]: now + windowSeconds },
@@ -96,23 +104,26 @@ export function dynamoAttemptCounter({ doc, table }: Dynamo): AttemptCounter {
               ExpressionAttributeValues: { ':windowOpenSince': windowOpenSince },
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             }),
-          ),
-        );
+          );
+          return 1;
+        });
         if (opened) return opened;
         // An open window below the limit: count this attempt in it, unless concurrent
         // attempts filled it (refused) or it passed or was cleared meanwhile (next turn).
-        const counted = await attempt(() =>
-          doc.send(
+        const counted = await attempt(async () => {
+          const { Attributes } = await doc.send(
             new UpdateCommand({
               TableName: table,
               Key: key,
               UpdateExpression: 'ADD attempts :one',
               ConditionExpression: 'windowStart > :windowOpenSince AND attempts < :max',
               ExpressionAttributeValues: { ':one': 1, ':windowOpenSince': windowOpenSince, ':max': max },
+              ReturnValues: 'UPDATED_NEW',
               ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
             }),
-          ),
-        );
+          );
+          return typeof Attributes?.attempts === 'number' ? Attributes.attempts : max;
+        });
         if (counted) return counted;
       }
       // Concurrent attempts kept changing the counter under us: busy, worth a retry (503).

@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Random } from '../crypto/random';
 import { CODE_TTL_SECONDS, RESEND_INTERVAL_SECONDS } from '../mfa/codes';
-import { type MfaOutbox, outboxMessageSchema } from '../mfa/delivery';
+import { type MfaOutbox, outboxCodeSchema, outboxNotificationSchema } from '../mfa/delivery';
 import { enrollmentSchema, type MfaEnrollment, type MfaMethod, type SecondFactor } from '../mfa/methods';
 import { type RecoveryCodes, recoveryCodesSchema } from '../mfa/recovery-codes';
 import { cancellationCodes, type Dynamo, isConditionalCheckFailed } from './dynamo';
@@ -321,30 +321,49 @@ export function dynamoMfaStore(dynamo: Dynamo, random: Random): MfaStore {
   };
 }
 
+/** Notifications stay in the local outbox for a day. */
+const NOTICES_KEPT_SECONDS = 24 * 3600;
+/** The notifications `npm run outbox` and tests read back. */
+const NOTICES_LISTED = 20;
+
 /**
- * The local outbox (lib/mfa/delivery): the last code per user and method, in the
- * clear, under the user's tenant, deleted by TTL when the code expires. Local only.
+ * The local outbox (lib/mfa/delivery): the last code per user, method and purpose, in
+ * the clear, under the user's tenant, deleted by TTL when the code expires; and the
+ * user's notifications of the last day. Local only.
  */
 export function dynamoMfaOutbox({ doc, table }: Dynamo): MfaOutbox {
   return {
     async put(message) {
+      const notice = 'notification' in message;
+      const key = notice
+        ? keys.outboxNotification(message.tenantId, message.userId, message.sentAt, message.notification.event)
+        : keys.mfaOutbox(message.tenantId, message.userId, message.purpose ? `${message.method}#${message.purpose}` : message.method);
       await doc.send(
         new PutCommand({
           TableName: table,
-          Item: {
-            ...keys.mfaOutbox(message.tenantId, message.userId, message.method),
-            ...message,
-            [TTL_ATTRIBUTE]: message.sentAt + CODE_TTL_SECONDS,
-          },
+          Item: { ...key, ...message, [TTL_ATTRIBUTE]: message.sentAt + (notice ? NOTICES_KEPT_SECONDS : CODE_TTL_SECONDS) },
         }),
       );
     },
 
-    async latest(tenantId, userId, method) {
-      const { Item } = await doc.send(
-        new GetCommand({ TableName: table, Key: keys.mfaOutbox(tenantId, userId, method), ConsistentRead: true }),
+    async latest(tenantId, userId, method, purpose = 'mfa') {
+      const key = keys.mfaOutbox(tenantId, userId, purpose === 'mfa' ? method : `${method}#${purpose}`);
+      const { Item } = await doc.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
+      return parseRecord(outboxCodeSchema, 'outbox message', Item);
+    },
+
+    async notifications(tenantId, userId) {
+      const { Items } = await doc.send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :notices)',
+          ExpressionAttributeValues: { ':pk': keys.mfaPartition(tenantId, userId), ':notices': keys.outboxNotificationPrefix },
+          ScanIndexForward: false,
+          Limit: NOTICES_LISTED,
+          ConsistentRead: true,
+        }),
       );
-      return parseRecord(outboxMessageSchema, 'outbox message', Item);
+      return (Items ?? []).flatMap((item) => parseRecord(outboxNotificationSchema, 'outbox notification', item) ?? []);
     },
   };
 }

@@ -7,6 +7,7 @@ import type { Deps } from '../deps';
 import { AppError, TooManyRequestsError, UnauthorizedError } from '../errors';
 import type { MfaEnrollment } from '../mfa/methods';
 import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
+import { notifyUser } from '../notifications/notify';
 import type { Device } from '../sessions/device';
 import type { Amr } from '../sessions/session';
 import { type AuthPayload, startSession } from '../sessions/sessions';
@@ -53,7 +54,7 @@ export interface PasswordFailure {
   user: User | undefined;
 }
 
-type CheckDeps = Pick<Deps, 'config' | 'clock' | 'store' | 'hasher' | 'log' | 'deviceTokens'>;
+type CheckDeps = Pick<Deps, 'config' | 'clock' | 'store' | 'hasher' | 'log' | 'deviceTokens' | 'mfaDelivery'>;
 
 /**
  * The budget a login attempt is counted in: a known device's own (5 in 15 minutes), or
@@ -106,7 +107,7 @@ export async function checkPassword(
   const address = sourceOf(request.sourceIp);
   const source: AttemptSubject | undefined = address === undefined ? undefined : { kind: 'source', address };
   const sourcePolicy = { max: deps.config.loginFailuresPerSource, windowSeconds: SOURCE_WINDOW_SECONDS };
-  const allowed: ReserveResult = { allowed: true };
+  const allowed: ReserveResult = { allowed: true, remaining: Number.POSITIVE_INFINITY };
   // Independent reads run together: the lookup is wasted only for a refused attempt.
   const [sourceVerdict, reservation, user] = await Promise.all([
     source ? store.attempts.peek(source, now, sourcePolicy) : allowed,
@@ -134,6 +135,8 @@ export async function checkPassword(
     const reason = !user ? 'unknown_user' : !verdict?.ok ? 'wrong_password' : 'disabled';
     await Promise.all([mfaMethods.catch(() => undefined), failed(), refused({ reason, user })]);
     log.info('login_failed', { tenantId, username, reason: user ? 'wrong_password' : 'unknown_user' });
+    // This failure filled the window: the account is locked now (docs/api.md 8.9).
+    if (user && reservation.remaining === 0) await notifyUser(deps, user, { kind: 'account-locked' });
     throw invalid();
   }
   const afterSuccess = started(

@@ -1,6 +1,7 @@
 import { bySelf, recordEvent } from '../audit/record';
 import type { Deps } from '../deps';
 import { ValidationError } from '../errors';
+import { notifyUser } from '../notifications/notify';
 import { revokeOtherSessions } from '../sessions/revocation';
 import type { Identity } from '../tokens/access-token';
 import { isCommonPassword } from './common-passwords';
@@ -19,7 +20,7 @@ export interface PasswordChangeRequest {
  * password is checked again against what is stored then.
  */
 export async function changePassword(
-  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'hasher' | 'log' | 'source' | 'deviceTokens'>,
+  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'hasher' | 'log' | 'source' | 'deviceTokens' | 'mfaDelivery'>,
   identity: Identity,
   { currentPassword, newPassword }: PasswordChangeRequest,
 ): Promise<{ message: 'Password changed' }> {
@@ -39,6 +40,9 @@ export async function changePassword(
   };
   await revokeOtherSessions(deps, { tenantId, userId }, sessionId, { set: { passwordHash }, check: stillCurrent });
   deps.log.info('password_changed', { tenantId, userId, sessionId });
-  await recordEvent(deps, { ...bySelf(identity), type: 'password_changed', outcome: 'success', details: { sessionId } });
+  await Promise.all([
+    recordEvent(deps, { ...bySelf(identity), type: 'password_changed', outcome: 'success', details: { sessionId } }),
+    notifyUser(deps, { tenantId, userId }, { kind: 'password-changed' }),
+  ]);
   return { message: 'Password changed' };
 }

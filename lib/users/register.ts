@@ -7,6 +7,7 @@ import type { Device } from '../sessions/device';
 import { type AuthPayload, startSession } from '../sessions/sessions';
 import type { Identity } from '../tokens/access-token';
 import { isCommonPassword } from './common-passwords';
+import { sendEmailVerification } from './email';
 import { type Role, type User, userSummary } from './user';
 
 export interface RegisterRequest {
@@ -65,6 +66,7 @@ export async function createUser(
     username: request.username,
     role: request.role,
     email: request.email,
+    ...(request.email === undefined ? {} : { emailVerified: false }),
     passwordHash,
     status: 'active',
     createdAt: new Date(deps.clock.now()).toISOString(),
@@ -93,6 +95,22 @@ export async function createUser(
 }
 
 /**
+ * The code that verifies a registered email address (docs/api.md 8.8). The user exists
+ * by now: a failure to send is logged, and the user asks again with PUT /auth/email.
+ */
+async function verifyRegisteredEmail(deps: Deps, user: User, email: string): Promise<void> {
+  try {
+    await sendEmailVerification(deps, user, email);
+  } catch (error) {
+    deps.log.warn('email_verification_not_sent', {
+      tenantId: user.tenantId,
+      userId: user.id,
+      error: error instanceof Error ? error.name : 'unknown',
+    });
+  }
+}
+
+/**
  * register (docs/api.md 4.3): a new user. The anonymous bootstrap gets a session of its
  * own; an ADMIN registering someone else gets none of theirs (a live session of another
  * user would be a silent impersonation): empty `token` and `refreshToken`, as the
@@ -100,6 +118,7 @@ export async function createUser(
  */
 export async function register(deps: Deps, caller: Identity | null, request: RegisterRequest, device: Device = {}): Promise<AuthPayload> {
   const user = await createUser(deps, caller, request);
+  if (user.email) await verifyRegisteredEmail(deps, user, user.email);
   if (caller) return { token: '', refreshToken: '', expiresIn: 0, user: userSummary(user) };
   // The bootstrap signed in from this device: it gets a device token as a login does (docs/api.md 10).
   const [payload, deviceToken] = await Promise.all([

@@ -11,6 +11,8 @@ export const userSchema = z.object({
   username: z.string(),
   role: z.enum(ROLES),
   email: z.string().optional(),
+  /** Whether the user proved `email` is theirs (docs/api.md 8.8); only a verified address gets codes and notifications. */
+  emailVerified: z.boolean().optional(),
   passwordHash: z.string(),
   status: z.enum(['active', 'disabled']),
   /**

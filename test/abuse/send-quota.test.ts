@@ -1,7 +1,7 @@
 import { describe, expect, inject, it } from 'vitest';
 import { NEW_TENANT_SECONDS, quotaDelivery, type SendQuotas } from '../../lib/abuse/send-quota';
 import { argon2idHasher } from '../../lib/crypto/password';
-import type { CodeMessage } from '../../lib/mfa/delivery';
+import type { CodeMessage, DeliveryMessage } from '../../lib/mfa/delivery';
 import { dynamoAttemptCounter } from '../../lib/store/login-attempts';
 import { registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
@@ -15,7 +15,7 @@ const QUOTAS: SendQuotas = { destination: 3, user: 4, tenant: 6, global: 8, newT
 const established = { createdAt: async () => 0 };
 
 describe('send quotas (every message the delivery port sends)', () => {
-  let sent: CodeMessage[];
+  let sent: DeliveryMessage[];
   let send: (message: Partial<CodeMessage>) => Promise<unknown>;
   let clock: ReturnType<typeof testClock>;
 

@@ -34,7 +34,7 @@ const statementsOf = (role: Resource): Statement[] => role.Properties.Policies.f
 const actions = (s: Statement) => [s.Action].flat();
 
 /** Functions that hash passwords and so need the native Argon2 binding. */
-const HASHING = ['login', 'register', 'reauthenticate', 'changePassword'];
+const HASHING = ['login', 'register', 'reauthenticate', 'changePassword', 'passwordReset'];
 /** One function per operation of docs/api.md section 1, and the authorizer. */
 const FUNCTIONS = [
   'Authorizer',
@@ -79,9 +79,15 @@ const FUNCTIONS = [
   'AdminListAudit',
   // The custom resource that sets SNS's monthly SMS spend limit (no route).
   'SmsSpendLimit',
+  'PasswordForgot',
+  'PasswordReset',
+  'EmailSet',
+  'EmailVerify',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
-const SENDING = ['Login', 'EnableMFA', 'Reauthenticate'];
+const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'PasswordForgot', 'PasswordReset'];
+/** Functions that send email only: a verification code or a security notification (docs/api.md 8.8, 8.9). */
+const EMAILING = ['Register', 'ChangePassword', 'VerifyMFA', 'EmailSet'];
 /** What each function may do with the MFA key: seal with a new data key, open what was sealed. */
 const MFA_KEY: Record<string, string[]> = {
   Login: ['kms:Decrypt', 'kms:GenerateDataKey'],
@@ -89,6 +95,11 @@ const MFA_KEY: Record<string, string[]> = {
   EnableMFA: ['kms:GenerateDataKey'],
   VerifyMFA: ['kms:Decrypt'],
   GenerateRecoveryCodes: ['kms:GenerateDataKey'],
+  Register: ['kms:GenerateDataKey'],
+  PasswordForgot: ['kms:GenerateDataKey'],
+  PasswordReset: ['kms:Decrypt', 'kms:GenerateDataKey'],
+  EmailSet: ['kms:GenerateDataKey'],
+  EmailVerify: ['kms:Decrypt'],
 };
 /** Functions that hash client secrets with the pepper, or MAC device tokens under a subkey of it (login, register). */
 const PEPPERED = ['Oauth2Token', 'CreateOAuth2Client', 'Revoke', 'Introspect', 'RotateOAuth2ClientSecret', 'Login', 'Register'];
@@ -191,7 +202,13 @@ describe('the deployment package', () => {
         expect(kms, fn).toEqual([]);
       }
       expect(granted.filter((a) => a.startsWith('sns:') || a.startsWith('ses:')).sort(), fn).toEqual(
-        SENDING.includes(fn) ? ['ses:SendEmail', 'sns:Publish'] : fn === 'SmsSpendLimit' ? ['sns:SetSMSAttributes'] : [],
+        SENDING.includes(fn)
+          ? ['ses:SendEmail', 'sns:Publish']
+          : EMAILING.includes(fn)
+            ? ['ses:SendEmail']
+            : fn === 'SmsSpendLimit'
+              ? ['sns:SetSMSAttributes']
+              : [],
       );
     }
     expect(resources.MfaKey!.Properties.EnableKeyRotation).toBe(true);
@@ -272,7 +289,13 @@ describe('the deployment package', () => {
     for (const [name, role] of ofType('AWS::IAM::Role')) {
       const fn = name.replace(/IamRoleLambdaExecution$/, '');
       const sns = statementsOf(role).filter((s) => actions(s).some((a) => a.startsWith('sns:')));
-      expect(sns, fn).toEqual(SENDING.includes(fn) ? [{ Effect: 'Allow', Action: ['sns:Publish'], Resource: '*' }, SMS_ONLY] : []);
+      const expected = SENDING.includes(fn)
+        ? [{ Effect: 'Allow', Action: ['sns:Publish'], Resource: '*' }, SMS_ONLY]
+        : // The spend-limit resource sets an account attribute; it cannot publish at all.
+          fn === 'SmsSpendLimit'
+          ? [{ Effect: 'Allow', Action: ['sns:SetSMSAttributes'], Resource: '*' }]
+          : [];
+      expect(sns, fn).toEqual(expected);
     }
     const pattern = SMS_ONLY.Resource['Fn::Sub'].replace(/^arn:\$\{AWS::Partition\}:/, 'arn:aws:');
     const alarmTopic = `arn:aws:sns:eu-west-1:123456789012:${resources.AlarmTopic!.Properties.TopicName}`;
@@ -331,6 +354,10 @@ describe('the deployment package', () => {
       'POST /auth/password/change',
       'POST /auth/mfa/disable',
       'POST /auth/mfa/recovery-codes',
+      'POST /auth/password/forgot',
+      'POST /auth/password/reset',
+      'PUT /auth/email',
+      'POST /auth/email/verify',
       'POST /oauth2/clients',
       'POST /oauth2/token',
       'PATCH /oauth2/clients/{clientId}',

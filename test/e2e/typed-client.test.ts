@@ -61,6 +61,8 @@ describe('the typed client (clients/typescript)', () => {
         refreshToken: expect.any(String),
         expiresIn: 900,
         user: { id: expect.any(String), username: 'alice', role: 'ADMIN', tenantId, shopId: expect.any(String) },
+        // The device token of the login lockout (docs/api.md 10.1), typed as optional: register's payload may lack it.
+        deviceToken: expect.stringMatching(/^d1\./),
       },
     });
     token = data!.data.token;

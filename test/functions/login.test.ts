@@ -184,15 +184,15 @@ describe('POST /auth/login', () => {
         sent.length = 0;
         return counter.reserve(key, now, LOGIN_ATTEMPTS);
       };
-      expect(await at(start)).toEqual({ allowed: true });
+      expect(await at(start)).toEqual({ allowed: true, remaining: 4 });
       expect(sent).toEqual(['PutCommand']);
       for (let i = 1; i < 5; i++) {
-        expect(await at(start + i)).toEqual({ allowed: true });
+        expect(await at(start + i)).toEqual({ allowed: true, remaining: 4 - i });
         expect(sent).toEqual(['PutCommand', 'UpdateCommand']);
       }
       expect(await at(start + 10)).toEqual({ allowed: false, retryAfterSeconds: 15 * 60 - 10 });
       expect(sent).toEqual(['PutCommand']);
-      expect(await at(start + 15 * 60)).toEqual({ allowed: true });
+      expect(await at(start + 15 * 60)).toEqual({ allowed: true, remaining: 4 });
       expect(sent).toEqual(['PutCommand']);
     });
 
@@ -200,10 +200,12 @@ describe('POST /auth/login', () => {
       const counter = dynamoAttemptCounter(recordedDynamo().dynamo);
       const key = { kind: 'login', tenantId: uniqueTenant(), username: 'hank' } as const;
       const start = Math.floor(Date.now() / 1000);
-      for (let i = 0; i < 5; i++) expect(await counter.reserve(key, start + i, LOGIN_ATTEMPTS)).toEqual({ allowed: true });
+      for (let i = 0; i < 5; i++)
+        expect(await counter.reserve(key, start + i, LOGIN_ATTEMPTS)).toEqual({ allowed: true, remaining: 4 - i });
       expect(await counter.reserve(key, start + 899, LOGIN_ATTEMPTS)).toEqual({ allowed: false, retryAfterSeconds: 1 });
-      expect(await counter.reserve(key, start + 900, LOGIN_ATTEMPTS)).toEqual({ allowed: true });
-      for (let i = 1; i < 5; i++) expect(await counter.reserve(key, start + 900 + i, LOGIN_ATTEMPTS)).toEqual({ allowed: true });
+      expect(await counter.reserve(key, start + 900, LOGIN_ATTEMPTS)).toEqual({ allowed: true, remaining: 4 });
+      for (let i = 1; i < 5; i++)
+        expect(await counter.reserve(key, start + 900 + i, LOGIN_ATTEMPTS)).toEqual({ allowed: true, remaining: 4 - i });
       expect(await counter.reserve(key, start + 910, LOGIN_ATTEMPTS)).toEqual({ allowed: false, retryAfterSeconds: 890 });
     });
   });

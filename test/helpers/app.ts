@@ -15,6 +15,8 @@ import * as listSessions from '../../functions/auth-sessions-list';
 import * as revokeSession from '../../functions/auth-sessions-revoke';
 import * as revokeOtherSessions from '../../functions/auth-sessions-revoke-others';
 import * as authorizer from '../../functions/authorizer';
+import * as emailSet from '../../functions/email-set';
+import * as emailVerify from '../../functions/email-verify';
 import * as jwks from '../../functions/jwks';
 import * as login from '../../functions/login';
 import * as logout from '../../functions/logout';
@@ -36,6 +38,8 @@ import * as oauth2RotateClientSecret from '../../functions/oauth2-rotate-client-
 import * as oauth2Token from '../../functions/oauth2-token';
 import * as oauth2UpdateClient from '../../functions/oauth2-update-client';
 import * as passwordChange from '../../functions/password-change';
+import * as passwordForgot from '../../functions/password-forgot';
+import * as passwordReset from '../../functions/password-reset';
 import * as reauthenticate from '../../functions/reauthenticate';
 import * as refresh from '../../functions/refresh-token';
 import * as register from '../../functions/register';
@@ -93,6 +97,11 @@ const routes = {
   adminCreateShop: { module: adminCreateShop, method: 'POST', path: '/admin/shops', authorizer: true },
   adminListShops: { module: adminListShops, method: 'GET', path: '/admin/shops', authorizer: true },
   adminListAudit: { module: adminListAudit, method: 'GET', path: '/admin/audit', authorizer: true },
+  // Forgotten password and email (docs/api.md 8.7, 8.8)
+  passwordForgot: { module: passwordForgot, method: 'POST', path: '/auth/password/forgot', authorizer: false },
+  passwordReset: { module: passwordReset, method: 'POST', path: '/auth/password/reset', authorizer: false },
+  emailSet: { module: emailSet, method: 'PUT', path: '/auth/email', authorizer: true },
+  emailVerify: { module: emailVerify, method: 'POST', path: '/auth/email/verify', authorizer: true },
 } as const;
 
 export type RouteName = keyof typeof routes;

@@ -62,6 +62,9 @@ const CODE_OF: Record<string, ErrorCode> = {
   // Shops (docs/api.md 9.7)
   'Unknown shop': 'UNKNOWN_SHOP',
   'Shop already exists': 'SHOP_EXISTS',
+  // Forgotten password and email (docs/api.md 8.7, 8.8)
+  'Invalid reset code': 'INVALID_RESET_CODE',
+  'Invalid verification code': 'INVALID_VERIFICATION_CODE',
 };
 
 /** The field the MFA enrolment names for its per-method checks of `secret`. */

@@ -9,6 +9,7 @@ import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { activateTotp, newTotpSecret } from '../helpers/mfa';
 import { authorizationCode, basic, createClient, form, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
+import { verifiedEmail } from '../helpers/recovery';
 
 /**
  * Issue 7, item 3: cross-tenant attempts on every operation. An attacker who is ADMIN
@@ -36,15 +37,20 @@ describe('cross-tenant attempts on every operation', () => {
   let victimCode: { code: string; verifier: string };
   let victimCcToken: string;
   let victimSmsCode: string;
+  let victimEmailCode: string;
+  let attackerResetCode: string;
   let before: Array<Record<string, unknown>>;
 
   /**
-   * Everything of tenant B but its failed-login counters and its audit trail (which count
+   * Everything of tenant B but its failed-login counters and its audit trail, and its failed-reset counters (which count
    * and record attempts made against B, by design: the audit events are checked apart).
    */
   const victimRecords = async () =>
     (await scanTable(endpoint, tableName)).filter(
-      (item) => (String(item.pk).startsWith(`T#${b}#`) || item.tenantId === b) && !/#(LOGIN|AUDIT)#/.test(String(item.pk)),
+      (item) =>
+        (String(item.pk).startsWith(`T#${b}#`) || item.tenantId === b) &&
+        !/#(LOGIN|AUDIT)#/.test(String(item.pk)) &&
+        !(String(item.pk).includes('#RESET#') && item.sk === 'ATTEMPTS'),
     );
   const victimEvents = async () => (await scanTable(endpoint, tableName)).filter((item) => String(item.pk).startsWith(`T#${b}#AUDIT#`));
   let eventsBefore: Set<unknown>;
@@ -88,6 +94,12 @@ describe('cross-tenant attempts on every operation', () => {
     expect(
       (await app.request('adminCreateShop', { token: victim.token, body: { shopId: 'victim-shop', name: 'Victim shop' } })).status,
     ).toBe(201);
+    // B's ADMIN has an email to verify; A's ADMIN a verified one and a reset code (docs/api.md 8.7, 8.8).
+    expect((await app.request('emailSet', { token: victim.token, body: { email: 'victim@example.com' } })).status).toBe(200);
+    victimEmailCode = (await deps.outbox.latest(b, victim.user.id, 'EMAIL', 'verify-email'))?.code ?? '';
+    await verifiedEmail(app, deps, attacker.token, a, attacker.user.id, 'attacker@example.com');
+    expect((await app.request('passwordForgot', { body: { username: 'admin', tenantId: a } })).status).toBe(202);
+    attackerResetCode = (await deps.outbox.latest(a, attacker.user.id, 'EMAIL', 'reset'))?.code ?? '';
     before = await victimRecords();
     eventsBefore = new Set((await victimEvents()).map((event) => event.id));
   });
@@ -102,6 +114,47 @@ describe('cross-tenant attempts on every operation', () => {
     [Buffer.from(tenantId).toString('base64url'), ...refreshToken.split('.').slice(1)].join('.');
 
   const attempts: Array<[string, string, () => Promise<Response>, (r: Response) => void]> = [
+    // First, while A's session is live (later attempts end it).
+    [
+      'passwordReset',
+      "A's reset code for A's admin, used with tenant B on B's admin of the same username",
+      () =>
+        app.request('passwordReset', {
+          body: { username: 'admin', tenantId: b, code: attackerResetCode, newPassword: ATTACKER_PASSWORD },
+        }),
+      (r) => expect(r).toEqual(refused(400, 'Invalid reset code')),
+    ],
+    [
+      'passwordForgot',
+      "B's admin asked for through A: A's own account, nothing of B",
+      () => app.request('passwordForgot', { body: { username: 'victim-user', tenantId: a } }),
+      (r) => expect(r.status).toBe(202),
+    ],
+    [
+      'emailVerify',
+      "A verifies with B's code, naming B's tenant and user",
+      () =>
+        app.request('emailVerify', {
+          token: attacker.token,
+          body: { code: victimEmailCode, tenantId: b, userId: victim.user.id },
+        }),
+      (r) => expect(r).toEqual(refused(400, 'Invalid verification code')),
+    ],
+    [
+      'emailSet',
+      "A sets an email naming B's tenant and user: acts on A only",
+      async () => {
+        // A's own address was set in beforeAll: past the 30-s resend interval.
+        deps.clock.advance(31);
+        const response = await app.request('emailSet', {
+          token: attacker.token,
+          body: { email: 'mole@example.com', tenantId: b, userId: victim.user.id },
+        });
+        expect((await deps.store.users.findById(a, attacker.user.id))?.email).toBe('mole@example.com');
+        return response;
+      },
+      (r) => expect(r.status).toBe(200),
+    ],
     [
       'login',
       "B's user and password through A",
@@ -768,6 +821,10 @@ describe('cross-tenant attempts on every operation', () => {
       'adminCreateShop',
       'adminListShops',
       'adminListAudit',
+      'passwordForgot',
+      'passwordReset',
+      'emailSet',
+      'emailVerify',
     ]) {
       expect(operations, operation).toContain(operation);
     }
@@ -809,6 +866,7 @@ describe('cross-tenant attempts on every operation', () => {
     });
     expect((await app.request('refresh', { body: { refreshToken: victim.refreshToken } })).status).toBe(200);
     expect((await app.request('login', { body: { username: 'admin', password: PASSWORD, tenantId: b } })).status).toBe(200);
+    expect((await app.request('emailVerify', { token: victim.token, body: { code: victimEmailCode } })).status).toBe(200);
   });
 });
 

@@ -9,6 +9,7 @@ import { isServiceUnavailable, type Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
 import { authorizationCode, createClient, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
+import { verifiedEmail } from '../helpers/recovery';
 import { halfWrittenState } from '../helpers/table-invariants';
 
 /**
@@ -42,7 +43,9 @@ describe('a database fault at every step of every operation', () => {
 
   beforeAll(async () => {
     await createTable(endpoint, tableName);
-    deps = await testDeps({ TABLE_NAME: tableName });
+    // One tenant sends hundreds of codes here (verified emails, reset codes, SMS): past the
+    // default per-tenant send quota, which test/abuse/ checks on its own.
+    deps = await testDeps({ TABLE_NAME: tableName, SEND_QUOTA_PER_TENANT: '100000' });
     nearRealTime(deps);
     // Cheap Argon2id parameters: hundreds of registrations and logins, the same code paths.
     deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
@@ -80,6 +83,12 @@ describe('a database fault at every step of every operation', () => {
     await app.request('mfaVerify', { token: user.token, body: { method: 'TOTP', code: code() } });
     const login = await app.request('login', { body: { username: user.username, password: PASSWORD, tenantId, mfaCode: code(1) } });
     return { ...user, otpToken: login.body.data.token as string };
+  };
+  /** A user with a verified email address (docs/api.md 8.8). */
+  const withEmail = async () => {
+    const user = await newUser();
+    await verifiedEmail(app, deps, user.token, tenantId, user.userId, `${user.username}@example.com`);
+    return user;
   };
   const redeem = (code: string, verifier: string) =>
     app.request(
@@ -235,6 +244,42 @@ describe('a database fault at every step of every operation', () => {
       // Tried again after a fault that landed, the change meets its own new password: 400, never a 5xx.
       run: (user) =>
         app.request('passwordChange', { token: user.token, body: { currentPassword: PASSWORD, newPassword: `${PASSWORD} again` } }),
+      ok: (r) => r.status === 200,
+    },
+    // Forgotten password and email (docs/api.md 8.7, 8.8)
+    {
+      name: 'passwordForgot',
+      prepare: withEmail,
+      run: (user) => app.request('passwordForgot', { body: { username: user.username, tenantId } }),
+      ok: (r) => r.status === 202,
+    },
+    {
+      name: 'passwordReset (every session and grant revoked)',
+      prepare: async () => {
+        const user = await withEmail();
+        await app.request('passwordForgot', { body: { username: user.username, tenantId } });
+        return { ...user, code: (await deps.outbox.latest(tenantId, user.userId, 'EMAIL', 'reset'))?.code };
+      },
+      // Tried again after a fault that landed, the used code answers 400, never a 5xx.
+      run: (user) =>
+        app.request('passwordReset', { body: { username: user.username, tenantId, code: user.code, newPassword: `${PASSWORD} reset` } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'emailSet',
+      prepare: newUser,
+      // Tried again after a fault that landed, the 30-s resend interval answers 429, never a 5xx.
+      run: (user) => app.request('emailSet', { token: user.token, body: { email: `${user.username}@example.com` } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'emailVerify',
+      prepare: async () => {
+        const user = await newUser();
+        await app.request('emailSet', { token: user.token, body: { email: `${user.username}@example.com` } });
+        return { ...user, code: (await deps.outbox.latest(tenantId, user.userId, 'EMAIL', 'verify-email'))?.code };
+      },
+      run: (user) => app.request('emailVerify', { token: user.token, body: { code: user.code } }),
       ok: (r) => r.status === 200,
     },
     {

@@ -9,6 +9,7 @@ import { failure } from '../helpers/failures';
 import { losingAnswers, mentioning } from '../helpers/lost-answers';
 import { authenticator, newTotpSecret } from '../helpers/mfa';
 import { authorizationCode, createClient, newSecret, tokenRequest } from '../helpers/oauth';
+import { verifiedEmail } from '../helpers/recovery';
 
 /**
  * Issue 7, item 4, a fault the outage test met when the database froze for longer than
@@ -431,5 +432,55 @@ describe('writes retried after a lost answer', () => {
       tokenRequest(client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }),
     );
     expect(refresh).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  });
+
+  describe('forgotten password and email (docs/api.md 8.7, 8.8)', () => {
+    const PASSWORD = 'correct horse battery';
+    /** An ADMIN with a verified email address, through the lossy table. */
+    async function withEmail() {
+      const tenantId = uniqueTenant('lost');
+      const { token, user } = await registerAdmin(app, tenantId, 'admin', PASSWORD);
+      await verifiedEmail(app, deps, token, tenantId, user.id, 'admin@example.com');
+      return { tenantId, token, userId: user.id };
+    }
+
+    it('email set and verify: each retried transaction succeeds once, and the code is then used', async () => {
+      const tenantId = uniqueTenant('lost');
+      const { token, user } = await registerAdmin(app, tenantId, 'admin', PASSWORD);
+      dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'emailVerified = :false'));
+      const lostBefore = dynamo.lost();
+      expect((await app.request('emailSet', { token, body: { email: 'a@example.com' } })).status).toBe(200);
+      expect(dynamo.lost()).toBe(lostBefore + 1);
+      const code = (await deps.outbox.latest(tenantId, user.id, 'EMAIL', 'verify-email'))?.code;
+      dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'emailVerified = :true'));
+      expect(await app.request('emailVerify', { token, body: { code } })).toMatchObject({ status: 200, body: { success: true } });
+      expect(dynamo.lost()).toBe(lostBefore + 2);
+      expect((await deps.store.users.findById(tenantId, user.id))?.emailVerified).toBe(true);
+      expect((await app.request('emailVerify', { token, body: { code } })).body).toEqual(failure('Invalid verification code'));
+    });
+
+    it('forgot: the retried write of the reset code finds its own write, and the code is sent', async () => {
+      const { tenantId, userId } = await withEmail();
+      dynamo.loseNext(mentioning('UpdateItemCommand', 'REMOVE usedAt'));
+      const lostBefore = dynamo.lost();
+      expect((await app.request('passwordForgot', { body: { username: 'admin', tenantId } })).status).toBe(202);
+      expect(dynamo.lost()).toBe(lostBefore + 1);
+      expect(await deps.outbox.latest(tenantId, userId, 'EMAIL', 'reset')).toMatchObject({ purpose: 'reset' });
+    });
+
+    it('reset: the retried transaction of code, hash and revocation succeeds once, and the code is then used', async () => {
+      const { tenantId, userId, token } = await withEmail();
+      await app.request('passwordForgot', { body: { username: 'admin', tenantId } });
+      const code = (await deps.outbox.latest(tenantId, userId, 'EMAIL', 'reset'))?.code;
+      dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'usedAt = :now'));
+      const lostBefore = dynamo.lost();
+      const body = { username: 'admin', tenantId, code, newPassword: 'a new passphrase' };
+      expect(await app.request('passwordReset', { body })).toMatchObject({ status: 200, body: { data: { message: 'Password reset' } } });
+      expect(dynamo.lost()).toBe(lostBefore + 1);
+      expect((await app.request('me', { token })).status).toBe(401);
+      expect((await deps.store.users.findById(tenantId, userId))?.sessionEpoch).toBe(1);
+      expect((await app.request('passwordReset', { body })).body).toEqual(failure('Invalid reset code'));
+      expect((await app.request('login', { body: { username: 'admin', password: 'a new passphrase', tenantId } })).status).toBe(200);
+    });
   });
 });

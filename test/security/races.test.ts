@@ -9,6 +9,7 @@ import { createTable, scanTable } from '../helpers/isolated-table';
 import { activateDelivered, activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
 import { authorizationCode, createClient, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
 import { patientStores } from '../helpers/patient-stores';
+import { verifiedEmail } from '../helpers/recovery';
 
 /**
  * Issue 7, item 3, races: many concurrent requests that may succeed only once, at
@@ -444,6 +445,46 @@ describe('races', () => {
       }
       expect(accepted).toHaveLength(1);
       expect(decodeJwt(user.token).tenantId).toBe(user.tenantId);
+    });
+  });
+
+  describe('reset and verification codes (docs/api.md 8.7, 8.8)', () => {
+    // 5: every request gets one of the code's 5 tries; the winner is decided by the use.
+    const M = 5;
+
+    it(`${M} concurrent resets with one code, each with its own new password: exactly one wins, once`, async () => {
+      for (let round = 0; round < 3; round++) {
+        const tenantId = uniqueTenant('reset-race');
+        const admin = await registerAdmin(app, tenantId, 'alice', PASSWORD);
+        await verifiedEmail(app, deps, admin.token, tenantId, admin.user.id, 'alice@example.com');
+        await app.request('passwordForgot', { body: { username: 'alice', tenantId } });
+        const code = (await deps.outbox.latest(tenantId, admin.user.id, 'EMAIL', 'reset'))?.code;
+        const passwords = Array.from({ length: M }, (_, i) => `${PASSWORD} reset ${i}`);
+        const answers = await Promise.all(
+          passwords.map((newPassword) => app.request('passwordReset', { body: { username: 'alice', tenantId, code, newPassword } })),
+        );
+        expect(count(answers, 200)).toBe(1);
+        expect(answers.filter((answer) => answer.status === 400 && answer.body.error === 'Invalid reset code')).toHaveLength(M - 1);
+        const winner = passwords[answers.findIndex((answer) => answer.status === 200)];
+        const logins = await Promise.all(
+          passwords.map((password) => app.request('login', { body: { username: 'alice', password, tenantId } })),
+        );
+        expect(logins.map((login) => login.status === 200)).toEqual(passwords.map((password) => password === winner));
+        const user = (await items(tenantId)).find((item) => item.sk === 'PROFILE');
+        expect(user?.sessionEpoch).toBe(1);
+      }
+    });
+
+    it(`${M} concurrent verifications with one code: exactly one wins`, async () => {
+      const tenantId = uniqueTenant('verify-race');
+      const admin = await registerAdmin(app, tenantId, 'alice', PASSWORD);
+      await app.request('emailSet', { token: admin.token, body: { email: 'alice@example.com' } });
+      const code = (await deps.outbox.latest(tenantId, admin.user.id, 'EMAIL', 'verify-email'))?.code;
+      const answers = await Promise.all(
+        Array.from({ length: M }, () => app.request('emailVerify', { token: admin.token, body: { code } })),
+      );
+      expect(count(answers, 200)).toBe(1);
+      expect(answers.filter((answer) => answer.status === 400 && answer.body.error === 'Invalid verification code')).toHaveLength(M - 1);
     });
   });
 });

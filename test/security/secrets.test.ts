@@ -506,6 +506,26 @@ describe('secrets in the clear (responses, output, table)', () => {
     ).toBe(401);
 
     // Every flow of the issue ran.
+    // Email verification and password reset (docs/api.md 8.7, 8.8), and the notifications they cause (8.9)
+    const resetUser = await mfaUser('reset-user');
+    const address = `r${randomBytes(4).toString('hex')}@example.com`;
+    expect((await send('email set', 'emailSet', { token: resetUser.token, body: { email: address } })).status).toBe(200);
+    const verifyCode = known('verification code', (await deps.outbox.latest(tenantId, resetUser.userId, 'EMAIL', 'verify-email'))?.code);
+    const wrongVerify = known('wrong verification code', wrongCode(verifyCode));
+    expect((await send('email verify', 'emailVerify', { token: resetUser.token, body: { code: wrongVerify } })).status).toBe(400);
+    expect((await send('email verify', 'emailVerify', { token: resetUser.token, body: { code: verifyCode } })).status).toBe(200);
+    expect((await send('password forgot', 'passwordForgot', { body: { username: 'reset-user', tenantId } })).status).toBe(202);
+    const resetCode = known('reset code', (await deps.outbox.latest(tenantId, resetUser.userId, 'EMAIL', 'reset'))?.code);
+    const newPassword = known('reset new password', passphrase());
+    const resetBody = { username: 'reset-user', tenantId, newPassword };
+    const wrongReset = known('wrong reset code', wrongCode(resetCode));
+    expect((await send('password reset', 'passwordReset', { body: { ...resetBody, code: wrongReset } })).status).toBe(400);
+    expect((await send('password reset', 'passwordReset', { body: { ...resetBody, code: resetCode } })).status).toBe(200);
+    // The notifications (email bodies, plain text and HTML) carry none of the secrets.
+    const notices = await deps.outbox.notifications(tenantId, resetUser.userId);
+    expect(notices.map((notice) => notice.notification.event)).toEqual(['password-reset']);
+    expect(secretsIn(JSON.stringify(notices), secrets)).toEqual([]);
+
     expect([...flows]).toEqual(
       expect.arrayContaining([
         'login',
@@ -539,6 +559,10 @@ describe('secrets in the clear (responses, output, table)', () => {
         'sessions',
         'grants',
         'account',
+        'email set',
+        'email verify',
+        'password forgot',
+        'password reset',
       ]),
     );
   }, 60_000);
@@ -611,6 +635,8 @@ describe('secrets in the clear (responses, output, table)', () => {
       'authorization code',
       'PKCE verifier',
       'OAuth refresh token',
+      'reset code',
+      'verification code',
     ];
     for (const kind of kinds)
       expect(

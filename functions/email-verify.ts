@@ -1,0 +1,18 @@
+import * as z from 'zod';
+import { requireMfaConfig } from '../lib/config';
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+import { verifyEmail } from '../lib/users/email';
+
+export const body = z.object({ code: z.string().trim().min(1).max(16) });
+
+/** POST /auth/email/verify (docs/api.md 8.8): the code sent to the address proves it is the user's. */
+export function makeHandler(deps: Deps) {
+  requireMfaConfig(deps.config);
+  return httpHandler(deps, { identity: 'required', body }, async ({ body, identity, deps }) =>
+    ok(await verifyEmail(deps, identity, body.code)),
+  );
+}
+
+export const handler = makeHandler(defaultDeps());

@@ -1,0 +1,22 @@
+import * as z from 'zod';
+import { requireMfaConfig } from '../lib/config';
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+import { tenantId, username } from '../lib/http/schemas';
+import { requestPasswordReset } from '../lib/users/password-reset';
+
+export const body = z.object({
+  username,
+  tenantId: tenantId.optional(),
+});
+
+/** POST /auth/password/forgot (docs/api.md 8.7): always 202, in the same time whether the account exists or not. */
+export function makeHandler(deps: Deps) {
+  requireMfaConfig(deps.config);
+  return httpHandler(deps, { identity: 'none', body }, async ({ body, deps }) =>
+    ok(await requestPasswordReset(deps, { tenantId: body.tenantId ?? deps.config.defaultTenantId, username: body.username }), 202),
+  );
+}
+
+export const handler = makeHandler(defaultDeps());

@@ -1,0 +1,162 @@
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { epochSeconds } from '../clock';
+import type { Deps } from '../deps';
+import { TooManyRequestsError, ValidationError } from '../errors';
+import { CODE_TTL_SECONDS, generateCode, isCodeShaped } from '../mfa/codes';
+import { maskDestination } from '../mfa/masking';
+import type { DeliveredMethod, MfaEnrollment } from '../mfa/methods';
+import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
+import { notifyUser } from '../notifications/notify';
+import type { AccountCodeKey } from '../store/account-codes';
+import { isCommonPassword } from './common-passwords';
+import type { User } from './user';
+
+type ResetDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'hasher' | 'mfaSecrets' | 'mfaDelivery'>;
+
+/** docs/api.md 8.7: at most one reset code per user every 60 s. */
+export const RESET_RESEND_SECONDS = 60;
+/** docs/api.md 8.7: a reset code allows 5 tries. */
+export const RESET_CODE_TRIES = 5;
+/** Wrong reset codes per username in 15 minutes, across the codes sent: new codes do not bring new guesses. */
+export const RESET_ATTEMPTS = { max: 5, windowSeconds: 15 * 60 };
+/**
+ * The least time the forgot-password answer takes, in ms of wall time: the one step
+ * an unknown user cannot imitate (handing the code to SES or SNS) ends well within it,
+ * so the answer's time does not tell whether the account exists.
+ */
+export const FORGOT_ANSWER_FLOOR_MS = 400;
+
+/** A user id no user has (ids are UUIDs): an unknown username's code is nobody's. */
+const NOBODY = 'none';
+
+const FORGOT_MESSAGE = 'If the account exists, a reset code has been sent' as const;
+
+/** The context a reset code is digested under: it opens nothing of another user or tenant. */
+const resetContext = (tenantId: string, userId: string) => `reset-code\u0000${tenantId}\u0000${userId}`;
+
+interface Channel {
+  method: DeliveredMethod;
+  destination: string;
+}
+
+/** Where a reset code goes: the verified email, else the first active SMS/EMAIL method. */
+function resetChannel(user: User, methods: MfaEnrollment[]): Channel | undefined {
+  if (user.email && user.emailVerified) return { method: 'EMAIL', destination: user.email };
+  const delivered = methods
+    .filter((enrollment) => enrollment.status === 'active' && enrollment.method !== 'TOTP')
+    .sort((a, b) => (a.activatedAt ?? 0) - (b.activatedAt ?? 0))[0];
+  return delivered && 'destination' in delivered ? { method: delivered.method, destination: delivered.destination } : undefined;
+}
+
+export interface ForgotRequest {
+  tenantId: string;
+  username: string;
+}
+
+/**
+ * Forgotten password (docs/api.md 8.7): a reset code to the account's channel, at most
+ * one per 60 s. Known and unknown usernames (and accounts without a channel) do the same
+ * reads, the same digest and the same conditional write, and answer the same 202 in at
+ * least FORGOT_ANSWER_FLOOR_MS; only a known account's code is handed to the delivery
+ * port, whose failure is logged, never answered.
+ */
+export async function requestPasswordReset(
+  deps: ResetDeps,
+  { tenantId, username }: ForgotRequest,
+  floorMs = FORGOT_ANSWER_FLOOR_MS,
+): Promise<{ message: typeof FORGOT_MESSAGE }> {
+  const started = performance.now();
+  const found = await deps.store.users.findByUsername(tenantId, username);
+  const user = found?.status === 'active' ? found : undefined;
+  const methods = await deps.store.mfa.list(tenantId, user?.id ?? NOBODY);
+  const channel = user && resetChannel(user, methods);
+  const userId = channel && user ? user.id : NOBODY;
+  const now = epochSeconds(deps.clock);
+  const code = generateCode(deps.random);
+  const issued = await deps.store.accountCodes.issue(
+    { purpose: 'reset', tenantId, username },
+    {
+      userId,
+      digest: await deps.mfaSecrets.digest(code, resetContext(tenantId, userId)),
+      sentAt: now,
+      expiresAt: now + CODE_TTL_SECONDS,
+      destination: channel?.destination,
+    },
+    RESET_RESEND_SECONDS,
+  );
+  if (issued && user && channel) {
+    try {
+      await deps.mfaDelivery.send({ tenantId, userId: user.id, ...channel, code, purpose: 'reset' });
+      deps.log.info('password_reset_code_sent', {
+        tenantId,
+        userId: user.id,
+        method: channel.method,
+        destination: maskDestination(channel.destination),
+      });
+    } catch (error) {
+      // Answered like any other request: a refusal here would tell that the account exists.
+      deps.log.warn('password_reset_code_not_sent', { tenantId, userId: user.id, error: error instanceof Error ? error.name : 'unknown' });
+    }
+  } else {
+    deps.log.info('password_reset_code_not_sent', { tenantId, username, reason: issued ? 'no_channel' : 'throttled' });
+  }
+  const left = floorMs - (performance.now() - started);
+  if (left > 0) await sleep(left);
+  return { message: FORGOT_MESSAGE };
+}
+
+export interface ResetRequest extends SecondFactorRequest {
+  tenantId: string;
+  username: string;
+  code: string;
+  newPassword: string;
+}
+
+/** How often the user is read again when it changed between the read and the reset's transaction. */
+const ATTEMPTS = 5;
+
+/**
+ * Password reset (docs/api.md 8.7), in order: the username's reset attempts (429), a try
+ * of the live code (400 `Invalid reset code`; 5 per code), the new password's rules, the
+ * second factor when MFA is active (a method other than the reset code's channel, or a
+ * recovery code: lib/mfa/second-factor.ts, as at login); then in one transaction the code
+ * used, the new hash, every session and grant revoked, the login lockout cleared.
+ */
+export async function resetPassword(deps: ResetDeps, request: ResetRequest): Promise<{ message: 'Password reset' }> {
+  const { tenantId, username, code, newPassword } = request;
+  const invalid = () => new ValidationError('Invalid reset code', { code: 'INVALID_RESET_CODE' });
+  const key: AccountCodeKey & { purpose: 'reset' } = { purpose: 'reset', tenantId, username };
+  const now = epochSeconds(deps.clock);
+  const attempts = { kind: 'reset', tenantId, username } as const;
+  const reservation = await deps.store.attempts.reserve(attempts, now, RESET_ATTEMPTS);
+  if (!reservation.allowed) throw new TooManyRequestsError(reservation.retryAfterSeconds);
+
+  const record = await deps.store.accountCodes.spendTry(key, now, RESET_CODE_TRIES);
+  const digest = record?.digest;
+  if (!record || !digest || !isCodeShaped(code) || !(await deps.mfaSecrets.matches(digest, code, resetContext(tenantId, record.userId)))) {
+    deps.log.info('password_reset_failed', { tenantId, username, reason: 'invalid_code' });
+    throw invalid();
+  }
+  if (await isCommonPassword(newPassword)) throw new ValidationError('Password is too common', { code: 'PASSWORD_TOO_COMMON' });
+  let user = await deps.store.users.findById(tenantId, record.userId);
+  if (user?.status !== 'active') throw invalid();
+  const account = { tenantId, userId: user.id, username: user.username };
+  const channel = record.destination?.toLowerCase();
+  await secondFactor(deps, account, request, deps.store.mfa.list(tenantId, user.id), {
+    excluded: (enrollment) => 'destination' in enrollment && enrollment.destination.toLowerCase() === channel,
+  });
+  const passwordHash = await deps.hasher.hash(newPassword);
+
+  for (let attempt = 0; attempt < ATTEMPTS && user; attempt++) {
+    if (await deps.store.accountCodes.resetPassword(key, digest, now, user, passwordHash)) {
+      deps.log.info('password_reset', { tenantId, userId: user.id });
+      await notifyUser(deps, user, { kind: 'password-reset' });
+      return { message: 'Password reset' };
+    }
+    // Used by a concurrent reset (the code is gone), or the user changed: read both again.
+    if ((await deps.store.accountCodes.find(key))?.digest !== digest) throw invalid();
+    user = await deps.store.users.findById(tenantId, user.id);
+  }
+  throw invalid();
+}

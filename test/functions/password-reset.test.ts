@@ -1,0 +1,249 @@
+import { performance } from 'node:perf_hooks';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type App, registerAdmin, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
+import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { failure } from '../helpers/failures';
+import { activateDelivered, activateTotp } from '../helpers/mfa';
+import { authorizationCode, createClient, tokenRequest } from '../helpers/oauth';
+import { verifiedEmail } from '../helpers/recovery';
+
+const PASSWORD = 'correct horse battery';
+const NEW_PASSWORD = 'a brand new passphrase';
+const FORGOT = { success: true, data: { message: 'If the account exists, a reset code has been sent' } };
+const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0');
+
+describe('POST /auth/password/forgot and /auth/password/reset (docs/api.md 8.7)', () => {
+  let deps: TestDeps;
+  let app: App;
+
+  beforeAll(async () => {
+    deps = nearRealTime(await testDeps());
+    app = testApp(deps);
+  });
+
+  /** An ADMIN of a new tenant with a verified email address. */
+  async function newUser(email: string | null = 'alice@example.com') {
+    const tenantId = uniqueTenant('reset');
+    const { token, refreshToken, user } = await registerAdmin(app, tenantId, 'alice', PASSWORD);
+    if (email) await verifiedEmail(app, deps, token, tenantId, user.id, email);
+    return { tenantId, token, refreshToken, userId: user.id };
+  }
+  const forgot = (tenantId: string, username = 'alice') => app.request('passwordForgot', { body: { username, tenantId } });
+  const resetCode = async (tenantId: string, userId: string, method: 'EMAIL' | 'SMS' = 'EMAIL') =>
+    (await deps.outbox.latest(tenantId, userId, method, 'reset'))?.code ?? '';
+  const reset = (tenantId: string, code: string, extra: Record<string, unknown> = {}) =>
+    app.request('passwordReset', { body: { username: 'alice', tenantId, code, newPassword: NEW_PASSWORD, ...extra } });
+  const login = (tenantId: string, password: string) => app.request('login', { body: { username: 'alice', password, tenantId } });
+
+  describe('forgot', () => {
+    it('answers 202 and sends a reset code to the verified email, stored only as a keyed digest', async () => {
+      const { tenantId, userId } = await newUser();
+      const response = await forgot(tenantId);
+      expect(response).toEqual({ status: 202, headers: expect.objectContaining({ 'Cache-Control': 'no-store' }), body: FORGOT });
+      const sent = await deps.outbox.latest(tenantId, userId, 'EMAIL', 'reset');
+      expect(sent).toMatchObject({ destination: 'alice@example.com', purpose: 'reset', code: expect.stringMatching(/^\d{6}$/) });
+      const stored = await deps.store.accountCodes.find({ purpose: 'reset', tenantId, username: 'alice' });
+      expect(stored).toMatchObject({ userId, tries: 0, digest: expect.stringMatching(/^v1\./) });
+      expect(JSON.stringify(stored)).not.toContain(String(sent?.code));
+      expect(deps.logText()).not.toContain(String(sent?.code));
+    });
+
+    it('answers an unknown username, another tenant and an account without a channel exactly alike', async () => {
+      const { tenantId } = await newUser();
+      const known = await forgot(tenantId);
+      const noChannel = await newUser(null);
+      for (const response of [await forgot(tenantId, 'nobody'), await forgot(uniqueTenant('none')), await forgot(noChannel.tenantId)])
+        expect(response).toEqual(known);
+      expect(await deps.outbox.latest(noChannel.tenantId, noChannel.userId, 'EMAIL', 'reset')).toBeUndefined();
+    });
+
+    it('takes the same time for an unknown username as for an account that gets a code', async () => {
+      const { tenantId } = await newUser();
+      const known: number[] = [];
+      const unknown: number[] = [];
+      const timed = async (username: string) => {
+        const started = performance.now();
+        expect((await forgot(tenantId, username)).body).toEqual(FORGOT);
+        return performance.now() - started;
+      };
+      for (let round = 0; round < 4; round++) {
+        // A new code for the known user each round (one per 60 s).
+        deps.clock.advance(61);
+        known.push(await timed('alice'));
+        unknown.push(await timed(`nobody-${round}`));
+      }
+      const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+      // Both at least the floor (400 ms), and within 60 ms of each other.
+      expect(Math.min(...known, ...unknown)).toBeGreaterThanOrEqual(395);
+      expect(Math.abs(median(known) - median(unknown))).toBeLessThan(60);
+    });
+
+    it('sends to an active SMS method when there is no verified email, and at most one code per 60 s', async () => {
+      const { tenantId, token, userId } = await newUser(null);
+      await activateDelivered(app, deps, token, userId, 'SMS', '+15550102030');
+      expect((await forgot(tenantId)).body).toEqual(FORGOT);
+      const first = await deps.outbox.latest(tenantId, userId, 'SMS', 'reset');
+      expect(first).toMatchObject({ destination: '+15550102030', purpose: 'reset' });
+      deps.clock.advance(59);
+      expect((await forgot(tenantId)).body).toEqual(FORGOT);
+      expect(await deps.outbox.latest(tenantId, userId, 'SMS', 'reset')).toEqual(first);
+      deps.clock.advance(2);
+      expect((await forgot(tenantId)).body).toEqual(FORGOT);
+      expect((await deps.outbox.latest(tenantId, userId, 'SMS', 'reset'))?.sentAt).toBeGreaterThan(first?.sentAt ?? 0);
+    });
+
+    it('answers 202 when the code cannot be sent (a send quota), as for anyone', async () => {
+      const { tenantId } = await newUser();
+      const sending = deps.mfaDelivery;
+      deps.mfaDelivery = {
+        send: async () => {
+          throw new Error('quota');
+        },
+      };
+      try {
+        expect(await forgot(tenantId)).toEqual({ status: 202, headers: expect.any(Object), body: FORGOT });
+      } finally {
+        deps.mfaDelivery = sending;
+      }
+      expect(deps.logText()).toContain('"event":"password_reset_code_not_sent"');
+    });
+  });
+
+  describe('reset', () => {
+    it('answers 200 Password reset, ends every session and OAuth grant, and clears the login lockout', async () => {
+      const { tenantId, userId, token, refreshToken } = await newUser();
+      const client = await createClient(app, token, tenantId);
+      const issued = await authorizationCode(app, token, client);
+      const grant = await app.request(
+        'oauth2Token',
+        tokenRequest(client, {
+          grant_type: 'authorization_code',
+          code: issued.code,
+          redirect_uri: client.redirectUri,
+          code_verifier: issued.verifier,
+        }),
+      );
+      for (let attempt = 0; attempt < 5; attempt++) await login(tenantId, 'not the password');
+      expect((await login(tenantId, PASSWORD)).body).toEqual(failure('Too many failed attempts'));
+
+      await forgot(tenantId);
+      const response = await reset(tenantId, await resetCode(tenantId, userId));
+      expect(response).toEqual({
+        status: 200,
+        headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
+        body: { success: true, data: { message: 'Password reset' } },
+      });
+      expect(await app.request('me', { token })).toEqual({ status: 401, headers: expect.any(Object), body: failure('Unauthorized') });
+      expect((await app.request('refresh', { body: { refreshToken } })).body).toEqual(failure('Invalid refresh token'));
+      const oauthRefresh = await app.request(
+        'oauth2Token',
+        tokenRequest(client, { grant_type: 'refresh_token', refresh_token: String(grant.body.refresh_token) }),
+      );
+      expect(oauthRefresh).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+      expect((await login(tenantId, NEW_PASSWORD)).status).toBe(200);
+      expect((await login(tenantId, PASSWORD)).body).toEqual(failure('Invalid credentials'));
+      expect(deps.logText()).not.toContain(NEW_PASSWORD);
+    });
+
+    it.each([
+      ['a wrong code', async (code: string) => ({ code: wrong(code) })],
+      ['a code not of 6 digits', async () => ({ code: 'abcdef' })],
+    ])('answers 400 Invalid reset code for %s, and changes nothing', async (_, body) => {
+      const { tenantId, userId, token } = await newUser();
+      await forgot(tenantId);
+      const response = await reset(tenantId, '', await body(await resetCode(tenantId, userId)));
+      expect(response).toEqual({ status: 400, headers: expect.any(Object), body: failure('Invalid reset code') });
+      expect((await app.request('me', { token })).status).toBe(200);
+    });
+
+    it('answers 400 Invalid reset code for an expired code, a used one, and without any', async () => {
+      const { tenantId, userId } = await newUser();
+      expect((await reset(tenantId, '123456')).body).toEqual(failure('Invalid reset code'));
+      await forgot(tenantId);
+      const code = await resetCode(tenantId, userId);
+      deps.clock.advance(600);
+      expect((await reset(tenantId, code)).body).toEqual(failure('Invalid reset code'));
+      deps.clock.advance(1);
+      await forgot(tenantId);
+      const fresh = await resetCode(tenantId, userId);
+      expect((await reset(tenantId, fresh)).status).toBe(200);
+      expect((await reset(tenantId, fresh, { newPassword: 'yet another passphrase' })).body).toEqual(failure('Invalid reset code'));
+    });
+
+    it('kills a code after 5 tries, and refuses a sixth wrong code for the username whatever code is sent next (429)', async () => {
+      const { tenantId, userId } = await newUser();
+      await forgot(tenantId);
+      const code = await resetCode(tenantId, userId);
+      for (let attempt = 0; attempt < 4; attempt++)
+        expect((await reset(tenantId, wrong(code))).body).toEqual(failure('Invalid reset code'));
+      // The fifth try is spent by a wrong code too: the right one is then refused.
+      expect((await reset(tenantId, wrong(code))).body).toEqual(failure('Invalid reset code'));
+      const sixth = await reset(tenantId, code);
+      expect(sixth).toEqual({
+        status: 429,
+        headers: expect.objectContaining({ 'Retry-After': expect.any(String) }),
+        body: failure('Too many failed attempts'),
+      });
+      // With the username's counter cleared, the code itself is dead: its 5 tries are spent.
+      await deps.store.attempts.clear({ kind: 'reset', tenantId, username: 'alice' });
+      expect((await reset(tenantId, code)).body).toEqual(failure('Invalid reset code'));
+      expect((await login(tenantId, PASSWORD)).status).toBe(200);
+    });
+
+    it('answers 400 Password is too common and a validation failure for a short password, keeping the code', async () => {
+      const { tenantId, userId } = await newUser();
+      await forgot(tenantId);
+      const code = await resetCode(tenantId, userId);
+      expect((await reset(tenantId, code, { newPassword: 'password123' })).body).toEqual(failure('Password is too common'));
+      expect((await reset(tenantId, code, { newPassword: 'short' })).body).toEqual(
+        failure('newPassword: Too small: expected string to have >=6 characters'),
+      );
+      expect((await reset(tenantId, code)).status).toBe(200);
+    });
+
+    it('requires a second factor other than the reset channel: 401 MFA code required with X-MFA-Methods, then a TOTP code', async () => {
+      const { tenantId, userId, token } = await newUser();
+      const { code: totp } = await activateTotp(app, deps, token);
+      await forgot(tenantId);
+      const code = await resetCode(tenantId, userId);
+      const required = await reset(tenantId, code);
+      expect(required).toEqual({
+        status: 401,
+        headers: expect.objectContaining({ 'X-MFA-Methods': 'TOTP' }),
+        body: failure('MFA code required'),
+      });
+      expect((await reset(tenantId, code, { mfaCode: wrong(totp()) })).body).toEqual(failure('Invalid MFA code'));
+      expect((await login(tenantId, PASSWORD)).body).toEqual(failure('MFA code required'));
+      expect((await reset(tenantId, code, { mfaCode: totp(), mfaMethod: 'TOTP' })).status).toBe(200);
+    });
+
+    it('refuses a reset of an MFA user whose only factor is the reset channel: 401 MFA code required, password unchanged', async () => {
+      const { tenantId, userId, token } = await newUser(null);
+      await activateDelivered(app, deps, token, userId, 'SMS', '+15550102031');
+      await forgot(tenantId);
+      const code = await resetCode(tenantId, userId, 'SMS');
+      const refused = await reset(tenantId, code);
+      expect(refused).toEqual({
+        status: 401,
+        headers: expect.objectContaining({ 'X-MFA-Methods': '' }),
+        body: failure('MFA code required'),
+      });
+      // The reset channel itself does not count as the second factor.
+      const smsCode = (await deps.outbox.latest(tenantId, userId, 'SMS'))?.code ?? '';
+      expect((await reset(tenantId, code, { mfaMethod: 'SMS', mfaCode: smsCode })).body).toEqual(failure('MFA code required'));
+      expect((await login(tenantId, NEW_PASSWORD)).body).toEqual(failure('Invalid credentials'));
+    });
+
+    it('accepts an EMAIL method at another address than the verified email the code went to', async () => {
+      const { tenantId, userId, token } = await newUser();
+      await activateDelivered(app, deps, token, userId, 'EMAIL', 'second@example.com');
+      await forgot(tenantId);
+      const code = await resetCode(tenantId, userId);
+      const required = await reset(tenantId, code);
+      expect(required).toMatchObject({ status: 401, headers: expect.objectContaining({ 'X-MFA-Methods': 'EMAIL' }) });
+      const mfaCode = (await deps.outbox.latest(tenantId, userId, 'EMAIL'))?.code;
+      expect((await reset(tenantId, code, { mfaMethod: 'EMAIL', mfaCode })).status).toBe(200);
+    });
+  });
+});
