@@ -7,7 +7,7 @@ import { MFA_METHODS, type MfaEnrollment, type MfaMethod, type MfaStatus } from 
 import { compactRecoveryCode, generateRecoveryCodes, type RecoveryCodes, remainingCodes } from './recovery-codes';
 import { announceMfaEvent } from './security-events';
 
-type LifecycleDeps = Pick<Deps, 'clock' | 'random' | 'log' | 'store' | 'mfaSecrets'>;
+type LifecycleDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'mfaSecrets' | 'mfaDelivery'>;
 
 /** Tries of a write whose check met a concurrent change, before 503. */
 const ATTEMPTS = 3;

@@ -87,7 +87,7 @@ const FUNCTIONS = [
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'PasswordForgot', 'PasswordReset'];
 /** Functions that send email only: a verification code or a security notification (docs/api.md 8.8, 8.9). */
-const EMAILING = ['Register', 'ChangePassword', 'VerifyMFA', 'EmailSet'];
+const EMAILING = ['Register', 'ChangePassword', 'VerifyMFA', 'EmailSet', 'DisableMFA', 'GenerateRecoveryCodes'];
 /** What each function may do with the MFA key: seal with a new data key, open what was sealed. */
 const MFA_KEY: Record<string, string[]> = {
   Login: ['kms:Decrypt', 'kms:GenerateDataKey'],

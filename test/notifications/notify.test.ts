@@ -74,6 +74,37 @@ describe('security notifications (docs/api.md 8.9)', () => {
     expect(changed?.notification.text).toContain('n***@example.com');
   });
 
+  it('tells of recovery codes generated and used, and of a method removed (docs/api.md 8.6)', async () => {
+    const { tenantId, token, events } = await newUser();
+    const { code } = await activateTotp(app, deps, token);
+    const stepUp = await app.request('login', { body: { username: 'alice', password: PASSWORD, tenantId, mfaCode: code() } });
+    const otpToken = stepUp.body.data.token as string;
+    const generated = await app.request('mfaRecoveryCodes', { token: otpToken });
+    expect(generated.status).toBe(200);
+    expect((await events())[0]).toEqual(['recovery-codes-generated', 'alice@example.com']);
+    const [first] = generated.body.data.codes as string[];
+    // The outbox lists newest first, to the second.
+    deps.clock.advance(1);
+    const recovered = await app.request('login', {
+      body: { username: 'alice', password: PASSWORD, tenantId, mfaMethod: 'RECOVERY', mfaCode: first },
+    });
+    expect(recovered.status).toBe(200);
+    expect((await events())[0]).toEqual(['recovery-codes-used', 'alice@example.com']);
+    const [used] = await deps.outbox.notifications(tenantId, stepUp.body.data.user.id);
+    expect(used?.notification.text).toContain('9');
+    expect(JSON.stringify(used)).not.toContain(first);
+    deps.clock.advance(1);
+    const removed = await app.request('mfaDisable', { token: recovered.body.data.token, body: { method: 'TOTP' } });
+    expect(removed.status).toBe(200);
+    expect((await events())[0]).toEqual(['mfa-removed', 'alice@example.com']);
+    expect((await events()).map(([event]) => event)).toEqual([
+      'mfa-removed',
+      'recovery-codes-used',
+      'recovery-codes-generated',
+      'mfa-added',
+    ]);
+  });
+
   it('tells of an MFA method locked by the 100th wrong code, once', async () => {
     const { tenantId, token, userId, events } = await newUser();
     const { code } = await activateTotp(app, deps, token);
