@@ -4,6 +4,7 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { tenantId, username } from '../lib/http/schemas';
+import { SECOND_FACTORS } from '../lib/mfa/methods';
 import { resetPassword } from '../lib/users/password-reset';
 
 export const body = z.object({
@@ -13,7 +14,7 @@ export const body = z.object({
   // The registration rules (docs/api.md 4.3).
   newPassword: z.string().min(6).max(128),
   mfaCode: z.string().min(1).max(16).optional(),
-  mfaMethod: z.enum(['TOTP', 'SMS', 'EMAIL']).optional(),
+  mfaMethod: z.enum(SECOND_FACTORS).optional(),
 });
 
 /** POST /auth/password/reset (docs/api.md 8.7): a reset code (and a second factor) set a new password; every session and grant ends. */

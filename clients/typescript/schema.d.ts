@@ -868,7 +868,7 @@ export interface components {
             newPassword: string;
             mfaCode?: string;
             /** @enum {string} */
-            mfaMethod?: "TOTP" | "SMS" | "EMAIL";
+            mfaMethod?: "TOTP" | "SMS" | "EMAIL" | "RECOVERY";
         };
         EmailSetRequest: {
             email: string;

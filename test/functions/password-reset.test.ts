@@ -235,6 +235,34 @@ describe('POST /auth/password/forgot and /auth/password/reset (docs/api.md 8.7)'
       expect((await login(tenantId, NEW_PASSWORD)).body).toEqual(failure('Invalid credentials'));
     });
 
+    it('takes a recovery code when the reset channel is the only method: the phone that holds the codes is lost (docs/api.md 8.6)', async () => {
+      const { tenantId, userId, token } = await newUser(null);
+      await activateDelivered(app, deps, token, userId, 'SMS', '+15550102032');
+      deps.clock.advance(31);
+      await app.request('login', { body: { username: 'alice', password: PASSWORD, tenantId } });
+      const smsLogin = await app.request('login', {
+        body: { username: 'alice', password: PASSWORD, tenantId, mfaCode: (await deps.outbox.latest(tenantId, userId, 'SMS'))?.code },
+      });
+      const codes = (await app.request('mfaRecoveryCodes', { token: smsLogin.body.data.token })).body.data.codes as string[];
+      deps.clock.advance(61);
+      await forgot(tenantId);
+      const code = await resetCode(tenantId, userId, 'SMS');
+      const required = await reset(tenantId, code);
+      expect(required).toEqual({
+        status: 401,
+        headers: expect.objectContaining({ 'X-MFA-Methods': 'RECOVERY' }),
+        body: failure('MFA code required'),
+      });
+      expect((await reset(tenantId, code, { mfaMethod: 'RECOVERY', mfaCode: 'aaaa-bbbb-cccc' })).body).toEqual(failure('Invalid MFA code'));
+      expect((await reset(tenantId, code, { mfaMethod: 'RECOVERY', mfaCode: codes[0] })).status).toBe(200);
+      expect((await login(tenantId, NEW_PASSWORD)).body).toEqual(failure('MFA code required'));
+      // The code is used up.
+      const again = await app.request('login', {
+        body: { username: 'alice', password: NEW_PASSWORD, tenantId, mfaMethod: 'RECOVERY', mfaCode: codes[0] },
+      });
+      expect(again.body).toEqual(failure('Invalid MFA code'));
+    });
+
     it('accepts an EMAIL method at another address than the verified email the code went to', async () => {
       const { tenantId, userId, token } = await newUser();
       await activateDelivered(app, deps, token, userId, 'EMAIL', 'second@example.com');
