@@ -4,7 +4,7 @@ import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
-import { tenantId, username } from '../lib/http/schemas';
+import { existingTenantId, username } from '../lib/http/schemas';
 import { SECOND_FACTORS } from '../lib/mfa/methods';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { deviceOf } from '../lib/sessions/device';
@@ -13,7 +13,7 @@ import { login } from '../lib/users/login';
 export const body = z.object({
   username,
   password: z.string().min(1).max(1024),
-  tenantId: tenantId.optional(),
+  tenantId: existingTenantId.optional(),
   mfaCode: z.string().min(1).max(16).optional(),
   mfaMethod: z.enum(SECOND_FACTORS).optional(),
 });

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
-import { tenantId } from '../lib/http/schemas';
+import { existingTenantId } from '../lib/http/schemas';
 import { clientIdField, clientSecretField, grantTypesField, redirectUriField, scopeField } from '../lib/oauth/client-schemas';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { authorizeClientRegistration, registerClient } from '../lib/oauth/registration';
@@ -14,7 +14,7 @@ export const body = z.object({
   redirect_uri: redirectUriField,
   grant_types: grantTypesField,
   scope: scopeField,
-  tenant_id: tenantId,
+  tenant_id: existingTenantId,
   /** docs/api.md 4.14: a resource server's client, which may introspect any access token of its tenant. */
   introspect_any: z.boolean().optional(),
   /** docs/api.md 4.8: RFC 8707 resource URIs the client may ask tokens for, separated by spaces. */
@@ -30,7 +30,7 @@ export function makeHandler(deps: Deps) {
       identity: 'required',
       role: 'ADMIN',
       body,
-      authorize: async (admin, raw) => authorizeClientRegistration(admin, tenantId.safeParse(raw.tenant_id).data),
+      authorize: async (admin, raw) => authorizeClientRegistration(admin, existingTenantId.safeParse(raw.tenant_id).data),
     },
     async ({ body, identity, deps }) => {
       const client = await registerClient(deps, identity, body);

@@ -3,12 +3,12 @@ import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
-import { tenantId, username } from '../lib/http/schemas';
+import { existingTenantId, username } from '../lib/http/schemas';
 import { requestPasswordReset } from '../lib/users/password-reset';
 
 export const body = z.object({
   username,
-  tenantId: tenantId.optional(),
+  tenantId: existingTenantId.optional(),
 });
 
 /** POST /auth/password/forgot (docs/api.md 8.7): always 202, in the same time whether the account exists or not. */

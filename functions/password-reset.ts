@@ -3,13 +3,13 @@ import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
-import { tenantId, username } from '../lib/http/schemas';
+import { existingTenantId, username } from '../lib/http/schemas';
 import { SECOND_FACTORS } from '../lib/mfa/methods';
 import { resetPassword } from '../lib/users/password-reset';
 
 export const body = z.object({
   username,
-  tenantId: tenantId.optional(),
+  tenantId: existingTenantId.optional(),
   code: z.string().trim().min(1).max(16),
   // The registration rules (docs/api.md 4.3).
   newPassword: z.string().min(6).max(128),

@@ -3,7 +3,7 @@ import { deviceCookie } from '../lib/abuse/device-token';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
-import { shopId, tenantId, username } from '../lib/http/schemas';
+import { existingTenantId, shopId, username } from '../lib/http/schemas';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { deviceOf } from '../lib/sessions/device';
 import { authorizeRegistration, register } from '../lib/users/register';
@@ -13,7 +13,8 @@ export const body = z.object({
   username,
   password: z.string().min(6).max(128),
   role: z.enum(ROLES),
-  tenantId,
+  // Canonical when it creates the tenant (lib/users/register.ts): the only case a new id is taken.
+  tenantId: existingTenantId,
   shopId: shopId.optional(),
   email: z.email().max(254).optional(),
 });
@@ -26,7 +27,7 @@ export function makeHandler(deps: Deps) {
     {
       identity: 'optional',
       body,
-      authorize: (caller, raw) => authorizeRegistration(deps, caller, tenantId.safeParse(raw.tenantId).data),
+      authorize: (caller, raw) => authorizeRegistration(deps, caller, existingTenantId.safeParse(raw.tenantId).data),
     },
     async ({ body, identity, deps, event }) => {
       const payload = await register(deps, identity, body, deviceOf(event));

@@ -47,8 +47,17 @@ export const NOT_CANONICAL_ID = 'Invalid id: expected 3 to 63 lower-case letters
 
 const canonicalId = () => bounded().regex(CANONICAL_ID, { message: NOT_CANONICAL_ID });
 
+/** A tenant id that creates a tenant (docs/api.md 4.3): canonical. */
 export const tenantId = canonicalId();
 export const shopId = canonicalId();
+
+/**
+ * A tenant id that names a tenant which may already exist (login, password reset, an
+ * ADMIN's registration, client registration): 1–128 characters as given, the rule before
+ * the canonical form, so tenants created before it keep signing in (docs/api.md 10.2).
+ * Only creating a tenant requires the canonical form ({@link tenantId}).
+ */
+export const existingTenantId = bounded();
 
 /** An email address, trimmed and lower-cased before it is bounded and checked (docs/api.md 8.8). */
 export const emailAddress = z.string().max(1024).trim().toLowerCase().max(254).pipe(z.email());

@@ -3,6 +3,7 @@ import { recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { ForbiddenError, ValidationError } from '../errors';
+import { CANONICAL_ID, NOT_CANONICAL_ID } from '../http/schemas';
 import type { Device } from '../sessions/device';
 import { type AuthPayload, startSession } from '../sessions/sessions';
 import type { Identity } from '../tokens/access-token';
@@ -50,6 +51,10 @@ export async function createUser(
   request: RegisterRequest,
 ): Promise<User> {
   const createTenant = caller === null;
+  // Only a new tenant's id must be canonical (docs/api.md 10.2): older tenants keep theirs.
+  if (createTenant && !CANONICAL_ID.test(request.tenantId)) {
+    throw new ValidationError(`tenantId: ${NOT_CANONICAL_ID}`, { fields: [{ path: 'tenantId', message: NOT_CANONICAL_ID }] });
+  }
   if (createTenant && request.role !== 'ADMIN')
     throw new ValidationError('The first user of a tenant must have role ADMIN', { code: 'FIRST_USER_MUST_BE_ADMIN' });
   if (await isCommonPassword(request.password)) throw new ValidationError('Password is too common', { code: 'PASSWORD_TOO_COMMON' });

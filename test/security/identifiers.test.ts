@@ -2,8 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../lib/config';
 import { NOT_CANONICAL_ID, TOO_LONG_NORMALIZED } from '../../lib/http/schemas';
+import type { User } from '../../lib/users/user';
 import { type App, registerAdmin, testApp } from '../helpers/app';
-import { testDeps, uniqueTenant } from '../helpers/deps';
+import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
 
 /**
@@ -62,8 +63,10 @@ describe('identifiers that grow under Unicode normalization (issue 16, item 4)',
 
 describe('tenant and shop ids in canonical form (issue 16, item 8)', () => {
   let app: App;
+  let deps: TestDeps;
   beforeAll(async () => {
-    app = testApp(await testDeps());
+    deps = await testDeps();
+    app = testApp(deps);
   });
 
   const refused = ['ACME', 'Default', 'ｄｅｆａｕｌｔ', 'ab', 'a'.repeat(64), '-acme', 'acme-', 'ac_me', 'ac me', 'acme.shop', 'acmé'];
@@ -73,9 +76,39 @@ describe('tenant and shop ids in canonical form (issue 16, item 8)', () => {
     expect([response.status, response.body]).toEqual([400, failure(`tenantId: ${NOT_CANONICAL_ID}`)]);
   });
 
-  it.each(refused)('login refuses the tenant id %j with 400', async (tenantId) => {
-    const response = await app.request('login', { body: { username: 'admin', password: PASSWORD, tenantId } });
-    expect([response.status, response.body]).toEqual([400, failure(`tenantId: ${NOT_CANONICAL_ID}`)]);
+  it.each(refused)(
+    'login takes the tenant id %j of the form before the rule: an unknown tenant is Invalid credentials',
+    async (tenantId) => {
+      const response = await app.request('login', { body: { username: 'admin', password: PASSWORD, tenantId } });
+      expect([response.status, response.body]).toEqual([401, failure('Invalid credentials')]);
+    },
+  );
+
+  it('lets a tenant created before the rule sign in, reset, and register staff: only new tenants must be canonical', async () => {
+    const tenantId = `Legacy_${randomBytes(4).toString('hex')}`;
+    const admin: User = {
+      id: deps.random.id(),
+      tenantId,
+      shopId: 'Main Shop',
+      username: 'admin',
+      role: 'ADMIN',
+      passwordHash: await deps.hasher.hash(PASSWORD),
+      status: 'active',
+      createdAt: new Date(deps.clock.now()).toISOString(),
+    };
+    expect(await deps.store.users.create(admin, { createTenant: true })).toBe('created');
+    const login = await app.request('login', { body: { username: 'admin', password: PASSWORD, tenantId } });
+    expect(login.status).toBe(200);
+    expect(login.body.data.user).toMatchObject({ tenantId, shopId: 'Main Shop' });
+    expect((await app.request('passwordForgot', { body: { username: 'admin', tenantId } })).status).toBe(202);
+    const staff = await app.request('register', {
+      token: login.body.data.token,
+      body: { username: 'clerk', password: PASSWORD, role: 'OPERATOR', tenantId },
+    });
+    expect(staff.status).toBe(201);
+    // Nobody can bootstrap it again, nor a new tenant of that form.
+    const again = await app.request('register', { body: { username: 'other', password: PASSWORD, role: 'ADMIN', tenantId } });
+    expect(again.body).toEqual(failure('Permission denied'));
   });
 
   it.each(refused)('register refuses the shop id %j with 400', async (shopId) => {
