@@ -30,10 +30,10 @@ export function makeHandler(deps: Deps) {
   return httpHandler(
     deps,
     { identity: 'none', body, acceptForm: true, formatError: rfcErrorFormat },
-    async ({ body, headers, bodyFormat, deps }) => {
+    async ({ body, headers, bodyFormat, deps, sourceIp }) => {
       const presented = presentedClient(headers, body, bodyFormat);
       const grant = tokenGrant(body);
-      const client = await authenticateClient(deps, presented);
+      const client = await authenticateClient(deps, presented, sourceIp);
       const tokens = await issueTokens(deps, client, grant);
       return bodyFormat === 'form' ? document(tokens, 200, NO_CACHE) : ok(tokens, 200, NO_CACHE);
     },

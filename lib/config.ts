@@ -60,6 +60,8 @@ export interface Config {
   sendQuotas: { destination: number; user: number; tenant: number; global: number; newTenant: number; newTenants: number };
   /** Failed logins one source address (an IPv6 /64) may make in 15 minutes, across accounts (docs/api.md 10). */
   loginFailuresPerSource: number;
+  /** Failed OAuth client authentications one source address may make in 15 minutes, across clients (docs/api.md 10.1). */
+  clientAuthFailuresPerSource: number;
 }
 
 /** MFA (docs/api.md 4.4): where one-time codes go, where the key of TOTP secrets comes from. */
@@ -176,6 +178,7 @@ export function readConfig(env: Env = process.env): Config {
       newTenants: int(env, 'SEND_QUOTA_NEW_TENANTS', 100, 1, 1_000_000),
     },
     loginFailuresPerSource: int(env, 'LOGIN_FAILURES_PER_SOURCE', 100, 1, 10_000_000),
+    clientAuthFailuresPerSource: int(env, 'CLIENT_AUTH_FAILURES_PER_SOURCE', 100, 1, 10_000_000),
     oauthClientSecretPepper: readClientSecretPepper(env),
     audit: { shards: int(env, 'AUDIT_SHARDS', 8, 1, 64) },
   };

@@ -1,10 +1,16 @@
 import * as z from 'zod';
+import { sourceOf } from '../abuse/source-address';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
+import { TooManyRequestsError } from '../errors';
 import { schemaFailure } from '../http/middlewares/validate';
+import type { AttemptSubject } from '../store/login-attempts';
 import type { SecretSlot } from '../store/oauth-clients';
 import { hasLivePreviousSecret, type OAuthClient } from './client';
 import { oauthErrors } from './errors';
+
+/** docs/api.md 10.1: the window of the per-source limit on failed client authentications. */
+export const CLIENT_AUTH_WINDOW_SECONDS = 15 * 60;
 
 /** How a client presented its credentials (RFC 6749 2.3.1). */
 export interface PresentedClient {
@@ -81,28 +87,44 @@ export function presentedClient(
  * the old pepper can be retired.
  */
 export async function authenticateClient(
-  deps: Pick<Deps, 'store' | 'log' | 'clientSecretHasher' | 'clock'>,
+  deps: Pick<Deps, 'config' | 'store' | 'log' | 'clientSecretHasher' | 'clock'>,
   presented: PresentedClient,
+  /** The caller's address as API Gateway saw it: failures are limited per source (docs/api.md 10.1). */
+  sourceIp?: string,
 ): Promise<OAuthClient> {
-  const failed = (reason: string) => {
+  const now = epochSeconds(deps.clock);
+  const address = sourceOf(sourceIp);
+  const source: AttemptSubject | undefined = address === undefined ? undefined : { kind: 'client-source', address };
+  const sourcePolicy = { max: deps.config.clientAuthFailuresPerSource, windowSeconds: CLIENT_AUTH_WINDOW_SECONDS };
+  const failed = async (reason: string) => {
     deps.log.info('oauth_client_authentication_failed', { clientId: presented.clientId, method: presented.method, reason });
+    if (source) await deps.store.attempts.reserve(source, now, sourcePolicy);
     return oauthErrors.invalidClient(presented.method === 'client_secret_basic');
   };
-  if (presented.invalid || presented.clientId === undefined || presented.clientSecret === undefined) throw failed('no_valid_credentials');
-  const client = await deps.store.oauthClients.find(presented.clientId);
-  const previous = client && hasLivePreviousSecret(client, epochSeconds(deps.clock)) ? client.previousSecretHash : undefined;
+  if (presented.invalid || presented.clientId === undefined || presented.clientSecret === undefined)
+    throw await failed('no_valid_credentials');
+  // The source's count is read alongside the client: a source past its limit tests no secret at all.
+  const [verdict, client] = await Promise.all([
+    source ? deps.store.attempts.peek(source, now, sourcePolicy) : undefined,
+    deps.store.oauthClients.find(presented.clientId),
+  ]);
+  if (verdict && !verdict.allowed) {
+    deps.log.warn('oauth_client_source_limited', { clientId: presented.clientId });
+    throw new TooManyRequestsError(verdict.retryAfterSeconds, 'Too many requests', { code: 'RATE_LIMITED' });
+  }
+  const previous = client && hasLivePreviousSecret(client, now) ? client.previousSecretHash : undefined;
   const [current, old] = await Promise.all([
     deps.clientSecretHasher.check(client?.secretHash, presented.clientSecret),
     deps.clientSecretHasher.check(previous, presented.clientSecret),
   ]);
-  if (!client) throw failed('unknown_client');
+  if (!client) throw await failed('unknown_client');
   if (current.matches) {
     if (current.rehashed) await rehash(deps, client, 'current', client.secretHash, current.rehashed);
   } else if (old.matches && previous !== undefined) {
     deps.log.info('oauth_client_previous_secret_used', { clientId: client.clientId, tenantId: client.tenantId });
     if (old.rehashed) await rehash(deps, client, 'previous', previous, old.rehashed);
   } else {
-    throw failed('wrong_secret');
+    throw await failed('wrong_secret');
   }
   return client;
 }

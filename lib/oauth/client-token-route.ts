@@ -25,9 +25,9 @@ export function clientTokenRoute(deps: Deps, handle: (deps: Deps, client: OAuthC
   return httpHandler(
     deps,
     { identity: 'none', body: clientTokenBody, acceptForm: true, formatError: rfcErrorFormat },
-    async ({ body, headers, bodyFormat, deps }) => {
+    async ({ body, headers, bodyFormat, deps, sourceIp }) => {
       if (bodyFormat !== 'form') throw oauthErrors.formRequired();
-      const client = await authenticateClient(deps, presentedClient(headers, body, bodyFormat));
+      const client = await authenticateClient(deps, presentedClient(headers, body, bodyFormat), sourceIp);
       if (!body.token) throw oauthErrors.missingToken();
       return handle(deps, client, body.token);
     },

@@ -51,6 +51,8 @@ export const keys = {
   }),
   /** Failed logins from one source address, across tenants (docs/api.md 10). */
   sourceAttempts: (address: string): Key => ({ pk: `SOURCE#${part(address)}`, sk: 'ATTEMPTS' }),
+  /** The failed OAuth client authentications of one source address (docs/api.md 10.1). */
+  clientSourceAttempts: (address: string): Key => ({ pk: `SOURCE#${part(address)}`, sk: 'ATTEMPTS#CLIENT' }),
   /**
    * An OAuth client. The one key without a tenant: the token endpoint learns the
    * client id before any tenant, so client ids are unique across tenants and the

@@ -19,6 +19,8 @@ export type AttemptSubject =
   | { kind: 'login'; tenantId: string; username: string; tier?: number }
   | { kind: 'device'; tenantId: string; username: string; deviceId: string }
   | { kind: 'source'; address: string }
+  /** Failed OAuth client authentications of one source address (docs/api.md 10.1). */
+  | { kind: 'client-source'; address: string }
   | { kind: 'mfa'; tenantId: string; userId: string; tier: number }
   /** Wrong password reset codes for a username, whichever code (docs/api.md 8.7). */
   | { kind: 'reset'; tenantId: string; username: string }
@@ -35,6 +37,8 @@ function keyOf(subject: AttemptSubject): Key {
       return keys.deviceAttempts(subject.tenantId, subject.username, subject.deviceId);
     case 'source':
       return keys.sourceAttempts(subject.address);
+    case 'client-source':
+      return keys.clientSourceAttempts(subject.address);
     case 'mfa':
       return keys.mfaAttempts(subject.tenantId, subject.userId, subject.tier);
     case 'send':

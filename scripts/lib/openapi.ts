@@ -168,6 +168,8 @@ const unauthorized = new UnauthorizedError();
 const permissionDenied = new ForbiddenError();
 const mfaHeaders = { 'X-MFA-Methods': 'TOTP,SMS' };
 const locked = new TooManyRequestsError(1);
+/** docs/api.md 10.1: a source past its limit of failed client authentications. */
+const clientSourceLimited = new TooManyRequestsError(900, 'Too many requests', { code: 'RATE_LIMITED' });
 const recentRequired = new ForbiddenError('Recent authentication required', { code: 'RECENT_AUTH_REQUIRED' });
 
 const userNotFound = new NotFoundError(USER_NOT_FOUND);
@@ -363,6 +365,7 @@ const OPERATIONS: Record<string, OperationDoc> = {
       oauthErrors.missingRefreshToken(),
       oauthErrors.unsupportedGrantType(),
       oauthErrors.invalidClient(true),
+      clientSourceLimited,
       oauthErrors.unauthorizedClient(),
       oauthErrors.invalidGrant(),
       oauthErrors.invalidScope(),
@@ -445,6 +448,7 @@ const OPERATIONS: Record<string, OperationDoc> = {
     failures: [
       { error: oauthErrors.formRequired(), only: 'json' },
       { error: oauthErrors.invalidClient(true), only: 'form' },
+      { error: clientSourceLimited, only: 'form' },
       { error: oauthErrors.missingToken(), only: 'form' },
     ],
   },
@@ -459,6 +463,7 @@ const OPERATIONS: Record<string, OperationDoc> = {
     failures: [
       { error: oauthErrors.formRequired(), only: 'json' },
       { error: oauthErrors.invalidClient(true), only: 'form' },
+      { error: clientSourceLimited, only: 'form' },
       { error: oauthErrors.missingToken(), only: 'form' },
     ],
   },

@@ -10,6 +10,7 @@ import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
 import { activateDelivered, activateTotp } from '../helpers/mfa';
+import { createClient, tokenRequest } from '../helpers/oauth';
 
 const PASSWORD = 'correct horse battery';
 const DAY = 24 * 3600;
@@ -191,5 +192,42 @@ describe('docs/api.md 10: the lockout cannot be turned against the rightful user
     // 10 in 2 hours: the longer window holds every method.
     for (const method of ['TOTP', 'SMS', 'EMAIL']) expect(await guess(method)).toEqual(locked(String(2 * 3600 - 900)));
     expect(deps.logs).toContainEqual(expect.objectContaining({ event: 'mfa_locked', tenantId, userId: user.id }));
+  });
+
+  it('limits failed client authentications per source: a guessing source tests no secret, others are not affected', async () => {
+    const limited = await testDeps({ CLIENT_AUTH_FAILURES_PER_SOURCE: '3' });
+    nearRealTime(limited);
+    const limitedApp = testApp(limited);
+    const tenantId = uniqueTenant('client-guess');
+    const { token } = await registerAdmin(limitedApp, tenantId, 'admin', PASSWORD);
+    const client = await createClient(limitedApp, token, tenantId, { grantTypes: 'client_credentials' });
+    const guesser = freshAddress();
+    const request = (secret: string, sourceIp: string) =>
+      limitedApp.request('oauth2Token', {
+        ...tokenRequest({ ...client, clientSecret: secret }, { grant_type: 'client_credentials' }),
+        sourceIp,
+      });
+    for (let guess = 0; guess < 3; guess++) {
+      const refused = await request(`wrong-${guess}-${'x'.repeat(40)}`, guesser);
+      expect([refused.status, refused.body.error]).toEqual([401, 'invalid_client']);
+    }
+    // The source is past its limit: even the right secret is not tested (429, Retry-After).
+    const blocked = await request(client.clientSecret, guesser);
+    expect(blocked.status).toBe(429);
+    expect(blocked.body).toEqual({ error: 'invalid_request', error_description: 'Too many requests' });
+    expect(Number(blocked.headers['Retry-After'])).toBeGreaterThan(0);
+    // The client itself, from its own address, is not affected: the limit is the source's, not the client's.
+    expect((await request(client.clientSecret, freshAddress())).status).toBe(200);
+    // Unknown clients count too, and revocation and introspection share the count.
+    const other = freshAddress();
+    for (let guess = 0; guess < 3; guess++) {
+      await limitedApp.request('oauth2Introspect', {
+        ...tokenRequest({ ...client, clientId: `nobody-${guess}` }, { token: 'x' }),
+        sourceIp: other,
+      });
+    }
+    expect((await request(client.clientSecret, other)).status).toBe(429);
+    limited.clock.advance(15 * 60);
+    expect((await request(client.clientSecret, guesser)).status).toBe(200);
   });
 });

@@ -78,6 +78,7 @@ export async function testDeps(env: Record<string, string> = {}): Promise<TestDe
     // Every test request comes from the fixture's one address: the per-source limit of
     // failed logins is raised (test/abuse/lockout.test.ts checks it with addresses of its own).
     LOGIN_FAILURES_PER_SOURCE: '10000000',
+    CLIENT_AUTH_FAILURES_PER_SOURCE: '10000000',
     ...env,
   });
   sharedKeys ??= generateKeySet('test-key-1');

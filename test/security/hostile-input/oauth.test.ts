@@ -262,7 +262,9 @@ describe('hostile input to the OAuth endpoints, random in every field', () => {
   it.each(RANDOM_OPERATIONS)(
     'answers every malformed $route request with a 4xx and changes nothing',
     async (operation) => {
-      const before = await scanTable(inject('dynamodbEndpoint'), tableName);
+      // Failed client authentications count against the source by design (docs/api.md 10.1): counters are compared apart.
+      const notCounter = (item: Record<string, unknown>) => !String(item.sk).startsWith('ATTEMPTS');
+      const before = (await scanTable(inject('dynamodbEndpoint'), tableName)).filter(notCounter);
       const queryField = fc.constantFrom(
         'client_id',
         'redirect_uri',
@@ -313,7 +315,7 @@ describe('hostile input to the OAuth endpoints, random in every field', () => {
         ),
         { numRuns: RANDOM_RUNS },
       );
-      expect(await scanTable(inject('dynamodbEndpoint'), tableName)).toEqual(before);
+      expect((await scanTable(inject('dynamodbEndpoint'), tableName)).filter(notCounter)).toEqual(before);
     },
     120_000,
   );
