@@ -16,8 +16,8 @@ import { bodyPattern, type Expectation, scriptOf, walkthroughsOf } from '../help
  */
 const README = readFileSync('README.md', 'utf8');
 const WALKTHROUGHS = walkthroughsOf(README);
-/** The sections issue 20 made runnable; other sections may opt in with the marker. */
-const REQUIRED = ['quick-start', 'mfa', 'oauth'];
+/** The sections issue 20 made runnable, and issue 11's account-security walkthroughs; other sections may opt in with the marker. */
+const REQUIRED = ['quick-start', 'mfa', 'sessions', 'recovery-codes', 'oauth'];
 
 interface Answer {
   status: number;
@@ -85,7 +85,7 @@ describe('the README walkthroughs', () => {
     if (workDir) rmSync(workDir, { recursive: true, force: true });
   });
 
-  it('finds the quick start, MFA and OAuth walkthroughs, each with answers to check', () => {
+  it('finds the quick start, MFA, sessions, recovery-codes and OAuth walkthroughs, each with answers to check', () => {
     expect(WALKTHROUGHS.map((w) => w.name)).toEqual(expect.arrayContaining(REQUIRED));
     for (const { name } of WALKTHROUGHS) {
       expect(expectations.filter((e) => e.walkthrough === name).length, `${name} claims no answer`).toBeGreaterThan(0);
