@@ -17,7 +17,7 @@ import { bodyPattern, type Expectation, scriptOf, walkthroughsOf } from '../help
 const README = readFileSync('README.md', 'utf8');
 const WALKTHROUGHS = walkthroughsOf(README);
 /** The sections issue 20 made runnable, and issue 11's account-security walkthroughs; other sections may opt in with the marker. */
-const REQUIRED = ['quick-start', 'mfa', 'sessions', 'recovery-codes', 'oauth'];
+const REQUIRED = ['quick-start', 'mfa', 'sessions', 'recovery-codes', 'forgot-password', 'oauth'];
 
 interface Answer {
   status: number;
@@ -48,6 +48,8 @@ describe('the README walkthroughs', () => {
     'curl() { command curl -D "$WALKTHROUGH_ANSWERS/headers" "$@" | tee "$WALKTHROUGH_ANSWERS/out"; }',
     '__expect() { mv "$WALKTHROUGH_ANSWERS/headers" "$WALKTHROUGH_ANSWERS/$1.headers"; mv "$WALKTHROUGH_ANSWERS/out" "$WALKTHROUGH_ANSWERS/$1.out"; }',
     '__end() { touch "$WALKTHROUGH_ANSWERS/end"; }',
+    // `npm run -s outbox -- ...` as a reader runs it in the project, against the stack's table.
+    'npm() { if [ "${1-} ${2-} ${3-}" = "run -s outbox" ]; then shift 3; [ "${1-}" = "--" ] && shift; node "$WALKTHROUGH_PROJECT/dist/scripts/outbox.mjs" "$@"; else command npm "$@"; fi; }',
   ]);
   let stack: LocalStack;
   let workDir: string;
@@ -67,7 +69,14 @@ describe('the README walkthroughs', () => {
       cwd: workDir,
       encoding: 'utf8',
       timeout: 60_000,
-      env: { ...process.env, PATH: `${dirname(process.execPath)}:${process.env.PATH}`, WALKTHROUGH_ANSWERS: answersDir },
+      env: {
+        ...process.env,
+        PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
+        WALKTHROUGH_ANSWERS: answersDir,
+        WALKTHROUGH_PROJECT: process.cwd(),
+        TABLE_NAME: tableName,
+        DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
+      },
     });
     run = { status: result.status, stderr: result.stderr, ms: Date.now() - started };
     answers = expectations.map((_, index) => {
