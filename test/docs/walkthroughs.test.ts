@@ -49,6 +49,7 @@ describe('the README walkthroughs', () => {
     '__expect() { mv "$WALKTHROUGH_ANSWERS/headers" "$WALKTHROUGH_ANSWERS/$1.headers"; mv "$WALKTHROUGH_ANSWERS/out" "$WALKTHROUGH_ANSWERS/$1.out"; }',
     '__end() { touch "$WALKTHROUGH_ANSWERS/end"; }',
     // `npm run -s outbox -- ...` as a reader runs it in the project, against the stack's table.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: bash parameter expansions, not a template.
     'npm() { if [ "${1-} ${2-} ${3-}" = "run -s outbox" ]; then shift 3; [ "${1-}" = "--" ] && shift; node "$WALKTHROUGH_PROJECT/dist/scripts/outbox.mjs" "$@"; else command npm "$@"; fi; }',
   ]);
   let stack: LocalStack;
