@@ -30,7 +30,7 @@ import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type Config, readConfig } from '../lib/config';
 import { argon2idHasher } from '../lib/crypto/password';
 import { keys } from '../lib/store/keys';
-import { ensureTable } from '../lib/store/table';
+import { ensureTable } from '../lib/store/table-setup';
 import { ensureKeysFile, fileKeyProvider, type KeySet } from '../lib/tokens/signing-keys';
 import type { User } from '../lib/users/user';
 import { startDynamoDbLocal } from '../scripts/dynamodb-local';

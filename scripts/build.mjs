@@ -11,7 +11,9 @@ const entries = (dir) =>
 // ESM bundles that contain CommonJS dependencies need `require` for Node built-ins.
 const banner = { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" };
 
-await rm('dist', { recursive: true, force: true });
+// BUILD_DIR: another directory than dist/ (test/lib/lean-dynamo.test.ts builds apart from the running stack's).
+const outRoot = process.env.BUILD_DIR || 'dist';
+await rm(outRoot, { recursive: true, force: true });
 const common = { bundle: true, platform: 'node', target: 'node22', logLevel: 'warning' };
 
 // The functions are CommonJS (`.cjs`, which Lambda and serverless-offline find for
@@ -27,14 +29,16 @@ const functions = await build({
   // import(), Node would run the ES module loader over the SDK's CommonJS build.
   supported: { 'dynamic-import': false },
   entryPoints: entries('functions'),
-  outdir: 'dist/functions',
+  outdir: `${outRoot}/functions`,
   minify: true,
   sourcemap: 'linked',
   legalComments: 'none',
   // Loaded from node_modules at run time, not bundled: the native Argon2 binding
-  // (packaged per platform), the AWS SDK (part of the Lambda Node.js runtime) and
-  // the common-password list (loaded by register on first use).
-  external: ['@node-rs/argon2', '@aws-sdk/*', '@smithy/*', '@zxcvbn-ts/language-common'],
+  // (packaged per platform), the AWS SDK's clients (part of the Lambda Node.js runtime,
+  // loaded on first use: KMS, SNS, SES, Secrets Manager; the credential chain only
+  // outside Lambda) and the common-password list (loaded by register on first use).
+  // The SDK's marshalling (@aws-sdk/util-dynamodb, 10 KB) is bundled with the stores.
+  external: ['@node-rs/argon2', '@aws-sdk/client-*', '@aws-sdk/credential-provider-node', '@smithy/*', '@zxcvbn-ts/language-common'],
   metafile: true,
 });
 await build({
@@ -43,7 +47,7 @@ await build({
   outExtension: { '.js': '.mjs' },
   banner,
   entryPoints: entries('scripts'),
-  outdir: 'dist/scripts',
+  outdir: `${outRoot}/scripts`,
   packages: 'external',
 });
 

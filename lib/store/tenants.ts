@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from './commands';
 import type { Dynamo } from './dynamo';
 import { keys } from './keys';
 
