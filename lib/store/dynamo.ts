@@ -25,7 +25,7 @@ const LOCAL_CREDENTIALS: AwsCredentials = { accessKeyId: 'local', secretAccessKe
  * The function role's credentials, which Lambda puts in the environment. Elsewhere (a
  * script run with a profile) the SDK's default chain, loaded only then.
  */
-function environmentCredentials(): () => Promise<AwsCredentials> {
+export function lambdaCredentials(): () => Promise<AwsCredentials> {
   let fromChain: AwsCredentials | undefined;
   return async () => {
     const { AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN } = process.env;
@@ -44,7 +44,7 @@ export function createDynamo(settings: DynamoSettings): Dynamo {
   const doc = createDynamoClient({
     region: settings.region,
     endpoint: local ? settings.endpoint : undefined,
-    credentials: local ? async () => LOCAL_CREDENTIALS : environmentCredentials(),
+    credentials: local ? async () => LOCAL_CREDENTIALS : lambdaCredentials(),
     ...AWS_RETRIES,
     ...(settings.timeouts ?? AWS_TIMEOUTS),
   });
