@@ -1,6 +1,7 @@
 // Bundles every function (functions/*.ts) and script (scripts/*.ts) with esbuild into dist/.
 import { readdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { build } from 'esbuild';
 
 const entries = (dir) =>
@@ -15,6 +16,18 @@ const banner = { js: "import { createRequire as __createRequire } from 'node:mod
 const outRoot = process.env.BUILD_DIR || 'dist';
 await rm(outRoot, { recursive: true, force: true });
 const common = { bundle: true, platform: 'node', target: 'node22', logLevel: 'warning' };
+
+// BUILD_DYNAMO_CLIENT=sdk: the functions on the SDK's DynamoDB client, as before issue 15,
+// for the benchmark to compare (bench/sdk-dynamo-client.ts); never deployed.
+const sdkClient = process.env.BUILD_DYNAMO_CLIENT === 'sdk';
+const sdkDynamoClient = {
+  name: 'sdk-dynamo-client',
+  setup(plugin) {
+    plugin.onResolve({ filter: /\/dynamo-client$/ }, (args) =>
+      args.importer.endsWith('lib/store/dynamo.ts') ? { path: resolve('bench/sdk-dynamo-client.ts') } : undefined,
+    );
+  },
+};
 
 // The functions are CommonJS (`.cjs`, which Lambda and serverless-offline find for
 // `dist/functions/<name>.handler`). The external AWS SDK packages are CommonJS too: imported
@@ -38,7 +51,15 @@ const functions = await build({
   // loaded on first use: KMS, SNS, SES, Secrets Manager; the credential chain only
   // outside Lambda) and the common-password list (loaded by register on first use).
   // The SDK's marshalling (@aws-sdk/util-dynamodb, 10 KB) is bundled with the stores.
-  external: ['@node-rs/argon2', '@aws-sdk/client-*', '@aws-sdk/credential-provider-node', '@smithy/*', '@zxcvbn-ts/language-common'],
+  external: [
+    '@node-rs/argon2',
+    '@aws-sdk/client-*',
+    '@aws-sdk/credential-provider-node',
+    '@smithy/*',
+    '@zxcvbn-ts/language-common',
+    ...(sdkClient ? ['@aws-sdk/lib-dynamodb'] : []),
+  ],
+  plugins: sdkClient ? [sdkDynamoClient] : [],
   metafile: true,
 });
 await build({
