@@ -22,6 +22,7 @@ interface Expressions {
   ExpressionAttributeValues?: Item | undefined;
 }
 
+/** GetItem: one item by its key. */
 export interface GetCommandInput {
   TableName: string | undefined;
   Key: Item | undefined;
@@ -29,16 +30,19 @@ export interface GetCommandInput {
   ProjectionExpression?: string | undefined;
   ExpressionAttributeNames?: Names | undefined;
 }
+/** The item, if there is one. */
 export interface GetCommandOutput {
   Item?: Item | undefined;
 }
 
+/** PutItem: writes a whole item, under an optional condition. */
 export interface PutCommandInput extends Expressions {
   TableName: string | undefined;
   Item: Item | undefined;
   ReturnValues?: ReturnValues | undefined;
   ReturnValuesOnConditionCheckFailure?: ReturnOnFailure | undefined;
 }
+/** UpdateItem: changes some attributes of an item, under an optional condition. */
 export interface UpdateCommandInput extends Expressions {
   TableName: string | undefined;
   Key: Item | undefined;
@@ -46,6 +50,7 @@ export interface UpdateCommandInput extends Expressions {
   ReturnValues?: ReturnValues | undefined;
   ReturnValuesOnConditionCheckFailure?: ReturnOnFailure | undefined;
 }
+/** DeleteItem: removes an item, under an optional condition. */
 export interface DeleteCommandInput extends Expressions {
   TableName: string | undefined;
   Key: Item | undefined;
@@ -60,6 +65,7 @@ export type PutCommandOutput = WriteCommandOutput;
 export type UpdateCommandOutput = WriteCommandOutput;
 export type DeleteCommandOutput = WriteCommandOutput;
 
+/** Query: the items of one partition (of the table or an index), a page at a time. */
 export interface QueryCommandInput {
   TableName: string | undefined;
   IndexName?: string | undefined;
@@ -73,33 +79,40 @@ export interface QueryCommandInput {
   ScanIndexForward?: boolean | undefined;
   ConsistentRead?: boolean | undefined;
 }
+/** A page of a query; `LastEvaluatedKey` is where the next one starts. */
 export interface QueryCommandOutput {
   Items?: Item[] | undefined;
   Count?: number | undefined;
   LastEvaluatedKey?: Item | undefined;
 }
 
+/** The keys to read from one table in a BatchGetItem. */
 export interface KeysAndAttributes {
   Keys: Item[] | undefined;
   ConsistentRead?: boolean | undefined;
   ProjectionExpression?: string | undefined;
   ExpressionAttributeNames?: Names | undefined;
 }
+/** BatchGetItem: up to 100 items by key, by table. */
 export interface BatchGetCommandInput {
   RequestItems: Record<string, KeysAndAttributes> | undefined;
 }
+/** The items found, by table, and the keys DynamoDB left for another call. */
 export interface BatchGetCommandOutput {
   Responses?: Record<string, Item[]> | undefined;
   UnprocessedKeys?: Record<string, KeysAndAttributes> | undefined;
 }
 
+/** One put or delete of a BatchWriteItem. */
 export interface WriteRequest {
   PutRequest?: { Item: Item | undefined } | undefined;
   DeleteRequest?: { Key: Item | undefined } | undefined;
 }
+/** BatchWriteItem: up to 25 puts and deletes, by table, without conditions. */
 export interface BatchWriteCommandInput {
   RequestItems: Record<string, WriteRequest[]> | undefined;
 }
+/** The writes DynamoDB left for another call, by table. */
 export interface BatchWriteCommandOutput {
   UnprocessedItems?: Record<string, WriteRequest[]> | undefined;
 }
@@ -113,11 +126,13 @@ export interface TransactWriteItem {
   Delete?: Omit<DeleteCommandInput, 'ReturnValues'> | undefined;
   Update?: (Omit<UpdateCommandInput, 'ReturnValues'> & { UpdateExpression: string | undefined }) | undefined;
 }
+/** TransactWriteItems: all of its items are written, or none. */
 export interface TransactWriteCommandInput {
   TransactItems: TransactWriteItem[] | undefined;
   /** Makes a retried transaction idempotent; the client draws one per send when it is missing. */
   ClientRequestToken?: string | undefined;
 }
+/** A transaction answers nothing; a refusal is a `TransactionCanceledException`. */
 export type TransactWriteCommandOutput = Record<string, never>;
 
 const toWire = (item: Item | undefined): Wire | undefined =>
@@ -158,6 +173,7 @@ export abstract class DocumentCommand<Input, Output> {
   abstract answer(body: Wire): Output;
 }
 
+/** Reads one item (GetItem). */
 export class GetCommand extends DocumentCommand<GetCommandInput, GetCommandOutput> {
   override readonly operation = 'GetItem';
   override request() {
@@ -168,6 +184,7 @@ export class GetCommand extends DocumentCommand<GetCommandInput, GetCommandOutpu
   }
 }
 
+/** Writes one item (PutItem). */
 export class PutCommand extends DocumentCommand<PutCommandInput, PutCommandOutput> {
   override readonly operation = 'PutItem';
   override request() {
@@ -178,6 +195,7 @@ export class PutCommand extends DocumentCommand<PutCommandInput, PutCommandOutpu
   }
 }
 
+/** Updates one item (UpdateItem). */
 export class UpdateCommand extends DocumentCommand<UpdateCommandInput, UpdateCommandOutput> {
   override readonly operation = 'UpdateItem';
   override request() {
@@ -188,6 +206,7 @@ export class UpdateCommand extends DocumentCommand<UpdateCommandInput, UpdateCom
   }
 }
 
+/** Deletes one item (DeleteItem). */
 export class DeleteCommand extends DocumentCommand<DeleteCommandInput, DeleteCommandOutput> {
   override readonly operation = 'DeleteItem';
   override request() {
@@ -198,6 +217,7 @@ export class DeleteCommand extends DocumentCommand<DeleteCommandInput, DeleteCom
   }
 }
 
+/** Reads a page of a partition (Query). */
 export class QueryCommand extends DocumentCommand<QueryCommandInput, QueryCommandOutput> {
   override readonly operation = 'Query';
   override request() {
@@ -212,6 +232,7 @@ export class QueryCommand extends DocumentCommand<QueryCommandInput, QueryComman
   }
 }
 
+/** Reads items by key (BatchGetItem). */
 export class BatchGetCommand extends DocumentCommand<BatchGetCommandInput, BatchGetCommandOutput> {
   override readonly operation = 'BatchGetItem';
   override request() {
@@ -225,6 +246,7 @@ export class BatchGetCommand extends DocumentCommand<BatchGetCommandInput, Batch
   }
 }
 
+/** Puts and deletes items without conditions (BatchWriteItem). */
 export class BatchWriteCommand extends DocumentCommand<BatchWriteCommandInput, BatchWriteCommandOutput> {
   override readonly operation = 'BatchWriteItem';
   override request() {
@@ -240,6 +262,7 @@ export class BatchWriteCommand extends DocumentCommand<BatchWriteCommandInput, B
   }
 }
 
+/** Writes items together or not at all (TransactWriteItems). */
 export class TransactWriteCommand extends DocumentCommand<TransactWriteCommandInput, TransactWriteCommandOutput> {
   override readonly operation = 'TransactWriteItems';
   override request() {
