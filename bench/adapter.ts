@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, APIGatewayRequestAuthorizerEventV2, Context } from 'aws-lambda';
 import { type Route, type RouteTable, routesFromServerlessYml } from '../scripts/lib/serverless-routes';
+import { lambdaContext } from './lambda-context';
 
 /**
  * The routes of docs/api.md section 1 by bundle name, for functions that are built
@@ -77,25 +78,7 @@ export async function loadHandler(file: string): Promise<Handler> {
   return module.handler;
 }
 
-/** A Lambda context object with what our functions and middy read. */
-export function lambdaContext(functionName: string, timeoutMs = 10_000): Context {
-  const deadline = Date.now() + timeoutMs;
-  const awsRequestId = randomUUID();
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:us-east-1:123456789012:function:${functionName}`,
-    memoryLimitInMB: '1024',
-    awsRequestId,
-    logGroupName: `/aws/lambda/${functionName}`,
-    logStreamName: 'bench',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
+export { lambdaContext };
 
 /** What the adapter takes from an HTTP request. */
 export interface HttpRequest {

@@ -128,7 +128,7 @@ function mfaDataKeys(config: Config): DataKeySource {
   switch (dataKeys.source) {
     case 'kms':
       return kmsDataKeys(
-        onFirstUse(async () => new (await import('@aws-sdk/client-kms')).KMSClient(awsClientSettings(region))),
+        onFirstUse(async () => new (await import('@aws-sdk/client-kms')).KMSClient(await awsClientSettings(region))),
         dataKeys.keyId,
       );
     case 'file':
@@ -145,11 +145,11 @@ function mfaCodeDelivery(config: Config, dynamo: Dynamo, clock: Clock): CodeDeli
     case 'aws':
       return deliveryByMethod({
         SMS: snsDelivery(
-          onFirstUse(async () => new (await import('@aws-sdk/client-sns')).SNSClient(awsClientSettings(region))),
+          onFirstUse(async () => new (await import('@aws-sdk/client-sns')).SNSClient(await awsClientSettings(region))),
           totpIssuer,
         ),
         EMAIL: sesDelivery(
-          onFirstUse(async () => new (await import('@aws-sdk/client-sesv2')).SESv2Client(awsClientSettings(region))),
+          onFirstUse(async () => new (await import('@aws-sdk/client-sesv2')).SESv2Client(await awsClientSettings(region))),
           delivery.emailFrom,
           totpIssuer,
         ),
@@ -182,7 +182,7 @@ export function defaultDeps(): Deps {
   const dynamo = createDynamo({ tableName: config.tableName, region: config.awsRegion, endpoint: config.dynamodbEndpoint });
   const log = createLogger(config.logLevel);
   const secretsManager = onFirstUse(
-    async () => new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient(awsClientSettings(config.awsRegion)),
+    async () => new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient(await awsClientSettings(config.awsRegion)),
   );
   const { signingKeys } = config;
   const [keys, publicKeys] =

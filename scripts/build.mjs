@@ -1,6 +1,7 @@
 // Bundles every function (functions/*.ts) and script (scripts/*.ts) with esbuild into dist/.
 import { readdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { build } from 'esbuild';
 
 const entries = (dir) =>
@@ -11,8 +12,22 @@ const entries = (dir) =>
 // ESM bundles that contain CommonJS dependencies need `require` for Node built-ins.
 const banner = { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" };
 
-await rm('dist', { recursive: true, force: true });
+// BUILD_DIR: another directory than dist/ (test/lib/lean-dynamo.test.ts builds apart from the running stack's).
+const outRoot = process.env.BUILD_DIR || 'dist';
+await rm(outRoot, { recursive: true, force: true });
 const common = { bundle: true, platform: 'node', target: 'node22', logLevel: 'warning' };
+
+// BUILD_DYNAMO_CLIENT=sdk: the functions on the SDK's DynamoDB client, as before issue 15,
+// for the benchmark to compare (bench/sdk-dynamo-client.ts); never deployed.
+const sdkClient = process.env.BUILD_DYNAMO_CLIENT === 'sdk';
+const sdkDynamoClient = {
+  name: 'sdk-dynamo-client',
+  setup(plugin) {
+    plugin.onResolve({ filter: /\/dynamo-client$/ }, (args) =>
+      args.importer.endsWith('lib/store/dynamo.ts') ? { path: resolve('bench/sdk-dynamo-client.ts') } : undefined,
+    );
+  },
+};
 
 // The functions are CommonJS (`.cjs`, which Lambda and serverless-offline find for
 // `dist/functions/<name>.handler`). The external AWS SDK packages are CommonJS too: imported
@@ -27,14 +42,24 @@ const functions = await build({
   // import(), Node would run the ES module loader over the SDK's CommonJS build.
   supported: { 'dynamic-import': false },
   entryPoints: entries('functions'),
-  outdir: 'dist/functions',
+  outdir: `${outRoot}/functions`,
   minify: true,
   sourcemap: 'linked',
   legalComments: 'none',
   // Loaded from node_modules at run time, not bundled: the native Argon2 binding
-  // (packaged per platform), the AWS SDK (part of the Lambda Node.js runtime) and
-  // the common-password list (loaded by register on first use).
-  external: ['@node-rs/argon2', '@aws-sdk/*', '@smithy/*', '@zxcvbn-ts/language-common'],
+  // (packaged per platform), the AWS SDK's clients (part of the Lambda Node.js runtime,
+  // loaded on first use: KMS, SNS, SES, Secrets Manager; the credential chain only
+  // outside Lambda) and the common-password list (loaded by register on first use).
+  // The SDK's marshalling (@aws-sdk/util-dynamodb, 10 KB) is bundled with the stores.
+  external: [
+    '@node-rs/argon2',
+    '@aws-sdk/client-*',
+    '@aws-sdk/credential-provider-node',
+    '@smithy/*',
+    '@zxcvbn-ts/language-common',
+    ...(sdkClient ? ['@aws-sdk/lib-dynamodb'] : []),
+  ],
+  plugins: sdkClient ? [sdkDynamoClient] : [],
   metafile: true,
 });
 await build({
@@ -43,7 +68,7 @@ await build({
   outExtension: { '.js': '.mjs' },
   banner,
   entryPoints: entries('scripts'),
-  outdir: 'dist/scripts',
+  outdir: `${outRoot}/scripts`,
   packages: 'external',
 });
 

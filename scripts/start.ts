@@ -4,7 +4,7 @@
  */
 import { spawn } from 'node:child_process';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ensureTable } from '../lib/store/table';
+import { ensureTable } from '../lib/store/table-setup';
 import { ensureKeysFile } from '../lib/tokens/signing-keys';
 import { startDynamoDbLocal } from './dynamodb-local';
 

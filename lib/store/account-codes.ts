@@ -1,7 +1,7 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Random } from '../crypto/random';
 import type { User } from '../users/user';
+import { GetCommand, UpdateCommand } from './commands';
 import { type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { type Key, keys } from './keys';
 import { parseRecord } from './records';

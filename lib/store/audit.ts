@@ -1,5 +1,5 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type AuditEvent, type AuditEventType, auditEventSchema } from '../audit/events';
+import { PutCommand, QueryCommand } from './commands';
 import type { Dynamo } from './dynamo';
 import { keys } from './keys';
 import { parseRecord } from './records';

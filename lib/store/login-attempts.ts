@@ -1,4 +1,4 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from './commands';
 import { type Dynamo, isConditionalCheckFailed, oldItemOf } from './dynamo';
 import { type Key, keys } from './keys';
 import { TTL_ATTRIBUTE } from './table';

@@ -1,9 +1,9 @@
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Random } from '../crypto/random';
 import { CODE_TTL_SECONDS, RESEND_INTERVAL_SECONDS } from '../mfa/codes';
 import { type MfaOutbox, outboxCodeSchema, outboxNotificationSchema } from '../mfa/delivery';
 import { enrollmentSchema, type MfaEnrollment, type MfaMethod, type SecondFactor } from '../mfa/methods';
 import { type RecoveryCodes, recoveryCodesSchema } from '../mfa/recovery-codes';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from './commands';
 import { cancellationCodes, type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { parseRecord } from './records';

@@ -1,7 +1,7 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { type Clock, epochSeconds } from '../clock';
 import type { Random } from '../crypto/random';
 import { type OAuthClient, oauthClientSchema } from '../oauth/client';
+import { GetCommand, UpdateCommand } from './commands';
 import { type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { ownerIndexItems } from './owner-index';

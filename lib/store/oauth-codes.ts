@@ -1,7 +1,7 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Random } from '../crypto/random';
 import { AUTHORIZATION_CODE_KEPT_SECONDS, type AuthorizationCode, authorizationCodeSchema } from '../oauth/authorization-code';
 import type { OAuthGrant } from '../oauth/grant';
+import { GetCommand } from './commands';
 import type { Dynamo } from './dynamo';
 import { keys } from './keys';
 import { grantWrite } from './oauth-grants';

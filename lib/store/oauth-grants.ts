@@ -1,7 +1,7 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Random } from '../crypto/random';
 import { grantSchema, type OAuthGrant } from '../oauth/grant';
 import type { TokenFamilyStore } from '../token-families/refresh-family';
+import { GetCommand, UpdateCommand } from './commands';
 import { type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { listOwned } from './owner-index';

@@ -1,4 +1,4 @@
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type QueryCommandInput } from './commands';
 import type { Dynamo } from './dynamo';
 import { keys } from './keys';
 import { OWNER_INDEX } from './table';

@@ -1,5 +1,5 @@
-import type { TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { epochOf, type User } from '../users/user';
+import type { TransactWriteCommandInput } from './commands';
 import { keys } from './keys';
 
 /** Items of a DynamoDB transaction. */

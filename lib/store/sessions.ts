@@ -1,10 +1,10 @@
-import { BatchGetCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type * as z from 'zod';
 import type { Random } from '../crypto/random';
 import type { Device } from '../sessions/device';
 import { type Amr, type Session, sessionSchema } from '../sessions/session';
 import type { TokenFamilyStore } from '../token-families/refresh-family';
 import { epochOf, signInEpochOf, type User, userSchema } from '../users/user';
+import { BatchGetCommand, GetCommand, UpdateCommand } from './commands';
 import { type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { listOwned } from './owner-index';

@@ -1,6 +1,6 @@
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Random } from '../crypto/random';
+import { GetCommand, QueryCommand } from './commands';
 import type { Dynamo } from './dynamo';
 import { keys } from './keys';
 import { parseRecord } from './records';

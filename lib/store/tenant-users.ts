@@ -1,7 +1,7 @@
-import { BatchWriteCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import type { Random } from '../crypto/random';
 import { epochOf, type Role, type User, userSchema } from '../users/user';
+import { BatchWriteCommand, QueryCommand, TransactWriteCommand } from './commands';
 import { cancellationCodes, type Dynamo } from './dynamo';
 import { keys } from './keys';
 import { ownerIndexItems } from './owner-index';

@@ -1,5 +1,5 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
+import { GetCommand } from './commands';
 import type { Dynamo } from './dynamo';
 import { keys } from './keys';
 import { parseRecord } from './records';

@@ -1,6 +1,6 @@
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Random } from '../crypto/random';
 import { type User, userSchema } from '../users/user';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from './commands';
 import { type Dynamo, failedConditions, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { parseRecord } from './records';

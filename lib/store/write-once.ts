@@ -1,3 +1,4 @@
+import type { Random } from '../crypto/random';
 import {
   GetCommand,
   PutCommand,
@@ -6,8 +7,7 @@ import {
   type TransactWriteCommandInput,
   UpdateCommand,
   type UpdateCommandInput,
-} from '@aws-sdk/lib-dynamodb';
-import type { Random } from '../crypto/random';
+} from './commands';
 import { cancellationCodes, type Dynamo, isConditionalCheckFailed, oldItemOf } from './dynamo';
 
 /** The attribute that carries the marker of the last write-once write of an item. */

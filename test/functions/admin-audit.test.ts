@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_RETENTION_SECONDS, type AuditEventType } from '../../lib/audit/events';
 import { recordEvent } from '../../lib/audit/record';
 import { argon2idHasher } from '../../lib/crypto/password';
 import { dynamoStores } from '../../lib/deps';
+import { QueryCommand } from '../../lib/store/commands';
 import { keys } from '../../lib/store/keys';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';

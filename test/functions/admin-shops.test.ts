@@ -1,6 +1,6 @@
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { argon2idHasher } from '../../lib/crypto/password';
+import { DeleteCommand, UpdateCommand } from '../../lib/store/commands';
 import { keys } from '../../lib/store/keys';
 import { type App, registerStaff, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';

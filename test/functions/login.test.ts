@@ -1,10 +1,10 @@
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deviceCookieName } from '../../lib/abuse/device-token';
 import { argon2idHasher } from '../../lib/crypto/password';
 import { dynamoStores } from '../../lib/deps';
 import type { Dynamo } from '../../lib/store/dynamo';
+import type { DocumentClient } from '../../lib/store/dynamo-client';
 import { dynamoAttemptCounter } from '../../lib/store/login-attempts';
 import { LOGIN_ATTEMPTS } from '../../lib/users/login';
 import { type App, registerAdmin, testApp } from '../helpers/app';
@@ -171,7 +171,7 @@ describe('POST /auth/login', () => {
       sent.push(command.constructor.name);
       return real.doc.send(command as never);
     };
-    return { dynamo: { doc: { send } as unknown as DynamoDBDocumentClient, table: real.table }, sent };
+    return { dynamo: { doc: { send } as unknown as DocumentClient, table: real.table }, sent };
   }
 
   describe('attempt counter', () => {

@@ -1,7 +1,7 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeHandler as makeMe } from '../../functions/me';
+import { UpdateCommand } from '../../lib/store/commands';
 import { keys } from '../../lib/store/keys';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';

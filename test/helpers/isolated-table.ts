@@ -1,5 +1,5 @@
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { ensureTable } from '../../lib/store/table';
+import { ensureTable } from '../../lib/store/table-setup';
 import { localClient } from './local-dynamo';
 
 /** Creates a table of its own for a test that compares or scans the whole table. */

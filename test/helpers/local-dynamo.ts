@@ -1,6 +1,4 @@
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { NodeHttpHandler } from '@smithy/node-http-handler';
 import { inject } from 'vitest';
 import { createDynamo, type Dynamo } from '../../lib/store/dynamo';
 
@@ -33,10 +31,10 @@ export interface LocalDynamoOptions {
 export function localDynamo(options: LocalDynamoOptions = {}): Dynamo {
   const tableName = options.tableName ?? inject('tableName');
   const endpoint = options.endpoint ?? inject('dynamodbEndpoint');
-  if (!options.patient) return createDynamo({ tableName, region: LOCAL.region, endpoint });
-  const client = localClient(endpoint, {
-    maxAttempts: 3,
-    requestHandler: new NodeHttpHandler({ connectionTimeout: 10_000, requestTimeout: 20_000 }),
+  return createDynamo({
+    tableName,
+    region: LOCAL.region,
+    endpoint,
+    ...(options.patient ? { timeouts: { connectionTimeoutMs: 10_000, requestTimeoutMs: 20_000 } } : {}),
   });
-  return { doc: DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } }), table: tableName };
 }

@@ -1,9 +1,10 @@
 import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { UpdateCommand } from '../../lib/store/commands';
 import { keys } from '../../lib/store/keys';
-import { ensureTable, OWNER_INDEX } from '../../lib/store/table';
+import { OWNER_INDEX } from '../../lib/store/table';
+import { ensureTable } from '../../lib/store/table-setup';
 import { registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';

@@ -1,6 +1,6 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_FAILED_CODES } from '../../lib/mfa/code-check';
+import { UpdateCommand } from '../../lib/store/commands';
 import { keys } from '../../lib/store/keys';
 import { registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';

@@ -1,8 +1,8 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_FAILED_CODES } from '../../lib/mfa/code-check';
 import { renderNotification, type SecurityEvent } from '../../lib/notifications/messages';
 import { notifyUser } from '../../lib/notifications/notify';
+import { UpdateCommand } from '../../lib/store/commands';
 import { keys } from '../../lib/store/keys';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';

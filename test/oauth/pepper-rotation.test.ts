@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { clientSecretHasherFor } from '../../lib/oauth/client-secret';
+import { GetCommand, UpdateCommand } from '../../lib/store/commands';
 import { createDynamo, type Dynamo } from '../../lib/store/dynamo';
 import { keys } from '../../lib/store/keys';
 import { registerAdmin, testApp } from '../helpers/app';

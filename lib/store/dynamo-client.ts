@@ -1,0 +1,223 @@
+import { randomUUID } from 'node:crypto';
+import type { Agent, ClientRequest, IncomingMessage } from 'node:http';
+import { type AwsCredentials, signPost } from '../sigv4';
+import type { DocumentCommand } from './commands';
+
+/**
+ * The stores' DynamoDB client: DynamoDB's JSON protocol over node:http(s), signed with
+ * lib/sigv4.ts, with what the SDK's client gave the service (retries with backoff and
+ * jitter on throttling, 5xx and dropped connections; a connection and an answer timeout;
+ * errors named as the SDK names them, with their members such as `CancellationReasons`
+ * or the `Item` of `ReturnValuesOnConditionCheckFailure`). It loads in a few
+ * milliseconds where the SDK's DynamoDB client took about 45 (README Performance).
+ */
+
+/** Where and how long to try. */
+export interface DynamoClientSettings {
+  region: string;
+  /** DynamoDB Local's URL; unset in AWS (then `https://dynamodb.<region>.amazonaws.com`). */
+  endpoint?: string | undefined;
+  credentials: () => Promise<AwsCredentials>;
+  /** Tries of one command, the first included. */
+  maxAttempts: number;
+  connectionTimeoutMs: number;
+  /** How long an answer may take once connected. */
+  requestTimeoutMs: number;
+}
+
+/** One try of a command: its input in DynamoDB's form in, the answer's JSON out. */
+export type AttemptHandler = (args: { input: Record<string, unknown> }) => Promise<{ output: Record<string, unknown> }>;
+
+/**
+ * Wraps every command (`initialize`: once, around its retries) or every try of it
+ * (`deserialize`); `commandName` is the SDK's (`PutItemCommand`, `TransactWriteItemsCommand`).
+ */
+export type AttemptMiddleware = (next: AttemptHandler, context: { commandName: string }) => AttemptHandler;
+
+/**
+ * The part of the SDK's middleware stack tests use to lose an answer after DynamoDB
+ * applied a write, or to refuse a transaction once (test/helpers/lost-answers.ts,
+ * test/security/lost-answers.test.ts): the same calls work on this client.
+ */
+export interface MiddlewareStack {
+  add(middleware: AttemptMiddleware, options: { step: 'initialize' | 'deserialize'; name: string }): void;
+  remove(name: string): boolean;
+}
+
+/** What the stores use: `send` a command of lib/store/commands.ts. */
+export interface DocumentClient {
+  send<Output>(command: DocumentCommand<unknown, Output>): Promise<Output>;
+  middlewareStack: MiddlewareStack;
+  /** Closes its idle connections. */
+  destroy(): void;
+}
+
+const TIMEOUT_NAMES = new Set(['TimeoutError', 'RequestTimeout', 'RequestTimeoutException']);
+const CONNECTION_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT']);
+const THROTTLING_NAMES = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'TooManyRequestsException',
+  'TransactionInProgressException',
+]);
+const SERVER_STATUSES = new Set([500, 502, 503, 504]);
+/** The SDK's standard retry strategy: full jitter over 100 ms (500 ms when throttled) doubled per try, at most 20 s. */
+const BASE_DELAY_MS = 100;
+const THROTTLED_BASE_DELAY_MS = 500;
+const MAX_DELAY_MS = 20_000;
+
+type AwsError = Error & { code?: unknown; $metadata?: { httpStatusCode?: number; requestId?: string; attempts?: number } };
+
+const isThrottling = (error: AwsError) => THROTTLING_NAMES.has(error.name);
+
+function isRetryable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const failure = error as AwsError;
+  const status = failure.$metadata?.httpStatusCode;
+  return (
+    TIMEOUT_NAMES.has(failure.name) ||
+    (typeof failure.code === 'string' && CONNECTION_CODES.has(failure.code)) ||
+    isThrottling(failure) ||
+    (status !== undefined && SERVER_STATUSES.has(status))
+  );
+}
+
+function backoffMs(error: AwsError, retry: number): number {
+  const base = isThrottling(error) ? THROTTLED_BASE_DELAY_MS : BASE_DELAY_MS;
+  return Math.floor(Math.min(MAX_DELAY_MS, Math.random() * 2 ** retry * base));
+}
+
+const timeoutError = (message: string) => Object.assign(new Error(message), { name: 'TimeoutError' });
+
+/**
+ * The error DynamoDB answered, as the SDK builds it: named after its `__type`
+ * (`ConditionalCheckFailedException`), with the members of its body.
+ */
+function serviceError(status: number, text: string, requestId: string | undefined): AwsError {
+  let body: Record<string, unknown> = {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === 'object' && parsed !== null) body = parsed as Record<string, unknown>;
+  } catch {
+    // Not JSON (a proxy's page): named after the status below.
+  }
+  const { __type, message, Message, ...members } = body;
+  const type = typeof __type === 'string' ? __type.slice(__type.lastIndexOf('#') + 1) : '';
+  const name = type || (status === 503 ? 'ServiceUnavailable' : status >= 500 ? 'InternalServerError' : 'UnknownError');
+  const error = new Error(String(message ?? Message ?? `DynamoDB answered ${status}`));
+  return Object.assign(error, members, {
+    name,
+    $fault: status >= 500 ? 'server' : 'client',
+    $metadata: { httpStatusCode: status, requestId },
+  });
+}
+
+type Transport = typeof import('node:http') | typeof import('node:https');
+
+/** A DynamoDB client that signs and sends its requests itself (see above). */
+export function createDynamoClient(settings: DynamoClientSettings): DocumentClient {
+  const url = new URL(settings.endpoint ?? `https://dynamodb.${settings.region}.amazonaws.com`);
+  // Only the protocol in use is loaded: TLS costs a few milliseconds of a cold start that DynamoDB Local does not need.
+  const transport: Transport = process.getBuiltinModule(url.protocol === 'https:' ? 'node:https' : 'node:http');
+  const agent: Agent = new transport.Agent({ keepAlive: true, maxSockets: 50 });
+  const middlewares: Array<{ middleware: AttemptMiddleware; step: 'initialize' | 'deserialize'; name: string }> = [];
+  const wrap = (step: 'initialize' | 'deserialize', handler: AttemptHandler, commandName: string) =>
+    middlewares.filter((entry) => entry.step === step).reduce((next, entry) => entry.middleware(next, { commandName }), handler);
+
+  function post(headers: Record<string, string>, body: string): Promise<{ status: number; text: string; requestId: string | undefined }> {
+    return new Promise((resolve, reject) => {
+      let settled = false;
+      let timer: NodeJS.Timeout | undefined;
+      const finish = (error: Error | undefined, answer?: { status: number; text: string; requestId: string | undefined }) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (error) reject(error);
+        else if (answer) resolve(answer);
+      };
+      const request: ClientRequest = transport.request(url, { method: 'POST', headers, agent }, (response: IncomingMessage) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('error', (error) => finish(error));
+        response.on('end', () => {
+          const requestId = response.headers['x-amzn-requestid'];
+          finish(undefined, {
+            status: response.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString('utf8'),
+            requestId: typeof requestId === 'string' ? requestId : undefined,
+          });
+        });
+      });
+      const expire = (message: string) => () => request.destroy(timeoutError(message));
+      timer = setTimeout(expire(`No connection to DynamoDB within ${settings.connectionTimeoutMs} ms`), settings.connectionTimeoutMs);
+      request.on('socket', (socket) => {
+        const connected = () => {
+          clearTimeout(timer);
+          timer = setTimeout(expire(`No answer from DynamoDB within ${settings.requestTimeoutMs} ms`), settings.requestTimeoutMs);
+        };
+        if (socket.connecting) socket.once('connect', connected);
+        else connected();
+      });
+      request.on('error', (error) => finish(error));
+      request.end(body);
+    });
+  }
+
+  function attempt(operation: string): AttemptHandler {
+    return async ({ input }) => {
+      const body = JSON.stringify(input);
+      const unsigned = {
+        'content-type': 'application/x-amz-json-1.0',
+        'content-length': String(Buffer.byteLength(body)),
+        'x-amz-target': `DynamoDB_20120810.${operation}`,
+      };
+      const signed = signPost(
+        { host: url.host, headers: unsigned, body },
+        { region: settings.region, service: 'dynamodb' },
+        await settings.credentials(),
+      );
+      const answer = await post(signed, body);
+      if (answer.status !== 200) throw serviceError(answer.status, answer.text, answer.requestId);
+      return { output: answer.text ? (JSON.parse(answer.text) as Record<string, unknown>) : {} };
+    };
+  }
+
+  /** Tries a command up to `maxAttempts` times, waiting with jitter between tries. */
+  const withRetries =
+    (tryOnce: AttemptHandler): AttemptHandler =>
+    async (args) => {
+      for (let tries = 1; ; tries++) {
+        try {
+          return await tryOnce(args);
+        } catch (error) {
+          if (tries >= settings.maxAttempts || !isRetryable(error)) {
+            if (error instanceof Error) Object.assign(error, { $metadata: { ...(error as AwsError).$metadata, attempts: tries } });
+            throw error;
+          }
+          await new Promise((done) => setTimeout(done, backoffMs(error as AwsError, tries)));
+        }
+      }
+    };
+
+  return {
+    async send<Output>(command: DocumentCommand<unknown, Output>): Promise<Output> {
+      const input = command.request();
+      // One token for every try: DynamoDB applies a retried transaction once.
+      if (command.operation === 'TransactWriteItems' && input.ClientRequestToken === undefined) input.ClientRequestToken = randomUUID();
+      const commandName = `${command.operation}Command`;
+      const tries = withRetries(wrap('deserialize', attempt(command.operation), commandName));
+      const { output } = await wrap('initialize', tries, commandName)({ input });
+      return command.answer(output);
+    },
+    middlewareStack: {
+      add: (middleware, { step, name }) => void middlewares.push({ middleware, step, name }),
+      remove(name) {
+        const index = middlewares.findIndex((entry) => entry.name === name);
+        if (index >= 0) middlewares.splice(index, 1);
+        return index >= 0;
+      },
+    },
+    destroy: () => agent.destroy(),
+  };
+}
