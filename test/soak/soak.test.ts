@@ -125,12 +125,15 @@ describe(`soak: ${SECONDS} s of mixed load at ${RATE} req/s through the bench ad
           adminSession.accessToken,
         );
         expect(registered.status, JSON.stringify(registered.body)).toBe(201);
+        // An ADMIN's registration opens no session for the new user (docs/api.md 4.3): they sign in.
+        const signedIn = await sendJson(url, 'POST', '/auth/login', { username, password: userPassword, tenantId });
+        expect(signedIn.status, JSON.stringify(signedIn.body)).toBe(200);
         users.push({
           tenantId,
           username,
           password: userPassword,
           userId: registered.body.data.user.id,
-          current: sessionFrom(registered.body.data.user.id, registered.body.data),
+          current: sessionFrom(registered.body.data.user.id, signedIn.body.data),
         });
       }
       const client = {
