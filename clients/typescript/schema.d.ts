@@ -834,7 +834,7 @@ export interface components {
             jti?: string;
         };
         Jwks: {
-            keys: {
+            keys: ({
                 /** @constant */
                 kty: "EC";
                 /** @constant */
@@ -846,7 +846,17 @@ export interface components {
                 alg?: "ES256";
                 /** @constant */
                 use?: "sig";
-            }[];
+            } | {
+                /** @constant */
+                kty: "RSA";
+                n: string;
+                e: string;
+                kid: string;
+                /** @constant */
+                alg: "RS256";
+                /** @constant */
+                use: "sig";
+            })[];
         };
         AuthorizationServerMetadata: {
             issuer: string;

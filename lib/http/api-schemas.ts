@@ -104,15 +104,26 @@ export const introspection = z.discriminatedUnion('active', [
 /** docs/api.md 5.8: the published signing keys (RFC 7517), public parts only. */
 export const jwks = z.strictObject({
   keys: z.array(
-    z.strictObject({
-      kty: z.literal('EC'),
-      crv: z.literal('P-256'),
-      x: z.string(),
-      y: z.string(),
-      kid: z.string(),
-      alg: z.literal('ES256').optional(),
-      use: z.literal('sig').optional(),
-    }),
+    z.union([
+      z.strictObject({
+        kty: z.literal('EC'),
+        crv: z.literal('P-256'),
+        x: z.string(),
+        y: z.string(),
+        kid: z.string(),
+        alg: z.literal('ES256').optional(),
+        use: z.literal('sig').optional(),
+      }),
+      // docs/api.md 11.4: the RS256 keys of ID tokens.
+      z.strictObject({
+        kty: z.literal('RSA'),
+        n: z.string(),
+        e: z.string(),
+        kid: z.string(),
+        alg: z.literal('RS256'),
+        use: z.literal('sig'),
+      }),
+    ]),
   ),
 });
 
