@@ -60,6 +60,10 @@ export const ERROR_CODES = [
   // Sessions and authorized apps (docs/api.md 8.3, 8.4): 404
   'SESSION_NOT_FOUND',
   'GRANT_NOT_FOUND',
+  // OpenID Connect (docs/api.md 11.1, 11.2): a bad nonce (400), a bad OAuth access token (401), one without `openid` (403)
+  'INVALID_NONCE',
+  'INVALID_TOKEN',
+  'INSUFFICIENT_SCOPE',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

@@ -32,6 +32,8 @@ import * as oauth2Revoke from '../../functions/oauth2-revoke';
 import * as oauth2RotateClientSecret from '../../functions/oauth2-rotate-client-secret';
 import * as oauth2Token from '../../functions/oauth2-token';
 import * as oauth2UpdateClient from '../../functions/oauth2-update-client';
+import * as oauth2UserInfo from '../../functions/oauth2-userinfo';
+import * as openIdConfiguration from '../../functions/openid-configuration';
 import * as passwordChange from '../../functions/password-change';
 import * as reauthenticate from '../../functions/reauthenticate';
 import * as refresh from '../../functions/refresh-token';
@@ -86,6 +88,10 @@ const routes = {
   listGrants: { module: listGrants, method: 'GET', path: '/auth/grants', authorizer: true },
   revokeGrant: { module: revokeGrant, method: 'DELETE', path: '/auth/grants/{grantId}', authorizer: true },
   getAccount: { module: getAccount, method: 'GET', path: '/auth/account', authorizer: true },
+  // OpenID Connect (docs/api.md 11.2, 11.3): userinfo takes an OAuth access token, not the authorizer's session token.
+  userInfo: { module: oauth2UserInfo, method: 'GET', path: '/oauth2/userinfo', authorizer: false },
+  userInfoPost: { module: oauth2UserInfo, method: 'POST', path: '/oauth2/userinfo', authorizer: false },
+  openIdConfiguration: { module: openIdConfiguration, method: 'GET', path: '/.well-known/openid-configuration', authorizer: false },
 } as const;
 
 export type RouteName = keyof typeof routes;

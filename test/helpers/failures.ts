@@ -59,6 +59,10 @@ const CODE_OF: Record<string, ErrorCode> = {
   // Sessions and authorized apps (docs/api.md 8.3, 8.4)
   'Session not found': 'SESSION_NOT_FOUND',
   'Grant not found': 'GRANT_NOT_FOUND',
+  // OpenID Connect (docs/api.md 11.1, 11.2)
+  'Invalid nonce': 'INVALID_NONCE',
+  'Invalid token': 'INVALID_TOKEN',
+  'Insufficient scope': 'INSUFFICIENT_SCOPE',
 };
 
 /** The field the MFA enrolment names for its per-method checks of `secret`. */
