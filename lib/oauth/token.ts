@@ -4,6 +4,7 @@ import type { Deps } from '../deps';
 import { authenticationMethods, isOpenIdScope, userClaims } from '../oidc/claims';
 import { signIdToken } from '../oidc/id-token';
 import { isLive, rotateRefreshToken } from '../token-families/refresh-family';
+import { NoRs256KeyError } from '../tokens/signing-keys';
 import { epochOf, isOfCurrentEpoch, isSessionOfCurrentGeneration, type User } from '../users/user';
 import { OAUTH_ACCESS_TOKEN_TTL_SECONDS, signOAuthAccessToken } from './access-token';
 import type { OAuthClient } from './client';
@@ -195,6 +196,8 @@ async function redeemAuthorizationCode(
   if (user.status !== 'active' || !isSessionOfCurrentGeneration(user, session)) throw oauthErrors.invalidGrant();
   // Read before the code is spent: a failed read leaves the code to a retry, not to reuse detection.
   const claimsUser = isOpenIdScope(code.scope) ? await claimsSource(deps, tenantId, user.id) : undefined;
+  // Likewise an RS256 client while the keys hold no RS256 key (docs/api.md 11.1): refused before, not after.
+  if (claimsUser && client.idTokenSignedResponseAlg === 'RS256' && !(await deps.keys.load()).rs256) throw new NoRs256KeyError();
 
   const withRefresh = client.grantTypes.includes('refresh_token');
   const refreshToken = withRefresh

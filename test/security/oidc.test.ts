@@ -1,12 +1,13 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { signOAuthAccessToken } from '../../lib/oauth/access-token';
+import { cachedKeyProvider } from '../../lib/tokens/signing-keys';
 import { type App, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps } from '../helpers/deps';
 import { failure } from '../helpers/failures';
 import { faultPlan, faultyStores } from '../helpers/faulty-stores';
-import { authorizationCode, type OAuthTenant, oauthTenant, tokenRequest } from '../helpers/oauth';
+import { authorizationCode, createClient, type OAuthTenant, oauthTenant, tokenRequest } from '../helpers/oauth';
 import { containsSecret } from '../helpers/secret-search';
 
 const OIDC_SCOPE = 'openid profile email orders:read';
@@ -170,5 +171,26 @@ describe('OpenID Connect under a database fault', () => {
     expect([failed.status, failed.body]).toEqual([503, failure('Service unavailable')]);
     const retried = await send();
     expect([retried.status, decodeJwt(retried.body.id_token).nonce]).toEqual([200, 'n']);
+  });
+
+  it('refuses an RS256 client while the keys hold no RS256 key before the code is spent (500, logged)', async () => {
+    const deps = nearRealTime(await testDeps());
+    const app = testApp(deps);
+    const tenant = await oauthTenant(app, { scope: OIDC_SCOPE });
+    const client = await createClient(app, tenant.adminToken, tenant.tenantId, { scope: 'openid', idTokenAlg: 'RS256' });
+    const esOnly = testApp({ ...deps, keys: cachedKeyProvider(async () => ({ ...deps.keySet, rs256: undefined })) });
+    const { code, verifier } = await authorizationCode(app, tenant.adminToken, client, { scope: 'openid' });
+    const request = tokenRequest(client, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: client.redirectUri,
+      code_verifier: verifier,
+    });
+    const refused = await esOnly.request('oauth2Token', request);
+    expect([refused.status, refused.body]).toEqual([500, failure('Internal server error')]);
+    expect(deps.logText()).toContain('No active RS256 signing key');
+    // The operator adds the key; the same code still works.
+    const redeemed = await app.request('oauth2Token', request);
+    expect([redeemed.status, decodeJwt(redeemed.body.id_token).aud]).toEqual([200, client.clientId]);
   });
 });
