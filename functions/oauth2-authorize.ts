@@ -16,6 +16,8 @@ export const query = z.object({
   code_challenge_method: z.string().max(16).optional(),
   /** RFC 8707: the resource server the client will ask tokens for with the code. */
   resource: z.string().max(2000).optional(),
+  /** OpenID Connect: given back in the ID token (docs/api.md 11.1); lib/oidc/nonce.ts checks it. */
+  nonce: z.string().optional(),
 });
 
 /** GET /oauth2/authorize (docs/api.md 4.6): a code for the signed-in user, by redirect to the client. */

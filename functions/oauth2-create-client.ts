@@ -6,6 +6,7 @@ import { existingTenantId } from '../lib/http/schemas';
 import { clientIdField, clientSecretField, grantTypesField, redirectUriField, scopeField } from '../lib/oauth/client-schemas';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { authorizeClientRegistration, registerClient } from '../lib/oauth/registration';
+import { SIGNING_ALGORITHMS } from '../lib/tokens/signing-keys';
 
 /** docs/api.md 5.5; client ids are printable ASCII without spaces (they travel in HTTP Basic and tokens). */
 export const body = z.object({
@@ -19,6 +20,8 @@ export const body = z.object({
   introspect_any: z.boolean().optional(),
   /** docs/api.md 4.8: RFC 8707 resource URIs the client may ask tokens for, separated by spaces. */
   resources: z.string().min(1).max(8192).optional(),
+  /** docs/api.md 11.4: OpenID Connect Dynamic Client Registration's name for the ID token's algorithm. */
+  id_token_signed_response_alg: z.enum(SIGNING_ALGORITHMS).optional(),
 });
 
 /** POST /oauth2/clients (docs/api.md 4.8): an ADMIN registers an OAuth client of their own tenant. */

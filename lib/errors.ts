@@ -66,6 +66,10 @@ export const ERROR_CODES = [
   // Shops (docs/api.md 9.7): 400, 409
   'UNKNOWN_SHOP',
   'SHOP_EXISTS',
+  // OpenID Connect (docs/api.md 11.1, 11.2): a bad nonce (400), a bad OAuth access token (401), one without `openid` (403)
+  'INVALID_NONCE',
+  'INVALID_TOKEN',
+  'INSUFFICIENT_SCOPE',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

@@ -4,6 +4,7 @@
  *
  *   node dist/scripts/rotate-signing-key.mjs show            [--pepper] [--secret-id ID | --file PATH]
  *   node dist/scripts/rotate-signing-key.mjs add [ID]        publish a new key / pepper (the first one is also used)
+ *                                              [--alg RS256]  an RS256 key for ID tokens (docs/api.md 11.4)
  *   node dist/scripts/rotate-signing-key.mjs activate ID     sign / hash with it
  *   node dist/scripts/rotate-signing-key.mjs retire ID       stop publishing an old key / forget an old pepper
  *   node dist/scripts/rotate-signing-key.mjs publish         write the public keys document again from the keys
@@ -23,15 +24,16 @@ import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { publicKeysPath } from '../lib/config';
 import { fileLocation, secretsManagerLocation } from '../lib/secrets/location';
 import { option } from './lib/cli';
-import { peppersDocument, rotate, signingKeysDocument, withPublicKeys } from './lib/rotation';
+import { peppersDocument, rotate, signingAlgorithm, signingKeysDocumentOf, withPublicKeys } from './lib/rotation';
 
-const VALUED = new Set(['--secret-id', '--file', '--public-secret-id', '--public-file']);
+const VALUED = new Set(['--secret-id', '--file', '--public-secret-id', '--public-file', '--alg']);
 
 async function main(args: string[]) {
   const [command, id] = args.filter((arg, i) => !arg.startsWith('--') && !VALUED.has(args[i - 1] ?? ''));
   const secretId = option(args, '--secret-id');
   // A plain pepper value meant its UTF-8 bytes in Secrets Manager, base64url in the local file.
   const peppers = args.includes('--pepper') ? peppersDocument(secretId ? 'utf8' : 'base64url') : undefined;
+  const signingKeysDocument = signingKeysDocumentOf(signingAlgorithm(option(args, '--alg')));
   const file = option(args, '--file') ?? (peppers ?? signingKeysDocument).defaultFile;
   const client = secretId ? new SecretsManagerClient({}) : undefined;
   const at = (secret: string | undefined, path: string) => (client && secret ? secretsManagerLocation(client, secret) : fileLocation(path));

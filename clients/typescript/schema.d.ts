@@ -752,6 +752,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth2/userinfo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The claims of the user an OAuth access token with scope openid was issued for (OIDC Core 5.3)
+         * @description docs/api.md 11.2. Source: functions/oauth2-userinfo.ts.
+         */
+        get: operations["userInfo"];
+        put?: never;
+        /**
+         * The claims of the user an OAuth access token with scope openid was issued for (OIDC Core 5.3)
+         * @description docs/api.md 11.2. Source: functions/oauth2-userinfo.ts.
+         */
+        post: operations["userInfo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/openid-configuration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The OpenID Provider metadata (OpenID Connect Discovery 1.0)
+         * @description docs/api.md 11.3. Source: functions/openid-configuration.ts.
+         */
+        get: operations["openIdConfiguration"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -817,6 +861,8 @@ export interface components {
             tenant_id: string;
             introspect_any?: boolean;
             resources?: string;
+            /** @enum {string} */
+            id_token_signed_response_alg?: "ES256" | "RS256";
         };
         RevokeRequest: {
             token?: string;
@@ -881,7 +927,7 @@ export interface components {
             success: false;
             error: string;
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_FORM" | "PASSWORD_TOO_COMMON" | "FIRST_USER_MUST_BE_ADMIN" | "USERNAME_TAKEN" | "MFA_METHOD_NOT_ENABLED" | "INVALID_MFA_CODE" | "MISSING_PARAMETERS" | "UNSUPPORTED_GRANT_TYPE" | "UNSUPPORTED_RESPONSE_TYPE" | "INVALID_CLIENT" | "UNAUTHORIZED_CLIENT" | "INVALID_GRANT" | "INVALID_SCOPE" | "INVALID_REDIRECT_URI" | "PKCE_REQUIRED" | "UNSUPPORTED_CODE_CHALLENGE_METHOD" | "CLIENT_SECRET_TOO_SHORT" | "CLIENT_SECRET_TOO_WEAK" | "RESERVED_CLIENT_ID" | "SMS_COUNTRY_NOT_ALLOWED" | "INVALID_CURSOR" | "INVALID_RESET_CODE" | "INVALID_VERIFICATION_CODE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_REQUIRED" | "INVALID_REFRESH_TOKEN" | "PERMISSION_DENIED" | "MFA_STEP_UP_REQUIRED" | "RECENT_AUTH_REQUIRED" | "MFA_METHOD_LOCKED" | "NOT_FOUND" | "CONFLICT" | "MFA_ALREADY_ENABLED" | "LAST_ADMIN" | "CLIENT_EXISTS" | "INVALID_TARGET" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_CONTENT_TYPE" | "LOCKED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CLIENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "GRANT_NOT_FOUND" | "UNKNOWN_SHOP" | "SHOP_EXISTS";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_FORM" | "PASSWORD_TOO_COMMON" | "FIRST_USER_MUST_BE_ADMIN" | "USERNAME_TAKEN" | "MFA_METHOD_NOT_ENABLED" | "INVALID_MFA_CODE" | "MISSING_PARAMETERS" | "UNSUPPORTED_GRANT_TYPE" | "UNSUPPORTED_RESPONSE_TYPE" | "INVALID_CLIENT" | "UNAUTHORIZED_CLIENT" | "INVALID_GRANT" | "INVALID_SCOPE" | "INVALID_REDIRECT_URI" | "PKCE_REQUIRED" | "UNSUPPORTED_CODE_CHALLENGE_METHOD" | "CLIENT_SECRET_TOO_SHORT" | "CLIENT_SECRET_TOO_WEAK" | "RESERVED_CLIENT_ID" | "SMS_COUNTRY_NOT_ALLOWED" | "INVALID_CURSOR" | "INVALID_RESET_CODE" | "INVALID_VERIFICATION_CODE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_REQUIRED" | "INVALID_REFRESH_TOKEN" | "PERMISSION_DENIED" | "MFA_STEP_UP_REQUIRED" | "RECENT_AUTH_REQUIRED" | "MFA_METHOD_LOCKED" | "NOT_FOUND" | "CONFLICT" | "MFA_ALREADY_ENABLED" | "LAST_ADMIN" | "CLIENT_EXISTS" | "INVALID_TARGET" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_CONTENT_TYPE" | "LOCKED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CLIENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "GRANT_NOT_FOUND" | "UNKNOWN_SHOP" | "SHOP_EXISTS" | "INVALID_NONCE" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE";
             fields?: {
                 path: string;
                 message: string;
@@ -933,6 +979,7 @@ export interface components {
             expires_in: 3600;
             refresh_token?: string;
             scope: string;
+            id_token?: string;
         };
         OAuthTokenPayloadEnvelope: {
             /** @constant */
@@ -948,6 +995,8 @@ export interface components {
             /** @constant */
             introspect_any?: true;
             resources?: string[];
+            /** @enum {string} */
+            id_token_signed_response_alg?: "ES256" | "RS256";
         };
         ClientCreatedEnvelope: {
             /** @constant */
@@ -982,7 +1031,7 @@ export interface components {
             jti?: string;
         };
         Jwks: {
-            keys: {
+            keys: ({
                 /** @constant */
                 kty: "EC";
                 /** @constant */
@@ -994,7 +1043,17 @@ export interface components {
                 alg?: "ES256";
                 /** @constant */
                 use?: "sig";
-            }[];
+            } | {
+                /** @constant */
+                kty: "RSA";
+                n: string;
+                e: string;
+                kid: string;
+                /** @constant */
+                alg: "RS256";
+                /** @constant */
+                use: "sig";
+            })[];
         };
         AuthorizationServerMetadata: {
             issuer: string;
@@ -1012,6 +1071,44 @@ export interface components {
             introspection_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post")[];
             /** @constant */
             authorization_response_iss_parameter_supported: true;
+        };
+        OpenIdProviderMetadata: {
+            issuer: string;
+            authorization_endpoint: string;
+            token_endpoint: string;
+            jwks_uri: string;
+            revocation_endpoint: string;
+            introspection_endpoint: string;
+            response_types_supported: "code"[];
+            response_modes_supported: "query"[];
+            grant_types_supported: ("authorization_code" | "refresh_token" | "client_credentials")[];
+            code_challenge_methods_supported: "S256"[];
+            token_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post")[];
+            revocation_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post")[];
+            introspection_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post")[];
+            /** @constant */
+            authorization_response_iss_parameter_supported: true;
+            userinfo_endpoint: string;
+            scopes_supported: ("openid" | "profile" | "email")[];
+            subject_types_supported: "public"[];
+            id_token_signing_alg_values_supported: ("ES256" | "RS256")[];
+            claims_supported: ("iss" | "sub" | "aud" | "exp" | "iat" | "auth_time" | "nonce" | "amr" | "sid" | "at_hash" | "preferred_username" | "tenantId" | "shopId" | "role" | "email" | "email_verified")[];
+            /** @constant */
+            claims_parameter_supported: false;
+            /** @constant */
+            request_parameter_supported: false;
+            /** @constant */
+            request_uri_parameter_supported: false;
+        };
+        UserInfo: {
+            sub: string;
+            preferred_username?: string;
+            tenantId?: string;
+            shopId?: string;
+            /** @enum {string} */
+            role?: "ADMIN" | "MANAGER" | "OPERATOR" | "FINANCE" | "SOURCING" | "LOGISTICS" | "ANALYST";
+            email?: string;
+            email_verified?: boolean;
         };
         MfaEnabledEnvelope: {
             /** @constant */
@@ -1181,6 +1278,8 @@ export interface components {
             /** @constant */
             introspect_any?: true;
             resources?: string[];
+            /** @enum {string} */
+            id_token_signed_response_alg?: "ES256" | "RS256";
         };
         ClientListEnvelope: {
             /** @constant */
@@ -1402,7 +1501,7 @@ export interface components {
         "Retry-After": string;
         /** @description The active MFA methods of the user, comma-separated (e.g. `TOTP,SMS`), then `RECOVERY` while unused recovery codes remain. */
         "X-MFA-Methods": string;
-        /** @description `Basic realm="oauth2", charset="UTF-8"`, when the client tried HTTP Basic. */
+        /** @description `Basic realm="oauth2", charset="UTF-8"`, when the client tried HTTP Basic; the RFC 6750 3 challenge (`Bearer`, with `error` when a token was sent) at userinfo. */
         "WWW-Authenticate": string;
     };
     pathItems: never;
@@ -2055,6 +2154,7 @@ export interface operations {
                 code_challenge?: string;
                 code_challenge_method?: string;
                 resource?: string;
+                nonce?: string;
             };
             header?: never;
             path?: never;
@@ -2072,7 +2172,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description validation: `<field>: <message>`, e.g. `client_id: Invalid input: expected string, received undefined`, `Unsupported response type`, `Invalid client`, `Invalid redirect_uri`, `Invalid scope`, `Unauthorized client`, `Missing code_challenge`, `Unsupported code_challenge_method` */
+            /** @description validation: `<field>: <message>`, e.g. `client_id: Invalid input: expected string, received undefined`, `Unsupported response type`, `Invalid client`, `Invalid redirect_uri`, `Invalid scope`, `Unauthorized client`, `Missing code_challenge`, `Unsupported code_challenge_method`, `Invalid nonce` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3870,6 +3970,145 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    userInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The claims the token’s scope grants. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserInfo"];
+                };
+            };
+            /** @description `Unauthorized`, `Invalid token` */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Insufficient scope` */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    userInfo: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The claims the token’s scope grants. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserInfo"];
+                };
+            };
+            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Unauthorized`, `Invalid token` */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Insufficient scope` */
+            403: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Request body too large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Unsupported content type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    openIdConfiguration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The metadata, cacheable for an hour. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "public, max-age=3600";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpenIdProviderMetadata"];
                 };
             };
             500: components["responses"]["InternalServerError"];

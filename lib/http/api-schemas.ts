@@ -5,8 +5,11 @@ import { type ClientView, GRANT_TYPES } from '../oauth/client';
 import type { IntrospectionResponse } from '../oauth/introspection';
 import type { authorizationServerMetadata } from '../oauth/metadata';
 import type { TokenResponse } from '../oauth/token';
+import { CLAIMS_SUPPORTED, OIDC_SCOPES, type UserClaims } from '../oidc/claims';
+import type { openIdConfiguration } from '../oidc/discovery';
 import type { AuthPayload } from '../sessions/sessions';
 import type { Identity } from '../tokens/access-token';
+import { SIGNING_ALGORITHMS } from '../tokens/signing-keys';
 import { ROLES, type UserSummary } from '../users/user';
 
 /*
@@ -53,6 +56,8 @@ export const oauthTokenPayload = z.strictObject({
   expires_in: z.literal(3600),
   refresh_token: z.string().optional(),
   scope: z.string(),
+  /** docs/api.md 11.1: with scope `openid`. */
+  id_token: z.string().optional(),
 }) satisfies z.ZodType<TokenResponse>;
 
 /** docs/api.md 5.5: a registered OAuth client, never its secret. */
@@ -64,6 +69,7 @@ export const oauthClient = z.strictObject({
   scope: z.string(),
   introspect_any: z.literal(true).optional(),
   resources: z.array(z.string()).optional(),
+  id_token_signed_response_alg: z.enum(SIGNING_ALGORITHMS).optional(),
 }) satisfies z.ZodType<ClientView>;
 
 /** The error codes the OAuth endpoints answer with when called the RFC way (docs/api.md 5.6). */
@@ -105,15 +111,26 @@ export const introspection = z.discriminatedUnion('active', [
 /** docs/api.md 5.8: the published signing keys (RFC 7517), public parts only. */
 export const jwks = z.strictObject({
   keys: z.array(
-    z.strictObject({
-      kty: z.literal('EC'),
-      crv: z.literal('P-256'),
-      x: z.string(),
-      y: z.string(),
-      kid: z.string(),
-      alg: z.literal('ES256').optional(),
-      use: z.literal('sig').optional(),
-    }),
+    z.union([
+      z.strictObject({
+        kty: z.literal('EC'),
+        crv: z.literal('P-256'),
+        x: z.string(),
+        y: z.string(),
+        kid: z.string(),
+        alg: z.literal('ES256').optional(),
+        use: z.literal('sig').optional(),
+      }),
+      // docs/api.md 11.4: the RS256 keys of ID tokens.
+      z.strictObject({
+        kty: z.literal('RSA'),
+        n: z.string(),
+        e: z.string(),
+        kid: z.string(),
+        alg: z.literal('RS256'),
+        use: z.literal('sig'),
+      }),
+    ]),
   ),
 });
 
@@ -136,6 +153,29 @@ export const authorizationServer = z.strictObject({
   introspection_endpoint_auth_methods_supported: clientAuthMethods,
   authorization_response_iss_parameter_supported: z.literal(true),
 }) satisfies z.ZodType<ReturnType<typeof authorizationServerMetadata>>;
+
+/** docs/api.md 11.3: the OpenID Provider metadata (OpenID Connect Discovery 1.0 section 3). */
+export const openIdProvider = authorizationServer.extend({
+  userinfo_endpoint: z.string(),
+  scopes_supported: z.array(z.enum(OIDC_SCOPES)),
+  subject_types_supported: z.array(z.literal('public')),
+  id_token_signing_alg_values_supported: z.array(z.enum(SIGNING_ALGORITHMS)),
+  claims_supported: z.array(z.enum(CLAIMS_SUPPORTED)),
+  claims_parameter_supported: z.literal(false),
+  request_parameter_supported: z.literal(false),
+  request_uri_parameter_supported: z.literal(false),
+}) satisfies z.ZodType<ReturnType<typeof openIdConfiguration>>;
+
+/** docs/api.md 11.2: the userinfo answer (OIDC Core 5.3.2): `sub`, and the claims the token's scope grants. */
+export const userInfo = z.strictObject({
+  sub: z.string(),
+  preferred_username: z.string().optional(),
+  tenantId: z.string().optional(),
+  shopId: z.string().optional(),
+  role: z.enum(ROLES).optional(),
+  email: z.string().optional(),
+  email_verified: z.boolean().optional(),
+}) satisfies z.ZodType<UserClaims>;
 
 /** docs/api.md 4.4: the data of enableMFA. */
 export const mfaEnabled = z.strictObject({

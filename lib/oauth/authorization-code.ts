@@ -19,6 +19,8 @@ export const authorizationCodeSchema = z.object({
   grantId: z.string(),
   /** The resource (RFC 8707) the user authorized the client for, if it asked for one. */
   resource: z.string().optional(),
+  /** The authorization request's OpenID Connect `nonce`, given back in the ID token (docs/api.md 11.1). */
+  nonce: z.string().optional(),
   /** Epoch seconds. */
   createdAt: z.number(),
   expiresAt: z.number(),

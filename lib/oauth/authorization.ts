@@ -2,6 +2,7 @@ import { epochSeconds } from '../clock';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
 import { ValidationError } from '../errors';
+import { checkNonce } from '../oidc/nonce';
 import type { Identity } from '../tokens/access-token';
 import { AUTHORIZATION_CODE_TTL_SECONDS } from './authorization-code';
 import { isWithinScope, parseScope } from './scope';
@@ -16,6 +17,8 @@ export interface AuthorizationRequest {
   code_challenge?: string | undefined;
   code_challenge_method?: string | undefined;
   resource?: string | undefined;
+  /** OpenID Connect (docs/api.md 11.1): given back in the ID token of the code. */
+  nonce?: string | undefined;
 }
 
 /**
@@ -37,7 +40,8 @@ export function withQuery(uri: string, parameters: Record<string, string | undef
  * returns where to redirect the browser. Checks in the order of docs/api.md 4.6; every
  * failure is a 400 here and never a redirect, because until the client and its
  * redirect URI are known to match, redirecting could hand errors to an attacker.
- * PKCE with S256 is required for every client (RFC 9700 2.1.1).
+ * PKCE with S256 is required for every client (RFC 9700 2.1.1). An OpenID Connect
+ * `nonce` is checked last and kept with the code (docs/api.md 11.1).
  */
 export async function authorize(
   deps: Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'log'>,
@@ -61,6 +65,7 @@ export async function authorize(
   if (request.code_challenge === undefined) throw new ValidationError('Missing code_challenge', { code: 'PKCE_REQUIRED' });
   if (request.code_challenge_method !== 'S256')
     throw new ValidationError('Unsupported code_challenge_method', { code: 'UNSUPPORTED_CODE_CHALLENGE_METHOD' });
+  const nonce = checkNonce(request.nonce);
 
   const code = deps.random.token(32);
   const now = epochSeconds(deps.clock);
@@ -75,6 +80,7 @@ export async function authorize(
     codeChallenge: request.code_challenge,
     grantId: deps.random.token(16),
     ...(request.resource ? { resource: request.resource } : {}),
+    ...(nonce === undefined ? {} : { nonce }),
     createdAt: now,
     expiresAt: now + AUTHORIZATION_CODE_TTL_SECONDS,
   });

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { SIGNING_ALGORITHMS } from '../tokens/signing-keys';
 import { type AdminClientView, GRANT_TYPES } from './client';
 
 /*
@@ -21,6 +22,7 @@ export const adminClient = z.strictObject({
   previous_secret_expires_at: z.string().nullable(),
   introspect_any: z.literal(true).optional(),
   resources: z.array(z.string()).optional(),
+  id_token_signed_response_alg: z.enum(SIGNING_ALGORITHMS).optional(),
 }) satisfies z.ZodType<AdminClientView>;
 
 /** docs/api.md 9.9. */

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../tokens/signing-keys';
 
 /** The grant types a client may be registered with (docs/api.md 4.8). */
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
@@ -45,6 +46,8 @@ export const oauthClientSchema = z.object({
    * `resource`; such a token's `aud` is the resource (docs/api.md 4.7).
    */
   resources: z.array(z.string()).default([]),
+  /** How the client's ID tokens are signed (docs/api.md 11.4): ES256 when absent. */
+  idTokenSignedResponseAlg: z.enum(SIGNING_ALGORITHMS).optional(),
 });
 
 export type OAuthClient = z.output<typeof oauthClientSchema>;
@@ -60,6 +63,8 @@ export interface ClientView {
   introspect_any?: true;
   /** Present for a client registered with resources (RFC 8707), in the order given. */
   resources?: string[];
+  /** Present for a client registered with an ID token algorithm (docs/api.md 11.4). */
+  id_token_signed_response_alg?: SigningAlgorithm;
 }
 
 /**
@@ -104,6 +109,7 @@ export function clientView(client: OAuthClient): ClientView {
     scope: client.scopes.join(' '),
     ...(client.introspectAny ? { introspect_any: true as const } : {}),
     ...(client.resources.length ? { resources: [...client.resources] } : {}),
+    ...(client.idTokenSignedResponseAlg ? { id_token_signed_response_alg: client.idTokenSignedResponseAlg } : {}),
   };
 }
 

@@ -27,6 +27,13 @@ export const grantSchema = refreshStateSchema.partial().extend({
   expiresAt: z.number(),
   /** For a user's grant, the user's session generation when it was made (lib/users/user.ts). */
   userEpoch: z.number().int().nonnegative().optional(),
+  /**
+   * The session's last proof of a credential and its methods when the code was redeemed
+   * (epoch seconds, RFC 8176): the `auth_time` and `amr` of the ID tokens of a refresh
+   * (OIDC Core 12.2: those of the original authentication). Absent on older grants.
+   */
+  authTime: z.number().optional(),
+  amr: z.array(z.string()).optional(),
 });
 
 export type OAuthGrant = z.output<typeof grantSchema>;

@@ -3,6 +3,7 @@ import { isStrongSecret } from '../crypto/secret-strength';
 import type { Deps } from '../deps';
 import { ConflictError, ForbiddenError, ValidationError } from '../errors';
 import type { Identity } from '../tokens/access-token';
+import type { SigningAlgorithm } from '../tokens/signing-keys';
 import { type ClientView, clientView, type OAuthClient, parseGrantTypes, parseRedirectUris, parseResources, UUID_FORM } from './client';
 import { parseScope } from './scope';
 
@@ -18,6 +19,8 @@ export interface ClientRegistration {
   introspect_any?: boolean | undefined;
   /** docs/api.md 4.7: the resource servers (RFC 8707) the client may ask tokens for, separated by spaces. */
   resources?: string | undefined;
+  /** docs/api.md 11.4: how the client's ID tokens are signed (ES256 unless RS256 is asked for). */
+  id_token_signed_response_alg?: SigningAlgorithm | undefined;
 }
 
 /** Client secrets are machine-generated: at least 32 characters (docs/api.md 4.8). */
@@ -75,6 +78,7 @@ export async function registerClient(
     createdBy: admin.userId,
     introspectAny: registration.introspect_any === true,
     resources,
+    ...(registration.id_token_signed_response_alg ? { idTokenSignedResponseAlg: registration.id_token_signed_response_alg } : {}),
   };
   if ((await deps.store.oauthClients.create(client)) === 'exists')
     throw new ConflictError('OAuth2 client already exists', { code: 'CLIENT_EXISTS' });

@@ -2,8 +2,11 @@ import { recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
+import { authenticationMethods, isOpenIdScope, userClaims } from '../oidc/claims';
+import { signIdToken } from '../oidc/id-token';
 import { isLive, rotateRefreshToken } from '../token-families/refresh-family';
-import { epochOf, isOfCurrentEpoch, isSessionOfCurrentGeneration } from '../users/user';
+import { NoRs256KeyError } from '../tokens/signing-keys';
+import { epochOf, isOfCurrentEpoch, isSessionOfCurrentGeneration, type User } from '../users/user';
 import { OAUTH_ACCESS_TOKEN_TTL_SECONDS, signOAuthAccessToken } from './access-token';
 import type { OAuthClient } from './client';
 import { oauthErrors } from './errors';
@@ -37,6 +40,8 @@ export interface TokenResponse {
   expires_in: number;
   refresh_token?: string;
   scope: string;
+  /** OpenID Connect (docs/api.md 11.1): when the scope has `openid`. */
+  id_token?: string;
 }
 
 /** How long a grant with refresh tokens lives at most: its refresh tokens end then. */
@@ -96,14 +101,26 @@ interface TokenSubject {
   resource?: string | undefined;
 }
 
+/** What the ID token of a user's grant says besides the user's claims (docs/api.md 11.1). */
+interface IdTokenSubject {
+  user: User;
+  client: OAuthClient;
+  sessionId: string;
+  authTime: number;
+  amr: string[];
+  nonce?: string | undefined;
+}
+
 async function tokenResponse(
   deps: TokenDeps,
   to: TokenSubject,
   scope: readonly string[],
   now: number,
   refreshToken?: string,
+  oidc?: IdTokenSubject,
 ): Promise<TokenResponse> {
-  const accessToken = signOAuthAccessToken(await deps.keys.load(), {
+  const keys = await deps.keys.load();
+  const accessToken = signOAuthAccessToken(keys, {
     iss: deps.config.issuer,
     aud: to.resource ?? deps.config.oauthDefaultAudience,
     client_id: to.clientId,
@@ -114,13 +131,38 @@ async function tokenResponse(
     iat: now,
     jti: deps.random.id(),
   });
+  // OIDC Core 3.1.3.3 and 12.2: an ID token whenever the token's scope has `openid`.
+  const idToken =
+    oidc && isOpenIdScope(scope)
+      ? signIdToken(keys, oidc.client.idTokenSignedResponseAlg ?? 'ES256', userClaims(oidc.user, scope), {
+          iss: deps.config.issuer,
+          aud: oidc.client.clientId,
+          authTime: oidc.authTime,
+          amr: authenticationMethods(oidc.amr),
+          sid: oidc.sessionId,
+          nonce: oidc.nonce,
+          accessToken,
+          iat: now,
+        })
+      : undefined;
   return {
     access_token: accessToken,
     token_type: 'Bearer',
     expires_in: OAUTH_ACCESS_TOKEN_TTL_SECONDS,
     ...(refreshToken === undefined ? {} : { refresh_token: refreshToken }),
     scope: formatScope(scope),
+    ...(idToken === undefined ? {} : { id_token: idToken }),
   };
+}
+
+/**
+ * The user's whole record, for the claims of an ID token (the session read has only what
+ * the authorizer needs); read only when the scope asks for one. Gone since: `invalid_grant`.
+ */
+async function claimsSource(deps: TokenDeps, tenantId: string, userId: string): Promise<User> {
+  const user = await deps.store.users.findById(tenantId, userId);
+  if (!user) throw oauthErrors.invalidGrant();
+  return user;
 }
 
 /**
@@ -153,6 +195,10 @@ async function redeemAuthorizationCode(
   const { session, user } = await deps.store.sessions.findWithOwner(tenantId, code.sessionId, code.userId);
   if (!session || !user || session.userId !== user.id || !isLive(session, now)) throw oauthErrors.invalidGrant();
   if (user.status !== 'active' || !isSessionOfCurrentGeneration(user, session)) throw oauthErrors.invalidGrant();
+  // Read before the code is spent: a failed read leaves the code to a retry, not to reuse detection.
+  const claimsUser = isOpenIdScope(code.scope) ? await claimsSource(deps, tenantId, user.id) : undefined;
+  // Likewise an RS256 client while the keys hold no RS256 key (docs/api.md 11.1): refused before, not after.
+  if (claimsUser && client.idTokenSignedResponseAlg === 'RS256' && !(await deps.keys.load()).rs256) throw new NoRs256KeyError();
 
   const withRefresh = client.grantTypes.includes('refresh_token');
   const refreshToken = withRefresh
@@ -169,13 +215,25 @@ async function redeemAuthorizationCode(
     ...(resource === undefined ? {} : { resource }),
     createdAt: now,
     userEpoch: epochOf(user),
+    authTime: session.authTime ?? session.createdAt,
+    amr: [...session.amr],
     expiresAt: now + (withRefresh ? GRANT_MAX_AGE_SECONDS : OAUTH_ACCESS_TOKEN_TTL_SECONDS),
     ...(refreshToken === undefined ? {} : { refreshHash: hashToken(refreshToken), refreshGeneration: 0, retired: {} }),
   };
   // The code is used and the grant stored in one transaction: exactly one of concurrent redemptions wins.
   if (!(await deps.store.authorizationCodes.redeem(code, grant, now))) throw await refuseReuse();
   deps.log.info('oauth_code_redeemed', { tenantId, clientId: client.clientId, userId: user.id, grantId: grant.id });
-  return tokenResponse(deps, { ...grant, grantId: grant.id }, grant.scope, now, refreshToken);
+  const oidc = claimsUser
+    ? {
+        user: claimsUser,
+        client,
+        sessionId: code.sessionId,
+        authTime: grant.authTime ?? now,
+        amr: grant.amr ?? [],
+        nonce: code.nonce,
+      }
+    : undefined;
+  return tokenResponse(deps, { ...grant, grantId: grant.id }, grant.scope, now, refreshToken, oidc);
 }
 
 /**
@@ -224,7 +282,12 @@ async function refreshGrant(
     throw oauthErrors.invalidGrant();
   }
   const resource = resourceFor(client, request.resource, grant.resource);
-  return tokenResponse(deps, { ...grant, grantId: grant.id, resource }, requestedScope(request.scope, grant.scope), now, next);
+  const scope = requestedScope(request.scope, grant.scope);
+  // Grants redeemed before ID tokens existed have no session proof recorded: their `iat` stands in.
+  const oidc = isOpenIdScope(scope)
+    ? { user, client, sessionId: grant.sessionId ?? grant.id, authTime: grant.authTime ?? grant.createdAt, amr: grant.amr ?? ['pwd'] }
+    : undefined;
+  return tokenResponse(deps, { ...grant, grantId: grant.id, resource }, scope, now, next, oidc);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { createECDH, createPrivateKey, createPublicKey, type KeyObject, sign } from 'node:crypto';
+import { createECDH, createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createLocalJWKSet, exportJWK, generateKeyPair, type JWK } from 'jose';
@@ -16,10 +16,20 @@ import { refreshedSecret } from '../secrets/refreshed';
  * token lifetime.
  */
 export interface SigningKeysDocument {
+  /** The ES256 key that signs every token (access tokens, and ID tokens by default). */
   activeKid: string;
-  /** Private JWKs (ES256) with `kid`. */
+  /**
+   * The RS256 key that signs the ID tokens of clients registered with
+   * `id_token_signed_response_alg: "RS256"` (docs/api.md 11.4); absent while there is none.
+   */
+  activeRs256Kid?: string | undefined;
+  /** Private JWKs (ES256 on P-256, RS256 of 2048 bits or more) with `kid`. */
   keys: JWK[];
 }
+
+/** The algorithms the service signs with (docs/api.md 11.4): ES256 always, RS256 for the ID tokens of clients that ask. */
+export const SIGNING_ALGORITHMS = ['ES256', 'RS256'] as const;
+export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
 
 /**
  * The public keys document (issue 16, item 5): the public part of every key of the
@@ -28,7 +38,7 @@ export interface SigningKeysDocument {
  * introspect) read this one and can read nothing else: a leak of theirs leaks no key.
  */
 export interface PublicKeysDocument {
-  /** Public JWKs (ES256) with `kid`: no private member. */
+  /** Public JWKs (ES256 or RS256) with `kid`: no private member. */
   keys: JWK[];
 }
 
@@ -45,6 +55,8 @@ export interface KeySet extends PublicKeySet {
   kid: string;
   /** The active key for node:crypto: what `signJwt` signs with. */
   signingKey: KeyObject;
+  /** The active RS256 key, when the document has one (docs/api.md 11.4). */
+  rs256?: { kid: string; signingKey: KeyObject } | undefined;
 }
 
 /** Where the keys come from; `load` is called once per cold start and cached. */
@@ -57,7 +69,7 @@ export interface PublicKeyProvider {
   load(): Promise<PublicKeySet>;
 }
 
-const PUBLIC_MEMBERS = ['kty', 'crv', 'x', 'y', 'kid', 'alg', 'use'] as const;
+const PUBLIC_MEMBERS = ['kty', 'crv', 'x', 'y', 'n', 'e', 'kid', 'alg', 'use'] as const;
 
 function publicPart(jwk: JWK): JWK {
   const out: JWK = {};
@@ -65,9 +77,71 @@ function publicPart(jwk: JWK): JWK {
   return out;
 }
 
-export async function generateSigningKey(kid: string): Promise<JWK> {
-  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
-  return { ...(await exportJWK(privateKey)), kid, alg: 'ES256', use: 'sig' };
+/** A new private signing JWK: ES256 on P-256, or RS256 of RSA_MODULUS_BITS. */
+export async function generateSigningKey(kid: string, alg: SigningAlgorithm = 'ES256'): Promise<JWK> {
+  const { privateKey } = await generateKeyPair(alg, { extractable: true, ...(alg === 'RS256' ? { modulusLength: RSA_MODULUS_BITS } : {}) });
+  return { ...(await exportJWK(privateKey)), kid, alg, use: 'sig' };
+}
+
+/** The size of new RSA keys, and the least accepted (NIST SP 800-57: 2048 bits until 2030). */
+export const RSA_MODULUS_BITS = 2048;
+const RSA_MEMBERS = ['n', 'e', 'd', 'p', 'q', 'dp', 'dq', 'qi'] as const;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/** Whether a JWK is an RSA key for RS256 signatures; every other key is judged as an ES256 one. */
+const isRsaKey = (key: Record<string, unknown>) => key.kty === 'RSA' && key.alg === 'RS256';
+
+/** The number of bits of an RSA modulus given base64url (leading zero bytes do not count). */
+function modulusBits(n: string): number {
+  const bytes = Buffer.from(n, 'base64url');
+  const first = bytes.findIndex((byte) => byte !== 0);
+  return first < 0 ? 0 : (bytes.length - first - 1) * 8 + (32 - Math.clz32(bytes[first] ?? 0));
+}
+
+/**
+ * Checks a private RSA JWK for RS256: every member of RFC 7518 6.3.2 (node:crypto needs the
+ * CRT ones), a modulus of RSA_MODULUS_BITS or more, and a private key whose public part is
+ * the published `n`/`e` (computed, so a key with another key's `d` never signs).
+ */
+function validateRsaSigningKey(key: JWK & { kid: string }): void {
+  const { kid } = key;
+  if (key.use !== 'sig') throw new SecretDocumentError(`Signing key ${kid} is not a signature key (use)`);
+  if (!RSA_MEMBERS.every((member) => typeof key[member] === 'string' && BASE64URL.test(String(key[member])))) {
+    throw new SecretDocumentError(`Signing key ${kid} is not a private RSA key with n, e, d, p, q, dp, dq and qi`);
+  }
+  if (modulusBits(String(key.n)) < RSA_MODULUS_BITS)
+    throw new SecretDocumentError(`Signing key ${kid} is shorter than ${RSA_MODULUS_BITS} bits`);
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey({ key: rsaJwk(key), format: 'jwk' });
+  } catch {
+    throw new SecretDocumentError(`Signing key ${kid} is not a valid RSA private key`);
+  }
+  if (!rsaPrivateKeyMatches(key, privateKey)) throw new SecretDocumentError(`Signing key ${kid}: d does not belong to n and e`);
+}
+
+const bigint = (value: unknown) => BigInt(`0x${Buffer.from(String(value), 'base64url').toString('hex') || '0'}`);
+
+/**
+ * Whether the private members belong to `n` and `e`: node:crypto takes them as given, so
+ * the primes must multiply to `n`, and a signature made with the private key must verify
+ * with (`n`, `e`).
+ */
+function rsaPrivateKeyMatches(key: JWK, privateKey: KeyObject): boolean {
+  if (bigint(key.p) * bigint(key.q) !== bigint(key.n)) return false;
+  try {
+    const probe = Buffer.from('signing key check');
+    const signature = sign('sha256', probe, privateKey);
+    return verify('sha256', probe, createPublicKey({ key: { kty: 'RSA', n: String(key.n), e: String(key.e) }, format: 'jwk' }), signature);
+  } catch {
+    return false;
+  }
+}
+
+/** The members of an RSA JWK node:crypto takes. */
+function rsaJwk(key: JWK) {
+  const { n, e, d, p, q, dp, dq, qi } = key;
+  return { kty: 'RSA', n, e, d, p, q, dp, dq, qi } as { kty: 'RSA'; n: string; e: string };
 }
 
 const KID = /^[\x21-\x7E]{1,128}$/;
@@ -92,9 +166,11 @@ function privateKeyMatches(key: JWK): boolean {
 /**
  * Checks a signing keys document before anything uses it (issue 19, item 3): every key a
  * private P-256 JWK for ES256 signatures whose `d` belongs to its `x`/`y` (node:crypto
- * would take another key's `d`, and the instance would sign tokens nobody can verify),
- * kids unique (jose refuses every token of a kid published twice), the active key among
- * them. Messages name the rule and the kid, never key material (they are logged).
+ * would take another key's `d`, and the instance would sign tokens nobody can verify), or
+ * (docs/api.md 11.4) a private RSA JWK for RS256 of 2048 bits or more whose private part
+ * belongs to its `n`/`e`; kids unique (jose refuses every token of a kid published twice),
+ * the active key an ES256 key among them, the active RS256 key, if any, an RS256 one.
+ * Messages name the rule and the kid, never key material (they are logged).
  */
 export function validateSigningKeysDocument(value: unknown): SigningKeysDocument {
   if (!isRecord(value) || typeof value.activeKid !== 'string' || !Array.isArray(value.keys)) {
@@ -106,6 +182,12 @@ export function validateSigningKeysDocument(value: unknown): SigningKeysDocument
       throw new SecretDocumentError(`Signing key #${index + 1} has no kid`);
     const jwk = key as JWK & { kid: string };
     const kid = jwk.kid;
+    if (isRsaKey(jwk)) {
+      validateRsaSigningKey(jwk);
+      if (seen.has(kid)) throw new SecretDocumentError(`Signing key id ${kid} appears twice`);
+      seen.add(kid);
+      return jwk;
+    }
     if (jwk.kty !== 'EC' || jwk.crv !== 'P-256') throw new SecretDocumentError(`Signing key ${kid} is not a P-256 EC key`);
     if (jwk.alg !== 'ES256') throw new SecretDocumentError(`Signing key ${kid} is not an ES256 key (alg)`);
     if (jwk.use !== 'sig') throw new SecretDocumentError(`Signing key ${kid} is not a signature key (use)`);
@@ -120,7 +202,16 @@ export function validateSigningKeysDocument(value: unknown): SigningKeysDocument
   if (keys.length > 0 && !seen.has(value.activeKid)) {
     throw new SecretDocumentError(`Signing keys: the active key ${KID.test(value.activeKid) ? value.activeKid : ''} is not among the keys`);
   }
-  return { activeKid: value.activeKid, keys };
+  // Access tokens are ES256 only (their verifiers take nothing else): the active key must be one.
+  if (keys.some((key) => key.kid === value.activeKid && key.alg !== 'ES256'))
+    throw new SecretDocumentError(`Signing keys: the active key ${value.activeKid} is not an ES256 key`);
+  const { activeRs256Kid } = value;
+  if (activeRs256Kid === undefined) return { activeKid: value.activeKid, keys };
+  if (typeof activeRs256Kid !== 'string' || !keys.some((key) => key.kid === activeRs256Kid && key.alg === 'RS256')) {
+    const named = typeof activeRs256Kid === 'string' && KID.test(activeRs256Kid) ? `${activeRs256Kid} ` : '';
+    throw new SecretDocumentError(`Signing keys: the active RS256 key ${named}is not an RS256 key among the keys`);
+  }
+  return { activeKid: value.activeKid, activeRs256Kid, keys };
 }
 
 /** Parses and validates the text of a signing keys document (Secrets Manager or file). */
@@ -137,7 +228,8 @@ const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k'];
 
 /**
  * Checks a public keys document: every key a public P-256 JWK for ES256 signatures with
- * 32-byte `x` and `y` on the curve, no private member (a private document pasted in the
+ * 32-byte `x` and `y` on the curve, or a public RSA JWK for RS256 of 2048 bits or more,
+ * no private member (a private document pasted in the
  * wrong place must not reach the verifiers), kids unique. Messages as
  * validateSigningKeysDocument's: the rule and the kid, never key material.
  */
@@ -149,6 +241,12 @@ export function validatePublicKeysDocument(value: unknown): PublicKeysDocument {
       throw new SecretDocumentError(`Public key #${index + 1} has no kid`);
     const { kid } = key;
     if (PRIVATE_MEMBERS.some((member) => member in key)) throw new SecretDocumentError(`Public key ${kid} holds private key material`);
+    if (isRsaKey(key)) {
+      validateRsaPublicKey(key, kid);
+      if (seen.has(kid)) throw new SecretDocumentError(`Public key id ${kid} appears twice`);
+      seen.add(kid);
+      return publicPart(key as JWK);
+    }
     if (key.kty !== 'EC' || key.crv !== 'P-256' || key.alg !== 'ES256' || key.use !== 'sig')
       throw new SecretDocumentError(`Public key ${kid} is not a P-256 ES256 signature key`);
     if (![key.x, key.y].every((part) => typeof part === 'string' && COORDINATE.test(part)))
@@ -165,6 +263,19 @@ export function validatePublicKeysDocument(value: unknown): PublicKeysDocument {
   return { keys };
 }
 
+/** A public RSA JWK for RS256: a signature key with `n` of RSA_MODULUS_BITS or more and `e`, that node:crypto takes. */
+function validateRsaPublicKey(key: Record<string, unknown>, kid: string): void {
+  const { n, e } = key;
+  if (key.use !== 'sig' || typeof n !== 'string' || typeof e !== 'string' || !BASE64URL.test(n) || !BASE64URL.test(e))
+    throw new SecretDocumentError(`Public key ${kid} is not an RS256 signature key with n and e`);
+  if (modulusBits(n) < RSA_MODULUS_BITS) throw new SecretDocumentError(`Public key ${kid} is shorter than ${RSA_MODULUS_BITS} bits`);
+  try {
+    createPublicKey({ key: { kty: 'RSA', n, e }, format: 'jwk' });
+  } catch {
+    throw new SecretDocumentError(`Public key ${kid} is not a valid RSA public key`);
+  }
+}
+
 /** Parses and validates the text of a public keys document (Secrets Manager or file). */
 export function parsePublicKeys(text: string): PublicKeysDocument {
   return validatePublicKeysDocument(parseSecretJson(text, 'The public keys document'));
@@ -176,12 +287,15 @@ export function publicKeySetFromDocument(document: PublicKeysDocument): PublicKe
 }
 
 export async function keySetFromDocument(document: SigningKeysDocument): Promise<KeySet> {
-  const { activeKid, keys } = validateSigningKeysDocument(document);
+  const { activeKid, activeRs256Kid, keys } = validateSigningKeysDocument(document);
   const active = keys.find((key) => key.kid === activeKid);
   if (!active) throw new SecretDocumentError('Signing keys: the document holds no keys');
   const signingKey = createPrivateKey({ key: { kty: 'EC', crv: 'P-256', x: active.x, y: active.y, d: active.d }, format: 'jwk' });
+  const rsa = keys.find((key) => key.kid === activeRs256Kid);
+  const rs256 =
+    rsa && activeRs256Kid ? { kid: activeRs256Kid, signingKey: createPrivateKey({ key: rsaJwk(rsa), format: 'jwk' }) } : undefined;
   const jwks = { keys: keys.map(publicPart) };
-  return { kid: activeKid, signingKey, jwks, publicKeyFor: createLocalJWKSet(jwks) };
+  return { kid: activeKid, signingKey, rs256, jwks, publicKeyFor: createLocalJWKSet(jwks) };
 }
 
 /**
@@ -227,16 +341,32 @@ export function refreshedPublicKeyProvider(
 
 const base64url = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 
+/** Thrown when an RS256 signature is asked of a key set without an RS256 key (the operator adds one: README, Key rotation). */
+export class NoRs256KeyError extends Error {
+  override name = 'NoRs256KeyError';
+  constructor() {
+    super('No active RS256 signing key: run "npm run keys -- add --alg RS256"');
+  }
+}
+
 /**
- * A JWT (RFC 7519) in compact JWS form, signed ES256 with the active key; the header
- * is `{ alg: 'ES256', kid, typ }`. node:crypto signs synchronously with the signature
- * in the JOSE form (`r || s`, RFC 7518 3.4: `ieee-p1363`), at about half the CPU of
- * WebCrypto's asynchronous sign, on the path of every token the service issues.
- * Verified as before with jose against the JWKS.
+ * A JWT (RFC 7519) in compact JWS form, signed with the active key of `alg` (ES256 unless
+ * said otherwise); the header is `{ alg, kid, typ }`. node:crypto signs synchronously
+ * with the ES256 signature in the JOSE form (`r || s`, RFC 7518 3.4: `ieee-p1363`), at
+ * about half the CPU of WebCrypto's asynchronous sign, on the path of every token the
+ * service issues; RS256 is RSASSA-PKCS1-v1_5 with SHA-256 (RFC 7518 3.3), node's default
+ * for an RSA key. Verified as before with jose against the JWKS.
  */
-export function signJwt(keys: KeySet, typ: string, claims: Record<string, string | number | string[]>): string {
-  const input = `${base64url({ alg: 'ES256', kid: keys.kid, typ })}.${base64url(claims)}`;
-  const signature = sign('sha256', Buffer.from(input, 'utf8'), { key: keys.signingKey, dsaEncoding: 'ieee-p1363' });
+export function signJwt(
+  keys: KeySet,
+  typ: string,
+  claims: Record<string, string | number | boolean | string[]>,
+  alg: SigningAlgorithm = 'ES256',
+): string {
+  const key = alg === 'ES256' ? { kid: keys.kid, signingKey: keys.signingKey } : keys.rs256;
+  if (!key) throw new NoRs256KeyError();
+  const input = `${base64url({ alg, kid: key.kid, typ })}.${base64url(claims)}`;
+  const signature = sign('sha256', Buffer.from(input, 'utf8'), { key: key.signingKey, dsaEncoding: 'ieee-p1363' });
   return `${input}.${signature.toString('base64url')}`;
 }
 
@@ -277,9 +407,10 @@ export function filePublicKeyProvider(path: string, clock: Clock = systemClock, 
 }
 
 /**
- * Creates the local keys file with one fresh key unless it exists, and the public keys
- * file beside it (publicKeysPath) unless that exists: a keys file made before there was
- * one gets its public twin at the next `npm start`.
+ * Creates the local keys file unless it exists, with a fresh ES256 key (`kid`) and a fresh
+ * RS256 key (`<kid>-rs256`, docs/api.md 11.4), and the public keys file beside it
+ * (publicKeysPath) unless that exists: a keys file made before there was one gets its
+ * public twin at the next `npm start`.
  */
 export async function ensureKeysFile(path: string, kid: string): Promise<'created' | 'exists'> {
   let created: 'created' | 'exists' = 'exists';
@@ -291,7 +422,12 @@ export async function ensureKeysFile(path: string, kid: string): Promise<'create
     if (error instanceof SecretDocumentError) return 'exists';
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     await mkdir(dirname(path), { recursive: true });
-    document = { activeKid: kid, keys: [await generateSigningKey(kid)] };
+    const rs256Kid = `${kid}-rs256`;
+    document = {
+      activeKid: kid,
+      activeRs256Kid: rs256Kid,
+      keys: [await generateSigningKey(kid), await generateSigningKey(rs256Kid, 'RS256')],
+    };
     await writeFile(path, `${JSON.stringify(document, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
     created = 'created';
   }
@@ -303,7 +439,8 @@ export async function ensureKeysFile(path: string, kid: string): Promise<'create
   return created;
 }
 
-/** A key set made in memory (tests, benchmarks). */
-export async function generateKeySet(kid = 'test-key'): Promise<KeySet> {
-  return keySetFromDocument({ activeKid: kid, keys: [await generateSigningKey(kid)] });
+/** A key set made in memory (tests, benchmarks), with an RS256 key too when `rs256Kid` is given. */
+export async function generateKeySet(kid = 'test-key', rs256Kid?: string): Promise<KeySet> {
+  const keys = [await generateSigningKey(kid), ...(rs256Kid ? [await generateSigningKey(rs256Kid, 'RS256')] : [])];
+  return keySetFromDocument({ activeKid: kid, ...(rs256Kid ? { activeRs256Kid: rs256Kid } : {}), keys });
 }

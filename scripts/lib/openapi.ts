@@ -33,6 +33,7 @@ import { CLIENT_NOT_FOUND } from '../../lib/oauth/client-admin';
 import * as clients from '../../lib/oauth/client-api-schemas';
 import { oauthErrors, rfcErrorFormat } from '../../lib/oauth/errors';
 import { GRANT_NOT_FOUND } from '../../lib/oauth/user-grants';
+import { userInfoErrors } from '../../lib/oidc/userinfo';
 import { SESSION_NOT_FOUND } from '../../lib/sessions/user-sessions';
 import { type Route, routesFromServerlessYml } from './serverless-routes';
 
@@ -51,7 +52,9 @@ type Caller =
   /** A session access token of an ADMIN; 403 otherwise, also without a token. */
   | 'admin'
   /** An OAuth client: HTTP Basic, or `client_id` and `client_secret` in the body. */
-  | 'client';
+  | 'client'
+  /** An OAuth access token as `Authorization: Bearer` (RFC 6750), no authorizer (userinfo). */
+  | 'oauthToken';
 
 type BodyType = 'json' | 'form';
 
@@ -102,7 +105,8 @@ const HEADERS = {
   'Retry-After': 'Seconds until the request may be tried again.',
   'X-MFA-Methods':
     'The active MFA methods of the user, comma-separated (e.g. `TOTP,SMS`), then `RECOVERY` while unused recovery codes remain.',
-  'WWW-Authenticate': '`Basic realm="oauth2", charset="UTF-8"`, when the client tried HTTP Basic.',
+  'WWW-Authenticate':
+    '`Basic realm="oauth2", charset="UTF-8"`, when the client tried HTTP Basic; the RFC 6750 3 challenge (`Bearer`, with `error` when a token was sent) at userinfo.',
 } as const;
 type HeaderName = keyof typeof HEADERS;
 
@@ -124,6 +128,8 @@ const RESPONSE_SCHEMAS = {
   Introspection: [api.introspection, '5.7'],
   Jwks: [api.jwks, '5.8'],
   AuthorizationServerMetadata: [api.authorizationServer, '5.9'],
+  OpenIdProviderMetadata: [api.openIdProvider, '11.3'],
+  UserInfo: [api.userInfo, '11.2'],
   MfaEnabledEnvelope: [envelopeOf(api.mfaEnabled), '4.4'],
   MfaVerifiedEnvelope: [envelopeOf(api.message('MFA verified successfully')), '4.5'],
   LoggedOutEnvelope: [envelopeOf(api.message('Logged out')), '4.10'],
@@ -336,6 +342,7 @@ const OPERATIONS: Record<string, OperationDoc> = {
       new ValidationError('Unauthorized client', { code: 'UNAUTHORIZED_CLIENT' }),
       new ValidationError('Missing code_challenge', { code: 'PKCE_REQUIRED' }),
       new ValidationError('Unsupported code_challenge_method', { code: 'UNSUPPORTED_CODE_CHALLENGE_METHOD' }),
+      new ValidationError('Invalid nonce', { code: 'INVALID_NONCE' }),
       unauthorized,
     ],
   },
@@ -639,6 +646,30 @@ const OPERATIONS: Record<string, OperationDoc> = {
     answers: [{ status: 200, description: 'The grant is revoked.', body: 'GrantRevokedEnvelope', headers: noStore }],
     failures: [unauthorized, grantNotFound],
   },
+  // OpenID Connect (docs/api.md 11.2, 11.3)
+  userInfo: {
+    section: '11.2',
+    summary: 'The claims of the user an OAuth access token with scope openid was issued for (OIDC Core 5.3)',
+    tag: 'oauth2',
+    caller: 'oauthToken',
+    answers: [{ status: 200, description: 'The claims the token’s scope grants.', body: 'UserInfo', headers: noStore }],
+    failures: [userInfoErrors.noToken(), userInfoErrors.invalidToken(), userInfoErrors.insufficientScope()],
+  },
+  openIdConfiguration: {
+    section: '11.3',
+    summary: 'The OpenID Provider metadata (OpenID Connect Discovery 1.0)',
+    tag: 'discovery',
+    caller: 'none',
+    answers: [
+      {
+        status: 200,
+        description: 'The metadata, cacheable for an hour.',
+        body: 'OpenIdProviderMetadata',
+        headers: { 'Cache-Control': 'public, max-age=3600' },
+      },
+    ],
+    failures: [],
+  },
   getAccount: {
     section: '8.5',
     summary: 'The caller’s own account, with its MFA methods (destinations masked)',
@@ -868,6 +899,7 @@ const SECURITY: Record<Caller, Json[] | undefined> = {
   admin: [{ sessionToken: [] }],
   // `{}`: the credentials in the body (client_secret_post), which OpenAPI has no scheme for.
   client: [{ clientBasic: [] }, {}],
+  oauthToken: [{ oauthAccessToken: [] }],
 };
 
 function operation(route: Route, doc: OperationDoc, schemas: { body?: z.ZodType; query?: z.ZodType; params?: z.ZodType }): Json {
@@ -997,7 +1029,7 @@ export async function openApiDocument(): Promise<Json> {
       { name: 'auth', description: 'Sessions and registration (docs/api.md 4.1-4.3, 4.9, 4.10)' },
       { name: 'mfa', description: 'Multi-factor authentication (docs/api.md 4.4, 4.5)' },
       { name: 'oauth2', description: 'The OAuth 2.0 authorization server (docs/api.md 4.6-4.8, 4.13, 4.14)' },
-      { name: 'discovery', description: 'Keys and metadata (docs/api.md 4.11, 4.12)' },
+      { name: 'discovery', description: 'Keys and metadata (docs/api.md 4.11, 4.12, 11.3)' },
       { name: 'admin', description: 'Tenant administration (docs/api.md 9)' },
     ],
     paths,
@@ -1030,6 +1062,12 @@ export async function openApiDocument(): Promise<Json> {
           scheme: 'bearer',
           bearerFormat: 'JWT',
           description: 'A session access token from login, refreshToken or register (docs/api.md 3).',
+        },
+        oauthAccessToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'An OAuth access token from the token endpoint (docs/api.md 4.7); userinfo wants one with scope `openid`.',
         },
         clientBasic: {
           type: 'http',

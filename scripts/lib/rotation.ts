@@ -3,7 +3,14 @@ import { activatePepper, addPepper, describePeppers, retirePepper } from '../../
 import { SecretDocumentError } from '../../lib/secrets/document';
 import { ConcurrentChangeError, type SecretLocation } from '../../lib/secrets/location';
 import { activateKey, addKey, describeKeys, retireKey } from '../../lib/tokens/key-rotation';
-import { parsePublicKeys, parseSigningKeys, publicKeysOf, type SigningKeysDocument } from '../../lib/tokens/signing-keys';
+import {
+  parsePublicKeys,
+  parseSigningKeys,
+  publicKeysOf,
+  SIGNING_ALGORITHMS,
+  type SigningAlgorithm,
+  type SigningKeysDocument,
+} from '../../lib/tokens/signing-keys';
 
 /** A kind of secret document the rotation tool changes, one step per command (README). */
 export interface RotatedDocument<D> {
@@ -24,20 +31,33 @@ export interface RotatedDocument<D> {
 
 const timestampId = (prefix: string) => `${prefix}-${new Date().toISOString().replace(/[-:.]/g, '').slice(0, 15)}`;
 
-export const signingKeysDocument: RotatedDocument<SigningKeysDocument> = {
-  what: 'signing keys',
-  defaultFile: '.data/signing-keys.json',
-  parse: (text) => {
-    const document = parseSigningKeys(text);
-    return document.keys.length ? document : undefined;
-  },
-  serialize: (document) => `${JSON.stringify(document, null, 2)}\n`,
-  add: addKey,
-  activate: activateKey,
-  retire: retireKey,
-  describe: describeKeys,
-  newId: () => timestampId('key'),
-};
+/** The signing keys; `add` makes a key of `alg` (`--alg RS256`, docs/api.md 11.4; ES256 by default). */
+export function signingKeysDocumentOf(alg: SigningAlgorithm = 'ES256'): RotatedDocument<SigningKeysDocument> {
+  return {
+    what: 'signing keys',
+    defaultFile: '.data/signing-keys.json',
+    parse: (text) => {
+      const document = parseSigningKeys(text);
+      return document.keys.length ? document : undefined;
+    },
+    serialize: (document) => `${JSON.stringify(document, null, 2)}\n`,
+    add: (document, id) => addKey(document, id, alg),
+    activate: activateKey,
+    retire: retireKey,
+    describe: describeKeys,
+    newId: () => timestampId(alg === 'RS256' ? 'rsa' : 'key'),
+  };
+}
+
+export const signingKeysDocument = signingKeysDocumentOf('ES256');
+
+/** The algorithm of `--alg`, ES256 when absent; anything else is refused. */
+export function signingAlgorithm(value: string | undefined): SigningAlgorithm {
+  if (value === undefined) return 'ES256';
+  const alg = SIGNING_ALGORITHMS.find((candidate) => candidate === value);
+  if (!alg) throw new Error(`--alg must be one of ${SIGNING_ALGORITHMS.join(', ')}`);
+  return alg;
+}
 
 /**
  * The client-secret peppers. A plain value of the old format is read as the pepper
@@ -84,7 +104,7 @@ export function withPublicKeys(keys: SecretLocation, publicKeys: SecretLocation)
 }
 
 export const USAGE =
-  'Usage: rotate-signing-key show|add [ID]|activate ID|retire ID|publish [--pepper] [--secret-id ID [--public-secret-id ID] | --file PATH [--public-file PATH]]';
+  'Usage: rotate-signing-key show|add [ID] [--alg ES256|RS256]|activate ID|retire ID|publish [--pepper] [--secret-id ID [--public-secret-id ID] | --file PATH [--public-file PATH]]';
 
 /**
  * Runs one rotation command on the document at `location`: reads it (refusing to go on

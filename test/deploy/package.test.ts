@@ -83,6 +83,8 @@ const FUNCTIONS = [
   'PasswordReset',
   'EmailSet',
   'EmailVerify',
+  'UserInfo',
+  'OpenIdConfiguration',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'PasswordForgot', 'PasswordReset'];
@@ -112,7 +114,7 @@ const WRITES = /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|Transact
 /** Functions that sign tokens, and so alone may read the private signing keys (issue 16, item 5). */
 const SIGNING = ['Login', 'RefreshToken', 'Register', 'Reauthenticate', 'Oauth2Token'];
 /** Functions that only verify tokens: the public keys document is all they may read. */
-const VERIFYING = ['Authorizer', 'Jwks', 'Revoke', 'Introspect'];
+const VERIFYING = ['Authorizer', 'Jwks', 'Revoke', 'Introspect', 'UserInfo'];
 /** The Deny that keeps the SMS senders' `sns:Publish` on "*" off every topic and endpoint (issue 16, item 6). */
 // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation !Sub string, not a template
 const SMS_ONLY = { Effect: 'Deny', Action: ['sns:Publish'], Resource: { 'Fn::Sub': 'arn:${AWS::Partition}:sns:*:*:*' } };

@@ -221,8 +221,13 @@ describe('the local stack (serverless-offline)', () => {
     });
   });
 
-  it('publishes the JWKS', async () => {
+  it('publishes the JWKS: the ES256 key and the RS256 key of ID tokens (docs/api.md 11.4)', async () => {
     const jwks = await get('/.well-known/jwks.json');
-    expect(await jwks.json()).toEqual({ keys: [expect.objectContaining({ kid: 'e2e-key', kty: 'EC', crv: 'P-256' })] });
+    expect(await jwks.json()).toEqual({
+      keys: [
+        expect.objectContaining({ kid: 'e2e-key', kty: 'EC', crv: 'P-256' }),
+        expect.objectContaining({ kid: 'e2e-key-rs256', kty: 'RSA', alg: 'RS256' }),
+      ],
+    });
   });
 });

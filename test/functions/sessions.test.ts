@@ -208,7 +208,11 @@ describe('sessions', () => {
       expect(response.status).toBe(200);
       expect(response.headers['Cache-Control']).toBe('public, max-age=300');
       expect(response.body).toEqual({
-        keys: [{ kty: 'EC', crv: 'P-256', x: expect.any(String), y: expect.any(String), kid: 'test-key-1', alg: 'ES256', use: 'sig' }],
+        keys: [
+          { kty: 'EC', crv: 'P-256', x: expect.any(String), y: expect.any(String), kid: 'test-key-1', alg: 'ES256', use: 'sig' },
+          // docs/api.md 11.4: the RS256 key of ID tokens, its public part only.
+          { kty: 'RSA', n: expect.stringMatching(/^[A-Za-z0-9_-]{342}$/), e: 'AQAB', kid: 'test-rsa-1', alg: 'RS256', use: 'sig' },
+        ],
       });
     });
   });

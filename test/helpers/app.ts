@@ -37,6 +37,8 @@ import * as oauth2Revoke from '../../functions/oauth2-revoke';
 import * as oauth2RotateClientSecret from '../../functions/oauth2-rotate-client-secret';
 import * as oauth2Token from '../../functions/oauth2-token';
 import * as oauth2UpdateClient from '../../functions/oauth2-update-client';
+import * as oauth2UserInfo from '../../functions/oauth2-userinfo';
+import * as openIdConfiguration from '../../functions/openid-configuration';
 import * as passwordChange from '../../functions/password-change';
 import * as passwordForgot from '../../functions/password-forgot';
 import * as passwordReset from '../../functions/password-reset';
@@ -102,6 +104,10 @@ const routes = {
   passwordReset: { module: passwordReset, method: 'POST', path: '/auth/password/reset', authorizer: false },
   emailSet: { module: emailSet, method: 'PUT', path: '/auth/email', authorizer: true },
   emailVerify: { module: emailVerify, method: 'POST', path: '/auth/email/verify', authorizer: true },
+  // OpenID Connect (docs/api.md 11.2, 11.3): userinfo takes an OAuth access token, not the authorizer's session token.
+  userInfo: { module: oauth2UserInfo, method: 'GET', path: '/oauth2/userinfo', authorizer: false },
+  userInfoPost: { module: oauth2UserInfo, method: 'POST', path: '/oauth2/userinfo', authorizer: false },
+  openIdConfiguration: { module: openIdConfiguration, method: 'GET', path: '/.well-known/openid-configuration', authorizer: false },
 } as const;
 
 export type RouteName = keyof typeof routes;

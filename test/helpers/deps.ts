@@ -81,7 +81,8 @@ export async function testDeps(env: Record<string, string> = {}): Promise<TestDe
     CLIENT_AUTH_FAILURES_PER_SOURCE: '10000000',
     ...env,
   });
-  sharedKeys ??= generateKeySet('test-key-1');
+  // With an RS256 key for the ID tokens of clients that ask for it (docs/api.md 11.4).
+  sharedKeys ??= generateKeySet('test-key-1', 'test-rsa-1');
   const keySet = await sharedKeys;
   const lines: string[] = [];
   const dynamo = createDynamo({ tableName: config.tableName, region: config.awsRegion, endpoint: config.dynamodbEndpoint });

@@ -65,6 +65,10 @@ const CODE_OF: Record<string, ErrorCode> = {
   // Forgotten password and email (docs/api.md 8.7, 8.8)
   'Invalid reset code': 'INVALID_RESET_CODE',
   'Invalid verification code': 'INVALID_VERIFICATION_CODE',
+  // OpenID Connect (docs/api.md 11.1, 11.2)
+  'Invalid nonce': 'INVALID_NONCE',
+  'Invalid token': 'INVALID_TOKEN',
+  'Insufficient scope': 'INSUFFICIENT_SCOPE',
 };
 
 /** The field the MFA enrolment names for its per-method checks of `secret`. */

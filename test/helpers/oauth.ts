@@ -43,7 +43,7 @@ export async function createClient(
   app: App,
   adminToken: string,
   tenantId: string,
-  options: { grantTypes?: string; scope?: string; redirectUri?: string; clientId?: string } = {},
+  options: { grantTypes?: string; scope?: string; redirectUri?: string; clientId?: string; idTokenAlg?: 'ES256' | 'RS256' } = {},
 ): Promise<TestClient> {
   const client = {
     clientId: options.clientId ?? `client-${randomBytes(6).toString('hex')}`,
@@ -60,6 +60,7 @@ export async function createClient(
       grant_types: options.grantTypes ?? 'authorization_code refresh_token client_credentials',
       scope: options.scope ?? 'orders:read orders:write',
       tenant_id: tenantId,
+      ...(options.idTokenAlg ? { id_token_signed_response_alg: options.idTokenAlg } : {}),
     },
   });
   if (response.status !== 201) throw new Error(`client registration failed: ${JSON.stringify(response.body)}`);
@@ -79,7 +80,7 @@ export async function authorizationCode(
   app: App,
   userToken: string,
   client: TestClient,
-  options: { scope?: string; state?: string; challenge?: string } = {},
+  options: { scope?: string; state?: string; challenge?: string; nonce?: string } = {},
 ): Promise<{ code: string; verifier: string; location: URL }> {
   const { verifier, challenge } = pkcePair();
   const response = await app.request('oauth2Authorize', {
@@ -92,6 +93,7 @@ export async function authorizationCode(
       code_challenge_method: 'S256',
       ...(options.scope === undefined ? {} : { scope: options.scope }),
       ...(options.state === undefined ? {} : { state: options.state }),
+      ...(options.nonce === undefined ? {} : { nonce: options.nonce }),
     },
   });
   if (response.status !== 302) throw new Error(`authorize failed: ${response.status} ${JSON.stringify(response.body)}`);

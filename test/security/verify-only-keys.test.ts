@@ -112,12 +112,12 @@ describe('the public keys document', () => {
     const keysPath = join(dir, 'local', 'signing-keys.json');
     expect(await ensureKeysFile(keysPath, 'local-1')).toBe('created');
     const publicPath = publicKeysPath(keysPath);
-    expect(parsePublicKeys(readFileSync(publicPath, 'utf8')).keys.map((key) => key.kid)).toEqual(['local-1']);
+    expect(parsePublicKeys(readFileSync(publicPath, 'utf8')).keys.map((key) => key.kid)).toEqual(['local-1', 'local-1-rs256']);
     const older = join(dir, 'older-keys.json');
     writeFileSync(older, readFileSync(keysPath));
     expect(existsSync(publicKeysPath(older))).toBe(false);
     expect(await ensureKeysFile(older, 'unused')).toBe('exists');
-    expect(parsePublicKeys(readFileSync(publicKeysPath(older), 'utf8')).keys.map((key) => key.kid)).toEqual(['local-1']);
+    expect(parsePublicKeys(readFileSync(publicKeysPath(older), 'utf8')).keys.map((key) => key.kid)).toEqual(['local-1', 'local-1-rs256']);
   });
 
   it('is configured beside the keys: the file .public.json, the secret <id>-public', () => {
