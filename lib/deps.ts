@@ -11,6 +11,7 @@ import { kmsDataKeys } from './mfa/kms-data-keys';
 import { type DataKeySource, type SecretBox, secretBox } from './mfa/secret-box';
 import { type ClientSecretHasher, clientSecretHasherFor } from './oauth/client-secret';
 import { createDynamo, type Dynamo } from './store/dynamo';
+import { dynamoInteractionStore, type InteractionStore } from './store/interactions';
 import { type AttemptCounter, dynamoAttemptCounter } from './store/login-attempts';
 import { dynamoMfaOutbox, dynamoMfaStore, type MfaStore } from './store/mfa';
 import { dynamoOAuthClientStore, type OAuthClientStore } from './store/oauth-clients';
@@ -35,6 +36,8 @@ export interface Stores {
   mfa: MfaStore;
   /** The tenant administration's view of users (docs/api.md 9). */
   tenantUsers: TenantUserStore;
+  /** Pending browser sign-ins (docs/api.md 11.5). */
+  interactions: InteractionStore;
 }
 
 /** Everything a function needs from the outside world; tests pass their own. */
@@ -69,6 +72,7 @@ export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'rand
     oauthGrants: dynamoOAuthGrantStore(dynamo, random),
     mfa: dynamoMfaStore(dynamo, random),
     tenantUsers: dynamoTenantUserStore(dynamo, random),
+    interactions: dynamoInteractionStore(dynamo, random),
   };
 }
 

@@ -60,6 +60,10 @@ export const ERROR_CODES = [
   // Sessions and authorized apps (docs/api.md 8.3, 8.4): 404
   'SESSION_NOT_FOUND',
   'GRANT_NOT_FOUND',
+  // Browser sign-in, hosted pages (docs/api.md 11.5-11.10).
+  'INVALID_AUTHORIZATION_REQUEST',
+  'INTERACTION_EXPIRED',
+  'CROSS_SITE_REQUEST',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

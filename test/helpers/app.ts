@@ -12,6 +12,9 @@ import * as listSessions from '../../functions/auth-sessions-list';
 import * as revokeSession from '../../functions/auth-sessions-revoke';
 import * as revokeOtherSessions from '../../functions/auth-sessions-revoke-others';
 import * as authorizer from '../../functions/authorizer';
+import * as hostedConsent from '../../functions/hosted-consent';
+import * as hostedSecondFactor from '../../functions/hosted-second-factor';
+import * as hostedSignIn from '../../functions/hosted-sign-in';
 import * as jwks from '../../functions/jwks';
 import * as login from '../../functions/login';
 import * as logout from '../../functions/logout';
@@ -86,6 +89,10 @@ const routes = {
   listGrants: { module: listGrants, method: 'GET', path: '/auth/grants', authorizer: true },
   revokeGrant: { module: revokeGrant, method: 'DELETE', path: '/auth/grants/{grantId}', authorizer: true },
   getAccount: { module: getAccount, method: 'GET', path: '/auth/account', authorizer: true },
+  // Browser sign-in: the hosted pages' forms (docs/api.md 11.7).
+  hostedSignIn: { module: hostedSignIn, method: 'POST', path: '/oauth2/hosted/sign-in', authorizer: false },
+  hostedSecondFactor: { module: hostedSecondFactor, method: 'POST', path: '/oauth2/hosted/second-factor', authorizer: false },
+  hostedConsent: { module: hostedConsent, method: 'POST', path: '/oauth2/hosted/consent', authorizer: false },
 } as const;
 
 export type RouteName = keyof typeof routes;

@@ -59,6 +59,11 @@ const CODE_OF: Record<string, ErrorCode> = {
   // Sessions and authorized apps (docs/api.md 8.3, 8.4)
   'Session not found': 'SESSION_NOT_FOUND',
   'Grant not found': 'GRANT_NOT_FOUND',
+  // Browser sign-in, hosted pages (docs/api.md 11.5-11.10).
+  'Invalid authorization request': 'INVALID_AUTHORIZATION_REQUEST',
+  'Sign-in expired': 'INTERACTION_EXPIRED',
+  'Cross-site request refused': 'CROSS_SITE_REQUEST',
+  'Invalid form body': 'INVALID_FORM',
 };
 
 /** The field the MFA enrolment names for its per-method checks of `secret`. */
