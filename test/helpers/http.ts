@@ -70,7 +70,11 @@ export interface Response {
 
 /** Whether a response is the clean answer to a database (or other dependency) that did not answer. */
 export const isServiceUnavailable = (response: Response) =>
-  response.status === 503 && response.body?.success === false && response.body.error === 'Service unavailable';
+  response.status === 503 &&
+  (typeof response.body === 'string'
+    ? // A hosted page's answer (docs/api.md 11.9): the error page.
+      response.body.includes('<p class="error" role="alert">Service unavailable</p>')
+    : response.body?.success === false && response.body.error === 'Service unavailable');
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
