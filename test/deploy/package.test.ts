@@ -34,7 +34,7 @@ const statementsOf = (role: Resource): Statement[] => role.Properties.Policies.f
 const actions = (s: Statement) => [s.Action].flat();
 
 /** Functions that hash passwords and so need the native Argon2 binding. */
-const HASHING = ['login', 'register', 'reauthenticate', 'changePassword'];
+const HASHING = ['login', 'register', 'reauthenticate', 'changePassword', 'hostedSignIn'];
 /** One function per operation of docs/api.md section 1, and the authorizer. */
 const FUNCTIONS = [
   'Authorizer',
@@ -74,9 +74,13 @@ const FUNCTIONS = [
   'ListGrants',
   'RevokeGrant',
   'GetAccount',
+  // Browser sign-in: the hosted pages' forms (docs/api.md 11.7).
+  'HostedSignIn',
+  'HostedSecondFactor',
+  'HostedConsent',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
-const SENDING = ['Login', 'EnableMFA', 'Reauthenticate'];
+const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'HostedSignIn', 'HostedSecondFactor'];
 /** What each function may do with the MFA key: seal with a new data key, open what was sealed. */
 const MFA_KEY: Record<string, string[]> = {
   Login: ['kms:Decrypt', 'kms:GenerateDataKey'],
@@ -84,6 +88,8 @@ const MFA_KEY: Record<string, string[]> = {
   EnableMFA: ['kms:GenerateDataKey'],
   VerifyMFA: ['kms:Decrypt'],
   GenerateRecoveryCodes: ['kms:GenerateDataKey'],
+  HostedSignIn: ['kms:Decrypt', 'kms:GenerateDataKey'],
+  HostedSecondFactor: ['kms:Decrypt', 'kms:GenerateDataKey'],
 };
 /** Functions that hash client secrets with the pepper. */
 const PEPPERED = ['Oauth2Token', 'CreateOAuth2Client', 'Revoke', 'Introspect', 'RotateOAuth2ClientSecret'];
@@ -313,6 +319,8 @@ describe('the deployment package', () => {
       'PATCH /oauth2/clients/{clientId}',
       'DELETE /oauth2/clients/{clientId}',
       'POST /oauth2/clients/{clientId}/secrets',
+      'POST /oauth2/hosted/sign-in',
+      'POST /oauth2/hosted/second-factor',
     ];
     for (const route of stricter) {
       expect(stage.RouteSettings[route]?.ThrottlingRateLimit, route).toBeLessThan(stage.DefaultRouteSettings.ThrottlingRateLimit);

@@ -135,6 +135,17 @@ describe('browser sign-in (handlers)', () => {
     expectErrorPage(json, 400, 'Invalid form body');
   });
 
+  it('asks for the password again when the sign-in is older than max_age', async () => {
+    const username = await newUser();
+    const { jar, csrf } = await signInPage(firstParty);
+    expect((await postForm(app, jar, 'hostedSignIn', { csrf, username, password: PASSWORD }, origin)).status).toBe(303);
+    deps.clock.advance(61);
+    expect((await browserAuthorize(app, jar, firstParty, { max_age: '120' })).response.status).toBe(302);
+    const again = await browserAuthorize(app, jar, firstParty, { max_age: '60' });
+    expect(again.response.status).toBe(200);
+    expect(String(again.response.body)).toContain('name="password"');
+  });
+
   it('refuses an interaction older than 10 minutes', async () => {
     const username = await newUser();
     const { jar, csrf } = await signInPage();
