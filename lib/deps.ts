@@ -15,6 +15,7 @@ import { type ClientSecretHasher, clientSecretHasher, pepperLoader } from './oau
 import { type AccountCodeStore, dynamoAccountCodeStore } from './store/account-codes';
 import { type AuditStore, dynamoAuditStore } from './store/audit';
 import { createDynamo, type Dynamo } from './store/dynamo';
+import { dynamoInteractionStore, type InteractionStore } from './store/interactions';
 import { type AttemptCounter, dynamoAttemptCounter } from './store/login-attempts';
 import { dynamoMfaOutbox, dynamoMfaStore, type MfaStore } from './store/mfa';
 import { dynamoOAuthClientStore, type OAuthClientStore } from './store/oauth-clients';
@@ -46,6 +47,8 @@ export interface Stores {
   audit: AuditStore;
   /** Password reset and email verification codes (docs/api.md 8.7, 8.8). */
   accountCodes: AccountCodeStore;
+  /** Pending browser sign-ins (docs/api.md 11.5). */
+  interactions: InteractionStore;
 }
 
 /** Everything a function needs from the outside world; tests pass their own. */
@@ -87,6 +90,7 @@ export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'rand
     shops: dynamoShopStore(dynamo, random),
     audit: dynamoAuditStore(dynamo),
     accountCodes: dynamoAccountCodeStore(dynamo, random),
+    interactions: dynamoInteractionStore(dynamo, random),
   };
 }
 

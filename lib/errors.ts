@@ -70,6 +70,10 @@ export const ERROR_CODES = [
   'INVALID_NONCE',
   'INVALID_TOKEN',
   'INSUFFICIENT_SCOPE',
+  // Browser sign-in, hosted pages (docs/api.md 11.5-11.10).
+  'INVALID_AUTHORIZATION_REQUEST',
+  'INTERACTION_EXPIRED',
+  'CROSS_SITE_REQUEST',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

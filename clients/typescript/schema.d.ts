@@ -796,6 +796,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth2/hosted/sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hosted sign-in form: the password (then the second-factor or consent page, or the code)
+         * @description docs/api.md 11.7. Source: functions/hosted-sign-in.ts.
+         */
+        post: operations["hostedSignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth2/hosted/second-factor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hosted second-factor form: a one-time or recovery code (then consent or the code)
+         * @description docs/api.md 11.7. Source: functions/hosted-second-factor.ts.
+         */
+        post: operations["hostedSecondFactor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth2/hosted/consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hosted consent form: allow or deny the client
+         * @description docs/api.md 11.10. Source: functions/hosted-consent.ts.
+         */
+        post: operations["hostedConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -922,12 +982,28 @@ export interface components {
         EmailVerifyRequest: {
             code: string;
         };
+        HostedSignInRequest: {
+            csrf: string;
+            username: string;
+            password: string;
+        };
+        HostedSecondFactorRequest: {
+            csrf: string;
+            /** @enum {string} */
+            method: "TOTP" | "SMS" | "EMAIL" | "RECOVERY";
+            code?: string;
+        };
+        HostedConsentRequest: {
+            csrf: string;
+            /** @enum {string} */
+            decision: "allow" | "deny";
+        };
         Failure: {
             /** @constant */
             success: false;
             error: string;
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_FORM" | "PASSWORD_TOO_COMMON" | "FIRST_USER_MUST_BE_ADMIN" | "USERNAME_TAKEN" | "MFA_METHOD_NOT_ENABLED" | "INVALID_MFA_CODE" | "MISSING_PARAMETERS" | "UNSUPPORTED_GRANT_TYPE" | "UNSUPPORTED_RESPONSE_TYPE" | "INVALID_CLIENT" | "UNAUTHORIZED_CLIENT" | "INVALID_GRANT" | "INVALID_SCOPE" | "INVALID_REDIRECT_URI" | "PKCE_REQUIRED" | "UNSUPPORTED_CODE_CHALLENGE_METHOD" | "CLIENT_SECRET_TOO_SHORT" | "CLIENT_SECRET_TOO_WEAK" | "RESERVED_CLIENT_ID" | "SMS_COUNTRY_NOT_ALLOWED" | "INVALID_CURSOR" | "INVALID_RESET_CODE" | "INVALID_VERIFICATION_CODE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_REQUIRED" | "INVALID_REFRESH_TOKEN" | "PERMISSION_DENIED" | "MFA_STEP_UP_REQUIRED" | "RECENT_AUTH_REQUIRED" | "MFA_METHOD_LOCKED" | "NOT_FOUND" | "CONFLICT" | "MFA_ALREADY_ENABLED" | "LAST_ADMIN" | "CLIENT_EXISTS" | "INVALID_TARGET" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_CONTENT_TYPE" | "LOCKED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CLIENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "GRANT_NOT_FOUND" | "UNKNOWN_SHOP" | "SHOP_EXISTS" | "INVALID_NONCE" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_FORM" | "PASSWORD_TOO_COMMON" | "FIRST_USER_MUST_BE_ADMIN" | "USERNAME_TAKEN" | "MFA_METHOD_NOT_ENABLED" | "INVALID_MFA_CODE" | "MISSING_PARAMETERS" | "UNSUPPORTED_GRANT_TYPE" | "UNSUPPORTED_RESPONSE_TYPE" | "INVALID_CLIENT" | "UNAUTHORIZED_CLIENT" | "INVALID_GRANT" | "INVALID_SCOPE" | "INVALID_REDIRECT_URI" | "PKCE_REQUIRED" | "UNSUPPORTED_CODE_CHALLENGE_METHOD" | "CLIENT_SECRET_TOO_SHORT" | "CLIENT_SECRET_TOO_WEAK" | "RESERVED_CLIENT_ID" | "SMS_COUNTRY_NOT_ALLOWED" | "INVALID_CURSOR" | "INVALID_RESET_CODE" | "INVALID_VERIFICATION_CODE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_REQUIRED" | "INVALID_REFRESH_TOKEN" | "PERMISSION_DENIED" | "MFA_STEP_UP_REQUIRED" | "RECENT_AUTH_REQUIRED" | "MFA_METHOD_LOCKED" | "NOT_FOUND" | "CONFLICT" | "MFA_ALREADY_ENABLED" | "LAST_ADMIN" | "CLIENT_EXISTS" | "INVALID_TARGET" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_CONTENT_TYPE" | "LOCKED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CLIENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "GRANT_NOT_FOUND" | "UNKNOWN_SHOP" | "SHOP_EXISTS" | "INVALID_NONCE" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "INVALID_AUTHORIZATION_REQUEST" | "INTERACTION_EXPIRED" | "CROSS_SITE_REQUEST";
             fields?: {
                 path: string;
                 message: string;
@@ -4113,6 +4189,247 @@ export interface operations {
             };
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hostedSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["HostedSignInRequest"];
+            };
+        };
+        responses: {
+            /** @description The second-factor or consent page. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Back to the client with the code. */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error page: `Invalid form body`, `Sign-in expired` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Invalid credentials` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Cross-site request refused` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Too many failed attempts` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Service unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    hostedSecondFactor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["HostedSecondFactorRequest"];
+            };
+        };
+        responses: {
+            /** @description The consent page, or the second-factor page again after a new code was sent. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Back to the client with the code. */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error page: `Invalid form body`, `Sign-in expired` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Invalid MFA code` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Cross-site request refused` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Too many failed attempts` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Service unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    hostedConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["HostedConsentRequest"];
+            };
+        };
+        responses: {
+            /** @description Back to the client with the code, or with `error=access_denied`. */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error page: `Invalid form body`, `Sign-in expired` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Cross-site request refused` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Service unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
 }

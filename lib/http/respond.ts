@@ -16,7 +16,7 @@ const TRANSIENT_NAMES = new Set([
 const TRANSIENT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN']);
 
 /** A dependency (the database, a key store) is down or overloaded: worth a retry later. */
-function isTransient(error: unknown): boolean {
+export function isTransient(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = 'code' in error && typeof error.code === 'string' ? error.code : undefined;
   return TRANSIENT_NAMES.has(error.name) || (code !== undefined && TRANSIENT_CODES.has(code));

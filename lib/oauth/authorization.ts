@@ -1,3 +1,4 @@
+import * as z from 'zod';
 import { epochSeconds } from '../clock';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
@@ -5,21 +6,27 @@ import { ValidationError } from '../errors';
 import { checkNonce } from '../oidc/nonce';
 import type { Identity } from '../tokens/access-token';
 import { AUTHORIZATION_CODE_TTL_SECONDS } from './authorization-code';
+import type { OAuthClient } from './client';
+import { CODE_CHALLENGE } from './pkce';
 import { isWithinScope, parseScope } from './scope';
 
+/** The query of GET /oauth2/authorize (docs/api.md 4.6 plus PKCE), for both of its doors. */
+export const authorizationQuery = z.object({
+  client_id: z.string().min(1).max(128),
+  redirect_uri: z.string().min(1).max(2000),
+  response_type: z.string().min(1).max(64),
+  scope: z.string().max(1024).optional(),
+  state: z.string().max(1024).optional(),
+  code_challenge: z.string().regex(CODE_CHALLENGE).optional(),
+  code_challenge_method: z.string().max(16).optional(),
+  /** RFC 8707: the resource server the client will ask tokens for with the code. */
+  resource: z.string().max(2000).optional(),
+  /** OpenID Connect: given back in the ID token (docs/api.md 11.1); lib/oidc/nonce.ts checks it. */
+  nonce: z.string().optional(),
+});
+
 /** oauth2Authorize's query (docs/api.md 4.6 plus PKCE, docs/api.md 4.6). */
-export interface AuthorizationRequest {
-  response_type: string;
-  client_id: string;
-  redirect_uri: string;
-  scope?: string | undefined;
-  state?: string | undefined;
-  code_challenge?: string | undefined;
-  code_challenge_method?: string | undefined;
-  resource?: string | undefined;
-  /** OpenID Connect (docs/api.md 11.1): given back in the ID token of the code. */
-  nonce?: string | undefined;
-}
+export type AuthorizationRequest = z.output<typeof authorizationQuery>;
 
 /**
  * Adds parameters to a redirect URI with the URL API, keeping its query as it is
@@ -36,22 +43,23 @@ export function withQuery(uri: string, parameters: Record<string, string | undef
 }
 
 /**
- * Issues an authorization code for the signed-in user (RFC 6749 4.1.1, RFC 7636) and
- * returns where to redirect the browser. Checks in the order of docs/api.md 4.6; every
- * failure is a 400 here and never a redirect, because until the client and its
- * redirect URI are known to match, redirecting could hand errors to an attacker.
- * PKCE with S256 is required for every client (RFC 9700 2.1.1). An OpenID Connect
- * `nonce` is checked last and kept with the code (docs/api.md 11.1).
+ * The checks of an authorization request that need no user, in the order of docs/api.md
+ * 4.6: the client (of `tenantId` when given: another tenant's client is answered like an
+ * unknown one), its redirect URI, scope, grant type, resource and PKCE. Every failure is a
+ * 400 and never a redirect: until the client and its redirect URI are known to match,
+ * redirecting could hand errors to an attacker. PKCE with S256 is required for every
+ * client (RFC 9700 2.1.1). An OpenID Connect `nonce` is checked last (docs/api.md 11.1).
+ * The browser door (docs/api.md 11.5) runs them before showing anything.
  */
-export async function authorize(
-  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'log'>,
-  user: Identity,
+export async function checkAuthorizationRequest(
+  deps: Pick<Deps, 'store'>,
   request: AuthorizationRequest,
-): Promise<string> {
+  tenantId?: string,
+): Promise<{ client: OAuthClient; scope: string[]; codeChallenge: string; nonce: string | undefined }> {
   if (request.response_type !== 'code') throw new ValidationError('Unsupported response type', { code: 'UNSUPPORTED_RESPONSE_TYPE' });
   const client = await deps.store.oauthClients.find(request.client_id);
-  // A client of another tenant is answered like an unknown one.
-  if (!client || client.tenantId !== user.tenantId) throw new ValidationError('Invalid client', { code: 'INVALID_CLIENT' });
+  if (!client || (tenantId !== undefined && client.tenantId !== tenantId))
+    throw new ValidationError('Invalid client', { code: 'INVALID_CLIENT' });
   if (!client.redirectUris.includes(request.redirect_uri))
     throw new ValidationError('Invalid redirect_uri', { code: 'INVALID_REDIRECT_URI' });
   // No scope asked: the client's registered scope (RFC 6749 3.3 lets the server choose a default).
@@ -66,6 +74,21 @@ export async function authorize(
   if (request.code_challenge_method !== 'S256')
     throw new ValidationError('Unsupported code_challenge_method', { code: 'UNSUPPORTED_CODE_CHALLENGE_METHOD' });
   const nonce = checkNonce(request.nonce);
+  return { client, scope, codeChallenge: request.code_challenge, nonce };
+}
+
+/**
+ * Issues an authorization code for the signed-in user (RFC 6749 4.1.1, RFC 7636) and
+ * returns where to redirect the browser, after {@link checkAuthorizationRequest} with the
+ * user's tenant; the `nonce` is kept with the code (docs/api.md 11.1). Both doors of
+ * docs/api.md 4.6 (Bearer) and 11.5 (browser) issue here.
+ */
+export async function authorize(
+  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'log'>,
+  user: Identity,
+  request: AuthorizationRequest,
+): Promise<string> {
+  const { client, scope, codeChallenge, nonce } = await checkAuthorizationRequest(deps, request, user.tenantId);
 
   const code = deps.random.token(32);
   const now = epochSeconds(deps.clock);
@@ -77,7 +100,7 @@ export async function authorize(
     userId: user.userId,
     sessionId: user.sessionId,
     scope,
-    codeChallenge: request.code_challenge,
+    codeChallenge,
     grantId: deps.random.token(16),
     ...(request.resource ? { resource: request.resource } : {}),
     ...(nonce === undefined ? {} : { nonce }),

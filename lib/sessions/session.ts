@@ -25,6 +25,10 @@ export const sessionSchema = refreshStateSchema.extend({
   /** The device of the sign-in, then of the last refresh (lib/sessions/device.ts); absent on older sessions. */
   userAgent: z.string().optional(),
   ipAddress: z.string().optional(),
+  /** A browser session (docs/api.md 11.6): the hash of its cookie's secret; absent for API sessions. */
+  browserHash: z.string().optional(),
+  /** Epoch seconds of the browser session's last use, for its idle timeout (docs/api.md 11.6). */
+  seenAt: z.number().optional(),
 });
 
 export type Session = z.output<typeof sessionSchema>;

@@ -23,7 +23,8 @@ export interface AuthPayload {
 
 type SessionDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'keys'>;
 
-function identityOf(user: User, session: Session): Identity {
+/** The identity a session gives its user, as an access token of it carries it (docs/api.md 3). */
+export function identityOf(user: User, session: Session): Identity {
   return {
     userId: user.id,
     username: user.username,
@@ -62,11 +63,21 @@ async function authPayload(deps: SessionDeps, user: User, session: Session, refr
   };
 }
 
-/** Starts a session for an authenticated user, recording the device it came from, and issues its first tokens. */
-export async function startSession(deps: SessionDeps, user: User, amr: Amr[], device: Device = {}): Promise<AuthPayload> {
+/**
+ * A new session record of an authenticated user and its first refresh token; `extra`
+ * makes it a browser session (lib/hosted/browser-session.ts). Written by the caller.
+ */
+export function newSession(
+  deps: Pick<Deps, 'config' | 'clock' | 'random'>,
+  user: User,
+  amr: Amr[],
+  device: Device = {},
+  extra: Pick<Session, 'browserHash' | 'seenAt'> & { maxAgeSeconds?: number } = {},
+): { session: Session; refreshToken: string } {
   const now = epochSeconds(deps.clock);
   const sessionId = deps.random.token(16);
   const refreshToken = formatRefreshToken({ tenantId: user.tenantId, sessionId, generation: 0, secret: deps.random.token() });
+  const { maxAgeSeconds = deps.config.sessionMaxAgeSeconds, ...browser } = extra;
   const session: Session = {
     id: sessionId,
     tenantId: user.tenantId,
@@ -76,13 +87,20 @@ export async function startSession(deps: SessionDeps, user: User, amr: Amr[], de
     authTime: now,
     userEpoch: epochOf(user),
     signInEpoch: signInEpochOf(user),
-    expiresAt: now + deps.config.sessionMaxAgeSeconds,
+    expiresAt: now + maxAgeSeconds,
     refreshHash: hashToken(refreshToken),
     refreshGeneration: 0,
     retired: {},
     ...(device.userAgent === undefined ? {} : { userAgent: device.userAgent }),
     ...(device.ipAddress === undefined ? {} : { ipAddress: device.ipAddress }),
+    ...browser,
   };
+  return { session, refreshToken };
+}
+
+/** Starts a session for an authenticated user, recording the device it came from, and issues its first tokens. */
+export async function startSession(deps: SessionDeps, user: User, amr: Amr[], device: Device = {}): Promise<AuthPayload> {
+  const { session, refreshToken } = newSession(deps, user, amr, device);
   await deps.store.sessions.create(session);
   return authPayload(deps, user, session, refreshToken);
 }

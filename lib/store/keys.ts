@@ -64,6 +64,8 @@ export const keys = {
     pk: `${tenantPrefix(tenantId)}#OAUTHCODE#${part(codeHash)}`,
     sk: 'CODE',
   }),
+  /** A pending browser sign-in (docs/api.md 11.5), under the tenant of its client. */
+  interaction: (tenantId: string, id: string): Key => ({ pk: `${tenantPrefix(tenantId)}#INTERACTION#${part(id)}`, sk: 'INTERACTION' }),
   /** An OAuth grant (a family of tokens), under the tenant of its client. */
   oauthGrant: (tenantId: string, grantId: string): Key => ({ pk: `${tenantPrefix(tenantId)}#GRANT#${part(grantId)}`, sk: 'GRANT' }),
   /**

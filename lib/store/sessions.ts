@@ -52,6 +52,12 @@ export interface SessionStore extends TokenFamilyStore<Session> {
    * meanwhile or the kept session is not of the user's current generations: read again.
    */
   signOutOthers(user: Pick<User, 'tenantId' | 'id' | 'sessionEpoch' | 'signInEpoch'>, keepSessionId: string): Promise<boolean>;
+  /**
+   * Records a use of a browser session (docs/api.md 11.6) in one conditional write, which
+   * is also the check: the cookie's secret hash is the session's, it is not revoked or
+   * expired, and it was last seen after `idleSince`. The session as it is now, or undefined.
+   */
+  touchBrowser(family: { tenantId: string; id: string }, browserHash: string, now: number, idleSince: number): Promise<Session | undefined>;
 }
 
 /** What the authorizer reads of a session. */
@@ -198,6 +204,26 @@ export function dynamoSessionStore(dynamo: Dynamo, random: Random): SessionStore
     },
 
     signOutOthers: (user, keepSessionId) => transactOnce(dynamo, random, signOutOthersItems(table, user, keepSessionId)),
+
+    async touchBrowser({ tenantId, id }, browserHash, now, idleSince) {
+      // Setting the same time again is harmless, so an SDK retry after a lost answer is too.
+      try {
+        const { Attributes } = await doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: keys.session(tenantId, id),
+            UpdateExpression: 'SET seenAt = :now',
+            ConditionExpression: 'browserHash = :hash AND attribute_not_exists(revokedAt) AND expiresAt > :now AND seenAt > :idleSince',
+            ExpressionAttributeValues: { ':now': now, ':hash': browserHash, ':idleSince': idleSince },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return toSession(Attributes);
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) return undefined;
+        throw error;
+      }
+    },
   };
 }
 

@@ -96,6 +96,8 @@ interface OperationDoc {
   answers: Answer[];
   /** The operation's own failures; body parsing, validation and the body limit are added. */
   failures: Failure[];
+  /** A hosted page (docs/api.md 11.7): answers are HTML documents, failures the error page. */
+  html?: boolean;
 }
 
 const HEADERS = {
@@ -756,7 +758,63 @@ const OPERATIONS: Record<string, OperationDoc> = {
     answers: [{ status: 200, description: 'The address is verified.', body: 'EmailVerifiedEnvelope', headers: noStore }],
     failures: [new ValidationError('Invalid verification code', { code: 'INVALID_VERIFICATION_CODE' }), unauthorized],
   },
+  // Browser sign-in: the hosted pages' forms (docs/api.md 11.7).
+  hostedSignIn: {
+    section: '11.7',
+    summary: 'Hosted sign-in form: the password (then the second-factor or consent page, or the code)',
+    tag: 'oauth2',
+    caller: 'none',
+    bodyTypes: ['form'],
+    html: true,
+    answers: [
+      { status: 200, description: 'The second-factor or consent page.', headers: noStore },
+      { status: 303, description: 'Back to the client with the code.', headers: { Location: undefined, ...noStore } },
+    ],
+    failures: hostedFailures(
+      new UnauthorizedError('Invalid credentials', {}, { code: 'INVALID_CREDENTIALS' }),
+      new TooManyRequestsError(60),
+    ),
+  },
+  hostedSecondFactor: {
+    section: '11.7',
+    summary: 'Hosted second-factor form: a one-time or recovery code (then consent or the code)',
+    tag: 'oauth2',
+    caller: 'none',
+    bodyTypes: ['form'],
+    html: true,
+    answers: [
+      { status: 200, description: 'The consent page, or the second-factor page again after a new code was sent.', headers: noStore },
+      { status: 303, description: 'Back to the client with the code.', headers: { Location: undefined, ...noStore } },
+    ],
+    failures: hostedFailures(new UnauthorizedError('Invalid MFA code', {}, { code: 'INVALID_MFA_CODE' }), new TooManyRequestsError(60)),
+  },
+  hostedConsent: {
+    section: '11.10',
+    summary: 'Hosted consent form: allow or deny the client',
+    tag: 'oauth2',
+    caller: 'none',
+    bodyTypes: ['form'],
+    html: true,
+    answers: [
+      {
+        status: 303,
+        description: 'Back to the client with the code, or with `error=access_denied`.',
+        headers: { Location: undefined, ...noStore },
+      },
+    ],
+    failures: hostedFailures(),
+  },
 };
+
+/** The failures every hosted form answers with its error page (docs/api.md 11.9), and its own. */
+function hostedFailures(...own: AppError[]): AppError[] {
+  return [
+    new ValidationError('Invalid form body', { code: 'INVALID_FORM' }),
+    new ValidationError('Sign-in expired', { code: 'INTERACTION_EXPIRED' }),
+    new ForbiddenError('Cross-site request refused', { code: 'CROSS_SITE_REQUEST' }),
+    ...own,
+  ];
+}
 
 /**
  * The configuration every function module reads when it is imported (each runs
@@ -902,6 +960,29 @@ const SECURITY: Record<Caller, Json[] | undefined> = {
   oauthToken: [{ oauthAccessToken: [] }],
 };
 
+/** The answers of a hosted page: HTML documents, every failure the error page naming its message. */
+function htmlResponses(doc: OperationDoc): Json {
+  const page = { 'text/html': { schema: { type: 'string' } } };
+  const responses: Json = {};
+  for (const answer of doc.answers) {
+    responses[answer.status] = {
+      description: answer.description,
+      ...(answer.headers ? { headers: headerObjects(answer.headers) } : {}),
+      ...(answer.status === 200 ? { content: page } : {}),
+    };
+  }
+  const byStatus = new Map<number, AppError[]>();
+  for (const failure of doc.failures) {
+    const error = 'only' in failure ? failure.error : failure;
+    byStatus.set(error.statusCode, [...(byStatus.get(error.statusCode) ?? []), error]);
+  }
+  for (const [status, errors] of [...byStatus].sort(([a], [b]) => a - b))
+    responses[status] = { description: `The error page: ${errors.map((error) => `\`${error.message}\``).join(', ')}`, content: page };
+  responses[500] = { description: 'The error page: `Internal server error`', content: page };
+  responses[503] = { description: 'The error page: `Service unavailable`', content: page };
+  return responses;
+}
+
 function operation(route: Route, doc: OperationDoc, schemas: { body?: z.ZodType; query?: z.ZodType; params?: z.ZodType }): Json {
   const bodyTypes = doc.bodyTypes ?? [];
   if (
@@ -914,23 +995,24 @@ function operation(route: Route, doc: OperationDoc, schemas: { body?: z.ZodType;
     );
   }
   const failures: FailureCase[] = [];
-  if (route.method === 'POST') {
+  if (route.method === 'POST' && !doc.html) {
     failures.push({ error: new PayloadTooLargeError() });
     const refusesJson = doc.failures.some((failure) => ('only' in failure ? failure.error : failure).statusCode === 415);
     if (!refusesJson) failures.push({ error: new UnsupportedContentTypeError(), only: 'json' });
     failures.push({ error: new ValidationError('Invalid JSON body', { code: 'INVALID_JSON' }), only: 'json' });
     failures.push({ error: new ValidationError('Invalid JSON body: expected an object', { code: 'INVALID_JSON' }), only: 'json' });
   }
-  const validation =
-    (schemas.body ? emptyInputFailure(schemas.body, 'body') : schemas.query ? emptyInputFailure(schemas.query, 'query') : undefined) ??
-    (schemas.params ? emptyInputFailure(schemas.params, 'path') : undefined);
+  const validation = doc.html
+    ? undefined
+    : ((schemas.body ? emptyInputFailure(schemas.body, 'body') : schemas.query ? emptyInputFailure(schemas.query, 'query') : undefined) ??
+      (schemas.params ? emptyInputFailure(schemas.params, 'path') : undefined));
   if (validation) failures.push({ error: validation, validation: true });
   for (const failure of doc.failures) failures.push('only' in failure ? failure : { error: failure });
 
   const byStatus = new Map<number, typeof failures>();
   for (const failure of failures) byStatus.set(failure.error.statusCode, [...(byStatus.get(failure.error.statusCode) ?? []), failure]);
-  const responses: Json = {};
-  for (const answer of doc.answers) {
+  const responses: Json = doc.html ? htmlResponses(doc) : {};
+  for (const answer of doc.html ? [] : doc.answers) {
     const bodies = answer.body === undefined ? [] : [answer.body].flat();
     responses[answer.status] = {
       description: answer.description,
@@ -940,9 +1022,12 @@ function operation(route: Route, doc: OperationDoc, schemas: { body?: z.ZodType;
         : {}),
     };
   }
-  for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) responses[status] = failureResponse(group, doc.rfcErrors ?? false);
-  responses[500] = { $ref: '#/components/responses/InternalServerError' };
-  responses[503] = { $ref: '#/components/responses/ServiceUnavailable' };
+  if (!doc.html) {
+    for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b))
+      responses[status] = failureResponse(group, doc.rfcErrors ?? false);
+    responses[500] = { $ref: '#/components/responses/InternalServerError' };
+    responses[503] = { $ref: '#/components/responses/ServiceUnavailable' };
+  }
 
   const mediaTypes = { json: 'application/json', form: 'application/x-www-form-urlencoded' } as const;
   return {

@@ -34,7 +34,7 @@ const statementsOf = (role: Resource): Statement[] => role.Properties.Policies.f
 const actions = (s: Statement) => [s.Action].flat();
 
 /** Functions that hash passwords and so need the native Argon2 binding. */
-const HASHING = ['login', 'register', 'reauthenticate', 'changePassword', 'passwordReset'];
+const HASHING = ['login', 'register', 'reauthenticate', 'changePassword', 'passwordReset', 'hostedSignIn'];
 /** One function per operation of docs/api.md section 1, and the authorizer. */
 const FUNCTIONS = [
   'Authorizer',
@@ -85,9 +85,13 @@ const FUNCTIONS = [
   'EmailVerify',
   'UserInfo',
   'OpenIdConfiguration',
+  // Browser sign-in: the hosted pages' forms (docs/api.md 11.7).
+  'HostedSignIn',
+  'HostedSecondFactor',
+  'HostedConsent',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
-const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'PasswordForgot', 'PasswordReset'];
+const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'PasswordForgot', 'PasswordReset', 'HostedSignIn', 'HostedSecondFactor'];
 /** Functions that send email only: a verification code or a security notification (docs/api.md 8.8, 8.9). */
 const EMAILING = ['Register', 'ChangePassword', 'VerifyMFA', 'EmailSet', 'DisableMFA', 'GenerateRecoveryCodes'];
 /** What each function may do with the MFA key: seal with a new data key, open what was sealed. */
@@ -102,9 +106,20 @@ const MFA_KEY: Record<string, string[]> = {
   PasswordReset: ['kms:Decrypt', 'kms:GenerateDataKey'],
   EmailSet: ['kms:GenerateDataKey'],
   EmailVerify: ['kms:Decrypt'],
+  HostedSignIn: ['kms:Decrypt', 'kms:GenerateDataKey'],
+  HostedSecondFactor: ['kms:Decrypt', 'kms:GenerateDataKey'],
 };
 /** Functions that hash client secrets with the pepper, or MAC device tokens under a subkey of it (login, register). */
-const PEPPERED = ['Oauth2Token', 'CreateOAuth2Client', 'Revoke', 'Introspect', 'RotateOAuth2ClientSecret', 'Login', 'Register'];
+const PEPPERED = [
+  'Oauth2Token',
+  'CreateOAuth2Client',
+  'Revoke',
+  'Introspect',
+  'RotateOAuth2ClientSecret',
+  'Login',
+  'Register',
+  'HostedSignIn',
+];
 /** A statement that lets a function query the table's indexes, and do nothing else there. */
 const isIndexQuery = (s: Statement) =>
   // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation !Sub string, not a template
@@ -366,6 +381,8 @@ describe('the deployment package', () => {
       'DELETE /oauth2/clients/{clientId}',
       'POST /oauth2/clients/{clientId}/secrets',
       'POST /admin/shops',
+      'POST /oauth2/hosted/sign-in',
+      'POST /oauth2/hosted/second-factor',
     ];
     for (const route of stricter) {
       expect(stage.RouteSettings[route]?.ThrottlingRateLimit, route).toBeLessThan(stage.DefaultRouteSettings.ThrottlingRateLimit);

@@ -17,6 +17,9 @@ import * as revokeOtherSessions from '../../functions/auth-sessions-revoke-other
 import * as authorizer from '../../functions/authorizer';
 import * as emailSet from '../../functions/email-set';
 import * as emailVerify from '../../functions/email-verify';
+import * as hostedConsent from '../../functions/hosted-consent';
+import * as hostedSecondFactor from '../../functions/hosted-second-factor';
+import * as hostedSignIn from '../../functions/hosted-sign-in';
 import * as jwks from '../../functions/jwks';
 import * as login from '../../functions/login';
 import * as logout from '../../functions/logout';
@@ -108,6 +111,10 @@ const routes = {
   userInfo: { module: oauth2UserInfo, method: 'GET', path: '/oauth2/userinfo', authorizer: false },
   userInfoPost: { module: oauth2UserInfo, method: 'POST', path: '/oauth2/userinfo', authorizer: false },
   openIdConfiguration: { module: openIdConfiguration, method: 'GET', path: '/.well-known/openid-configuration', authorizer: false },
+  // Browser sign-in: the hosted pages' forms (docs/api.md 11.7).
+  hostedSignIn: { module: hostedSignIn, method: 'POST', path: '/oauth2/hosted/sign-in', authorizer: false },
+  hostedSecondFactor: { module: hostedSecondFactor, method: 'POST', path: '/oauth2/hosted/second-factor', authorizer: false },
+  hostedConsent: { module: hostedConsent, method: 'POST', path: '/oauth2/hosted/consent', authorizer: false },
 } as const;
 
 export type RouteName = keyof typeof routes;

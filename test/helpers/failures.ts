@@ -69,6 +69,11 @@ const CODE_OF: Record<string, ErrorCode> = {
   'Invalid nonce': 'INVALID_NONCE',
   'Invalid token': 'INVALID_TOKEN',
   'Insufficient scope': 'INSUFFICIENT_SCOPE',
+  // Browser sign-in, hosted pages (docs/api.md 11.5-11.10).
+  'Invalid authorization request': 'INVALID_AUTHORIZATION_REQUEST',
+  'Sign-in expired': 'INTERACTION_EXPIRED',
+  'Cross-site request refused': 'CROSS_SITE_REQUEST',
+  'Invalid form body': 'INVALID_FORM',
 };
 
 /** The field the MFA enrolment names for its per-method checks of `secret`. */

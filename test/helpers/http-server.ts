@@ -67,7 +67,10 @@ export async function startApiServer(): Promise<ApiServer> {
         withAuthorizerContext(event, context ?? {});
       }
       const result = await (route.handler as Handler)(event, lambdaContext);
-      response.writeHead(result.statusCode ?? 200, (result.headers ?? {}) as Record<string, string>).end(result.body ?? '');
+      const headers: Record<string, string | string[]> = { ...(result.headers as Record<string, string>) };
+      // API Gateway sends each of a payload 2.0 answer's `cookies` as a Set-Cookie header.
+      if (result.cookies?.length) headers['set-cookie'] = result.cookies;
+      response.writeHead(result.statusCode ?? 200, headers).end(result.body ?? '');
     })().catch((error: unknown) => {
       response.writeHead(500).end(String(error));
     });

@@ -67,11 +67,17 @@ export interface Response {
   status: number;
   headers: Record<string, string>;
   body: any;
+  /** The answer's Set-Cookie values (payload 2.0 `cookies`). */
+  cookies?: string[];
 }
 
 /** Whether a response is the clean answer to a database (or other dependency) that did not answer. */
 export const isServiceUnavailable = (response: Response) =>
-  response.status === 503 && response.body?.success === false && response.body.error === 'Service unavailable';
+  response.status === 503 &&
+  (typeof response.body === 'string'
+    ? // A hosted page's answer (docs/api.md 11.9): the error page.
+      response.body.includes('<p class="error" role="alert">Service unavailable</p>')
+    : response.body?.success === false && response.body.error === 'Service unavailable');
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
@@ -81,6 +87,12 @@ export async function call(handler: unknown, spec: RequestSpec = {}): Promise<Re
   return {
     status: result.statusCode ?? 200,
     headers: (result.headers ?? {}) as Record<string, string>,
-    body: result.body ? JSON.parse(result.body) : undefined,
+    // A hosted page (docs/api.md 11.7) is HTML: kept as text.
+    body: result.body
+      ? String(result.headers?.['Content-Type'] ?? '').startsWith('text/html')
+        ? result.body
+        : JSON.parse(result.body)
+      : undefined,
+    ...(result.cookies ? { cookies: result.cookies } : {}),
   };
 }

@@ -5,6 +5,7 @@ import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app'
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { type FaultMode, faultPlan, faultyStores } from '../helpers/faulty-stores';
+import { browserAuthorize, CookieJar, csrfOf, postForm } from '../helpers/hosted';
 import { isServiceUnavailable, type Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
@@ -40,6 +41,7 @@ describe('a database fault at every step of every operation', () => {
   let adminToken: string;
   let adminTokenAt = 0;
   let client: TestClient;
+  const issuerOrigin = () => new URL(deps.config.issuer).origin;
 
   beforeAll(async () => {
     await createTable(endpoint, tableName);
@@ -564,6 +566,37 @@ describe('a database fault at every step of every operation', () => {
       prepare: newUser,
       run: (user) => app.request('getAccount', { token: user.token }),
       ok: (r) => r.status === 200 && r.body.data.account.id !== undefined,
+    }, // Browser sign-in (docs/api.md 11.5-11.10): the interaction, the browser session, consent.
+    {
+      name: 'browser authorize (the sign-in page: a new interaction)',
+      prepare: async () => new CookieJar(),
+      run: async (jar: CookieJar) => (await browserAuthorize(app, jar, client)).response,
+      ok: (r) => r.status === 200 && csrfOf(r) !== '',
+    },
+    {
+      name: 'hosted sign-in (the browser session, then the consent page)',
+      prepare: async () => {
+        const user = await newUser();
+        const jar = new CookieJar();
+        const { csrf } = await browserAuthorize(app, jar, client);
+        return { ...user, jar, csrf };
+      },
+      run: (user) =>
+        postForm(app, user.jar, 'hostedSignIn', { csrf: user.csrf, username: user.username, password: PASSWORD }, issuerOrigin()),
+      ok: (r) => r.status === 200 && String(r.body).includes('value="allow"'),
+    },
+    {
+      name: 'hosted consent (allow: the interaction used, the code issued)',
+      prepare: async () => {
+        const user = await newUser();
+        const jar = new CookieJar();
+        const { csrf } = await browserAuthorize(app, jar, client);
+        await postForm(app, jar, 'hostedSignIn', { csrf, username: user.username, password: PASSWORD }, issuerOrigin());
+        return { jar, csrf };
+      },
+      run: ({ jar, csrf }: { jar: CookieJar; csrf: string }) =>
+        postForm(app, jar, 'hostedConsent', { csrf, decision: 'allow' }, issuerOrigin()),
+      ok: (r) => r.status === 303 && new URL(r.headers.Location ?? '').searchParams.has('code'),
     },
     {
       name: 'adminCreateShop',

@@ -6,6 +6,7 @@ import { type App, registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
+import { browserAuthorize, CookieJar, postForm } from '../helpers/hosted';
 import { losingAnswers, mentioning } from '../helpers/lost-answers';
 import { authenticator, newTotpSecret } from '../helpers/mfa';
 import { authorizationCode, createClient, newSecret, tokenRequest } from '../helpers/oauth';
@@ -482,5 +483,35 @@ describe('writes retried after a lost answer', () => {
       expect((await app.request('passwordReset', { body })).body).toEqual(failure('Invalid reset code'));
       expect((await app.request('login', { body: { username: 'admin', password: 'a new passphrase', tenantId } })).status).toBe(200);
     });
+  });
+
+  it('browser sign-in: a lost answer to the interaction, the browser session or the consent step reads as done, once', async () => {
+    const { token } = await registerAdmin(app, uniqueTenant('lost'));
+    const tenantId = String(decodeJwt(token).tenantId);
+    const client = await createClient(app, token, tenantId);
+    const origin = new URL(deps.config.issuer).origin;
+    const jar = new CookieJar();
+    const lostAtStart = dynamo.lost();
+    dynamo.loseNext(mentioning('PutItemCommand', 'csrfHash'));
+    const begun = await browserAuthorize(app, jar, client);
+    expect(begun.response.status).toBe(200);
+    dynamo.loseNext(mentioning('PutItemCommand', 'browserHash'));
+    const consent = await postForm(
+      app,
+      jar,
+      'hostedSignIn',
+      { csrf: begun.csrf, username: 'admin', password: 'correct horse battery' },
+      origin,
+    );
+    expect(consent.status).toBe(200);
+    expect(dynamo.lost()).toBe(lostAtStart + 2);
+    dynamo.loseNext(mentioning('UpdateItemCommand', '#stage = :to'));
+    const lostBefore = dynamo.lost();
+    const allowed = await postForm(app, jar, 'hostedConsent', { csrf: begun.csrf, decision: 'allow' }, origin);
+    expect(allowed.status).toBe(303);
+    expect(new URL(allowed.headers.Location ?? '').searchParams.has('code')).toBe(true);
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+    // Single use still holds.
+    expect((await postForm(app, jar, 'hostedConsent', { csrf: begun.csrf, decision: 'allow' }, origin)).status).toBe(400);
   });
 });

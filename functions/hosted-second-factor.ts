@@ -1,0 +1,13 @@
+import { type Deps, defaultDeps } from '../lib/deps';
+import { secondFactorForm, submitSecondFactor } from '../lib/hosted/flow';
+import { pageHandler } from '../lib/hosted/http';
+
+/** The form (application/x-www-form-urlencoded). */
+export const body = secondFactorForm;
+
+/** POST /oauth2/hosted/second-factor (docs/api.md 11.7): a form of the hosted pages. */
+export function makeHandler(deps: Deps) {
+  return pageHandler(deps, (event, log) => submitSecondFactor({ ...deps, log }, event));
+}
+
+export const handler = makeHandler(defaultDeps());

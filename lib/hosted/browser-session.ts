@@ -1,0 +1,83 @@
+import { epochSeconds } from '../clock';
+import { hashToken } from '../crypto/token-hash';
+import type { Deps } from '../deps';
+import type { Device } from '../sessions/device';
+import type { Amr, Session } from '../sessions/session';
+import { newSession } from '../sessions/sessions';
+import { isSessionOfCurrentGeneration, type User } from '../users/user';
+import { hostCookie } from './http';
+
+/** The browser session's cookie (docs/api.md 11.6). */
+export const SESSION_COOKIE = '__Host-session';
+/** A browser session unused this long is over (docs/api.md 11.6). */
+export const BROWSER_IDLE_SECONDS = 30 * 60;
+/** A browser session is over this long after its sign-in, used or not. */
+export const BROWSER_MAX_AGE_SECONDS = 12 * 3600;
+
+const SEGMENT = /^[A-Za-z0-9_-]{16,128}$/;
+
+/**
+ * The cookie's value: `<tenant, base64url>.<session id>.<secret>`, opaque to the browser;
+ * the session record keeps only the secret's hash (`browserHash`).
+ */
+function formatValue(tenantId: string, sessionId: string, secret: string): string {
+  return `${Buffer.from(tenantId, 'utf8').toString('base64url')}.${sessionId}.${secret}`;
+}
+
+function parseValue(value: string): { tenantId: string; sessionId: string; secret: string } | undefined {
+  const [tenant, sessionId, secret, ...rest] = value.split('.');
+  if (rest.length > 0 || !tenant || !sessionId || !secret || !SEGMENT.test(sessionId) || !SEGMENT.test(secret)) return undefined;
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(tenant)) return undefined;
+  return { tenantId: Buffer.from(tenant, 'base64url').toString('utf8'), sessionId, secret };
+}
+
+/**
+ * Starts the browser session of a user who just signed in (docs/api.md 11.6): a session
+ * record like every other (listed by GET /auth/sessions, revocable, of the user's
+ * generations), with a new id and the hash of the cookie's secret. Its refresh token is
+ * never handed out. Returns the session and its Set-Cookie.
+ */
+export async function startBrowserSession(
+  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'store'>,
+  user: User,
+  amr: Amr[],
+  device: Device,
+): Promise<{ session: Session; cookie: string }> {
+  const secret = deps.random.token();
+  const { session } = newSession(deps, user, amr, device, {
+    browserHash: hashToken(secret),
+    seenAt: epochSeconds(deps.clock),
+    maxAgeSeconds: BROWSER_MAX_AGE_SECONDS,
+  });
+  await deps.store.sessions.create(session);
+  return { session, cookie: hostCookie(SESSION_COOKIE, formatValue(user.tenantId, session.id, secret), BROWSER_MAX_AGE_SECONDS) };
+}
+
+/** The Set-Cookie that removes the browser session's cookie. */
+export const endedSessionCookie = () => hostCookie(SESSION_COOKIE, '', 0);
+
+/**
+ * The live browser session of the cookie in `tenantId`, and its user: the secret matches,
+ * the session is not revoked, expired or idle, its user is active and it is of the user's
+ * current generations (docs/api.md 3). Its use is recorded (the idle timeout counts from
+ * it). Undefined for no cookie, a malformed one, another tenant's or a dead session.
+ */
+export async function currentBrowserSession(
+  deps: Pick<Deps, 'clock' | 'store'>,
+  cookie: string | undefined,
+  tenantId: string,
+): Promise<{ session: Session; user: User } | undefined> {
+  const parsed = cookie ? parseValue(cookie) : undefined;
+  if (!parsed || parsed.tenantId !== tenantId) return undefined;
+  const now = epochSeconds(deps.clock);
+  const session = await deps.store.sessions.touchBrowser(
+    { tenantId, id: parsed.sessionId },
+    hashToken(parsed.secret),
+    now,
+    now - BROWSER_IDLE_SECONDS,
+  );
+  if (!session) return undefined;
+  const user = await deps.store.users.findById(tenantId, session.userId);
+  if (user?.status !== 'active' || !isSessionOfCurrentGeneration(user, session)) return undefined;
+  return { session, user };
+}

@@ -1,0 +1,336 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import * as z from 'zod';
+import { epochSeconds } from '../clock';
+import { constantEquals } from '../crypto/constant-equals';
+import { hashToken } from '../crypto/token-hash';
+import type { Deps } from '../deps';
+import { AppError, ValidationError } from '../errors';
+import { SECOND_FACTORS } from '../mfa/methods';
+import { secondFactor } from '../mfa/second-factor';
+import { type AuthorizationRequest, authorizationQuery, authorize, checkAuthorizationRequest, withQuery } from '../oauth/authorization';
+import type { OAuthClient } from '../oauth/client';
+import { isWithinScope } from '../oauth/scope';
+import { deviceOf } from '../sessions/device';
+import type { Amr, Session } from '../sessions/session';
+import { identityOf } from '../sessions/sessions';
+import { isLive } from '../token-families/refresh-family';
+import { checkPassword } from '../users/login';
+import { isOfCurrentEpoch, type User } from '../users/user';
+import { currentBrowserSession, SESSION_COOKIE, startBrowserSession } from './browser-session';
+import { browserRedirect, checkOrigin, cookiesOf, crossSite, formOf, hostCookie, page } from './http';
+import { INTERACTION_TTL_SECONDS, type Interaction, type InteractionStage } from './interaction';
+import { ConsentPage, SecondFactorPage, SignInPage } from './pages';
+
+/*
+ * The browser door of the authorization endpoint (docs/api.md 11.5-11.9): GET
+ * /oauth2/authorize checks the request, then sends the browser through sign-in, second
+ * factor and consent, each a form posted back here; the answer to the client is the
+ * same code the Bearer door (docs/api.md 4.6) issues, by the same function.
+ */
+
+export type HostedDeps = Pick<
+  Deps,
+  'config' | 'clock' | 'random' | 'log' | 'store' | 'hasher' | 'keys' | 'mfaSecrets' | 'mfaDelivery' | 'deviceTokens' | 'source'
+>;
+type Result = APIGatewayProxyStructuredResultV2;
+
+/** The pending interaction's cookie: binds the forms to the browser that began it. */
+const INTERACTION_COOKIE = '__Host-interaction';
+
+/** The browser door's query: the Bearer door's, plus `prompt` and `max_age` (OpenID Connect Core 3.1.2.1). */
+export const browserAuthorizationQuery = authorizationQuery.extend({
+  prompt: z.enum(['none', 'login', 'consent']).optional(),
+  max_age: z
+    .string()
+    .regex(/^\d{1,9}$/)
+    .transform(Number)
+    .optional(),
+});
+
+const expired = () => new ValidationError('Sign-in expired', { code: 'INTERACTION_EXPIRED' });
+
+/** A navigation of a browser without a Bearer token (docs/api.md 11.5): the hosted pages answer it. */
+export function isBrowserNavigation(event: APIGatewayProxyEventV2): boolean {
+  const headers = event.headers ?? {};
+  return !headers.authorization && (headers.accept ?? '').toLowerCase().includes('text/html');
+}
+
+/** Where the client gets an error (RFC 6749 4.1.2.1, with `iss` of RFC 9207). */
+const errorRedirect = (deps: HostedDeps, request: AuthorizationRequest, error: string) =>
+  withQuery(request.redirect_uri, { error, state: request.state, iss: deps.config.issuer });
+
+const clientName = (client: OAuthClient) => client.clientName || client.clientId;
+
+/**
+ * Whether the user must consent (docs/api.md 11.10): never for a first-party client;
+ * always with `prompt=consent`; else unless a live grant of the user to the client
+ * already covers the scope (the consent remembered, GET /auth/grants).
+ */
+async function needsConsent(deps: HostedDeps, client: OAuthClient, user: User, scope: string[], prompt?: string): Promise<boolean> {
+  if (client.firstParty) return false;
+  if (prompt === 'consent') return true;
+  const now = epochSeconds(deps.clock);
+  const grants = await deps.store.oauthGrants.listBySubject(client.tenantId, user.id);
+  return !grants.some(
+    (grant) =>
+      grant.kind === 'authorization_code' &&
+      grant.clientId === client.clientId &&
+      grant.subject === user.id &&
+      isLive(grant, now) &&
+      isOfCurrentEpoch(user, grant) &&
+      isWithinScope(scope, grant.scope),
+  );
+}
+
+const interactionCookie = (interaction: Pick<Interaction, 'tenantId' | 'id'>, maxAge = INTERACTION_TTL_SECONDS) =>
+  hostCookie(
+    INTERACTION_COOKIE,
+    maxAge === 0 ? '' : `${Buffer.from(interaction.tenantId).toString('base64url')}.${interaction.id}`,
+    maxAge,
+  );
+
+async function beginInteraction(
+  deps: HostedDeps,
+  tenantId: string,
+  request: AuthorizationRequest,
+  stage: InteractionStage,
+  signedIn?: { user: User; session: Session },
+): Promise<{ interaction: Interaction; csrf: string }> {
+  const csrf = deps.random.token(32);
+  const now = epochSeconds(deps.clock);
+  const interaction: Interaction = {
+    id: deps.random.token(32),
+    tenantId,
+    request,
+    csrfHash: hashToken(csrf),
+    stage,
+    ...(signedIn ? { userId: signedIn.user.id, sessionId: signedIn.session.id } : {}),
+    createdAt: now,
+    expiresAt: now + INTERACTION_TTL_SECONDS,
+  };
+  await deps.store.interactions.create(interaction);
+  return { interaction, csrf };
+}
+
+/**
+ * GET /oauth2/authorize from a browser (docs/api.md 11.5): the request is checked before
+ * anything is shown (a bad one gets the error page, never a redirect); with a live
+ * browser session of the client's tenant the code comes at once (SSO), or after consent;
+ * else the sign-in page. `prompt=none` never shows a page; `prompt=login` and an
+ * exceeded `max_age` ask for the password again.
+ */
+export async function beginBrowserAuthorization(deps: HostedDeps, event: APIGatewayProxyEventV2): Promise<Result> {
+  const parsed = browserAuthorizationQuery.safeParse(event.queryStringParameters ?? {});
+  if (!parsed.success) throw new ValidationError('Invalid authorization request', { code: 'INVALID_AUTHORIZATION_REQUEST' });
+  const { prompt, max_age: maxAge, ...request } = parsed.data;
+  const { client, scope } = await checkAuthorizationRequest(deps, request);
+  const tenant = client.tenantId;
+  const current = await currentBrowserSession(deps, cookiesOf(event).get(SESSION_COOKIE), tenant);
+  const now = epochSeconds(deps.clock);
+  const fresh =
+    current && prompt !== 'login' && (maxAge === undefined || now - (current.session.authTime ?? current.session.createdAt) <= maxAge);
+  if (!fresh) {
+    if (prompt === 'none') return browserRedirect(errorRedirect(deps, request, 'login_required'));
+    const { interaction, csrf } = await beginInteraction(deps, tenant, request, 'sign_in');
+    return page(200, <SignInPage tenant={tenant} clientName={clientName(client)} csrf={csrf} />, {
+      redirectUri: request.redirect_uri,
+      cookies: [interactionCookie(interaction)],
+    });
+  }
+  if (!(await needsConsent(deps, client, current.user, scope, prompt)))
+    return browserRedirect(await authorize(deps, identityOf(current.user, current.session), request));
+  if (prompt === 'none') return browserRedirect(errorRedirect(deps, request, 'consent_required'));
+  const { interaction, csrf } = await beginInteraction(deps, tenant, request, 'consent', current);
+  return page(
+    200,
+    <ConsentPage tenant={tenant} clientName={clientName(client)} username={current.user.username} scopes={scope} csrf={csrf} />,
+    {
+      redirectUri: request.redirect_uri,
+      cookies: [interactionCookie(interaction)],
+    },
+  );
+}
+
+/**
+ * The interaction a hosted form was posted for (docs/api.md 11.8): the Origin is ours, the
+ * interaction cookie names a pending interaction at `stage`, and the form's CSRF token is
+ * the interaction's. A replayed, expired or unknown interaction: 400 `Sign-in expired`.
+ */
+async function postedInteraction(deps: HostedDeps, event: APIGatewayProxyEventV2, csrf: string, stage: InteractionStage) {
+  checkOrigin(event, deps.config.issuer);
+  const [tenant, id, ...rest] = (cookiesOf(event).get(INTERACTION_COOKIE) ?? '').split('.');
+  if (!tenant || !id || rest.length > 0 || !/^[A-Za-z0-9_-]{1,200}$/.test(tenant) || !/^[A-Za-z0-9_-]{16,128}$/.test(id)) throw expired();
+  const interaction = await deps.store.interactions.find(Buffer.from(tenant, 'base64url').toString('utf8'), id);
+  if (!interaction || !constantEquals(hashToken(csrf), interaction.csrfHash)) throw interaction ? crossSite() : expired();
+  if (interaction.stage !== stage || interaction.expiresAt <= epochSeconds(deps.clock)) throw expired();
+  const { client } = await checkAuthorizationRequest(deps, interaction.request, interaction.tenantId);
+  return { interaction, client };
+}
+
+/** Moves the interaction on, or 400 `Sign-in expired` when another request did first. */
+async function advance(
+  deps: HostedDeps,
+  interaction: Interaction,
+  to: InteractionStage,
+  set?: Parameters<HostedDeps['store']['interactions']['advance']>[4],
+) {
+  const moved = await deps.store.interactions.advance(interaction, interaction.stage, to, epochSeconds(deps.clock), set);
+  if (!moved) throw expired();
+  return moved;
+}
+
+/**
+ * The user proved who they are: a new browser session (a new id, docs/api.md 11.6; the
+ * browser's previous session of the tenant ends), then consent or the code.
+ */
+async function signedIn(
+  deps: HostedDeps,
+  event: APIGatewayProxyEventV2,
+  found: { interaction: Interaction; client: OAuthClient },
+  user: User,
+  amr: Amr[],
+  csrf: string,
+): Promise<Result> {
+  const { interaction, client } = found;
+  const previous = await currentBrowserSession(deps, cookiesOf(event).get(SESSION_COOKIE), interaction.tenantId);
+  const { session, cookie } = await startBrowserSession(deps, user, amr, deviceOf(event));
+  if (previous)
+    await deps.store.sessions.revoke(
+      { tenantId: previous.session.tenantId, id: previous.session.id },
+      epochSeconds(deps.clock),
+      'signed_in_again',
+    );
+  deps.log.info('login_succeeded', { tenantId: user.tenantId, userId: user.id, username: user.username, amr, door: 'hosted' });
+  const { scope } = await checkAuthorizationRequest(deps, interaction.request, interaction.tenantId);
+  if (await needsConsent(deps, client, user, scope)) {
+    await advance(deps, interaction, 'consent', { userId: user.id, sessionId: session.id, amr });
+    return page(
+      200,
+      <ConsentPage tenant={interaction.tenantId} clientName={clientName(client)} username={user.username} scopes={scope} csrf={csrf} />,
+      {
+        redirectUri: interaction.request.redirect_uri,
+        cookies: [cookie],
+      },
+    );
+  }
+  await advance(deps, interaction, 'done', { userId: user.id, sessionId: session.id, amr });
+  const location = await authorize(deps, identityOf(user, session), interaction.request);
+  return browserRedirect(location, { afterForm: true, cookies: [cookie, interactionCookie(interaction, 0)] });
+}
+
+/** The MFA rules' refusals the second-factor page answers in place (a code required, a wrong code). */
+const isFactorRefusal = (error: unknown): error is AppError =>
+  error instanceof AppError && (error.code === 'MFA_REQUIRED' || error.code === 'INVALID_MFA_CODE');
+const methodsOf = (error: AppError) => (error.headers['X-MFA-Methods'] ?? '').split(',').filter(Boolean);
+
+export const signInForm = z.strictObject({
+  csrf: z.string().min(1).max(128),
+  username: z.string().min(1).max(128),
+  password: z.string().min(1).max(1024),
+});
+
+/**
+ * POST /oauth2/hosted/sign-in (docs/api.md 11.7): the password, by the same rules as
+ * POST /auth/login (attempt limit, unknown users alike, audit); a user with MFA goes on
+ * to the second-factor page.
+ */
+export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEventV2): Promise<Result> {
+  const form = formOf(event, signInForm);
+  const found = await postedInteraction(deps, event, form.csrf, 'sign_in');
+  const { interaction, client } = found;
+  const tenantId = interaction.tenantId;
+  const again = (error: string, status: number, headers: Record<string, string> = {}) =>
+    page(status, <SignInPage tenant={tenantId} clientName={clientName(client)} username={form.username} error={error} csrf={form.csrf} />, {
+      redirectUri: interaction.request.redirect_uri,
+      headers,
+    });
+  let accepted: Awaited<ReturnType<typeof checkPassword>>;
+  try {
+    // The per-source limit counts this door's failures with the JSON login's (docs/api.md 10.1).
+    const sourceIp = event.requestContext?.http?.sourceIp;
+    accepted = await checkPassword(deps, { tenantId, username: form.username, password: form.password, sourceIp });
+  } catch (error) {
+    if (error instanceof AppError && (error.code === 'INVALID_CREDENTIALS' || error.code === 'LOCKED' || error.statusCode === 429))
+      return again(error.message, error.statusCode, error.headers);
+    throw error;
+  }
+  const { user, mfaMethods, afterSuccess } = accepted;
+  try {
+    const account = { tenantId, userId: user.id, username: user.username };
+    let amr: Amr[];
+    try {
+      amr = await secondFactor(deps, account, {}, mfaMethods);
+    } catch (error) {
+      if (!isFactorRefusal(error)) throw error;
+      await advance(deps, interaction, 'second_factor', { userId: user.id });
+      const methods = methodsOf(error);
+      return page(200, <SecondFactorPage tenant={tenantId} methods={methods} method={methods[0] ?? 'TOTP'} csrf={form.csrf} />, {
+        redirectUri: interaction.request.redirect_uri,
+      });
+    }
+    return await signedIn(deps, event, found, user, amr, form.csrf);
+  } finally {
+    await afterSuccess;
+  }
+}
+
+export const secondFactorForm = z.strictObject({
+  csrf: z.string().min(1).max(128),
+  method: z.enum(SECOND_FACTORS),
+  code: z.string().max(64).optional(),
+});
+
+/**
+ * POST /oauth2/hosted/second-factor (docs/api.md 11.7): a code of the chosen method, by
+ * lib/mfa/second-factor.ts as at login (lockout included); an empty code sends a new one
+ * to an SMS or EMAIL method.
+ */
+export async function submitSecondFactor(deps: HostedDeps, event: APIGatewayProxyEventV2): Promise<Result> {
+  const form = formOf(event, secondFactorForm);
+  const found = await postedInteraction(deps, event, form.csrf, 'second_factor');
+  const { interaction } = found;
+  const user = interaction.userId ? await deps.store.users.findById(interaction.tenantId, interaction.userId) : undefined;
+  if (user?.status !== 'active') throw expired();
+  const account = { tenantId: user.tenantId, userId: user.id, username: user.username };
+  let amr: Amr[];
+  try {
+    amr = await secondFactor(deps, account, { mfaCode: form.code || undefined, mfaMethod: form.method });
+  } catch (error) {
+    if (!isFactorRefusal(error)) throw error;
+    const message = error.code === 'MFA_REQUIRED' ? undefined : error.message;
+    return page(
+      error.code === 'MFA_REQUIRED' ? 200 : 401,
+      <SecondFactorPage tenant={interaction.tenantId} methods={methodsOf(error)} method={form.method} error={message} csrf={form.csrf} />,
+      { redirectUri: interaction.request.redirect_uri },
+    );
+  }
+  return signedIn(deps, event, found, user, amr, form.csrf);
+}
+
+export const consentForm = z.strictObject({
+  csrf: z.string().min(1).max(128),
+  decision: z.enum(['allow', 'deny']),
+});
+
+/**
+ * POST /oauth2/hosted/consent (docs/api.md 11.10): in the browser session the consent page
+ * was shown in; deny sends `error=access_denied` to the client, allow the code.
+ */
+export async function submitConsent(deps: HostedDeps, event: APIGatewayProxyEventV2): Promise<Result> {
+  const form = formOf(event, consentForm);
+  const { interaction } = await postedInteraction(deps, event, form.csrf, 'consent');
+  const current = await currentBrowserSession(deps, cookiesOf(event).get(SESSION_COOKIE), interaction.tenantId);
+  if (!current || current.session.id !== interaction.sessionId) throw expired();
+  await advance(deps, interaction, 'done');
+  const cookies = [interactionCookie(interaction, 0)];
+  if (form.decision === 'deny') {
+    deps.log.info('oauth_consent_denied', {
+      tenantId: interaction.tenantId,
+      clientId: interaction.request.client_id,
+      userId: current.user.id,
+    });
+    return browserRedirect(errorRedirect(deps, interaction.request, 'access_denied'), { afterForm: true, cookies });
+  }
+  const location = await authorize(deps, identityOf(current.user, current.session), interaction.request);
+  return browserRedirect(location, { afterForm: true, cookies });
+}

@@ -1,0 +1,36 @@
+import * as z from 'zod';
+import { authorizationQuery } from '../oauth/authorization';
+import { AMR_VALUES } from '../sessions/session';
+
+/** How long a pending sign-in waits for the user (docs/api.md 11.5). */
+export const INTERACTION_TTL_SECONDS = 10 * 60;
+
+/**
+ * Where a pending interaction stands: waiting for the password, for the second factor
+ * of `userId`, for the consent of the signed-in `userId` in `sessionId`; `done` once its
+ * one answer went back to the client.
+ */
+export const INTERACTION_STAGES = ['sign_in', 'second_factor', 'consent', 'done'] as const;
+export type InteractionStage = (typeof INTERACTION_STAGES)[number];
+
+/**
+ * A pending browser authorization (docs/api.md 11.5), as stored: the authorization
+ * request as GET /oauth2/authorize validated it, whole (so every parameter the Bearer door
+ * knows flows to the code), bound to the client's tenant, and the hash of the CSRF token
+ * its forms carry. Single use: each step moves `stage` on in one conditional write.
+ */
+export const interactionSchema = z.object({
+  id: z.string(),
+  tenantId: z.string(),
+  request: authorizationQuery,
+  csrfHash: z.string(),
+  stage: z.enum(INTERACTION_STAGES),
+  userId: z.string().optional(),
+  sessionId: z.string().optional(),
+  amr: z.array(z.enum(AMR_VALUES)).optional(),
+  /** Epoch seconds. */
+  createdAt: z.number(),
+  expiresAt: z.number(),
+});
+
+export type Interaction = z.output<typeof interactionSchema>;

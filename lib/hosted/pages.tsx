@@ -1,0 +1,163 @@
+import type { ComponentChildren, VNode } from 'preact';
+import { renderToString } from 'preact-render-to-string';
+
+/*
+ * The hosted pages (docs/api.md 11.7): server-rendered, usable without JavaScript. Every
+ * value goes through preact, which escapes text and attributes: no markup is ever built
+ * from strings here.
+ */
+
+/** The one stylesheet, inline and allowed by its hash (lib/hosted/http.ts). */
+export const STYLESHEET = `
+*{box-sizing:border-box}
+body{margin:0;font:16px/1.5 system-ui,sans-serif;color:#1a1a1a;background:#f4f5f7}
+main{max-width:26rem;margin:2rem auto;padding:1.5rem;background:#fff;border-radius:.5rem;box-shadow:0 1px 3px #0002}
+header p{margin:0;color:#555;font-size:.9rem}
+h1{font-size:1.4rem;margin:.25rem 0 1rem}
+label{display:block;font-weight:600;margin:.75rem 0 .25rem}
+input,select{width:100%;padding:.6rem;font:inherit;border:1px solid #888;border-radius:.3rem}
+button{font:inherit;padding:.6rem 1rem;margin:1rem .5rem 0 0;border-radius:.3rem;border:1px solid #1d4ed8;background:#1d4ed8;color:#fff;min-height:2.75rem}
+button.secondary{background:#fff;color:#1d4ed8}
+.error{color:#b00020;font-weight:600}
+ul{padding-left:1.2rem}
+`;
+
+/** What every form of an interaction carries: its CSRF token (docs/api.md 11.8). */
+export interface FormContext {
+  csrf: string;
+}
+
+function Layout({ title, tenant, children }: { title: string; tenant?: string | undefined; children: ComponentChildren }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{title}</title>
+        <style>{STYLESHEET}</style>
+      </head>
+      <body>
+        <main>
+          <header>{tenant === undefined ? null : <p>{tenant}</p>}</header>
+          <h1>{title}</h1>
+          {children}
+        </main>
+      </body>
+    </html>
+  );
+}
+
+const Problem = ({ message }: { message?: string | undefined }) =>
+  message ? (
+    <p class="error" role="alert">
+      {message}
+    </p>
+  ) : null;
+
+export interface SignInProps extends FormContext {
+  tenant: string;
+  clientName: string;
+  username?: string | undefined;
+  error?: string | undefined;
+}
+
+export function SignInPage({ tenant, clientName, username, error, csrf }: SignInProps) {
+  return (
+    <Layout title="Sign in" tenant={tenant}>
+      <p>to continue to {clientName}</p>
+      <Problem message={error} />
+      <form method="post" action="/oauth2/hosted/sign-in">
+        <input type="hidden" name="csrf" value={csrf} />
+        <label for="username">Username</label>
+        <input id="username" name="username" autocomplete="username" required maxLength={128} value={username ?? ''} />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required maxLength={1024} />
+        <button type="submit">Sign in</button>
+      </form>
+    </Layout>
+  );
+}
+
+const METHOD_NAMES: Record<string, string> = {
+  TOTP: 'Authenticator app',
+  SMS: 'Text message',
+  EMAIL: 'Email',
+  RECOVERY: 'Recovery code',
+};
+
+export interface SecondFactorProps extends FormContext {
+  tenant: string;
+  methods: string[];
+  method: string;
+  error?: string | undefined;
+}
+
+export function SecondFactorPage({ tenant, methods, method, error, csrf }: SecondFactorProps) {
+  return (
+    <Layout title="Verify it is you" tenant={tenant}>
+      <Problem message={error} />
+      <form method="post" action="/oauth2/hosted/second-factor">
+        <input type="hidden" name="csrf" value={csrf} />
+        <label for="method">Method</label>
+        <select id="method" name="method">
+          {methods.map((candidate) => (
+            <option value={candidate} selected={candidate === method}>
+              {METHOD_NAMES[candidate] ?? candidate}
+            </option>
+          ))}
+        </select>
+        <label for="code">Code</label>
+        <input id="code" name="code" autocomplete="one-time-code" inputMode="text" maxLength={64} />
+        <button type="submit">Verify</button>
+      </form>
+      <p>Leave the code empty and press Verify to have a new code sent by text message or email.</p>
+    </Layout>
+  );
+}
+
+export interface ConsentProps extends FormContext {
+  tenant: string;
+  clientName: string;
+  username: string;
+  scopes: string[];
+}
+
+export function ConsentPage({ tenant, clientName, username, scopes, csrf }: ConsentProps) {
+  return (
+    <Layout title={`Allow ${clientName}?`} tenant={tenant}>
+      <p>
+        {clientName} asks to access your account <strong>{username}</strong> with:
+      </p>
+      <ul>
+        {scopes.map((scope) => (
+          <li>{scope}</li>
+        ))}
+      </ul>
+      <form method="post" action="/oauth2/hosted/consent">
+        <input type="hidden" name="csrf" value={csrf} />
+        <button type="submit" name="decision" value="allow">
+          Allow
+        </button>
+        <button type="submit" name="decision" value="deny" class="secondary">
+          Deny
+        </button>
+      </form>
+    </Layout>
+  );
+}
+
+export function ErrorPage({ message, tenant }: { message: string; tenant?: string | undefined }) {
+  return (
+    <Layout title="Something went wrong" tenant={tenant}>
+      <p class="error" role="alert">
+        {message}
+      </p>
+      <p>Go back to the app you came from and try again.</p>
+    </Layout>
+  );
+}
+
+/** A page as the document it is sent as. */
+export function renderPage(page: VNode): string {
+  return `<!doctype html>${renderToString(page)}`;
+}

@@ -1,0 +1,314 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as authorizer from '../../functions/authorizer';
+import * as hostedConsent from '../../functions/hosted-consent';
+import * as hostedSecondFactor from '../../functions/hosted-second-factor';
+import * as hostedSignIn from '../../functions/hosted-sign-in';
+import * as oauth2Authorize from '../../functions/oauth2-authorize';
+import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
+import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { type ApiServer, startApiServer } from '../helpers/http-server';
+import { activateTotp } from '../helpers/mfa';
+import { createClient, pkcePair, type TestClient, tokenRequest } from '../helpers/oauth';
+
+/**
+ * The hosted sign-in in a real browser (docs/api.md 11.5-11.10): Debian's chromium
+ * driven by playwright-core against the service's functions served over HTTP, one browser
+ * for the file, a fresh context (cookie jar) per user journey. The client's redirect URI
+ * is answered by the browser itself (route interception), as the partner app would.
+ */
+describe('browser sign-in (chromium)', () => {
+  let server: ApiServer;
+  /** The partner apps' callbacks, on another site (localhost) than the service (127.0.0.1). */
+  let apps: Server;
+  let deps: TestDeps;
+  let app: App;
+  let browser: Browser;
+  let issuer: string;
+  let tenantId: string;
+  let adminToken: string;
+  let thirdParty: TestClient;
+  let firstParty: TestClient;
+  let secondFirstParty: TestClient;
+  const password = 'a long unusual passphrase';
+
+  beforeAll(async () => {
+    server = await startApiServer();
+    apps = createServer((_, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end('callback'));
+    await new Promise<void>((listening) => apps.listen(0, '127.0.0.1', listening));
+    const appsBase = `http://localhost:${(apps.address() as AddressInfo).port}`;
+    issuer = server.url;
+    deps = await testDeps({ ISSUER: issuer });
+    deps.clock.set(Date.now());
+    app = testApp(deps);
+    server.mount(
+      [
+        { method: 'GET', path: '/oauth2/authorize', handler: oauth2Authorize.makeHandler(deps), authorizer: true },
+        { method: 'POST', path: '/oauth2/hosted/sign-in', handler: hostedSignIn.makeHandler(deps), authorizer: false },
+        { method: 'POST', path: '/oauth2/hosted/second-factor', handler: hostedSecondFactor.makeHandler(deps), authorizer: false },
+        { method: 'POST', path: '/oauth2/hosted/consent', handler: hostedConsent.makeHandler(deps), authorizer: false },
+      ],
+      authorizer.makeHandler(deps),
+    );
+    tenantId = uniqueTenant('hosted');
+    adminToken = (await registerAdmin(app, tenantId, 'admin', password)).token;
+    thirdParty = await createClient(app, adminToken, tenantId, { redirectUri: `${appsBase}/partner/callback` });
+    firstParty = await createClient(app, adminToken, tenantId, { redirectUri: `${appsBase}/shop/callback` });
+    secondFirstParty = await createClient(app, adminToken, tenantId, { redirectUri: `${appsBase}/back-office/callback` });
+    for (const client of [firstParty, secondFirstParty]) {
+      const marked = await app.request('oauth2UpdateClient', {
+        token: adminToken,
+        pathParameters: { clientId: client.clientId },
+        body: { first_party: true },
+      });
+      expect(marked.status).toBe(200);
+    }
+    await app.request('oauth2UpdateClient', {
+      token: adminToken,
+      pathParameters: { clientId: thirdParty.clientId },
+      body: { client_name: 'Partner <Analytics>' },
+    });
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await new Promise((closed) => apps?.close(closed));
+  });
+
+  /** A new user of the tenant (by the ADMIN) and a JSON-login session token of theirs. */
+  async function newUser(username = `user-${Math.random().toString(36).slice(2, 8)}`) {
+    const staff = await registerStaff(app, adminToken, { username, password, role: 'OPERATOR', tenantId });
+    return { username, token: staff.token, id: staff.user.id };
+  }
+
+  /** A fresh browser profile: its own cookie jar. */
+  async function browserContext(): Promise<BrowserContext> {
+    const context = await browser.newContext();
+    context.setDefaultTimeout(5_000);
+    return context;
+  }
+
+  function authorizeUrl(client: TestClient, extra: Record<string, string> = {}) {
+    const { verifier, challenge } = pkcePair();
+    const state = `state-${Math.random().toString(36).slice(2)}`;
+    const url = new URL('/oauth2/authorize', issuer);
+    url.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.clientId,
+      redirect_uri: client.redirectUri,
+      scope: 'orders:read',
+      state,
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      ...extra,
+    }).toString();
+    return { url: url.href, verifier, state };
+  }
+
+  async function signIn(page: Page, username: string) {
+    await page.fill('input[name=username]', username);
+    await page.fill('input[name=password]', password);
+    await page.click('button[type=submit]');
+  }
+
+  /** The callback the browser arrived at, and the code's redemption at the token endpoint. */
+  async function arrived(page: Page, client: TestClient, state: string, verifier: string) {
+    await page.waitForURL(`${client.redirectUri}?**`);
+    const callback = new URL(page.url());
+    expect(callback.searchParams.get('state')).toBe(state);
+    expect(callback.searchParams.get('iss')).toBe(issuer);
+    const code = callback.searchParams.get('code') ?? '';
+    const tokens = await app.request(
+      'oauth2Token',
+      tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }),
+    );
+    expect(tokens.status).toBe(200);
+    return tokens.body.data ?? tokens.body;
+  }
+
+  const sessionIdOf = async (context: BrowserContext) =>
+    (await context.cookies(issuer)).find((cookie) => cookie.name === '__Host-session')?.value.split('.')[1];
+
+  it('signs a user in to a third-party client with consent, in a __Host- cookie session listed by GET /auth/sessions', async () => {
+    const user = await newUser();
+    const context = await browserContext();
+    const page = await context.newPage();
+    const { url, verifier, state } = authorizeUrl(thirdParty);
+    const shown = await page.goto(url);
+    expect(shown?.status()).toBe(200);
+    const headers = shown?.headers() ?? {};
+    expect(headers['cache-control']).toBe('no-store');
+    expect(headers['content-security-policy']).toMatch(
+      /default-src 'none'; style-src 'sha256-[^']+'; form-action 'self' http:\/\/localhost:\d+; frame-ancestors 'none'/,
+    );
+    expect(await page.locator('header').textContent()).toBe(tenantId);
+    expect(await page.getAttribute('input[name=username]', 'autocomplete')).toBe('username');
+    expect(await page.getAttribute('input[name=password]', 'autocomplete')).toBe('current-password');
+    expect(await page.locator('label[for=username]').textContent()).toBe('Username');
+
+    await signIn(page, user.username);
+    await page.waitForSelector('button[name=decision][value=allow]');
+    expect(await page.locator('h1').textContent()).toBe('Allow Partner <Analytics>?');
+    expect(await page.locator('li').allTextContents()).toEqual(['orders:read']);
+    await page.click('button[name=decision][value=allow]');
+    const tokens = await arrived(page, thirdParty, state, verifier);
+    expect(tokens).toMatchObject({ scope: 'orders:read' });
+
+    const cookie = (await context.cookies(issuer)).find((candidate) => candidate.name === '__Host-session');
+    expect(cookie).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Lax', path: '/' });
+    const listed = await app.request('listSessions', { token: user.token });
+    expect(listed.body.data.sessions.map((session: { id: string }) => session.id)).toContain(await sessionIdOf(context));
+
+    // The consent is remembered as the grant: the next authorization goes straight back.
+    const again = authorizeUrl(thirdParty);
+    await page.goto(again.url);
+    await arrived(page, thirdParty, again.state, again.verifier);
+    await context.close();
+  });
+
+  it('asks a user with TOTP for the code on the second-factor page', async () => {
+    const user = await newUser();
+    const { code } = await activateTotp(app, deps, user.token);
+    const context = await browserContext();
+    const page = await context.newPage();
+    const { url, verifier, state } = authorizeUrl(thirdParty);
+    await page.goto(url);
+    await signIn(page, user.username);
+    await page.waitForSelector('input[name=code]');
+    expect(await page.getAttribute('input[name=code]', 'autocomplete')).toBe('one-time-code');
+    expect(
+      await page.locator('select[name=method] option').evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value)),
+    ).toEqual(['TOTP']);
+    await page.fill('input[name=code]', '000000');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('[role=alert]');
+    expect(await page.locator('[role=alert]').textContent()).toBe('Invalid MFA code');
+    await page.fill('input[name=code]', code());
+    await page.click('button[type=submit]');
+    await page.click('button[name=decision][value=allow]');
+    await arrived(page, thirdParty, state, verifier);
+    await context.close();
+  });
+
+  it('skips consent for a first-party client, then signs in to a second client by SSO; prompt=login asks again', async () => {
+    const user = await newUser();
+    const context = await browserContext();
+    const page = await context.newPage();
+    const first = authorizeUrl(firstParty);
+    await page.goto(first.url);
+    await signIn(page, user.username);
+    await arrived(page, firstParty, first.state, first.verifier);
+
+    const second = authorizeUrl(secondFirstParty);
+    await page.goto(second.url);
+    await arrived(page, secondFirstParty, second.state, second.verifier);
+
+    const forced = authorizeUrl(secondFirstParty, { prompt: 'login' });
+    await page.goto(forced.url);
+    await page.waitForSelector('input[name=password]');
+    const before = await sessionIdOf(context);
+    await signIn(page, user.username);
+    await arrived(page, secondFirstParty, forced.state, forced.verifier);
+    expect(await sessionIdOf(context)).not.toBe(before);
+    await context.close();
+  });
+
+  it('answers prompt=none with a code in a live session, and with error=login_required without one', async () => {
+    const user = await newUser();
+    const context = await browserContext();
+    const page = await context.newPage();
+    const without = authorizeUrl(firstParty, { prompt: 'none' });
+    await page.goto(without.url);
+    await page.waitForURL(`${firstParty.redirectUri}?**`);
+    expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ error: 'login_required', state: without.state, iss: issuer });
+
+    const signed = authorizeUrl(firstParty);
+    await page.goto(signed.url);
+    await signIn(page, user.username);
+    await arrived(page, firstParty, signed.state, signed.verifier);
+    const silent = authorizeUrl(firstParty, { prompt: 'none' });
+    await page.goto(silent.url);
+    await arrived(page, firstParty, silent.state, silent.verifier);
+    await context.close();
+  });
+
+  it('sends error=access_denied with state and iss when the user denies', async () => {
+    const user = await newUser();
+    const context = await browserContext();
+    const page = await context.newPage();
+    const { url, state } = authorizeUrl(thirdParty);
+    await page.goto(url);
+    await signIn(page, user.username);
+    await page.click('button[name=decision][value=deny]');
+    await page.waitForURL(`${thirdParty.redirectUri}?**`);
+    expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ error: 'access_denied', state, iss: issuer });
+    await context.close();
+  });
+
+  it('ends the browser session when it is revoked through DELETE /auth/sessions/{id}', async () => {
+    const user = await newUser();
+    const context = await browserContext();
+    const page = await context.newPage();
+    const first = authorizeUrl(firstParty);
+    await page.goto(first.url);
+    await signIn(page, user.username);
+    await arrived(page, firstParty, first.state, first.verifier);
+    const revoked = await app.request('revokeSession', {
+      token: user.token,
+      pathParameters: { sessionId: (await sessionIdOf(context)) ?? '' },
+    });
+    expect(revoked.status).toBe(200);
+    const next = authorizeUrl(firstParty);
+    await page.goto(next.url);
+    expect(await page.locator('input[name=password]').count()).toBe(1);
+    await context.close();
+  });
+
+  it('refuses a cross-site POST to a hosted form', async () => {
+    const user = await newUser();
+    const context = await browserContext();
+    const page = await context.newPage();
+    const { url } = authorizeUrl(thirdParty);
+    await page.goto(url);
+    await signIn(page, user.username);
+    await page.waitForSelector('button[name=decision][value=allow]');
+    const csrf = await page.getAttribute('input[name=csrf]', 'value');
+    // Another site posts the consent form, with the right token even.
+    await context.route('https://attacker.example/**', (route) =>
+      route.fulfill({
+        contentType: 'text/html',
+        body: `<form method="post" action="${issuer}/oauth2/hosted/consent"><input name="csrf" value="${csrf}"><button name="decision" value="allow">go</button></form>`,
+      }),
+    );
+    const attacker = await context.newPage();
+    await attacker.goto('https://attacker.example/');
+    const [answer] = await Promise.all([attacker.waitForResponse(`${issuer}/oauth2/hosted/consent`), attacker.click('button')]);
+    expect(answer.status()).toBe(403);
+    expect(await attacker.locator('[role=alert]').textContent()).toBe('Cross-site request refused');
+    await context.close();
+  });
+
+  it('never renders a hostile state, client name or username as markup', async () => {
+    const hostile = '"><img src=x onerror="document.title=\'owned\'"><script>document.title="owned"</script>';
+    const user = await newUser(`<b>${Math.random().toString(36).slice(2, 6)}</b>`);
+    await app.request('oauth2UpdateClient', {
+      token: adminToken,
+      pathParameters: { clientId: thirdParty.clientId },
+      body: { client_name: hostile },
+    });
+    const context = await browserContext();
+    const page = await context.newPage();
+    const { url } = authorizeUrl(thirdParty, { state: hostile, prompt: 'consent' });
+    await page.goto(url);
+    await signIn(page, user.username);
+    await page.waitForSelector('button[name=decision][value=allow]');
+    expect(await page.locator('img, script, b').count()).toBe(0);
+    expect(await page.title()).toBe(`Allow ${hostile}?`);
+    expect(await page.locator('strong').textContent()).toBe(user.username);
+    await context.close();
+  });
+});

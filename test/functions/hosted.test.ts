@@ -1,0 +1,187 @@
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { argon2idHasher } from '../../lib/crypto/password';
+import { type App, registerStaff, testApp } from '../helpers/app';
+import { type TestDeps, testDeps } from '../helpers/deps';
+import { failure } from '../helpers/failures';
+import { browserAuthorize, CookieJar, csrfOf, postForm } from '../helpers/hosted';
+import { createClient, type OAuthTenant, oauthTenant, type TestClient } from '../helpers/oauth';
+
+const PASSWORD = 'a long unusual passphrase';
+
+/** The browser door of GET /oauth2/authorize and the hosted forms (docs/api.md 11.5-11.10), handler by handler. */
+describe('browser sign-in (handlers)', () => {
+  let deps: TestDeps;
+  let app: App;
+  let tenant: OAuthTenant;
+  let other: OAuthTenant;
+  let firstParty: TestClient;
+  let origin: string;
+  let serial = 0;
+
+  beforeAll(async () => {
+    deps = await testDeps();
+    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
+    app = testApp(deps);
+    origin = new URL(deps.config.issuer).origin;
+    tenant = await oauthTenant(app);
+    other = await oauthTenant(app);
+    firstParty = await createClient(app, tenant.adminToken, tenant.tenantId);
+    const pathParameters = { clientId: firstParty.clientId };
+    await app.request('oauth2UpdateClient', { token: tenant.adminToken, pathParameters, body: { first_party: true } });
+  });
+
+  const newUser = async (within = tenant) => {
+    const username = `user-${serial++}`;
+    await registerStaff(app, within.adminToken, { username, password: PASSWORD, role: 'OPERATOR', tenantId: within.tenantId });
+    return username;
+  };
+
+  /** The sign-in page of a new interaction for the client, in a new jar. */
+  const signInPage = async (client: TestClient = tenant.client, extra: Record<string, string> = {}) => {
+    const jar = new CookieJar();
+    const begun = await browserAuthorize(app, jar, client, extra);
+    expect(begun.response.status).toBe(200);
+    return { jar, csrf: begun.csrf, verifier: begun.verifier };
+  };
+
+  const expectErrorPage = (
+    response: { status: number; headers: Record<string, string>; body: unknown },
+    status: number,
+    message: string,
+  ) => {
+    expect(response.status).toBe(status);
+    expect(response.headers['Content-Type']).toBe('text/html; charset=utf-8');
+    expect(response.headers['Cache-Control']).toBe('no-store');
+    expect(response.headers['Content-Security-Policy']).toContain("frame-ancestors 'none'");
+    expect(response.headers.Location).toBeUndefined();
+    expect(String(response.body)).toContain(`<p class="error" role="alert">${message}</p>`);
+  };
+
+  it('keeps the 401 of docs/api.md 4.6 for a caller without a token that does not ask for HTML', async () => {
+    const response = await app.request('oauth2Authorize', {
+      method: 'GET',
+      headers: { accept: 'application/json' },
+      query: { response_type: 'code', client_id: tenant.client.clientId, redirect_uri: tenant.client.redirectUri },
+    });
+    expect(response).toMatchObject({ status: 401, body: failure('Unauthorized') });
+  });
+
+  it.each([
+    ['an unknown client', { client_id: 'nobody' }, 'Invalid client'],
+    ['a redirect URI that is not registered', { redirect_uri: 'https://attacker.example/cb' }, 'Invalid redirect_uri'],
+    ['no PKCE', { code_challenge: '' }, 'Invalid authorization request'],
+    ['a scope beyond the client', { scope: 'admin' }, 'Invalid scope'],
+    ['an unknown prompt', { prompt: 'select_account' }, 'Invalid authorization request'],
+  ])('answers %s with the error page, never a redirect', async (_, extra, message) => {
+    const { response } = await browserAuthorize(app, new CookieJar(), tenant.client, extra);
+    expectErrorPage(response, 400, message);
+  });
+
+  it('signs in, asks consent and answers with a code, state and iss; the session cookie is __Host-, HttpOnly, Secure, Lax', async () => {
+    const username = await newUser();
+    const { jar, csrf } = await signInPage();
+    const consent = await postForm(app, jar, 'hostedSignIn', { csrf, username, password: PASSWORD }, origin);
+    expect(consent.status).toBe(200);
+    expect(String(consent.body)).toContain('name="decision" value="allow"');
+    expect(consent.cookies?.[0]).toMatch(/^__Host-session=[^;]+; Path=\/; Max-Age=43200; Secure; HttpOnly; SameSite=Lax$/);
+    const allowed = await postForm(app, jar, 'hostedConsent', { csrf, decision: 'allow' }, origin);
+    expect(allowed.status).toBe(303);
+    const location = new URL(allowed.headers.Location ?? '');
+    expect(location.searchParams.get('state')).toBe('some-state');
+    expect(location.searchParams.get('iss')).toBe(deps.config.issuer);
+    expect(location.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // The interaction was used: the same form again is refused.
+    expectErrorPage(await postForm(app, jar, 'hostedConsent', { csrf, decision: 'allow' }, origin), 400, 'Sign-in expired');
+  });
+
+  it('shows the sign-in page again for a wrong password, and the interaction stays usable', async () => {
+    const username = await newUser();
+    const { jar, csrf } = await signInPage(firstParty);
+    const wrong = await postForm(app, jar, 'hostedSignIn', { csrf, username, password: 'not the password' }, origin);
+    expect(wrong.status).toBe(401);
+    expect(String(wrong.body)).toContain('Invalid credentials');
+    expect(csrfOf(wrong)).toBe(csrf);
+    expect(wrong.cookies).toBeUndefined();
+    const right = await postForm(app, jar, 'hostedSignIn', { csrf, username, password: PASSWORD }, origin);
+    expect(right.status).toBe(303);
+  });
+
+  it.each([
+    ['another origin', { origin: 'https://attacker.example' }, 403, 'Cross-site request refused'],
+    ['the null origin', { origin: 'null' }, 403, 'Cross-site request refused'],
+    ['another interaction’s token', { csrf: 'x'.repeat(43) }, 403, 'Cross-site request refused'],
+    ['no interaction cookie', { dropCookies: true }, 400, 'Sign-in expired'],
+    ['a field too many', { extra: { role: 'ADMIN' } }, 400, 'Invalid form body'],
+  ])(
+    'refuses a sign-in form with %s',
+    async (_, change: { origin?: string; csrf?: string; dropCookies?: boolean; extra?: object }, status, message) => {
+      const username = await newUser();
+      const { jar, csrf } = await signInPage();
+      if (change.dropCookies) jar.cookies.clear();
+      const fields = { csrf: change.csrf ?? csrf, username, password: PASSWORD, ...change.extra };
+      expectErrorPage(await postForm(app, jar, 'hostedSignIn', fields, change.origin ?? origin), status, message);
+    },
+  );
+
+  it('refuses a repeated form field and a body that is not a form', async () => {
+    const { jar, csrf } = await signInPage();
+    const repeated = await app.request('hostedSignIn', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin, ...jar.header() },
+      body: `csrf=${csrf}&username=a&username=b&password=p`,
+    });
+    expectErrorPage(repeated, 400, 'Invalid form body');
+    const json = await app.request('hostedSignIn', { headers: { origin, ...jar.header() }, body: { csrf, username: 'a', password: 'p' } });
+    expectErrorPage(json, 400, 'Invalid form body');
+  });
+
+  it('asks for the password again when the sign-in is older than max_age', async () => {
+    const username = await newUser();
+    const { jar, csrf } = await signInPage(firstParty);
+    expect((await postForm(app, jar, 'hostedSignIn', { csrf, username, password: PASSWORD }, origin)).status).toBe(303);
+    deps.clock.advance(61);
+    expect((await browserAuthorize(app, jar, firstParty, { max_age: '120' })).response.status).toBe(302);
+    const again = await browserAuthorize(app, jar, firstParty, { max_age: '60' });
+    expect(again.response.status).toBe(200);
+    expect(String(again.response.body)).toContain('name="password"');
+  });
+
+  it('refuses an interaction older than 10 minutes', async () => {
+    const username = await newUser();
+    const { jar, csrf } = await signInPage();
+    deps.clock.advance(601);
+    expectErrorPage(await postForm(app, jar, 'hostedSignIn', { csrf, username, password: PASSWORD }, origin), 400, 'Sign-in expired');
+  });
+
+  it('signs in again rather than across tenants: a browser session of another tenant is no session here', async () => {
+    const otherUser = await newUser(other);
+    const jar = new CookieJar();
+    const begun = await browserAuthorize(app, jar, other.client);
+    await postForm(app, jar, 'hostedSignIn', { csrf: begun.csrf, username: otherUser, password: PASSWORD }, origin);
+    expect(jar.cookies.has('__Host-session')).toBe(true);
+    const here = await browserAuthorize(app, jar, firstParty, { prompt: 'none' });
+    expect(here.response.status).toBe(302);
+    expect(new URL(here.response.headers.Location ?? '').searchParams.get('error')).toBe('login_required');
+  });
+
+  it('ends in the sign-in page after the idle timeout', async () => {
+    const username = await newUser();
+    const { jar, csrf } = await signInPage(firstParty);
+    expect((await postForm(app, jar, 'hostedSignIn', { csrf, username, password: PASSWORD }, origin)).status).toBe(303);
+    expect((await browserAuthorize(app, jar, firstParty)).response.status).toBe(302);
+    deps.clock.advance(30 * 60 + 1);
+    expect((await browserAuthorize(app, jar, firstParty)).response.status).toBe(200);
+  });
+
+  it('never answers hostile form fields with a 5xx or as markup', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 200 }), fc.string({ maxLength: 200 }), async (username, password) => {
+        const { jar, csrf } = await signInPage();
+        const answer = await postForm(app, jar, 'hostedSignIn', { csrf, username: `<i>${username}`, password }, origin);
+        expect(answer.status).toBeLessThan(500);
+        expect(String(answer.body)).not.toContain('<i>');
+      }),
+      { numRuns: 25 },
+    );
+  });
+});
