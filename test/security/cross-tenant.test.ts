@@ -836,7 +836,7 @@ describe('cross-tenant attempts on every operation', () => {
     const added = (await victimEvents()).filter((event) => !eventsBefore.has(event.id));
     const refusals = ['login_failed', 'password_reset_failed'];
     expect(added.map((event) => [event.type, event.outcome])).toEqual(
-      added.map((event) => [refusals.includes(event.type) ? event.type : 'login_failed', 'failure']),
+      added.map((event) => [refusals.includes(String(event.type)) ? event.type : 'login_failed', 'failure']),
     );
     expect(added.filter((event) => event.type === 'password_reset_failed')).toHaveLength(1);
     expect(added.length).toBeGreaterThan(0);
