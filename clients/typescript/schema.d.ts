@@ -1489,7 +1489,7 @@ export interface components {
             id: string;
             time: string;
             /** @enum {string} */
-            type: "login_succeeded" | "login_failed" | "login_locked" | "refresh_token_reused" | "password_changed" | "password_change_failed" | "mfa_method_added" | "mfa_method_activated" | "user_registered" | "admin_user_changed" | "admin_user_deleted" | "admin_mfa_reset" | "admin_user_signed_out" | "shop_created" | "oauth_client_created";
+            type: "login_succeeded" | "login_failed" | "login_locked" | "refresh_token_reused" | "password_changed" | "password_change_failed" | "mfa_method_added" | "mfa_method_activated" | "user_registered" | "admin_user_changed" | "admin_user_deleted" | "admin_mfa_reset" | "admin_user_signed_out" | "shop_created" | "oauth_client_created" | "oauth_client_updated" | "oauth_client_deleted" | "oauth_client_secret_rotated" | "session_revoked" | "other_sessions_revoked" | "grant_revoked" | "mfa_method_removed" | "recovery_codes_generated" | "recovery_code_used" | "reauthenticated" | "reauthentication_failed" | "password_reset_requested" | "password_reset" | "password_reset_failed" | "email_changed" | "email_verified" | "email_verification_failed";
             actor: {
                 /** @enum {string} */
                 type: "user" | "client" | "system";
@@ -1502,7 +1502,7 @@ export interface components {
             outcome: "success" | "failure";
             details: {
                 /** @enum {string} */
-                reason?: "unknown_user" | "wrong_password" | "disabled" | "mfa_required" | "invalid_mfa_code" | "mfa_method_not_enabled" | "password_attempts" | "mfa_attempts" | "mfa_method_locked" | "password_too_common";
+                reason?: "unknown_user" | "wrong_password" | "disabled" | "mfa_required" | "invalid_mfa_code" | "mfa_method_not_enabled" | "password_attempts" | "mfa_attempts" | "mfa_method_locked" | "password_too_common" | "invalid_code";
                 username?: string;
                 /** @enum {string} */
                 method?: "TOTP" | "SMS" | "EMAIL" | "RECOVERY";
@@ -1518,6 +1518,7 @@ export interface components {
                 grantId?: string;
                 revoked?: number;
                 newTenant?: boolean;
+                remaining?: number;
             };
         };
         AuditPageEnvelope: {
@@ -3743,7 +3744,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 userId?: string;
-                type?: "login_succeeded" | "login_failed" | "login_locked" | "refresh_token_reused" | "password_changed" | "password_change_failed" | "mfa_method_added" | "mfa_method_activated" | "user_registered" | "admin_user_changed" | "admin_user_deleted" | "admin_mfa_reset" | "admin_user_signed_out" | "shop_created" | "oauth_client_created";
+                type?: "login_succeeded" | "login_failed" | "login_locked" | "refresh_token_reused" | "password_changed" | "password_change_failed" | "mfa_method_added" | "mfa_method_activated" | "user_registered" | "admin_user_changed" | "admin_user_deleted" | "admin_mfa_reset" | "admin_user_signed_out" | "shop_created" | "oauth_client_created" | "oauth_client_updated" | "oauth_client_deleted" | "oauth_client_secret_rotated" | "session_revoked" | "other_sessions_revoked" | "grant_revoked" | "mfa_method_removed" | "recovery_codes_generated" | "recovery_code_used" | "reauthenticated" | "reauthentication_failed" | "password_reset_requested" | "password_reset" | "password_reset_failed" | "email_changed" | "email_verified" | "email_verification_failed";
             };
             header?: never;
             path?: never;

@@ -27,6 +27,24 @@ export const AUDIT_EVENT_TYPES = [
   'admin_user_signed_out',
   'shop_created',
   'oauth_client_created',
+  // The rest of the security changes (docs/api.md 8.1, 8.3, 8.4, 8.6-8.8, 9.11-9.13).
+  'oauth_client_updated',
+  'oauth_client_deleted',
+  'oauth_client_secret_rotated',
+  'session_revoked',
+  'other_sessions_revoked',
+  'grant_revoked',
+  'mfa_method_removed',
+  'recovery_codes_generated',
+  'recovery_code_used',
+  'reauthenticated',
+  'reauthentication_failed',
+  'password_reset_requested',
+  'password_reset',
+  'password_reset_failed',
+  'email_changed',
+  'email_verified',
+  'email_verification_failed',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
@@ -42,6 +60,8 @@ export const AUDIT_REASONS = [
   'mfa_attempts',
   'mfa_method_locked',
   'password_too_common',
+  // A reset or verification code that was wrong, expired, used or spent (docs/api.md 8.7, 8.8).
+  'invalid_code',
 ] as const;
 
 const boundedId = z.string().min(1).max(128);
@@ -66,6 +86,8 @@ export const auditDetailsSchema = z.strictObject({
   grantId: boundedId.optional(),
   revoked: z.number().int().nonnegative().optional(),
   newTenant: z.boolean().optional(),
+  /** Recovery codes left after one was used. */
+  remaining: z.number().int().nonnegative().optional(),
 });
 export type AuditDetails = z.output<typeof auditDetailsSchema>;
 

@@ -1,3 +1,4 @@
+import { type AuditDeps, bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { ServiceUnavailableError, ValidationError } from '../errors';
@@ -7,7 +8,7 @@ import { MFA_METHODS, type MfaEnrollment, type MfaMethod, type MfaStatus } from 
 import { compactRecoveryCode, generateRecoveryCodes, type RecoveryCodes, remainingCodes } from './recovery-codes';
 import { announceMfaEvent } from './security-events';
 
-type LifecycleDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'mfaSecrets' | 'mfaDelivery'>;
+type LifecycleDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'mfaSecrets' | 'mfaDelivery'> & AuditDeps;
 
 /** Tries of a write whose check met a concurrent change, before 503. */
 const ATTEMPTS = 3;
@@ -67,7 +68,10 @@ export async function disableMfa(deps: LifecycleDeps, account: Account, method: 
     if (!active.some((enrollment) => enrollment.method === method)) throw notEnabled();
     const others = active.filter((enrollment) => enrollment.method !== method).map((enrollment) => enrollment.method);
     if (await deps.store.mfa.disable(tenantId, userId, method, others)) {
-      await announceMfaEvent(deps, account, { event: 'mfa_method_removed', method });
+      await Promise.all([
+        recordEvent(deps, { ...bySelf(account), type: 'mfa_method_removed', outcome: 'success', details: { method } }),
+        announceMfaEvent(deps, account, { event: 'mfa_method_removed', method }),
+      ]);
       return { message: 'MFA disabled' };
     }
   }
@@ -88,7 +92,10 @@ export async function createRecoveryCodes(deps: LifecycleDeps, account: Account)
     const active = (await deps.store.mfa.list(tenantId, userId)).find((enrollment) => enrollment.status === 'active');
     if (!active) throw notEnabled();
     if (await deps.store.mfa.replaceRecoveryCodes(tenantId, userId, { digests, generatedAt: epochSeconds(deps.clock) }, active.method)) {
-      await announceMfaEvent(deps, account, { event: 'recovery_codes_generated' });
+      await Promise.all([
+        recordEvent(deps, { ...bySelf(account), type: 'recovery_codes_generated', outcome: 'success' }),
+        announceMfaEvent(deps, account, { event: 'recovery_codes_generated' }),
+      ]);
       return { codes };
     }
   }

@@ -1,3 +1,4 @@
+import { bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { UnauthorizedError, ValidationError } from '../errors';
@@ -9,7 +10,7 @@ import type { DeliveredEnrollment, MfaEnrollment, SecondFactor } from './methods
 import { type RecoveryCodes, remainingCodes } from './recovery-codes';
 import { announceMfaEvent } from './security-events';
 
-type SecondFactorDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'mfaSecrets' | 'mfaDelivery'>;
+type SecondFactorDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'mfaSecrets' | 'mfaDelivery' | 'source'>;
 
 export interface SecondFactorRequest {
   mfaCode?: string | undefined;
@@ -82,7 +83,11 @@ export async function secondFactor(
     if (!codes || remainingCodes(codes) === 0) throw notEnabled();
     if (!mfaCode) throw await required('RECOVERY');
     await checkCode(deps, account, codes, mfaCode, invalid);
-    await announceMfaEvent(deps, account, { event: 'recovery_code_used', remaining: remainingCodes(codes) - 1 });
+    const remaining = remainingCodes(codes) - 1;
+    await Promise.all([
+      recordEvent(deps, { ...bySelf(account), type: 'recovery_code_used', outcome: 'success', details: { remaining } }),
+      announceMfaEvent(deps, account, { event: 'recovery_code_used', remaining }),
+    ]);
     return ['pwd', 'otp'];
   }
 

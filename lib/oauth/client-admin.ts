@@ -1,3 +1,4 @@
+import { type AuditDeps, byAdmin, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
@@ -26,7 +27,15 @@ export const DELETED_CLIENT_ID_RESERVED_SECONDS = GRANT_MAX_AGE_SECONDS + 86_400
 const ATTEMPTS = 5;
 const backOff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, 15 * (attempt + 1)));
 
-type ClientAdminDeps = Pick<Deps, 'store' | 'clock' | 'log' | 'clientSecretHasher'>;
+type ClientAdminDeps = Pick<Deps, 'store' | 'clock' | 'log' | 'clientSecretHasher'> & AuditDeps;
+
+/** The audit event of a change of a client (docs/api.md 9.8): never its secret. */
+const clientChanged = (
+  deps: ClientAdminDeps,
+  admin: Identity,
+  type: 'oauth_client_updated' | 'oauth_client_deleted' | 'oauth_client_secret_rotated',
+  clientId: string,
+) => recordEvent(deps, { ...byAdmin(admin), type, outcome: 'success', details: { clientId } });
 
 const notFound = () => new NotFoundError(CLIENT_NOT_FOUND, { code: 'CLIENT_NOT_FOUND' });
 const isoNow = (deps: Pick<Deps, 'clock'>) => new Date(deps.clock.now()).toISOString();
@@ -98,6 +107,7 @@ export async function updateClient(
   if (!changed) throw notFound();
   const fields = Object.entries(change).flatMap(([field, value]) => (value === undefined ? [] : [field]));
   deps.log.info('oauth_client_updated', { tenantId: admin.tenantId, actorId: admin.userId, clientId, fields });
+  await clientChanged(deps, admin, 'oauth_client_updated', clientId);
   return viewOf(deps, changed);
 }
 
@@ -116,6 +126,7 @@ export async function deleteClient(deps: ClientAdminDeps, admin: Identity, clien
   });
   if (!deleted) throw notFound();
   deps.log.info('oauth_client_deleted', { tenantId: admin.tenantId, actorId: admin.userId, clientId });
+  await clientChanged(deps, admin, 'oauth_client_deleted', clientId);
 }
 
 /** POST .../secrets's body (docs/api.md 9.13). */
@@ -155,6 +166,7 @@ export async function rotateClientSecret(
         clientId,
         previousSecretSeconds: keepFor,
       });
+      await clientChanged(deps, admin, 'oauth_client_secret_rotated', clientId);
       return viewOf(deps, rotated);
     }
     await backOff(attempt);

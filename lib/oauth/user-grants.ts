@@ -1,3 +1,4 @@
+import { type AuditDeps, bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { NotFoundError, UnauthorizedError } from '../errors';
@@ -72,7 +73,7 @@ export async function listGrants(deps: GrantDeps, identity: Identity): Promise<{
  * answers `Invalid grant`, introspection `active: false`). Unknown and another user's: 404
  * `Grant not found`; one already revoked answers as revoked (idempotent).
  */
-export async function revokeGrant(deps: GrantDeps, identity: Identity, grantId: string): Promise<void> {
+export async function revokeGrant(deps: GrantDeps & AuditDeps, identity: Identity, grantId: string): Promise<void> {
   const { tenantId, userId } = identity;
   const revoked = await deps.store.oauthGrants.revokeOfSubject(
     { tenantId, id: grantId },
@@ -82,4 +83,5 @@ export async function revokeGrant(deps: GrantDeps, identity: Identity, grantId: 
   );
   if (!revoked) throw new NotFoundError(GRANT_NOT_FOUND, { code: 'GRANT_NOT_FOUND' });
   deps.log.info('grant_revoked', { tenantId, userId, grantId, sessionId: identity.sessionId });
+  await recordEvent(deps, { ...bySelf(identity), type: 'grant_revoked', outcome: 'success', details: { grantId } });
 }

@@ -1,3 +1,4 @@
+import { type AuditDeps, bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { NotFoundError, ServiceUnavailableError, UnauthorizedError } from '../errors';
@@ -22,7 +23,7 @@ export interface SessionView {
   ipAddress: string | null;
 }
 
-type SessionDeps = Pick<Deps, 'store' | 'clock' | 'log'>;
+type SessionDeps = Pick<Deps, 'store' | 'clock' | 'log'> & AuditDeps;
 
 const iso = (epochSeconds: number) => new Date(epochSeconds * 1000).toISOString();
 
@@ -80,6 +81,7 @@ export async function revokeSession(deps: SessionDeps, identity: Identity, sessi
   const revoked = await deps.store.sessions.revokeOfUser({ tenantId, id: sessionId }, userId, epochSeconds(deps.clock), 'revoked_by_user');
   if (!revoked) throw new NotFoundError(SESSION_NOT_FOUND, { code: 'SESSION_NOT_FOUND' });
   deps.log.info('session_revoked', { tenantId, userId, sessionId, by: identity.sessionId });
+  await recordEvent(deps, { ...bySelf(identity), type: 'session_revoked', outcome: 'success', details: { sessionId } });
 }
 
 /** How often the user is read again when it changed meanwhile. */
@@ -99,6 +101,8 @@ export async function signOutOtherSessions(deps: SessionDeps, identity: Identity
     const others = (await liveSessions(deps, identity, user)).filter((session) => session.id !== sessionId);
     if (await deps.store.sessions.signOutOthers(user, sessionId)) {
       deps.log.info('other_sessions_revoked', { tenantId, userId, sessionId, revoked: others.length });
+      const details = { sessionId, revoked: others.length };
+      await recordEvent(deps, { ...bySelf(identity), type: 'other_sessions_revoked', outcome: 'success', details });
       return { revoked: others.length };
     }
     const { session, user: owner } = await deps.store.sessions.findWithOwner(tenantId, sessionId, userId);

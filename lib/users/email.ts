@@ -1,3 +1,4 @@
+import { type AuditDeps, bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { TooManyRequestsError, UnauthorizedError, ValidationError } from '../errors';
@@ -6,7 +7,7 @@ import { maskDestination } from '../mfa/masking';
 import { notifyUser } from '../notifications/notify';
 import type { User } from './user';
 
-type EmailDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'mfaSecrets' | 'mfaDelivery'>;
+type EmailDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'mfaSecrets' | 'mfaDelivery' | 'source'>;
 
 /** docs/api.md 8.8: a verification code allows 5 tries. */
 export const VERIFY_CODE_TRIES = 5;
@@ -52,7 +53,8 @@ export async function sendEmailVerification(deps: EmailDeps, user: User, email: 
 
 /**
  * PUT /auth/email (docs/api.md 8.8): the new address is stored unverified and gets a
- * code; the old address, if it was verified, is told (docs/api.md 8.9).
+ * code; the old address, if it was verified, is told (docs/api.md 8.9). The change is an
+ * audit event (docs/api.md 9.8), without the address.
  */
 export async function changeEmail(
   deps: EmailDeps,
@@ -62,33 +64,43 @@ export async function changeEmail(
   const user = await deps.store.users.findById(tenantId, userId);
   if (!user) throw new UnauthorizedError();
   await sendEmailVerification(deps, user, email);
-  if (user.email && user.emailVerified && user.email !== email) {
-    await notifyUser(deps, user, { kind: 'email-changed', to: maskDestination(email) });
-  }
+  await Promise.all([
+    recordEvent(deps, { ...bySelf({ tenantId, userId }), type: 'email_changed', outcome: 'success' }),
+    user.email && user.emailVerified && user.email !== email
+      ? notifyUser(deps, user, { kind: 'email-changed', to: maskDestination(email) })
+      : undefined,
+  ]);
   return { message: 'Verification code sent', email, emailVerified: false };
 }
 
 /**
  * POST /auth/email/verify (docs/api.md 8.8): a try of the live code (5 per code), then the
  * code used and the address marked verified in one transaction, if it is still the
- * user's address. Wrong, expired, used or spent: 400 `Invalid verification code`.
+ * user's address. Wrong, expired, used or spent: 400 `Invalid verification code`. Both
+ * outcomes are audit events (docs/api.md 9.8).
  */
 export async function verifyEmail(
-  deps: Pick<Deps, 'clock' | 'log' | 'store' | 'mfaSecrets'>,
+  deps: Pick<Deps, 'clock' | 'log' | 'store' | 'mfaSecrets'> & AuditDeps,
   { tenantId, userId }: { tenantId: string; userId: string },
   code: string,
 ): Promise<{ message: 'Email verified' }> {
   const invalid = () => new ValidationError('Invalid verification code', { code: 'INVALID_VERIFICATION_CODE' });
   const now = epochSeconds(deps.clock);
   const user = { tenantId, id: userId };
+  const self = bySelf({ tenantId, userId });
+  const failed = async () => {
+    await recordEvent(deps, { ...self, type: 'email_verification_failed', outcome: 'failure', details: { reason: 'invalid_code' } });
+    return invalid();
+  };
   const record = await deps.store.accountCodes.spendTry({ purpose: 'verify-email', tenantId, userId }, now, VERIFY_CODE_TRIES);
   const { digest, destination } = record ?? {};
   if (!digest || !destination || !isCodeShaped(code) || !(await deps.mfaSecrets.matches(digest, code, verifyContext(user, destination)))) {
     deps.log.info('email_verification_failed', { tenantId, userId });
-    throw invalid();
+    throw await failed();
   }
   // Used by a concurrent request, or the address changed meanwhile.
-  if (!(await deps.store.accountCodes.verifyEmail(user, digest, now, destination))) throw invalid();
+  if (!(await deps.store.accountCodes.verifyEmail(user, digest, now, destination))) throw await failed();
   deps.log.info('email_verified', { tenantId, userId });
+  await recordEvent(deps, { ...self, type: 'email_verified', outcome: 'success' });
   return { message: 'Email verified' };
 }

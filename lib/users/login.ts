@@ -150,7 +150,7 @@ export async function checkPassword(
 }
 
 /** The audit reason of a second factor's refusal at login, and whether it is a lockout; undefined for a fault. */
-function secondFactorRefusal(error: unknown): { reason: AuditDetails['reason']; locked: boolean } | undefined {
+export function secondFactorRefusal(error: unknown): { reason: AuditDetails['reason']; locked: boolean } | undefined {
   if (!(error instanceof AppError)) return undefined;
   switch (error.code) {
     case 'MFA_REQUIRED':

@@ -1,5 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { AuditDetails } from '../audit/events';
+import { recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { TooManyRequestsError, ValidationError } from '../errors';
@@ -10,9 +12,27 @@ import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
 import { notifyUser } from '../notifications/notify';
 import type { AccountCodeKey } from '../store/account-codes';
 import { isCommonPassword } from './common-passwords';
+import { secondFactorRefusal } from './login';
 import type { User } from './user';
 
-type ResetDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'hasher' | 'mfaSecrets' | 'mfaDelivery'>;
+type ResetDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'hasher' | 'mfaSecrets' | 'mfaDelivery' | 'source'>;
+
+/** The audit event of a reset step (docs/api.md 9.8): the caller is anonymous, the account is the one the username names. */
+const resetEvent = (
+  deps: ResetDeps,
+  { tenantId, username }: { tenantId: string; username: string },
+  userId: string | null,
+  type: 'password_reset_requested' | 'password_reset' | 'password_reset_failed',
+  details: AuditDetails = {},
+) =>
+  recordEvent(deps, {
+    tenantId,
+    type,
+    actor: { type: 'user', id: null },
+    targetUserId: userId,
+    outcome: type === 'password_reset_failed' ? 'failure' : 'success',
+    details: { username, ...details },
+  });
 
 /** docs/api.md 8.7: at most one reset code per user every 60 s. */
 export const RESET_RESEND_SECONDS = 60;
@@ -59,7 +79,8 @@ export interface ForgotRequest {
  * one per 60 s. Known and unknown usernames (and accounts without a channel) do the same
  * reads, the same digest and the same conditional write, and answer the same 202 in at
  * least FORGOT_ANSWER_FLOOR_MS; only a known account's code is handed to the delivery
- * port, whose failure is logged, never answered.
+ * port, whose failure is logged, never answered. A known account's request is an audit
+ * event, written alongside the code (and within the floor): the answer never tells.
  */
 export async function requestPasswordReset(
   deps: ResetDeps,
@@ -74,17 +95,15 @@ export async function requestPasswordReset(
   const userId = channel && user ? user.id : NOBODY;
   const now = epochSeconds(deps.clock);
   const code = generateCode(deps.random);
-  const issued = await deps.store.accountCodes.issue(
-    { purpose: 'reset', tenantId, username },
-    {
-      userId,
-      digest: await deps.mfaSecrets.digest(code, resetContext(tenantId, userId)),
-      sentAt: now,
-      expiresAt: now + CODE_TTL_SECONDS,
-      destination: channel?.destination,
-    },
-    RESET_RESEND_SECONDS,
-  );
+  const digest = await deps.mfaSecrets.digest(code, resetContext(tenantId, userId));
+  const [issued] = await Promise.all([
+    deps.store.accountCodes.issue(
+      { purpose: 'reset', tenantId, username },
+      { userId, digest, sentAt: now, expiresAt: now + CODE_TTL_SECONDS, destination: channel?.destination },
+      RESET_RESEND_SECONDS,
+    ),
+    user && resetEvent(deps, { tenantId, username }, user.id, 'password_reset_requested'),
+  ]);
   if (issued && user && channel) {
     try {
       await deps.mfaDelivery.send({ tenantId, userId: user.id, ...channel, code, purpose: 'reset' });
@@ -121,7 +140,8 @@ const ATTEMPTS = 5;
  * of the live code (400 `Invalid reset code`; 5 per code), the new password's rules, the
  * second factor when MFA is active (a method other than the reset code's channel, or a
  * recovery code: lib/mfa/second-factor.ts, as at login); then in one transaction the code
- * used, the new hash, every session and grant revoked, the login lockout cleared.
+ * used, the new hash, every session and grant revoked, the login lockout cleared. The
+ * reset and each refusal but the throttle are audit events (docs/api.md 9.8).
  */
 export async function resetPassword(deps: ResetDeps, request: ResetRequest): Promise<{ message: 'Password reset' }> {
   const { tenantId, username, code, newPassword } = request;
@@ -134,29 +154,46 @@ export async function resetPassword(deps: ResetDeps, request: ResetRequest): Pro
 
   const record = await deps.store.accountCodes.spendTry(key, now, RESET_CODE_TRIES);
   const digest = record?.digest;
+  // A code of nobody (an unknown username's) names no user.
+  const failed = (details: AuditDetails) =>
+    resetEvent(deps, request, record && record.userId !== NOBODY ? record.userId : null, 'password_reset_failed', details);
   if (!record || !digest || !isCodeShaped(code) || !(await deps.mfaSecrets.matches(digest, code, resetContext(tenantId, record.userId)))) {
     deps.log.info('password_reset_failed', { tenantId, username, reason: 'invalid_code' });
+    await failed({ reason: 'invalid_code' });
     throw invalid();
   }
-  if (await isCommonPassword(newPassword)) throw new ValidationError('Password is too common', { code: 'PASSWORD_TOO_COMMON' });
+  if (await isCommonPassword(newPassword)) {
+    await failed({ reason: 'password_too_common' });
+    throw new ValidationError('Password is too common', { code: 'PASSWORD_TOO_COMMON' });
+  }
   let user = await deps.store.users.findById(tenantId, record.userId);
-  if (user?.status !== 'active') throw invalid();
+  if (user?.status !== 'active') {
+    await failed({ reason: user ? 'disabled' : 'unknown_user' });
+    throw invalid();
+  }
   const account = { tenantId, userId: user.id, username: user.username };
   const channel = record.destination?.toLowerCase();
-  await secondFactor(deps, account, request, deps.store.mfa.list(tenantId, user.id), {
-    excluded: (enrollment) => 'destination' in enrollment && enrollment.destination.toLowerCase() === channel,
-  });
+  try {
+    await secondFactor(deps, account, request, deps.store.mfa.list(tenantId, user.id), {
+      excluded: (enrollment) => 'destination' in enrollment && enrollment.destination.toLowerCase() === channel,
+    });
+  } catch (error) {
+    const refusal = secondFactorRefusal(error);
+    if (refusal) await failed({ reason: refusal.reason, ...(request.mfaMethod ? { method: request.mfaMethod } : {}) });
+    throw error;
+  }
   const passwordHash = await deps.hasher.hash(newPassword);
 
   for (let attempt = 0; attempt < ATTEMPTS && user; attempt++) {
     if (await deps.store.accountCodes.resetPassword(key, digest, now, user, passwordHash)) {
       deps.log.info('password_reset', { tenantId, userId: user.id });
-      await notifyUser(deps, user, { kind: 'password-reset' });
+      await Promise.all([resetEvent(deps, request, user.id, 'password_reset'), notifyUser(deps, user, { kind: 'password-reset' })]);
       return { message: 'Password reset' };
     }
     // Used by a concurrent reset (the code is gone), or the user changed: read both again.
-    if ((await deps.store.accountCodes.find(key))?.digest !== digest) throw invalid();
+    if ((await deps.store.accountCodes.find(key))?.digest !== digest) break;
     user = await deps.store.users.findById(tenantId, user.id);
   }
+  await failed({ reason: 'invalid_code' });
   throw invalid();
 }

@@ -90,6 +90,34 @@ const FUNCTIONS = [
   'HostedSecondFactor',
   'HostedConsent',
 ];
+/** Functions that record audit events (lib/audit/record.ts), and so put them. */
+const AUDITING = [
+  'Login',
+  'RefreshToken',
+  'Register',
+  'Reauthenticate',
+  'ChangePassword',
+  'EnableMFA',
+  'VerifyMFA',
+  'DisableMFA',
+  'GenerateRecoveryCodes',
+  'CreateOAuth2Client',
+  'UpdateOAuth2Client',
+  'DeleteOAuth2Client',
+  'RotateOAuth2ClientSecret',
+  'AdminUpdateUser',
+  'AdminDeleteUser',
+  'AdminResetUserMfa',
+  'AdminSignOutUser',
+  'AdminCreateShop',
+  'RevokeSession',
+  'RevokeOtherSessions',
+  'RevokeGrant',
+  'PasswordForgot',
+  'PasswordReset',
+  'EmailSet',
+  'EmailVerify',
+];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'PasswordForgot', 'PasswordReset', 'HostedSignIn', 'HostedSecondFactor'];
 /** Functions that send email only: a verification code or a security notification (docs/api.md 8.8, 8.9). */
@@ -331,6 +359,13 @@ describe('the deployment package', () => {
   it('lets the audit trail’s reader query and nothing else: no route changes or deletes an event (docs/api.md 9.8)', () => {
     const granted = statementsOf(resources.AdminListAuditIamRoleLambdaExecution!).flatMap(actions);
     expect(granted.filter((a) => !a.startsWith('logs:'))).toEqual(['dynamodb:Query', 'dynamodb:Query']);
+  });
+
+  it('lets every function that records an audit event put it (docs/api.md 9.8)', () => {
+    for (const fn of AUDITING) {
+      const granted = statementsOf(resources[`${fn}IamRoleLambdaExecution`]!).flatMap(actions);
+      expect(granted, fn).toContain('dynamodb:PutItem');
+    }
   });
 
   it('gives me no table access at all', () => {

@@ -192,7 +192,14 @@ describe('hostile input to login, refresh, register, logout, me, reauthenticate,
       expect(scanned.filter((item) => !counted(item))).toEqual(before);
       // The only events a malformed request may leave are refusals.
       const events = scanned.filter((item) => String(item.pk).includes('#AUDIT#') && !eventsBefore.has(item.id));
-      const refusals = ['login_failed', 'login_locked', 'password_change_failed'];
+      const refusals = [
+        'login_failed',
+        'login_locked',
+        'password_change_failed',
+        'reauthentication_failed',
+        'password_reset_failed',
+        'email_verification_failed',
+      ];
       expect(events.filter((event) => event.outcome !== 'failure' || !refusals.includes(String(event.type)))).toEqual([]);
       // The session the authenticated cases ran with is still the same, valid one.
       expect(await app.identityOf(token)).toEqual(identity);

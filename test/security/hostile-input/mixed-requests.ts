@@ -178,7 +178,14 @@ const isCounter = (item: Record<string, unknown>) => String(item.pk).includes('#
 const isAuditEvent = (item: Record<string, unknown>) => String(item.pk).includes('#AUDIT#');
 
 /** The refusals a malformed request may leave in the audit trail, and nothing else. */
-const REFUSALS = ['login_failed', 'login_locked', 'password_change_failed'];
+const REFUSALS = [
+  'login_failed',
+  'login_locked',
+  'password_change_failed',
+  'reauthentication_failed',
+  'password_reset_failed',
+  'email_verification_failed',
+];
 
 /** An item without the count of wrong codes an MFA method keeps (lib/mfa/code-check.ts): counting them is its job. */
 const withoutFailureCount = ({ failedCodes: _counted, ...item }: Record<string, unknown>) => item;
