@@ -39,6 +39,7 @@ import type { User } from '../lib/users/user';
 import { startDynamoDbLocal } from '../scripts/dynamodb-local';
 import { routesFromServerlessYml } from '../scripts/lib/serverless-routes';
 import { bundleFiles, localFunctionEnv, withContractRoutes } from './adapter';
+import { auditCost } from './audit-cost';
 import { type ColdStart, coldStarts, coldStartTable, coldStartTargets } from './cold-starts';
 import { type LoadResult, machineBusySeconds, measure, type Watched } from './load';
 import { type OAuthOutcome, oauthScenarios, peerTokenEndpoint, type Scenario } from './oauth';
@@ -280,6 +281,15 @@ async function signTokens(keySet: KeySet, config: Config, sessions: SeededSessio
   return tokens;
 }
 
+/** Issue 12: the audit event's CPU per login, and its share of a login's server CPU when login ran. */
+function auditLine(audit: Awaited<ReturnType<typeof auditCost>>, login: Scenario | undefined): string {
+  const share =
+    login && !('skipped' in login) && login.cpu.serverMsPerRequest
+      ? ` = ${fixed((100 * audit.cpuMsPerEvent) / login.cpu.serverMsPerRequest, 1)}% of login's ${fixed(login.cpu.serverMsPerRequest, 2)} server CPU ms`
+      : '';
+  return `Audit write per login: ${fixed(audit.cpuMsPerEvent, 3)} CPU ms per event (${audit.events} events, 8 in flight)${share}`;
+}
+
 /** Issue 11: refresh recording the device stays within 10% of refresh, server CPU ms per request, same run. */
 function bookkeepingTarget(plain: Scenario | undefined, device: Scenario | undefined): Target {
   const target = 'refresh with device bookkeeping ≤ 1.10× refresh, server CPU ms/request (same run)';
@@ -407,6 +417,7 @@ async function main() {
       );
     };
 
+    let audit: Awaited<ReturnType<typeof auditCost>> | undefined;
     const meTokensSmall = await signTokens(keySet, config, small);
     const pool = new RefreshPool(small.map((session) => session.refreshToken));
     // The first seconds of load run on cold JITs (V8's and DynamoDB Local's Java): not measured.
@@ -430,6 +441,30 @@ async function main() {
       );
     if (wanted('login'))
       await run('login', () => loginScenario(api, loginUser.username, loginPassword), `Argon2id; ${settings.loginConnections} connection`);
+    // Issue 12: an ADMIN's page of 100 users (the tenant index, one query, then each user's MFA methods).
+    if (wanted('admin')) {
+      const adminToken = await accessTokenFor(keySet, config, adminSession.seeded.identity);
+      await run(
+        'admin: list 100 users',
+        () =>
+          measure({
+            url: api.url,
+            method: 'GET',
+            path: '/admin/users?limit=100',
+            connections: settings.connections,
+            durationSeconds: settings.durationSeconds,
+            warmupSeconds: settings.warmupSeconds,
+            watch: api.watch,
+            next: () => ({ headers: { authorization: `Bearer ${adminToken}` } }),
+          }),
+        'authorizer + owner-index query of 100 users',
+      );
+    }
+    if (wanted('audit')) {
+      say('audit: the CPU of one event write, alone');
+      audit = await auditCost(config, TENANT);
+      say(`  ${fixed(audit.cpuMsPerEvent, 3)} CPU ms per event, ${fixed(audit.wallMsPerEvent, 2)} ms wall per event at 8 in flight`);
+    }
 
     const user = small[0];
     if (!user) throw new Error('no seeded users');
@@ -516,6 +551,7 @@ async function main() {
         `Argon2id hash ${fixed(argon2.hashMs, 2)} ms` +
           (login && !('skipped' in login) ? `; login p50 = ${fixed(login.p50Ms / argon2.hashMs, 2)}x the hash` : ''),
         `DynamoDB Local GetItem round trip p50 ${fixed(roundTrip.p50Ms, 2)} ms`,
+        ...(audit ? [auditLine(audit, login)] : []),
       ];
       process.stdout.write(
         `${table(
@@ -719,6 +755,7 @@ async function main() {
         ],
       ),
     );
+    if (audit) out.push(auditLine(audit, scenarios.login));
 
     const login = scenarios.login as LoadResult;
     const slowest = cold.reduce((a, b) => (b.firstInvocationMs > a.firstInvocationMs ? b : a));

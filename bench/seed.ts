@@ -62,7 +62,8 @@ export function userRecord(tenantId: string, username: string, passwordHash: str
 
 export function userItems(user: User): Item[] {
   return [
-    { ...keys.user(user.tenantId, user.id), ...user },
+    // With its tenant index entry, as the user store writes it: GET /admin/users lists it.
+    { ...keys.user(user.tenantId, user.id), ...user, ...keys.tenantUser(user.tenantId, user.createdAt, user.id) },
     { ...keys.username(user.tenantId, user.username), userId: user.id },
   ];
 }
