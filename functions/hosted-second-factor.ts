@@ -1,13 +1,14 @@
 import { type Deps, defaultDeps } from '../lib/deps';
 import { secondFactorForm, submitSecondFactor } from '../lib/hosted/flow';
 import { pageHandler } from '../lib/hosted/http';
+import { requestSource } from '../lib/http/request-source';
 
 /** The form (application/x-www-form-urlencoded). */
 export const body = secondFactorForm;
 
 /** POST /oauth2/hosted/second-factor (docs/api.md 11.7): a form of the hosted pages. */
 export function makeHandler(deps: Deps) {
-  return pageHandler(deps, (event, log) => submitSecondFactor({ ...deps, log }, event));
+  return pageHandler(deps, (event, log) => submitSecondFactor({ ...deps, log, source: requestSource(event) }, event));
 }
 
 export const handler = makeHandler(defaultDeps());

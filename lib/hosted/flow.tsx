@@ -14,7 +14,7 @@ import { deviceOf } from '../sessions/device';
 import type { Amr, Session } from '../sessions/session';
 import { identityOf } from '../sessions/sessions';
 import { isLive } from '../token-families/refresh-family';
-import { checkPassword } from '../users/login';
+import { checkPassword, secondFactorRefusal, signInEvent } from '../users/login';
 import { isOfCurrentEpoch, type User } from '../users/user';
 import { currentBrowserSession, SESSION_COOKIE, startBrowserSession } from './browser-session';
 import { browserRedirect, checkOrigin, cookiesOf, crossSite, formOf, hostCookie, page } from './http';
@@ -201,6 +201,7 @@ async function signedIn(
       'signed_in_again',
     );
   deps.log.info('login_succeeded', { tenantId: user.tenantId, userId: user.id, username: user.username, amr, door: 'hosted' });
+  await signInEvent(deps, user.tenantId, user.username, user, 'login_succeeded', { amr });
   const { scope } = await checkAuthorizationRequest(deps, interaction.request, interaction.tenantId);
   if (await needsConsent(deps, client, user, scope)) {
     await advance(deps, interaction, 'consent', { userId: user.id, sessionId: session.id, amr });
@@ -248,7 +249,12 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
   try {
     // The per-source limit counts this door's failures with the JSON login's (docs/api.md 10.1).
     const sourceIp = event.requestContext?.http?.sourceIp;
-    accepted = await checkPassword(deps, { tenantId, username: form.username, password: form.password, sourceIp });
+    // Refusals are audited as the JSON login's are (docs/api.md 9.8).
+    accepted = await checkPassword(deps, { tenantId, username: form.username, password: form.password, sourceIp }, undefined, (failure) =>
+      signInEvent(deps, tenantId, form.username, failure.user, failure.reason === 'password_attempts' ? 'login_locked' : 'login_failed', {
+        reason: failure.reason,
+      }),
+    );
   } catch (error) {
     if (error instanceof AppError && (error.code === 'INVALID_CREDENTIALS' || error.code === 'LOCKED' || error.statusCode === 429))
       return again(error.message, error.statusCode, error.headers);
@@ -297,6 +303,14 @@ export async function submitSecondFactor(deps: HostedDeps, event: APIGatewayProx
     amr = await secondFactor(deps, account, { mfaCode: form.code || undefined, mfaMethod: form.method });
   } catch (error) {
     if (!isFactorRefusal(error)) throw error;
+    // A wrong or locked code is a refused sign-in (docs/api.md 9.8); asking for a code is not.
+    const refusal = error.code === 'MFA_REQUIRED' ? undefined : secondFactorRefusal(error);
+    if (refusal) {
+      await signInEvent(deps, user.tenantId, user.username, user, refusal.locked ? 'login_locked' : 'login_failed', {
+        reason: refusal.reason,
+        method: form.method,
+      });
+    }
     const message = error.code === 'MFA_REQUIRED' ? undefined : error.message;
     return page(
       error.code === 'MFA_REQUIRED' ? 200 : 401,

@@ -149,7 +149,26 @@ export async function checkPassword(
   return { user, mfaMethods, afterSuccess };
 }
 
-/** The audit reason of a second factor's refusal at login, and whether it is a lockout; undefined for a fault. */
+/** A sign-in's audit event (docs/api.md 9.8): its actor is the account it claims, known or not. */
+export function signInEvent(
+  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'source'>,
+  tenantId: string,
+  username: string,
+  user: User | undefined,
+  type: 'login_succeeded' | 'login_failed' | 'login_locked',
+  details: AuditDetails,
+): Promise<void> {
+  return recordEvent(deps, {
+    tenantId,
+    type,
+    actor: { type: 'user', id: user?.id ?? null },
+    targetUserId: user?.id ?? null,
+    outcome: type === 'login_succeeded' ? 'success' : 'failure',
+    details: { username, ...details },
+  });
+}
+
+/** The audit reason of a second factor's refusal at a sign-in, and whether it is a lockout; undefined for a fault. */
 export function secondFactorRefusal(error: unknown): { reason: AuditDetails['reason']; locked: boolean } | undefined {
   if (!(error instanceof AppError)) return undefined;
   switch (error.code) {
@@ -189,15 +208,7 @@ export async function login(
 ): Promise<LoginPayload> {
   const { tenantId, username } = request;
   const attempt = (user: User | undefined, type: 'login_succeeded' | 'login_failed' | 'login_locked', details: AuditDetails) =>
-    recordEvent(deps, {
-      tenantId,
-      type,
-      // A sign-in's actor is the account it claims: known or not.
-      actor: { type: 'user', id: user?.id ?? null },
-      targetUserId: user?.id ?? null,
-      outcome: type === 'login_succeeded' ? 'success' : 'failure',
-      details: { username, ...details },
-    });
+    signInEvent(deps, tenantId, username, user, type, details);
   const { user, mfaMethods, afterSuccess } = await checkPassword(deps, request, undefined, (failure) =>
     attempt(failure.user, failure.reason === 'password_attempts' ? 'login_locked' : 'login_failed', { reason: failure.reason }),
   );

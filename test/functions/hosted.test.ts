@@ -105,6 +105,17 @@ describe('browser sign-in (handlers)', () => {
     expect(wrong.cookies).toBeUndefined();
     const right = await postForm(app, jar, 'hostedSignIn', { csrf, username, password: PASSWORD }, origin);
     expect(right.status).toBe(303);
+    // The hosted door is audited as the JSON login is (docs/api.md 9.8): the refusal, then the sign-in.
+    const trail = await app.request('adminListAudit', { token: tenant.adminToken, query: { limit: '100' } });
+    const mine = (trail.body.data.events as Array<{ type: string; outcome: string; details: Record<string, unknown> }>).filter(
+      (event) => event.details.username === username && event.type.startsWith('login_'),
+    );
+    // With registerStaff's own JSON login (the test clock stands still: compared as a set).
+    expect(mine.map((event) => [event.type, event.outcome, event.details.reason ?? '']).sort()).toEqual([
+      ['login_failed', 'failure', 'wrong_password'],
+      ['login_succeeded', 'success', ''],
+      ['login_succeeded', 'success', ''],
+    ]);
   });
 
   it.each([
