@@ -25,6 +25,8 @@ import { runPinned, tagged } from './processes';
 import { fixed, table } from './report';
 import { accessTokenFor } from './seed';
 
+/** Bundles that never serve a request (CloudFormation custom resources): no cold start users wait on. */
+const DEPLOY_TIME = new Set(['sms-spend-limit']);
 export interface ColdStart {
   bundle: string;
   sizeBytes: number;
@@ -143,7 +145,8 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
   };
 
   type Sample = { loadMs: number; invokeMs: number; firstInvocationMs: number; sinceProcessStartMs: number; outcome: string | number };
-  const bundles = [...bundleFiles(input.functionsDir)];
+  // Request paths only: the SMS spend-limit custom resource runs at deploy time, on a CloudFormation event.
+  const bundles = [...bundleFiles(input.functionsDir)].filter(([bundle]) => !DEPLOY_TIME.has(bundle));
   const samples = new Map<string, Array<Sample & { processMs: number }>>(bundles.map(([bundle]) => [bundle, []]));
   const empty: number[] = [];
   // With profiling, run 0 is profiled and so left out of the figures.

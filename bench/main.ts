@@ -487,29 +487,34 @@ async function main() {
       else say(`  ${name}: ${whole(scenario.requestsPerSecond)} req/s, p50 ${fixed(scenario.p50Ms, 2)} ms, non-2xx ${scenario.non2xx}`);
     }
 
-    if (coldOnly) {
-      await stopChild(server.child);
-      closeSync(serverLog);
-      say(`cold starts: every bundle, median of ${settings.coldStartRuns}`);
-      const coldIdentities = small.slice(200, 400).map((session) => session.identity);
-      const cold = await coldStarts({
+    /** Every bundle's cold start, with 200 sessions (identities) of `seeded` and 200 unused refresh tokens of `tokens`. */
+    const coldStartsOf = (seeded: SeededSession[], tokens: RefreshPool) => {
+      const identities = seeded.slice(200, 400).map((session) => session.identity);
+      return coldStarts({
         functionsDir,
         routes,
         env,
         runs: settings.coldStartRuns,
         keySet,
         config,
-        sessions: pool
+        sessions: tokens
           .drain()
-          .filter((token) => !coldIdentities.some((identity) => token.split('.')[1] === identity.sessionId))
+          .filter((token) => !identities.some((identity) => token.split('.')[1] === identity.sessionId))
           .slice(0, 200),
-        identities: coldIdentities,
+        identities,
         login: { username: loginUser.username, password: loginPassword, tenantId: TENANT },
         oauth: oauth.coldStartEvents,
         tmp,
         profile: profiling,
         say,
       });
+    };
+
+    if (coldOnly) {
+      await stopChild(server.child);
+      closeSync(serverLog);
+      say(`cold starts: every bundle, median of ${settings.coldStartRuns}`);
+      const cold = await coldStartsOf(small, pool);
       const targets = coldStartTargets(cold);
       process.stdout.write(
         `Cold starts only (--cold-starts)${quick ? ', QUICK' : ''}, commit ${info.commit}` +
@@ -588,25 +593,7 @@ async function main() {
     closeSync(peerLog);
 
     say(`cold starts: every bundle, median of ${settings.coldStartRuns}`);
-    const coldIdentities = everyone.slice(200, 400).map((session) => session.identity);
-    const cold: ColdStart[] = await coldStarts({
-      functionsDir,
-      routes,
-      env,
-      runs: settings.coldStartRuns,
-      keySet,
-      config,
-      sessions: largePool
-        .drain()
-        .filter((token) => !coldIdentities.some((identity) => token.split('.')[1] === identity.sessionId))
-        .slice(0, 200),
-      identities: coldIdentities,
-      login: { username: loginUser.username, password: loginPassword, tenantId: TENANT },
-      oauth: oauth.coldStartEvents,
-      tmp,
-      profile: profiling,
-      say,
-    });
+    const cold: ColdStart[] = await coldStartsOf(everyone, largePool);
 
     say('framework overhead (stub store, tight loop)');
     const overhead = tagged<Record<string, number>>((await runPinned(`${OUT}/overhead.mjs`, env)).stdout, 'overhead');
