@@ -6,7 +6,7 @@ import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
 import { faultPlan, faultyStores } from '../helpers/faulty-stores';
 import { activateDelivered, activateTotp } from '../helpers/mfa';
-import { authorizationCode, createClient, type TestClient, tokenRequest } from '../helpers/oauth';
+import { authorizationCode, createClient, grantTokens, type TestClient, tokenRequest } from '../helpers/oauth';
 
 const PASSWORD = 'correct horse battery';
 /** The source address of the captured API Gateway event (test/fixtures/apigw-v2-event.json). */
@@ -43,20 +43,7 @@ describe('sessions and authorized apps (docs/api.md 8.3-8.5)', () => {
     return response.body.data as { token: string; refreshToken: string };
   }
 
-  async function grantOf(token: string) {
-    const issued = await authorizationCode(app, token, client);
-    const redeemed = await app.request(
-      'oauth2Token',
-      tokenRequest(client, {
-        grant_type: 'authorization_code',
-        code: issued.code,
-        redirect_uri: client.redirectUri,
-        code_verifier: issued.verifier,
-      }),
-    );
-    expect(redeemed.status).toBe(200);
-    return redeemed.body as { access_token: string; refresh_token: string };
-  }
+  const grantOf = (token: string) => grantTokens(app, token, client);
 
   const sessionsOf = async (token: string) =>
     (await app.request('listSessions', { token })).body.data.sessions as Array<Record<string, unknown>>;

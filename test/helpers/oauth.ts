@@ -103,6 +103,26 @@ export async function authorizationCode(
   return { code, verifier, location };
 }
 
+/** The user's authorization code for `client`, redeemed: the grant's token answer (fails the test unless 200). */
+export async function grantTokens(
+  app: App,
+  userToken: string,
+  client: TestClient,
+): Promise<{ access_token: string; refresh_token: string; scope: string }> {
+  const issued = await authorizationCode(app, userToken, client);
+  const redeemed = await app.request(
+    'oauth2Token',
+    tokenRequest(client, {
+      grant_type: 'authorization_code',
+      code: issued.code,
+      redirect_uri: client.redirectUri,
+      code_verifier: issued.verifier,
+    }),
+  );
+  if (redeemed.status !== 200) throw new Error(`code redemption failed: ${redeemed.status} ${JSON.stringify(redeemed.body)}`);
+  return redeemed.body;
+}
+
 /** A token request the RFC way (form body, client_secret_post unless `auth` is given). */
 export function tokenRequest(client: TestClient, fields: Record<string, string | undefined>, auth: 'post' | 'basic' = 'post') {
   const credentials = auth === 'post' ? { client_id: client.clientId, client_secret: client.clientSecret } : {};

@@ -8,7 +8,7 @@ import { nearRealTime } from '../../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../../helpers/deps';
 import { isFailureEnvelope } from '../../helpers/failures';
 import { createTable, scanTable } from '../../helpers/isolated-table';
-import { authorizationCode, createClient, tokenRequest } from '../../helpers/oauth';
+import { createClient, grantTokens } from '../../helpers/oauth';
 import { nasty } from './mixed-requests';
 
 /**
@@ -38,18 +38,9 @@ describe('hostile input to the session and grant routes', () => {
     tenantId = uniqueTenant('hostile-sessions');
     const admin = await registerAdmin(app, tenantId, 'admin', PASSWORD);
     const client = await createClient(app, admin.token, tenantId);
-    const issued = await authorizationCode(app, admin.token, client);
-    const redeemed = await app.request(
-      'oauth2Token',
-      tokenRequest(client, {
-        grant_type: 'authorization_code',
-        code: issued.code,
-        redirect_uri: client.redirectUri,
-        code_verifier: issued.verifier,
-      }),
-    );
+    const grant = await grantTokens(app, admin.token, client);
     victimSession = String(decodeJwt(admin.token).sid);
-    victimGrant = String(redeemed.body.refresh_token).split('.')[0] ?? '';
+    victimGrant = grant.refresh_token.split('.')[0] ?? '';
     token = (await registerStaff(app, admin.token, { username: 'member', password: PASSWORD, role: 'OPERATOR', tenantId })).token;
   });
 
