@@ -81,14 +81,20 @@ async function acceptRecoveryCode(deps: CheckDeps, account: Account, codes: Reco
   return consumed ? undefined : 'replayed';
 }
 
+/** The methods whose codes are sent, and voided when the budget is spent. */
+const DELIVERED = ['SMS', 'EMAIL'] as const;
+
 /** What a code is checked against: a method, or the user's recovery codes. */
 export type Factor = MfaEnrollment | RecoveryCodes;
 
 /**
  * Checks a code of one method (or a recovery code) under the MFA lockout: an attempt is
  * reserved in the user's budget before the check (so concurrent guesses cannot pass the
- * limit) and a right code clears it. A locked method answers 429 and loses its outstanding SMS/EMAIL code; a
- * wrong code throws `invalid()`. A right code is used up (single use), and activates
+ * limit) and a right code clears it; a spent budget answers 429. A wrong code throws
+ * `invalid()`, and if its attempt was the last the budget allowed, the user's outstanding
+ * SMS/EMAIL codes are void: the guesses on them are spent. (Voiding them on the refusals
+ * instead would race the allowed attempts still in flight, and let a guesser void a code
+ * its owner asked for during the lockout.) A right code is used up (single use), and activates
  * a pending method, in one transaction with `revoking` (the user's other sessions ended).
  */
 export async function checkCode(
@@ -108,7 +114,6 @@ export async function checkCode(
   const budget = (tier: number) => ({ kind: 'mfa', tenantId, userId, tier }) as const;
   const reservation = await reserveBudget(deps.store.attempts, budget, epochSeconds(deps.clock), MFA_BUDGET);
   if (!reservation.allowed) {
-    if (method === 'SMS' || method === 'EMAIL') await deps.store.mfa.dropCode(tenantId, userId, method);
     deps.log.warn('mfa_locked', { ...account, method });
     throw new TooManyRequestsError(reservation.retryAfterSeconds);
   }
@@ -120,6 +125,7 @@ export async function checkCode(
         : await acceptDeliveredCode(deps, account, factor, code, revoking);
   if (rejection) {
     deps.log.info('mfa_verify_failed', { ...account, method, reason: rejection });
+    if (reservation.remaining === 0) await Promise.all(DELIVERED.map((delivered) => deps.store.mfa.dropCode(tenantId, userId, delivered)));
     const failed = rejection === 'wrong_code' ? await deps.store.mfa.countFailedCode(tenantId, userId, method) : 0;
     if (failed >= MAX_FAILED_CODES) {
       deps.log.warn('mfa_method_locked', { ...account, method });

@@ -192,6 +192,17 @@ describe('POST /auth/mfa/verify', () => {
       expect(deps.logs).toContainEqual(expect.objectContaining({ event: 'mfa_verify_failed', tenantId, method: 'SMS', reason: 'no_code' }));
     });
 
+    it('voids no code on a refusal: a code sent during the lockout stays good', async () => {
+      const { tenantId, userId, token } = await newUser();
+      await app.request('mfaEnable', { token, body: { method: 'SMS', secret: PHONE } });
+      for (let i = 0; i < 5; i++) expect((await verify(token, 'SMS', '000000')).body).toEqual(invalid);
+      expect(await deps.store.mfa.find(tenantId, userId, 'SMS')).not.toHaveProperty('codeDigest');
+      deps.clock.advance(31);
+      await app.request('mfaEnable', { token, body: { method: 'SMS', secret: PHONE } });
+      expect((await verify(token, 'SMS', '000000')).status).toBe(429);
+      expect(await deps.store.mfa.find(tenantId, userId, 'SMS')).toHaveProperty('codeDigest');
+    });
+
     it('keeps the counter under the tenant prefix', () => {
       expect(keys.mfaAttempts('acme#1', 'u#1', 0)).toEqual({ pk: 'T#acme%231#MFA#u%231', sk: 'ATTEMPTS#ALL#0' });
     });
