@@ -22,6 +22,8 @@ export const body = z.object({
   resources: z.string().min(1).max(8192).optional(),
   /** docs/api.md 11.4: OpenID Connect Dynamic Client Registration's name for the ID token's algorithm. */
   id_token_signed_response_alg: z.enum(SIGNING_ALGORITHMS).optional(),
+  /** docs/api.md 11.12: where RP-initiated logout may send the browser, URIs separated by spaces. */
+  post_logout_redirect_uris: z.string().min(1).max(8192).optional(),
 });
 
 /** POST /oauth2/clients (docs/api.md 4.8): an ADMIN registers an OAuth client of their own tenant. */

@@ -4,6 +4,7 @@ import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { updateClient } from '../lib/oauth/client-admin';
 import { clientPath, grantTypesField, redirectUriField, scopeField } from '../lib/oauth/client-schemas';
+import { SIGNING_ALGORITHMS } from '../lib/tokens/signing-keys';
 
 /** docs/api.md 9.11: what createOAuth2Client takes, each optional, and what only an ADMIN sets. */
 export const body = z.strictObject({
@@ -13,6 +14,8 @@ export const body = z.strictObject({
   client_name: z.string().min(1).max(200).optional(),
   first_party: z.boolean().optional(),
   post_logout_redirect_uris: z.string().max(8192).optional(),
+  /** docs/api.md 11.4: how the client's ID tokens are signed from now on. */
+  id_token_signed_response_alg: z.enum(SIGNING_ALGORITHMS).optional(),
 });
 
 export const params = clientPath;

@@ -74,6 +74,9 @@ export const ERROR_CODES = [
   'INVALID_AUTHORIZATION_REQUEST',
   'INTERACTION_EXPIRED',
   'CROSS_SITE_REQUEST',
+  // RP-initiated logout (docs/api.md 11.12): the error page.
+  'INVALID_LOGOUT_REQUEST',
+  'INVALID_ID_TOKEN_HINT',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

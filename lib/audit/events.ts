@@ -45,6 +45,8 @@ export const AUDIT_EVENT_TYPES = [
   'email_changed',
   'email_verified',
   'email_verification_failed',
+  // A browser session ended by RP-initiated logout (docs/api.md 11.12).
+  'signed_out',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 

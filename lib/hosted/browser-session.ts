@@ -81,3 +81,19 @@ export async function currentBrowserSession(
   if (user?.status !== 'active' || !isSessionOfCurrentGeneration(user, session)) return undefined;
   return { session, user };
 }
+
+/** The tenant a browser session cookie names, whatever the state of its session; undefined for a malformed one. */
+export function tenantOfCookie(cookie: string | undefined): string | undefined {
+  return cookie ? parseValue(cookie)?.tenantId : undefined;
+}
+
+/**
+ * A CSRF token bound to the browser session (docs/api.md 11.12): derived from the
+ * cookie's secret, which only that browser holds and which the table keeps only as
+ * another hash (`purpose` keeps the two apart). A page of another site can neither read
+ * nor compute it. Undefined for a malformed cookie.
+ */
+export function sessionBoundToken(cookie: string | undefined, purpose: string): string | undefined {
+  const parsed = cookie ? parseValue(cookie) : undefined;
+  return parsed ? hashToken(`${purpose}.${parsed.secret}`) : undefined;
+}

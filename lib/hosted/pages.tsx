@@ -27,7 +27,8 @@ export interface FormContext {
   csrf: string;
 }
 
-function Layout({ title, tenant, children }: { title: string; tenant?: string | undefined; children: ComponentChildren }) {
+/** The frame of every hosted page: the tenant at the top, the title, the content. */
+export function Layout({ title, tenant, children }: { title: string; tenant?: string | undefined; children: ComponentChildren }) {
   return (
     <html lang="en">
       <head>

@@ -70,6 +70,7 @@ export const oauthClient = z.strictObject({
   introspect_any: z.literal(true).optional(),
   resources: z.array(z.string()).optional(),
   id_token_signed_response_alg: z.enum(SIGNING_ALGORITHMS).optional(),
+  post_logout_redirect_uris: z.array(z.string()).optional(),
 }) satisfies z.ZodType<ClientView>;
 
 /** The error codes the OAuth endpoints answer with when called the RFC way (docs/api.md 5.6). */
@@ -157,6 +158,8 @@ export const authorizationServer = z.strictObject({
 /** docs/api.md 11.3: the OpenID Provider metadata (OpenID Connect Discovery 1.0 section 3). */
 export const openIdProvider = authorizationServer.extend({
   userinfo_endpoint: z.string(),
+  /** docs/api.md 11.12: RP-initiated logout. */
+  end_session_endpoint: z.string(),
   scopes_supported: z.array(z.enum(OIDC_SCOPES)),
   subject_types_supported: z.array(z.literal('public')),
   id_token_signing_alg_values_supported: z.array(z.enum(SIGNING_ALGORITHMS)),

@@ -4,6 +4,7 @@ import type { Deps } from '../deps';
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
 import type { ClientChange } from '../store/oauth-clients';
 import type { Identity } from '../tokens/access-token';
+import type { SigningAlgorithm } from '../tokens/signing-keys';
 import { type AdminClientView, adminClientView, type OAuthClient, parseGrantTypes, parseRedirectUris } from './client';
 import { checkClientSecret } from './registration';
 import { parseScope } from './scope';
@@ -67,11 +68,16 @@ export interface ClientUpdate {
   client_name?: string | undefined;
   first_party?: boolean | undefined;
   post_logout_redirect_uris?: string | undefined;
+  id_token_signed_response_alg?: SigningAlgorithm | undefined;
 }
 
 /** The rules of registration (docs/api.md 4.8, in its order) for the fields given; then the post-logout URIs. */
 function clientChange(update: ClientUpdate): ClientChange {
-  const change: ClientChange = { clientName: update.client_name, firstParty: update.first_party };
+  const change: ClientChange = {
+    clientName: update.client_name,
+    firstParty: update.first_party,
+    idTokenSignedResponseAlg: update.id_token_signed_response_alg,
+  };
   if (update.redirect_uri !== undefined) {
     change.redirectUris = parseRedirectUris(update.redirect_uri);
     if (!change.redirectUris) throw new ValidationError('Invalid redirect_uri', { code: 'INVALID_REDIRECT_URI' });

@@ -65,6 +65,8 @@ export interface ClientView {
   resources?: string[];
   /** Present for a client registered with an ID token algorithm (docs/api.md 11.4). */
   id_token_signed_response_alg?: SigningAlgorithm;
+  /** Present for a client registered with post-logout URIs (docs/api.md 11.12), in the order given. */
+  post_logout_redirect_uris?: string[];
 }
 
 /**
@@ -110,6 +112,7 @@ export function clientView(client: OAuthClient): ClientView {
     ...(client.introspectAny ? { introspect_any: true as const } : {}),
     ...(client.resources.length ? { resources: [...client.resources] } : {}),
     ...(client.idTokenSignedResponseAlg ? { id_token_signed_response_alg: client.idTokenSignedResponseAlg } : {}),
+    ...(client.postLogoutRedirectUris?.length ? { post_logout_redirect_uris: [...client.postLogoutRedirectUris] } : {}),
   };
 }
 

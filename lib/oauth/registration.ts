@@ -21,6 +21,8 @@ export interface ClientRegistration {
   resources?: string | undefined;
   /** docs/api.md 11.4: how the client's ID tokens are signed (ES256 unless RS256 is asked for). */
   id_token_signed_response_alg?: SigningAlgorithm | undefined;
+  /** docs/api.md 11.12: where RP-initiated logout may send the browser, separated by spaces. */
+  post_logout_redirect_uris?: string | undefined;
 }
 
 /** Client secrets are machine-generated: at least 32 characters (docs/api.md 4.8). */
@@ -40,7 +42,8 @@ export function authorizeClientRegistration(admin: Identity | null, tenantId: st
 }
 
 /**
- * Registers a client after the rules of docs/api.md 4.8, in their order: redirect URIs,
+ * Registers a client after the rules of docs/api.md 4.8, in their order: redirect URIs
+ * (and post-logout URIs),
  * grant types, scope, resources, secret length, then the client id: not the session
  * audience nor of a user id's form (reserved), and unique across tenants (one
  * conditional write). The secret is stored
@@ -53,6 +56,9 @@ export async function registerClient(
 ): Promise<ClientView> {
   const redirectUris = parseRedirectUris(registration.redirect_uri);
   if (!redirectUris) throw new ValidationError('Invalid redirect_uri', { code: 'INVALID_REDIRECT_URI' });
+  const postLogoutRedirectUris =
+    registration.post_logout_redirect_uris === undefined ? [] : parseRedirectUris(registration.post_logout_redirect_uris);
+  if (!postLogoutRedirectUris) throw new ValidationError('Invalid post_logout_redirect_uri', { code: 'INVALID_REDIRECT_URI' });
   const grantTypes = parseGrantTypes(registration.grant_types);
   if (!grantTypes) throw new ValidationError('Unsupported grant type', { code: 'UNSUPPORTED_GRANT_TYPE' });
   const scopes = parseScope(registration.scope);
@@ -79,6 +85,7 @@ export async function registerClient(
     introspectAny: registration.introspect_any === true,
     resources,
     ...(registration.id_token_signed_response_alg ? { idTokenSignedResponseAlg: registration.id_token_signed_response_alg } : {}),
+    ...(postLogoutRedirectUris.length ? { postLogoutRedirectUris } : {}),
   };
   if ((await deps.store.oauthClients.create(client)) === 'exists')
     throw new ConflictError('OAuth2 client already exists', { code: 'CLIENT_EXISTS' });

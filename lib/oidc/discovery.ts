@@ -4,14 +4,15 @@ import { CLAIMS_SUPPORTED, OIDC_SCOPES } from './claims';
 
 /**
  * The OpenID Provider metadata (OpenID Connect Discovery 1.0 section 3, docs/api.md 11.3):
- * the RFC 8414 document's members (4.12) and what OpenID Connect adds. `end_session_endpoint`
- * is absent: there is no RP-initiated logout yet. `scopes_supported` lists the OpenID
+ * the RFC 8414 document's members (4.12) and what OpenID Connect adds, `end_session_endpoint`
+ * of RP-initiated logout (docs/api.md 11.12) included. `scopes_supported` lists the OpenID
  * Connect scopes; clients are registered with their own scopes besides (docs/api.md 4.8).
  */
 export function openIdConfiguration(issuer: string) {
   return {
     ...authorizationServerMetadata(issuer),
     userinfo_endpoint: `${issuer}/oauth2/userinfo`,
+    end_session_endpoint: `${issuer}/oauth2/logout`,
     scopes_supported: [...OIDC_SCOPES],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [...SIGNING_ALGORITHMS],

@@ -11,7 +11,10 @@ import { writeOnce } from './write-once';
 
 /** What an ADMIN may change of a client (docs/api.md 9.11). */
 export type ClientChange = Partial<
-  Pick<OAuthClient, 'redirectUris' | 'grantTypes' | 'scopes' | 'clientName' | 'firstParty' | 'postLogoutRedirectUris'>
+  Pick<
+    OAuthClient,
+    'redirectUris' | 'grantTypes' | 'scopes' | 'clientName' | 'firstParty' | 'postLogoutRedirectUris' | 'idTokenSignedResponseAlg'
+  >
 >;
 
 /** A new secret (docs/api.md 9.13): its hash, and the old hash with the end of its life, or none to retire it at once. */

@@ -89,6 +89,8 @@ const FUNCTIONS = [
   'HostedSignIn',
   'HostedSecondFactor',
   'HostedConsent',
+  // RP-initiated logout (docs/api.md 11.12).
+  'Oauth2Logout',
 ];
 /** Functions that record audit events (lib/audit/record.ts), and so put them. */
 const AUDITING = [
@@ -117,6 +119,8 @@ const AUDITING = [
   'PasswordReset',
   'EmailSet',
   'EmailVerify',
+  // RP-initiated logout (docs/api.md 11.12).
+  'Oauth2Logout',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'PasswordForgot', 'PasswordReset', 'HostedSignIn', 'HostedSecondFactor'];
@@ -157,7 +161,7 @@ const WRITES = /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|Transact
 /** Functions that sign tokens, and so alone may read the private signing keys (issue 16, item 5). */
 const SIGNING = ['Login', 'RefreshToken', 'Register', 'Reauthenticate', 'Oauth2Token'];
 /** Functions that only verify tokens: the public keys document is all they may read. */
-const VERIFYING = ['Authorizer', 'Jwks', 'Revoke', 'Introspect', 'UserInfo'];
+const VERIFYING = ['Authorizer', 'Jwks', 'Revoke', 'Introspect', 'UserInfo', 'Oauth2Logout'];
 /** The Deny that keeps the SMS senders' `sns:Publish` on "*" off every topic and endpoint (issue 16, item 6). */
 // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation !Sub string, not a template
 const SMS_ONLY = { Effect: 'Deny', Action: ['sns:Publish'], Resource: { 'Fn::Sub': 'arn:${AWS::Partition}:sns:*:*:*' } };

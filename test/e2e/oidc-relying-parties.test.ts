@@ -148,12 +148,12 @@ describe('OpenID Connect with openid-client and oauth4webapi', () => {
       authorization_endpoint: `${issuer}/oauth2/authorize`,
       token_endpoint: `${issuer}/oauth2/token`,
       userinfo_endpoint: `${issuer}/oauth2/userinfo`,
+      end_session_endpoint: `${issuer}/oauth2/logout`,
       jwks_uri: `${issuer}/.well-known/jwks.json`,
       id_token_signing_alg_values_supported: ['ES256', 'RS256'],
       subject_types_supported: ['public'],
       response_types_supported: ['code'],
     });
-    expect(config.serverMetadata()).not.toHaveProperty('end_session_endpoint');
     const { tokens, expectedNonce } = await signIn(config, 'openid');
     expect(tokens).toMatchObject({ token_type: 'bearer', scope: 'openid', id_token: expect.any(String) });
     expect(decodeProtectedHeader(tokens.id_token ?? '')).toEqual({ alg: 'ES256', kid: 'test-key-1', typ: 'JWT' });

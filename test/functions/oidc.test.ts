@@ -247,6 +247,7 @@ describe('OpenID Connect', () => {
       expect(answer.body).toEqual({
         ...rfc8414.body,
         userinfo_endpoint: `${issuer}/oauth2/userinfo`,
+        end_session_endpoint: `${issuer}/oauth2/logout`,
         scopes_supported: ['openid', 'profile', 'email'],
         subject_types_supported: ['public'],
         id_token_signing_alg_values_supported: ['ES256', 'RS256'],
@@ -272,7 +273,7 @@ describe('OpenID Connect', () => {
         request_parameter_supported: false,
         request_uri_parameter_supported: false,
       });
-      expect(answer.body).not.toHaveProperty('end_session_endpoint');
+      expect(rfc8414.body).not.toHaveProperty('end_session_endpoint');
       expect(rfc8414.body).not.toHaveProperty('userinfo_endpoint');
     });
   });

@@ -34,6 +34,7 @@ import * as oauth2CreateClient from '../../functions/oauth2-create-client';
 import * as oauth2DeleteClient from '../../functions/oauth2-delete-client';
 import * as oauth2Introspect from '../../functions/oauth2-introspect';
 import * as oauth2ListClients from '../../functions/oauth2-list-clients';
+import * as oauth2Logout from '../../functions/oauth2-logout';
 import * as oauth2Metadata from '../../functions/oauth2-metadata';
 import * as oauth2ReadClient from '../../functions/oauth2-read-client';
 import * as oauth2Revoke from '../../functions/oauth2-revoke';
@@ -115,6 +116,9 @@ const routes = {
   hostedSignIn: { module: hostedSignIn, method: 'POST', path: '/oauth2/hosted/sign-in', authorizer: false },
   hostedSecondFactor: { module: hostedSecondFactor, method: 'POST', path: '/oauth2/hosted/second-factor', authorizer: false },
   hostedConsent: { module: hostedConsent, method: 'POST', path: '/oauth2/hosted/consent', authorizer: false },
+  // RP-initiated logout (docs/api.md 11.12): the browser session's cookie says who is there.
+  oauth2Logout: { module: oauth2Logout, method: 'GET', path: '/oauth2/logout', authorizer: false },
+  oauth2LogoutPost: { module: oauth2Logout, method: 'POST', path: '/oauth2/logout', authorizer: false },
 } as const;
 
 export type RouteName = keyof typeof routes;

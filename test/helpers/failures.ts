@@ -74,6 +74,9 @@ const CODE_OF: Record<string, ErrorCode> = {
   'Sign-in expired': 'INTERACTION_EXPIRED',
   'Cross-site request refused': 'CROSS_SITE_REQUEST',
   'Invalid form body': 'INVALID_FORM',
+  // RP-initiated logout (docs/api.md 11.12).
+  'Invalid logout request': 'INVALID_LOGOUT_REQUEST',
+  'Invalid id_token_hint': 'INVALID_ID_TOKEN_HINT',
 };
 
 /** The field the MFA enrolment names for its per-method checks of `secret`. */

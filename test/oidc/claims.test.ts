@@ -117,13 +117,14 @@ describe('nonce and bearer parsing (docs/api.md 11.1, 11.2)', () => {
 });
 
 describe('the discovery document (docs/api.md 11.3)', () => {
-  it('names every endpoint under the issuer and no end_session_endpoint', () => {
+  it('names every endpoint under the issuer, end_session_endpoint included', () => {
     const metadata = openIdConfiguration('https://id.example.com');
     expect(metadata).toMatchObject({
       issuer: 'https://id.example.com',
       authorization_endpoint: 'https://id.example.com/oauth2/authorize',
       token_endpoint: 'https://id.example.com/oauth2/token',
       userinfo_endpoint: 'https://id.example.com/oauth2/userinfo',
+      end_session_endpoint: 'https://id.example.com/oauth2/logout',
       jwks_uri: 'https://id.example.com/.well-known/jwks.json',
       revocation_endpoint: 'https://id.example.com/oauth2/revoke',
       introspection_endpoint: 'https://id.example.com/oauth2/introspect',
@@ -134,6 +135,5 @@ describe('the discovery document (docs/api.md 11.3)', () => {
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
       grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
     });
-    expect(metadata).not.toHaveProperty('end_session_endpoint');
   });
 });

@@ -1,0 +1,142 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import * as z from 'zod';
+import { bySelf, recordEvent } from '../audit/record';
+import { epochSeconds } from '../clock';
+import { constantEquals } from '../crypto/constant-equals';
+import type { Deps } from '../deps';
+import { ValidationError } from '../errors';
+import { withQuery } from '../oauth/authorization';
+import type { OAuthClient } from '../oauth/client';
+import { type IdTokenHint, verifyIdTokenHint } from '../oidc/id-token-hint';
+import type { Session } from '../sessions/session';
+import type { User } from '../users/user';
+import { currentBrowserSession, endedSessionCookie, SESSION_COOKIE, sessionBoundToken, tenantOfCookie } from './browser-session';
+import { browserRedirect, checkOrigin, cookiesOf, crossSite, formOf, page } from './http';
+import { ConfirmSignOutPage, type LogoutParameters, SignedOutPage } from './signed-out';
+
+/*
+ * RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0, docs/api.md 11.12): an app
+ * sends the browser to GET (or POST) /oauth2/logout; the browser session ends and the
+ * browser goes back to the app's registered post-logout URI, or sees the signed-out page.
+ */
+
+export type LogoutDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'publicKeys' | 'source'>;
+type Result = APIGatewayProxyStructuredResultV2;
+
+/** The parameters of section 2 of the spec; `logout_hint` and `ui_locales` are taken and not used. */
+const logoutParameters = {
+  id_token_hint: z.string().min(1).max(8192).optional(),
+  post_logout_redirect_uri: z.string().min(1).max(2048).optional(),
+  state: z.string().min(1).max(512).optional(),
+  client_id: z.string().min(1).max(128).optional(),
+  logout_hint: z.string().max(512).optional(),
+  ui_locales: z.string().max(256).optional(),
+};
+
+/** GET /oauth2/logout's query. */
+export const logoutQuery = z.strictObject(logoutParameters);
+
+/** POST /oauth2/logout's form: the same parameters, and `csrf` when it is our confirmation page's. */
+export const logoutForm = z.strictObject({ ...logoutParameters, csrf: z.string().min(1).max(128).optional() });
+
+/** What the confirmation's CSRF token is derived for (lib/hosted/browser-session.ts sessionBoundToken). */
+const CONFIRMATION = 'logout-confirmation';
+
+const invalidRequest = () => new ValidationError('Invalid logout request', { code: 'INVALID_LOGOUT_REQUEST' });
+const invalidHint = () => new ValidationError('Invalid id_token_hint', { code: 'INVALID_ID_TOKEN_HINT' });
+const invalidClient = () => new ValidationError('Invalid client', { code: 'INVALID_CLIENT' });
+const invalidRedirect = () => new ValidationError('Invalid post_logout_redirect_uri', { code: 'INVALID_REDIRECT_URI' });
+
+/**
+ * The app the request is from: the hint's audience, or `client_id`; both given, they must
+ * be the same client (spec section 2). A hint that is not one of our ID tokens, or whose
+ * client is gone or not of the hint's tenant, is refused.
+ */
+async function requestingClient(
+  deps: LogoutDeps,
+  parameters: LogoutParameters,
+): Promise<{ hint?: IdTokenHint | undefined; client?: OAuthClient | undefined }> {
+  const hint = parameters.id_token_hint
+    ? await verifyIdTokenHint(await deps.publicKeys.load(), deps.config.issuer, parameters.id_token_hint)
+    : undefined;
+  if (parameters.id_token_hint && !hint) throw invalidHint();
+  if (hint && parameters.client_id !== undefined && parameters.client_id !== hint.aud) throw invalidClient();
+  const clientId = hint?.aud ?? parameters.client_id;
+  if (clientId === undefined) return {};
+  const client = await deps.store.oauthClients.find(clientId);
+  if (!client) throw hint ? invalidHint() : invalidClient();
+  if (hint?.tenantId !== undefined && hint.tenantId !== client.tenantId) throw invalidHint();
+  return { hint, client };
+}
+
+/** The request's parameters: the query of a GET, the form of a POST (spec section 2 allows both). */
+function parametersOf(event: APIGatewayProxyEventV2): LogoutParameters & { csrf?: string | undefined } {
+  if (event.requestContext?.http?.method === 'POST') return formOf(event, logoutForm);
+  const parsed = logoutQuery.safeParse(event.queryStringParameters ?? {});
+  if (!parsed.success) throw invalidRequest();
+  return parsed.data;
+}
+
+/** Ends the browser session as DELETE /auth/sessions/{id} ends a session (docs/api.md 8.3), and audits it (9.8). */
+async function endBrowserSession(deps: LogoutDeps, current: { session: Session; user: User }, client: OAuthClient | undefined) {
+  const { session, user } = current;
+  const ended = await deps.store.sessions.revokeOfUser(
+    { tenantId: session.tenantId, id: session.id },
+    user.id,
+    epochSeconds(deps.clock),
+    'signed_out',
+  );
+  // Not ended: another request revoked it meanwhile; signed out either way.
+  if (!ended) return;
+  const clientId = client?.clientId;
+  deps.log.info('browser_signed_out', { tenantId: user.tenantId, userId: user.id, sessionId: session.id, clientId });
+  const details = { sessionId: session.id, ...(clientId ? { clientId } : {}) };
+  await recordEvent(deps, { ...bySelf({ tenantId: user.tenantId, userId: user.id }), type: 'signed_out', outcome: 'success', details });
+}
+
+/**
+ * GET|POST /oauth2/logout (docs/api.md 11.12). Everything the request names is checked
+ * before anything ends (a bad one is the error page, never a redirect): the hint, the
+ * client, the post-logout URI (exactly one the client registered), and that the browser
+ * session is of the client's tenant. A request that proves it comes from an app of this
+ * very session (a hint of its user and `sid`) ends it at once; any other is asked to the
+ * user first, by a confirmation form bound to the session (a cross-site page can neither
+ * end a session nor skip the question).
+ */
+export async function rpInitiatedLogout(deps: LogoutDeps, event: APIGatewayProxyEventV2): Promise<Result> {
+  const isPost = event.requestContext?.http?.method === 'POST';
+  const { csrf, ...parameters } = parametersOf(event);
+  if (csrf !== undefined) checkOrigin(event, deps.config.issuer);
+  const { hint, client } = await requestingClient(deps, parameters);
+  const target = parameters.post_logout_redirect_uri;
+  if (target !== undefined && !client?.postLogoutRedirectUris?.includes(target)) throw invalidRedirect();
+
+  const cookie = cookiesOf(event).get(SESSION_COOKIE);
+  const cookieTenant = tenantOfCookie(cookie);
+  const current = cookieTenant === undefined ? undefined : await currentBrowserSession(deps, cookie, cookieTenant);
+  if (current && client && current.user.tenantId !== client.tenantId) throw hint ? invalidHint() : invalidClient();
+  if (csrf !== undefined && current && !constantEquals(csrf, sessionBoundToken(cookie, CONFIRMATION) ?? '')) throw crossSite();
+
+  if (current) {
+    const provenByHint = hint?.sub === current.user.id && hint.sid === current.session.id;
+    if (!provenByHint && csrf === undefined) {
+      const token = sessionBoundToken(cookie, CONFIRMATION) ?? '';
+      const clientName = client ? client.clientName || client.clientId : undefined;
+      return page(
+        200,
+        <ConfirmSignOutPage
+          tenant={current.user.tenantId}
+          username={current.user.username}
+          clientName={clientName}
+          csrf={token}
+          parameters={parameters}
+        />,
+        { redirectUri: target },
+      );
+    }
+    await endBrowserSession(deps, current, client);
+  }
+  const cookies = cookie === undefined ? [] : [endedSessionCookie()];
+  if (target !== undefined) return browserRedirect(withQuery(target, { state: parameters.state }), { afterForm: isPost, cookies });
+  return page(200, <SignedOutPage tenant={client?.tenantId ?? current?.user.tenantId} />, { cookies });
+}
