@@ -8,6 +8,7 @@ import * as jwks from '../../functions/jwks';
 import * as login from '../../functions/login';
 import * as oauth2Authorize from '../../functions/oauth2-authorize';
 import * as oauth2CreateClient from '../../functions/oauth2-create-client';
+import * as oauth2Logout from '../../functions/oauth2-logout';
 import * as oauth2Metadata from '../../functions/oauth2-metadata';
 import * as oauth2Token from '../../functions/oauth2-token';
 import * as oauth2UserInfo from '../../functions/oauth2-userinfo';
@@ -39,6 +40,7 @@ describe('OpenID Connect with openid-client and oauth4webapi', () => {
   let userToken: string;
   let userId: string;
   const redirectUri = 'https://rp.example.com/callback';
+  const postLogoutRedirectUri = 'https://rp.example.com/signed-out';
   const es256 = { id: `rp-es-${Date.now()}`, secret: newSecret() };
   const rs256 = { id: `rp-rs-${Date.now()}`, secret: newSecret() };
 
@@ -110,6 +112,7 @@ describe('OpenID Connect with openid-client and oauth4webapi', () => {
         { method: 'POST', path: '/oauth2/token', handler: oauth2Token.makeHandler(deps), authorizer: false },
         { method: 'GET', path: '/oauth2/userinfo', handler: oauth2UserInfo.makeHandler(deps), authorizer: false },
         { method: 'POST', path: '/oauth2/userinfo', handler: oauth2UserInfo.makeHandler(deps), authorizer: false },
+        { method: 'GET', path: '/oauth2/logout', handler: oauth2Logout.makeHandler(deps), authorizer: false },
       ],
       authorizer.makeHandler(deps),
     );
@@ -132,6 +135,7 @@ describe('OpenID Connect with openid-client and oauth4webapi', () => {
           grant_types: 'authorization_code refresh_token',
           scope: 'openid profile email orders:read',
           tenant_id: tenantId,
+          post_logout_redirect_uris: postLogoutRedirectUri,
           ...(alg ? { id_token_signed_response_alg: alg } : {}),
         },
       });
@@ -170,6 +174,33 @@ describe('OpenID Connect with openid-client and oauth4webapi', () => {
       sid: expect.any(String),
       at_hash: expect.any(String),
     });
+  });
+
+  it('oidcc-rp-initiated-logout: buildEndSessionUrl from the discovered end_session_endpoint sends the browser back with state', async () => {
+    const config = await discover(es256);
+    const { tokens } = await signIn(config, 'openid');
+    const url = client.buildEndSessionUrl(config, {
+      id_token_hint: tokens.id_token ?? '',
+      post_logout_redirect_uri: postLogoutRedirectUri,
+      state: 'logout-state',
+    });
+    expect(`${url.origin}${url.pathname}`).toBe(`${issuer}/oauth2/logout`);
+    // The browser's navigation (no browser session here: the Bearer door signed in): back to the RP.
+    const answer = await fetch(url, { redirect: 'manual', headers: { accept: 'text/html' } });
+    expect(answer.status).toBe(302);
+    expect(answer.headers.get('location')).toBe(`${postLogoutRedirectUri}?state=logout-state`);
+    // An RS256 client's ID token is a hint as good; another client's URI is not its own.
+    const rs = await discover(rs256, { id_token_signed_response_alg: 'RS256' });
+    const rsTokens = (await signIn(rs, 'openid')).tokens;
+    const rsUrl = client.buildEndSessionUrl(rs, {
+      id_token_hint: rsTokens.id_token ?? '',
+      post_logout_redirect_uri: postLogoutRedirectUri,
+    });
+    expect((await fetch(rsUrl, { redirect: 'manual' })).status).toBe(302);
+    const wrong = client.buildEndSessionUrl(config, { id_token_hint: tokens.id_token ?? '', post_logout_redirect_uri: redirectUri });
+    const refused = await fetch(wrong, { redirect: 'manual' });
+    expect([refused.status, refused.headers.get('location')]).toEqual([400, null]);
+    expect(await refused.text()).toContain('Invalid post_logout_redirect_uri');
   });
 
   it('oidcc-idtoken-rs256: a client registered with id_token_signed_response_alg RS256 gets RS256 ID tokens', async () => {

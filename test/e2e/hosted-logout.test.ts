@@ -1,0 +1,159 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as authorizer from '../../functions/authorizer';
+import * as hostedSignIn from '../../functions/hosted-sign-in';
+import * as oauth2Authorize from '../../functions/oauth2-authorize';
+import * as oauth2Logout from '../../functions/oauth2-logout';
+import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
+import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { type ApiServer, startApiServer } from '../helpers/http-server';
+import { createClient, pkcePair, type TestClient, tokenRequest } from '../helpers/oauth';
+
+/**
+ * RP-initiated logout in a real browser (docs/api.md 11.12): Debian's chromium driven by
+ * playwright-core, as in test/e2e/hosted-browser.test.ts. The partner app signs the user
+ * in through the hosted pages, then sends the browser to the logout URL with the ID
+ * token it got; its post-logout page is answered by a server on another site.
+ */
+describe('RP-initiated logout (chromium)', () => {
+  let server: ApiServer;
+  let apps: Server;
+  let appsBase: string;
+  let deps: TestDeps;
+  let app: App;
+  let browser: Browser;
+  let issuer: string;
+  let tenantId: string;
+  let adminToken: string;
+  let client: TestClient;
+  const password = 'a long unusual passphrase';
+
+  beforeAll(async () => {
+    server = await startApiServer();
+    apps = createServer((_, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end('partner app'));
+    await new Promise<void>((listening) => apps.listen(0, '127.0.0.1', listening));
+    appsBase = `http://localhost:${(apps.address() as AddressInfo).port}`;
+    issuer = server.url;
+    deps = await testDeps({ ISSUER: issuer });
+    deps.clock.set(Date.now());
+    app = testApp(deps);
+    server.mount(
+      [
+        { method: 'GET', path: '/oauth2/authorize', handler: oauth2Authorize.makeHandler(deps), authorizer: true },
+        { method: 'POST', path: '/oauth2/hosted/sign-in', handler: hostedSignIn.makeHandler(deps), authorizer: false },
+        { method: 'GET', path: '/oauth2/logout', handler: oauth2Logout.makeHandler(deps), authorizer: false },
+        { method: 'POST', path: '/oauth2/logout', handler: oauth2Logout.makeHandler(deps), authorizer: false },
+      ],
+      authorizer.makeHandler(deps),
+    );
+    tenantId = uniqueTenant('logout');
+    adminToken = (await registerAdmin(app, tenantId, 'admin', password)).token;
+    client = await createClient(app, adminToken, tenantId, { redirectUri: `${appsBase}/shop/callback`, scope: 'openid orders:read' });
+    const marked = await app.request('oauth2UpdateClient', {
+      token: adminToken,
+      pathParameters: { clientId: client.clientId },
+      body: { first_party: true, post_logout_redirect_uris: `${appsBase}/shop/signed-out` },
+    });
+    expect(marked.status).toBe(200);
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await new Promise((closed) => apps?.close(closed));
+  });
+
+  async function browserContext(): Promise<BrowserContext> {
+    const context = await browser.newContext();
+    context.setDefaultTimeout(5_000);
+    return context;
+  }
+
+  function authorizeUrl(extra: Record<string, string> = {}) {
+    const { verifier, challenge } = pkcePair();
+    const url = new URL('/oauth2/authorize', issuer);
+    url.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.clientId,
+      redirect_uri: client.redirectUri,
+      scope: 'openid',
+      state: 'sign-in-state',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      ...extra,
+    }).toString();
+    return { url: url.href, verifier };
+  }
+
+  /** A new user signed in through the hosted pages in a fresh browser: the context, the page, the app's ID token, a JSON session token. */
+  async function signedIn() {
+    const username = `user-${Math.random().toString(36).slice(2, 8)}`;
+    const staff = await registerStaff(app, adminToken, { username, password, role: 'OPERATOR', tenantId });
+    const context = await browserContext();
+    const page = await context.newPage();
+    const { url, verifier } = authorizeUrl();
+    await page.goto(url);
+    await page.fill('input[name=username]', username);
+    await page.fill('input[name=password]', password);
+    await page.click('button[type=submit]');
+    await page.waitForURL(`${client.redirectUri}?**`);
+    const code = new URL(page.url()).searchParams.get('code') ?? '';
+    const fields = { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier };
+    const tokens = await app.request('oauth2Token', tokenRequest(client, fields));
+    expect(tokens.status).toBe(200);
+    const sessionId = (await context.cookies(issuer)).find((cookie) => cookie.name === '__Host-session')?.value.split('.')[1];
+    expect(sessionId).toBeDefined();
+    return { context, page, idToken: String(tokens.body.id_token), token: String(staff.token), sessionId };
+  }
+
+  const listedSessions = async (token: string) =>
+    ((await app.request('listSessions', { token })).body.data.sessions as Array<{ id: string }>).map((session) => session.id);
+
+  const logoutUrl = (parameters: Record<string, string>) => {
+    const url = new URL('/oauth2/logout', issuer);
+    url.search = new URLSearchParams(parameters).toString();
+    return url.href;
+  };
+
+  it('logs out through the app’s logout URL: back at the registered URI with state, the session gone, prompt=none needs a sign-in', async () => {
+    const user = await signedIn();
+    expect(await listedSessions(user.token)).toContain(user.sessionId);
+    const signedOut = `${appsBase}/shop/signed-out`;
+    await user.page.goto(logoutUrl({ id_token_hint: user.idToken, post_logout_redirect_uri: signedOut, state: 'bye-1' }));
+    await user.page.waitForURL(`${signedOut}?**`);
+    expect(new URL(user.page.url()).searchParams.get('state')).toBe('bye-1');
+    expect((await user.context.cookies(issuer)).map((cookie) => cookie.name)).not.toContain('__Host-session');
+    expect(await listedSessions(user.token)).not.toContain(user.sessionId);
+    await user.page.goto(authorizeUrl({ prompt: 'none' }).url);
+    await user.page.waitForURL(`${client.redirectUri}?**`);
+    expect(new URL(user.page.url()).searchParams.get('error')).toBe('login_required');
+    await user.context.close();
+  });
+
+  it('shows the error page for an unregistered post-logout URI, never redirects, and the session lives on', async () => {
+    const user = await signedIn();
+    const answer = await user.page.goto(
+      logoutUrl({ id_token_hint: user.idToken, post_logout_redirect_uri: `${appsBase}/elsewhere`, state: 's' }),
+    );
+    expect(answer?.status()).toBe(400);
+    expect(new URL(user.page.url()).origin).toBe(new URL(issuer).origin);
+    expect(await user.page.textContent('p.error')).toBe('Invalid post_logout_redirect_uri');
+    expect(await listedSessions(user.token)).toContain(user.sessionId);
+    await user.context.close();
+  });
+
+  it('asks before ending a session the request does not prove, and signs out once the user confirms', async () => {
+    const user = await signedIn();
+    await user.page.goto(logoutUrl({ client_id: client.clientId }));
+    expect(await user.page.textContent('h1')).toBe('Sign out?');
+    expect(await listedSessions(user.token)).toContain(user.sessionId);
+    await user.page.click('button[type=submit]');
+    await user.page.waitForSelector('text=You are signed out');
+    expect(await user.page.textContent('h1')).toBe('Signed out');
+    expect(await listedSessions(user.token)).not.toContain(user.sessionId);
+    await user.context.close();
+  });
+});
