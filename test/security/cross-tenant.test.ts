@@ -5,6 +5,7 @@ import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app'
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
+import { browserAuthorize, CookieJar, postForm } from '../helpers/hosted';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { activateTotp, newTotpSecret } from '../helpers/mfa';
@@ -105,6 +106,15 @@ describe('cross-tenant attempts on every operation', () => {
   });
 
   const refused = (status: number, error: string) => ({ status, headers: expect.any(Object), body: failure(error) });
+  /** A browser signed in to tenant A through the hosted pages (docs/api.md 11.6). */
+  const attackerBrowser = async () => {
+    const jar = new CookieJar();
+    const begun = await browserAuthorize(app, jar, attackerClient);
+    const origin = new URL(deps.config.issuer).origin;
+    await postForm(app, jar, 'hostedSignIn', { csrf: begun.csrf, username: 'admin', password: ATTACKER_PASSWORD }, origin);
+    expect(jar.cookies.has('__Host-session')).toBe(true);
+    return jar;
+  };
   const rfcRefused = (status: number, error: string, description: string) => ({
     status,
     headers: expect.any(Object),
@@ -763,6 +773,26 @@ describe('cross-tenant attempts on every operation', () => {
       },
       (r) => expect(r).toEqual(refused(400, 'Invalid cursor')),
     ],
+    [
+      'oauth2Logout',
+      "A's browser session asks to log out naming B's client: the error page, nothing ended",
+      async () => {
+        const jar = await attackerBrowser();
+        return app.request('oauth2Logout', { method: 'GET', headers: jar.header(), query: { client_id: victimClient.clientId } });
+      },
+      (r) => expect([r.status, r.headers.Location, String(r.body).includes('Invalid client')]).toEqual([400, undefined, true]),
+    ],
+    [
+      'oauth2Logout',
+      "A's browser session cookie relabelled with B's tenant: no session of B, none ended",
+      async () => {
+        const jar = await attackerBrowser();
+        const [, sessionId, secret] = (jar.cookies.get('__Host-session') ?? '').split('.');
+        const forged = `__Host-session=${Buffer.from(b).toString('base64url')}.${sessionId}.${secret}`;
+        return app.request('oauth2Logout', { method: 'GET', headers: { cookie: forged }, query: {} });
+      },
+      (r) => expect([r.status, String(r.body).includes('<h1>Signed out</h1>')]).toEqual([200, true]),
+    ],
     // Last: it ends A's session.
     [
       'logout',
@@ -825,6 +855,7 @@ describe('cross-tenant attempts on every operation', () => {
       'passwordReset',
       'emailSet',
       'emailVerify',
+      'oauth2Logout',
     ]) {
       expect(operations, operation).toContain(operation);
     }

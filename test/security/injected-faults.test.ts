@@ -599,6 +599,23 @@ describe('a database fault at every step of every operation', () => {
       ok: (r) => r.status === 303 && new URL(r.headers.Location ?? '').searchParams.has('code'),
     },
     {
+      name: 'RP-initiated logout (the confirmed sign-out: the browser session revoked, audited)',
+      prepare: async () => {
+        const user = await newUser();
+        const jar = new CookieJar();
+        const { csrf } = await browserAuthorize(app, jar, client);
+        await postForm(app, jar, 'hostedSignIn', { csrf, username: user.username, password: PASSWORD }, issuerOrigin());
+        const asked = await app.request('oauth2Logout', { method: 'GET', headers: jar.header(), query: {} });
+        return { jar, csrf: csrfOf(asked) };
+      },
+      run: ({ jar, csrf }: { jar: CookieJar; csrf: string }) =>
+        app.request('oauth2LogoutPost', {
+          headers: { 'content-type': 'application/x-www-form-urlencoded', origin: issuerOrigin(), ...jar.header() },
+          body: new URLSearchParams({ csrf }).toString(),
+        }),
+      ok: (r) => r.status === 200 && String(r.body).includes('<h1>Signed out</h1>'),
+    },
+    {
       name: 'adminCreateShop',
       prepare: async () => `shop-${serial++}`,
       run: (shopId: string) => app.request('adminCreateShop', { token: adminToken, body: { shopId, name: 'A shop' } }),

@@ -6,7 +6,7 @@ import { type App, registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
-import { browserAuthorize, CookieJar, postForm } from '../helpers/hosted';
+import { browserAuthorize, CookieJar, csrfOf, postForm } from '../helpers/hosted';
 import { losingAnswers, mentioning } from '../helpers/lost-answers';
 import { authenticator, newTotpSecret } from '../helpers/mfa';
 import { authorizationCode, createClient, newSecret, tokenRequest } from '../helpers/oauth';
@@ -513,5 +513,30 @@ describe('writes retried after a lost answer', () => {
     expect(dynamo.lost()).toBe(lostBefore + 1);
     // Single use still holds.
     expect((await postForm(app, jar, 'hostedConsent', { csrf: begun.csrf, decision: 'allow' }, origin)).status).toBe(400);
+  });
+
+  it('RP-initiated logout: a lost answer to the session’s revocation reads as done, and the sign-out is audited once', async () => {
+    const admin = await registerAdmin(app, uniqueTenant('lost'));
+    const tenantId = String(decodeJwt(admin.token).tenantId);
+    const client = await createClient(app, admin.token, tenantId);
+    const origin = new URL(deps.config.issuer).origin;
+    const jar = new CookieJar();
+    const begun = await browserAuthorize(app, jar, client);
+    await postForm(app, jar, 'hostedSignIn', { csrf: begun.csrf, username: 'admin', password: 'correct horse battery' }, origin);
+    const sessionId = jar.cookies.get('__Host-session')?.split('.')[1] ?? '';
+    const asked = await app.request('oauth2Logout', { method: 'GET', headers: jar.header(), query: {} });
+    const csrf = csrfOf(asked);
+    dynamo.loseNext(mentioning('UpdateItemCommand', 'revokedReason = if_not_exists'));
+    const lostBefore = dynamo.lost();
+    const signedOut = await app.request('oauth2LogoutPost', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin, ...jar.header() },
+      body: new URLSearchParams({ csrf }).toString(),
+    });
+    expect(signedOut.status).toBe(200);
+    expect(String(signedOut.body)).toContain('<h1>Signed out</h1>');
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+    expect((await deps.store.sessions.find(tenantId, sessionId))?.revokedReason).toBe('signed_out');
+    const trail = await app.request('adminListAudit', { token: admin.token, query: { type: 'signed_out' } });
+    expect(trail.body.data.events).toHaveLength(1);
   });
 });

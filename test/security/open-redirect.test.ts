@@ -172,4 +172,98 @@ describe('open redirect attempts', () => {
     expect(response.status).toBe(302);
     expect(new URL(response.headers.Location ?? '').host).toBe('127.0.0.1:8765');
   });
+
+  /** docs/api.md 11.12: RP-initiated logout sends the browser only to a post-logout URI the client registered, compared exactly. */
+  describe('RP-initiated logout', () => {
+    const BYE = 'https://app.example.com/bye';
+    beforeAll(async () => {
+      const pathParameters = { clientId: client.clientId };
+      const body = { post_logout_redirect_uris: BYE };
+      expect((await app.request('oauth2UpdateClient', { token: adminToken, pathParameters, body })).status).toBe(200);
+    });
+    const logout = (uri: string, extra: Record<string, string> = {}) =>
+      app.request('oauth2Logout', {
+        method: 'GET',
+        headers: { accept: 'text/html' },
+        query: { client_id: client.clientId, post_logout_redirect_uri: uri, ...extra },
+      });
+    const errorPage = (response: { status: number; headers: Record<string, string>; body: unknown }) => {
+      expect(response.status).toBe(400);
+      expect(response.headers.Location).toBeUndefined();
+      expect(String(response.body)).toContain('<p class="error" role="alert">Invalid post_logout_redirect_uri</p>');
+    };
+
+    it.each([
+      'https://evil.example/bye',
+      'https://app.example.com.evil.example/bye',
+      'https://app.example.com@evil.example/bye',
+      '//evil.example/bye',
+      '/bye',
+      'https://app.example.com/bye/',
+      'https://app.example.com/bye?next=https://evil.example',
+      'https://app.example.com/bye#https://evil.example',
+      'https://APP.example.com/bye',
+      'http://app.example.com/bye',
+      'https://app.example.com/bye\r\nLocation: https://evil.example',
+      'https://app.example.com/callback',
+      'javascript://app.example.com/bye%0aalert(1)',
+    ])('answers %j with the error page, never redirecting', async (uri) => {
+      errorPage(await logout(uri));
+    });
+
+    it('answers 300 random changes of the registered URI with the error page, unless the change gives the URI back', async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(
+            fc
+              .tuple(fc.nat(BYE.length), fc.string({ minLength: 1, maxLength: 3 }))
+              .map(([at, text]) => BYE.slice(0, at) + text + BYE.slice(at)),
+            fc.tuple(fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 })).map(([before, after]) => before + BYE + after),
+            fc.webUrl({ withQueryParameters: true, withFragments: true }),
+          ),
+          async (candidate) => {
+            const response = await logout(candidate);
+            if (candidate === BYE) expect(response.status).toBe(302);
+            else if (candidate.length > 2048) expect(response.status).toBe(400);
+            else errorPage(response);
+          },
+        ),
+        { numRuns: 300 },
+      );
+    });
+
+    it('keeps a hostile state inside its parameter, on the registered URI', async () => {
+      const state = 'x&next=https://evil.example/#\r\nLocation: https://evil.example';
+      const response = await logout(BYE, { state });
+      expect(response.status).toBe(302);
+      const location = response.headers.Location ?? '';
+      expect(location).not.toMatch(/[\r\n]/);
+      const url = new URL(location);
+      expect([`${url.origin}${url.pathname}`, url.hash, url.searchParams.get('state'), url.searchParams.get('next')]).toEqual([
+        BYE,
+        '',
+        state,
+        null,
+      ]);
+    });
+
+    it.each(['javascript:alert(1)', 'http://evil.example/bye', 'https://app.example.com/bye#x', '//evil.example/bye'])(
+      'refuses to register the post-logout URI %j',
+      async (uri) => {
+        const response = await app.request('oauth2CreateClient', {
+          token: adminToken,
+          body: {
+            client_id: `c-${uniqueTenant('x')}`,
+            client_secret: newSecret(),
+            redirect_uri: 'https://app.example.com/callback',
+            post_logout_redirect_uris: uri,
+            grant_types: 'authorization_code',
+            scope: 'orders:read',
+            tenant_id: tenantId,
+          },
+        });
+        expect(response).toEqual({ status: 400, headers: expect.any(Object), body: failure('Invalid post_logout_redirect_uri') });
+      },
+    );
+  });
 });
