@@ -1,10 +1,12 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { argon2idHasher } from '../../../lib/crypto/password';
 import { type App, type RouteName, registerAdmin, testApp } from '../../helpers/app';
 import { testDeps, uniqueTenant } from '../../helpers/deps';
 import { isFailureEnvelope } from '../../helpers/failures';
+import { browserAuthorize, CookieJar, postForm } from '../../helpers/hosted';
 import { createTable, scanTable } from '../../helpers/isolated-table';
-import { FORM, pkcePair } from '../../helpers/oauth';
+import { createClient, FORM, pkcePair, type TestClient, tokenRequest } from '../../helpers/oauth';
 import { anyValue, assertRefusesHostileRequests, type HostileTenant, hostileTenant, type Operation, realOr } from './mixed-requests';
 
 /**
@@ -319,4 +321,83 @@ describe('hostile input to the OAuth endpoints, random in every field', () => {
     },
     120_000,
   );
+});
+
+/*
+ * RP-initiated logout (docs/api.md 11.12) with hostile values mixed with real ones (the
+ * client, its post-logout URI, a valid ID token of another session), as a query and as a
+ * form, to a browser that is signed in: never a 5xx, never a redirect but to the
+ * registered URI, and the session never ends without its proof.
+ */
+describe('hostile input to RP-initiated logout', () => {
+  const BYE = 'https://app.example.com/bye';
+  let app: App;
+  let deps: Awaited<ReturnType<typeof testDeps>>;
+  let client: TestClient;
+  let jar: CookieJar;
+  let otherHint: string;
+  let userToken: string;
+  let sessionId: string;
+
+  beforeAll(async () => {
+    deps = await testDeps();
+    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
+    app = testApp(deps);
+    const tenantId = uniqueTenant('hostile-logout');
+    const admin = await registerAdmin(app, tenantId, 'admin', 'a long unusual passphrase');
+    client = await createClient(app, admin.token, tenantId, { scope: 'openid' });
+    const body = { first_party: true, post_logout_redirect_uris: BYE };
+    await app.request('oauth2UpdateClient', { token: admin.token, pathParameters: { clientId: client.clientId }, body });
+    const signIn = async () => {
+      const browser = new CookieJar();
+      const begun = await browserAuthorize(app, browser, client, { scope: 'openid' });
+      const origin = new URL(deps.config.issuer).origin;
+      const fields = { csrf: begun.csrf, username: 'admin', password: 'a long unusual passphrase' };
+      const back = await postForm(app, browser, 'hostedSignIn', fields, origin);
+      const code = new URL(back.headers.Location ?? '').searchParams.get('code') ?? '';
+      const redeem = { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: begun.verifier };
+      const tokens = await app.request('oauth2Token', tokenRequest(client, redeem));
+      return { browser, idToken: String(tokens.body.id_token) };
+    };
+    // The hint is of an earlier sign-in: valid, but not this browser's session.
+    otherHint = (await signIn()).idToken;
+    jar = (await signIn()).browser;
+    sessionId = jar.cookies.get('__Host-session')?.split('.')[1] ?? '';
+    userToken = admin.token;
+  });
+
+  it('answers every hostile logout with a page or the registered URI, never a 5xx, and ends no session', async () => {
+    const text = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
+    const parameter = (real: string[]) => fc.option(realOr(...real).map(text), { nil: undefined });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.record({
+          id_token_hint: parameter([otherHint, `${otherHint}x`, 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.']),
+          post_logout_redirect_uri: parameter([BYE, `${BYE}/`, 'https://evil.example/bye']),
+          state: parameter(['s', '"><script>alert(1)</script>']),
+          client_id: parameter([client.clientId, 'nobody']),
+          csrf: parameter(['x'.repeat(43)]),
+        }),
+        fc.boolean(),
+        async (record, asForm) => {
+          const fields = Object.fromEntries(Object.entries(record).filter((entry): entry is [string, string] => entry[1] !== undefined));
+          const origin = new URL(deps.config.issuer).origin;
+          const response = asForm
+            ? await app.request('oauth2LogoutPost', {
+                headers: { 'content-type': FORM, origin, ...jar.header() },
+                body: new URLSearchParams(fields).toString(),
+              })
+            : await app.request('oauth2Logout', { method: 'GET', headers: jar.header(), query: fields });
+          expect(response.status).toBeLessThan(500);
+          expect(response.headers['Cache-Control']).toBe('no-store');
+          const location = response.headers.Location;
+          if (location !== undefined) expect(location.split('?')[0]).toBe(BYE);
+          expect(String(response.body ?? '')).not.toContain('<script>');
+        },
+      ),
+      { numRuns: 200 },
+    );
+    const listed = await app.request('listSessions', { token: userToken });
+    expect(listed.body.data.sessions.map((session: { id: string }) => session.id)).toContain(sessionId);
+  }, 120_000);
 });
