@@ -4,6 +4,7 @@ import { normalizeUsername } from '../../lib/store/keys';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { browserAuthorize, CookieJar, postForm } from '../helpers/hosted';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { activateDelivered, activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
@@ -125,6 +126,38 @@ describe('races', () => {
         expect((await app.request('refresh', { body: { refreshToken: refreshed.body.data.refreshToken } })).status).toBe(401);
       }
     }
+  });
+
+  it(`${N} RP-initiated logouts of one browser session racing an SSO authorize: every logout answers, the session ends`, async () => {
+    const tenantId = uniqueTenant('rp-logout');
+    const admin = await registerAdmin(app, tenantId, 'admin', PASSWORD);
+    const client = await createClient(app, admin.token, tenantId, { scope: 'openid' });
+    const bye = 'https://app.example.com/bye';
+    const body = { first_party: true, post_logout_redirect_uris: bye };
+    await app.request('oauth2UpdateClient', { token: admin.token, pathParameters: { clientId: client.clientId }, body });
+    const jar = new CookieJar();
+    const begun = await browserAuthorize(app, jar, client, { scope: 'openid' });
+    const origin = new URL(deps.config.issuer).origin;
+    const back = await postForm(app, jar, 'hostedSignIn', { csrf: begun.csrf, username: 'admin', password: PASSWORD }, origin);
+    const code = new URL(back.headers.Location ?? '').searchParams.get('code') ?? '';
+    const redeem = { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: begun.verifier };
+    const idToken = String((await app.request('oauth2Token', tokenRequest(client, redeem))).body.id_token);
+    const sessionId = String(decodeJwt(idToken).sid);
+    const query = { id_token_hint: idToken, post_logout_redirect_uri: bye, state: 's' };
+    // The same browser's second tab: the same cookie, its own interaction.
+    const ssoJar = new CookieJar();
+    for (const [name, value] of jar.cookies) ssoJar.cookies.set(name, value);
+    const [sso, ...logouts] = await Promise.all([
+      browserAuthorize(app, ssoJar, client, { scope: 'openid', prompt: 'none' }),
+      ...Array.from({ length: N }, () => app.request('oauth2Logout', { method: 'GET', headers: jar.header(), query })),
+    ]);
+    for (const answer of logouts) expect([answer.status, answer.headers.Location]).toEqual([302, `${bye}?state=s`]);
+    expect(sso.response.status).toBe(302);
+    const answered = new URL(sso.response.headers.Location ?? '').searchParams;
+    expect(answered.has('code') || answered.get('error') === 'login_required').toBe(true);
+    expect((await deps.store.sessions.find(tenantId, sessionId))?.revokedReason).toBe('signed_out');
+    const after = await browserAuthorize(app, jar, client, { scope: 'openid', prompt: 'none' });
+    expect(new URL(after.response.headers.Location ?? '').searchParams.get('error')).toBe('login_required');
   });
 
   it('"sign out my other sessions" from several sessions at once: exactly one wins, and only its session lives', async () => {
