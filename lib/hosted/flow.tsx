@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import * as z from 'zod';
+import { DEVICE_COOKIE_PATHS, deviceCookie, deviceCookieName } from '../abuse/device-token';
 import { epochSeconds } from '../clock';
 import { constantEquals } from '../crypto/constant-equals';
 import { hashToken } from '../crypto/token-hash';
@@ -193,7 +194,13 @@ async function signedIn(
 ): Promise<Result> {
   const { interaction, client } = found;
   const previous = await currentBrowserSession(deps, cookiesOf(event).get(SESSION_COOKIE), interaction.tenantId);
-  const { session, cookie } = await startBrowserSession(deps, user, amr, deviceOf(event));
+  const account = { tenantId: user.tenantId, username: user.username };
+  const [{ session, cookie }, deviceToken] = await Promise.all([
+    startBrowserSession(deps, user, amr, deviceOf(event)),
+    deps.deviceTokens.issue(account, epochSeconds(deps.clock)),
+  ]);
+  // This browser is a known device of the account at the next hosted sign-in (docs/api.md 10.1).
+  const cookies = [cookie, deviceCookie(account, deviceToken, DEVICE_COOKIE_PATHS.hostedSignIn)];
   if (previous)
     await deps.store.sessions.revoke(
       { tenantId: previous.session.tenantId, id: previous.session.id },
@@ -210,13 +217,13 @@ async function signedIn(
       <ConsentPage tenant={interaction.tenantId} clientName={clientName(client)} username={user.username} scopes={scope} csrf={csrf} />,
       {
         redirectUri: interaction.request.redirect_uri,
-        cookies: [cookie],
+        cookies,
       },
     );
   }
   await advance(deps, interaction, 'done', { userId: user.id, sessionId: session.id, amr });
   const location = await authorize(deps, identityOf(user, session), interaction.request);
-  return browserRedirect(location, { afterForm: true, cookies: [cookie, interactionCookie(interaction, 0)] });
+  return browserRedirect(location, { afterForm: true, cookies: [...cookies, interactionCookie(interaction, 0)] });
 }
 
 /** The MFA rules' refusals the second-factor page answers in place (a code required, a wrong code). */
@@ -249,11 +256,17 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
   try {
     // The per-source limit counts this door's failures with the JSON login's (docs/api.md 10.1).
     const sourceIp = event.requestContext?.http?.sourceIp;
+    // The browser's device cookie of this account, sent to this path only (docs/api.md 10.1).
+    const deviceToken = cookiesOf(event).get(deviceCookieName({ tenantId, username: form.username }));
     // Refusals are audited as the JSON login's are (docs/api.md 9.8).
-    accepted = await checkPassword(deps, { tenantId, username: form.username, password: form.password, sourceIp }, undefined, (failure) =>
-      signInEvent(deps, tenantId, form.username, failure.user, failure.reason === 'password_attempts' ? 'login_locked' : 'login_failed', {
-        reason: failure.reason,
-      }),
+    accepted = await checkPassword(
+      deps,
+      { tenantId, username: form.username, password: form.password, sourceIp, deviceToken },
+      undefined,
+      (failure) =>
+        signInEvent(deps, tenantId, form.username, failure.user, failure.reason === 'password_attempts' ? 'login_locked' : 'login_failed', {
+          reason: failure.reason,
+        }),
     );
   } catch (error) {
     if (error instanceof AppError && (error.code === 'INVALID_CREDENTIALS' || error.code === 'LOCKED' || error.statusCode === 429))
