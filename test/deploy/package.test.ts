@@ -147,6 +147,8 @@ const PEPPERED = [
   'Login',
   'Register',
   'HostedSignIn',
+  // A sign-in completed by its second factor hands out a device token (docs/api.md 10.1).
+  'HostedSecondFactor',
 ];
 /** A statement that lets a function query the table's indexes, and do nothing else there. */
 const isIndexQuery = (s: Statement) =>
