@@ -45,6 +45,8 @@ export const AUDIT_EVENT_TYPES = [
   'email_changed',
   'email_verified',
   'email_verification_failed',
+  // The tenant's settings (docs/api.md 9.14).
+  'tenant_updated',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 

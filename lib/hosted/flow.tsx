@@ -62,6 +62,9 @@ const errorRedirect = (deps: HostedDeps, request: AuthorizationRequest, error: s
 
 const clientName = (client: OAuthClient) => client.clientName || client.clientId;
 
+/** The tenant's name at the top of its pages (docs/api.md 11.7): its display name (9.14), else its id. */
+const tenantName = async (deps: HostedDeps, tenantId: string) => (await deps.store.tenants.find(tenantId))?.displayName ?? tenantId;
+
 /**
  * Whether the user must consent (docs/api.md 11.10): never for a first-party client;
  * always with `prompt=consent`; else unless a live grant of the user to the client
@@ -126,14 +129,17 @@ export async function beginBrowserAuthorization(deps: HostedDeps, event: APIGate
   const { prompt, max_age: maxAge, ...request } = parsed.data;
   const { client, scope } = await checkAuthorizationRequest(deps, request);
   const tenant = client.tenantId;
-  const current = await currentBrowserSession(deps, cookiesOf(event).get(SESSION_COOKIE), tenant);
+  const [current, name] = await Promise.all([
+    currentBrowserSession(deps, cookiesOf(event).get(SESSION_COOKIE), tenant),
+    tenantName(deps, tenant),
+  ]);
   const now = epochSeconds(deps.clock);
   const fresh =
     current && prompt !== 'login' && (maxAge === undefined || now - (current.session.authTime ?? current.session.createdAt) <= maxAge);
   if (!fresh) {
     if (prompt === 'none') return browserRedirect(errorRedirect(deps, request, 'login_required'));
     const { interaction, csrf } = await beginInteraction(deps, tenant, request, 'sign_in');
-    return page(200, <SignInPage tenant={tenant} clientName={clientName(client)} csrf={csrf} />, {
+    return page(200, <SignInPage tenant={name} clientName={clientName(client)} csrf={csrf} />, {
       redirectUri: request.redirect_uri,
       cookies: [interactionCookie(interaction)],
     });
@@ -144,7 +150,7 @@ export async function beginBrowserAuthorization(deps: HostedDeps, event: APIGate
   const { interaction, csrf } = await beginInteraction(deps, tenant, request, 'consent', current);
   return page(
     200,
-    <ConsentPage tenant={tenant} clientName={clientName(client)} username={current.user.username} scopes={scope} csrf={csrf} />,
+    <ConsentPage tenant={name} clientName={clientName(client)} username={current.user.username} scopes={scope} csrf={csrf} />,
     {
       redirectUri: request.redirect_uri,
       cookies: [interactionCookie(interaction)],
@@ -214,7 +220,13 @@ async function signedIn(
     await advance(deps, interaction, 'consent', { userId: user.id, sessionId: session.id, amr });
     return page(
       200,
-      <ConsentPage tenant={interaction.tenantId} clientName={clientName(client)} username={user.username} scopes={scope} csrf={csrf} />,
+      <ConsentPage
+        tenant={await tenantName(deps, interaction.tenantId)}
+        clientName={clientName(client)}
+        username={user.username}
+        scopes={scope}
+        csrf={csrf}
+      />,
       {
         redirectUri: interaction.request.redirect_uri,
         cookies,
@@ -247,11 +259,21 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
   const found = await postedInteraction(deps, event, form.csrf, 'sign_in');
   const { interaction, client } = found;
   const tenantId = interaction.tenantId;
-  const again = (error: string, status: number, headers: Record<string, string> = {}) =>
-    page(status, <SignInPage tenant={tenantId} clientName={clientName(client)} username={form.username} error={error} csrf={form.csrf} />, {
-      redirectUri: interaction.request.redirect_uri,
-      headers,
-    });
+  const again = async (error: string, status: number, headers: Record<string, string> = {}) =>
+    page(
+      status,
+      <SignInPage
+        tenant={await tenantName(deps, tenantId)}
+        clientName={clientName(client)}
+        username={form.username}
+        error={error}
+        csrf={form.csrf}
+      />,
+      {
+        redirectUri: interaction.request.redirect_uri,
+        headers,
+      },
+    );
   let accepted: Awaited<ReturnType<typeof checkPassword>>;
   try {
     // The per-source limit counts this door's failures with the JSON login's (docs/api.md 10.1).
@@ -283,9 +305,13 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
       if (!isFactorRefusal(error)) throw error;
       await advance(deps, interaction, 'second_factor', { userId: user.id });
       const methods = methodsOf(error);
-      return page(200, <SecondFactorPage tenant={tenantId} methods={methods} method={methods[0] ?? 'TOTP'} csrf={form.csrf} />, {
-        redirectUri: interaction.request.redirect_uri,
-      });
+      return page(
+        200,
+        <SecondFactorPage tenant={await tenantName(deps, tenantId)} methods={methods} method={methods[0] ?? 'TOTP'} csrf={form.csrf} />,
+        {
+          redirectUri: interaction.request.redirect_uri,
+        },
+      );
     }
     return await signedIn(deps, event, found, user, amr, form.csrf);
   } finally {
@@ -327,7 +353,13 @@ export async function submitSecondFactor(deps: HostedDeps, event: APIGatewayProx
     const message = error.code === 'MFA_REQUIRED' ? undefined : error.message;
     return page(
       error.code === 'MFA_REQUIRED' ? 200 : 401,
-      <SecondFactorPage tenant={interaction.tenantId} methods={methodsOf(error)} method={form.method} error={message} csrf={form.csrf} />,
+      <SecondFactorPage
+        tenant={await tenantName(deps, interaction.tenantId)}
+        methods={methodsOf(error)}
+        method={form.method}
+        error={message}
+        csrf={form.csrf}
+      />,
       { redirectUri: interaction.request.redirect_uri },
     );
   }

@@ -89,6 +89,9 @@ const FUNCTIONS = [
   'HostedSignIn',
   'HostedSecondFactor',
   'HostedConsent',
+  // Tenant settings (docs/api.md 9.14).
+  'AdminReadTenant',
+  'AdminUpdateTenant',
 ];
 /** Functions that record audit events (lib/audit/record.ts), and so put them. */
 const AUDITING = [
@@ -117,6 +120,7 @@ const AUDITING = [
   'PasswordReset',
   'EmailSet',
   'EmailVerify',
+  'AdminUpdateTenant',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'PasswordForgot', 'PasswordReset', 'HostedSignIn', 'HostedSecondFactor'];

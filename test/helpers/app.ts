@@ -5,9 +5,11 @@ import * as adminDeleteUser from '../../functions/admin-delete-user';
 import * as adminListAudit from '../../functions/admin-list-audit';
 import * as adminListShops from '../../functions/admin-list-shops';
 import * as adminListUsers from '../../functions/admin-list-users';
+import * as adminReadTenant from '../../functions/admin-read-tenant';
 import * as adminReadUser from '../../functions/admin-read-user';
 import * as adminResetUserMfa from '../../functions/admin-reset-user-mfa';
 import * as adminSignOutUser from '../../functions/admin-sign-out-user';
+import * as adminUpdateTenant from '../../functions/admin-update-tenant';
 import * as adminUpdateUser from '../../functions/admin-update-user';
 import * as listGrants from '../../functions/auth-grants-list';
 import * as revokeGrant from '../../functions/auth-grants-revoke';
@@ -115,6 +117,9 @@ const routes = {
   hostedSignIn: { module: hostedSignIn, method: 'POST', path: '/oauth2/hosted/sign-in', authorizer: false },
   hostedSecondFactor: { module: hostedSecondFactor, method: 'POST', path: '/oauth2/hosted/second-factor', authorizer: false },
   hostedConsent: { module: hostedConsent, method: 'POST', path: '/oauth2/hosted/consent', authorizer: false },
+  // Tenant settings (docs/api.md 9.14).
+  adminReadTenant: { module: adminReadTenant, method: 'GET', path: '/admin/tenant', authorizer: true },
+  adminUpdateTenant: { module: adminUpdateTenant, method: 'PATCH', path: '/admin/tenant', authorizer: true },
 } as const;
 
 export type RouteName = keyof typeof routes;
