@@ -53,6 +53,7 @@ describe('screenshots of the hosted pages', () => {
       authorizer.makeHandler(deps),
     );
     const adminToken = (await registerAdmin(app, tenantId, 'admin', password)).token;
+    await app.request('adminUpdateTenant', { token: adminToken, body: { displayName: 'Acme Shops' } });
     partner = await createClient(app, adminToken, tenantId, {
       redirectUri: `http://localhost:${(apps.address() as AddressInfo).port}/callback`,
     });
