@@ -107,9 +107,16 @@ export function deviceCookieName(account: DeviceAccount): string {
   return `__Secure-device-${digest}`;
 }
 
-/** The `Set-Cookie` value of a device token: only for the login route, never to scripts or other sites. */
-export function deviceCookie(account: DeviceAccount, token: string): string {
-  return `${deviceCookieName(account)}=${token}; Max-Age=${DEVICE_TOKEN_SECONDS}; Path=/auth/login; Secure; HttpOnly; SameSite=Strict`;
+/**
+ * The paths a device cookie is sent to: each door that checks a password, and nothing else
+ * (docs/api.md 10.1). The JSON login's and the hosted sign-in's are two cookies of one
+ * name, each learnt by the door it was issued at.
+ */
+export const DEVICE_COOKIE_PATHS = { login: '/auth/login', hostedSignIn: '/oauth2/hosted/sign-in' } as const;
+
+/** The `Set-Cookie` value of a device token: only for one door's route, never to scripts or other sites. */
+export function deviceCookie(account: DeviceAccount, token: string, path: string = DEVICE_COOKIE_PATHS.login): string {
+  return `${deviceCookieName(account)}=${token}; Max-Age=${DEVICE_TOKEN_SECONDS}; Path=${path}; Secure; HttpOnly; SameSite=Strict`;
 }
 
 /**

@@ -3,6 +3,7 @@ import { type AuditEvent, auditEventSchema } from '../audit/events';
 import { MFA_METHODS } from '../mfa/methods';
 import { ROLES } from '../users/user';
 import type { ShopView } from './shops';
+import type { TenantView } from './tenant';
 import type { AdminUserView } from './users';
 
 /*
@@ -42,3 +43,13 @@ export const shopList = z.strictObject({ shops: z.array(shop) });
 export const auditEvent = auditEventSchema.strict() satisfies z.ZodType<AuditEvent>;
 /** docs/api.md 9.8. */
 export const auditPage = z.strictObject({ events: z.array(auditEvent), nextCursor: z.string().nullable() });
+
+/** docs/api.md 9.14: the ADMIN's tenant. */
+export const tenant = z.strictObject({
+  id: z.string(),
+  displayName: z.string().nullable(),
+  createdAt: z.string(),
+  defaultShopId: z.string(),
+}) satisfies z.ZodType<TenantView>;
+/** docs/api.md 9.14. */
+export const oneTenant = z.strictObject({ tenant });

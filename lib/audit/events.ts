@@ -47,6 +47,8 @@ export const AUDIT_EVENT_TYPES = [
   'email_verification_failed',
   // A browser session ended by RP-initiated logout (docs/api.md 11.12).
   'signed_out',
+  // The tenant's settings (docs/api.md 9.14).
+  'tenant_updated',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import * as z from 'zod';
+import { DEVICE_COOKIE_PATHS, deviceCookie, deviceCookieName } from '../abuse/device-token';
 import { epochSeconds } from '../clock';
 import { constantEquals } from '../crypto/constant-equals';
 import { hashToken } from '../crypto/token-hash';
@@ -60,6 +61,9 @@ const errorRedirect = (deps: HostedDeps, request: AuthorizationRequest, error: s
   withQuery(request.redirect_uri, { error, state: request.state, iss: deps.config.issuer });
 
 const clientName = (client: OAuthClient) => client.clientName || client.clientId;
+
+/** The tenant's name at the top of its pages (docs/api.md 11.7): its display name (9.14), else its id. */
+const tenantName = async (deps: HostedDeps, tenantId: string) => (await deps.store.tenants.find(tenantId))?.displayName ?? tenantId;
 
 /**
  * Whether the user must consent (docs/api.md 11.10): never for a first-party client;
@@ -125,14 +129,17 @@ export async function beginBrowserAuthorization(deps: HostedDeps, event: APIGate
   const { prompt, max_age: maxAge, ...request } = parsed.data;
   const { client, scope } = await checkAuthorizationRequest(deps, request);
   const tenant = client.tenantId;
-  const current = await currentBrowserSession(deps, cookiesOf(event).get(SESSION_COOKIE), tenant);
+  const [current, name] = await Promise.all([
+    currentBrowserSession(deps, cookiesOf(event).get(SESSION_COOKIE), tenant),
+    tenantName(deps, tenant),
+  ]);
   const now = epochSeconds(deps.clock);
   const fresh =
     current && prompt !== 'login' && (maxAge === undefined || now - (current.session.authTime ?? current.session.createdAt) <= maxAge);
   if (!fresh) {
     if (prompt === 'none') return browserRedirect(errorRedirect(deps, request, 'login_required'));
     const { interaction, csrf } = await beginInteraction(deps, tenant, request, 'sign_in');
-    return page(200, <SignInPage tenant={tenant} clientName={clientName(client)} csrf={csrf} />, {
+    return page(200, <SignInPage tenant={name} clientName={clientName(client)} csrf={csrf} />, {
       redirectUri: request.redirect_uri,
       cookies: [interactionCookie(interaction)],
     });
@@ -143,7 +150,7 @@ export async function beginBrowserAuthorization(deps: HostedDeps, event: APIGate
   const { interaction, csrf } = await beginInteraction(deps, tenant, request, 'consent', current);
   return page(
     200,
-    <ConsentPage tenant={tenant} clientName={clientName(client)} username={current.user.username} scopes={scope} csrf={csrf} />,
+    <ConsentPage tenant={name} clientName={clientName(client)} username={current.user.username} scopes={scope} csrf={csrf} />,
     {
       redirectUri: request.redirect_uri,
       cookies: [interactionCookie(interaction)],
@@ -193,7 +200,13 @@ async function signedIn(
 ): Promise<Result> {
   const { interaction, client } = found;
   const previous = await currentBrowserSession(deps, cookiesOf(event).get(SESSION_COOKIE), interaction.tenantId);
-  const { session, cookie } = await startBrowserSession(deps, user, amr, deviceOf(event));
+  const account = { tenantId: user.tenantId, username: user.username };
+  const [{ session, cookie }, deviceToken] = await Promise.all([
+    startBrowserSession(deps, user, amr, deviceOf(event)),
+    deps.deviceTokens.issue(account, epochSeconds(deps.clock)),
+  ]);
+  // This browser is a known device of the account at the next hosted sign-in (docs/api.md 10.1).
+  const cookies = [cookie, deviceCookie(account, deviceToken, DEVICE_COOKIE_PATHS.hostedSignIn)];
   if (previous)
     await deps.store.sessions.revoke(
       { tenantId: previous.session.tenantId, id: previous.session.id },
@@ -207,16 +220,22 @@ async function signedIn(
     await advance(deps, interaction, 'consent', { userId: user.id, sessionId: session.id, amr });
     return page(
       200,
-      <ConsentPage tenant={interaction.tenantId} clientName={clientName(client)} username={user.username} scopes={scope} csrf={csrf} />,
+      <ConsentPage
+        tenant={await tenantName(deps, interaction.tenantId)}
+        clientName={clientName(client)}
+        username={user.username}
+        scopes={scope}
+        csrf={csrf}
+      />,
       {
         redirectUri: interaction.request.redirect_uri,
-        cookies: [cookie],
+        cookies,
       },
     );
   }
   await advance(deps, interaction, 'done', { userId: user.id, sessionId: session.id, amr });
   const location = await authorize(deps, identityOf(user, session), interaction.request);
-  return browserRedirect(location, { afterForm: true, cookies: [cookie, interactionCookie(interaction, 0)] });
+  return browserRedirect(location, { afterForm: true, cookies: [...cookies, interactionCookie(interaction, 0)] });
 }
 
 /** The MFA rules' refusals the second-factor page answers in place (a code required, a wrong code). */
@@ -240,20 +259,36 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
   const found = await postedInteraction(deps, event, form.csrf, 'sign_in');
   const { interaction, client } = found;
   const tenantId = interaction.tenantId;
-  const again = (error: string, status: number, headers: Record<string, string> = {}) =>
-    page(status, <SignInPage tenant={tenantId} clientName={clientName(client)} username={form.username} error={error} csrf={form.csrf} />, {
-      redirectUri: interaction.request.redirect_uri,
-      headers,
-    });
+  const again = async (error: string, status: number, headers: Record<string, string> = {}) =>
+    page(
+      status,
+      <SignInPage
+        tenant={await tenantName(deps, tenantId)}
+        clientName={clientName(client)}
+        username={form.username}
+        error={error}
+        csrf={form.csrf}
+      />,
+      {
+        redirectUri: interaction.request.redirect_uri,
+        headers,
+      },
+    );
   let accepted: Awaited<ReturnType<typeof checkPassword>>;
   try {
     // The per-source limit counts this door's failures with the JSON login's (docs/api.md 10.1).
     const sourceIp = event.requestContext?.http?.sourceIp;
+    // The browser's device cookie of this account, sent to this path only (docs/api.md 10.1).
+    const deviceToken = cookiesOf(event).get(deviceCookieName({ tenantId, username: form.username }));
     // Refusals are audited as the JSON login's are (docs/api.md 9.8).
-    accepted = await checkPassword(deps, { tenantId, username: form.username, password: form.password, sourceIp }, undefined, (failure) =>
-      signInEvent(deps, tenantId, form.username, failure.user, failure.reason === 'password_attempts' ? 'login_locked' : 'login_failed', {
-        reason: failure.reason,
-      }),
+    accepted = await checkPassword(
+      deps,
+      { tenantId, username: form.username, password: form.password, sourceIp, deviceToken },
+      undefined,
+      (failure) =>
+        signInEvent(deps, tenantId, form.username, failure.user, failure.reason === 'password_attempts' ? 'login_locked' : 'login_failed', {
+          reason: failure.reason,
+        }),
     );
   } catch (error) {
     if (error instanceof AppError && (error.code === 'INVALID_CREDENTIALS' || error.code === 'LOCKED' || error.statusCode === 429))
@@ -270,9 +305,13 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
       if (!isFactorRefusal(error)) throw error;
       await advance(deps, interaction, 'second_factor', { userId: user.id });
       const methods = methodsOf(error);
-      return page(200, <SecondFactorPage tenant={tenantId} methods={methods} method={methods[0] ?? 'TOTP'} csrf={form.csrf} />, {
-        redirectUri: interaction.request.redirect_uri,
-      });
+      return page(
+        200,
+        <SecondFactorPage tenant={await tenantName(deps, tenantId)} methods={methods} method={methods[0] ?? 'TOTP'} csrf={form.csrf} />,
+        {
+          redirectUri: interaction.request.redirect_uri,
+        },
+      );
     }
     return await signedIn(deps, event, found, user, amr, form.csrf);
   } finally {
@@ -314,7 +353,13 @@ export async function submitSecondFactor(deps: HostedDeps, event: APIGatewayProx
     const message = error.code === 'MFA_REQUIRED' ? undefined : error.message;
     return page(
       error.code === 'MFA_REQUIRED' ? 200 : 401,
-      <SecondFactorPage tenant={interaction.tenantId} methods={methodsOf(error)} method={form.method} error={message} csrf={form.csrf} />,
+      <SecondFactorPage
+        tenant={await tenantName(deps, interaction.tenantId)}
+        methods={methodsOf(error)}
+        method={form.method}
+        error={message}
+        csrf={form.csrf}
+      />,
       { redirectUri: interaction.request.redirect_uri },
     );
   }

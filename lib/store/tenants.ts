@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { GetCommand } from './commands';
+import { GetCommand, UpdateCommand } from './commands';
 import type { Dynamo } from './dynamo';
 import { keys } from './keys';
 import { parseRecord } from './records';
@@ -11,8 +11,13 @@ export const tenantSchema = z.object({
   createdAt: z.string(),
   /** The shop the tenant was created with; absent on tenants older than shops (docs/api.md 9.7). */
   defaultShopId: z.string().optional(),
+  /** The name the hosted pages show (docs/api.md 9.14); absent until an ADMIN sets one. */
+  displayName: z.string().optional(),
 });
 export type Tenant = z.output<typeof tenantSchema>;
+
+/** The creation time of a tenant older than tenant records (ISO 8601): unknown, so old. */
+export const UNKNOWN_CREATION = new Date(0).toISOString();
 
 /** Tenants are created with their first user (UserStore.create); here they are only looked up. */
 export interface TenantStore {
@@ -20,6 +25,11 @@ export interface TenantStore {
   find(tenantId: string): Promise<Tenant | undefined>;
   /** When the tenant was created (epoch seconds), or undefined without a tenant record. */
   createdAt(tenantId: string): Promise<number | undefined>;
+  /**
+   * Sets the tenant's display name (docs/api.md 9.14): one update, the same again after a
+   * lost answer. The tenant as changed.
+   */
+  setDisplayName(tenantId: string, displayName: string): Promise<Tenant>;
 }
 
 export function dynamoTenantStore({ doc, table }: Dynamo): TenantStore {
@@ -39,6 +49,23 @@ export function dynamoTenantStore({ doc, table }: Dynamo): TenantStore {
       const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.tenant(tenantId), ProjectionExpression: 'createdAt' }));
       const created = typeof Item?.createdAt === 'string' ? Date.parse(Item.createdAt) : Number.NaN;
       return Number.isFinite(created) ? Math.floor(created / 1000) : undefined;
+    },
+
+    async setDisplayName(tenantId, displayName) {
+      const { Attributes } = await doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: keys.tenant(tenantId),
+          // A tenant older than tenant records gets one, of an unknown (so: old) creation time.
+          UpdateExpression:
+            'SET displayName = :name, tenantId = if_not_exists(tenantId, :tenant), createdAt = if_not_exists(createdAt, :unknown)',
+          ExpressionAttributeValues: { ':name': displayName, ':tenant': tenantId, ':unknown': UNKNOWN_CREATION },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      const tenant = parseRecord(tenantSchema, 'tenant', Attributes);
+      if (!tenant) throw new Error('The tenant record did not parse after its update');
+      return tenant;
     },
   };
 }

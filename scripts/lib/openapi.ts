@@ -165,6 +165,7 @@ const RESPONSE_SCHEMAS = {
   Shop: [admin.shop, '9.7'],
   ShopEnvelope: [envelopeOf(admin.oneShop), '9.7'],
   ShopListEnvelope: [envelopeOf(admin.shopList), '9.7'],
+  TenantEnvelope: [envelopeOf(admin.oneTenant), '9.14'],
   AuditEvent: [admin.auditEvent, '9.8'],
   AuditPageEnvelope: [envelopeOf(admin.auditPage), '9.8'],
 } as const satisfies Record<string, readonly [z.ZodType, string]>;
@@ -830,6 +831,24 @@ const OPERATIONS: Record<string, OperationDoc> = {
       new ValidationError('Invalid form body', { code: 'INVALID_FORM' }),
       new ForbiddenError('Cross-site request refused', { code: 'CROSS_SITE_REQUEST' }),
     ],
+  },
+  // Tenant settings (docs/api.md 9.14).
+  adminReadTenant: {
+    section: '9.14',
+    summary: 'The tenant: its id, display name, creation time and default shop (ADMIN only)',
+    tag: 'admin',
+    caller: 'admin',
+    answers: [{ status: 200, description: 'The tenant.', body: 'TenantEnvelope', headers: noStore }],
+    failures: [permissionDenied],
+  },
+  adminUpdateTenant: {
+    section: '9.14',
+    summary: 'Set the display name the hosted pages show (ADMIN only)',
+    tag: 'admin',
+    caller: 'admin',
+    bodyTypes: ['json'],
+    answers: [{ status: 200, description: 'The tenant as changed.', body: 'TenantEnvelope', headers: noStore }],
+    failures: [permissionDenied],
   },
 };
 

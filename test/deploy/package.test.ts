@@ -91,6 +91,9 @@ const FUNCTIONS = [
   'HostedConsent',
   // RP-initiated logout (docs/api.md 11.12).
   'Oauth2Logout',
+  // Tenant settings (docs/api.md 9.14).
+  'AdminReadTenant',
+  'AdminUpdateTenant',
 ];
 /** Functions that record audit events (lib/audit/record.ts), and so put them. */
 const AUDITING = [
@@ -121,6 +124,7 @@ const AUDITING = [
   'EmailVerify',
   // RP-initiated logout (docs/api.md 11.12).
   'Oauth2Logout',
+  'AdminUpdateTenant',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'PasswordForgot', 'PasswordReset', 'HostedSignIn', 'HostedSecondFactor'];
@@ -151,6 +155,8 @@ const PEPPERED = [
   'Login',
   'Register',
   'HostedSignIn',
+  // A sign-in completed by its second factor hands out a device token (docs/api.md 10.1).
+  'HostedSecondFactor',
 ];
 /** A statement that lets a function query the table's indexes, and do nothing else there. */
 const isIndexQuery = (s: Statement) =>

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { deviceCookieName } from '../../lib/abuse/device-token';
 import { argon2idHasher } from '../../lib/crypto/password';
 import { type App, registerStaff, testApp } from '../helpers/app';
 import { type TestDeps, testDeps } from '../helpers/deps';
@@ -144,6 +145,33 @@ describe('browser sign-in (handlers)', () => {
     expectErrorPage(repeated, 400, 'Invalid form body');
     const json = await app.request('hostedSignIn', { headers: { origin, ...jar.header() }, body: { csrf, username: 'a', password: 'p' } });
     expectErrorPage(json, 400, 'Invalid form body');
+  });
+
+  it('makes the browser a known device of the account: an unknown-source lockout leaves it signing in', async () => {
+    const username = await newUser();
+    const known = await signInPage(firstParty);
+    const signedIn = await postForm(app, known.jar, 'hostedSignIn', { csrf: known.csrf, username, password: PASSWORD }, origin);
+    expect(signedIn.status).toBe(303);
+    const name = deviceCookieName({ tenantId: tenant.tenantId, username });
+    // Sent to the hosted sign-in only: no other route of the service sees it (docs/api.md 10.1).
+    expect(signedIn.cookies).toContainEqual(
+      expect.stringMatching(
+        new RegExp(`^${name}=d1\\.[^;]+; Max-Age=31536000; Path=/oauth2/hosted/sign-in; Secure; HttpOnly; SameSite=Strict$`),
+      ),
+    );
+    // An attacker spends the unknown sources' budget through the JSON login.
+    for (let i = 0; i < 5; i++) {
+      const guess = await app.request('login', { body: { username, password: `guess-${i}`, tenantId: tenant.tenantId } });
+      expect(guess.status).toBe(401);
+    }
+    const stranger = await signInPage(firstParty);
+    const refused = await postForm(app, stranger.jar, 'hostedSignIn', { csrf: stranger.csrf, username, password: PASSWORD }, origin);
+    expect(refused.status).toBe(429);
+    expect(String(refused.body)).toContain('Too many failed attempts');
+    // The browser that signed in before is known: its own budget, untouched.
+    const again = await browserAuthorize(app, known.jar, firstParty, { prompt: 'login' });
+    const back = await postForm(app, known.jar, 'hostedSignIn', { csrf: again.csrf, username, password: PASSWORD }, origin);
+    expect(back.status).toBe(303);
   });
 
   it('asks for the password again when the sign-in is older than max_age', async () => {

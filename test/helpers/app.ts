@@ -5,9 +5,11 @@ import * as adminDeleteUser from '../../functions/admin-delete-user';
 import * as adminListAudit from '../../functions/admin-list-audit';
 import * as adminListShops from '../../functions/admin-list-shops';
 import * as adminListUsers from '../../functions/admin-list-users';
+import * as adminReadTenant from '../../functions/admin-read-tenant';
 import * as adminReadUser from '../../functions/admin-read-user';
 import * as adminResetUserMfa from '../../functions/admin-reset-user-mfa';
 import * as adminSignOutUser from '../../functions/admin-sign-out-user';
+import * as adminUpdateTenant from '../../functions/admin-update-tenant';
 import * as adminUpdateUser from '../../functions/admin-update-user';
 import * as listGrants from '../../functions/auth-grants-list';
 import * as revokeGrant from '../../functions/auth-grants-revoke';
@@ -119,6 +121,9 @@ const routes = {
   // RP-initiated logout (docs/api.md 11.12): the browser session's cookie says who is there.
   oauth2Logout: { module: oauth2Logout, method: 'GET', path: '/oauth2/logout', authorizer: false },
   oauth2LogoutPost: { module: oauth2Logout, method: 'POST', path: '/oauth2/logout', authorizer: false },
+  // Tenant settings (docs/api.md 9.14).
+  adminReadTenant: { module: adminReadTenant, method: 'GET', path: '/admin/tenant', authorizer: true },
+  adminUpdateTenant: { module: adminUpdateTenant, method: 'PATCH', path: '/admin/tenant', authorizer: true },
 } as const;
 
 export type RouteName = keyof typeof routes;

@@ -748,6 +748,24 @@ describe('cross-tenant attempts on every operation', () => {
       (r) => expect(r.body.data.shops.map((shop: { name: string }) => shop.name).sort()).toEqual(['Mine', 'default']),
     ],
     [
+      'adminUpdateTenant',
+      "A's ADMIN renames a tenant naming tenant B in the body: refused",
+      () => app.request('adminUpdateTenant', { token: attacker.token, body: { displayName: 'Mine', tenantId: b } }),
+      (r) => expect(r.status).toBe(400),
+    ],
+    [
+      'adminUpdateTenant',
+      "A's ADMIN renames the tenant: A's own, B's untouched",
+      () => app.request('adminUpdateTenant', { token: attacker.token, body: { displayName: 'Mine' } }),
+      (r) => expect(r.body.data.tenant).toMatchObject({ id: a, displayName: 'Mine' }),
+    ],
+    [
+      'adminReadTenant',
+      "A's ADMIN reads the tenant naming tenant B in the query: A's",
+      () => app.request('adminReadTenant', { token: attacker.token, query: { tenantId: b } }),
+      (r) => expect(r.body.data.tenant).toMatchObject({ id: a }),
+    ],
+    [
       'adminListAudit',
       "A's ADMIN reads the audit trail: only A's events",
       async () => {
@@ -851,6 +869,8 @@ describe('cross-tenant attempts on every operation', () => {
       'adminCreateShop',
       'adminListShops',
       'adminListAudit',
+      'adminReadTenant',
+      'adminUpdateTenant',
       'passwordForgot',
       'passwordReset',
       'emailSet',

@@ -633,6 +633,12 @@ describe('a database fault at every step of every operation', () => {
       ok: (r) => r.status === 201,
     },
     {
+      name: 'adminUpdateTenant',
+      prepare: async () => `Tenant ${serial++}`,
+      run: (displayName: string) => app.request('adminUpdateTenant', { token: adminToken, body: { displayName } }),
+      ok: (r) => r.status === 200,
+    },
+    {
       name: 'adminListShops',
       prepare: async () => undefined,
       run: () => app.request('adminListShops', { token: adminToken }),

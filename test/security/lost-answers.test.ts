@@ -278,6 +278,20 @@ describe('writes retried after a lost answer', () => {
     });
   });
 
+  it('tenant settings: a retried rename answers 200 with the name, recorded once', async () => {
+    const tenantId = uniqueTenant('lost');
+    const admin = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+    const lostBefore = dynamo.lost();
+    dynamo.loseNext(mentioning('UpdateItemCommand', 'displayName'));
+    const renamed = await app.request('adminUpdateTenant', { token: admin.token, body: { displayName: 'Acme Shops' } });
+    expect(renamed).toMatchObject({ status: 200, body: { success: true, data: { tenant: { id: tenantId, displayName: 'Acme Shops' } } } });
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+    const read = await app.request('adminReadTenant', { token: admin.token });
+    expect(read.body.data.tenant).toMatchObject({ id: tenantId, displayName: 'Acme Shops', defaultShopId: 'default' });
+    const trail = await app.request('adminListAudit', { token: admin.token, query: { type: 'tenant_updated' } });
+    expect(trail.body.data.events).toHaveLength(1);
+  });
+
   it('shops: a retried creation answers 201 with its shop, once; a retried bootstrap creates the tenant with its shop', async () => {
     const tenantId = uniqueTenant('lost');
     const lostBefore = dynamo.lost();

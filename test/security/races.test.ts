@@ -95,6 +95,19 @@ describe('races', () => {
     ]);
   });
 
+  it(`${N} ADMINs' renames of the tenant at once: each answers its own name, the record keeps one of them whole`, async () => {
+    const tenantId = uniqueTenant('rename');
+    const admin = await registerAdmin(app, tenantId);
+    const names = Array.from({ length: N }, (_, i) => `Name ${i}`);
+    const answers = await Promise.all(
+      names.map((displayName) => app.request('adminUpdateTenant', { token: admin.token, body: { displayName } })),
+    );
+    expect(answers.map((answer) => [answer.status, answer.body.data.tenant.displayName])).toEqual(names.map((name) => [200, name]));
+    const [tenant] = (await items(tenantId)).filter((item) => String(item.pk) === `T#${tenantId}` && String(item.sk) === 'TENANT');
+    expect(names).toContain(tenant?.displayName);
+    expect(tenant).toMatchObject({ tenantId, createdAt: expect.any(String), defaultShopId: 'default' });
+  });
+
   it(`${N} concurrent refreshes with one refresh token: exactly one wins, and the session stays consistent`, async () => {
     const tenantId = uniqueTenant('refresh');
     const { refreshToken, token } = await registerAdmin(app, tenantId);

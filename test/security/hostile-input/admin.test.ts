@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { body as createShopBody } from '../../../functions/admin-create-shop';
+import { body as updateTenantBody } from '../../../functions/admin-update-tenant';
 import { body as updateBody } from '../../../functions/admin-update-user';
 import { argon2idHasher } from '../../../lib/crypto/password';
 import { type App, type AppRequest, type RouteName, registerAdmin, testApp } from '../../helpers/app';
@@ -97,6 +98,19 @@ describe('hostile input to the tenant administration', () => {
           .oneof(fc.dictionary(fc.constantFrom('shopId', 'name', 'tenantId', '__proto__'), anyValue, { maxKeys: 3 }), anyValue)
           // A valid shop is not hostile: left to the functional tests.
           .filter((body) => (typeof body !== 'string' || body.trim() !== '') && !createShopBody.safeParse(asSent(body)).success)
+          .map((body) => ({ body: asText(body) })),
+    ],
+    [
+      'adminUpdateTenant',
+      () =>
+        fc
+          .oneof(
+            fc.dictionary(fc.constantFrom('displayName', 'tenantId', 'createdAt', '__proto__'), anyValue, { maxKeys: 3 }),
+            fc.record({ displayName: fc.oneof(nasty, fc.constantFrom('', '   ', 'a\nb', 'a\u202eb', 'x'.repeat(101))) }),
+            anyValue,
+          )
+          // A valid name is not hostile: left to the functional tests.
+          .filter((body) => (typeof body !== 'string' || body.trim() !== '') && !updateTenantBody.safeParse(asSent(body)).success)
           .map((body) => ({ body: asText(body) })),
     ],
   ];

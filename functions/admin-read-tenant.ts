@@ -1,0 +1,13 @@
+import { readTenant } from '../lib/admin/tenant';
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+
+/** GET /admin/tenant (docs/api.md 9.14): the ADMIN's own tenant. */
+export function makeHandler(deps: Deps) {
+  return httpHandler(deps, { identity: 'required', role: 'ADMIN' }, async ({ identity, deps }) =>
+    ok({ tenant: await readTenant(deps, identity) }),
+  );
+}
+
+export const handler = makeHandler(defaultDeps());

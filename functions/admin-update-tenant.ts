@@ -1,0 +1,24 @@
+import * as z from 'zod';
+import { renameTenant } from '../lib/admin/tenant';
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+
+/** docs/api.md 9.14: a display name is one line of text, as a shop's name (9.7). */
+export const body = z.strictObject({
+  displayName: z
+    .string()
+    .trim()
+    .min(1)
+    .max(100)
+    .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u),
+});
+
+/** PATCH /admin/tenant (docs/api.md 9.14): names the ADMIN's tenant on the hosted pages. */
+export function makeHandler(deps: Deps) {
+  return httpHandler(deps, { identity: 'required', role: 'ADMIN', body }, async ({ body, identity, deps }) =>
+    ok({ tenant: await renameTenant(deps, identity, body.displayName) }),
+  );
+}
+
+export const handler = makeHandler(defaultDeps());
