@@ -24,6 +24,7 @@ import { ConflictError, NotFoundError, TooManyRequestsError, UnauthorizedError, 
 import type { Amr } from '../sessions/session';
 import { SOURCE_WINDOW_SECONDS, signInEvent } from '../users/login';
 import type { User } from '../users/user';
+import { passkeysOf } from './listing';
 import { type Ceremony, CHALLENGE_TTL_SECONDS, MAX_PASSKEYS_PER_USER, type Passkey, type PasskeyView, passkeyView } from './passkey';
 
 /**
@@ -73,6 +74,8 @@ interface CredentialDescriptor {
 export interface PasskeySignIn {
   user: User;
   credentialId: string;
+  /** The passkey's id (docs/api.md 12.3). */
+  passkeyId: string;
   amr: Amr[];
 }
 
@@ -417,16 +420,11 @@ export async function verifyPasskeySignIn(
   }
   if (!(await deps.store.passkeys.recordUse(passkey, counter, now))) throw await refuse(user, 'invalid_passkey', passkey.id);
   const amr: Amr[] = [passkey.backupEligible ? 'swk' : 'hwk', 'user'];
-  return { user, credentialId: passkey.credentialId, amr };
+  return { user, credentialId: passkey.credentialId, passkeyId: passkey.id, amr };
 }
 
-/** docs/api.md 12.3: the user's passkeys, newest first. */
-export async function listPasskeys(
-  deps: Pick<Deps, 'store'>,
-  account: Pick<PasskeyAccount, 'tenantId' | 'userId'>,
-): Promise<PasskeyView[]> {
-  return (await deps.store.passkeys.listByUser(account.tenantId, account.userId)).map(passkeyView);
-}
+/** docs/api.md 12.3: the user's passkeys, newest first (lib/passkeys/listing.ts). */
+export const listPasskeys = passkeysOf;
 
 /** docs/api.md 12.4: removes one of the user's passkeys; 404 `Passkey not found` if the user has no such passkey. */
 export async function removePasskey(deps: PasskeyDeps, account: PasskeyAccount, id: string): Promise<void> {

@@ -89,7 +89,16 @@ const FUNCTIONS = [
   'HostedSignIn',
   'HostedSecondFactor',
   'HostedConsent',
+  // Passkeys (docs/api.md 12).
+  'PasskeyRegistrationOptions',
+  'PasskeyRegistration',
+  'ListPasskeys',
+  'RemovePasskey',
+  'PasskeyAuthenticationOptions',
+  'PasskeyAuthentication',
 ];
+/** Functions that run WebAuthn ceremonies, and alone bundle the WebAuthn library (docs/api.md 12). */
+const WEBAUTHN = ['PasskeyRegistration', 'PasskeyAuthentication'];
 /** Functions that record audit events (lib/audit/record.ts), and so put them. */
 const AUDITING = [
   'Login',
@@ -117,6 +126,10 @@ const AUDITING = [
   'PasswordReset',
   'EmailSet',
   'EmailVerify',
+  // Passkeys (docs/api.md 12).
+  'PasskeyRegistration',
+  'RemovePasskey',
+  'PasskeyAuthentication',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'PasswordForgot', 'PasswordReset', 'HostedSignIn', 'HostedSecondFactor'];
@@ -155,7 +168,7 @@ const isIndexQuery = (s: Statement) =>
   JSON.stringify(actions(s)) === JSON.stringify(['dynamodb:Query']);
 const WRITES = /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|TransactWriteItems)$/;
 /** Functions that sign tokens, and so alone may read the private signing keys (issue 16, item 5). */
-const SIGNING = ['Login', 'RefreshToken', 'Register', 'Reauthenticate', 'Oauth2Token'];
+const SIGNING = ['Login', 'RefreshToken', 'Register', 'Reauthenticate', 'Oauth2Token', 'PasskeyAuthentication'];
 /** Functions that only verify tokens: the public keys document is all they may read. */
 const VERIFYING = ['Authorizer', 'Jwks', 'Revoke', 'Introspect', 'UserInfo'];
 /** The Deny that keeps the SMS senders' `sns:Publish` on "*" off every topic and endpoint (issue 16, item 6). */
@@ -476,6 +489,18 @@ describe('the deployment package', () => {
         zip,
       ).toBe(false);
     }
+  });
+
+  it('bundles the WebAuthn library into the passkey ceremonies only (README, Passkeys)', () => {
+    const withWebAuthn = ofType('AWS::Lambda::Function')
+      .map(([name]) => name.replace(/LambdaFunction$/, ''))
+      .filter((fn) => {
+        const zip = fn.charAt(0).toLowerCase() + fn.slice(1);
+        const bundle = execFileSync('unzip', ['-p', `.serverless/${zip}.zip`, `dist/functions/*.cjs`], { encoding: 'utf8' });
+        // A message of @oslojs/webauthn's client-data parser, which every ceremony runs.
+        return bundle.includes('Invalid client data JSON');
+      });
+    expect(withWebAuthn.sort()).toEqual(WEBAUTHN.sort());
   });
 
   it('packages reproducibly, so per-function deploys can compare zips with Lambda CodeSha256', () => {

@@ -74,6 +74,12 @@ const CODE_OF: Record<string, ErrorCode> = {
   'Sign-in expired': 'INTERACTION_EXPIRED',
   'Cross-site request refused': 'CROSS_SITE_REQUEST',
   'Invalid form body': 'INVALID_FORM',
+  // Passkeys (docs/api.md 12).
+  'Invalid passkey registration': 'INVALID_PASSKEY_REGISTRATION',
+  'Invalid passkey': 'INVALID_PASSKEY',
+  'Passkey not found': 'PASSKEY_NOT_FOUND',
+  'Passkey already registered': 'PASSKEY_ALREADY_REGISTERED',
+  'Too many passkeys': 'TOO_MANY_PASSKEYS',
 };
 
 /** The field the MFA enrolment names for its per-method checks of `secret`. */
