@@ -14,7 +14,6 @@ import {
   parseClientDataJSON,
 } from '@oslojs/webauthn';
 import * as z from 'zod';
-import { ESCALATING_BUDGET } from '../abuse/attempt-budget';
 import { sourceOf } from '../abuse/source-address';
 import type { AuditDetails } from '../audit/events';
 import { recordEvent } from '../audit/record';
@@ -22,7 +21,7 @@ import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { ConflictError, NotFoundError, TooManyRequestsError, UnauthorizedError, ValidationError } from '../errors';
 import type { Amr } from '../sessions/session';
-import { SOURCE_WINDOW_SECONDS, signInEvent } from '../users/login';
+import { LOGIN_ATTEMPTS, SOURCE_WINDOW_SECONDS, signInEvent } from '../users/login';
 import type { User } from '../users/user';
 import { passkeysOf } from './listing';
 import { type Ceremony, CHALLENGE_TTL_SECONDS, MAX_PASSKEYS_PER_USER, type Passkey, type PasskeyView, passkeyView } from './passkey';
@@ -409,11 +408,9 @@ export async function verifyPasskeySignIn(
     throw await refuse(user, 'passkey_cloned', passkey.id);
   }
   if (user.status !== 'active') throw await refuse(user, 'disabled', passkey.id);
-  const lockout = await deps.store.attempts.peek(
-    { kind: 'login', tenantId, username: user.username, tier: 0 },
-    now,
-    ESCALATING_BUDGET[0] ?? { max: 5, windowSeconds: 900 },
-  );
+  // docs/api.md 12.6: an account locked by failed logins (the first window of the
+  // login budget) is locked for every way in; a peek counts nothing.
+  const lockout = await deps.store.attempts.peek({ kind: 'login', tenantId, username: user.username, tier: 0 }, now, LOGIN_ATTEMPTS);
   if (!lockout.allowed) {
     await signInEvent(deps, tenantId, user.username, user, 'login_locked', { reason: 'password_attempts', passkeyId: passkey.id });
     throw new TooManyRequestsError(lockout.retryAfterSeconds);
