@@ -132,6 +132,23 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
         json('POST', '/auth/mfa/verify', { method: 'TOTP', code: new TOTP({ secret: Secret.fromBase32(totpSecret(run)) }).generate() }),
         identity(run + 2 * runs + 2),
       ),
+    // Issue 14: the passkey sign-in's first request runs the WebAuthn parser (a refused assertion, 401).
+    'passkey-authentication': async () =>
+      json('POST', '/auth/passkeys/authentication', {
+        tenantId: 'bench',
+        credential: {
+          id: 'AAAA',
+          rawId: 'AAAA',
+          type: 'public-key',
+          response: {
+            clientDataJSON: Buffer.from(
+              JSON.stringify({ type: 'webauthn.get', challenge: 'AAAA', origin: 'http://localhost:3000' }),
+            ).toString('base64url'),
+            authenticatorData: 'AAAA',
+            signature: 'AAAA',
+          },
+        },
+      }),
     ...input.oauth,
   };
   // Any other bundle (one landed since this file was written): its route with an

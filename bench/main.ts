@@ -43,6 +43,7 @@ import { auditCost } from './audit-cost';
 import { type ColdStart, coldStarts, coldStartTable, coldStartTargets } from './cold-starts';
 import { type LoadResult, machineBusySeconds, measure, type Watched } from './load';
 import { type OAuthOutcome, oauthScenarios, peerTokenEndpoint, type Scenario } from './oauth';
+import { seedPasskeySignIns } from './passkeys';
 import { canPin, runPinned, startServer, stopAll, stopChild, tagged } from './processes';
 import { fixed, table, whole } from './report';
 import { accessTokenFor, batchWrite, type SeededSession, seedUsers, sessionFor, tenantItem, userItems, userRecord } from './seed';
@@ -441,6 +442,34 @@ async function main() {
       );
     if (wanted('login'))
       await run('login', () => loginScenario(api, loginUser.username, loginPassword), `Argon2id; ${settings.loginConnections} connection`);
+    // Issue 14: a passkey sign-in (challenge used, passkey and user read, ECDSA verify, counter moved, session and ES256 token).
+    if (wanted('passkey')) {
+      say('seeding passkeys and single-use challenges');
+      const passkeys = await seedPasskeySignIns(
+        doc,
+        config,
+        TENANT,
+        small.slice(0, 200).map((session) => session.identity),
+        quick ? 10_000 : 40_000,
+      );
+      await run(
+        'passkey sign-in',
+        () =>
+          measure({
+            url: api.url,
+            method: 'POST',
+            path: '/auth/passkeys/authentication',
+            headers: { 'content-type': 'application/json' },
+            connections: settings.connections,
+            durationSeconds: settings.durationSeconds,
+            warmupSeconds: settings.warmupSeconds,
+            watch: api.watch,
+            around: api.profile?.('passkey'),
+            next: passkeys.next,
+          }),
+        'assertion check (ES256 verify), 2 conditional writes, session + token',
+      );
+    }
     // Issue 12: an ADMIN's page of 100 users (the tenant index, one query, then each user's MFA methods).
     if (wanted('admin')) {
       const adminToken = await accessTokenFor(keySet, config, adminSession.seeded.identity);

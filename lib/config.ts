@@ -62,6 +62,20 @@ export interface Config {
   loginFailuresPerSource: number;
   /** Failed OAuth client authentications one source address may make in 15 minutes, across clients (docs/api.md 10.1). */
   clientAuthFailuresPerSource: number;
+  /** Passkeys (docs/api.md 12): the relying party and the origins its ceremonies may come from. */
+  webauthn: WebAuthnConfig;
+}
+
+/**
+ * WebAuthn (docs/api.md 12): `WEBAUTHN_RP_ID` is the domain passkeys are bound to,
+ * `WEBAUTHN_ORIGINS` the pages (scheme, host, port) allowed to run the ceremonies; each
+ * origin's host is the RP ID or a subdomain of it (WebAuthn Level 3, 5.1.3 step 9).
+ */
+export interface WebAuthnConfig {
+  rpId: string;
+  /** The name authenticators show next to the passkey. */
+  rpName: string;
+  origins: string[];
 }
 
 /** MFA (docs/api.md 4.4): where one-time codes go, where the key of TOTP secrets comes from. */
@@ -181,7 +195,33 @@ export function readConfig(env: Env = process.env): Config {
     clientAuthFailuresPerSource: int(env, 'CLIENT_AUTH_FAILURES_PER_SOURCE', 100, 1, 10_000_000),
     oauthClientSecretPepper: readClientSecretPepper(env),
     audit: { shards: int(env, 'AUDIT_SHARDS', 8, 1, 64) },
+    webauthn: readWebAuthnConfig(env),
   };
+}
+
+/** Locally the defaults fit `npm start` (serverless-offline on http://localhost:3000). */
+function readWebAuthnConfig(env: Env): WebAuthnConfig {
+  const rpId = str(env, 'WEBAUTHN_RP_ID', 'localhost').toLowerCase();
+  if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(rpId)) {
+    throw new ConfigError(`Environment variable WEBAUTHN_RP_ID must be a domain name, got "${rpId}"`);
+  }
+  const origins = str(env, 'WEBAUTHN_ORIGINS', 'http://localhost:3000')
+    .split(',')
+    .map((origin) => origin.trim())
+    .filter(Boolean);
+  for (const origin of origins) {
+    const parsed = URL.canParse(origin) ? new URL(origin) : undefined;
+    const local = parsed?.protocol === 'http:' && (parsed.hostname === 'localhost' || parsed.hostname.endsWith('.localhost'));
+    if (!parsed || parsed.origin !== origin || (parsed.protocol !== 'https:' && !local)) {
+      throw new ConfigError(`Environment variable WEBAUTHN_ORIGINS must list https origins (http only for localhost), got "${origin}"`);
+    }
+    if (parsed.hostname !== rpId && !parsed.hostname.endsWith(`.${rpId}`)) {
+      throw new ConfigError(
+        `Environment variable WEBAUTHN_ORIGINS: the host of "${origin}" is not WEBAUTHN_RP_ID "${rpId}" or a subdomain of it`,
+      );
+    }
+  }
+  return { rpId, rpName: str(env, 'WEBAUTHN_RP_NAME', 'Identity Service'), origins };
 }
 
 /** The local public keys file beside a keys file: `.data/signing-keys.json` → `.data/signing-keys.public.json`. */

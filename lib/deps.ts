@@ -21,6 +21,7 @@ import { dynamoMfaOutbox, dynamoMfaStore, type MfaStore } from './store/mfa';
 import { dynamoOAuthClientStore, type OAuthClientStore } from './store/oauth-clients';
 import { type AuthorizationCodeStore, dynamoAuthorizationCodeStore } from './store/oauth-codes';
 import { dynamoOAuthGrantStore, type OAuthGrantStore } from './store/oauth-grants';
+import { dynamoPasskeyStore, type PasskeyStore } from './store/passkeys';
 import { dynamoSessionStore, type SessionStore } from './store/sessions';
 import { dynamoShopStore, type ShopStore } from './store/shops';
 import { dynamoTenantUserStore, type TenantUserStore } from './store/tenant-users';
@@ -49,6 +50,8 @@ export interface Stores {
   accountCodes: AccountCodeStore;
   /** Pending browser sign-ins (docs/api.md 11.5). */
   interactions: InteractionStore;
+  /** Passkeys and their challenges (docs/api.md 12). */
+  passkeys: PasskeyStore;
 }
 
 /** Everything a function needs from the outside world; tests pass their own. */
@@ -91,6 +94,7 @@ export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'rand
     audit: dynamoAuditStore(dynamo),
     accountCodes: dynamoAccountCodeStore(dynamo, random),
     interactions: dynamoInteractionStore(dynamo, random),
+    passkeys: dynamoPasskeyStore(dynamo, random),
   };
 }
 

@@ -77,6 +77,12 @@ export const ERROR_CODES = [
   // RP-initiated logout (docs/api.md 11.12): the error page.
   'INVALID_LOGOUT_REQUEST',
   'INVALID_ID_TOKEN_HINT',
+  // Passkeys (docs/api.md 12): 400, 401, 404, 409.
+  'INVALID_PASSKEY_REGISTRATION',
+  'INVALID_PASSKEY',
+  'PASSKEY_NOT_FOUND',
+  'PASSKEY_ALREADY_REGISTERED',
+  'TOO_MANY_PASSKEYS',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

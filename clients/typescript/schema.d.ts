@@ -904,6 +904,126 @@ export interface paths {
         patch: operations["adminUpdateTenant"];
         trace?: never;
     };
+    "/auth/passkeys/registration/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The creation options of a new passkey for the caller (recent authentication)
+         * @description docs/api.md 12.1. Source: functions/passkey-registration-options.ts.
+         */
+        post: operations["passkeyRegistrationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkeys/registration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register the passkey the authenticator made
+         * @description docs/api.md 12.2. Source: functions/passkey-registration.ts.
+         */
+        post: operations["passkeyRegistration"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller’s passkeys
+         * @description docs/api.md 12.3. Source: functions/passkeys-list.ts.
+         */
+        get: operations["listPasskeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkeys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove one of the caller’s passkeys (recent authentication)
+         * @description docs/api.md 12.4. Source: functions/passkey-remove.ts.
+         */
+        delete: operations["removePasskey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkeys/authentication/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The request options of a passkey sign-in (with a username: the user’s passkeys; without: discoverable ones)
+         * @description docs/api.md 12.5. Source: functions/passkey-authentication-options.ts.
+         */
+        post: operations["passkeyAuthenticationOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkeys/authentication": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with a passkey: a new session (a passkey satisfies MFA)
+         * @description docs/api.md 12.6. Source: functions/passkey-authentication.ts.
+         */
+        post: operations["passkeyAuthentication"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1061,12 +1181,29 @@ export interface components {
         AdminUpdateTenantRequest: {
             displayName: string;
         };
+        PasskeyRegistrationOptionsRequest: Record<string, never>;
+        PasskeyRegistrationRequest: {
+            credential: {
+                [key: string]: unknown;
+            };
+            name?: string;
+        };
+        PasskeyAuthenticationOptionsRequest: {
+            username?: string;
+            tenantId?: string;
+        };
+        PasskeyAuthenticationRequest: {
+            credential: {
+                [key: string]: unknown;
+            };
+            tenantId?: string;
+        };
         Failure: {
             /** @constant */
             success: false;
             error: string;
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_FORM" | "PASSWORD_TOO_COMMON" | "FIRST_USER_MUST_BE_ADMIN" | "USERNAME_TAKEN" | "MFA_METHOD_NOT_ENABLED" | "INVALID_MFA_CODE" | "MISSING_PARAMETERS" | "UNSUPPORTED_GRANT_TYPE" | "UNSUPPORTED_RESPONSE_TYPE" | "INVALID_CLIENT" | "UNAUTHORIZED_CLIENT" | "INVALID_GRANT" | "INVALID_SCOPE" | "INVALID_REDIRECT_URI" | "PKCE_REQUIRED" | "UNSUPPORTED_CODE_CHALLENGE_METHOD" | "CLIENT_SECRET_TOO_SHORT" | "CLIENT_SECRET_TOO_WEAK" | "RESERVED_CLIENT_ID" | "SMS_COUNTRY_NOT_ALLOWED" | "INVALID_CURSOR" | "INVALID_RESET_CODE" | "INVALID_VERIFICATION_CODE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_REQUIRED" | "INVALID_REFRESH_TOKEN" | "PERMISSION_DENIED" | "MFA_STEP_UP_REQUIRED" | "RECENT_AUTH_REQUIRED" | "MFA_METHOD_LOCKED" | "NOT_FOUND" | "CONFLICT" | "MFA_ALREADY_ENABLED" | "LAST_ADMIN" | "CLIENT_EXISTS" | "INVALID_TARGET" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_CONTENT_TYPE" | "LOCKED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CLIENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "GRANT_NOT_FOUND" | "UNKNOWN_SHOP" | "SHOP_EXISTS" | "INVALID_NONCE" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "INVALID_AUTHORIZATION_REQUEST" | "INTERACTION_EXPIRED" | "CROSS_SITE_REQUEST" | "INVALID_LOGOUT_REQUEST" | "INVALID_ID_TOKEN_HINT";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_FORM" | "PASSWORD_TOO_COMMON" | "FIRST_USER_MUST_BE_ADMIN" | "USERNAME_TAKEN" | "MFA_METHOD_NOT_ENABLED" | "INVALID_MFA_CODE" | "MISSING_PARAMETERS" | "UNSUPPORTED_GRANT_TYPE" | "UNSUPPORTED_RESPONSE_TYPE" | "INVALID_CLIENT" | "UNAUTHORIZED_CLIENT" | "INVALID_GRANT" | "INVALID_SCOPE" | "INVALID_REDIRECT_URI" | "PKCE_REQUIRED" | "UNSUPPORTED_CODE_CHALLENGE_METHOD" | "CLIENT_SECRET_TOO_SHORT" | "CLIENT_SECRET_TOO_WEAK" | "RESERVED_CLIENT_ID" | "SMS_COUNTRY_NOT_ALLOWED" | "INVALID_CURSOR" | "INVALID_RESET_CODE" | "INVALID_VERIFICATION_CODE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_REQUIRED" | "INVALID_REFRESH_TOKEN" | "PERMISSION_DENIED" | "MFA_STEP_UP_REQUIRED" | "RECENT_AUTH_REQUIRED" | "MFA_METHOD_LOCKED" | "NOT_FOUND" | "CONFLICT" | "MFA_ALREADY_ENABLED" | "LAST_ADMIN" | "CLIENT_EXISTS" | "INVALID_TARGET" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_CONTENT_TYPE" | "LOCKED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CLIENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "GRANT_NOT_FOUND" | "UNKNOWN_SHOP" | "SHOP_EXISTS" | "INVALID_NONCE" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "INVALID_AUTHORIZATION_REQUEST" | "INTERACTION_EXPIRED" | "CROSS_SITE_REQUEST" | "INVALID_LOGOUT_REQUEST" | "INVALID_ID_TOKEN_HINT" | "INVALID_PASSKEY_REGISTRATION" | "INVALID_PASSKEY" | "PASSKEY_NOT_FOUND" | "PASSKEY_ALREADY_REGISTERED" | "TOO_MANY_PASSKEYS";
             fields?: {
                 path: string;
                 message: string;
@@ -1100,7 +1237,7 @@ export interface components {
             tenantId: string;
             shopId: string;
             sessionId: string;
-            amr: ("pwd" | "otp")[];
+            amr: ("pwd" | "otp" | "hwk" | "swk" | "user")[];
             authTime: number;
         };
         MeEnvelope: {
@@ -1527,7 +1664,7 @@ export interface components {
                     emailVerified: boolean;
                     createdAt: string;
                     mfa: components["schemas"]["MfaSummary"];
-                    passkeys: unknown[];
+                    passkeys: components["schemas"]["Passkey"][];
                 };
             };
         };
@@ -1566,7 +1703,7 @@ export interface components {
             id: string;
             time: string;
             /** @enum {string} */
-            type: "login_succeeded" | "login_failed" | "login_locked" | "refresh_token_reused" | "password_changed" | "password_change_failed" | "mfa_method_added" | "mfa_method_activated" | "user_registered" | "admin_user_changed" | "admin_user_deleted" | "admin_mfa_reset" | "admin_user_signed_out" | "shop_created" | "oauth_client_created" | "oauth_client_updated" | "oauth_client_deleted" | "oauth_client_secret_rotated" | "session_revoked" | "other_sessions_revoked" | "grant_revoked" | "mfa_method_removed" | "recovery_codes_generated" | "recovery_code_used" | "reauthenticated" | "reauthentication_failed" | "password_reset_requested" | "password_reset" | "password_reset_failed" | "email_changed" | "email_verified" | "email_verification_failed" | "signed_out" | "tenant_updated";
+            type: "login_succeeded" | "login_failed" | "login_locked" | "refresh_token_reused" | "password_changed" | "password_change_failed" | "mfa_method_added" | "mfa_method_activated" | "user_registered" | "admin_user_changed" | "admin_user_deleted" | "admin_mfa_reset" | "admin_user_signed_out" | "shop_created" | "oauth_client_created" | "oauth_client_updated" | "oauth_client_deleted" | "oauth_client_secret_rotated" | "session_revoked" | "other_sessions_revoked" | "grant_revoked" | "mfa_method_removed" | "recovery_codes_generated" | "recovery_code_used" | "reauthenticated" | "reauthentication_failed" | "password_reset_requested" | "password_reset" | "password_reset_failed" | "email_changed" | "email_verified" | "email_verification_failed" | "signed_out" | "tenant_updated" | "passkey_registered" | "passkey_registration_failed" | "passkey_removed";
             actor: {
                 /** @enum {string} */
                 type: "user" | "client" | "system";
@@ -1579,11 +1716,11 @@ export interface components {
             outcome: "success" | "failure";
             details: {
                 /** @enum {string} */
-                reason?: "unknown_user" | "wrong_password" | "disabled" | "mfa_required" | "invalid_mfa_code" | "mfa_method_not_enabled" | "password_attempts" | "mfa_attempts" | "mfa_method_locked" | "password_too_common" | "invalid_code";
+                reason?: "unknown_user" | "wrong_password" | "disabled" | "mfa_required" | "invalid_mfa_code" | "mfa_method_not_enabled" | "password_attempts" | "mfa_attempts" | "mfa_method_locked" | "password_too_common" | "invalid_code" | "invalid_passkey" | "passkey_cloned" | "passkey_taken" | "passkey_limit";
                 username?: string;
                 /** @enum {string} */
                 method?: "TOTP" | "SMS" | "EMAIL" | "RECOVERY";
-                amr?: ("pwd" | "otp")[];
+                amr?: ("pwd" | "otp" | "hwk" | "swk" | "user")[];
                 /** @enum {string} */
                 role?: "ADMIN" | "MANAGER" | "OPERATOR" | "FINANCE" | "SOURCING" | "LOGISTICS" | "ANALYST";
                 shopId?: string;
@@ -1596,6 +1733,7 @@ export interface components {
                 revoked?: number;
                 newTenant?: boolean;
                 remaining?: number;
+                passkeyId?: string;
             };
         };
         AuditPageEnvelope: {
@@ -1604,6 +1742,94 @@ export interface components {
             data: {
                 events: components["schemas"]["AuditEvent"][];
                 nextCursor: string | null;
+            };
+        };
+        Passkey: {
+            id: string;
+            name: string;
+            createdAt: string;
+            lastUsedAt: string | null;
+        };
+        PasskeyEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                passkey: components["schemas"]["Passkey"];
+            };
+        };
+        PasskeyListEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                passkeys: components["schemas"]["Passkey"][];
+            };
+        };
+        PasskeyRemovedEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                /** @constant */
+                message: "Passkey removed";
+            };
+        };
+        PasskeyRegistrationOptionsEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                options: {
+                    rp: {
+                        id: string;
+                        name: string;
+                    };
+                    user: {
+                        id: string;
+                        name: string;
+                        displayName: string;
+                    };
+                    challenge: string;
+                    pubKeyCredParams: {
+                        /** @constant */
+                        type: "public-key";
+                        alg: number;
+                    }[];
+                    timeout: number;
+                    excludeCredentials: {
+                        /** @constant */
+                        type: "public-key";
+                        id: string;
+                        transports?: string[];
+                    }[];
+                    authenticatorSelection: {
+                        /** @constant */
+                        residentKey: "required";
+                        /** @constant */
+                        requireResidentKey: true;
+                        /** @constant */
+                        userVerification: "required";
+                    };
+                    /** @constant */
+                    attestation: "none";
+                    hints: string[];
+                };
+            };
+        };
+        PasskeyAuthenticationOptionsEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                options: {
+                    challenge: string;
+                    rpId: string;
+                    timeout: number;
+                    allowCredentials: {
+                        /** @constant */
+                        type: "public-key";
+                        id: string;
+                        transports?: string[];
+                    }[];
+                    /** @constant */
+                    userVerification: "required";
+                };
             };
         };
     };
@@ -3821,7 +4047,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 userId?: string;
-                type?: "login_succeeded" | "login_failed" | "login_locked" | "refresh_token_reused" | "password_changed" | "password_change_failed" | "mfa_method_added" | "mfa_method_activated" | "user_registered" | "admin_user_changed" | "admin_user_deleted" | "admin_mfa_reset" | "admin_user_signed_out" | "shop_created" | "oauth_client_created" | "oauth_client_updated" | "oauth_client_deleted" | "oauth_client_secret_rotated" | "session_revoked" | "other_sessions_revoked" | "grant_revoked" | "mfa_method_removed" | "recovery_codes_generated" | "recovery_code_used" | "reauthenticated" | "reauthentication_failed" | "password_reset_requested" | "password_reset" | "password_reset_failed" | "email_changed" | "email_verified" | "email_verification_failed" | "signed_out" | "tenant_updated";
+                type?: "login_succeeded" | "login_failed" | "login_locked" | "refresh_token_reused" | "password_changed" | "password_change_failed" | "mfa_method_added" | "mfa_method_activated" | "user_registered" | "admin_user_changed" | "admin_user_deleted" | "admin_mfa_reset" | "admin_user_signed_out" | "shop_created" | "oauth_client_created" | "oauth_client_updated" | "oauth_client_deleted" | "oauth_client_secret_rotated" | "session_revoked" | "other_sessions_revoked" | "grant_revoked" | "mfa_method_removed" | "recovery_codes_generated" | "recovery_code_used" | "reauthenticated" | "reauthentication_failed" | "password_reset_requested" | "password_reset" | "password_reset_failed" | "email_changed" | "email_verified" | "email_verification_failed" | "signed_out" | "tenant_updated" | "passkey_registered" | "passkey_registration_failed" | "passkey_removed";
             };
             header?: never;
             path?: never;
@@ -4757,6 +4983,376 @@ export interface operations {
             /** @description `Permission denied` */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    passkeyRegistrationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyRegistrationOptionsRequest"];
+            };
+        };
+        responses: {
+            /** @description The options for navigator.credentials.create(). */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyRegistrationOptionsEnvelope"];
+                };
+            };
+            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Recent authentication required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Request body too large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Unsupported content type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    passkeyRegistration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyRegistrationRequest"];
+            };
+        };
+        responses: {
+            /** @description The new passkey. */
+            201: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyEnvelope"];
+                };
+            };
+            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `credential: Invalid input: expected record, received undefined`, `Invalid passkey registration` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Passkey already registered`, `Too many passkeys` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Request body too large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Unsupported content type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The passkeys, newest first. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyListEnvelope"];
+                };
+            };
+            /** @description `Unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removePasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The passkey is removed. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyRemovedEnvelope"];
+                };
+            };
+            /** @description validation: `<field>: <message>`, e.g. `id: Invalid input: expected string, received undefined` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Recent authentication required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Passkey not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    passkeyAuthenticationOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyAuthenticationOptionsRequest"];
+            };
+        };
+        responses: {
+            /** @description The options for navigator.credentials.get(). */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasskeyAuthenticationOptionsEnvelope"];
+                };
+            };
+            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Request body too large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Unsupported content type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    passkeyAuthentication: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasskeyAuthenticationRequest"];
+            };
+        };
+        responses: {
+            /** @description A new session. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthPayloadEnvelope"];
+                };
+            };
+            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `credential: Invalid input: expected record, received undefined` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Invalid passkey` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Request body too large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Unsupported content type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Too many failed attempts`, `Too many requests` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {

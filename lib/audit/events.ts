@@ -49,6 +49,10 @@ export const AUDIT_EVENT_TYPES = [
   'signed_out',
   // The tenant's settings (docs/api.md 9.14).
   'tenant_updated',
+  // Passkeys (docs/api.md 12); their sign-ins are login_* events.
+  'passkey_registered',
+  'passkey_registration_failed',
+  'passkey_removed',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
@@ -66,6 +70,12 @@ export const AUDIT_REASONS = [
   'password_too_common',
   // A reset or verification code that was wrong, expired, used or spent (docs/api.md 8.7, 8.8).
   'invalid_code',
+  // Passkeys (docs/api.md 12): a refused ceremony, a counter that went back (a cloned
+  // authenticator), a credential registered already, the per-user limit.
+  'invalid_passkey',
+  'passkey_cloned',
+  'passkey_taken',
+  'passkey_limit',
 ] as const;
 
 const boundedId = z.string().min(1).max(128);
@@ -92,6 +102,8 @@ export const auditDetailsSchema = z.strictObject({
   newTenant: z.boolean().optional(),
   /** Recovery codes left after one was used. */
   remaining: z.number().int().nonnegative().optional(),
+  /** A passkey's id (docs/api.md 12): the digest of its credential id. */
+  passkeyId: boundedId.optional(),
 });
 export type AuditDetails = z.output<typeof auditDetailsSchema>;
 

@@ -12,3 +12,6 @@ export const sessionPath = z.strictObject({ sessionId: issuedId });
 
 /** The path of `DELETE /auth/grants/{grantId}` (docs/api.md 8.4). */
 export const grantPath = z.strictObject({ grantId: issuedId });
+
+/** The path of `DELETE /auth/passkeys/{id}` (docs/api.md 12.4): a passkey id is a base64url SHA-256 (43 characters). */
+export const passkeyPath = z.strictObject({ id: issuedId });

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { MFA_METHODS, MFA_STATUSES } from '../mfa/methods';
 import type { GrantView } from '../oauth/user-grants';
+import type { PasskeyView } from '../passkeys/passkey';
 import type { SessionView } from '../sessions/user-sessions';
 import type { AccountView } from '../users/account';
 import { ROLES } from '../users/user';
@@ -67,6 +68,17 @@ export const grantList = z.strictObject({
 /** docs/api.md 8.5: the `mfa` object of the account, as listMFA answers it (8.6). */
 export const mfaSummary = mfaList.shape.mfa;
 
+/** docs/api.md 12.3: a passkey, never its key or credential id. */
+export const passkey = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  createdAt: z.string(),
+  lastUsedAt: z.string().nullable(),
+}) satisfies z.ZodType<PasskeyView>;
+
+/** docs/api.md 12.3: the caller's passkeys. */
+export const passkeys = z.strictObject({ passkeys: z.array(passkey) });
+
 /** docs/api.md 8.5: the caller's account. */
 export const account = z.strictObject({
   account: z.strictObject({
@@ -79,7 +91,7 @@ export const account = z.strictObject({
     emailVerified: z.boolean(),
     createdAt: z.string(),
     mfa: mfaSummary,
-    passkeys: z.array(z.never()),
+    passkeys: z.array(passkey),
   }),
 }) satisfies z.ZodType<{ account: AccountView }>;
 

@@ -7,6 +7,7 @@ import type { authorizationServerMetadata } from '../oauth/metadata';
 import type { TokenResponse } from '../oauth/token';
 import { CLAIMS_SUPPORTED, OIDC_SCOPES, type UserClaims } from '../oidc/claims';
 import type { openIdConfiguration } from '../oidc/discovery';
+import { AMR_VALUES } from '../sessions/session';
 import type { AuthPayload } from '../sessions/sessions';
 import type { Identity } from '../tokens/access-token';
 import { SIGNING_ALGORITHMS } from '../tokens/signing-keys';
@@ -45,7 +46,7 @@ export const requestContext = z.strictObject({
   tenantId: z.string(),
   shopId: z.string(),
   sessionId: z.string(),
-  amr: z.array(z.enum(['pwd', 'otp'])),
+  amr: z.array(z.enum(AMR_VALUES)),
   authTime: z.number().int(),
 }) satisfies z.ZodType<Identity>;
 

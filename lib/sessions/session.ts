@@ -1,8 +1,11 @@
 import * as z from 'zod';
 import { refreshStateSchema } from '../token-families/refresh-family';
 
-/** Authentication methods references (RFC 8176) a session was established with. */
-export const AMR_VALUES = ['pwd', 'otp'] as const;
+/**
+ * Authentication methods references (RFC 8176) a session was established with: a
+ * passkey is `hwk` (device-bound) or `swk` (synced) with `user` (docs/api.md 12).
+ */
+export const AMR_VALUES = ['pwd', 'otp', 'hwk', 'swk', 'user'] as const;
 export type Amr = (typeof AMR_VALUES)[number];
 
 /**

@@ -77,9 +77,19 @@ export const keys = {
    * The owner index (lib/store/table.ts) entry of what a user owns: their sessions and
    * grants, listed newest first by one query on the index.
    */
-  ownedBy: (tenantId: string, userId: string, kind: 'SESSION' | 'GRANT', createdAt: number, id: string) => ({
+  ownedBy: (tenantId: string, userId: string, kind: 'SESSION' | 'GRANT' | 'PASSKEY', createdAt: number, id: string) => ({
     gsi1pk: `${tenantPrefix(tenantId)}#OWNER#${part(userId)}`,
     gsi1sk: `${kind}#${String(createdAt).padStart(12, '0')}#${part(id)}`,
+  }),
+  /**
+   * A passkey (docs/api.md 12), by its id (the digest of its credential id), under its
+   * tenant: one credential id is registered once per tenant, and a sign-in finds it by one read.
+   */
+  passkey: (tenantId: string, id: string): Key => ({ pk: `${tenantPrefix(tenantId)}#PASSKEY#${part(id)}`, sk: 'PASSKEY' }),
+  /** A WebAuthn challenge (docs/api.md 12), single use, under the tenant it was issued for. */
+  webauthnChallenge: (tenantId: string, challenge: string): Key => ({
+    pk: `${tenantPrefix(tenantId)}#WEBAUTHN#${part(challenge)}`,
+    sk: 'CHALLENGE',
   }),
   /** The owner index partition of a user's sessions and grants. */
   ownerPartition: (tenantId: string, userId: string) => `${tenantPrefix(tenantId)}#OWNER#${part(userId)}`,

@@ -34,10 +34,10 @@ export async function* ownerIndexItems({ doc, table }: Dynamo, query: OwnerIndex
   } while (ExclusiveStartKey);
 }
 
-/** Everything of one kind a user owns (their sessions or grants), newest first; an item `parse` refuses is left out. */
+/** Everything of one kind a user owns (their sessions, grants or passkeys), newest first; an item `parse` refuses is left out. */
 export async function listOwned<R>(
   dynamo: Dynamo,
-  owner: { tenantId: string; userId: string; kind: 'SESSION' | 'GRANT' },
+  owner: { tenantId: string; userId: string; kind: 'SESSION' | 'GRANT' | 'PASSKEY' },
   parse: (item: Record<string, unknown>) => R | undefined,
 ): Promise<R[]> {
   const owned: R[] = [];

@@ -1,6 +1,8 @@
 import type { Deps } from '../deps';
 import { UnauthorizedError } from '../errors';
 import { listMfa, type MfaSummary } from '../mfa/lifecycle';
+import { passkeysOf } from '../passkeys/listing';
+import type { PasskeyView } from '../passkeys/passkey';
 import type { Identity } from '../tokens/access-token';
 import type { Role } from './user';
 
@@ -16,14 +18,18 @@ export interface AccountView {
   /** ISO 8601. */
   createdAt: string;
   mfa: MfaSummary;
-  /** Passkeys are not supported yet: always empty. */
-  passkeys: never[];
+  /** docs/api.md 12.3. */
+  passkeys: PasskeyView[];
 }
 
-/** docs/api.md 8.5: the caller's account, read now (consistent read of the user, then its MFA methods). */
+/** docs/api.md 8.5: the caller's account, read now (consistent read of the user, then its MFA methods and passkeys). */
 export async function accountOf(deps: Pick<Deps, 'store'>, identity: Identity): Promise<{ account: AccountView }> {
   const user = await deps.store.users.findById(identity.tenantId, identity.userId);
   if (!user) throw new UnauthorizedError();
+  const [mfa, passkeys] = await Promise.all([
+    listMfa(deps, { tenantId: user.tenantId, userId: user.id, username: user.username }),
+    passkeysOf(deps, { tenantId: user.tenantId, userId: user.id }),
+  ]);
   return {
     account: {
       id: user.id,
@@ -35,8 +41,8 @@ export async function accountOf(deps: Pick<Deps, 'store'>, identity: Identity): 
       // The user record gains `emailVerified` with email verification; until then no address is verified.
       emailVerified: 'emailVerified' in user && user.emailVerified === true,
       createdAt: user.createdAt,
-      mfa: (await listMfa(deps, { tenantId: user.tenantId, userId: user.id, username: user.username })).mfa,
-      passkeys: [],
+      mfa: mfa.mfa,
+      passkeys,
     },
   };
 }

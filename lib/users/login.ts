@@ -149,11 +149,14 @@ export async function checkPassword(
   return { user, mfaMethods, afterSuccess };
 }
 
-/** A sign-in's audit event (docs/api.md 9.8): its actor is the account it claims, known or not. */
+/**
+ * A sign-in's audit event (docs/api.md 9.8): its actor is the account it claims, known or
+ * not; a passkey of no known user names no username.
+ */
 export function signInEvent(
   deps: Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'source'>,
   tenantId: string,
-  username: string,
+  username: string | undefined,
   user: User | undefined,
   type: 'login_succeeded' | 'login_failed' | 'login_locked',
   details: AuditDetails,
@@ -164,7 +167,7 @@ export function signInEvent(
     actor: { type: 'user', id: user?.id ?? null },
     targetUserId: user?.id ?? null,
     outcome: type === 'login_succeeded' ? 'success' : 'failure',
-    details: { username, ...details },
+    details: { ...(username === undefined ? {} : { username }), ...details },
   });
 }
 

@@ -34,6 +34,7 @@ import * as clients from '../../lib/oauth/client-api-schemas';
 import { oauthErrors, rfcErrorFormat } from '../../lib/oauth/errors';
 import { GRANT_NOT_FOUND } from '../../lib/oauth/user-grants';
 import { userInfoErrors } from '../../lib/oidc/userinfo';
+import * as passkeys from '../../lib/passkeys/api-schemas';
 import { SESSION_NOT_FOUND } from '../../lib/sessions/user-sessions';
 import { type Route, routesFromServerlessYml } from './serverless-routes';
 
@@ -168,6 +169,13 @@ const RESPONSE_SCHEMAS = {
   TenantEnvelope: [envelopeOf(admin.oneTenant), '9.14'],
   AuditEvent: [admin.auditEvent, '9.8'],
   AuditPageEnvelope: [envelopeOf(admin.auditPage), '9.8'],
+  // Passkeys (docs/api.md 12).
+  Passkey: [account.passkey, '12.3'],
+  PasskeyEnvelope: [envelopeOf(z.strictObject({ passkey: account.passkey })), '12.2'],
+  PasskeyListEnvelope: [envelopeOf(account.passkeys), '12.3'],
+  PasskeyRemovedEnvelope: [envelopeOf(api.message('Passkey removed')), '12.4'],
+  PasskeyRegistrationOptionsEnvelope: [envelopeOf(passkeys.registrationOptions), '12.1'],
+  PasskeyAuthenticationOptionsEnvelope: [envelopeOf(passkeys.authenticationOptions), '12.5'],
 } as const satisfies Record<string, readonly [z.ZodType, string]>;
 type ResponseSchemaName = keyof typeof RESPONSE_SCHEMAS;
 
@@ -849,6 +857,79 @@ const OPERATIONS: Record<string, OperationDoc> = {
     bodyTypes: ['json'],
     answers: [{ status: 200, description: 'The tenant as changed.', body: 'TenantEnvelope', headers: noStore }],
     failures: [permissionDenied],
+  },
+  // Passkeys (docs/api.md 12).
+  passkeyRegistrationOptions: {
+    section: '12.1',
+    summary: 'The creation options of a new passkey for the caller (recent authentication)',
+    tag: 'auth',
+    caller: 'session',
+    bodyTypes: ['json'],
+    answers: [
+      {
+        status: 200,
+        description: 'The options for navigator.credentials.create().',
+        body: 'PasskeyRegistrationOptionsEnvelope',
+        headers: noStore,
+      },
+    ],
+    failures: [unauthorized, recentRequired],
+  },
+  passkeyRegistration: {
+    section: '12.2',
+    summary: 'Register the passkey the authenticator made',
+    tag: 'auth',
+    caller: 'session',
+    bodyTypes: ['json'],
+    answers: [{ status: 201, description: 'The new passkey.', body: 'PasskeyEnvelope', headers: noStore }],
+    failures: [
+      new ValidationError('Invalid passkey registration', { code: 'INVALID_PASSKEY_REGISTRATION' }),
+      unauthorized,
+      new ConflictError('Passkey already registered', { code: 'PASSKEY_ALREADY_REGISTERED' }),
+      new ConflictError('Too many passkeys', { code: 'TOO_MANY_PASSKEYS' }),
+    ],
+  },
+  listPasskeys: {
+    section: '12.3',
+    summary: 'The caller’s passkeys',
+    tag: 'auth',
+    caller: 'session',
+    answers: [{ status: 200, description: 'The passkeys, newest first.', body: 'PasskeyListEnvelope', headers: noStore }],
+    failures: [unauthorized],
+  },
+  removePasskey: {
+    section: '12.4',
+    summary: 'Remove one of the caller’s passkeys (recent authentication)',
+    tag: 'auth',
+    caller: 'session',
+    params: true,
+    answers: [{ status: 200, description: 'The passkey is removed.', body: 'PasskeyRemovedEnvelope', headers: noStore }],
+    failures: [unauthorized, recentRequired, new NotFoundError('Passkey not found', { code: 'PASSKEY_NOT_FOUND' })],
+  },
+  passkeyAuthenticationOptions: {
+    section: '12.5',
+    summary: 'The request options of a passkey sign-in (with a username: the user’s passkeys; without: discoverable ones)',
+    tag: 'auth',
+    caller: 'none',
+    bodyTypes: ['json'],
+    answers: [
+      {
+        status: 200,
+        description: 'The options for navigator.credentials.get().',
+        body: 'PasskeyAuthenticationOptionsEnvelope',
+        headers: noStore,
+      },
+    ],
+    failures: [],
+  },
+  passkeyAuthentication: {
+    section: '12.6',
+    summary: 'Sign in with a passkey: a new session (a passkey satisfies MFA)',
+    tag: 'auth',
+    caller: 'none',
+    bodyTypes: ['json'],
+    answers: [{ status: 200, description: 'A new session.', body: 'AuthPayloadEnvelope', headers: noStore }],
+    failures: [new UnauthorizedError('Invalid passkey', {}, { code: 'INVALID_PASSKEY' }), locked, clientSourceLimited],
   },
 };
 

@@ -94,7 +94,16 @@ const FUNCTIONS = [
   // Tenant settings (docs/api.md 9.14).
   'AdminReadTenant',
   'AdminUpdateTenant',
+  // Passkeys (docs/api.md 12).
+  'PasskeyRegistrationOptions',
+  'PasskeyRegistration',
+  'ListPasskeys',
+  'RemovePasskey',
+  'PasskeyAuthenticationOptions',
+  'PasskeyAuthentication',
 ];
+/** Functions that run WebAuthn ceremonies, and alone bundle the WebAuthn library (docs/api.md 12). */
+const WEBAUTHN = ['PasskeyRegistration', 'PasskeyAuthentication'];
 /** Functions that record audit events (lib/audit/record.ts), and so put them. */
 const AUDITING = [
   'Login',
@@ -125,6 +134,10 @@ const AUDITING = [
   // RP-initiated logout (docs/api.md 11.12).
   'Oauth2Logout',
   'AdminUpdateTenant',
+  // Passkeys (docs/api.md 12).
+  'PasskeyRegistration',
+  'RemovePasskey',
+  'PasskeyAuthentication',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'PasswordForgot', 'PasswordReset', 'HostedSignIn', 'HostedSecondFactor'];
@@ -165,7 +178,7 @@ const isIndexQuery = (s: Statement) =>
   JSON.stringify(actions(s)) === JSON.stringify(['dynamodb:Query']);
 const WRITES = /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|TransactWriteItems)$/;
 /** Functions that sign tokens, and so alone may read the private signing keys (issue 16, item 5). */
-const SIGNING = ['Login', 'RefreshToken', 'Register', 'Reauthenticate', 'Oauth2Token'];
+const SIGNING = ['Login', 'RefreshToken', 'Register', 'Reauthenticate', 'Oauth2Token', 'PasskeyAuthentication'];
 /** Functions that only verify tokens: the public keys document is all they may read. */
 const VERIFYING = ['Authorizer', 'Jwks', 'Revoke', 'Introspect', 'UserInfo', 'Oauth2Logout'];
 /** The Deny that keeps the SMS senders' `sns:Publish` on "*" off every topic and endpoint (issue 16, item 6). */
@@ -486,6 +499,18 @@ describe('the deployment package', () => {
         zip,
       ).toBe(false);
     }
+  });
+
+  it('bundles the WebAuthn library into the passkey ceremonies only (README, Passkeys)', () => {
+    const withWebAuthn = ofType('AWS::Lambda::Function')
+      .map(([name]) => name.replace(/LambdaFunction$/, ''))
+      .filter((fn) => {
+        const zip = fn.charAt(0).toLowerCase() + fn.slice(1);
+        const bundle = execFileSync('unzip', ['-p', `.serverless/${zip}.zip`, `dist/functions/*.cjs`], { encoding: 'utf8' });
+        // A message of @oslojs/webauthn's client-data parser, which every ceremony runs.
+        return bundle.includes('Invalid client data JSON');
+      });
+    expect(withWebAuthn.sort()).toEqual(WEBAUTHN.sort());
   });
 
   it('packages reproducibly, so per-function deploys can compare zips with Lambda CodeSha256', () => {

@@ -45,6 +45,12 @@ import * as oauth2Token from '../../functions/oauth2-token';
 import * as oauth2UpdateClient from '../../functions/oauth2-update-client';
 import * as oauth2UserInfo from '../../functions/oauth2-userinfo';
 import * as openIdConfiguration from '../../functions/openid-configuration';
+import * as passkeyAuthentication from '../../functions/passkey-authentication';
+import * as passkeyAuthenticationOptions from '../../functions/passkey-authentication-options';
+import * as passkeyRegistration from '../../functions/passkey-registration';
+import * as passkeyRegistrationOptions from '../../functions/passkey-registration-options';
+import * as passkeyRemove from '../../functions/passkey-remove';
+import * as passkeysList from '../../functions/passkeys-list';
 import * as passwordChange from '../../functions/password-change';
 import * as passwordForgot from '../../functions/password-forgot';
 import * as passwordReset from '../../functions/password-reset';
@@ -124,6 +130,23 @@ const routes = {
   // Tenant settings (docs/api.md 9.14).
   adminReadTenant: { module: adminReadTenant, method: 'GET', path: '/admin/tenant', authorizer: true },
   adminUpdateTenant: { module: adminUpdateTenant, method: 'PATCH', path: '/admin/tenant', authorizer: true },
+  // Passkeys (docs/api.md 12).
+  passkeyRegistrationOptions: {
+    module: passkeyRegistrationOptions,
+    method: 'POST',
+    path: '/auth/passkeys/registration/options',
+    authorizer: true,
+  },
+  passkeyRegistration: { module: passkeyRegistration, method: 'POST', path: '/auth/passkeys/registration', authorizer: true },
+  passkeysList: { module: passkeysList, method: 'GET', path: '/auth/passkeys', authorizer: true },
+  passkeyRemove: { module: passkeyRemove, method: 'DELETE', path: '/auth/passkeys/{id}', authorizer: true },
+  passkeyAuthenticationOptions: {
+    module: passkeyAuthenticationOptions,
+    method: 'POST',
+    path: '/auth/passkeys/authentication/options',
+    authorizer: false,
+  },
+  passkeyAuthentication: { module: passkeyAuthentication, method: 'POST', path: '/auth/passkeys/authentication', authorizer: false },
 } as const;
 
 export type RouteName = keyof typeof routes;

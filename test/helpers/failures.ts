@@ -77,6 +77,12 @@ const CODE_OF: Record<string, ErrorCode> = {
   // RP-initiated logout (docs/api.md 11.12).
   'Invalid logout request': 'INVALID_LOGOUT_REQUEST',
   'Invalid id_token_hint': 'INVALID_ID_TOKEN_HINT',
+  // Passkeys (docs/api.md 12).
+  'Invalid passkey registration': 'INVALID_PASSKEY_REGISTRATION',
+  'Invalid passkey': 'INVALID_PASSKEY',
+  'Passkey not found': 'PASSKEY_NOT_FOUND',
+  'Passkey already registered': 'PASSKEY_ALREADY_REGISTERED',
+  'Too many passkeys': 'TOO_MANY_PASSKEYS',
 };
 
 /** The field the MFA enrolment names for its per-method checks of `secret`. */

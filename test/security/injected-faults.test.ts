@@ -2,6 +2,7 @@ import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { argon2idHasher } from '../../lib/crypto/password';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
+import { softwareAuthenticator } from '../helpers/authenticator';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { type FaultMode, faultPlan, faultyStores } from '../helpers/faulty-stores';
@@ -648,6 +649,49 @@ describe('a database fault at every step of every operation', () => {
       name: 'adminListAudit',
       prepare: async () => undefined,
       run: () => app.request('adminListAudit', { token: adminToken, query: { limit: '5' } }),
+      ok: (r) => r.status === 200,
+    },
+    // Passkeys (docs/api.md 12).
+    {
+      name: 'passkeyRegistrationOptions',
+      prepare: newUser,
+      run: (user) => app.request('passkeyRegistrationOptions', { token: user.token, body: {} }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'passkeyRegistration',
+      prepare: async () => {
+        const user = await newUser();
+        const options = (await app.request('passkeyRegistrationOptions', { token: user.token, body: {} })).body.data.options;
+        return { token: user.token, credential: softwareAuthenticator().create(options).response };
+      },
+      run: ({ token, credential }) => app.request('passkeyRegistration', { token, body: { credential } }),
+      ok: (r) => r.status === 201,
+    },
+    {
+      name: 'passkeyAuthentication',
+      prepare: async () => {
+        const user = await newUser();
+        const passkeys = softwareAuthenticator();
+        const creation = (await app.request('passkeyRegistrationOptions', { token: user.token, body: {} })).body.data.options;
+        await app.request('passkeyRegistration', { token: user.token, body: { credential: passkeys.create(creation).response } });
+        const request = (await app.request('passkeyAuthenticationOptions', { body: { tenantId, username: user.username } })).body.data
+          .options;
+        return passkeys.get(request);
+      },
+      run: (credential) => app.request('passkeyAuthentication', { body: { tenantId, credential } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'removePasskey',
+      prepare: async () => {
+        const user = await newUser();
+        const creation = (await app.request('passkeyRegistrationOptions', { token: user.token, body: {} })).body.data.options;
+        const credential = softwareAuthenticator().create(creation).response;
+        const registered = await app.request('passkeyRegistration', { token: user.token, body: { credential } });
+        return { token: user.token, id: registered.body.data.passkey.id as string };
+      },
+      run: ({ token, id }) => app.request('passkeyRemove', { token, pathParameters: { id } }),
       ok: (r) => r.status === 200,
     },
   ];

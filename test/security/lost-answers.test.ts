@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { argon2idHasher } from '../../lib/crypto/password';
 import { dynamoStores } from '../../lib/deps';
 import { type App, registerAdmin, testApp } from '../helpers/app';
+import { softwareAuthenticator } from '../helpers/authenticator';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
@@ -552,5 +553,44 @@ describe('writes retried after a lost answer', () => {
     expect((await deps.store.sessions.find(tenantId, sessionId))?.revokedReason).toBe('signed_out');
     const trail = await app.request('adminListAudit', { token: admin.token, query: { type: 'signed_out' } });
     expect(trail.body.data.events).toHaveLength(1);
+  });
+
+  it('passkeys: a lost answer to the registration, the challenge, the counter or the removal reads as done, once (docs/api.md 12)', async () => {
+    const { token, user } = await registerAdmin(app, uniqueTenant('lost'));
+    const { tenantId } = user;
+    const passkeys = softwareAuthenticator();
+    const creation = (await app.request('passkeyRegistrationOptions', { token, body: {} })).body.data.options;
+    const credential = passkeys.create(creation).response;
+    const lostBefore = dynamo.lost();
+    dynamo.loseNext(mentioning('PutItemCommand', 'publicKey'));
+    const registered = await app.request('passkeyRegistration', { token, body: { credential } });
+    expect(registered.status).toBe(201);
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+    // Single use still holds: the challenge is used.
+    expect((await app.request('passkeyRegistration', { token, body: { credential } })).body).toEqual(
+      failure('Invalid passkey registration'),
+    );
+
+    const signIn = async (lose: string) => {
+      const request = (await app.request('passkeyAuthenticationOptions', { body: { tenantId } })).body.data.options;
+      const assertion = passkeys.get(request);
+      dynamo.loseNext(mentioning('UpdateItemCommand', lose));
+      expect((await app.request('passkeyAuthentication', { body: { tenantId, credential: assertion } })).status).toBe(200);
+      expect((await app.request('passkeyAuthentication', { body: { tenantId, credential: assertion } })).body).toEqual(
+        failure('Invalid passkey'),
+      );
+    };
+    await signIn('usedAt = :now');
+    await signIn('lastUsedAt = :now');
+    expect(dynamo.lost()).toBe(lostBefore + 3);
+
+    dynamo.loseNext(mentioning('UpdateItemCommand', 'removedAt = :now'));
+    const id = registered.body.data.passkey.id as string;
+    expect((await app.request('passkeyRemove', { token, pathParameters: { id } })).body).toEqual({
+      success: true,
+      data: { message: 'Passkey removed' },
+    });
+    expect(dynamo.lost()).toBe(lostBefore + 4);
+    expect((await app.request('passkeyRemove', { token, pathParameters: { id } })).body).toEqual(failure('Passkey not found'));
   });
 });

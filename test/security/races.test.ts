@@ -2,6 +2,7 @@ import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { normalizeUsername } from '../../lib/store/keys';
 import { type App, registerAdmin, testApp } from '../helpers/app';
+import { softwareAuthenticator } from '../helpers/authenticator';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { browserAuthorize, CookieJar, postForm } from '../helpers/hosted';
@@ -532,5 +533,39 @@ describe('races', () => {
       expect(count(answers, 200)).toBe(1);
       expect(answers.filter((answer) => answer.status === 400 && answer.body.error === 'Invalid verification code')).toHaveLength(M - 1);
     });
+  });
+
+  it(`${N} concurrent passkey sign-ins with one assertion, and ${N} registrations of one credential id: exactly one each (docs/api.md 12)`, async () => {
+    const tenantId = uniqueTenant('race');
+    const admin = await registerAdmin(app, tenantId);
+    const passkeys = softwareAuthenticator();
+    const creations = await Promise.all(
+      Array.from(
+        { length: N },
+        async () => (await app.request('passkeyRegistrationOptions', { token: admin.token, body: {} })).body.data.options,
+      ),
+    );
+    const first = passkeys.create(creations[0]);
+    const registrations = await Promise.all(
+      creations.map((creation, i) =>
+        app.request('passkeyRegistration', {
+          token: admin.token,
+          body: { credential: i === 0 ? first.response : passkeys.create(creation, {}, first.credential).response },
+        }),
+      ),
+    );
+    expect(count(registrations, 201)).toBe(1);
+    expect(registrations.filter((answer) => answer.status === 409 && answer.body.error === 'Passkey already registered')).toHaveLength(
+      N - 1,
+    );
+    expect((await items(tenantId)).filter((item) => String(item.pk).includes('#PASSKEY#'))).toHaveLength(1);
+
+    const request = (await app.request('passkeyAuthenticationOptions', { body: { tenantId } })).body.data.options;
+    const assertion = passkeys.get(request, {}, first.credential);
+    const signIns = await Promise.all(
+      Array.from({ length: N }, () => app.request('passkeyAuthentication', { body: { tenantId, credential: assertion } })),
+    );
+    expect(count(signIns, 200)).toBe(1);
+    expect(signIns.filter((answer) => answer.status === 401 && answer.body.error === 'Invalid passkey')).toHaveLength(N - 1);
   });
 });

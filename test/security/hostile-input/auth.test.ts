@@ -132,6 +132,9 @@ const OPERATIONS: Operation[] = [
     alsoOk: [],
   },
   { route: 'emailVerify', fields: ['code'], poison: {}, withIdentity: true, alsoOk: [] },
+  // Passkeys (docs/api.md 12): never a credential for an issued challenge; refusals are audited.
+  { route: 'passkeyRegistration', fields: ['credential', 'name'], poison: {}, withIdentity: true, alsoOk: [] },
+  { route: 'passkeyAuthentication', fields: ['credential', 'tenantId'], poison: {}, withIdentity: false, alsoOk: [] },
 ];
 
 describe('hostile input to login, refresh, register, logout, me, reauthenticate, password change, forgot/reset, email and the JWKS', () => {
@@ -158,7 +161,8 @@ describe('hostile input to login, refresh, register, logout, me, reauthenticate,
       // What a hostile request may change by design, compared apart: failed-login counters, the
       // reset records of a username (its failed-reset counter; a forgot request's code, of
       // nobody for an unknown username), and the audit events of refusals (docs/api.md 9.8).
-      const counted = (item: Record<string, unknown>) => /#(LOGIN|AUDIT|RESET)#/.test(String(item.pk));
+      // A refused passkey sign-in counts against its source address like a failed login (docs/api.md 12.6).
+      const counted = (item: Record<string, unknown>) => /#(LOGIN|AUDIT|RESET)#|^SOURCE#/.test(String(item.pk));
       const scannedBefore = await scanTable(inject('dynamodbEndpoint'), tableName);
       const before = scannedBefore.filter((item) => !counted(item));
       const eventsBefore = new Set(scannedBefore.map((item) => item.id));
@@ -199,6 +203,7 @@ describe('hostile input to login, refresh, register, logout, me, reauthenticate,
         'reauthentication_failed',
         'password_reset_failed',
         'email_verification_failed',
+        'passkey_registration_failed',
       ];
       expect(events.filter((event) => event.outcome !== 'failure' || !refusals.includes(String(event.type)))).toEqual([]);
       // The session the authenticated cases ran with is still the same, valid one.

@@ -1,0 +1,22 @@
+import * as z from 'zod';
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+import { existingTenantId, username } from '../lib/http/schemas';
+import { passkeyAuthenticationOptions } from '../lib/passkeys/ceremonies';
+
+export const body = z.object({ username: username.optional(), tenantId: existingTenantId.optional() });
+
+/** POST /auth/passkeys/authentication/options (docs/api.md 12.5): the request options of a passkey sign-in. */
+export function makeHandler(deps: Deps) {
+  return httpHandler(deps, { identity: 'none', body }, async ({ body, deps }) =>
+    ok({
+      options: await passkeyAuthenticationOptions(deps, {
+        tenantId: body.tenantId ?? deps.config.defaultTenantId,
+        username: body.username,
+      }),
+    }),
+  );
+}
+
+export const handler = makeHandler(defaultDeps());

@@ -1,0 +1,17 @@
+import * as z from 'zod';
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+import { credential, passkeyName } from '../lib/passkeys/api-schemas';
+import { registerPasskey } from '../lib/passkeys/ceremonies';
+
+export const body = z.object({ credential, name: passkeyName.optional() });
+
+/** POST /auth/passkeys/registration (docs/api.md 12.2): stores the passkey the authenticator made. */
+export function makeHandler(deps: Deps) {
+  return httpHandler(deps, { identity: 'required', body }, async ({ body, identity, deps }) =>
+    ok({ passkey: await registerPasskey(deps, identity, body.credential, body.name) }, 201),
+  );
+}
+
+export const handler = makeHandler(defaultDeps());

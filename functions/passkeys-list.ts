@@ -1,0 +1,11 @@
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { ok } from '../lib/http/reply';
+import { passkeysOf } from '../lib/passkeys/listing';
+
+/** GET /auth/passkeys (docs/api.md 12.3): the caller's passkeys, newest first. */
+export function makeHandler(deps: Deps) {
+  return httpHandler(deps, { identity: 'required' }, async ({ identity, deps }) => ok({ passkeys: await passkeysOf(deps, identity) }));
+}
+
+export const handler = makeHandler(defaultDeps());

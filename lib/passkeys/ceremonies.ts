@@ -1,0 +1,441 @@
+import { createHash, createPublicKey, type KeyObject, verify } from 'node:crypto';
+import { decodeCBORToNativeValueNoLeftoverBytes } from '@oslojs/cbor';
+import {
+  type AuthenticatorData,
+  ClientDataType,
+  COSEKeyType,
+  type COSEPublicKey,
+  coseAlgorithmEdDSA,
+  coseAlgorithmES256,
+  coseAlgorithmRS256,
+  coseEllipticCurveEd25519,
+  coseEllipticCurveP256,
+  parseAuthenticatorData,
+  parseClientDataJSON,
+} from '@oslojs/webauthn';
+import * as z from 'zod';
+import { sourceOf } from '../abuse/source-address';
+import type { AuditDetails } from '../audit/events';
+import { recordEvent } from '../audit/record';
+import { epochSeconds } from '../clock';
+import type { Deps } from '../deps';
+import { ConflictError, NotFoundError, TooManyRequestsError, UnauthorizedError, ValidationError } from '../errors';
+import type { Amr } from '../sessions/session';
+import { LOGIN_ATTEMPTS, SOURCE_WINDOW_SECONDS, signInEvent } from '../users/login';
+import type { User } from '../users/user';
+import { passkeysOf } from './listing';
+import { type Ceremony, CHALLENGE_TTL_SECONDS, MAX_PASSKEYS_PER_USER, type Passkey, type PasskeyView, passkeyView } from './passkey';
+
+/**
+ * The WebAuthn ceremonies (docs/api.md 12, WebAuthn Level 3 7.1 and 7.2) on
+ * `@oslojs/webauthn`, which parses the authenticator's CBOR; signatures are checked
+ * with node:crypto. Only the passkey functions import this module (README, Passkeys).
+ */
+
+type PasskeyDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'source'>;
+
+/** The account a registration is for: the signed-in user. */
+export interface PasskeyAccount {
+  tenantId: string;
+  userId: string;
+  username: string;
+}
+
+/** WebAuthn's `PublicKeyCredentialCreationOptionsJSON` (Level 3 5.4), as this service fills it. */
+export interface PublicKeyCredentialCreationOptionsJSON {
+  rp: { id: string; name: string };
+  user: { id: string; name: string; displayName: string };
+  challenge: string;
+  pubKeyCredParams: Array<{ type: 'public-key'; alg: number }>;
+  timeout: number;
+  excludeCredentials: CredentialDescriptor[];
+  authenticatorSelection: { residentKey: 'required'; requireResidentKey: true; userVerification: 'required' };
+  attestation: 'none';
+  hints: string[];
+}
+
+/** WebAuthn's `PublicKeyCredentialRequestOptionsJSON` (Level 3 5.5). */
+export interface PublicKeyCredentialRequestOptionsJSON {
+  challenge: string;
+  rpId: string;
+  timeout: number;
+  allowCredentials: CredentialDescriptor[];
+  userVerification: 'required';
+}
+
+interface CredentialDescriptor {
+  type: 'public-key';
+  id: string;
+  transports?: string[];
+}
+
+/** What a passkey sign-in proves: the user, the credential, and the session's `amr`. */
+export interface PasskeySignIn {
+  user: User;
+  credentialId: string;
+  /** The passkey's id (docs/api.md 12.3). */
+  passkeyId: string;
+  amr: Amr[];
+}
+
+/** Preferred first: EdDSA, ES256, RS256 (the algorithms signatures are checked for below). */
+const ALGORITHMS = [coseAlgorithmEdDSA, coseAlgorithmES256, coseAlgorithmRS256];
+
+const base64url = z.string().regex(/^[A-Za-z0-9_-]+$/);
+/** Credential ids are at most 1023 bytes (Level 3 5.1). */
+const credentialIdText = base64url.max(1400);
+const registrationResponse = z.object({
+  id: credentialIdText,
+  rawId: credentialIdText,
+  type: z.literal('public-key'),
+  response: z.object({
+    clientDataJSON: base64url.max(8192),
+    attestationObject: base64url.max(65536),
+    transports: z.array(z.string().max(32)).max(10).optional(),
+  }),
+});
+const authenticationResponse = z.object({
+  id: credentialIdText,
+  rawId: credentialIdText,
+  type: z.literal('public-key'),
+  response: z.object({
+    clientDataJSON: base64url.max(8192),
+    authenticatorData: base64url.max(8192),
+    signature: base64url.max(2048),
+    userHandle: base64url.max(128).nullish(),
+  }),
+});
+
+const bytes = (text: string) => new Uint8Array(Buffer.from(text, 'base64url'));
+const text = (data: Uint8Array) => Buffer.from(data).toString('base64url');
+const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest();
+
+/** A passkey's id: the base64url SHA-256 of its credential id (one per credential, fixed length). */
+export const passkeyIdOf = (credentialId: Uint8Array) => text(sha256(credentialId));
+
+/** The WebAuthn user handle of a user: their id's bytes (never the username, Level 3 14.6.1). */
+const userHandleOf = (userId: string) => Buffer.from(userId, 'utf8').toString('base64url');
+
+/** Flags byte of authenticator data (Level 3 6.1): backup eligible. */
+const BACKUP_ELIGIBLE = 0x08;
+
+const descriptor = (passkey: Passkey): CredentialDescriptor => ({
+  type: 'public-key',
+  id: passkey.credentialId,
+  ...(passkey.transports.length > 0 ? { transports: passkey.transports } : {}),
+});
+
+async function issueChallenge(deps: PasskeyDeps, tenantId: string, ceremony: Ceremony, userId?: string): Promise<string> {
+  const challenge = deps.random.token();
+  const expiresAt = epochSeconds(deps.clock) + CHALLENGE_TTL_SECONDS;
+  await deps.store.passkeys.createChallenge({ challenge, tenantId, ceremony, ...(userId === undefined ? {} : { userId }), expiresAt });
+  return challenge;
+}
+
+/**
+ * docs/api.md 12.1: the creation options of a new passkey for the signed-in user, with a
+ * challenge bound to the registration, the user and the tenant. Passkeys are
+ * discoverable credentials with user verification; no attestation is asked for.
+ */
+export async function passkeyRegistrationOptions(
+  deps: PasskeyDeps,
+  account: PasskeyAccount,
+): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const [challenge, registered] = await Promise.all([
+    issueChallenge(deps, account.tenantId, 'registration', account.userId),
+    deps.store.passkeys.listByUser(account.tenantId, account.userId),
+  ]);
+  const { rpId, rpName } = deps.config.webauthn;
+  return {
+    rp: { id: rpId, name: rpName },
+    user: { id: userHandleOf(account.userId), name: account.username, displayName: account.username },
+    challenge,
+    pubKeyCredParams: ALGORITHMS.map((alg) => ({ type: 'public-key', alg })),
+    timeout: CHALLENGE_TTL_SECONDS * 1000,
+    excludeCredentials: registered.map(descriptor),
+    authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'required' },
+    attestation: 'none',
+    hints: [],
+  };
+}
+
+/** The checks both ceremonies make of the client data (Level 3 7.1 steps 7-11, 7.2 steps 10-14); undefined if one fails. */
+function checkedClientData(deps: PasskeyDeps, encoded: Uint8Array, type: ClientDataType) {
+  let clientData: ReturnType<typeof parseClientDataJSON>;
+  try {
+    clientData = parseClientDataJSON(encoded);
+  } catch {
+    return undefined;
+  }
+  if (clientData.type !== type) return undefined;
+  if (!deps.config.webauthn.origins.includes(clientData.origin)) return undefined;
+  // A ceremony run in a frame of another site (Level 3 13.4.3): refused.
+  if (clientData.crossOrigin === true) return undefined;
+  return { challenge: text(clientData.challenge) };
+}
+
+/** The checks of authenticator data both ceremonies make (Level 3 7.1 steps 13-15): RP ID, presence, verification. */
+function checksFlags(deps: PasskeyDeps, data: AuthenticatorData): boolean {
+  return data.verifyRelyingPartyIdHash(deps.config.webauthn.rpId) && data.userPresent && data.userVerified;
+}
+
+/** The credential public key as SubjectPublicKeyInfo, for an algorithm this service checks; undefined otherwise. */
+function publicKeyOf(cose: COSEPublicKey): { key: KeyObject; algorithm: number } | undefined {
+  const pad = (value: bigint, length: number) => Buffer.from(value.toString(16).padStart(length * 2, '0'), 'hex').toString('base64url');
+  try {
+    const algorithm = cose.algorithm();
+    if (algorithm === coseAlgorithmES256 && cose.type() === COSEKeyType.EC2) {
+      const { curve, x, y } = cose.ec2();
+      if (curve !== coseEllipticCurveP256) return undefined;
+      return { key: createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: pad(x, 32), y: pad(y, 32) }, format: 'jwk' }), algorithm };
+    }
+    if (algorithm === coseAlgorithmEdDSA && cose.type() === COSEKeyType.OKP) {
+      const { curve, x } = cose.okp();
+      if (curve !== coseEllipticCurveEd25519) return undefined;
+      return { key: createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: text(x) }, format: 'jwk' }), algorithm };
+    }
+    if (algorithm === coseAlgorithmRS256 && cose.type() === COSEKeyType.RSA) {
+      const { n, e } = cose.rsa();
+      const hex = (value: bigint) => {
+        const digits = value.toString(16);
+        return Buffer.from(digits.length % 2 ? `0${digits}` : digits, 'hex').toString('base64url');
+      };
+      return { key: createPublicKey({ key: { kty: 'RSA', n: hex(n), e: hex(e) }, format: 'jwk' }), algorithm };
+    }
+  } catch {
+    return undefined;
+  }
+  return undefined;
+}
+
+/** Checks an assertion's signature over authenticatorData ‖ SHA-256(clientDataJSON) (Level 3 7.2 step 21). */
+function signatureIsValid(passkey: Passkey, authenticatorData: Uint8Array, clientDataJSON: Uint8Array, signature: Uint8Array): boolean {
+  const key = createPublicKey({ key: Buffer.from(passkey.publicKey, 'base64url'), format: 'der', type: 'spki' });
+  const signed = Buffer.concat([authenticatorData, sha256(clientDataJSON)]);
+  try {
+    if (passkey.algorithm === coseAlgorithmEdDSA) return verify(null, signed, key, signature);
+    if (passkey.algorithm === coseAlgorithmES256) return verify('sha256', signed, { key, dsaEncoding: 'der' }, signature);
+    if (passkey.algorithm === coseAlgorithmRS256) return verify('sha256', signed, key, signature);
+  } catch {
+    return false;
+  }
+  return false;
+}
+
+/** docs/api.md 12.2: a passkey's default name, when the registration gives none. */
+const defaultName = (now: number) => `Passkey ${new Date(now * 1000).toISOString().slice(0, 10)}`;
+
+/**
+ * docs/api.md 12.2: checks a registration response (Level 3 7.1) against its challenge
+ * (used once, for this user, in this tenant, within 5 minutes), the configured origins
+ * and RP ID, and user verification; then stores the passkey, once per credential id in
+ * the tenant. Refusals: 400 `Invalid passkey registration`, 409 `Passkey already registered`,
+ * 409 `Too many passkeys`. The attestation statement is not checked (`attestation: 'none'`).
+ */
+export async function registerPasskey(
+  deps: PasskeyDeps,
+  account: PasskeyAccount,
+  credential: unknown,
+  name?: string,
+): Promise<PasskeyView> {
+  const now = epochSeconds(deps.clock);
+  const refuse = async (reason: NonNullable<AuditDetails['reason']>, error: Error = invalidRegistration()) => {
+    await recordEvent(deps, {
+      tenantId: account.tenantId,
+      type: 'passkey_registration_failed',
+      actor: { type: 'user', id: account.userId },
+      targetUserId: account.userId,
+      outcome: 'failure',
+      details: { reason },
+    });
+    return error;
+  };
+  const parsed = registrationResponse.safeParse(credential);
+  if (!parsed.success) throw await refuse('invalid_passkey');
+  const { response } = parsed.data;
+  const clientDataJSON = bytes(response.clientDataJSON);
+  const clientData = checkedClientData(deps, clientDataJSON, ClientDataType.Create);
+  if (!clientData) throw await refuse('invalid_passkey');
+  const challenge = await deps.store.passkeys.consumeChallenge(account.tenantId, clientData.challenge, 'registration', now);
+  if (!challenge || challenge.userId !== account.userId) throw await refuse('invalid_passkey');
+
+  const authenticatorDataBytes = authenticatorDataOf(bytes(response.attestationObject));
+  const authenticatorData = authenticatorDataBytes && parsedAuthenticatorData(authenticatorDataBytes);
+  if (!authenticatorDataBytes || !authenticatorData) throw await refuse('invalid_passkey');
+  const created = authenticatorData.credential;
+  if (!checksFlags(deps, authenticatorData) || !created || text(created.id) !== parsed.data.rawId) throw await refuse('invalid_passkey');
+  const publicKey = publicKeyOf(created.publicKey);
+  if (!publicKey) throw await refuse('invalid_passkey');
+
+  const registered = await deps.store.passkeys.listByUser(account.tenantId, account.userId);
+  if (registered.length >= MAX_PASSKEYS_PER_USER) {
+    throw await refuse('passkey_limit', new ConflictError('Too many passkeys', { code: 'TOO_MANY_PASSKEYS' }));
+  }
+  const passkey: Passkey = {
+    id: passkeyIdOf(created.id),
+    tenantId: account.tenantId,
+    userId: account.userId,
+    credentialId: text(created.id),
+    publicKey: publicKey.key.export({ type: 'spki', format: 'der' }).toString('base64url'),
+    algorithm: publicKey.algorithm,
+    counter: authenticatorData.signatureCounter,
+    backupEligible: ((authenticatorDataBytes[32] ?? 0) & BACKUP_ELIGIBLE) !== 0,
+    transports: response.transports ?? [],
+    name: name ?? defaultName(now),
+    createdAt: now,
+  };
+  if (!(await deps.store.passkeys.register(passkey))) {
+    throw await refuse('passkey_taken', new ConflictError('Passkey already registered', { code: 'PASSKEY_ALREADY_REGISTERED' }));
+  }
+  deps.log.info('passkey_registered', { tenantId: account.tenantId, userId: account.userId, passkeyId: passkey.id });
+  await recordEvent(deps, {
+    tenantId: account.tenantId,
+    type: 'passkey_registered',
+    actor: { type: 'user', id: account.userId },
+    targetUserId: account.userId,
+    outcome: 'success',
+    details: { passkeyId: passkey.id, name: passkey.name },
+  });
+  return passkeyView(passkey);
+}
+
+const invalidRegistration = () => new ValidationError('Invalid passkey registration', { code: 'INVALID_PASSKEY_REGISTRATION' });
+const invalidPasskey = () => new UnauthorizedError('Invalid passkey', {}, { code: 'INVALID_PASSKEY' });
+
+/** The authenticator data of an attestation object (Level 3 6.5); its statement is not checked (`attestation: 'none'`). */
+function authenticatorDataOf(attestationObject: Uint8Array): Uint8Array | undefined {
+  try {
+    const decoded: unknown = decodeCBORToNativeValueNoLeftoverBytes(attestationObject, 4);
+    if (typeof decoded !== 'object' || decoded === null || !('authData' in decoded) || !('fmt' in decoded)) return undefined;
+    return decoded.authData instanceof Uint8Array && typeof decoded.fmt === 'string' ? decoded.authData : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function parsedAuthenticatorData(encoded: Uint8Array): AuthenticatorData | undefined {
+  try {
+    return parseAuthenticatorData(encoded);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * docs/api.md 12.5: the request options of a sign-in. With a username, the user's
+ * credentials (none for an unknown username, which answers like a user without
+ * passkeys); without, an empty list: the authenticator offers its discoverable credentials.
+ */
+export async function passkeyAuthenticationOptions(
+  deps: PasskeyDeps,
+  request: { tenantId: string; username?: string | undefined },
+): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const user = request.username === undefined ? undefined : await deps.store.users.findByUsername(request.tenantId, request.username);
+  const [challenge, registered] = await Promise.all([
+    issueChallenge(deps, request.tenantId, 'authentication', user?.id),
+    user ? deps.store.passkeys.listByUser(request.tenantId, user.id) : [],
+  ]);
+  return {
+    challenge,
+    rpId: deps.config.webauthn.rpId,
+    timeout: CHALLENGE_TTL_SECONDS * 1000,
+    allowCredentials: registered.map(descriptor),
+    userVerification: 'required',
+  };
+}
+
+/**
+ * docs/api.md 12.6: checks an assertion (Level 3 7.2): its challenge (used once, for
+ * sign-in, in this tenant, within 5 minutes, for the user it named), origin, RP ID,
+ * user verification, signature, and signature counter; then the user's status and the
+ * login's limits (the per-source limit of failures, the account's lockout). Any failure
+ * is 401 `Invalid passkey` and an audit event; a counter that went back (a cloned
+ * authenticator) is refused and audited as such. The caller starts the session.
+ */
+export async function verifyPasskeySignIn(
+  deps: PasskeyDeps,
+  request: { tenantId: string; credential: unknown; sourceIp?: string | undefined },
+): Promise<PasskeySignIn> {
+  const { tenantId } = request;
+  const now = epochSeconds(deps.clock);
+  const address = sourceOf(request.sourceIp);
+  const sourcePolicy = { max: deps.config.loginFailuresPerSource, windowSeconds: SOURCE_WINDOW_SECONDS };
+  const source = address === undefined ? undefined : ({ kind: 'source', address } as const);
+  const refuse = async (user: User | undefined, reason: NonNullable<AuditDetails['reason']>, passkeyId?: string) => {
+    deps.log.info('passkey_sign_in_failed', { tenantId, userId: user?.id, reason });
+    await Promise.all([
+      source && deps.store.attempts.reserve(source, now, sourcePolicy),
+      signInEvent(deps, tenantId, user?.username, user, 'login_failed', { reason, ...(passkeyId ? { passkeyId } : {}) }),
+    ]);
+    return invalidPasskey();
+  };
+
+  const parsed = authenticationResponse.safeParse(request.credential);
+  if (source) {
+    const verdict = await deps.store.attempts.peek(source, now, sourcePolicy);
+    if (!verdict.allowed) throw new TooManyRequestsError(verdict.retryAfterSeconds, 'Too many requests', { code: 'RATE_LIMITED' });
+  }
+  if (!parsed.success) throw await refuse(undefined, 'invalid_passkey');
+  const { response } = parsed.data;
+  const clientDataJSON = bytes(response.clientDataJSON);
+  const clientData = checkedClientData(deps, clientDataJSON, ClientDataType.Get);
+  if (!clientData) throw await refuse(undefined, 'invalid_passkey');
+  const passkeyId = passkeyIdOf(bytes(parsed.data.rawId));
+  // The challenge is spent whatever follows: a refused assertion cannot be tried again.
+  const [challenge, passkey] = await Promise.all([
+    deps.store.passkeys.consumeChallenge(tenantId, clientData.challenge, 'authentication', now),
+    deps.store.passkeys.find(tenantId, passkeyId),
+  ]);
+  const user = passkey && (await deps.store.users.findById(tenantId, passkey.userId));
+  if (!challenge || !passkey || !user) throw await refuse(user, 'invalid_passkey', passkey?.id);
+  if (challenge.userId !== undefined && challenge.userId !== passkey.userId) throw await refuse(user, 'invalid_passkey', passkey.id);
+  if (response.userHandle && response.userHandle !== userHandleOf(passkey.userId)) throw await refuse(user, 'invalid_passkey', passkey.id);
+
+  const authenticatorDataBytes = bytes(response.authenticatorData);
+  const authenticatorData = parsedAuthenticatorData(authenticatorDataBytes);
+  if (!authenticatorData) throw await refuse(user, 'invalid_passkey', passkey.id);
+  if (
+    !checksFlags(deps, authenticatorData) ||
+    !signatureIsValid(passkey, authenticatorDataBytes, clientDataJSON, bytes(response.signature))
+  ) {
+    throw await refuse(user, 'invalid_passkey', passkey.id);
+  }
+  // Level 3 7.2 step 22: an authenticator that keeps a counter moves it on at every use; one
+  // that did not was cloned (or its answer replayed), and the credential is not trusted.
+  const counter = authenticatorData.signatureCounter;
+  if ((counter !== 0 || passkey.counter !== 0) && counter <= passkey.counter) {
+    deps.log.warn('passkey_counter_went_back', { tenantId, userId: user.id, passkeyId: passkey.id });
+    throw await refuse(user, 'passkey_cloned', passkey.id);
+  }
+  if (user.status !== 'active') throw await refuse(user, 'disabled', passkey.id);
+  // docs/api.md 12.6: an account locked by failed logins (the first window of the
+  // login budget) is locked for every way in; a peek counts nothing.
+  const lockout = await deps.store.attempts.peek({ kind: 'login', tenantId, username: user.username, tier: 0 }, now, LOGIN_ATTEMPTS);
+  if (!lockout.allowed) {
+    await signInEvent(deps, tenantId, user.username, user, 'login_locked', { reason: 'password_attempts', passkeyId: passkey.id });
+    throw new TooManyRequestsError(lockout.retryAfterSeconds);
+  }
+  if (!(await deps.store.passkeys.recordUse(passkey, counter, now))) throw await refuse(user, 'invalid_passkey', passkey.id);
+  const amr: Amr[] = [passkey.backupEligible ? 'swk' : 'hwk', 'user'];
+  return { user, credentialId: passkey.credentialId, passkeyId: passkey.id, amr };
+}
+
+/** docs/api.md 12.3: the user's passkeys, newest first (lib/passkeys/listing.ts). */
+export const listPasskeys = passkeysOf;
+
+/** docs/api.md 12.4: removes one of the user's passkeys; 404 `Passkey not found` if the user has no such passkey. */
+export async function removePasskey(deps: PasskeyDeps, account: PasskeyAccount, id: string): Promise<void> {
+  const now = epochSeconds(deps.clock);
+  if (!(await deps.store.passkeys.remove(account.tenantId, account.userId, id, now))) {
+    throw new NotFoundError('Passkey not found', { code: 'PASSKEY_NOT_FOUND' });
+  }
+  deps.log.info('passkey_removed', { tenantId: account.tenantId, userId: account.userId, passkeyId: id });
+  await recordEvent(deps, {
+    tenantId: account.tenantId,
+    type: 'passkey_removed',
+    actor: { type: 'user', id: account.userId },
+    targetUserId: account.userId,
+    outcome: 'success',
+    details: { passkeyId: id },
+  });
+}
