@@ -81,3 +81,19 @@ export async function currentBrowserSession(
   if (user?.status !== 'active' || !isSessionOfCurrentGeneration(user, session)) return undefined;
   return { session, user };
 }
+
+/**
+ * The live browser session of the cookie in the cookie's own tenant, for the pages that
+ * belong to no interaction (docs/api.md 11.11), with the CSRF token of their forms: a hash
+ * of the cookie's secret, which only this browser holds (the record keeps another hash of
+ * it, so the table does not give the token away).
+ */
+export async function browserSessionOfCookie(
+  deps: Pick<Deps, 'clock' | 'store'>,
+  cookie: string | undefined,
+): Promise<{ session: Session; user: User; csrf: string } | undefined> {
+  const parsed = cookie ? parseValue(cookie) : undefined;
+  if (!parsed) return undefined;
+  const current = await currentBrowserSession(deps, cookie, parsed.tenantId);
+  return current && { ...current, csrf: hashToken(`csrf.${parsed.secret}`) };
+}

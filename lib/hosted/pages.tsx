@@ -27,7 +27,8 @@ export interface FormContext {
   csrf: string;
 }
 
-function Layout({ title, tenant, children }: { title: string; tenant?: string | undefined; children: ComponentChildren }) {
+/** The frame of every hosted page: the tenant, the title, one stylesheet. */
+export function Layout({ title, tenant, children }: { title: string; tenant?: string | undefined; children: ComponentChildren }) {
   return (
     <html lang="en">
       <head>
@@ -47,7 +48,8 @@ function Layout({ title, tenant, children }: { title: string; tenant?: string | 
   );
 }
 
-const Problem = ({ message }: { message?: string | undefined }) =>
+/** A failure the page reports, announced to screen readers. */
+export const Problem = ({ message }: { message?: string | undefined }) =>
   message ? (
     <p class="error" role="alert">
       {message}
@@ -59,9 +61,11 @@ export interface SignInProps extends FormContext {
   clientName: string;
   username?: string | undefined;
   error?: string | undefined;
+  /** The passkey sign-in (lib/hosted/passkey-pages.tsx), when the page offers it (docs/api.md 11.11). */
+  passkey?: VNode | undefined;
 }
 
-export function SignInPage({ tenant, clientName, username, error, csrf }: SignInProps) {
+export function SignInPage({ tenant, clientName, username, error, csrf, passkey }: SignInProps) {
   return (
     <Layout title="Sign in" tenant={tenant}>
       <p>to continue to {clientName}</p>
@@ -69,11 +73,19 @@ export function SignInPage({ tenant, clientName, username, error, csrf }: SignIn
       <form method="post" action="/oauth2/hosted/sign-in">
         <input type="hidden" name="csrf" value={csrf} />
         <label for="username">Username</label>
-        <input id="username" name="username" autocomplete="username" required maxLength={128} value={username ?? ''} />
+        <input
+          id="username"
+          name="username"
+          autocomplete={passkey ? 'username webauthn' : 'username'}
+          required
+          maxLength={128}
+          value={username ?? ''}
+        />
         <label for="password">Password</label>
         <input id="password" name="password" type="password" autocomplete="current-password" required maxLength={1024} />
         <button type="submit">Sign in</button>
       </form>
+      {passkey}
     </Layout>
   );
 }

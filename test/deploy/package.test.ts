@@ -89,6 +89,10 @@ const FUNCTIONS = [
   'HostedSignIn',
   'HostedSecondFactor',
   'HostedConsent',
+  // Passkeys on the hosted pages (docs/api.md 11.11).
+  'HostedPasskeySignIn',
+  'HostedPasskeysPage',
+  'HostedPasskeyRegister',
 ];
 /** Functions that record audit events (lib/audit/record.ts), and so put them. */
 const AUDITING = [

@@ -18,6 +18,9 @@ import * as authorizer from '../../functions/authorizer';
 import * as emailSet from '../../functions/email-set';
 import * as emailVerify from '../../functions/email-verify';
 import * as hostedConsent from '../../functions/hosted-consent';
+import * as hostedPasskeyRegister from '../../functions/hosted-passkey-register';
+import * as hostedPasskeySignIn from '../../functions/hosted-passkey-sign-in';
+import * as hostedPasskeysPage from '../../functions/hosted-passkeys-page';
 import * as hostedSecondFactor from '../../functions/hosted-second-factor';
 import * as hostedSignIn from '../../functions/hosted-sign-in';
 import * as jwks from '../../functions/jwks';
@@ -115,6 +118,10 @@ const routes = {
   hostedSignIn: { module: hostedSignIn, method: 'POST', path: '/oauth2/hosted/sign-in', authorizer: false },
   hostedSecondFactor: { module: hostedSecondFactor, method: 'POST', path: '/oauth2/hosted/second-factor', authorizer: false },
   hostedConsent: { module: hostedConsent, method: 'POST', path: '/oauth2/hosted/consent', authorizer: false },
+  // Passkeys on the hosted pages (docs/api.md 11.11).
+  hostedPasskeySignIn: { module: hostedPasskeySignIn, method: 'POST', path: '/oauth2/hosted/passkey', authorizer: false },
+  hostedPasskeysPage: { module: hostedPasskeysPage, method: 'GET', path: '/oauth2/hosted/passkeys', authorizer: false },
+  hostedPasskeyRegister: { module: hostedPasskeyRegister, method: 'POST', path: '/oauth2/hosted/passkeys', authorizer: false },
 } as const;
 
 export type RouteName = keyof typeof routes;
