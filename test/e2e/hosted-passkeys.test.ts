@@ -306,4 +306,58 @@ describe('passkeys on the hosted pages (chromium)', () => {
     expect(await answer.text()).toContain('<p class="error" role="alert">Invalid passkey</p>');
     await context.close();
   });
+
+  it('keeps the passkeys page to a live, recent browser session of its own origin and CSRF token', async () => {
+    const user = await newUser();
+    const { context, page } = await browserWithAuthenticator({ conditional: false });
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const none = await context.request.get(`${issuer}/oauth2/hosted/passkeys`);
+    expect(none.status()).toBe(401);
+    expect(await none.text()).toContain('<p class="error" role="alert">Unauthorized</p>');
+
+    const { url, verifier, state } = authorizeUrl();
+    await page.goto(url);
+    await passwordSignIn(page, user.username);
+    await arrived(page, client, state, verifier);
+    await page.goto(`${issuer}/oauth2/hosted/passkeys`);
+    const csrf = (await page.getAttribute('form[data-passkey] input[name=csrf]', 'value')) ?? '';
+    const crossSite = await context.request.post(`${issuer}/oauth2/hosted/passkeys`, {
+      headers: { ...form, origin: 'http://127.0.0.1:1' },
+      data: new URLSearchParams({ csrf, credential: '{}' }).toString(),
+    });
+    expect(crossSite.status()).toBe(403);
+    expect(await crossSite.text()).toContain('Cross-site request refused');
+    const wrongToken = await context.request.post(`${issuer}/oauth2/hosted/passkeys`, {
+      headers: { ...form, origin: issuer },
+      data: new URLSearchParams({ csrf: `${csrf}x`, credential: '{}' }).toString(),
+    });
+    expect(wrongToken.status()).toBe(403);
+    expect(await wrongToken.text()).toContain('Cross-site request refused');
+    const refused = await context.request.post(`${issuer}/oauth2/hosted/passkeys`, {
+      headers: { ...form, origin: issuer },
+      data: new URLSearchParams({ csrf, credential: '{}' }).toString(),
+    });
+    expect(refused.status()).toBe(400);
+    expect(await refused.text()).toContain('<p class="error" role="alert">Invalid passkey registration</p>');
+
+    // Eleven minutes later (REAUTH_MAX_AGE_SECONDS is 600) the session lives on, but adding needs a new sign-in.
+    const now = Date.now();
+    deps.clock.set(now + 11 * 60 * 1000);
+    try {
+      const stale = await page.goto(`${issuer}/oauth2/hosted/passkeys`);
+      expect(stale?.status()).toBe(200);
+      expect(stale?.headers()['content-security-policy']).not.toContain('script-src');
+      expect(await page.locator('form[data-passkey]').count()).toBe(0);
+      expect(await page.locator('main').textContent()).toContain('To add a passkey, sign in again');
+      const late = await context.request.post(`${issuer}/oauth2/hosted/passkeys`, {
+        headers: { ...form, origin: issuer },
+        data: new URLSearchParams({ csrf, credential: '{}' }).toString(),
+      });
+      expect(late.status()).toBe(403);
+      expect(await late.text()).toContain('<p class="error" role="alert">Recent authentication required</p>');
+    } finally {
+      deps.clock.set(now);
+    }
+    await context.close();
+  });
 });
