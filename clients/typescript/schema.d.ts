@@ -1024,6 +1024,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth2/hosted/passkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hosted sign-in with a passkey: the assertion of the sign-in page (then consent or the code)
+         * @description docs/api.md 11.11. Source: functions/hosted-passkey-sign-in.ts.
+         */
+        post: operations["hostedPasskeySignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth2/hosted/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Hosted passkeys page: the signed-in browser’s passkeys, and adding one after a recent sign-in
+         * @description docs/api.md 11.11. Source: functions/hosted-passkeys-page.ts.
+         */
+        get: operations["hostedPasskeysPage"];
+        put?: never;
+        /**
+         * Hosted passkeys form: a new passkey of the signed-in browser’s user (back to the page)
+         * @description docs/api.md 11.11. Source: functions/hosted-passkey-register.ts.
+         */
+        post: operations["hostedPasskeyRegister"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1197,6 +1241,15 @@ export interface components {
                 [key: string]: unknown;
             };
             tenantId?: string;
+        };
+        HostedPasskeySignInRequest: {
+            csrf: string;
+            credential: string;
+        };
+        HostedPasskeyRegisterRequest: {
+            csrf: string;
+            credential: string;
+            name?: string;
         };
         Failure: {
             /** @constant */
@@ -5361,6 +5414,224 @@ export interface operations {
             };
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hostedPasskeySignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["HostedPasskeySignInRequest"];
+            };
+        };
+        responses: {
+            /** @description The consent page. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Back to the client with the code. */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error page: `Invalid form body`, `Sign-in expired` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Invalid passkey` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Cross-site request refused` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Too many failed attempts`, `Too many requests` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Service unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    hostedPasskeysPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The passkeys page. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Service unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    hostedPasskeyRegister: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["HostedPasskeyRegisterRequest"];
+            };
+        };
+        responses: {
+            /** @description Back to the passkeys page. */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error page: `Invalid form body`, `Invalid passkey registration` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Cross-site request refused`, `Recent authentication required` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Passkey already registered`, `Too many passkeys` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Service unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
 }

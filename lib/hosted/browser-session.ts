@@ -97,3 +97,20 @@ export function sessionBoundToken(cookie: string | undefined, purpose: string): 
   const parsed = cookie ? parseValue(cookie) : undefined;
   return parsed ? hashToken(`${purpose}.${parsed.secret}`) : undefined;
 }
+
+/**
+ * The live browser session of the cookie in the cookie's own tenant, for the pages that
+ * belong to no interaction (docs/api.md 11.11), with the CSRF token of their forms: a hash
+ * of the cookie's secret, which only this browser holds (the record keeps another hash of
+ * it, so the table does not give the token away).
+ */
+export async function browserSessionOfCookie(
+  deps: Pick<Deps, 'clock' | 'store'>,
+  cookie: string | undefined,
+): Promise<{ session: Session; user: User; csrf: string } | undefined> {
+  const tenantId = tenantOfCookie(cookie);
+  const csrf = sessionBoundToken(cookie, 'csrf');
+  if (tenantId === undefined || csrf === undefined) return undefined;
+  const current = await currentBrowserSession(deps, cookie, tenantId);
+  return current && { ...current, csrf };
+}

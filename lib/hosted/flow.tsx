@@ -21,6 +21,7 @@ import { currentBrowserSession, SESSION_COOKIE, startBrowserSession } from './br
 import { browserRedirect, checkOrigin, cookiesOf, crossSite, formOf, hostCookie, page } from './http';
 import { INTERACTION_TTL_SECONDS, type Interaction, type InteractionStage } from './interaction';
 import { ConsentPage, SecondFactorPage, SignInPage } from './pages';
+import { passkeySignIn } from './passkey-pages';
 
 /*
  * The browser door of the authorization endpoint (docs/api.md 11.5-11.9): GET
@@ -60,7 +61,7 @@ export function isBrowserNavigation(event: APIGatewayProxyEventV2): boolean {
 const errorRedirect = (deps: HostedDeps, request: AuthorizationRequest, error: string) =>
   withQuery(request.redirect_uri, { error, state: request.state, iss: deps.config.issuer });
 
-const clientName = (client: OAuthClient) => client.clientName || client.clientId;
+export const clientName = (client: OAuthClient) => client.clientName || client.clientId;
 
 /** The tenant's name at the top of its pages (docs/api.md 11.7): its display name (9.14), else its id. */
 const tenantName = async (deps: HostedDeps, tenantId: string) => (await deps.store.tenants.find(tenantId))?.displayName ?? tenantId;
@@ -139,9 +140,11 @@ export async function beginBrowserAuthorization(deps: HostedDeps, event: APIGate
   if (!fresh) {
     if (prompt === 'none') return browserRedirect(errorRedirect(deps, request, 'login_required'));
     const { interaction, csrf } = await beginInteraction(deps, tenant, request, 'sign_in');
-    return page(200, <SignInPage tenant={name} clientName={clientName(client)} csrf={csrf} />, {
+    const { passkey, scripts } = await passkeySignIn(deps, tenant, csrf);
+    return page(200, <SignInPage tenant={name} clientName={clientName(client)} csrf={csrf} passkey={passkey} />, {
       redirectUri: request.redirect_uri,
       cookies: [interactionCookie(interaction)],
+      scripts,
     });
   }
   if (!(await needsConsent(deps, client, current.user, scope, prompt)))
@@ -163,7 +166,7 @@ export async function beginBrowserAuthorization(deps: HostedDeps, event: APIGate
  * interaction cookie names a pending interaction at `stage`, and the form's CSRF token is
  * the interaction's. A replayed, expired or unknown interaction: 400 `Sign-in expired`.
  */
-async function postedInteraction(deps: HostedDeps, event: APIGatewayProxyEventV2, csrf: string, stage: InteractionStage) {
+export async function postedInteraction(deps: HostedDeps, event: APIGatewayProxyEventV2, csrf: string, stage: InteractionStage) {
   checkOrigin(event, deps.config.issuer);
   const [tenant, id, ...rest] = (cookiesOf(event).get(INTERACTION_COOKIE) ?? '').split('.');
   if (!tenant || !id || rest.length > 0 || !/^[A-Za-z0-9_-]{1,200}$/.test(tenant) || !/^[A-Za-z0-9_-]{16,128}$/.test(id)) throw expired();
@@ -190,7 +193,7 @@ async function advance(
  * The user proved who they are: a new browser session (a new id, docs/api.md 11.6; the
  * browser's previous session of the tenant ends), then consent or the code.
  */
-async function signedIn(
+export async function signedIn(
   deps: HostedDeps,
   event: APIGatewayProxyEventV2,
   found: { interaction: Interaction; client: OAuthClient },
@@ -259,21 +262,20 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
   const found = await postedInteraction(deps, event, form.csrf, 'sign_in');
   const { interaction, client } = found;
   const tenantId = interaction.tenantId;
-  const again = async (error: string, status: number, headers: Record<string, string> = {}) =>
-    page(
-      status,
+  const again = async (error: string, status: number, headers: Record<string, string> = {}) => {
+    const { passkey, scripts } = await passkeySignIn(deps, tenantId, form.csrf);
+    const content = (
       <SignInPage
         tenant={await tenantName(deps, tenantId)}
         clientName={clientName(client)}
         username={form.username}
         error={error}
         csrf={form.csrf}
-      />,
-      {
-        redirectUri: interaction.request.redirect_uri,
-        headers,
-      },
+        passkey={passkey}
+      />
     );
+    return page(status, content, { redirectUri: interaction.request.redirect_uri, headers, scripts });
+  };
   let accepted: Awaited<ReturnType<typeof checkPassword>>;
   try {
     // The per-source limit counts this door's failures with the JSON login's (docs/api.md 10.1).

@@ -12,7 +12,8 @@ type Result = APIGatewayProxyStructuredResultV2;
 /** The most a form of the hosted pages may weigh (a password of 1024 characters and the rest). */
 const MAX_FORM_BYTES = 8 * 1024;
 
-const styleHash = `'sha256-${createHash('sha256').update(STYLESHEET).digest('base64')}'`;
+const hashSource = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+const styleHash = hashSource(STYLESHEET);
 
 /**
  * Where a form may post, its answer's redirect included (browsers apply `form-action` to
@@ -24,12 +25,17 @@ function formTargets(redirectUri: string | undefined): string {
   return `'self' ${url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol}`;
 }
 
-/** The headers of every hosted page (docs/api.md 11.8): nothing loads but the page and its stylesheet, no framing, no caching. */
-function pageHeaders(redirectUri?: string): Record<string, string> {
+/**
+ * The headers of every hosted page (docs/api.md 11.8): nothing loads but the page and its
+ * stylesheet (and the page's own inline scripts, allowed by their hashes: docs/api.md
+ * 11.11), no framing, no caching.
+ */
+function pageHeaders(redirectUri?: string, scripts: string[] = []): Record<string, string> {
+  const scriptSources = scripts.length ? `; script-src ${scripts.map(hashSource).join(' ')}` : '';
   return {
     'Content-Type': 'text/html; charset=utf-8',
     'Cache-Control': 'no-store',
-    'Content-Security-Policy': `default-src 'none'; style-src ${styleHash}; form-action ${formTargets(redirectUri)}; frame-ancestors 'none'; base-uri 'none'`,
+    'Content-Security-Policy': `default-src 'none'; style-src ${styleHash}; form-action ${formTargets(redirectUri)}; frame-ancestors 'none'; base-uri 'none'${scriptSources}`,
     'X-Frame-Options': 'DENY',
     'X-Content-Type-Options': 'nosniff',
     // Not `no-referrer`: under it a browser sends `Origin: null` with the page's own forms.
@@ -42,13 +48,15 @@ export interface PageOptions {
   redirectUri?: string | undefined;
   cookies?: string[];
   headers?: Record<string, string>;
+  /** The text of each inline script the page runs (none unless it offers passkeys). */
+  scripts?: string[];
 }
 
 /** A hosted page as the Lambda result. */
 export function page(statusCode: number, content: VNode, options: PageOptions = {}): Result {
   return {
     statusCode,
-    headers: { ...pageHeaders(options.redirectUri), ...options.headers },
+    headers: { ...pageHeaders(options.redirectUri, options.scripts), ...options.headers },
     body: renderPage(content),
     ...(options.cookies?.length ? { cookies: options.cookies } : {}),
   };

@@ -48,7 +48,8 @@ export function Layout({ title, tenant, children }: { title: string; tenant?: st
   );
 }
 
-const Problem = ({ message }: { message?: string | undefined }) =>
+/** A failure the page reports, announced to screen readers. */
+export const Problem = ({ message }: { message?: string | undefined }) =>
   message ? (
     <p class="error" role="alert">
       {message}
@@ -60,9 +61,11 @@ export interface SignInProps extends FormContext {
   clientName: string;
   username?: string | undefined;
   error?: string | undefined;
+  /** The passkey sign-in (lib/hosted/passkey-pages.tsx), when the page offers it (docs/api.md 11.11). */
+  passkey?: VNode | undefined;
 }
 
-export function SignInPage({ tenant, clientName, username, error, csrf }: SignInProps) {
+export function SignInPage({ tenant, clientName, username, error, csrf, passkey }: SignInProps) {
   return (
     <Layout title="Sign in" tenant={tenant}>
       <p>to continue to {clientName}</p>
@@ -70,11 +73,19 @@ export function SignInPage({ tenant, clientName, username, error, csrf }: SignIn
       <form method="post" action="/oauth2/hosted/sign-in">
         <input type="hidden" name="csrf" value={csrf} />
         <label for="username">Username</label>
-        <input id="username" name="username" autocomplete="username" required maxLength={128} value={username ?? ''} />
+        <input
+          id="username"
+          name="username"
+          autocomplete={passkey ? 'username webauthn' : 'username'}
+          required
+          maxLength={128}
+          value={username ?? ''}
+        />
         <label for="password">Password</label>
         <input id="password" name="password" type="password" autocomplete="current-password" required maxLength={1024} />
         <button type="submit">Sign in</button>
       </form>
+      {passkey}
     </Layout>
   );
 }

@@ -24,7 +24,8 @@ import type { Amr } from '../sessions/session';
 import { LOGIN_ATTEMPTS, SOURCE_WINDOW_SECONDS, signInEvent } from '../users/login';
 import type { User } from '../users/user';
 import { passkeysOf } from './listing';
-import { type Ceremony, CHALLENGE_TTL_SECONDS, MAX_PASSKEYS_PER_USER, type Passkey, type PasskeyView, passkeyView } from './passkey';
+import { type CredentialDescriptor, issueChallenge, type PublicKeyCredentialRequestOptionsJSON, signInOptions } from './options';
+import { CHALLENGE_TTL_SECONDS, MAX_PASSKEYS_PER_USER, type Passkey, type PasskeyView, passkeyView } from './passkey';
 
 /**
  * The WebAuthn ceremonies (docs/api.md 12, WebAuthn Level 3 7.1 and 7.2) on
@@ -52,21 +53,6 @@ export interface PublicKeyCredentialCreationOptionsJSON {
   authenticatorSelection: { residentKey: 'required'; requireResidentKey: true; userVerification: 'required' };
   attestation: 'none';
   hints: string[];
-}
-
-/** WebAuthn's `PublicKeyCredentialRequestOptionsJSON` (Level 3 5.5). */
-export interface PublicKeyCredentialRequestOptionsJSON {
-  challenge: string;
-  rpId: string;
-  timeout: number;
-  allowCredentials: CredentialDescriptor[];
-  userVerification: 'required';
-}
-
-interface CredentialDescriptor {
-  type: 'public-key';
-  id: string;
-  transports?: string[];
 }
 
 /** What a passkey sign-in proves: the user, the credential, and the session's `amr`. */
@@ -124,13 +110,6 @@ const descriptor = (passkey: Passkey): CredentialDescriptor => ({
   id: passkey.credentialId,
   ...(passkey.transports.length > 0 ? { transports: passkey.transports } : {}),
 });
-
-async function issueChallenge(deps: PasskeyDeps, tenantId: string, ceremony: Ceremony, userId?: string): Promise<string> {
-  const challenge = deps.random.token();
-  const expiresAt = epochSeconds(deps.clock) + CHALLENGE_TTL_SECONDS;
-  await deps.store.passkeys.createChallenge({ challenge, tenantId, ceremony, ...(userId === undefined ? {} : { userId }), expiresAt });
-  return challenge;
-}
 
 /**
  * docs/api.md 12.1: the creation options of a new passkey for the signed-in user, with a
@@ -331,17 +310,8 @@ export async function passkeyAuthenticationOptions(
   request: { tenantId: string; username?: string | undefined },
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const user = request.username === undefined ? undefined : await deps.store.users.findByUsername(request.tenantId, request.username);
-  const [challenge, registered] = await Promise.all([
-    issueChallenge(deps, request.tenantId, 'authentication', user?.id),
-    user ? deps.store.passkeys.listByUser(request.tenantId, user.id) : [],
-  ]);
-  return {
-    challenge,
-    rpId: deps.config.webauthn.rpId,
-    timeout: CHALLENGE_TTL_SECONDS * 1000,
-    allowCredentials: registered.map(descriptor),
-    userVerification: 'required',
-  };
+  const credentials = async (userId: string) => (await deps.store.passkeys.listByUser(request.tenantId, userId)).map(descriptor);
+  return signInOptions(deps, request.tenantId, user && { userId: user.id, credentials: credentials(user.id) });
 }
 
 /**

@@ -14,9 +14,14 @@ export type Authorize = (identity: Identity | null, rawBody: Record<string, unkn
  * `Recent authentication required` (before validation, like every permission check).
  */
 export function requireRecentAuthentication(deps: RecentDeps, identity: Pick<Identity, 'authTime'>): void {
-  if (epochSeconds(deps.clock) - identity.authTime > deps.config.reauthMaxAgeSeconds) {
+  if (!isRecentAuthentication(deps, identity)) {
     throw new ForbiddenError('Recent authentication required', { code: 'RECENT_AUTH_REQUIRED' });
   }
+}
+
+/** Whether the session proved a credential within `REAUTH_MAX_AGE_SECONDS` (docs/api.md 8.1). */
+export function isRecentAuthentication(deps: RecentDeps, identity: Pick<Identity, 'authTime'>): boolean {
+  return epochSeconds(deps.clock) - identity.authTime <= deps.config.reauthMaxAgeSeconds;
 }
 
 /** A route's `authorize` for a *(recent)* operation, followed by the route's own check if it has one. */

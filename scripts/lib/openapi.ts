@@ -931,6 +931,51 @@ const OPERATIONS: Record<string, OperationDoc> = {
     answers: [{ status: 200, description: 'A new session.', body: 'AuthPayloadEnvelope', headers: noStore }],
     failures: [new UnauthorizedError('Invalid passkey', {}, { code: 'INVALID_PASSKEY' }), locked, clientSourceLimited],
   },
+  // Passkeys on the hosted pages (docs/api.md 11.11).
+  hostedPasskeySignIn: {
+    section: '11.11',
+    summary: 'Hosted sign-in with a passkey: the assertion of the sign-in page (then consent or the code)',
+    tag: 'oauth2',
+    caller: 'none',
+    bodyTypes: ['form'],
+    html: true,
+    answers: [
+      { status: 200, description: 'The consent page.', headers: noStore },
+      { status: 303, description: 'Back to the client with the code.', headers: { Location: undefined, ...noStore } },
+    ],
+    failures: hostedFailures(
+      new UnauthorizedError('Invalid passkey', {}, { code: 'INVALID_PASSKEY' }),
+      new TooManyRequestsError(60),
+      new TooManyRequestsError(60, 'Too many requests', { code: 'RATE_LIMITED' }),
+    ),
+  },
+  hostedPasskeysPage: {
+    section: '11.11',
+    summary: 'Hosted passkeys page: the signed-in browser’s passkeys, and adding one after a recent sign-in',
+    tag: 'oauth2',
+    caller: 'none',
+    html: true,
+    answers: [{ status: 200, description: 'The passkeys page.', headers: noStore }],
+    failures: [unauthorized],
+  },
+  hostedPasskeyRegister: {
+    section: '11.11',
+    summary: 'Hosted passkeys form: a new passkey of the signed-in browser’s user (back to the page)',
+    tag: 'oauth2',
+    caller: 'none',
+    bodyTypes: ['form'],
+    html: true,
+    answers: [{ status: 303, description: 'Back to the passkeys page.', headers: { Location: undefined, ...noStore } }],
+    failures: [
+      new ValidationError('Invalid form body', { code: 'INVALID_FORM' }),
+      new ValidationError('Invalid passkey registration', { code: 'INVALID_PASSKEY_REGISTRATION' }),
+      unauthorized,
+      new ForbiddenError('Cross-site request refused', { code: 'CROSS_SITE_REQUEST' }),
+      new ForbiddenError('Recent authentication required', { code: 'RECENT_AUTH_REQUIRED' }),
+      new ConflictError('Passkey already registered', { code: 'PASSKEY_ALREADY_REGISTERED' }),
+      new ConflictError('Too many passkeys', { code: 'TOO_MANY_PASSKEYS' }),
+    ],
+  },
 };
 
 /** The failures every hosted form answers with its error page (docs/api.md 11.9), and its own. */

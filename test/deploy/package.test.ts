@@ -101,9 +101,13 @@ const FUNCTIONS = [
   'RemovePasskey',
   'PasskeyAuthenticationOptions',
   'PasskeyAuthentication',
+  // Passkeys on the hosted pages (docs/api.md 11.11).
+  'HostedPasskeySignIn',
+  'HostedPasskeysPage',
+  'HostedPasskeyRegister',
 ];
-/** Functions that run WebAuthn ceremonies, and alone bundle the WebAuthn library (docs/api.md 12). */
-const WEBAUTHN = ['PasskeyRegistration', 'PasskeyAuthentication'];
+/** Functions that check WebAuthn answers, and alone bundle the WebAuthn library (docs/api.md 11.11, 12). */
+const WEBAUTHN = ['PasskeyRegistration', 'PasskeyAuthentication', 'HostedPasskeySignIn', 'HostedPasskeyRegister'];
 /** Functions that record audit events (lib/audit/record.ts), and so put them. */
 const AUDITING = [
   'Login',

@@ -146,7 +146,7 @@ describe('browser sign-in (chromium)', () => {
       /default-src 'none'; style-src 'sha256-[^']+'; form-action 'self' http:\/\/localhost:\d+; frame-ancestors 'none'/,
     );
     expect(await page.locator('header').textContent()).toBe(tenantId);
-    expect(await page.getAttribute('input[name=username]', 'autocomplete')).toBe('username');
+    expect(await page.getAttribute('input[name=username]', 'autocomplete')).toBe('username webauthn');
     expect(await page.getAttribute('input[name=password]', 'autocomplete')).toBe('current-password');
     expect(await page.locator('label[for=username]').textContent()).toBe('Username');
 

@@ -20,6 +20,9 @@ import * as authorizer from '../../functions/authorizer';
 import * as emailSet from '../../functions/email-set';
 import * as emailVerify from '../../functions/email-verify';
 import * as hostedConsent from '../../functions/hosted-consent';
+import * as hostedPasskeyRegister from '../../functions/hosted-passkey-register';
+import * as hostedPasskeySignIn from '../../functions/hosted-passkey-sign-in';
+import * as hostedPasskeysPage from '../../functions/hosted-passkeys-page';
 import * as hostedSecondFactor from '../../functions/hosted-second-factor';
 import * as hostedSignIn from '../../functions/hosted-sign-in';
 import * as jwks from '../../functions/jwks';
@@ -147,6 +150,10 @@ const routes = {
     authorizer: false,
   },
   passkeyAuthentication: { module: passkeyAuthentication, method: 'POST', path: '/auth/passkeys/authentication', authorizer: false },
+  // Passkeys on the hosted pages (docs/api.md 11.11).
+  hostedPasskeySignIn: { module: hostedPasskeySignIn, method: 'POST', path: '/oauth2/hosted/passkey', authorizer: false },
+  hostedPasskeysPage: { module: hostedPasskeysPage, method: 'GET', path: '/oauth2/hosted/passkeys', authorizer: false },
+  hostedPasskeyRegister: { module: hostedPasskeyRegister, method: 'POST', path: '/oauth2/hosted/passkeys', authorizer: false },
 } as const;
 
 export type RouteName = keyof typeof routes;

@@ -1,0 +1,153 @@
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import * as z from 'zod';
+import { constantEquals } from '../crypto/constant-equals';
+import type { Deps } from '../deps';
+import { AppError, UnauthorizedError } from '../errors';
+import { listPasskeys, passkeyRegistrationOptions, registerPasskey, verifyPasskeySignIn } from '../passkeys/ceremonies';
+import { isRecentAuthentication, requireRecentAuthentication } from '../sessions/recent-auth';
+import type { Session } from '../sessions/session';
+import type { User } from '../users/user';
+import { browserSessionOfCookie, SESSION_COOKIE } from './browser-session';
+import { clientName, type HostedDeps, postedInteraction, signedIn } from './flow';
+import { browserRedirect, checkOrigin, cookiesOf, crossSite, formOf, page } from './http';
+import type { Interaction } from './interaction';
+import { SignInPage } from './pages';
+import { PASSKEY_SCRIPT, PasskeysPage, passkeySignIn } from './passkey-pages';
+
+/*
+ * Passkeys on the hosted pages (docs/api.md 11.11): the sign-in page's passkey, posted
+ * to POST /oauth2/hosted/passkey, and the page where a signed-in browser adds one. The
+ * ceremonies are lib/passkeys/ceremonies.ts's, as for the JSON API (docs/api.md 12); the
+ * interaction, the browser session and the code are lib/hosted/flow.tsx's.
+ */
+
+export type PasskeyHostedDeps = HostedDeps & Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store'>;
+type Result = APIGatewayProxyStructuredResultV2;
+
+/** The page where a signed-in browser adds a passkey. */
+export const PASSKEYS_PAGE_PATH = '/oauth2/hosted/passkeys';
+
+/** The credential field: the JSON of a PublicKeyCredential; what does not parse is left for the ceremony to refuse. */
+const credentialField = z
+  .string()
+  .min(1)
+  .max(6000)
+  .transform((text): unknown => {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  });
+
+export const passkeySignInForm = z.strictObject({
+  csrf: z.string().min(1).max(128),
+  credential: credentialField,
+});
+
+/**
+ * POST /oauth2/hosted/passkey (docs/api.md 11.11): the assertion of the sign-in page's
+ * challenge, for the interaction's tenant. A passkey proves possession and user
+ * verification at once: no second-factor page. A refused one shows the sign-in page again
+ * with its 401 `Invalid passkey` (and a new challenge).
+ */
+export async function submitPasskeySignIn(deps: PasskeyHostedDeps, event: APIGatewayProxyEventV2): Promise<Result> {
+  const form = formOf(event, passkeySignInForm);
+  const found = await postedInteraction(deps, event, form.csrf, 'sign_in');
+  const { interaction } = found;
+  let proven: Awaited<ReturnType<typeof verifyPasskeySignIn>>;
+  try {
+    proven = await verifyPasskeySignIn(deps, {
+      tenantId: interaction.tenantId,
+      credential: form.credential,
+      sourceIp: event.requestContext?.http?.sourceIp,
+    });
+  } catch (error) {
+    if (!(error instanceof AppError) || (error.statusCode !== 401 && error.statusCode !== 429)) throw error;
+    return signInAgain(deps, found, form.csrf, error);
+  }
+  return signedIn(deps, event, found, proven.user, proven.amr, form.csrf);
+}
+
+async function signInAgain(
+  deps: PasskeyHostedDeps,
+  found: { interaction: Interaction; client: Parameters<typeof clientName>[0] },
+  csrf: string,
+  error: AppError,
+): Promise<Result> {
+  const { interaction, client } = found;
+  const { passkey, scripts } = await passkeySignIn(deps, interaction.tenantId, csrf);
+  const content = (
+    <SignInPage tenant={interaction.tenantId} clientName={clientName(client)} error={error.message} csrf={csrf} passkey={passkey} />
+  );
+  return page(error.statusCode, content, { redirectUri: interaction.request.redirect_uri, headers: error.headers, scripts });
+}
+
+/** The browser's session, outside any interaction; none (or a dead one) is 401 `Unauthorized`. */
+async function signedInBrowser(deps: PasskeyHostedDeps, event: APIGatewayProxyEventV2) {
+  const current = await browserSessionOfCookie(deps, cookiesOf(event).get(SESSION_COOKIE));
+  if (!current) throw new UnauthorizedError('Unauthorized');
+  return current;
+}
+
+const accountOf = (user: User) => ({ tenantId: user.tenantId, userId: user.id, username: user.username });
+const authTimeOf = (session: Session) => ({ authTime: session.authTime ?? session.createdAt });
+
+/** The passkeys page of a signed-in browser: its list, and the creation options when the sign-in is recent. */
+async function passkeysPage(
+  deps: PasskeyHostedDeps,
+  current: { user: User; session: Session; csrf: string },
+  status = 200,
+  error?: AppError,
+): Promise<Result> {
+  const account = accountOf(current.user);
+  const passkeys = await listPasskeys(deps, account);
+  const options = isRecentAuthentication(deps, authTimeOf(current.session)) ? await passkeyRegistrationOptions(deps, account) : undefined;
+  const content = (
+    <PasskeysPage
+      tenant={current.user.tenantId}
+      username={current.user.username}
+      passkeys={passkeys}
+      options={options}
+      csrf={current.csrf}
+      recentMinutes={Math.floor(deps.config.reauthMaxAgeSeconds / 60)}
+      error={error?.message}
+    />
+  );
+  return page(status, content, { scripts: options === undefined ? [] : [PASSKEY_SCRIPT], ...(error ? { headers: error.headers } : {}) });
+}
+
+/**
+ * GET /oauth2/hosted/passkeys (docs/api.md 11.11): the signed-in browser's passkeys and,
+ * when its sign-in is recent (`REAUTH_MAX_AGE_SECONDS`, docs/api.md 8.1), a button to add one.
+ */
+export async function showPasskeys(deps: PasskeyHostedDeps, event: APIGatewayProxyEventV2): Promise<Result> {
+  return passkeysPage(deps, await signedInBrowser(deps, event));
+}
+
+export const addPasskeyForm = z.strictObject({
+  csrf: z.string().min(1).max(128),
+  credential: credentialField,
+  name: z.string().max(64).optional(),
+});
+
+/**
+ * POST /oauth2/hosted/passkeys (docs/api.md 11.11): the attestation of the page's
+ * challenge, from our origin, with the session's CSRF token, in a session whose sign-in is
+ * recent; then back to the page (303). A refused credential shows the page again with the
+ * ceremony's failure.
+ */
+export async function submitPasskey(deps: PasskeyHostedDeps, event: APIGatewayProxyEventV2): Promise<Result> {
+  const form = formOf(event, addPasskeyForm);
+  checkOrigin(event, deps.config.issuer);
+  const current = await signedInBrowser(deps, event);
+  if (!constantEquals(form.csrf, current.csrf)) throw crossSite();
+  requireRecentAuthentication(deps, authTimeOf(current.session));
+  try {
+    await registerPasskey(deps, accountOf(current.user), form.credential, form.name || undefined);
+  } catch (error) {
+    if (!(error instanceof AppError) || error.statusCode >= 500) throw error;
+    return passkeysPage(deps, current, error.statusCode, error);
+  }
+  return browserRedirect(`${new URL(deps.config.issuer).origin}${PASSKEYS_PAGE_PATH}`, { afterForm: true });
+}
