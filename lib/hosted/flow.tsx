@@ -22,6 +22,7 @@ import { browserRedirect, checkOrigin, cookiesOf, crossSite, formOf, hostCookie,
 import { INTERACTION_TTL_SECONDS, type Interaction, type InteractionStage } from './interaction';
 import { ConsentPage, SecondFactorPage, SignInPage } from './pages';
 import { passkeySignIn } from './passkey-pages';
+import { tenantName } from './tenant-name';
 
 /*
  * The browser door of the authorization endpoint (docs/api.md 11.5-11.9): GET
@@ -64,7 +65,6 @@ const errorRedirect = (deps: HostedDeps, request: AuthorizationRequest, error: s
 export const clientName = (client: OAuthClient) => client.clientName || client.clientId;
 
 /** The tenant's name at the top of its pages (docs/api.md 11.7): its display name (9.14), else its id. */
-const tenantName = async (deps: HostedDeps, tenantId: string) => (await deps.store.tenants.find(tenantId))?.displayName ?? tenantId;
 
 /**
  * Whether the user must consent (docs/api.md 11.10): never for a first-party client;

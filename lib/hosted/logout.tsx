@@ -13,6 +13,7 @@ import type { User } from '../users/user';
 import { currentBrowserSession, endedSessionCookie, SESSION_COOKIE, sessionBoundToken, tenantOfCookie } from './browser-session';
 import { browserRedirect, checkOrigin, cookiesOf, crossSite, formOf, page } from './http';
 import { ConfirmSignOutPage, type LogoutParameters, SignedOutPage } from './signed-out';
+import { tenantName } from './tenant-name';
 
 /*
  * RP-initiated logout (OpenID Connect RP-Initiated Logout 1.0, docs/api.md 11.12): an app
@@ -125,7 +126,7 @@ export async function rpInitiatedLogout(deps: LogoutDeps, event: APIGatewayProxy
       return page(
         200,
         <ConfirmSignOutPage
-          tenant={current.user.tenantId}
+          tenant={await tenantName(deps, current.user.tenantId)}
           username={current.user.username}
           clientName={clientName}
           csrf={token}
@@ -138,5 +139,6 @@ export async function rpInitiatedLogout(deps: LogoutDeps, event: APIGatewayProxy
   }
   const cookies = cookie === undefined ? [] : [endedSessionCookie()];
   if (target !== undefined) return browserRedirect(withQuery(target, { state: parameters.state }), { afterForm: isPost, cookies });
-  return page(200, <SignedOutPage tenant={client?.tenantId ?? current?.user.tenantId} />, { cookies });
+  const tenantId = client?.tenantId ?? current?.user.tenantId;
+  return page(200, <SignedOutPage tenant={tenantId && (await tenantName(deps, tenantId))} />, { cookies });
 }

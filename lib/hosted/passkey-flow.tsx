@@ -13,6 +13,7 @@ import { browserRedirect, checkOrigin, cookiesOf, crossSite, formOf, page } from
 import type { Interaction } from './interaction';
 import { SignInPage } from './pages';
 import { PASSKEY_SCRIPT, PasskeysPage, passkeySignIn } from './passkey-pages';
+import { tenantName } from './tenant-name';
 
 /*
  * Passkeys on the hosted pages (docs/api.md 11.11): the sign-in page's passkey, posted
@@ -78,7 +79,13 @@ async function signInAgain(
   const { interaction, client } = found;
   const { passkey, scripts } = await passkeySignIn(deps, interaction.tenantId, csrf);
   const content = (
-    <SignInPage tenant={interaction.tenantId} clientName={clientName(client)} error={error.message} csrf={csrf} passkey={passkey} />
+    <SignInPage
+      tenant={await tenantName(deps, interaction.tenantId)}
+      clientName={clientName(client)}
+      error={error.message}
+      csrf={csrf}
+      passkey={passkey}
+    />
   );
   return page(error.statusCode, content, { redirectUri: interaction.request.redirect_uri, headers: error.headers, scripts });
 }
@@ -105,7 +112,7 @@ async function passkeysPage(
   const options = isRecentAuthentication(deps, authTimeOf(current.session)) ? await passkeyRegistrationOptions(deps, account) : undefined;
   const content = (
     <PasskeysPage
-      tenant={current.user.tenantId}
+      tenant={await tenantName(deps, current.user.tenantId)}
       username={current.user.username}
       passkeys={passkeys}
       options={options}

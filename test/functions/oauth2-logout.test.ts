@@ -130,6 +130,19 @@ describe('RP-initiated logout (handlers)', () => {
     expect(await sessionIds(user.userToken)).not.toContain(user.sid);
   });
 
+  it('names the tenant by its display name on the confirmation and signed-out pages (docs/api.md 9.14)', async () => {
+    const renamed = await app.request('adminUpdateTenant', { token: other.adminToken, body: { displayName: 'Other & Sons' } });
+    expect(renamed.status).toBe(200);
+    const user = await signedIn(other);
+    const asked = await logout(user.jar, {});
+    expect(String(asked.body)).toContain('Other &amp; Sons');
+    const signedOut = await logoutForm(user.jar, { csrf: csrfOf(asked) });
+    expect(signedOut.status).toBe(200);
+    expect(String(signedOut.body)).toContain('<h1>Signed out</h1>');
+    expect(String(signedOut.body)).toContain('Other &amp; Sons');
+    expect(String(signedOut.body)).not.toContain(other.tenantId);
+  });
+
   it('takes an RS256 hint, and the RP’s own POST form (303)', async () => {
     const user = await signedIn();
     const claims = claimsOf(user.idToken);
