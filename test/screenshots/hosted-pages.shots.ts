@@ -8,6 +8,7 @@ import * as hostedConsent from '../../functions/hosted-consent';
 import * as hostedSecondFactor from '../../functions/hosted-second-factor';
 import * as hostedSignIn from '../../functions/hosted-sign-in';
 import * as oauth2Authorize from '../../functions/oauth2-authorize';
+import * as oauth2Logout from '../../functions/oauth2-logout';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { type TestDeps, testDeps } from '../helpers/deps';
 import { type ApiServer, startApiServer } from '../helpers/http-server';
@@ -49,6 +50,8 @@ describe('screenshots of the hosted pages', () => {
         { method: 'POST', path: '/oauth2/hosted/sign-in', handler: hostedSignIn.makeHandler(deps), authorizer: false },
         { method: 'POST', path: '/oauth2/hosted/second-factor', handler: hostedSecondFactor.makeHandler(deps), authorizer: false },
         { method: 'POST', path: '/oauth2/hosted/consent', handler: hostedConsent.makeHandler(deps), authorizer: false },
+        { method: 'GET', path: '/oauth2/logout', handler: oauth2Logout.makeHandler(deps), authorizer: false },
+        { method: 'POST', path: '/oauth2/logout', handler: oauth2Logout.makeHandler(deps), authorizer: false },
       ],
       authorizer.makeHandler(deps),
     );
@@ -109,6 +112,21 @@ describe('screenshots of the hosted pages', () => {
       await page.goto(authorizeUrl());
       await signIn(page, 'alice');
       await page.waitForSelector('button[name=decision][value=allow]');
+    },
+    'sign-out': async (page) => {
+      await page.goto(authorizeUrl());
+      await signIn(page, 'alice');
+      await page.waitForSelector('button[name=decision][value=allow]');
+      await page.goto(new URL('/oauth2/logout', server.url).href);
+      await page.waitForSelector('text=Sign out?');
+    },
+    'signed-out': async (page) => {
+      await page.goto(authorizeUrl());
+      await signIn(page, 'alice');
+      await page.waitForSelector('button[name=decision][value=allow]');
+      await page.goto(new URL('/oauth2/logout', server.url).href);
+      await page.click('button[type=submit]');
+      await page.waitForSelector('text=Signed out');
     },
     error: async (page) => {
       await page.goto(authorizeUrl({ redirect_uri: 'https://attacker.example/callback' }));
