@@ -209,9 +209,10 @@ export async function signOutUser(deps: AdminDeps, admin: Identity, userId: stri
 /** docs/api.md 9.5: removes every factor of the user, passkeys too (docs/api.md 12), and ends their sessions (helpdesk recovery). */
 export async function resetMfa(deps: AdminDeps, admin: Identity, userId: string): Promise<void> {
   await findUser(deps, admin, userId);
+  // Sessions first: a passkey registration still running in one then fails (lib/passkeys/ceremonies.ts).
+  await revokeAll(deps, admin, userId);
   await deps.store.tenantUsers.eraseMfa(admin.tenantId, userId);
   await deps.store.passkeys.eraseAll(admin.tenantId, userId);
-  await revokeAll(deps, admin, userId);
   deps.log.info('admin_mfa_reset', { tenantId: admin.tenantId, actorId: admin.userId, userId });
   await recordEvent(deps, { ...byAdmin(admin, userId), type: 'admin_mfa_reset', outcome: 'success' });
 }

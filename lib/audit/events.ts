@@ -76,6 +76,8 @@ export const AUDIT_REASONS = [
   'passkey_cloned',
   'passkey_taken',
   'passkey_limit',
+  // The registering session ended while the ceremony ran (docs/api.md 12.2).
+  'session_ended',
 ] as const;
 
 const boundedId = z.string().min(1).max(128);

@@ -97,7 +97,12 @@ async function signedInBrowser(deps: PasskeyHostedDeps, event: APIGatewayProxyEv
   return current;
 }
 
-const accountOf = (user: User) => ({ tenantId: user.tenantId, userId: user.id, username: user.username });
+const accountOf = (user: User, session: Session) => ({
+  tenantId: user.tenantId,
+  userId: user.id,
+  username: user.username,
+  sessionId: session.id,
+});
 const authTimeOf = (session: Session) => ({ authTime: session.authTime ?? session.createdAt });
 
 /** The passkeys page of a signed-in browser: its list, and the creation options when the sign-in is recent. */
@@ -107,7 +112,7 @@ async function passkeysPage(
   status = 200,
   error?: AppError,
 ): Promise<Result> {
-  const account = accountOf(current.user);
+  const account = accountOf(current.user, current.session);
   const passkeys = await listPasskeys(deps, account);
   const options = isRecentAuthentication(deps, authTimeOf(current.session)) ? await passkeyRegistrationOptions(deps, account) : undefined;
   const content = (
@@ -151,7 +156,7 @@ export async function submitPasskey(deps: PasskeyHostedDeps, event: APIGatewayPr
   if (!constantEquals(form.csrf, current.csrf)) throw crossSite();
   requireRecentAuthentication(deps, authTimeOf(current.session));
   try {
-    await registerPasskey(deps, accountOf(current.user), form.credential, form.name || undefined);
+    await registerPasskey(deps, accountOf(current.user, current.session), form.credential, form.name || undefined);
   } catch (error) {
     if (!(error instanceof AppError) || error.statusCode >= 500) throw error;
     return passkeysPage(deps, current, error.statusCode, error);

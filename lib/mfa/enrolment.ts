@@ -21,13 +21,19 @@ const E164 = /^\+[1-9][0-9]{6,14}$/;
 const emailAddress = z.email().max(254);
 
 /**
+ * Whether a session proved more than a password: a one-time code (`amr` otp), or a
+ * passkey with user verification (hwk/swk with user), which satisfies MFA (docs/api.md 12.6).
+ */
+const passedMfa = (amr: readonly string[]) => amr.includes('otp') || (amr.includes('user') && (amr.includes('hwk') || amr.includes('swk')));
+
+/**
  * Who may add or remove a factor (enable, disable, recovery codes: docs/api.md 4.4, 8.6):
  * anyone while the user has no active method; once one is active, only a session that
- * passed one (`amr` otp), so that a session from before MFA (or a stolen one) cannot
+ * passed one (or a passkey), so that a session from before MFA (or a stolen one) cannot
  * add a factor of its own or remove the user's. 403 `Permission denied`.
  */
 export async function authorizeFactorChange(deps: Pick<Deps, 'store'>, identity: Identity | null): Promise<void> {
-  if (!identity || identity.amr.includes('otp')) return;
+  if (!identity || passedMfa(identity.amr)) return;
   const methods = await deps.store.mfa.list(identity.tenantId, identity.userId);
   if (methods.some((method) => method.status === 'active')) throw new ForbiddenError(undefined, { code: 'MFA_STEP_UP_REQUIRED' });
 }

@@ -20,6 +20,7 @@ import { recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { ConflictError, NotFoundError, TooManyRequestsError, UnauthorizedError, ValidationError } from '../errors';
+import { liveSession } from '../sessions/live-session';
 import type { Amr } from '../sessions/session';
 import { LOGIN_ATTEMPTS, SOURCE_WINDOW_SECONDS, signInEvent } from '../users/login';
 import type { User } from '../users/user';
@@ -40,6 +41,8 @@ export interface PasskeyAccount {
   tenantId: string;
   userId: string;
   username: string;
+  /** The session the ceremony runs in. */
+  sessionId: string;
 }
 
 /** WebAuthn's `PublicKeyCredentialCreationOptionsJSON` (Level 3 5.4), as this service fills it. */
@@ -265,6 +268,13 @@ export async function registerPasskey(
   };
   if (!(await deps.store.passkeys.register(passkey))) {
     throw await refuse('passkey_taken', new ConflictError('Passkey already registered', { code: 'PASSKEY_ALREADY_REGISTERED' }));
+  }
+  // The session may have ended while the ceremony ran (an ADMIN's MFA reset revokes every
+  // session, then erases the passkeys it lists): a passkey stored after that would outlive
+  // the reset, so it goes again and the registration fails (docs/api.md 9.5, 12.2).
+  if (!(await liveSession(deps, account, now))) {
+    await deps.store.passkeys.remove(account.tenantId, account.userId, passkey.id, now);
+    throw await refuse('session_ended', new UnauthorizedError());
   }
   deps.log.info('passkey_registered', { tenantId: account.tenantId, userId: account.userId, passkeyId: passkey.id });
   await recordEvent(deps, {

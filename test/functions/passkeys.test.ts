@@ -1,6 +1,7 @@
+import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEventType } from '../../lib/audit/events';
-import { passkeyIdOf } from '../../lib/passkeys/ceremonies';
+import { passkeyIdOf, registerPasskey } from '../../lib/passkeys/ceremonies';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { type CeremonyOverrides, softwareAuthenticator } from '../helpers/authenticator';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
@@ -186,6 +187,20 @@ describe('passkeys (docs/api.md 12)', () => {
       }
     });
 
+    it('removes the passkey again, 401, when the session ended during the ceremony (an admin MFA reset, docs/api.md 12.2)', async () => {
+      const alice = await newUser();
+      const bob = await registerStaff(app, alice.token, { username: 'bob', password: PASSWORD, role: 'ANALYST', tenantId: alice.tenantId });
+      const { response } = softwareAuthenticator().create(await registrationOptions(bob.token));
+      // The request passed the authorizer; the reset lands before the ceremony ends.
+      const account = { tenantId: alice.tenantId, userId: bob.user.id, username: 'bob', sessionId: String(decodeJwt(bob.token).sid) };
+      expect((await app.request('adminResetUserMfa', { token: alice.token, pathParameters: { userId: bob.user.id } })).status).toBe(200);
+      await expect(registerPasskey(deps, account, response)).rejects.toMatchObject({ statusCode: 401, message: 'Unauthorized' });
+      expect(await deps.store.passkeys.find(alice.tenantId, passkeyIdOf(Buffer.from(response.rawId, 'base64url')))).toBeUndefined();
+      expect((await events(alice.tenantId, bob.user.id, 'passkey_registration_failed')).map((event) => event.details)).toEqual([
+        { reason: 'session_ended' },
+      ]);
+    });
+
     it('answers 409 Passkey already registered for a credential id registered in the tenant already', async () => {
       const { tenantId, token } = await newUser();
       const authenticator = softwareAuthenticator();
@@ -287,6 +302,9 @@ describe('passkeys (docs/api.md 12)', () => {
       const response = await app.request('passkeyAuthentication', { body: { tenantId, credential } });
       expect(response.status).toBe(200);
       expect(await app.identityOf(response.body.data.token)).toMatchObject({ userId, amr: ['hwk', 'user'] });
+      // As a session that passed a code, it may manage the factors (docs/api.md 4.4, 8.6).
+      const codes = await app.request('mfaRecoveryCodes', { token: response.body.data.token });
+      expect(codes.status).toBe(200);
     });
 
     it.each<[string, CeremonyOverrides]>([
