@@ -1769,7 +1769,7 @@ export interface components {
             outcome: "success" | "failure";
             details: {
                 /** @enum {string} */
-                reason?: "unknown_user" | "wrong_password" | "disabled" | "mfa_required" | "invalid_mfa_code" | "mfa_method_not_enabled" | "password_attempts" | "mfa_attempts" | "mfa_method_locked" | "password_too_common" | "invalid_code" | "invalid_passkey" | "passkey_cloned" | "passkey_taken" | "passkey_limit";
+                reason?: "unknown_user" | "wrong_password" | "disabled" | "mfa_required" | "invalid_mfa_code" | "mfa_method_not_enabled" | "password_attempts" | "mfa_attempts" | "mfa_method_locked" | "password_too_common" | "invalid_code" | "invalid_passkey" | "passkey_cloned" | "passkey_taken" | "passkey_limit" | "session_ended";
                 username?: string;
                 /** @enum {string} */
                 method?: "TOTP" | "SMS" | "EMAIL" | "RECOVERY";
@@ -5402,7 +5402,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure"];
                 };
             };
-            /** @description `Too many failed attempts`, `Too many requests` */
+            /** @description `Too many requests` */
             429: {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];

@@ -22,7 +22,7 @@ import type { Deps } from '../deps';
 import { ConflictError, NotFoundError, TooManyRequestsError, UnauthorizedError, ValidationError } from '../errors';
 import { liveSession } from '../sessions/live-session';
 import type { Amr } from '../sessions/session';
-import { LOGIN_ATTEMPTS, SOURCE_WINDOW_SECONDS, signInEvent } from '../users/login';
+import { SOURCE_WINDOW_SECONDS, signInEvent } from '../users/login';
 import type { User } from '../users/user';
 import { passkeysOf } from './listing';
 import { type CredentialDescriptor, issueChallenge, type PublicKeyCredentialRequestOptionsJSON, signInOptions } from './options';
@@ -388,13 +388,10 @@ export async function verifyPasskeySignIn(
     throw await refuse(user, 'passkey_cloned', passkey.id);
   }
   if (user.status !== 'active') throw await refuse(user, 'disabled', passkey.id);
-  // docs/api.md 12.6: an account locked by failed logins (the first window of the
-  // login budget) is locked for every way in; a peek counts nothing.
-  const lockout = await deps.store.attempts.peek({ kind: 'login', tenantId, username: user.username, tier: 0 }, now, LOGIN_ATTEMPTS);
-  if (!lockout.allowed) {
-    await signInEvent(deps, tenantId, user.username, user, 'login_locked', { reason: 'password_attempts', passkeyId: passkey.id });
-    throw new TooManyRequestsError(lockout.retryAfterSeconds);
-  }
+  // docs/api.md 12.6, 10: password guesses from unknown sources do not lock a passkey
+  // out (a verified assertion is the owner's possession and verification, stronger than
+  // the known-device cookie that the lockout lets through), or anyone who knows a
+  // username could keep its passkeys locked.
   if (!(await deps.store.passkeys.recordUse(passkey, counter, now))) throw await refuse(user, 'invalid_passkey', passkey.id);
   const amr: Amr[] = [passkey.backupEligible ? 'swk' : 'hwk', 'user'];
   return { user, credentialId: passkey.credentialId, passkeyId: passkey.id, amr };

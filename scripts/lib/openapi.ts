@@ -929,7 +929,7 @@ const OPERATIONS: Record<string, OperationDoc> = {
     caller: 'none',
     bodyTypes: ['json'],
     answers: [{ status: 200, description: 'A new session.', body: 'AuthPayloadEnvelope', headers: noStore }],
-    failures: [new UnauthorizedError('Invalid passkey', {}, { code: 'INVALID_PASSKEY' }), locked, clientSourceLimited],
+    failures: [new UnauthorizedError('Invalid passkey', {}, { code: 'INVALID_PASSKEY' }), clientSourceLimited],
   },
   // Passkeys on the hosted pages (docs/api.md 11.11).
   hostedPasskeySignIn: {

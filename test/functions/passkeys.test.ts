@@ -387,18 +387,16 @@ describe('passkeys (docs/api.md 12)', () => {
       expect(response.body).toEqual(failure('Invalid passkey'));
     });
 
-    it('answers 429 Too many failed attempts while the account is locked by failed logins', async () => {
+    it('signs in while password guesses from unknown sources lock the password (docs/api.md 10)', async () => {
       const { tenantId, authenticator } = await userWithPasskey();
       for (let attempt = 0; attempt < 5; attempt++) {
         await app.request('login', { body: { username: 'alice', password: 'wrong password', tenantId } });
       }
+      const locked = await app.request('login', { body: { username: 'alice', password: PASSWORD, tenantId } });
+      expect(locked.body).toEqual(failure('Too many failed attempts'));
       const credential = authenticator.get(await signInOptions(tenantId));
       const response = await app.request('passkeyAuthentication', { body: { tenantId, credential } });
-      expect(response).toEqual({
-        status: 429,
-        headers: expect.objectContaining({ 'Retry-After': expect.stringMatching(/^\d+$/) }),
-        body: failure('Too many failed attempts'),
-      });
+      expect(response.status).toBe(200);
     });
 
     it('answers 401 Invalid passkey for a malformed credential', async () => {
