@@ -4,7 +4,7 @@ import { isOfCurrentEpoch } from '../users/user';
 import type { OAuthAccessClaims } from './access-token';
 import type { OAuthClient } from './client';
 import type { OAuthGrant } from './grant';
-import { formatScope } from './scope';
+import { formatScope, narrowedTo, parseScope } from './scope';
 import { findClientToken } from './token-lookup';
 
 /** RFC 7662 2.2, plus our `tenantId`. */
@@ -24,11 +24,17 @@ export type IntrospectionResponse =
       jti?: string;
     };
 
-function accessTokenAnswer(claims: OAuthAccessClaims): IntrospectionResponse {
+/**
+ * An access token's answer, with the part of its scope that its client may still have
+ * (docs/api.md 9.11); nothing left is `{ active: false }`.
+ */
+function accessTokenAnswer(claims: OAuthAccessClaims, issuer: OAuthClient): IntrospectionResponse {
+  const scope = narrowedTo(parseScope(claims.scope) ?? [], issuer.scopes);
+  if (scope.length === 0) return { active: false };
   return {
     active: true,
     client_id: claims.client_id,
-    scope: claims.scope,
+    scope: formatScope(scope),
     sub: claims.sub,
     iss: claims.iss,
     iat: claims.iat,
@@ -47,6 +53,17 @@ async function userStillGrants(deps: Pick<Deps, 'store'>, grant: OAuthGrant): Pr
 }
 
 /**
+ * The client a token was issued to, as registered now: the caller itself, or for a
+ * resource server's introspection another client of its tenant, read again (a deleted
+ * one is undefined: what was issued to it is inactive, docs/api.md 9.12).
+ */
+async function issuingClient(deps: Pick<Deps, 'store'>, caller: OAuthClient, clientId: string): Promise<OAuthClient | undefined> {
+  if (clientId === caller.clientId) return caller;
+  const client = await deps.store.oauthClients.find(clientId);
+  return client?.tenantId === caller.tenantId ? client : undefined;
+}
+
+/**
  * RFC 7662: whether a token of this client is active: known, its own, not expired,
  * and not revoked: its grant, or for a stateless client_credentials token its deny
  * record (a refresh token: also not yet rotated). Anything else, including another
@@ -62,20 +79,23 @@ export async function introspect(
   const now = epochSeconds(deps.clock);
   const found = await findClientToken(deps, client, token, now, client.introspectAny ? 'tenant' : 'own');
   if (!found) return { active: false };
+  const issuer = await issuingClient(deps, client, found.kind === 'refresh_token' ? found.grant.clientId : found.claims.client_id);
+  if (!issuer) return { active: false };
   if (found.kind === 'client_access_token') {
     // Expiry was checked with the signature; revocation is a deny record under the jti.
     const denied = await deps.store.oauthGrants.isAccessTokenDenied(client.tenantId, found.claims.jti);
-    return denied ? { active: false } : accessTokenAnswer(found.claims);
+    return denied ? { active: false } : accessTokenAnswer(found.claims, issuer);
   }
   if (found.grant.revokedAt !== undefined || found.grant.expiresAt <= now) return { active: false };
   const { grant } = found;
   if (grant.kind === 'authorization_code' && !(await userStillGrants(deps, grant))) return { active: false };
   if (found.kind === 'refresh_token') {
-    if (!found.current) return { active: false };
+    const scope = narrowedTo(grant.scope, issuer.scopes);
+    if (!found.current || scope.length === 0) return { active: false };
     return {
       active: true,
       client_id: grant.clientId,
-      scope: formatScope(grant.scope),
+      scope: formatScope(scope),
       sub: grant.subject,
       iss: deps.config.issuer,
       iat: grant.refreshedAt ?? grant.createdAt,
@@ -83,5 +103,5 @@ export async function introspect(
       tenantId: grant.tenantId,
     };
   }
-  return accessTokenAnswer(found.claims);
+  return accessTokenAnswer(found.claims, issuer);
 }

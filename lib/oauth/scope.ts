@@ -20,3 +20,11 @@ export function isWithinScope(requested: readonly string[], allowed: readonly st
 export function formatScope(scope: readonly string[]): string {
   return scope.join(' ');
 }
+
+/**
+ * The part of a granted scope that the client may still be given: a client whose scope
+ * was narrowed since (docs/api.md 9.11) keeps only the intersection, in the grant's order.
+ */
+export function narrowedTo(granted: readonly string[], allowed: readonly string[]): string[] {
+  return granted.filter((token) => allowed.includes(token));
+}

@@ -12,7 +12,7 @@ import type { OAuthClient } from './client';
 import { oauthErrors } from './errors';
 import { formatGrantRefreshToken, type OAuthGrant, parseGrantRefreshToken } from './grant';
 import { verifyPkce } from './pkce';
-import { formatScope, isWithinScope, parseScope } from './scope';
+import { formatScope, isWithinScope, narrowedTo, parseScope } from './scope';
 
 /** The token request's parameters (docs/api.md 4.7 plus PKCE and scope). */
 export interface TokenRequest {
@@ -190,13 +190,16 @@ async function redeemAuthorizationCode(
   if (code.expiresAt <= now) throw oauthErrors.invalidGrant();
   if (!verifyPkce(request.codeVerifier, code.codeChallenge)) throw oauthErrors.invalidGrant();
   if (code.redirectUri !== request.redirectUri) throw oauthErrors.invalidGrant();
+  // A client narrowed since the code was issued is given only what it may still have (docs/api.md 9.11).
+  const scope = narrowedTo(code.scope, client.scopes);
+  if (scope.length === 0) throw oauthErrors.invalidGrant();
   const resource = resourceFor(client, request.resource, code.resource);
   // The user and the session the code was issued in must still be live (one consistent read).
   const { session, user } = await deps.store.sessions.findWithOwner(tenantId, code.sessionId, code.userId);
   if (!session || !user || session.userId !== user.id || !isLive(session, now)) throw oauthErrors.invalidGrant();
   if (user.status !== 'active' || !isSessionOfCurrentGeneration(user, session)) throw oauthErrors.invalidGrant();
   // Read before the code is spent: a failed read leaves the code to a retry, not to reuse detection.
-  const claimsUser = isOpenIdScope(code.scope) ? await claimsSource(deps, tenantId, user.id) : undefined;
+  const claimsUser = isOpenIdScope(scope) ? await claimsSource(deps, tenantId, user.id) : undefined;
   // Likewise an RS256 client while the keys hold no RS256 key (docs/api.md 11.1): refused before, not after.
   if (claimsUser && client.idTokenSignedResponseAlg === 'RS256' && !(await deps.keys.load()).rs256) throw new NoRs256KeyError();
 
@@ -211,7 +214,7 @@ async function redeemAuthorizationCode(
     kind: 'authorization_code',
     subject: user.id,
     sessionId: code.sessionId,
-    scope: code.scope,
+    scope,
     ...(resource === undefined ? {} : { resource }),
     createdAt: now,
     userEpoch: epochOf(user),
@@ -239,7 +242,8 @@ async function redeemAuthorizationCode(
 /**
  * RFC 6749 6 with rotation (RFC 9700 4.14.2): the refresh token is exchanged for a
  * new one in one conditional write; a retired one presented again revokes the grant.
- * A narrower scope may be asked for the access token; the grant keeps its scope.
+ * A narrower scope may be asked for the access token; the grant keeps its scope, and
+ * a token gets only its part that the client's registration still allows.
  */
 async function refreshGrant(
   deps: TokenDeps,
@@ -255,7 +259,7 @@ async function refreshGrant(
     // Checked before the token is spent: a refused scope or resource leaves it usable.
     const current = await deps.store.oauthGrants.find(tenantId, grantId);
     if (!current || current.clientId !== client.clientId || current.revokedAt !== undefined) throw oauthErrors.invalidGrant();
-    requestedScope(request.scope, current.scope);
+    requestedScope(request.scope, narrowedTo(current.scope, client.scopes));
     resourceFor(client, request.resource, current.resource);
   }
   const next = formatGrantRefreshToken({ grantId, generation: generation + 1, secret: deps.random.token() });
@@ -281,8 +285,11 @@ async function refreshGrant(
     await deps.store.oauthGrants.revoke(family, now, 'user_inactive');
     throw oauthErrors.invalidGrant();
   }
+  // The grant keeps what it was given; each token gets only what the client may still have (docs/api.md 9.11).
+  const allowed = narrowedTo(grant.scope, client.scopes);
+  if (allowed.length === 0) throw oauthErrors.invalidGrant();
   const resource = resourceFor(client, request.resource, grant.resource);
-  const scope = requestedScope(request.scope, grant.scope);
+  const scope = requestedScope(request.scope, allowed);
   // Grants redeemed before ID tokens existed have no session proof recorded: their `iat` stands in.
   const oidc = isOpenIdScope(scope)
     ? { user, client, sessionId: grant.sessionId ?? grant.id, authTime: grant.authTime ?? grant.createdAt, amr: grant.amr ?? ['pwd'] }

@@ -2,7 +2,7 @@ import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { AppError, UnauthorizedError } from '../errors';
 import { verifyOAuthAccessToken } from '../oauth/access-token';
-import { parseScope } from '../oauth/scope';
+import { narrowedTo, parseScope } from '../oauth/scope';
 import { isOfCurrentEpoch } from '../users/user';
 import { isOpenIdScope, type UserClaims, userClaims } from './claims';
 
@@ -35,7 +35,8 @@ export function bearerToken(authorization: string | undefined): string | undefin
  * access token with `openid` was issued for, as its scope grants them (the same as the ID
  * token's). The token must verify (signature, `typ` at+jwt, issuer, expiry), belong to a
  * user's grant that is live (not revoked, not expired, the user active and of the grant's
- * generation). Session tokens, client_credentials tokens and anything else are `invalid_token`.
+ * generation) of a client that still exists; the claims are those of the scope that the
+ * client's registration still allows. Session tokens, client_credentials tokens and anything else are `invalid_token`.
  */
 export async function userInfo(
   deps: Pick<Deps, 'config' | 'clock' | 'store' | 'publicKeys'>,
@@ -48,12 +49,18 @@ export async function userInfo(
   const claims = await verifyOAuthAccessToken(await deps.publicKeys.load(), deps.config.issuer, token, now);
   // No grant: a client_credentials token, whose subject is the client and no user.
   if (!claims?.grant_id) throw invalidToken();
-  const grant = await deps.store.oauthGrants.find(claims.tenantId, claims.grant_id);
+  // The client is read with the grant: what was issued to a deleted client is dead (docs/api.md 9.12).
+  const [grant, client] = await Promise.all([
+    deps.store.oauthGrants.find(claims.tenantId, claims.grant_id),
+    deps.store.oauthClients.find(claims.client_id),
+  ]);
   if (grant?.kind !== 'authorization_code' || grant.clientId !== claims.client_id || grant.subject !== claims.sub) throw invalidToken();
+  if (client?.tenantId !== claims.tenantId) throw invalidToken();
   if (grant.revokedAt !== undefined || grant.expiresAt <= now) throw invalidToken();
   const user = await deps.store.users.findById(grant.tenantId, grant.subject);
   if (user?.status !== 'active' || !isOfCurrentEpoch(user, grant)) throw invalidToken();
-  const scope = parseScope(claims.scope) ?? [];
+  // Only what the client's registration still allows (docs/api.md 9.11).
+  const scope = narrowedTo(parseScope(claims.scope) ?? [], client.scopes);
   if (!isOpenIdScope(scope)) throw insufficientScope();
   return userClaims(user, scope);
 }
