@@ -1,5 +1,5 @@
 /**
- * Issue 12: what writing one audit event costs a sign-in, in CPU of the process that
+ * What writing one audit event costs a sign-in, in CPU of the process that
  * writes it. `recordEvent` (lib/audit/record.ts) is what login runs beside its session
  * write; here it runs alone, against the same DynamoDB Local as the rest of the bench, so
  * its CPU time per event is the audit share of a login's server CPU.

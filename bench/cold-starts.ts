@@ -4,7 +4,7 @@
  * request, median of several processes. Each process gets a request of its own
  * (a fresh refresh token, a new tenant to register, ...) so none is a replay.
  *
- * The ratio (issue 15): such a process from spawn to exit against an empty Node
+ * The ratio (docs/performance.md, Cold starts): such a process from spawn to exit against an empty Node
  * process (the same entry without a bundle), interleaved: every run goes through all
  * bundles, each right after an empty process, so a busier moment of the machine
  * weighs on both sides alike. Ratio = median of the bundle's processes / median of
@@ -132,7 +132,7 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
         json('POST', '/auth/mfa/verify', { method: 'TOTP', code: new TOTP({ secret: Secret.fromBase32(totpSecret(run)) }).generate() }),
         identity(run + 2 * runs + 2),
       ),
-    // Issue 14: the passkey sign-in's first request runs the WebAuthn parser (a refused assertion, 401).
+    // The passkey sign-in's first request runs the WebAuthn parser (a refused assertion, 401).
     'passkey-authentication': async () =>
       json('POST', '/auth/passkeys/authentication', {
         tenantId: 'bench',
@@ -210,7 +210,7 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
   return results;
 }
 
-/** The functions that load the native Argon2 binding on their first request (issue 15: ≤ 1.8×, the others ≤ 1.5×). */
+/** The functions that load the native Argon2 binding on their first request (target ≤ 1.8×, the others ≤ 1.5×: docs/performance.md). */
 const HASHING = new Set(['login', 'register']);
 export const ratioTarget = (bundle: string) => (HASHING.has(bundle) ? 1.8 : 1.5);
 
@@ -234,7 +234,7 @@ export function coldStartTable(cold: ColdStart[], runs: number, cpu: string): st
   );
 }
 
-/** The cold-start targets of issue 15: the ratio per bundle, and the size. */
+/** The cold-start targets (docs/performance.md): the ratio per bundle, and the size. */
 export function coldStartTargets(cold: ColdStart[]): Array<{ target: string; figure: string; pass: boolean }> {
   const worst = (bundles: ColdStart[]) => bundles.reduce((a, b) => (b.ratio > a.ratio ? b : a));
   const hashing = cold.filter((c) => HASHING.has(c.bundle));

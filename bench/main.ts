@@ -56,7 +56,7 @@ const functionsSource = process.argv.includes('--functions-dir')
   : 'dist/functions';
 /** `--only TEXT`: a partial run, to try a change on one scenario. */
 const only = process.argv.includes('--only') ? (process.argv[process.argv.indexOf('--only') + 1] ?? '') : undefined;
-/** `--cold-starts`: the cold starts alone (issue 15), with the OAuth scenarios that make their events. */
+/** `--cold-starts`: the cold starts alone (docs/performance.md), with the OAuth scenarios that make their events. */
 const coldOnly = process.argv.includes('--cold-starts');
 const OAUTH_SCENARIOS = ['token (client_credentials)', 'token (authorization_code)', 'introspection'];
 const wanted = (scenario: string) =>
@@ -74,7 +74,7 @@ const settings = {
   largeTable: quick ? 10_000 : 100_000,
   /** Sessions whose access tokens the `me` scenario cycles through on the large table. */
   meTokenSample: quick ? 2_000 : 20_000,
-  /** Issue 15 asks for medians of at least 7. */
+  /** The cold-start figures are medians of at least 7 (docs/performance.md). */
   coldStartRuns: quick ? 7 : 10,
 };
 
@@ -282,7 +282,7 @@ async function signTokens(keySet: KeySet, config: Config, sessions: SeededSessio
   return tokens;
 }
 
-/** Issue 12: the audit event's CPU per login, and its share of a login's server CPU when login ran. */
+/** The audit event's CPU per login, and its share of a login's server CPU when login ran. */
 function auditLine(audit: Awaited<ReturnType<typeof auditCost>>, login: Scenario | undefined): string {
   const share =
     login && !('skipped' in login) && login.cpu.serverMsPerRequest
@@ -291,7 +291,7 @@ function auditLine(audit: Awaited<ReturnType<typeof auditCost>>, login: Scenario
   return `Audit write per login: ${fixed(audit.cpuMsPerEvent, 3)} CPU ms per event (${audit.events} events, 8 in flight)${share}`;
 }
 
-/** Issue 11: refresh recording the device stays within 10% of refresh, server CPU ms per request, same run. */
+/** Refresh recording the device stays within 10% of refresh, server CPU ms per request, same run. */
 function bookkeepingTarget(plain: Scenario | undefined, device: Scenario | undefined): Target {
   const target = 'refresh with device bookkeeping ≤ 1.10× refresh, server CPU ms/request (same run)';
   if (!plain || !device || 'skipped' in plain || 'skipped' in device) return { target, figure: 'not measured', pass: undefined };
@@ -432,7 +432,7 @@ async function main() {
       await run('me', () => meScenario(api, meTokensSmall, measured('me')), 'authorizer (ES256 verify, session read) + function');
     if (wanted('refresh'))
       await run('refresh', () => refreshScenario(api, pool, measured('refresh')), 'rotation: conditional update, user read, ES256 sign');
-    // Issue 11: the same refresh recording the device (a 256-character user agent and the
+    // The same refresh recording the device (a 256-character user agent and the
     // source address, in the rotation's one write), in the same run.
     if (wanted('refresh'))
       await run(
@@ -442,7 +442,7 @@ async function main() {
       );
     if (wanted('login'))
       await run('login', () => loginScenario(api, loginUser.username, loginPassword), `Argon2id; ${settings.loginConnections} connection`);
-    // Issue 14: a passkey sign-in (challenge used, passkey and user read, ECDSA verify, counter moved, session and ES256 token).
+    // A passkey sign-in (challenge used, passkey and user read, ECDSA verify, counter moved, session and ES256 token).
     if (wanted('passkey')) {
       say('seeding passkeys and single-use challenges');
       const passkeys = await seedPasskeySignIns(
@@ -470,7 +470,7 @@ async function main() {
         'assertion check (ES256 verify), 2 conditional writes, session + token',
       );
     }
-    // Issue 12: an ADMIN's page of 100 users (the tenant index, one query, then each user's MFA methods).
+    // An ADMIN's page of 100 users (the tenant index, one query, then each user's MFA methods).
     if (wanted('admin')) {
       const adminToken = await accessTokenFor(keySet, config, adminSession.seeded.identity);
       await run(

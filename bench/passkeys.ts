@@ -1,5 +1,5 @@
 /**
- * Passkey sign-in under load (issue 14): POST /auth/passkeys/authentication with a
+ * Passkey sign-in under load (docs/api.md 12.6): POST /auth/passkeys/authentication with a
  * fresh, valid assertion per request. Passkeys of seeded users and single-use
  * challenges are written straight into the table; each request takes the next
  * challenge and the next passkey (round robin, so one passkey's counter is never raced)

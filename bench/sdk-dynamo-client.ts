@@ -1,7 +1,7 @@
 /**
  * The SDK's DynamoDB client behind lib/store/dynamo-client.ts's interface, for the
  * benchmark only: `BUILD_DYNAMO_CLIENT=sdk BUILD_DIR=.build/dist-sdk node scripts/build.mjs`
- * builds the functions with it (as they were before issue 15), so that
+ * builds the functions with it (as they were before the lean client of docs/decisions/001-lean-dynamodb-client.md), so that
  * `npm run bench -- --functions-dir .build/dist-sdk/functions` compares the two builds.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';

@@ -64,7 +64,7 @@ export interface Deps {
   hasher: PasswordHasher;
   /** The signing keys, private: only the functions that sign load them. */
   keys: KeyProvider;
-  /** The public keys: what the verify-only functions load (docs/api.md 4.11; README, Key rotation). */
+  /** The public keys: what the verify-only functions load (docs/api.md 4.11; docs/guides/operators.md, Key rotation). */
   publicKeys: PublicKeyProvider;
   /** Encrypts TOTP secrets and digests one-time codes (lib/mfa/secret-box). */
   mfaSecrets: SecretBox;

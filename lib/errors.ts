@@ -48,7 +48,7 @@ export const ERROR_CODES = [
   'MFA_ALREADY_ENABLED',
   'LAST_ADMIN',
   'CLIENT_EXISTS',
-  // Issue 16, item 7: a resource (RFC 8707) not registered for the client, or not a resource URI.
+  // docs/api.md 4.7: a resource (RFC 8707) not registered for the client, or not a resource URI.
   'INVALID_TARGET',
   // 413, 415, 429
   'PAYLOAD_TOO_LARGE',

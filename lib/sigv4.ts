@@ -40,7 +40,7 @@ function signingKey(secret: string, day: string, region: string, service: string
  * (@smithy/signature-v4) gives the same signature for the same request and time
  * (test/lib/sigv4.test.ts). Synchronous node:crypto: WebCrypto answers every HMAC
  * asynchronously, and aws4fetch's signer builds a `Headers`, whose first use loads
- * Node's fetch implementation (35-70 ms of a cold start, README Performance).
+ * Node's fetch implementation (35-70 ms of a cold start, docs/decisions/001-lean-dynamodb-client.md).
  */
 export function signPost(
   request: UnsignedPost,

@@ -17,7 +17,7 @@ const outRoot = process.env.BUILD_DIR || 'dist';
 await rm(outRoot, { recursive: true, force: true });
 const common = { bundle: true, platform: 'node', target: 'node22', logLevel: 'warning' };
 
-// BUILD_DYNAMO_CLIENT=sdk: the functions on the SDK's DynamoDB client, as before issue 15,
+// BUILD_DYNAMO_CLIENT=sdk: the functions on the SDK's DynamoDB client, as before the lean one,
 // for the benchmark to compare (bench/sdk-dynamo-client.ts); never deployed.
 const sdkClient = process.env.BUILD_DYNAMO_CLIENT === 'sdk';
 const sdkDynamoClient = {
@@ -33,7 +33,7 @@ const sdkDynamoClient = {
 // `dist/functions/<name>.handler`). The external AWS SDK packages are CommonJS too: imported
 // from an ES module, Node lexes every one of their files for its named exports and checks
 // its format (cjs-module-lexer, ~35 files, about 90 ms here); required, it only runs them.
-// That more than halves a cold start (bench/cold-starts.ts, README Performance).
+// That more than halves a cold start (bench/cold-starts.ts, docs/performance.md).
 const functions = await build({
   ...common,
   format: 'cjs',

@@ -1,8 +1,8 @@
 /**
  * Prints the last one-time codes sent to a user by SMS or EMAIL (MFA, password reset,
  * email verification) and the user's latest security notifications while `npm start`
- * runs: locally they go to an outbox in the table instead of SNS/SES (README, MFA;
- * docs/api.md 8.7-8.9).
+ * runs: locally they go to an outbox in the table instead of SNS/SES (docs/guides/front-end.md,
+ * MFA; docs/api.md 8.7-8.9).
  *
  *   npm run outbox -- --tenant acme --username alice [--method SMS|EMAIL]
  *

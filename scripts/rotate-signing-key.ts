@@ -1,6 +1,6 @@
 /**
- * Signing-key and client-secret pepper rotation, one step per call (README, "Key
- * rotation" and "Client-secret pepper rotation"):
+ * Signing-key and client-secret pepper rotation, one step per call (docs/guides/operators.md,
+ * "Key rotation" and "Client-secret pepper rotation"):
  *
  *   node dist/scripts/rotate-signing-key.mjs show            [--pepper] [--secret-id ID | --file PATH]
  *   node dist/scripts/rotate-signing-key.mjs add [ID]        publish a new key / pepper (the first one is also used)
@@ -9,8 +9,8 @@
  *   node dist/scripts/rotate-signing-key.mjs retire ID       stop publishing an old key / forget an old pepper
  *   node dist/scripts/rotate-signing-key.mjs publish         write the public keys document again from the keys
  *
- * The signing keys have a public twin that the verify-only functions read (issue 16,
- * item 5): every command that writes the keys writes it first, beside them: the secret
+ * The signing keys have a public twin that the verify-only functions read: every
+ * command that writes the keys writes it first, beside them: the secret
  * `<secret id>-public` (or --public-secret-id), the file `<file>.public.json` (or
  * --public-file).
  * `npm run keys -- <command> ...` builds and runs it. Without --pepper it changes the

@@ -32,7 +32,7 @@ async function main() {
       TABLE_NAME: TABLE,
       SIGNING_KEYS_SOURCE: 'file',
       SIGNING_KEYS_FILE: KEYS_FILE,
-      // MFA codes go to the outbox in the table (README, MFA); TOTP secrets are sealed
+      // MFA codes go to the outbox in the table (docs/guides/front-end.md, MFA); TOTP secrets are sealed
       // with a key generated under .data/ on first use, as is the client-secret pepper.
       MFA_DELIVERY: 'outbox',
       MFA_KEY_SOURCE: 'file',

@@ -20,7 +20,7 @@ const viewOf = (shop: Shop): ShopView => ({ shopId: shop.shopId, name: shop.name
 
 /**
  * The shop a tenant was created with: recorded on the tenant; for tenants older than
- * shops, the configured default shop (README, tenant administration).
+ * shops, the configured default shop (docs/guides/tenant-admins.md, Shops).
  */
 async function defaultShopOf(deps: Pick<Deps, 'config' | 'store'>, tenantId: string) {
   const tenant = await deps.store.tenants.find(tenantId);

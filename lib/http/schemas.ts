@@ -2,7 +2,8 @@ import * as z from 'zod';
 
 /**
  * Field rules shared by several operations. Lengths beyond the seed's minimums are
- * upper bounds that keep keys and hashing cost bounded (README, deviations).
+ * upper bounds that keep keys and hashing cost bounded (docs/api.md 10.2; README.md,
+ * Deviations from the contract).
  */
 
 /** Bounds of an identifier after NFKC, the form the table's keys use (docs/api.md 10.2). */
@@ -13,7 +14,7 @@ export const IDENTIFIER_MAX_BYTES = 512;
  * Whether `value`, normalised as lib/store/keys.ts normalises it (NFKC), stays within
  * IDENTIFIER_MAX_CHARACTERS characters and IDENTIFIER_MAX_BYTES bytes of UTF-8. NFKC
  * expands some code points up to 18 times (U+FDFA): a bound on the raw length alone lets
- * a key outgrow DynamoDB's limit (issue 16, item 4).
+ * a key outgrow DynamoDB's limit.
  */
 export function fitsAfterNormalization(value: string): boolean {
   const normalized = value.normalize('NFKC');
@@ -37,7 +38,7 @@ export const username = normalizedIdentifier();
 /**
  * Tenant and shop ids in canonical form (docs/api.md 10.2): lower-case ASCII letters,
  * digits and hyphens, 3–63, no hyphen first or last, so that `Default`, `ACME` and
- * full-width look-alikes are not other tenants anyone can claim (issue 16, item 8). The
+ * full-width look-alikes are not other tenants anyone can claim. The
  * form of a DNS label: an id fits in a host name or a bucket name as it is.
  */
 export const CANONICAL_ID = /^[a-z0-9](?:[a-z0-9-]{1,61})[a-z0-9]$/;

@@ -83,7 +83,7 @@ export function presentedClient(
  * against the previous one until it expires (docs/api.md 9.13), in constant time, with
  * the same work for an unknown client or one without a previous secret. Any failure is
  * 401 `Invalid client`. A secret stored under a pepper that is no longer current is
- * hashed again under the current one (README, "Client-secret pepper rotation"), so that
+ * hashed again under the current one (docs/guides/operators.md, "Client-secret pepper rotation"), so that
  * the old pepper can be retired.
  */
 export async function authenticateClient(

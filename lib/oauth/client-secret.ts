@@ -163,7 +163,7 @@ export const PEPPER_REFRESH_SECONDS = SECRET_REFRESH.refreshSeconds;
  * The peppers as configured: from the environment, from their secret in AWS, or locally
  * from a file under .data/ that is generated on first use (like the signing keys). The
  * secret and the file are read again every PEPPER_REFRESH_SECONDS, so that a pepper added
- * or retired reaches warm instances (README, "Client-secret pepper rotation"). Without a
+ * or retired reaches warm instances (docs/guides/operators.md, "Client-secret pepper rotation"). Without a
  * pepper every use fails (the functions that need one refuse to start before:
  * requireClientSecretPepper). Besides client secrets, the peppers key the device tokens
  * of the login lockout (lib/abuse/device-token.ts, through a subkey of their own).

@@ -3,7 +3,7 @@ import type { Peppers } from './client-secret';
 
 /**
  * The three steps of a client-secret pepper rotation, as pure changes of the pepper
- * document (README, "Client-secret pepper rotation"): add a pepper (every instance learns
+ * document (docs/guides/operators.md, "Client-secret pepper rotation"): add a pepper (every instance learns
  * to verify with it), make it current (new hashes, and each client's hash at its next
  * authentication, use it), retire the old one once no client's hash still needs it.
  */

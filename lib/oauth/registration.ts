@@ -70,7 +70,7 @@ export async function registerClient(
   // resource server checking `aud` but not `typ` would take session tokens for its own.
   if (registration.client_id === deps.config.accessTokenAudience)
     throw new ValidationError('Reserved client_id', { code: 'RESERVED_CLIENT_ID' });
-  // User ids are UUIDs: a client of that id would get tokens whose `sub` names a user (issue 16, item 7).
+  // User ids are UUIDs: a client of that id would get tokens whose `sub` names a user (docs/api.md 4.8).
   if (UUID_FORM.test(registration.client_id)) throw new ValidationError('Reserved client_id', { code: 'RESERVED_CLIENT_ID' });
 
   const client: OAuthClient = {

@@ -31,7 +31,7 @@ import { CHALLENGE_TTL_SECONDS, MAX_PASSKEYS_PER_USER, type Passkey, type Passke
 /**
  * The WebAuthn ceremonies (docs/api.md 12, WebAuthn Level 3 7.1 and 7.2) on
  * `@oslojs/webauthn`, which parses the authenticator's CBOR; signatures are checked
- * with node:crypto. Only the passkey functions import this module (README, Passkeys).
+ * with node:crypto. Only the passkey functions import this module (docs/decisions/002-oslojs-webauthn.md).
  */
 
 type PasskeyDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'source'>;

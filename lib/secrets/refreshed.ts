@@ -17,7 +17,7 @@ export interface RefreshPolicy {
   maxAgeSeconds: number;
 }
 
-/** README, "Key rotation": the waits of the runbooks follow from these. */
+/** docs/guides/operators.md, "Key rotation": the waits of the runbooks follow from these. */
 export const SECRET_REFRESH: RefreshPolicy = { refreshSeconds: 300, retrySeconds: 30, maxAgeSeconds: 1800 };
 
 /** A secret this instance could not read again within `maxAgeSeconds`: answered 503. */

@@ -9,7 +9,7 @@ import type { DocumentCommand } from './commands';
  * jitter on throttling, 5xx and dropped connections; a connection and an answer timeout;
  * errors named as the SDK names them, with their members such as `CancellationReasons`
  * or the `Item` of `ReturnValuesOnConditionCheckFailure`). It loads in a few
- * milliseconds where the SDK's DynamoDB client took about 45 (README Performance).
+ * milliseconds where the SDK's DynamoDB client took about 45 (docs/decisions/001-lean-dynamodb-client.md).
  */
 
 /** Where and how long to try. */

@@ -56,7 +56,7 @@ export const keys = {
   /**
    * An OAuth client. The one key without a tenant: the token endpoint learns the
    * client id before any tenant, so client ids are unique across tenants and the
-   * record names its tenant (README, deviations).
+   * record names its tenant (README.md, Deviations from the contract).
    */
   oauthClient: (clientId: string): Key => ({ pk: `CLIENT#${part(clientId)}`, sk: 'CLIENT' }),
   /** An authorization code, by the hash of the code, under the tenant of its client. */

@@ -92,7 +92,7 @@ const OF_TENANT = 'attribute_exists(pk) AND tenantId = :tenant AND attribute_not
  * The DynamoDB client store. There is no per-instance cache: a deletion or a retired
  * secret must count on the next request in every instance (docs/api.md 9.12, 9.13), and
  * checking that a cached copy is still current costs the same one read as the record
- * itself (README, performance).
+ * itself (docs/decisions/004-no-client-cache.md).
  */
 export function dynamoOAuthClientStore(dynamo: Dynamo, random: Random, clock: Clock): OAuthClientStore {
   const { doc, table } = dynamo;

@@ -30,7 +30,7 @@ export type UserChange = Partial<Pick<User, 'role' | 'shopId' | 'status'>>;
 /**
  * The tenant-level view of users that the administration needs, on the tenant index
  * (`gsi1`, partition `keys.tenantUsersPartition`). Users written before the index
- * attributes existed are not in it (README, tenant administration).
+ * attributes existed are not in it (docs/guides/tenant-admins.md).
  */
 export interface TenantUserStore {
   /** Up to `limit` users matching `filter`, oldest first, after `after`; `next` when there may be more. */

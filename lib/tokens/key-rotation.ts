@@ -2,7 +2,7 @@ import { generateSigningKey, type SigningAlgorithm, type SigningKeysDocument } f
 
 /**
  * The three steps of a signing-key rotation, as pure changes of the keys document
- * (README, "Key rotation"). Between the steps, wait for every cache to see the change:
+ * (docs/guides/operators.md, "Key rotation"). Between the steps, wait for every cache to see the change:
  * verifiers must know a key before anything is signed with it, and a key may go only
  * when no token it signed is still valid. ES256 and RS256 keys (docs/api.md 11.4) rotate
  * alike, each algorithm with its own active key.

@@ -11,7 +11,7 @@ import { refreshedSecret } from '../secrets/refreshed';
 
 /**
  * The signing keys document: every key that is published in the JWKS, and the one
- * that signs. Rotation (README, scripts/rotate-signing-key): add a key, wait for
+ * that signs. Rotation (docs/guides/operators.md, Key rotation): add a key, wait for
  * caches to see it, make it active, then remove the old one after the longest
  * token lifetime.
  */
@@ -32,7 +32,7 @@ export const SIGNING_ALGORITHMS = ['ES256', 'RS256'] as const;
 export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
 
 /**
- * The public keys document (issue 16, item 5): the public part of every key of the
+ * The public keys document (docs/guides/operators.md, Key rotation): the public part of every key of the
  * signing keys document, a JSON Web Key Set (RFC 7517) written beside it by
  * `npm run keys`. The functions that only verify (the authorizer, jwks, revoke,
  * introspect) read this one and can read nothing else: a leak of theirs leaks no key.
@@ -164,7 +164,7 @@ function privateKeyMatches(key: JWK): boolean {
 }
 
 /**
- * Checks a signing keys document before anything uses it (issue 19, item 3): every key a
+ * Checks a signing keys document before anything uses it (docs/guides/operators.md): every key a
  * private P-256 JWK for ES256 signatures whose `d` belongs to its `x`/`y` (node:crypto
  * would take another key's `d`, and the instance would sign tokens nobody can verify), or
  * (docs/api.md 11.4) a private RSA JWK for RS256 of 2048 bits or more whose private part
@@ -341,7 +341,7 @@ export function refreshedPublicKeyProvider(
 
 const base64url = (value: unknown) => Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
 
-/** Thrown when an RS256 signature is asked of a key set without an RS256 key (the operator adds one: README, Key rotation). */
+/** Thrown when an RS256 signature is asked of a key set without an RS256 key (the operator adds one: docs/guides/operators.md, Key rotation). */
 export class NoRs256KeyError extends Error {
   override name = 'NoRs256KeyError';
   constructor() {

@@ -12,7 +12,7 @@ import {
   type SigningKeysDocument,
 } from '../../lib/tokens/signing-keys';
 
-/** A kind of secret document the rotation tool changes, one step per command (README). */
+/** A kind of secret document the rotation tool changes, one step per command (docs/guides/operators.md). */
 export interface RotatedDocument<D> {
   /** What it holds, for messages. */
   what: string;
@@ -79,7 +79,7 @@ export function peppersDocument(legacy: LegacyEncoding, defaultFile = '.data/oau
 }
 
 /**
- * The signing keys document with its public twin (issue 16, item 5): every write of the
+ * The signing keys document with its public twin: every write of the
  * keys first writes the public keys document derived from them, the only one the
  * verify-only functions can read, so a key is published before anything can sign with it
  * and the twin never lags behind a step. When the keys changed since they were read,

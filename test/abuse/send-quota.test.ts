@@ -111,7 +111,7 @@ describe('send quotas (every message the delivery port sends)', () => {
   });
 });
 
-describe('SMS pumping from fresh anonymous tenants (issue 16, item 1)', () => {
+describe('SMS pumping from fresh anonymous tenants', () => {
   it("delivers at most the new tenants' pool of 1,000 attempts to numbered destinations, and keeps established tenants sending", async () => {
     // Default quotas on a table of its own (the pool and the global quota count the whole service).
     const tableName = `pumping-${Date.now()}`;

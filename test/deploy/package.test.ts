@@ -181,11 +181,11 @@ const isIndexQuery = (s: Statement) =>
   JSON.stringify(s.Resource) === JSON.stringify({ 'Fn::Sub': '${IdentityTable.Arn}/index/*' }) &&
   JSON.stringify(actions(s)) === JSON.stringify(['dynamodb:Query']);
 const WRITES = /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|TransactWriteItems)$/;
-/** Functions that sign tokens, and so alone may read the private signing keys (issue 16, item 5). */
+/** Functions that sign tokens, and so alone may read the private signing keys. */
 const SIGNING = ['Login', 'RefreshToken', 'Register', 'Reauthenticate', 'Oauth2Token', 'PasskeyAuthentication'];
 /** Functions that only verify tokens: the public keys document is all they may read. */
 const VERIFYING = ['Authorizer', 'Jwks', 'Revoke', 'Introspect', 'UserInfo', 'Oauth2Logout'];
-/** The Deny that keeps the SMS senders' `sns:Publish` on "*" off every topic and endpoint (issue 16, item 6). */
+/** The Deny that keeps the SMS senders' `sns:Publish` on "*" off every topic and endpoint. */
 // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation !Sub string, not a template
 const SMS_ONLY = { Effect: 'Deny', Action: ['sns:Publish'], Resource: { 'Fn::Sub': 'arn:${AWS::Partition}:sns:*:*:*' } };
 /** Whether an IAM resource pattern matches an ARN (`*` any run of characters, `?` one). */
@@ -227,7 +227,7 @@ describe('the deployment package', () => {
     for (const [name, role] of ofType('AWS::IAM::Role')) {
       for (const statement of statementsOf(role)) {
         for (const action of actions(statement)) expect(action, name).not.toMatch(/\*/);
-        // The one Deny takes away (issue 16, item 6); it is checked below, and grants nothing.
+        // The one Deny takes away; it is checked below, and grants nothing.
         if (statement.Effect === 'Deny') {
           expect(statement, name).toEqual(SMS_ONLY);
           continue;
@@ -505,7 +505,7 @@ describe('the deployment package', () => {
     }
   });
 
-  it('bundles the WebAuthn library into the passkey ceremonies only (README, Passkeys)', () => {
+  it('bundles the WebAuthn library into the passkey ceremonies only (docs/decisions/002-oslojs-webauthn.md)', () => {
     const withWebAuthn = ofType('AWS::Lambda::Function')
       .map(([name]) => name.replace(/LambdaFunction$/, ''))
       .filter((fn) => {

@@ -5,19 +5,26 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createTable } from '../helpers/isolated-table';
 import { type LocalStack, startLocalStack } from '../helpers/local-stack';
-import { bodyPattern, type Expectation, scriptOf, walkthroughsOf } from '../helpers/walkthroughs';
+import { bodyPattern, type Expectation, projectWalkthroughs, scriptOf } from '../helpers/walkthroughs';
 
 /**
- * The README's walkthroughs, run as a reader would paste them (test/helpers/walkthroughs.ts
- * says which blocks and which answers): one bash, in a temporary directory of its own,
- * against a local stack on a table of its own (the walkthroughs create tenant `acme` and
- * client `shop-app`), with only bash, curl and node on the PATH's side. The README's
- * `http://localhost:3000` becomes the stack's address; nothing else is changed.
+ * The walkthroughs of README.md and the docs, run as a reader would paste them
+ * (test/helpers/walkthroughs.ts says which blocks, in which order, and which answers): one
+ * bash, in a temporary directory of its own, against a local stack on a table of its own
+ * (the walkthroughs create tenant `acme` and client `shop-app`), with only bash, curl and
+ * node on the PATH's side. The docs' `http://localhost:3000` becomes the stack's address;
+ * nothing else is changed.
  */
-const README = readFileSync('README.md', 'utf8');
-const WALKTHROUGHS = walkthroughsOf(README);
-/** The sections issue 20 made runnable, and issue 11's account-security walkthroughs; other sections may opt in with the marker. */
-const REQUIRED = ['quick-start', 'mfa', 'sessions', 'recovery-codes', 'forgot-password', 'oauth'];
+const WALKTHROUGHS = projectWalkthroughs('.');
+/** The walkthroughs that must stay runnable (README.md and docs/guides/*); other sections may opt in with the marker. */
+const REQUIRED = [
+  ['quick-start', 'README.md'],
+  ['mfa', 'docs/guides/front-end.md'],
+  ['sessions', 'docs/guides/front-end.md'],
+  ['recovery-codes', 'docs/guides/front-end.md'],
+  ['forgot-password', 'docs/guides/front-end.md'],
+  ['oauth', 'docs/guides/partner-apps.md'],
+];
 
 interface Answer {
   status: number;
@@ -38,7 +45,7 @@ function parseDump(dump: string): Omit<Answer, 'last'> {
   return { status: Number(statusLine.split(' ')[1]), headers };
 }
 
-describe('the README walkthroughs', () => {
+describe('the walkthroughs of README.md and docs/', () => {
   const { script, lineOf, expectations } = scriptOf(WALKTHROUGHS, [
     'set -euo pipefail',
     // Whatever the blocks or this harness write is the runner's alone.
@@ -95,8 +102,8 @@ describe('the README walkthroughs', () => {
     if (workDir) rmSync(workDir, { recursive: true, force: true });
   });
 
-  it('finds the quick start, MFA, sessions, recovery-codes and OAuth walkthroughs, each with answers to check', () => {
-    expect(WALKTHROUGHS.map((w) => w.name)).toEqual(expect.arrayContaining(REQUIRED));
+  it('finds the quick start, MFA, sessions, recovery-codes and OAuth walkthroughs where the docs keep them, each with answers to check', () => {
+    expect(WALKTHROUGHS.map((w) => [w.name, w.file])).toEqual(expect.arrayContaining(REQUIRED));
     for (const { name } of WALKTHROUGHS) {
       expect(expectations.filter((e) => e.walkthrough === name).length, `${name} claims no answer`).toBeGreaterThan(0);
     }
@@ -104,7 +111,7 @@ describe('the README walkthroughs', () => {
 
   it('runs every block to the end, in a temporary directory, writing only files of mode 0600', () => {
     const failedAt = /__failed_at (\d+)/.exec(run.stderr)?.[1];
-    const where = failedAt ? `README line ${lineOf[Number(failedAt) - 1]}` : 'no line';
+    const where = failedAt ? lineOf[Number(failedAt) - 1] || 'the harness' : 'no line';
     expect({ status: run.status, where }, run.stderr.slice(-2000)).toEqual({ status: 0, where: 'no line' });
     expect(existsSync(join(workDir, '.answers', 'end'))).toBe(true);
     // The blocks themselves write no file: answers stay in shell variables.
@@ -122,7 +129,7 @@ describe('the README walkthroughs', () => {
 });
 
 function expectAnswer(claimed: Expectation, answer: Answer | undefined, base: string) {
-  const where = `README line ${claimed.line}`;
+  const where = `${claimed.file}:${claimed.line}`;
   expect(answer, `${where}: no curl answered before this claim`).toBeDefined();
   if (!answer) return;
   expect(answer.status, where).toBe(claimed.status);

@@ -121,7 +121,7 @@ describe('session authorizer', () => {
     const issued = (await registerAdmin(testApp(before), uniqueTenant())).token;
     const after = await testDeps();
     after.keys = cachedKeyProvider(() => keySetFromDocument({ activeKid: 'new', keys: [newKey, oldKey] }));
-    // The authorizer verifies with the public keys (issue 16, item 5): both are published.
+    // The authorizer verifies with the public keys: both are published.
     after.publicKeys = after.keys;
     expect(await testApp(after).identityOf(issued)).not.toBeNull();
   });

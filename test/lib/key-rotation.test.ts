@@ -101,7 +101,7 @@ describe('secretsManagerKeyProvider', () => {
     const deps = await testDeps();
     const { client, state } = fakeSecrets(await addKey(undefined, 'k1'));
     deps.keys = secretsManagerKeyProvider(client, 'secret', deps.clock, deps.log);
-    // The authorizer reads the public keys (issue 16, item 5), here through the same provider.
+    // The authorizer reads the public keys, here through the same provider.
     deps.publicKeys = deps.keys;
     const authorizer = makeAuthorizer(deps);
     const event = { headers: { authorization: 'Bearer eyJhbGciOiJFUzI1NiJ9.e30.c2ln' }, requestContext: { requestId: 'r' } } as never;
@@ -140,7 +140,7 @@ describe('secretsManagerKeyProvider', () => {
       createLogger('error', (line) => lines.push(line)),
     );
     await expect(provider.load()).rejects.toThrow('Secret identity/keys holds no signing keys: run scripts/rotate-signing-key add');
-    // Counted as a refused document: the signing-keys alarm tells the operator (README, First deploy).
+    // Counted as a refused document: the signing-keys alarm tells the operator (docs/guides/operators.md, First deploy).
     expect(lines.map((line) => JSON.parse(line))).toEqual([
       expect.objectContaining({
         event: 'signing_keys_rejected',

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 /*
  * The functions reach DynamoDB through lib/store/dynamo-client.ts, not the SDK's client,
- * whose loading was most of a cold start (issue 15, README Performance). Table creation
+ * whose loading was most of a cold start (docs/decisions/001-lean-dynamodb-client.md). Table creation
  * (lib/store/table-setup.ts) keeps the SDK: only the local stack, scripts and tests use it.
  */
 const SDK_DYNAMO = /from '@aws-sdk\/(lib-dynamodb|client-dynamodb)'|import\('@aws-sdk\/(lib-dynamodb|client-dynamodb)'\)/;

@@ -16,7 +16,7 @@ import { addKey } from '../../lib/tokens/key-rotation';
 import { peppersDocument, rotate, signingKeysDocument } from '../../scripts/lib/rotation';
 
 /**
- * Issue 19, item 4: `npm run keys` wrote the secret without a version check (two
+ * `npm run keys` wrote the secret without a version check (two
  * operators could lose each other's change) and overwrote a local key file it could not
  * read with a fresh one (every key in it lost).
  */

@@ -17,13 +17,13 @@ import { noSecretsManager, type TestDeps, testDeps, uniqueTenant } from '../help
 import { basic, form, newSecret } from '../helpers/oauth';
 
 /**
- * Issue 19, "done when": the README's key and pepper rotation runbooks, run end to end on
+ * The key and pepper rotation runbooks of docs/guides/operators.md, run end to end on
  * the functions and DynamoDB Local with the local files (the commands are the tool's own
- * code, `npm run keys` is its command line), the clock moved by the README's waits.
+ * code, `npm run keys` is its command line), the clock moved by the runbooks' waits.
  */
-const readme = readFileSync('README.md', 'utf8');
+const runbooks = readFileSync('docs/guides/operators.md', 'utf8');
 const section = (title: string) =>
-  readme.slice(readme.indexOf(`### ${title}\n`), readme.indexOf('\n### ', readme.indexOf(`### ${title}\n`) + 1));
+  runbooks.slice(runbooks.indexOf(`### ${title}\n`), runbooks.indexOf('\n### ', runbooks.indexOf(`### ${title}\n`) + 1));
 const waits = (title: string) => [...section(title).matchAll(/# wait >= (\d+) minutes/g)].map((match) => Number(match[1]) * 60);
 const quiet = () => undefined;
 
@@ -42,7 +42,7 @@ function localStack(deps: TestDeps) {
   return { keys, pepper: fileLocation(pepperPath), app: testApp(deps) };
 }
 
-describe('README runbook: signing key rotation (add, activate, retire)', () => {
+describe("operators' runbook: signing key rotation (add, activate, retire)", () => {
   it('documents waits that cover the real caching', async () => {
     const deps = nearRealTime(await testDeps());
     const { keys, app } = localStack(deps);
@@ -116,7 +116,7 @@ describe('README runbook: signing key rotation (add, activate, retire)', () => {
   });
 });
 
-describe('README runbook: client-secret pepper rotation (new pepper, clients still work, old pepper removed)', () => {
+describe("operators' runbook: client-secret pepper rotation (new pepper, clients still work, old pepper removed)", () => {
   it('documents a wait that covers the refresh of every instance', () => {
     const [learn] = waits('Client-secret pepper rotation');
     expect(learn).toBeGreaterThanOrEqual(2 * PEPPER_REFRESH_SECONDS);
@@ -168,7 +168,7 @@ describe('README runbook: client-secret pepper rotation (new pepper, clients sti
     expect(await hashOf(active.id)).toMatch(/^hmac-sha256\$pepper-2\$/);
     expect(await hashOf(idle.id)).toMatch(new RegExp(`^hmac-sha256\\$${original}\\$`));
 
-    // 3. retire the old pepper: the client that authenticated still works, the idle one does not (README)
+    // 3. retire the old pepper: the client that authenticated still works, the idle one does not (the runbook)
     await rotate(peppersDocument('base64url'), pepper, 'retire', original!, quiet);
     deps.clock.advance(learn);
     expect(await token(active)).toBe(200);

@@ -9,7 +9,7 @@ import { generateSigningKey, keySetFromDocument, type SigningKeysDocument } from
 import { testClock } from '../helpers/deps';
 
 /**
- * Issue 19, item 3: a signing-key document is checked before it is used. node:crypto
+ * A signing-key document is checked before it is used. node:crypto
  * takes a `d` with another key's `x`/`y` (the instance would sign tokens nobody can
  * verify), and duplicate kids make jose refuse every token.
  */

@@ -51,7 +51,7 @@ describe('secretBox', () => {
   });
 });
 
-describe('secretBox: the AES-GCM format (issue 19, item 5)', () => {
+describe('secretBox: the AES-GCM format', () => {
   /** One known key under several ids, so a test can make values as an older release did. */
   function knownKeys(...ids: string[]): DataKeySource & { key: Buffer } {
     const key = randomBytes(32);

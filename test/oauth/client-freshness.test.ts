@@ -6,7 +6,7 @@ import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { createClient, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
 
 /**
- * Issue 12: a deleted client or a retired secret must not work on the next request in
+ * A deleted client or a retired secret must not work on the next request in
  * any warm instance. Two "instances": deps and handlers built separately (as two Lambda
  * instances are), on one table. There is no per-instance client cache to go stale: every
  * authentication reads the client record (one strongly consistent GetItem).

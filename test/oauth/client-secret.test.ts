@@ -55,7 +55,7 @@ describe('client secret hashes', () => {
   });
 });
 
-describe('the client-secret hasher port (issue 18, item 3)', () => {
+describe('the client-secret hasher port', () => {
   it('reads the pepper in AWS from its Secrets Manager secret once, at the first use', async () => {
     const aws = {
       AWS_LAMBDA_FUNCTION_NAME: 'f',
@@ -107,7 +107,7 @@ describe('the client-secret hasher port (issue 18, item 3)', () => {
   });
 });
 
-describe('client-secret pepper rotation (issue 19, item 1)', () => {
+describe('client-secret pepper rotation', () => {
   const pepper = () => randomBytes(32);
   /** The pepper document: every live pepper by id (base64url), and the one new hashes use. */
   const document = (current: string, peppers: Record<string, Buffer>) =>

@@ -10,7 +10,7 @@ import { noSecretsManager, type TestDeps, testDeps, uniqueTenant } from '../help
 import { basic, form, newSecret } from '../helpers/oauth';
 
 /**
- * Issue 19, item 1: hashes name their pepper, every live pepper verifies, and a client
+ * Hashes name their pepper, every live pepper verifies, and a client
  * that authenticates under a pepper that is no longer current has its hash rewritten
  * under the current one, by a conditional write that never overwrites a secret changed
  * meanwhile. So a pepper can be rotated without breaking clients: add and make current

@@ -7,7 +7,7 @@ import { failure } from '../helpers/failures';
 import { newSecret } from '../helpers/oauth';
 
 /**
- * Issue 19, item 7: session access tokens carry `aud` = the service's audience. A client
+ * Session access tokens carry `aud` = the service's audience. A client
  * registered under that id would get OAuth access tokens with the same `aud`, and a
  * resource server that checks `aud` but not `typ` would take every session token for
  * one of that client's tokens. The audience is reserved: no client may take it.

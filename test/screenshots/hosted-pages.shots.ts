@@ -18,7 +18,7 @@ import { createClient, pkcePair, type TestClient } from '../helpers/oauth';
 /**
  * `npm run screenshots` (vitest.screenshots.config.ts, not part of `npm test`): the hosted
  * pages (docs/api.md 11.7, 11.9) in chromium at a phone's width and a desktop's, written
- * to docs/screenshots/<page>-<width>.png for the README's partner-app guide.
+ * to docs/screenshots/<page>-<width>.png for the partner-app guide (docs/guides/partner-apps.md).
  */
 const OUT = 'docs/screenshots';
 const VIEWPORTS = {

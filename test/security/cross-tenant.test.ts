@@ -13,7 +13,7 @@ import { authorizationCode, basic, createClient, form, newSecret, type TestClien
 import { verifiedEmail } from '../helpers/recovery';
 
 /**
- * Issue 7, item 3: cross-tenant attempts on every operation. An attacker who is ADMIN
+ * Cross-tenant attempts on every operation. An attacker who is ADMIN
  * of tenant A (with an OAuth client of A) aims every operation at tenant B: B's users,
  * sessions, MFA methods, clients, codes and tokens. Every attempt is refused (or, where
  * the operation has no tenant input, acts on A only), nothing of B changes (a scan of

@@ -8,7 +8,7 @@ import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
 
 /**
- * Issue 16, items 4 and 8 (docs/api.md 10.2): identifiers are bounded after NFKC, the
+ * Identifiers (docs/api.md 10.2) are bounded after NFKC, the
  * form the table's keys use, in characters and UTF-8 bytes; tenant and shop ids are
  * canonical. Before, 128 × U+FDFA (4,224 bytes after NFKC) made login and register
  * answer 500, and `ACME`, `Default` or full-width look-alikes were tenants of their own.
@@ -17,7 +17,7 @@ const PASSWORD = 'correct horse battery';
 /** Each expands under NFKC: U+FDFA to 18 characters (33 bytes), U+3316 to 6, ﬃ to 3, ㍻ (U+337B) to 2. */
 const EXPANDING = ['\uFDFA'.repeat(128), '\u3316'.repeat(128), '\uFB03'.repeat(100), `${'\u337B'.repeat(64)}x`];
 
-describe('identifiers that grow under Unicode normalization (issue 16, item 4)', () => {
+describe('identifiers that grow under Unicode normalization', () => {
   let app: App;
   let adminToken: string;
   let tenantId: string;
@@ -61,7 +61,7 @@ describe('identifiers that grow under Unicode normalization (issue 16, item 4)',
   });
 });
 
-describe('tenant and shop ids in canonical form (issue 16, item 8)', () => {
+describe('tenant and shop ids in canonical form', () => {
   let app: App;
   let deps: TestDeps;
   beforeAll(async () => {

@@ -15,7 +15,7 @@ import { verifiedEmail } from '../helpers/recovery';
 import { halfWrittenState } from '../helpers/table-invariants';
 
 /**
- * Issue 7, item 4, step by step: for every operation, each of its database calls (and
+ * Step by step: for every operation, each of its database calls (and
  * the MFA delivery) fails once, before reaching the database or after the write landed
  * with the answer lost, as a dropped connection does. Every such request answers 503
  * `Service unavailable` in the envelope (or succeeds, where the failed call was not

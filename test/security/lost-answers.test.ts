@@ -14,7 +14,7 @@ import { authorizationCode, createClient, newSecret, tokenRequest } from '../hel
 import { verifiedEmail } from '../helpers/recovery';
 
 /**
- * Issue 7, item 4, a fault the outage test met when the database froze for longer than
+ * A fault the outage test met when the database froze for longer than
  * the client's request timeout: a write applied by DynamoDB whose answer is lost is
  * retried by the SDK and fails its condition against its own result. That must read as
  * success, not as a second use of a one-time code (400 Invalid MFA code) or a clash

@@ -7,7 +7,7 @@ import { failure } from '../helpers/failures';
 import { createClient, newSecret, pkcePair, type TestClient } from '../helpers/oauth';
 
 /**
- * Issue 7, item 3, open redirects: the authorization endpoint redirects only to a URI
+ * Open redirects: the authorization endpoint redirects only to a URI
  * registered for the client, compared exactly (docs/api.md 4.6), and registration accepts
  * only absolute https URIs (http on loopback hosts), without fragment or user
  * information (docs/api.md 4.8). Every refusal is a 400 in the envelope with no Location.

@@ -154,7 +154,7 @@ describe('OAuth client lifecycle with the database stopped', () => {
 });
 
 /**
- * Issue 7, item 4, with requests in flight: four streams of mixed requests (register,
+ * With requests in flight: four streams of mixed requests (register,
  * login, refresh, me, authorize, the three token grants, introspection) run while
  * DynamoDB Local is killed (SIGKILL, mid-request), restarted, and later frozen
  * (SIGSTOP) and thawed. Every answer is the operation's success or a clean 503

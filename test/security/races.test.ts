@@ -14,7 +14,7 @@ import { patientStores } from '../helpers/patient-stores';
 import { verifiedEmail } from '../helpers/recovery';
 
 /**
- * Issue 7, item 3, races: many concurrent requests that may succeed only once, at
+ * Races: many concurrent requests that may succeed only once, at
  * higher concurrency than the function tests, and checked in the table afterwards
  * (exactly one record where one is allowed). "Exactly once" rests on conditional
  * writes (docs/api.md 6), so these hold for any number of Lambda instances.

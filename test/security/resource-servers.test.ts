@@ -8,8 +8,8 @@ import { failure } from '../helpers/failures';
 import { authorizationCode, newSecret, pkcePair, type TestClient, tokenRequest } from '../helpers/oauth';
 
 /**
- * Issue 16, item 7 (subject confusion; RFC 8707 resource indicators) and item 9
- * (introspection by resource servers), docs/api.md 4.6, 4.7, 4.8, 4.14.
+ * Subject confusion, RFC 8707 resource indicators, and introspection by resource
+ * servers: docs/api.md 4.6, 4.7, 4.8, 4.14.
  */
 const API = 'https://api.example.com';
 const REPORTS = 'https://reports.example.com/v1';
@@ -42,7 +42,7 @@ function register(app: App, tenant: Tenant, extra: Record<string, unknown> = {})
   });
 }
 
-describe('client ids never name a user (issue 16, item 7)', () => {
+describe('client ids never name a user', () => {
   let app: App;
   let tenant: Tenant;
   beforeAll(async () => {
@@ -64,7 +64,7 @@ describe('client ids never name a user (issue 16, item 7)', () => {
   });
 });
 
-describe('resource indicators (RFC 8707) and the audience (issue 16, item 7)', () => {
+describe('resource indicators (RFC 8707) and the audience', () => {
   let deps: TestDeps;
   let app: App;
   let tenant: Tenant;
@@ -200,7 +200,7 @@ describe('resource indicators (RFC 8707) and the audience (issue 16, item 7)', (
   });
 });
 
-describe('introspection by resource servers (issue 16, item 9)', () => {
+describe('introspection by resource servers', () => {
   let app: App;
   let tenant: Tenant;
   let issuer: TestClient;

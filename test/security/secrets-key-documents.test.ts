@@ -18,7 +18,7 @@ import { basic, form } from '../helpers/oauth';
 import { captureOutput } from '../helpers/secret-search';
 
 /**
- * Issue 19, item 2: V8's JSON.parse error quotes about ten characters either side of the
+ * V8's JSON.parse error quotes about ten characters either side of the
  * fault, so a malformed key document put fragments of private keys into
  * `signing_keys_refresh_failed`, `authorizer_failed` and `unhandled_error`. Every secret
  * document (signing keys from Secrets Manager or a file, the MFA key file, the
@@ -79,7 +79,7 @@ const cases: Array<[string, (breaking: (json: string, secret: string) => string)
             deps.clock,
             deps.log,
           );
-          // jwks and the authorizer read the public keys (issue 16, item 5): the same broken text there.
+          // jwks and the authorizer read the public keys: the same broken text there.
           deps.publicKeys = secretsManagerPublicKeyProvider(
             secretsManager(() => breaking(json, secret)),
             'keys-public',
@@ -128,7 +128,7 @@ const cases: Array<[string, (breaking: (json: string, secret: string) => string)
         secret,
         async run(deps) {
           deps.keys = fileKeyProvider(path);
-          // jwks reads the public keys (issue 16, item 5): the same broken file there.
+          // jwks reads the public keys: the same broken file there.
           deps.publicKeys = filePublicKeyProvider(path);
           expect((await testApp(deps).request('jwks')).status).toBe(500);
           return ['unhandled_error'];

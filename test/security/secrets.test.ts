@@ -15,7 +15,7 @@ import { basic, form, pkcePair } from '../helpers/oauth';
 import { captureOutput, containsSecret, type KnownSecret, secretsIn } from '../helpers/secret-search';
 
 /**
- * Issue 7, item 6: every flow run with secrets known to the test (all generated here,
+ * Every flow run with secrets known to the test (all generated here,
  * at run time), then every response, every line of output and a scan of the whole
  * table searched for them in the clear. The only appearances allowed: the TOTP secret
  * in the otpauth URI of enableMFA's answer, and each token in the answer that issues it.

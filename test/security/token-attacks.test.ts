@@ -10,7 +10,7 @@ import { failure } from '../helpers/failures';
 import { authorizationCode, createClient, tokenRequest } from '../helpers/oauth';
 
 /**
- * Issue 7, item 2, against every route behind the session authorizer (not only
+ * Token attacks against every route behind the session authorizer (not only
  * `me`, as test/functions/authorizer.test.ts does): forged, altered, expired and
  * misdirected tokens get no identity, so the function refuses (401, or 403 where the
  * route asks for a role first), and the attempt changes nothing: the real session

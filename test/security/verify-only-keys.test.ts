@@ -23,7 +23,7 @@ import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { oauthTenant, type TestClient, tokenRequest } from '../helpers/oauth';
 
 /**
- * Issue 16, item 5: the functions that only verify tokens (the authorizer, jwks, revoke,
+ * The functions that only verify tokens (the authorizer, jwks, revoke,
  * introspect) read the public keys document and never load the private keys; `npm run
  * keys` writes that document beside the keys at every step. The IAM side (no verifying
  * role can read the private secret) is test/deploy/package.test.ts.

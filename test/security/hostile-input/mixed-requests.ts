@@ -9,7 +9,7 @@ import { newTotpSecret } from '../../helpers/mfa';
 import { basic, createClient, FORM, type TestClient } from '../../helpers/oauth';
 
 /**
- * Issue 7, item 1: hostile values mixed with real ones (a real client's id and secret, a
+ * Hostile values mixed with real ones (a real client's id and secret, a
  * real session, the registered redirect URI, a valid PKCE challenge) so that requests
  * get past the first checks, as JSON (prototype keys, duplicate keys), forms (repeated
  * parameters), raw text, huge bodies up to the size limit, and wrong content types, at
@@ -22,7 +22,7 @@ const RUNS = 1000;
 
 const hugeString = fc.integer({ min: 15_000, max: 17_000 }).map((n) => 'é'.repeat(Math.floor(n / 2)));
 /**
- * Issue 16, item 4: strings that NFKC makes longer, as the table's keys normalise them:
+ * Strings that NFKC makes longer, as the table's keys normalise them:
  * U+FDFA becomes 18 characters, U+3316 6, ligatures (ﬃ, ﬄ) 3, ㍻ and ⑴ 2 to 3, and
  * combining sequences compose or reorder; up to 300 of them, so some stay within a
  * field's length before normalising and outgrow it after.

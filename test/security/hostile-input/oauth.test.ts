@@ -54,7 +54,7 @@ describe('hostile input to the OAuth endpoints and the metadata, mixed with real
         code_verifier: realOr(pkcePair().verifier),
         refresh_token: realOr(`${'a'.repeat(22)}.0.${'b'.repeat(43)}`),
         scope: realOr('orders:read', 'orders:read orders:write'),
-        // Issue 16, item 7: RFC 8707 (the hostile tenant's client has no resources registered).
+        // RFC 8707 (the hostile tenant's client has no resources registered).
         resource: realOr('https://api.example.com', 'https://api.example.com#x'),
       }),
       required: ['grant_type', 'client_id', 'client_secret'],
