@@ -157,8 +157,31 @@ function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], 
   return value as T;
 }
 
+/**
+ * Settings whose defaults fit only local development (`localhost`, a file on one disk):
+ * in AWS Lambda each must be set, or the cold start fails naming it, rather than, say,
+ * bind passkeys to `localhost`. serverless.yml gives them to every function.
+ */
+export const REQUIRED_IN_LAMBDA = [
+  'TABLE_NAME',
+  'ISSUER',
+  'CORS_ALLOWED_ORIGINS',
+  'SIGNING_KEYS_SOURCE',
+  'WEBAUTHN_RP_ID',
+  'WEBAUTHN_ORIGINS',
+] as const;
+
+/** Running in AWS Lambda itself: not serverless-offline, not against DynamoDB Local. */
+function inAwsLambda(env: Env): boolean {
+  return Boolean(env.AWS_LAMBDA_FUNCTION_NAME?.trim()) && !env.IS_OFFLINE?.trim() && !env.DYNAMODB_ENDPOINT?.trim();
+}
+
 /** Reads and checks the configuration from an environment (`process.env` by default). */
 export function readConfig(env: Env = process.env): Config {
+  if (inAwsLambda(env)) {
+    const missing = REQUIRED_IN_LAMBDA.find((name) => !env[name]?.trim());
+    if (missing) throw new ConfigError(`Missing environment variable ${missing}: in AWS Lambda it has no default`);
+  }
   const corsAllowedOrigins = str(env, 'CORS_ALLOWED_ORIGINS', 'http://localhost:5173')
     .split(',')
     .map((origin) => origin.trim())
@@ -246,7 +269,7 @@ function signingKeysSecrets(env: Env): Config['signingKeys'] {
  * functions that do MFA need it, and they refuse to start without it (requireMfaConfig).
  */
 function readMfaConfig(env: Env): MfaConfig {
-  const inAws = Boolean(env.AWS_LAMBDA_FUNCTION_NAME?.trim()) && !env.DYNAMODB_ENDPOINT?.trim();
+  const inAws = inAwsLambda(env);
   const delivery = oneOf(env, 'MFA_DELIVERY', ['outbox', 'aws'] as const, 'outbox');
   const keySource = oneOf(env, 'MFA_KEY_SOURCE', ['file', 'kms'] as const, 'file');
   if (inAws && env.MFA_DELIVERY?.trim() === 'outbox') {

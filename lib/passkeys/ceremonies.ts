@@ -271,8 +271,13 @@ export async function registerPasskey(
   }
   // The session may have ended while the ceremony ran (an ADMIN's MFA reset revokes every
   // session, then erases the passkeys it lists): a passkey stored after that would outlive
-  // the reset, so it goes again and the registration fails (docs/api.md 9.5, 12.2).
-  if (!(await liveSession(deps, account, now))) {
+  // the reset, so it goes again and the registration fails (docs/api.md 9.5, 12.2). A check
+  // that could not run proves nothing either: the passkey goes again and the error stands.
+  const live = await liveSession(deps, account, now).catch(async (error: unknown) => {
+    await deps.store.passkeys.remove(account.tenantId, account.userId, passkey.id, now);
+    throw error;
+  });
+  if (!live) {
     await deps.store.passkeys.remove(account.tenantId, account.userId, passkey.id, now);
     throw await refuse('session_ended', new UnauthorizedError());
   }

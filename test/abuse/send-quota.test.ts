@@ -8,6 +8,7 @@ import { nearRealTime } from '../helpers/clock';
 import { testClock, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
 import { createTable } from '../helpers/isolated-table';
+import { LAMBDA_SETTINGS } from '../helpers/lambda-env';
 import { localDynamo } from '../helpers/local-dynamo';
 
 const QUOTAS: SendQuotas = { destination: 3, user: 4, tenant: 6, global: 8, newTenant: 2, newTenants: 5 };
@@ -172,6 +173,7 @@ describe('SMS countries (MFA_SMS_COUNTRIES)', () => {
     const { readConfig } = await import('../../lib/config');
     const aws = {
       AWS_LAMBDA_FUNCTION_NAME: 'f',
+      ...LAMBDA_SETTINGS,
       MFA_DELIVERY: 'aws',
       MFA_EMAIL_FROM: 'a@example.com',
       MFA_KEY_SOURCE: 'kms',

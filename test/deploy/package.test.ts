@@ -174,6 +174,8 @@ const PEPPERED = [
   'HostedSignIn',
   // A sign-in completed by its second factor hands out a device token (docs/api.md 10.1).
   'HostedSecondFactor',
+  // So does a sign-in with a passkey on the hosted pages.
+  'HostedPasskeySignIn',
 ];
 /** A statement that lets a function query the table's indexes, and do nothing else there. */
 const isIndexQuery = (s: Statement) =>
@@ -454,6 +456,18 @@ describe('the deployment package', () => {
     expect(stage.RouteSettings['POST /auth/mfa/verify'].ThrottlingRateLimit).toBeLessThanOrEqual(
       stage.RouteSettings['POST /oauth2/token'].ThrottlingRateLimit,
     );
+    // The sign-in doors limit failures per account, device and source inside (docs/api.md 10):
+    // their route limits, shared by every caller, are login's, far above what one host needs
+    // to shut every tenant out.
+    for (const route of [
+      'POST /auth/login',
+      'POST /oauth2/hosted/sign-in',
+      'POST /oauth2/hosted/second-factor',
+      'POST /auth/passkeys/authentication',
+      'POST /auth/passkeys/authentication/options',
+    ]) {
+      expect(stage.RouteSettings[route], route).toEqual({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
+    }
     expect(stage.AccessLogSettings.DestinationArn).toBeDefined();
   });
 

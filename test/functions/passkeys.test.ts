@@ -6,6 +6,7 @@ import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app'
 import { type CeremonyOverrides, softwareAuthenticator } from '../helpers/authenticator';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
+import { connectionReset } from '../helpers/faulty-stores';
 import { activateTotp } from '../helpers/mfa';
 
 const PASSWORD = 'correct horse battery';
@@ -199,6 +200,35 @@ describe('passkeys (docs/api.md 12)', () => {
       expect((await events(alice.tenantId, bob.user.id, 'passkey_registration_failed')).map((event) => event.details)).toEqual([
         { reason: 'session_ended' },
       ]);
+    });
+
+    it('removes the passkey again, and answers 503, when the session cannot be read after the passkey was stored', async () => {
+      const { tenantId, token, userId } = await newUser();
+      const { response } = softwareAuthenticator().create(await registrationOptions(token));
+      const account = { tenantId, userId, username: 'alice', sessionId: String(decodeJwt(token).sid) };
+      // The live-session read after the write (the n-th read of sessions) fails as a dropped connection does.
+      let reads = 0;
+      let failingRead = 1;
+      const sessions: typeof deps.store.sessions = {
+        ...deps.store.sessions,
+        findWithOwner: async (...args) =>
+          ++reads === failingRead ? Promise.reject(connectionReset()) : deps.store.sessions.findWithOwner(...args),
+      };
+      const faulty = { ...deps, store: { ...deps.store, sessions } };
+      await expect(registerPasskey(faulty, account, response)).rejects.toMatchObject({ code: 'ECONNRESET' });
+      expect(await deps.store.passkeys.find(tenantId, passkeyIdOf(Buffer.from(response.rawId, 'base64url')))).toBeUndefined();
+      expect(await deps.store.passkeys.listByUser(tenantId, userId)).toEqual([]);
+      // Through the function (the authorizer reads the session first), the same fault is a
+      // 503, and the passkey can be registered again.
+      reads = 0;
+      failingRead = 2;
+      const failed = await testApp(faulty).request('passkeyRegistration', {
+        token,
+        body: { credential: softwareAuthenticator().create(await registrationOptions(token)).response },
+      });
+      expect(failed).toEqual({ status: 503, headers: expect.any(Object), body: failure('Service unavailable') });
+      expect(await deps.store.passkeys.listByUser(tenantId, userId)).toEqual([]);
+      expect((await register(token)).status).toBe(201);
     });
 
     it('answers 409 Passkey already registered for a credential id registered in the tenant already', async () => {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import * as getAccount from '../../functions/account';
 import * as adminCreateShop from '../../functions/admin-create-shop';
@@ -163,6 +164,13 @@ export interface AppRequest extends Omit<RequestSpec, 'identity'> {
   token?: string;
 }
 
+/**
+ * The function at work: `authorizer`, or the route (`POST /auth/login`) of the function
+ * being made or invoked. test/deploy/roles-and-settings.test.ts attributes to it the AWS
+ * operations and the settings it uses.
+ */
+export const runningFunction = new AsyncLocalStorage<string>();
+
 /** The service's functions wired to one set of deps (testApp's result). */
 export type App = ReturnType<typeof testApp>;
 
@@ -171,11 +179,14 @@ export type App = ReturnType<typeof testApp>;
  * authorizer runs first on the same event and its context is handed on.
  */
 export function testApp(deps: Deps) {
-  const authorize = authorizer.makeHandler(deps);
-  const handlers = Object.fromEntries(Object.entries(routes).map(([name, route]) => [name, route.module.makeHandler(deps)])) as Record<
-    RouteName,
-    unknown
-  >;
+  const authorizerHandler = runningFunction.run('authorizer', () => authorizer.makeHandler(deps));
+  const authorize: typeof authorizerHandler = (event) => runningFunction.run('authorizer', () => authorizerHandler(event));
+  const handlers = Object.fromEntries(
+    Object.entries(routes).map(([name, route]) => [
+      name,
+      runningFunction.run(`${route.method} ${route.path}`, () => route.module.makeHandler(deps)),
+    ]),
+  ) as Record<RouteName, unknown>;
 
   async function request(name: RouteName, spec: AppRequest = {}): Promise<Response> {
     const route = routes[name];
@@ -186,7 +197,9 @@ export function testApp(deps: Deps) {
       const result = await authorize(event as unknown as APIGatewayRequestAuthorizerEventV2);
       authorizerContext = result.context;
     }
-    return call(handlers[name], { method: route.method, path: route.path, ...spec, headers, authorizerContext });
+    return runningFunction.run(`${route.method} ${route.path}`, () =>
+      call(handlers[name], { method: route.method, path: route.path, ...spec, headers, authorizerContext }),
+    );
   }
 
   /** The identity the authorizer gives a token, or null. */

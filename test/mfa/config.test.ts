@@ -5,6 +5,7 @@ import * as mfaEnable from '../../functions/mfa-enable';
 import * as mfaVerify from '../../functions/mfa-verify';
 import { ConfigError, readConfig, requireMfaConfig } from '../../lib/config';
 import { testDeps } from '../helpers/deps';
+import { LAMBDA_SETTINGS } from '../helpers/lambda-env';
 
 describe('readConfig: MFA', () => {
   it('defaults to the outbox and a key file under .data/ (local development)', () => {
@@ -41,6 +42,7 @@ describe('readConfig: MFA', () => {
   // In AWS Lambda against the real table (with what else AWS needs, e.g. the OAuth pepper).
   const inLambda = {
     AWS_LAMBDA_FUNCTION_NAME: 'identity-service-prod-login',
+    ...LAMBDA_SETTINGS,
     DYNAMODB_ENDPOINT: '',
     OAUTH_CLIENT_SECRET_PEPPER: 'p'.repeat(32),
   };

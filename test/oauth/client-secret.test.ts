@@ -9,6 +9,7 @@ import { createLogger } from '../../lib/log';
 import { clientSecretHasher, clientSecretHasherFor, PEPPER_REFRESH_SECONDS } from '../../lib/oauth/client-secret';
 import type { SecretsClient } from '../../lib/secrets/location';
 import { noSecretsManager, testClock } from '../helpers/deps';
+import { LAMBDA_SETTINGS } from '../helpers/lambda-env';
 import { newSecret } from '../helpers/oauth';
 
 /** Secrets Manager cannot be reached from here: a fake client at the edge, counting reads. */
@@ -59,6 +60,7 @@ describe('the client-secret hasher port', () => {
   it('reads the pepper in AWS from its Secrets Manager secret once, at the first use', async () => {
     const aws = {
       AWS_LAMBDA_FUNCTION_NAME: 'f',
+      ...LAMBDA_SETTINGS,
       AWS_REGION: 'eu-west-1',
       MFA_DELIVERY: 'aws',
       MFA_EMAIL_FROM: 'a@example.com',

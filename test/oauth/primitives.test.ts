@@ -12,6 +12,7 @@ import { formatGrantRefreshToken, parseGrantRefreshToken } from '../../lib/oauth
 import { s256, verifyPkce } from '../../lib/oauth/pkce';
 import { isWithinScope, parseScope } from '../../lib/oauth/scope';
 import { apiEvent } from '../helpers/http';
+import { LAMBDA_SETTINGS } from '../helpers/lambda-env';
 import { basic } from '../helpers/oauth';
 
 describe('PKCE S256 (RFC 7636)', () => {
@@ -202,6 +203,7 @@ describe('the client-secret pepper in the configuration', () => {
   it('is missing in AWS Lambda without OAUTH_CLIENT_SECRET_PEPPER, and the functions that hash client secrets refuse to start', () => {
     const aws = {
       AWS_LAMBDA_FUNCTION_NAME: 'identity-service-prod-oauth2Token',
+      ...LAMBDA_SETTINGS,
       MFA_DELIVERY: 'aws',
       MFA_EMAIL_FROM: 'a@example.com',
       MFA_KEY_SOURCE: 'kms',

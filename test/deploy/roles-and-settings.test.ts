@@ -1,0 +1,580 @@
+import { execFileSync } from 'node:child_process';
+import { decodeJwt } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readConfig } from '../../lib/config';
+import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
+import { softwareAuthenticator } from '../helpers/authenticator';
+import { type AwsUsage, recordingDeps } from '../helpers/aws-usage';
+import { type TestDeps, uniqueTenant } from '../helpers/deps';
+import { browserAuthorize, CookieJar, csrfOf, postForm } from '../helpers/hosted';
+import type { Response } from '../helpers/http';
+import { LAMBDA_SETTINGS } from '../helpers/lambda-env';
+import { activateDelivered, activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
+import { authorizationCode, createClient, FORM, grantTokens, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
+import { verifiedEmail } from '../helpers/recovery';
+
+/**
+ * What serverless.yml gives each function against what the function does: every route is
+ * driven through its flows on DynamoDB Local with each AWS call and each configuration read
+ * noted against the function at work (test/helpers/aws-usage.ts); then each function's
+ * role (serverless-iam-roles-per-function) must grant every operation it made, and its
+ * environment (provider.environment and its own) must hold every setting it read. A
+ * function that would answer 500 in AWS for want of a permission, or quietly fall back to
+ * a local default, fails here.
+ */
+
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
+interface PrintedFunction {
+  environment?: Record<string, string>;
+  iamRoleStatements?: Statement[];
+  events?: Array<{ httpApi?: { method: string; path: string } }>;
+}
+interface Printed {
+  provider: { environment: Record<string, string> };
+  functions: Record<string, PrintedFunction>;
+}
+
+/** The configuration read by the functions and the variables it comes from (lib/config.ts). */
+const SETTINGS: Record<string, string[]> = {
+  issuer: ['ISSUER'],
+  accessTokenAudience: ['ACCESS_TOKEN_AUDIENCE'],
+  oauthDefaultAudience: ['OAUTH_DEFAULT_AUDIENCE'],
+  accessTokenTtlSeconds: ['ACCESS_TOKEN_TTL_SECONDS'],
+  sessionMaxAgeSeconds: ['SESSION_MAX_AGE_SECONDS'],
+  reauthMaxAgeSeconds: ['REAUTH_MAX_AGE_SECONDS'],
+  defaultTenantId: ['DEFAULT_TENANT_ID'],
+  defaultShopId: ['DEFAULT_SHOP_ID'],
+  tableName: ['TABLE_NAME', 'DYNAMODB_ENDPOINT', 'AWS_REGION'],
+  dynamodbEndpoint: ['DYNAMODB_ENDPOINT'],
+  awsRegion: ['AWS_REGION'],
+  corsAllowedOrigins: ['CORS_ALLOWED_ORIGINS'],
+  signingKeys: [
+    'SIGNING_KEYS_SOURCE',
+    'SIGNING_KEYS_SECRET_ID',
+    'SIGNING_PUBLIC_KEYS_SECRET_ID',
+    'SIGNING_KEYS_FILE',
+    'SIGNING_PUBLIC_KEYS_FILE',
+  ],
+  logLevel: ['LOG_LEVEL'],
+  oauthClientSecretPepper: ['OAUTH_CLIENT_SECRET_PEPPER', 'OAUTH_CLIENT_SECRET_PEPPER_SECRET_ID', 'OAUTH_CLIENT_SECRET_PEPPER_FILE'],
+  'mfa.delivery': ['MFA_DELIVERY', 'MFA_EMAIL_FROM'],
+  'mfa.dataKeys': ['MFA_KEY_SOURCE', 'KMS_KEY_ID', 'MFA_KEY_FILE'],
+  'mfa.totpIssuer': ['TOTP_ISSUER'],
+  'mfa.smsCountries': ['MFA_SMS_COUNTRIES'],
+  audit: ['AUDIT_SHARDS'],
+  sendQuotas: [
+    'SEND_QUOTA_PER_DESTINATION',
+    'SEND_QUOTA_PER_USER',
+    'SEND_QUOTA_PER_TENANT',
+    'SEND_QUOTA_GLOBAL',
+    'SEND_QUOTA_PER_NEW_TENANT',
+    'SEND_QUOTA_NEW_TENANTS',
+  ],
+  loginFailuresPerSource: ['LOGIN_FAILURES_PER_SOURCE'],
+  clientAuthFailuresPerSource: ['CLIENT_AUTH_FAILURES_PER_SOURCE'],
+  webauthn: ['WEBAUTHN_RP_ID', 'WEBAUTHN_ORIGINS', 'WEBAUTHN_RP_NAME'],
+};
+/** Variables that say where the code runs rather than configure it. */
+const RUNTIME = ['AWS_LAMBDA_FUNCTION_NAME', 'IS_OFFLINE'];
+
+/** A statement's resource as the operations name it (test/helpers/aws-usage.ts). */
+function resourceName(resource: unknown): string {
+  if (resource === '*') return '*';
+  const value = resource as Record<string, unknown>;
+  const getAtt = value['Fn::GetAtt'] as string[] | undefined;
+  if (getAtt) return getAtt[0] === 'IdentityTable' ? 'table' : String(getAtt[0]);
+  if (typeof value.Ref === 'string') return value.Ref;
+  const sub = value['Fn::Sub'];
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a CloudFormation !Sub string, not a template
+  if (sub === '${IdentityTable.Arn}/index/*') return 'index';
+  if (typeof sub === 'string' && /:ses:.*:identity\//.test(sub)) return 'SesIdentity';
+  return JSON.stringify(resource);
+}
+
+/** The role's grants as `action@resource`. */
+function grantsOf(fn: PrintedFunction): Set<string> {
+  return new Set(
+    (fn.iamRoleStatements ?? [])
+      .filter((statement) => statement.Effect === 'Allow')
+      .flatMap((statement) =>
+        [statement.Action].flat().flatMap((action) => [statement.Resource].flat().map((r) => `${action}@${resourceName(r)}`)),
+      ),
+  );
+}
+
+const granted = (grants: Set<string>, operation: string) => grants.has(operation) || grants.has(`${operation.split('@')[0]}@*`);
+
+const PASSWORD = 'correct horse battery staple';
+
+describe('each function’s role and settings in serverless.yml against what it does', () => {
+  let printed: Printed;
+  /** serverless.yml's function of each route key (`POST /auth/login`), and `authorizer`. */
+  const functionOf = new Map<string, string>([['authorizer', 'authorizer']]);
+  let usage: AwsUsage;
+  let deps: TestDeps;
+  let app: App;
+  const byFunction = (of: Map<string, Set<string>>) => {
+    const out = new Map<string, Set<string>>();
+    for (const [at, seen] of of) {
+      const fn = functionOf.get(at);
+      if (!fn) throw new Error(`no function of serverless.yml serves ${at}`);
+      out.set(fn, new Set([...(out.get(fn) ?? []), ...seen]));
+    }
+    return out;
+  };
+
+  beforeAll(async () => {
+    const env = { ...process.env };
+    for (const name of ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_PROFILE']) delete env[name];
+    const output = execFileSync(process.execPath, ['node_modules/.bin/serverless', 'print', '--stage', 'prod', '--format', 'json'], {
+      encoding: 'utf8',
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    printed = JSON.parse(output.slice(output.indexOf('{')));
+    for (const [name, fn] of Object.entries(printed.functions)) {
+      for (const event of fn.events ?? [])
+        if (event.httpApi) functionOf.set(`${event.httpApi.method.toUpperCase()} ${event.httpApi.path}`, name);
+    }
+
+    const recording = await recordingDeps();
+    usage = recording.usage;
+    deps = recording;
+    app = testApp(deps);
+    await driveEveryRoute(app, deps).catch((error: unknown) => {
+      // What the functions logged of a failure says more than its status.
+      console.error(deps.logs.filter((line) => line.level === 'error').slice(0, 3));
+      throw error;
+    });
+  }, 240_000);
+
+  it('grants each function every AWS operation it performs', () => {
+    const missing: string[] = [];
+    for (const [fn, operations] of byFunction(usage.operations)) {
+      const grants = grantsOf(printed.functions[fn] ?? {});
+      for (const operation of operations) if (!granted(grants, operation)) missing.push(`${fn}: ${operation}`);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('exercises every function with a route, and reports the grants no flow used', () => {
+    const used = byFunction(usage.operations);
+    const routed = Object.entries(printed.functions).filter(([, fn]) => (fn.events ?? []).some((event) => event.httpApi));
+    const idle = routed.map(([name]) => name).filter((name) => !byFunction(usage.config).has(name) && !used.has(name));
+    expect(idle).toEqual([]);
+    const unused: string[] = [];
+    for (const [name, fn] of [...routed, ['authorizer', printed.functions.authorizer ?? {}] as const]) {
+      const operations = [...(used.get(name) ?? [])];
+      for (const grant of grantsOf(fn)) {
+        const [action, resource] = grant.split('@');
+        const hit = operations.some((op) => (resource === '*' ? op.split('@')[0] === action : op === grant));
+        if (!hit && !action?.startsWith('logs:')) unused.push(`${name}: ${grant}`);
+      }
+    }
+    // A report, not a failure: a grant may serve a path no flow here takes.
+    if (unused.length > 0) console.info(`Grants no flow used (${unused.length}):\n  ${unused.join('\n  ')}`);
+    expect(routed.length).toBeGreaterThan(50);
+  });
+
+  it('gives each function every setting it reads that serverless.yml configures anywhere', () => {
+    const configured = new Set([
+      ...Object.keys(printed.provider.environment),
+      ...Object.values(printed.functions).flatMap((fn) => Object.keys(fn.environment ?? {})),
+    ]);
+    const missing: string[] = [];
+    for (const [fn, paths] of byFunction(usage.config)) {
+      const given = new Set([...Object.keys(printed.provider.environment), ...Object.keys(printed.functions[fn]?.environment ?? {})]);
+      for (const path of paths) {
+        const variables = SETTINGS[path];
+        if (!variables) {
+          missing.push(`${fn}: ${path} is read but test/deploy/roles-and-settings.test.ts does not know its variables`);
+          continue;
+        }
+        for (const variable of variables)
+          if (configured.has(variable) && !given.has(variable)) missing.push(`${fn}: ${variable} (${path})`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('knows every variable lib/config.ts reads', () => {
+    const read = new Set<string>();
+    const watching = (env: Record<string, string>) =>
+      new Proxy(env, {
+        get(target, name) {
+          if (typeof name === 'string') read.add(name);
+          return Reflect.get(target, name);
+        },
+      });
+    readConfig(watching({}));
+    readConfig(
+      watching({
+        ...LAMBDA_SETTINGS,
+        AWS_LAMBDA_FUNCTION_NAME: 'f',
+        OAUTH_CLIENT_SECRET_PEPPER_SECRET_ID: 'p',
+        MFA_DELIVERY: 'aws',
+        MFA_EMAIL_FROM: 'a@example.com',
+        MFA_KEY_SOURCE: 'kms',
+        KMS_KEY_ID: 'k',
+      }),
+    );
+    const known = new Set([...Object.values(SETTINGS).flat(), ...RUNTIME]);
+    expect([...read].filter((name) => !known.has(name))).toEqual([]);
+    expect([...known].filter((name) => !read.has(name))).toEqual([]);
+  });
+});
+
+/** Every route of the service, through flows as callers run them (the answers checked on the way). */
+async function driveEveryRoute(app: App, deps: TestDeps) {
+  const expectStatus = (response: Response, status: number, what: string) => {
+    expect(response.status, `${what}: ${String(JSON.stringify(response.body)).slice(0, 300)}`).toBe(status);
+    return response;
+  };
+  const tenantId = uniqueTenant('roles');
+  const issuerOrigin = new URL(deps.config.issuer).origin;
+  const admin = await registerAdmin(app, tenantId, 'admin', PASSWORD);
+  let adminToken = admin.token;
+  let serial = 0;
+  const newUser = async (role = 'OPERATOR') => {
+    const username = `user-${serial++}`;
+    const session = await registerStaff(app, adminToken, { username, password: PASSWORD, role, tenantId });
+    return {
+      username,
+      token: session.token,
+      refreshToken: session.refreshToken,
+      userId: session.user.id,
+      deviceToken: session.deviceToken,
+    };
+  };
+  const signIn = async (username: string, extra: Record<string, string> = {}) =>
+    expectStatus(await app.request('login', { body: { username, password: PASSWORD, tenantId, ...extra } }), 200, 'login').body.data;
+
+  // Sessions: login (with a device token, a wrong password), refresh (and a reused token), logout, me, jwks.
+  const alice = await newUser();
+  await signIn(alice.username);
+  await app.request('login', {
+    body: { username: alice.username, password: PASSWORD, tenantId },
+    headers: { 'x-device-token': alice.deviceToken },
+  });
+  expectStatus(
+    await app.request('login', { body: { username: alice.username, password: 'wrong password', tenantId } }),
+    401,
+    'wrong password',
+  );
+  const refreshed = expectStatus(await app.request('refresh', { body: { refreshToken: alice.refreshToken } }), 200, 'refresh');
+  expectStatus(await app.request('refresh', { body: { refreshToken: alice.refreshToken } }), 401, 'reused refresh token');
+  const bob = await newUser();
+  expectStatus(await app.request('me', { token: bob.token }), 200, 'me');
+  expectStatus(await app.request('logout', { token: bob.token }), 200, 'logout');
+  expectStatus(await app.request('jwks'), 200, 'jwks');
+  expect(refreshed.body.data.refreshToken).toBeDefined();
+
+  // Email, MFA and their notifications; the second factor at login and reauthentication.
+  const carol = await newUser();
+  await verifiedEmail(app, deps, carol.token, tenantId, carol.userId, 'carol@example.com');
+  const { code } = await activateTotp(app, deps, carol.token);
+  const carolOtp = (await signIn(carol.username, { mfaCode: code() })).token as string;
+  expectStatus(
+    await app.request('reauthenticate', { token: carolOtp, body: { password: PASSWORD, mfaCode: code(1) } }),
+    200,
+    'reauthenticate',
+  );
+  await activateDelivered(app, deps, carolOtp, carol.userId, 'SMS', '+15550001234');
+  expectStatus(
+    await app.request('login', { body: { username: carol.username, password: PASSWORD, tenantId, mfaMethod: 'SMS' } }),
+    401,
+    'SMS code',
+  );
+  const codes = expectStatus(await app.request('mfaRecoveryCodes', { token: carolOtp }), 200, 'recovery codes').body.data.codes as string[];
+  await signIn(carol.username, { mfaMethod: 'RECOVERY', mfaCode: String(codes[0]) });
+  expectStatus(await app.request('mfaList', { token: carolOtp }), 200, 'list MFA');
+  expectStatus(await app.request('mfaDisable', { token: carolOtp, body: { method: 'SMS' } }), 200, 'disable SMS');
+  expectStatus(await app.request('mfaDisable', { token: carolOtp, body: { method: 'TOTP' } }), 200, 'disable the last method');
+  expectStatus(
+    await app.request('mfaEnable', { token: carolOtp, body: { method: 'EMAIL', secret: 'carol@example.com' } }),
+    200,
+    'enable EMAIL',
+  );
+  expectStatus(
+    await app.request('passwordChange', { token: carolOtp, body: { currentPassword: PASSWORD, newPassword: `${PASSWORD} changed` } }),
+    200,
+    'password change',
+  );
+
+  // The forgotten password (by email), then its reset; an SMS-only account gets its code by SMS.
+  const dave = await newUser();
+  await verifiedEmail(app, deps, dave.token, tenantId, dave.userId, 'dave@example.com');
+  expectStatus(await app.request('passwordForgot', { body: { username: dave.username, tenantId } }), 202, 'forgot');
+  const reset = await deps.outbox.latest(tenantId, dave.userId, 'EMAIL', 'reset');
+  expectStatus(
+    await app.request('passwordReset', {
+      body: { username: dave.username, tenantId, code: reset?.code, newPassword: `${PASSWORD} reset` },
+    }),
+    200,
+    'reset',
+  );
+  const erin = await newUser();
+  await activateDelivered(app, deps, erin.token, erin.userId, 'SMS', '+15550005678');
+  expectStatus(await app.request('passwordForgot', { body: { username: erin.username, tenantId } }), 202, 'forgot by SMS');
+  const smsReset = await deps.outbox.latest(tenantId, erin.userId, 'SMS', 'reset');
+  expectStatus(
+    await app.request('passwordReset', {
+      body: { username: erin.username, tenantId, code: smsReset?.code, newPassword: `${PASSWORD} reset` },
+    }),
+    401,
+    'reset asking for the second factor',
+  );
+
+  // Sessions and grants of the signed-in user; the account page.
+  const frank = await newUser();
+  const other = await signIn(frank.username);
+  expectStatus(await app.request('listSessions', { token: frank.token }), 200, 'list sessions');
+  expectStatus(
+    await app.request('revokeSession', { token: frank.token, pathParameters: { sessionId: String(decodeJwt(other.token).sid) } }),
+    200,
+    'revoke session',
+  );
+  await signIn(frank.username);
+  expectStatus(await app.request('revokeOtherSessions', { token: frank.token }), 200, 'revoke other sessions');
+  expectStatus(await app.request('getAccount', { token: frank.token }), 200, 'account');
+
+  // OAuth: clients, the code flow, tokens, introspection, revocation, userinfo, metadata.
+  adminToken = (await signIn('admin')).token;
+  const client = await createClient(app, adminToken, tenantId, { scope: 'openid profile orders:read' });
+  const tokens = await grantTokens(app, frank.token, client);
+  expectStatus(await app.request('listGrants', { token: frank.token }), 200, 'list grants');
+  expectStatus(
+    await app.request('oauth2Token', tokenRequest(client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token })),
+    200,
+    'refresh grant',
+  );
+  expectStatus(
+    await app.request('oauth2Token', tokenRequest(client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token })),
+    400,
+    'reused grant',
+  );
+  expectStatus(await app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' })), 200, 'client credentials');
+  const issued = await authorizationCode(app, frank.token, client, { scope: 'openid profile' });
+  const redeem = () =>
+    app.request(
+      'oauth2Token',
+      tokenRequest(client, {
+        grant_type: 'authorization_code',
+        code: issued.code,
+        redirect_uri: client.redirectUri,
+        code_verifier: issued.verifier,
+      }),
+    );
+  const openid = expectStatus(await redeem(), 200, 'code').body;
+  const bearer = { authorization: `Bearer ${openid.access_token}` };
+  expectStatus(await app.request('userInfo', { headers: bearer }), 200, 'userinfo');
+  expectStatus(await app.request('userInfoPost', { headers: bearer }), 200, 'userinfo by POST');
+  // A code presented twice revokes what it gave (docs/api.md 4.7).
+  expectStatus(await redeem(), 400, 'reused code');
+  const fresh = await grantTokens(app, frank.token, client);
+  expectStatus(await app.request('oauth2Introspect', tokenRequest(client, { token: fresh.refresh_token })), 200, 'introspect');
+  expectStatus(
+    await app.request('oauth2Introspect', tokenRequest(client, { token: fresh.access_token })),
+    200,
+    'introspect an access token',
+  );
+  expectStatus(
+    await app.request('oauth2Introspect', {
+      ...tokenRequest(client, { token: 'x' }),
+      body: 'client_id=nobody&client_secret=wrong&token=x',
+    }),
+    401,
+    'unknown client',
+  );
+  const grantId = String(fresh.refresh_token).split('.')[0] ?? '';
+  expectStatus(await app.request('revokeGrant', { token: frank.token, pathParameters: { grantId } }), 200, 'revoke grant');
+  const revocable = await grantTokens(app, frank.token, client);
+  expectStatus(await app.request('oauth2Revoke', tokenRequest(client, { token: revocable.refresh_token })), 200, 'revoke');
+  expectStatus(await app.request('oauth2Metadata'), 200, 'metadata');
+  expectStatus(await app.request('openIdConfiguration'), 200, 'openid configuration');
+  const clientPath = { clientId: client.clientId };
+  expectStatus(await app.request('oauth2ListClients', { token: adminToken }), 200, 'list clients');
+  expectStatus(await app.request('oauth2ReadClient', { token: adminToken, pathParameters: clientPath }), 200, 'read client');
+  expectStatus(
+    await app.request('oauth2UpdateClient', { token: adminToken, pathParameters: clientPath, body: { client_name: 'Renamed' } }),
+    200,
+    'update client',
+  );
+  expectStatus(
+    await app.request('oauth2RotateClientSecret', {
+      token: adminToken,
+      pathParameters: clientPath,
+      body: { client_secret: newSecret() },
+    }),
+    200,
+    'rotate secret',
+  );
+  const spare: TestClient = await createClient(app, adminToken, tenantId);
+  expectStatus(
+    await app.request('oauth2DeleteClient', { token: adminToken, pathParameters: { clientId: spare.clientId } }),
+    200,
+    'delete client',
+  );
+
+  // Tenant administration: users, shops, the tenant, the audit trail.
+  const grace = await newUser();
+  expectStatus(await app.request('adminListUsers', { token: adminToken, query: { limit: '3' } }), 200, 'list users');
+  expectStatus(await app.request('adminReadUser', { token: adminToken, pathParameters: { userId: grace.userId } }), 200, 'read user');
+  expectStatus(
+    await app.request('adminUpdateUser', { token: adminToken, pathParameters: { userId: grace.userId }, body: { role: 'ANALYST' } }),
+    200,
+    'update user',
+  );
+  expectStatus(
+    await app.request('adminSignOutUser', { token: adminToken, pathParameters: { userId: grace.userId } }),
+    200,
+    'sign out user',
+  );
+  expectStatus(await app.request('adminDeleteUser', { token: adminToken, pathParameters: { userId: grace.userId } }), 200, 'delete user');
+  expectStatus(
+    await app.request('adminCreateShop', { token: adminToken, body: { shopId: 'shop-roles', name: 'A shop' } }),
+    201,
+    'create shop',
+  );
+  expectStatus(await app.request('adminListShops', { token: adminToken }), 200, 'list shops');
+  expectStatus(await app.request('adminReadTenant', { token: adminToken }), 200, 'read tenant');
+  expectStatus(await app.request('adminUpdateTenant', { token: adminToken, body: { displayName: 'Roles Ltd' } }), 200, 'update tenant');
+  expectStatus(await app.request('adminListAudit', { token: adminToken, query: { limit: '5' } }), 200, 'audit');
+  expectStatus(
+    await app.request('adminListAudit', { token: adminToken, query: { limit: '5', userId: frank.userId } }),
+    200,
+    'audit of a user',
+  );
+
+  // Passkeys: registration, listing, sign-in, removal; an ADMIN's MFA reset erases them.
+  const heidi = await newUser();
+  const heidiKeys = softwareAuthenticator();
+  const creation = expectStatus(await app.request('passkeyRegistrationOptions', { token: heidi.token, body: {} }), 200, 'creation options')
+    .body.data.options;
+  const registered = expectStatus(
+    await app.request('passkeyRegistration', { token: heidi.token, body: { credential: heidiKeys.create(creation).response } }),
+    201,
+    'passkey registration',
+  );
+  expectStatus(await app.request('passkeysList', { token: heidi.token }), 200, 'list passkeys');
+  const request = expectStatus(
+    await app.request('passkeyAuthenticationOptions', { body: { tenantId, username: heidi.username } }),
+    200,
+    'request options',
+  ).body.data.options;
+  expectStatus(
+    await app.request('passkeyAuthentication', { body: { tenantId, credential: heidiKeys.get(request) } }),
+    200,
+    'passkey sign-in',
+  );
+  expectStatus(
+    await app.request('passkeyRemove', { token: heidi.token, pathParameters: { id: registered.body.data.passkey.id } }),
+    200,
+    'remove passkey',
+  );
+  const second = expectStatus(await app.request('passkeyRegistrationOptions', { token: heidi.token, body: {} }), 200, 'creation options')
+    .body.data.options;
+  await app.request('passkeyRegistration', { token: heidi.token, body: { credential: heidiKeys.create(second).response } });
+  expectStatus(await app.request('adminResetUserMfa', { token: adminToken, pathParameters: { userId: heidi.userId } }), 200, 'MFA reset');
+
+  // The hosted pages: sign-in, the second factor, consent, passkeys, RP-initiated logout.
+  const ivan = await newUser();
+  const jar = new CookieJar();
+  const signInPage = await browserAuthorize(app, jar, client);
+  expectStatus(signInPage.response, 200, 'sign-in page');
+  // A wrong password shows the sign-in page again, its passkey button with it.
+  expectStatus(
+    await postForm(app, jar, 'hostedSignIn', { csrf: signInPage.csrf, username: ivan.username, password: 'wrong password' }, issuerOrigin),
+    401,
+    'hosted sign-in with a wrong password',
+  );
+  expectStatus(
+    await postForm(app, jar, 'hostedSignIn', { csrf: signInPage.csrf, username: ivan.username, password: PASSWORD }, issuerOrigin),
+    200,
+    'hosted sign-in',
+  );
+  expectStatus(await postForm(app, jar, 'hostedConsent', { csrf: signInPage.csrf, decision: 'allow' }, issuerOrigin), 303, 'consent');
+  const passkeysPage = expectStatus(await app.request('hostedPasskeysPage', { headers: jar.header() }), 200, 'passkeys page');
+  const options = JSON.parse(unescapeHtml(/data-options="([^"]*)"/.exec(String(passkeysPage.body))?.[1] ?? '{}'));
+  const ivanKeys = softwareAuthenticator();
+  expectStatus(
+    jar.take(
+      await app.request('hostedPasskeyRegister', {
+        headers: { 'content-type': FORM, origin: issuerOrigin, ...jar.header() },
+        body: new URLSearchParams({ csrf: csrfOf(passkeysPage), credential: JSON.stringify(ivanKeys.create(options).response) }).toString(),
+      }),
+    ),
+    303,
+    'hosted passkey registration',
+  );
+  const passkeyJar = new CookieJar();
+  const passkeySignInPage = await browserAuthorize(app, passkeyJar, client);
+  const getOptions = JSON.parse(unescapeHtml(/data-options="([^"]*)"/.exec(String(passkeySignInPage.response.body))?.[1] ?? '{}'));
+  expectStatus(
+    passkeyJar.take(
+      await app.request('hostedPasskeySignIn', {
+        headers: { 'content-type': FORM, origin: issuerOrigin, ...passkeyJar.header() },
+        body: new URLSearchParams({ csrf: passkeySignInPage.csrf, credential: JSON.stringify(ivanKeys.get(getOptions)) }).toString(),
+      }),
+    ),
+    200,
+    'hosted passkey sign-in',
+  );
+  const asked = expectStatus(await app.request('oauth2Logout', { method: 'GET', headers: jar.header(), query: {} }), 200, 'logout page');
+  expectStatus(
+    await app.request('oauth2LogoutPost', {
+      headers: { 'content-type': FORM, origin: issuerOrigin, ...jar.header() },
+      body: new URLSearchParams({ csrf: csrfOf(asked) }).toString(),
+    }),
+    200,
+    'logout',
+  );
+  // A TOTP user through the hosted second factor; an SMS user gets a code sent.
+  const judy = await newUser();
+  const secret = newTotpSecret();
+  await activateTotp(app, deps, judy.token, secret);
+  const judyJar = new CookieJar();
+  const judyPage = await browserAuthorize(app, judyJar, client);
+  const factorPage = await postForm(
+    app,
+    judyJar,
+    'hostedSignIn',
+    { csrf: judyPage.csrf, username: judy.username, password: PASSWORD },
+    issuerOrigin,
+  );
+  expectStatus(factorPage, 200, 'second-factor page');
+  const totp = authenticator(deps, secret);
+  expectStatus(
+    await postForm(
+      app,
+      judyJar,
+      'hostedSecondFactor',
+      { csrf: csrfOf(factorPage) || judyPage.csrf, method: 'TOTP', code: totp() },
+      issuerOrigin,
+    ),
+    200,
+    'hosted second factor',
+  );
+  const kim = await newUser();
+  await activateDelivered(app, deps, kim.token, kim.userId, 'SMS', '+15550009999');
+  const kimJar = new CookieJar();
+  const kimPage = await browserAuthorize(app, kimJar, client);
+  const kimFactor = await postForm(
+    app,
+    kimJar,
+    'hostedSignIn',
+    { csrf: kimPage.csrf, username: kim.username, password: PASSWORD },
+    issuerOrigin,
+  );
+  await postForm(app, kimJar, 'hostedSecondFactor', { csrf: csrfOf(kimFactor) || kimPage.csrf, method: 'SMS' }, issuerOrigin);
+  // The JSON authorize of a signed-in caller.
+  expect((await authorizationCode(app, frank.token, client)).code).toBeTruthy();
+}
+
+const unescapeHtml = (text: string) =>
+  text
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;|&#x27;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
