@@ -1,6 +1,5 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { argon2idHasher } from '../../lib/crypto/password';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { softwareAuthenticator } from '../helpers/authenticator';
 import { nearRealTime } from '../helpers/clock';
@@ -50,8 +49,6 @@ describe('a database fault at every step of every operation', () => {
     // default per-tenant send quota, which test/abuse/ checks on its own.
     deps = await testDeps({ TABLE_NAME: tableName, SEND_QUOTA_PER_TENANT: '100000' });
     nearRealTime(deps);
-    // Cheap Argon2id parameters: hundreds of registrations and logins, the same code paths.
-    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     const faulty = faultyStores(deps.store, deps.mfaDelivery, plan);
     deps.store = faulty.stores;
     deps.mfaDelivery = faulty.delivery;
