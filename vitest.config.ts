@@ -6,25 +6,43 @@ const shared = {
   hookTimeout: 60_000,
 };
 
+/** The files that drive Debian's chromium (test/helpers/browser.ts). */
+const browser = ['test/e2e/hosted-*.test.ts'];
+/** The files that build dist/ and serve it with serverless-offline, or package it. */
+const stack = ['test/e2e/local-stack.test.ts', 'test/docs/walkthroughs.test.ts', 'test/deploy/**/*.test.ts'];
+
 export default defineConfig({
   test: {
     // DynamoDB Local is one JVM; two workers keep it busy without starving it.
     maxWorkers: 2,
     projects: [
       {
+        // The functions called in-process (or served over HTTP in-process, test/e2e) on
+        // DynamoDB Local: many files at once.
         test: {
           ...shared,
-          name: 'unit',
+          name: 'functions',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/e2e/**', 'test/deploy/**', 'test/soak/**', 'test/docs/walkthroughs.test.ts'],
+          exclude: [...browser, ...stack, 'test/soak/**'],
         },
       },
       {
-        // These build dist/ and run or package it: one file at a time, after the rest.
+        // One browser at a time, after the functions, beside the stack.
+        test: {
+          ...shared,
+          name: 'browser',
+          include: browser,
+          fileParallelism: false,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        // These share dist/ (and .serverless/): one file at a time, after the functions,
+        // beside the browser.
         test: {
           ...shared,
           name: 'stack',
-          include: ['test/e2e/**/*.test.ts', 'test/deploy/**/*.test.ts', 'test/docs/walkthroughs.test.ts'],
+          include: stack,
           fileParallelism: false,
           sequence: { groupOrder: 1 },
         },

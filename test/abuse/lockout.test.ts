@@ -2,7 +2,6 @@ import { randomInt } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deviceCookieName, deviceTokens } from '../../lib/abuse/device-token';
 import { sourceOf } from '../../lib/abuse/source-address';
-import { argon2idHasher } from '../../lib/crypto/password';
 import { cryptoRandom } from '../../lib/crypto/random';
 import { parsePeppers } from '../../lib/oauth/client-secret';
 import { type App, registerAdmin, testApp } from '../helpers/app';
@@ -25,8 +24,6 @@ describe('docs/api.md 10: the lockout cannot be turned against the rightful user
   beforeAll(async () => {
     // The per-source limit as configured by default (testDeps raises it for the rest of the suite).
     deps = await testDeps({ LOGIN_FAILURES_PER_SOURCE: '100' });
-    // Cheap Argon2id parameters: hundreds of logins, the same code paths.
-    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     nearRealTime(deps);
     app = testApp(deps);
   });

@@ -1,6 +1,5 @@
 import { describe, expect, inject, it } from 'vitest';
 import { NEW_TENANT_SECONDS, quotaDelivery, type SendQuotas } from '../../lib/abuse/send-quota';
-import { argon2idHasher } from '../../lib/crypto/password';
 import type { CodeMessage, DeliveryMessage } from '../../lib/mfa/delivery';
 import { dynamoAttemptCounter } from '../../lib/store/login-attempts';
 import { registerAdmin, testApp } from '../helpers/app';
@@ -126,7 +125,6 @@ describe('SMS pumping from fresh anonymous tenants', () => {
         SEND_QUOTA_PER_NEW_TENANT: '10',
       }),
     );
-    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     const app = testApp(deps);
     const shop = await registerAdmin(app, uniqueTenant('shop'));
     deps.clock.advance(NEW_TENANT_SECONDS);

@@ -1,31 +1,25 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as authorizer from '../../functions/authorizer';
 import * as hostedConsent from '../../functions/hosted-consent';
 import * as hostedSecondFactor from '../../functions/hosted-second-factor';
 import * as hostedSignIn from '../../functions/hosted-sign-in';
 import * as oauth2Authorize from '../../functions/oauth2-authorize';
-import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
-import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
-import { type ApiServer, startApiServer } from '../helpers/http-server';
+import { type App, registerAdmin, registerStaff } from '../helpers/app';
+import { type BrowserStack, startBrowserStack } from '../helpers/browser';
+import { type TestDeps, uniqueTenant } from '../helpers/deps';
 import { activateTotp } from '../helpers/mfa';
 import { createClient, pkcePair, type TestClient, tokenRequest } from '../helpers/oauth';
 
 /**
  * The hosted sign-in in a real browser (docs/api.md 11.5-11.10): Debian's chromium
  * driven by playwright-core against the service's functions served over HTTP, one browser
- * for the file, a fresh context (cookie jar) per user journey. The client's redirect URI
- * is answered by the browser itself (route interception), as the partner app would.
+ * for the file, a fresh context (cookie jar) per user journey (test/helpers/browser.ts).
+ * The partner apps' callbacks are on another site (localhost) than the service (127.0.0.1).
  */
 describe('browser sign-in (chromium)', () => {
-  let server: ApiServer;
-  /** The partner apps' callbacks, on another site (localhost) than the service (127.0.0.1). */
-  let apps: Server;
+  let stack: BrowserStack;
   let deps: TestDeps;
   let app: App;
-  let browser: Browser;
   let issuer: string;
   let tenantId: string;
   let adminToken: string;
@@ -35,23 +29,16 @@ describe('browser sign-in (chromium)', () => {
   const password = 'a long unusual passphrase';
 
   beforeAll(async () => {
-    server = await startApiServer();
-    apps = createServer((_, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end('callback'));
-    await new Promise<void>((listening) => apps.listen(0, '127.0.0.1', listening));
-    const appsBase = `http://localhost:${(apps.address() as AddressInfo).port}`;
-    issuer = server.url;
-    deps = await testDeps({ ISSUER: issuer });
-    deps.clock.set(Date.now());
-    app = testApp(deps);
-    server.mount(
-      [
+    stack = await startBrowserStack({
+      routes: (deps) => [
         { method: 'GET', path: '/oauth2/authorize', handler: oauth2Authorize.makeHandler(deps), authorizer: true },
         { method: 'POST', path: '/oauth2/hosted/sign-in', handler: hostedSignIn.makeHandler(deps), authorizer: false },
         { method: 'POST', path: '/oauth2/hosted/second-factor', handler: hostedSecondFactor.makeHandler(deps), authorizer: false },
         { method: 'POST', path: '/oauth2/hosted/consent', handler: hostedConsent.makeHandler(deps), authorizer: false },
       ],
-      authorizer.makeHandler(deps),
-    );
+    });
+    ({ issuer, deps, app } = stack);
+    const { appsBase } = stack;
     tenantId = uniqueTenant('hosted');
     adminToken = (await registerAdmin(app, tenantId, 'admin', password)).token;
     thirdParty = await createClient(app, adminToken, tenantId, { redirectUri: `${appsBase}/partner/callback` });
@@ -70,26 +57,16 @@ describe('browser sign-in (chromium)', () => {
       pathParameters: { clientId: thirdParty.clientId },
       body: { client_name: 'Partner <Analytics>' },
     });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await new Promise((closed) => apps?.close(closed));
+    await stack?.close();
   });
 
   /** A new user of the tenant (by the ADMIN) and a JSON-login session token of theirs. */
   async function newUser(username = `user-${Math.random().toString(36).slice(2, 8)}`) {
     const staff = await registerStaff(app, adminToken, { username, password, role: 'OPERATOR', tenantId });
     return { username, token: staff.token, id: staff.user.id };
-  }
-
-  /** A fresh browser profile: its own cookie jar. */
-  async function browserContext(): Promise<BrowserContext> {
-    const context = await browser.newContext();
-    context.setDefaultTimeout(5_000);
-    return context;
   }
 
   function authorizeUrl(client: TestClient, extra: Record<string, string> = {}) {
@@ -135,7 +112,7 @@ describe('browser sign-in (chromium)', () => {
 
   it('signs a user in to a third-party client with consent, in a __Host- cookie session listed by GET /auth/sessions', async () => {
     const user = await newUser();
-    const context = await browserContext();
+    const context = await stack.context();
     const page = await context.newPage();
     const { url, verifier, state } = authorizeUrl(thirdParty);
     const shown = await page.goto(url);
@@ -173,7 +150,7 @@ describe('browser sign-in (chromium)', () => {
   it('asks a user with TOTP for the code on the second-factor page', async () => {
     const user = await newUser();
     const { code } = await activateTotp(app, deps, user.token);
-    const context = await browserContext();
+    const context = await stack.context();
     const page = await context.newPage();
     const { url, verifier, state } = authorizeUrl(thirdParty);
     await page.goto(url);
@@ -196,7 +173,7 @@ describe('browser sign-in (chromium)', () => {
 
   it('skips consent for a first-party client, then signs in to a second client by SSO; prompt=login asks again', async () => {
     const user = await newUser();
-    const context = await browserContext();
+    const context = await stack.context();
     const page = await context.newPage();
     const first = authorizeUrl(firstParty);
     await page.goto(first.url);
@@ -219,7 +196,7 @@ describe('browser sign-in (chromium)', () => {
 
   it('answers prompt=none with a code in a live session, and with error=login_required without one', async () => {
     const user = await newUser();
-    const context = await browserContext();
+    const context = await stack.context();
     const page = await context.newPage();
     const without = authorizeUrl(firstParty, { prompt: 'none' });
     await page.goto(without.url);
@@ -238,7 +215,7 @@ describe('browser sign-in (chromium)', () => {
 
   it('sends error=access_denied with state and iss when the user denies', async () => {
     const user = await newUser();
-    const context = await browserContext();
+    const context = await stack.context();
     const page = await context.newPage();
     const { url, state } = authorizeUrl(thirdParty);
     await page.goto(url);
@@ -251,7 +228,7 @@ describe('browser sign-in (chromium)', () => {
 
   it('ends the browser session when it is revoked through DELETE /auth/sessions/{id}', async () => {
     const user = await newUser();
-    const context = await browserContext();
+    const context = await stack.context();
     const page = await context.newPage();
     const first = authorizeUrl(firstParty);
     await page.goto(first.url);
@@ -270,7 +247,7 @@ describe('browser sign-in (chromium)', () => {
 
   it('refuses a cross-site POST to a hosted form', async () => {
     const user = await newUser();
-    const context = await browserContext();
+    const context = await stack.context();
     const page = await context.newPage();
     const { url } = authorizeUrl(thirdParty);
     await page.goto(url);
@@ -300,7 +277,7 @@ describe('browser sign-in (chromium)', () => {
       pathParameters: { clientId: thirdParty.clientId },
       body: { client_name: hostile },
     });
-    const context = await browserContext();
+    const context = await stack.context();
     const page = await context.newPage();
     const { url } = authorizeUrl(thirdParty, { state: hostile, prompt: 'consent' });
     await page.goto(url);

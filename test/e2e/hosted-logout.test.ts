@@ -1,29 +1,22 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as authorizer from '../../functions/authorizer';
 import * as hostedSignIn from '../../functions/hosted-sign-in';
 import * as oauth2Authorize from '../../functions/oauth2-authorize';
 import * as oauth2Logout from '../../functions/oauth2-logout';
-import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
-import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
-import { type ApiServer, startApiServer } from '../helpers/http-server';
+import { type App, registerAdmin, registerStaff } from '../helpers/app';
+import { type BrowserStack, startBrowserStack } from '../helpers/browser';
+import { uniqueTenant } from '../helpers/deps';
 import { createClient, pkcePair, type TestClient, tokenRequest } from '../helpers/oauth';
 
 /**
  * RP-initiated logout in a real browser (docs/api.md 11.12): Debian's chromium driven by
- * playwright-core, as in test/e2e/hosted-browser.test.ts. The partner app signs the user
- * in through the hosted pages, then sends the browser to the logout URL with the ID
- * token it got; its post-logout page is answered by a server on another site.
+ * playwright-core (test/helpers/browser.ts), as in test/e2e/hosted-browser.test.ts. The
+ * partner app signs the user in through the hosted pages, then sends the browser to the
+ * logout URL with the ID token it got; its post-logout page is answered on another site.
  */
 describe('RP-initiated logout (chromium)', () => {
-  let server: ApiServer;
-  let apps: Server;
+  let stack: BrowserStack;
   let appsBase: string;
-  let deps: TestDeps;
   let app: App;
-  let browser: Browser;
   let issuer: string;
   let tenantId: string;
   let adminToken: string;
@@ -31,23 +24,15 @@ describe('RP-initiated logout (chromium)', () => {
   const password = 'a long unusual passphrase';
 
   beforeAll(async () => {
-    server = await startApiServer();
-    apps = createServer((_, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end('partner app'));
-    await new Promise<void>((listening) => apps.listen(0, '127.0.0.1', listening));
-    appsBase = `http://localhost:${(apps.address() as AddressInfo).port}`;
-    issuer = server.url;
-    deps = await testDeps({ ISSUER: issuer });
-    deps.clock.set(Date.now());
-    app = testApp(deps);
-    server.mount(
-      [
+    stack = await startBrowserStack({
+      routes: (deps) => [
         { method: 'GET', path: '/oauth2/authorize', handler: oauth2Authorize.makeHandler(deps), authorizer: true },
         { method: 'POST', path: '/oauth2/hosted/sign-in', handler: hostedSignIn.makeHandler(deps), authorizer: false },
         { method: 'GET', path: '/oauth2/logout', handler: oauth2Logout.makeHandler(deps), authorizer: false },
         { method: 'POST', path: '/oauth2/logout', handler: oauth2Logout.makeHandler(deps), authorizer: false },
       ],
-      authorizer.makeHandler(deps),
-    );
+    });
+    ({ issuer, appsBase, app } = stack);
     tenantId = uniqueTenant('logout');
     adminToken = (await registerAdmin(app, tenantId, 'admin', password)).token;
     client = await createClient(app, adminToken, tenantId, { redirectUri: `${appsBase}/shop/callback`, scope: 'openid orders:read' });
@@ -57,20 +42,11 @@ describe('RP-initiated logout (chromium)', () => {
       body: { first_party: true, post_logout_redirect_uris: `${appsBase}/shop/signed-out` },
     });
     expect(marked.status).toBe(200);
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await new Promise((closed) => apps?.close(closed));
+    await stack?.close();
   });
-
-  async function browserContext(): Promise<BrowserContext> {
-    const context = await browser.newContext();
-    context.setDefaultTimeout(5_000);
-    return context;
-  }
 
   function authorizeUrl(extra: Record<string, string> = {}) {
     const { verifier, challenge } = pkcePair();
@@ -92,7 +68,7 @@ describe('RP-initiated logout (chromium)', () => {
   async function signedIn() {
     const username = `user-${Math.random().toString(36).slice(2, 8)}`;
     const staff = await registerStaff(app, adminToken, { username, password, role: 'OPERATOR', tenantId });
-    const context = await browserContext();
+    const context = await stack.context();
     const page = await context.newPage();
     const { url, verifier } = authorizeUrl();
     await page.goto(url);

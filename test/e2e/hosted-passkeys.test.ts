@@ -1,17 +1,14 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as authorizer from '../../functions/authorizer';
 import * as hostedPasskeyRegister from '../../functions/hosted-passkey-register';
 import * as hostedPasskeySignIn from '../../functions/hosted-passkey-sign-in';
 import * as hostedPasskeysPage from '../../functions/hosted-passkeys-page';
 import * as hostedSecondFactor from '../../functions/hosted-second-factor';
 import * as hostedSignIn from '../../functions/hosted-sign-in';
 import * as oauth2Authorize from '../../functions/oauth2-authorize';
-import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
-import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
-import { type ApiServer, startApiServer } from '../helpers/http-server';
+import { type App, registerAdmin, registerStaff } from '../helpers/app';
+import { type BrowserStack, startBrowserStack } from '../helpers/browser';
+import { type TestDeps, uniqueTenant } from '../helpers/deps';
 import { activateTotp } from '../helpers/mfa';
 import { createClient, pkcePair, type TestClient, tokenRequest } from '../helpers/oauth';
 
@@ -24,11 +21,9 @@ import { createClient, pkcePair, type TestClient, tokenRequest } from '../helper
  * conditional mediation off so that only the button asks.
  */
 describe('passkeys on the hosted pages (chromium)', () => {
-  let server: ApiServer;
-  let apps: Server;
+  let stack: BrowserStack;
   let deps: TestDeps;
   let app: App;
-  let browser: Browser;
   let issuer: string;
   let tenantId: string;
   let adminToken: string;
@@ -37,16 +32,10 @@ describe('passkeys on the hosted pages (chromium)', () => {
   const password = 'a long unusual passphrase';
 
   beforeAll(async () => {
-    server = await startApiServer();
-    apps = createServer((_, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end('callback'));
-    await new Promise<void>((listening) => apps.listen(0, '127.0.0.1', listening));
-    const appsBase = `http://127.0.0.1:${(apps.address() as AddressInfo).port}`;
-    issuer = server.url.replace('127.0.0.1', 'localhost');
-    deps = await testDeps({ ISSUER: issuer, WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGINS: issuer });
-    deps.clock.set(Date.now());
-    app = testApp(deps);
-    server.mount(
-      [
+    stack = await startBrowserStack({
+      host: 'localhost',
+      env: (issuer) => ({ WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGINS: issuer }),
+      routes: (deps) => [
         { method: 'GET', path: '/oauth2/authorize', handler: oauth2Authorize.makeHandler(deps), authorizer: true },
         { method: 'POST', path: '/oauth2/hosted/sign-in', handler: hostedSignIn.makeHandler(deps), authorizer: false },
         { method: 'POST', path: '/oauth2/hosted/second-factor', handler: hostedSecondFactor.makeHandler(deps), authorizer: false },
@@ -54,8 +43,9 @@ describe('passkeys on the hosted pages (chromium)', () => {
         { method: 'GET', path: '/oauth2/hosted/passkeys', handler: hostedPasskeysPage.makeHandler(deps), authorizer: false },
         { method: 'POST', path: '/oauth2/hosted/passkeys', handler: hostedPasskeyRegister.makeHandler(deps), authorizer: false },
       ],
-      authorizer.makeHandler(deps),
-    );
+    });
+    ({ issuer, deps, app } = stack);
+    const { appsBase } = stack;
     tenantId = uniqueTenant('passkeyweb');
     adminToken = (await registerAdmin(app, tenantId, 'admin', password)).token;
     client = await createClient(app, adminToken, tenantId, { redirectUri: `${appsBase}/shop/callback`, scope: 'openid orders:read' });
@@ -72,36 +62,16 @@ describe('passkeys on the hosted pages (chromium)', () => {
       pathParameters: { clientId: otherClient.clientId },
       body: { first_party: true },
     });
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await new Promise((closed) => apps?.close(closed));
+    await stack?.close();
   });
 
   async function newUser() {
     const username = `user-${Math.random().toString(36).slice(2, 8)}`;
     const staff = await registerStaff(app, adminToken, { username, password, role: 'OPERATOR', tenantId });
     return { username, token: staff.token, id: staff.user.id };
-  }
-
-  /** A fresh profile with a virtual platform authenticator (user verification on); `conditional: false` hides autofill. */
-  async function browserWithAuthenticator(options: { conditional?: boolean } = {}) {
-    const context: BrowserContext = await browser.newContext();
-    context.setDefaultTimeout(5_000);
-    if (options.conditional === false)
-      await context.addInitScript(() => {
-        PublicKeyCredential.isConditionalMediationAvailable = async () => false;
-      });
-    const page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('WebAuthn.enable');
-    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
-    });
-    return { context, page, cdp, authenticatorId };
   }
 
   function authorizeUrl(to: TestClient = client, extra: Record<string, string> = {}) {
@@ -165,7 +135,7 @@ describe('passkeys on the hosted pages (chromium)', () => {
 
   it('adds a passkey on the passkeys page, then signs in with the button: no password, amr hwk user mfa', async () => {
     const user = await newUser();
-    const { context, page, cdp, authenticatorId } = await browserWithAuthenticator({ conditional: false });
+    const { context, page, cdp, authenticatorId } = await stack.withAuthenticator({ conditional: false });
     await registerInBrowser(page, user.username);
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     expect(credentials).toHaveLength(1);
@@ -184,7 +154,7 @@ describe('passkeys on the hosted pages (chromium)', () => {
 
   it('signs in by conditional mediation (the username field’s autofill) as soon as the page loads', async () => {
     const user = await newUser();
-    const { context, page } = await browserWithAuthenticator();
+    const { context, page } = await stack.withAuthenticator();
     // Registration first: the sign-in page of that journey has no passkey yet to offer.
     await registerInBrowser(page, user.username);
     await context.clearCookies();
@@ -197,7 +167,7 @@ describe('passkeys on the hosted pages (chromium)', () => {
   it('lets a user with TOTP sign in with the passkey alone: no second-factor page', async () => {
     const user = await newUser();
     const { code } = await activateTotp(app, deps, user.token);
-    const { context, page } = await browserWithAuthenticator({ conditional: false });
+    const { context, page } = await stack.withAuthenticator({ conditional: false });
     await registerInBrowser(page, user.username, code);
     await context.clearCookies();
     const { url, verifier, state } = authorizeUrl();
@@ -213,7 +183,7 @@ describe('passkeys on the hosted pages (chromium)', () => {
 
   it('refuses a cloned authenticator (its counter went back) with Invalid passkey', async () => {
     const user = await newUser();
-    const original = await browserWithAuthenticator({ conditional: false });
+    const original = await stack.withAuthenticator({ conditional: false });
     await registerInBrowser(original.page, user.username);
     const [credential] = (await original.cdp.send('WebAuthn.getCredentials', { authenticatorId: original.authenticatorId })).credentials;
     // One sign-in with the original moves the stored counter on.
@@ -224,7 +194,7 @@ describe('passkeys on the hosted pages (chromium)', () => {
     await arrived(original.page, client, first.state, first.verifier);
     await original.context.close();
 
-    const clone = await browserWithAuthenticator({ conditional: false });
+    const clone = await stack.withAuthenticator({ conditional: false });
     await clone.cdp.send('WebAuthn.addCredential', {
       authenticatorId: clone.authenticatorId,
       credential: { ...credential, signCount: 0 },
@@ -239,7 +209,7 @@ describe('passkeys on the hosted pages (chromium)', () => {
 
   it('refuses a passkey of another tenant, and a replayed assertion', async () => {
     const user = await newUser();
-    const { context, page } = await browserWithAuthenticator({ conditional: false });
+    const { context, page } = await stack.withAuthenticator({ conditional: false });
     await registerInBrowser(page, user.username);
     await context.clearCookies();
 
@@ -282,7 +252,7 @@ describe('passkeys on the hosted pages (chromium)', () => {
 
   it('refuses an assertion made on another origin', async () => {
     const user = await newUser();
-    const { context, page } = await browserWithAuthenticator({ conditional: false });
+    const { context, page } = await stack.withAuthenticator({ conditional: false });
     await registerInBrowser(page, user.username);
     await context.clearCookies();
     await page.goto(authorizeUrl().url);
@@ -309,7 +279,7 @@ describe('passkeys on the hosted pages (chromium)', () => {
 
   it('keeps the passkeys page to a live, recent browser session of its own origin and CSRF token', async () => {
     const user = await newUser();
-    const { context, page } = await browserWithAuthenticator({ conditional: false });
+    const { context, page } = await stack.withAuthenticator({ conditional: false });
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
     const none = await context.request.get(`${issuer}/oauth2/hosted/passkeys`);
     expect(none.status()).toBe(401);

@@ -1,29 +1,25 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as authorizer from '../../functions/authorizer';
 import * as hostedConsent from '../../functions/hosted-consent';
 import * as hostedSecondFactor from '../../functions/hosted-second-factor';
 import * as hostedSignIn from '../../functions/hosted-sign-in';
 import * as oauth2Authorize from '../../functions/oauth2-authorize';
-import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
-import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
-import { type ApiServer, startApiServer } from '../helpers/http-server';
+import { type App, registerAdmin, registerStaff } from '../helpers/app';
+import { type BrowserStack, startBrowserStack } from '../helpers/browser';
+import { type TestDeps, uniqueTenant } from '../helpers/deps';
 import { activateDelivered, activateTotp } from '../helpers/mfa';
 import { createClient, pkcePair, type TestClient, tokenRequest } from '../helpers/oauth';
 
 /**
  * The second-factor page beyond TOTP, and the hosted sign-in's device cookie, in a real
  * browser (docs/api.md 10.1, 11.7): chromium driven by playwright-core as in
- * hosted-browser.test.ts. Codes sent by SMS or email are read from the local outbox.
+ * hosted-browser.test.ts (test/helpers/browser.ts). Codes sent by SMS or email are read
+ * from the local outbox.
  */
 describe('browser sign-in: second factors and known devices (chromium)', () => {
-  let server: ApiServer;
-  let apps: Server;
+  let stack: BrowserStack;
   let deps: TestDeps;
   let app: App;
-  let browser: Browser;
   let issuer: string;
   let tenantId: string;
   let adminToken: string;
@@ -31,23 +27,16 @@ describe('browser sign-in: second factors and known devices (chromium)', () => {
   const password = 'a long unusual passphrase';
 
   beforeAll(async () => {
-    server = await startApiServer();
-    apps = createServer((_, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end('callback'));
-    await new Promise<void>((listening) => apps.listen(0, '127.0.0.1', listening));
-    const appsBase = `http://localhost:${(apps.address() as AddressInfo).port}`;
-    issuer = server.url;
-    deps = await testDeps({ ISSUER: issuer });
-    deps.clock.set(Date.now());
-    app = testApp(deps);
-    server.mount(
-      [
+    stack = await startBrowserStack({
+      routes: (deps) => [
         { method: 'GET', path: '/oauth2/authorize', handler: oauth2Authorize.makeHandler(deps), authorizer: true },
         { method: 'POST', path: '/oauth2/hosted/sign-in', handler: hostedSignIn.makeHandler(deps), authorizer: false },
         { method: 'POST', path: '/oauth2/hosted/second-factor', handler: hostedSecondFactor.makeHandler(deps), authorizer: false },
         { method: 'POST', path: '/oauth2/hosted/consent', handler: hostedConsent.makeHandler(deps), authorizer: false },
       ],
-      authorizer.makeHandler(deps),
-    );
+    });
+    ({ issuer, deps, app } = stack);
+    const { appsBase } = stack;
     tenantId = uniqueTenant('hosted-2fa');
     adminToken = (await registerAdmin(app, tenantId, 'admin', password)).token;
     // First party: no consent page, so each journey ends at the callback after the second factor.
@@ -58,25 +47,16 @@ describe('browser sign-in: second factors and known devices (chromium)', () => {
       body: { first_party: true },
     });
     expect(marked.status).toBe(200);
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium' });
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-    await new Promise((closed) => apps?.close(closed));
+    await stack?.close();
   });
 
   async function newUser() {
     const username = `user-${Math.random().toString(36).slice(2, 8)}`;
     const staff = await registerStaff(app, adminToken, { username, password, role: 'OPERATOR', tenantId });
     return { username, token: staff.token, id: staff.user.id };
-  }
-
-  async function browserContext(): Promise<BrowserContext> {
-    const context = await browser.newContext();
-    context.setDefaultTimeout(5_000);
-    return context;
   }
 
   /** Opens the sign-in page of a new authorization of the shop client. */
@@ -127,7 +107,7 @@ describe('browser sign-in: second factors and known devices (chromium)', () => {
     await activateDelivered(app, deps, user.token, user.id, 'SMS', '+15550100301');
     // The code of the activation is used; the sign-in's is a later one (one per 30 s).
     deps.clock.advance(31);
-    const context = await browserContext();
+    const context = await stack.context();
     const page = await context.newPage();
     const { verifier, state } = await authorizeShop(page);
     await signIn(page, user.username);
@@ -160,7 +140,7 @@ describe('browser sign-in: second factors and known devices (chromium)', () => {
 
   it('lets the user choose EMAIL: an empty code sends one, which signs in', async () => {
     const user = await userWithEveryFactor();
-    const context = await browserContext();
+    const context = await stack.context();
     const page = await context.newPage();
     const { verifier, state } = await authorizeShop(page);
     await signIn(page, user.username);
@@ -183,7 +163,7 @@ describe('browser sign-in: second factors and known devices (chromium)', () => {
   it('takes a recovery code, once', async () => {
     const user = await userWithEveryFactor();
     const [recovery = ''] = user.recoveryCodes;
-    const context = await browserContext();
+    const context = await stack.context();
     const page = await context.newPage();
     const { verifier, state } = await authorizeShop(page);
     await signIn(page, user.username);
@@ -208,7 +188,7 @@ describe('browser sign-in: second factors and known devices (chromium)', () => {
 
   it('keeps a browser that signed in before signing in while unknown sources are locked out', async () => {
     const user = await newUser();
-    const known = await browserContext();
+    const known = await stack.context();
     const knownPage = await known.newPage();
     const first = await authorizeShop(knownPage);
     await signIn(knownPage, user.username);
@@ -221,7 +201,7 @@ describe('browser sign-in: second factors and known devices (chromium)', () => {
       const guess = await app.request('login', { body: { username: user.username, password: `guess-${i}`, tenantId } });
       expect(guess.status).toBe(401);
     }
-    const stranger = await browserContext();
+    const stranger = await stack.context();
     const strangerPage = await stranger.newPage();
     await authorizeShop(strangerPage);
     await signIn(strangerPage, user.username);

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AUDIT_RETENTION_SECONDS, type AuditEventType } from '../../lib/audit/events';
 import { recordEvent } from '../../lib/audit/record';
-import { argon2idHasher } from '../../lib/crypto/password';
 import { dynamoStores } from '../../lib/deps';
 import { QueryCommand } from '../../lib/store/commands';
 import { keys } from '../../lib/store/keys';
@@ -29,7 +28,6 @@ describe('tenant administration: the audit trail (docs/api.md 9.8)', () => {
 
   beforeAll(async () => {
     deps = nearRealTime(await testDeps());
-    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     app = testApp(deps);
   });
 

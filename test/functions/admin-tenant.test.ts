@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { argon2idHasher } from '../../lib/crypto/password';
 import { DeleteCommand } from '../../lib/store/commands';
 import { keys } from '../../lib/store/keys';
 import { type App, registerStaff, testApp } from '../helpers/app';
@@ -20,7 +19,6 @@ describe('tenant administration: tenant settings (docs/api.md 9.14)', () => {
 
   beforeAll(async () => {
     deps = nearRealTime(await testDeps());
-    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     app = testApp(deps);
   });
 

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { argon2idHasher } from '../../lib/crypto/password';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
@@ -19,7 +18,6 @@ describe('tenant administration: users (docs/api.md 9)', () => {
 
   beforeAll(async () => {
     deps = nearRealTime(await testDeps());
-    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     app = testApp(deps);
   });
 

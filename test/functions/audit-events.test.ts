@@ -1,5 +1,4 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { argon2idHasher } from '../../lib/crypto/password';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
@@ -35,7 +34,6 @@ describe('the audit trail of every security change (docs/api.md 9.8)', () => {
 
   beforeAll(async () => {
     deps = nearRealTime(await testDeps());
-    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     app = testApp(deps);
   });
 

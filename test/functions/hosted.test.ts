@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deviceCookieName } from '../../lib/abuse/device-token';
-import { argon2idHasher } from '../../lib/crypto/password';
 import { type App, registerStaff, testApp } from '../helpers/app';
 import { type TestDeps, testDeps } from '../helpers/deps';
 import { failure } from '../helpers/failures';
@@ -22,7 +21,6 @@ describe('browser sign-in (handlers)', () => {
 
   beforeAll(async () => {
     deps = await testDeps();
-    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     app = testApp(deps);
     origin = new URL(deps.config.issuer).origin;
     tenant = await oauthTenant(app);

@@ -276,14 +276,18 @@ describe('POST /auth/login', () => {
   });
 
   it('rehashes a password stored with older Argon2id parameters on login', async () => {
+    // Hashing is the subject here: the production parameters (OWASP_ARGON2ID).
+    const production = nearRealTime(await testDeps({}, { productionHashing: true }));
+    const hashing = testApp(production);
     const tenant = uniqueTenant();
-    const { user } = await registerAdmin(app, tenant, 'frank', PASSWORD);
-    const stored = await deps.store.users.findById(tenant, user.id);
+    const { user } = await registerAdmin(hashing, tenant, 'frank', PASSWORD);
+    const stored = await production.store.users.findById(tenant, user.id);
+    expect(stored?.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     const weak = await argon2idHasher({ memoryCost: 4096, timeCost: 1, parallelism: 1 }).hash(PASSWORD);
-    expect(await deps.store.users.replacePasswordHash(stored!, stored!.passwordHash, weak)).toBe(true);
+    expect(await production.store.users.replacePasswordHash(stored!, stored!.passwordHash, weak)).toBe(true);
 
-    expect((await app.request('login', { body: { username: 'frank', password: PASSWORD, tenantId: tenant } })).status).toBe(200);
-    const upgraded = await deps.store.users.findById(tenant, user.id);
+    expect((await hashing.request('login', { body: { username: 'frank', password: PASSWORD, tenantId: tenant } })).status).toBe(200);
+    const upgraded = await production.store.users.findById(tenant, user.id);
     expect(upgraded?.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
   });
 

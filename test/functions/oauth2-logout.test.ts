@@ -1,6 +1,5 @@
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { argon2idHasher } from '../../lib/crypto/password';
 import { generateKeySet, signJwt } from '../../lib/tokens/signing-keys';
 import { type App, registerStaff, testApp } from '../helpers/app';
 import { type TestDeps, testDeps } from '../helpers/deps';
@@ -32,7 +31,6 @@ describe('RP-initiated logout (handlers)', () => {
 
   beforeAll(async () => {
     deps = await testDeps();
-    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     app = testApp(deps);
     origin = new URL(deps.config.issuer).origin;
     tenant = await oauthTenant(app);

@@ -4,7 +4,7 @@ import { type App, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps } from '../helpers/deps';
 import { failure } from '../helpers/failures';
-import { scanTable } from '../helpers/isolated-table';
+import { itemsUnder, scanTable } from '../helpers/isolated-table';
 import { authorizationCode, createClient, form, type OAuthTenant, oauthTenant, type TestClient, tokenRequest } from '../helpers/oauth';
 
 describe('POST /oauth2/revoke', () => {
@@ -62,10 +62,7 @@ describe('POST /oauth2/revoke', () => {
   it('revokes a stateless client_credentials token with a deny record under its jti, kept until the token expires (TTL = exp)', async () => {
     const { access_token: token } = (await app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' }))).body;
     const { jti, exp } = decodeJwt(token);
-    const denyRecords = async () =>
-      (await scanTable(inject('dynamodbEndpoint'), inject('tableName'))).filter(
-        (item) => item.pk === `T#${tenant.tenantId}#REVOKEDJTI#${jti}`,
-      );
+    const denyRecords = () => itemsUnder(inject('dynamodbEndpoint'), inject('tableName'), `T#${tenant.tenantId}#REVOKEDJTI#${jti}`);
     expect(await denyRecords()).toEqual([]);
     expect(await app.request('oauth2Revoke', tokenRequest(client, { token }, 'basic'))).toMatchObject({ status: 200, body: undefined });
     const record = {

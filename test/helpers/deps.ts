@@ -4,7 +4,7 @@ import { deviceTokens } from '../../lib/abuse/device-token';
 import { quotaDelivery } from '../../lib/abuse/send-quota';
 import type { Clock } from '../../lib/clock';
 import { readConfig } from '../../lib/config';
-import { argon2idHasher } from '../../lib/crypto/password';
+import { type Argon2Params, argon2idHasher } from '../../lib/crypto/password';
 import { cryptoRandom } from '../../lib/crypto/random';
 import { type Deps, dynamoStores } from '../../lib/deps';
 import { createLogger } from '../../lib/log';
@@ -62,8 +62,27 @@ export const noSecretsManager: SecretsClient = {
   },
 };
 
-/** Real dependencies on the run's DynamoDB Local, with a test clock and captured logs. */
-export async function testDeps(env: Record<string, string> = {}): Promise<TestDeps> {
+/**
+ * Argon2id at its lowest sensible cost (1 MiB, one pass): still the real algorithm and the
+ * real PHC strings, so every code path of hashing, verifying and rehashing runs, at a
+ * fraction of the production cost. The cost is encoded in each stored hash, so verifying
+ * needs no parameters.
+ */
+export const TEST_ARGON2ID: Argon2Params = { memoryCost: 1024, timeCost: 1, parallelism: 1 };
+
+export interface TestDepsOptions {
+  /**
+   * Hash as production does (`argon2idHasher()`, OWASP_ARGON2ID) instead of with
+   * TEST_ARGON2ID: only for tests whose subject is hashing itself (its parameters, its timing).
+   */
+  productionHashing?: boolean;
+}
+
+/**
+ * Real dependencies on the run's DynamoDB Local, with a test clock and captured logs;
+ * passwords hashed with TEST_ARGON2ID unless `productionHashing` is asked for.
+ */
+export async function testDeps(env: Record<string, string> = {}, options: TestDepsOptions = {}): Promise<TestDeps> {
   const config = readConfig({
     TABLE_NAME: inject('tableName'),
     DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
@@ -96,7 +115,7 @@ export async function testDeps(env: Record<string, string> = {}): Promise<TestDe
     random: cryptoRandom,
     log: createLogger('debug', (line) => lines.push(line)),
     store,
-    hasher: argon2idHasher(),
+    hasher: options.productionHashing ? argon2idHasher() : argon2idHasher(TEST_ARGON2ID),
     keys: cachedKeyProvider(async () => keySet),
     // The same keys' public half (a KeySet is a PublicKeySet); test/security/secrets-key-documents.test.ts splits them.
     publicKeys: cachedKeyProvider(async () => keySet),

@@ -1,4 +1,4 @@
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '../../lib/store/table-setup';
 import { localClient } from './local-dynamo';
 
@@ -21,4 +21,29 @@ export async function scanTable(endpoint: string, tableName: string): Promise<Ar
   } while (start);
   doc.destroy();
   return items.sort((a, b) => `${a.pk}|${a.sk}`.localeCompare(`${b.pk}|${b.sk}`));
+}
+
+/**
+ * Every item under one partition key, read consistently: what a scan of the table filtered
+ * on `pk` finds, without reading the run's whole shared table.
+ */
+export async function itemsUnder(endpoint: string, tableName: string, pk: string): Promise<Array<Record<string, unknown>>> {
+  const doc = DynamoDBDocumentClient.from(localClient(endpoint));
+  const items: Array<Record<string, unknown>> = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const page = await doc.send(
+      new QueryCommand({
+        TableName: tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': pk },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  doc.destroy();
+  return items;
 }

@@ -1,6 +1,5 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { argon2idHasher } from '../../lib/crypto/password';
 import { dynamoStores } from '../../lib/deps';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { softwareAuthenticator } from '../helpers/authenticator';
@@ -31,7 +30,6 @@ describe('writes retried after a lost answer', () => {
     const base = await testDeps();
     deps = { ...base, store: dynamoStores(dynamo, base) } as TestDeps;
     nearRealTime(deps);
-    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     app = testApp(deps);
   });
 

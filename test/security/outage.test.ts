@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { argon2idHasher } from '../../lib/crypto/password';
 import { type DynamoDbLocal, freePort, startDynamoDbLocal } from '../../scripts/dynamodb-local';
 import { registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
@@ -119,7 +118,6 @@ describe('OAuth client lifecycle with the database stopped', () => {
     const tableName = 'client-outage';
     await createTable(db.endpoint, tableName);
     const deps = nearRealTime(await testDeps({ TABLE_NAME: tableName, DYNAMODB_ENDPOINT: db.endpoint }));
-    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     const app = testApp(deps);
     const tenantId = uniqueTenant('client-outage');
     const { token } = await registerAdmin(app, tenantId, 'admin', PASSWORD);
@@ -180,7 +178,6 @@ describe('database outage with requests in flight', () => {
     const tableName = 'outage';
     const deps = await testDeps({ TABLE_NAME: tableName, DYNAMODB_ENDPOINT: db.endpoint });
     nearRealTime(deps);
-    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     const app = testApp(deps);
     const tenantId = uniqueTenant('outage');
     const admin = await registerAdmin(app, tenantId, 'admin', PASSWORD);
@@ -342,7 +339,6 @@ describe('database outage with requests in flight', () => {
     if (!db) throw new Error('no database');
     const deps = await testDeps({ TABLE_NAME: 'outage', DYNAMODB_ENDPOINT: db.endpoint });
     nearRealTime(deps);
-    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     const app = testApp(deps);
     const tenantId = uniqueTenant('hung');
     const admin = await registerAdmin(app, tenantId, 'admin', PASSWORD);
@@ -419,7 +415,6 @@ describe('MFA lifecycle with the database stopped', () => {
     await createTable(db.endpoint, 'mfa-outage');
     const deps = await testDeps({ TABLE_NAME: 'mfa-outage', DYNAMODB_ENDPOINT: db.endpoint });
     nearRealTime(deps);
-    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     const app = testApp(deps);
     const tenantId = uniqueTenant('mfa-outage');
     const admin = await registerAdmin(app, tenantId, 'alice', PASSWORD);
@@ -466,7 +461,6 @@ describe('shops and the audit trail with the database stopped', () => {
     db = await startDynamoDbLocal({ port, dataDir });
     await createTable(db.endpoint, 'shops-outage');
     const deps = nearRealTime(await testDeps({ TABLE_NAME: 'shops-outage', DYNAMODB_ENDPOINT: db.endpoint }));
-    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     const app = testApp(deps);
     const tenantId = uniqueTenant('shops-outage');
     const admin = await registerAdmin(app, tenantId, 'admin', PASSWORD);

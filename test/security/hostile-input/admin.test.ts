@@ -3,7 +3,6 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { body as createShopBody } from '../../../functions/admin-create-shop';
 import { body as updateTenantBody } from '../../../functions/admin-update-tenant';
 import { body as updateBody } from '../../../functions/admin-update-user';
-import { argon2idHasher } from '../../../lib/crypto/password';
 import { type App, type AppRequest, type RouteName, registerAdmin, testApp } from '../../helpers/app';
 import { nearRealTime } from '../../helpers/clock';
 import { testDeps, uniqueTenant } from '../../helpers/deps';
@@ -39,7 +38,6 @@ describe('hostile input to the tenant administration', () => {
   beforeAll(async () => {
     await createTable(endpoint, tableName);
     const deps = nearRealTime(await testDeps({ TABLE_NAME: tableName }));
-    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     app = testApp(deps);
     const tenantId = uniqueTenant('hostile-admin');
     token = (await registerAdmin(app, tenantId)).token;

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { argon2idHasher } from '../../../lib/crypto/password';
 import { type App, type RouteName, registerAdmin, testApp } from '../../helpers/app';
 import { testDeps, uniqueTenant } from '../../helpers/deps';
 import { isFailureEnvelope } from '../../helpers/failures';
@@ -341,7 +340,6 @@ describe('hostile input to RP-initiated logout', () => {
 
   beforeAll(async () => {
     deps = await testDeps();
-    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     app = testApp(deps);
     const tenantId = uniqueTenant('hostile-logout');
     const admin = await registerAdmin(app, tenantId, 'admin', 'a long unusual passphrase');

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { argon2idHasher } from '../../../lib/crypto/password';
 import { UNPAIRED_SURROGATE } from '../../../lib/sessions/device';
 import { type App, type AppRequest, type RouteName, registerAdmin, registerStaff, testApp } from '../../helpers/app';
 import { nearRealTime } from '../../helpers/clock';
@@ -33,7 +32,6 @@ describe('hostile input to the session and grant routes', () => {
   beforeAll(async () => {
     await createTable(endpoint, tableName);
     deps = nearRealTime(await testDeps({ TABLE_NAME: tableName }));
-    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     app = testApp(deps);
     tenantId = uniqueTenant('hostile-sessions');
     const admin = await registerAdmin(app, tenantId, 'admin', PASSWORD);

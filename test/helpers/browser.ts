@@ -1,0 +1,111 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type Browser, type BrowserContext, type BrowserContextOptions, type CDPSession, chromium, type Page } from 'playwright-core';
+import * as authorizer from '../../functions/authorizer';
+import { type App, testApp } from './app';
+import { type TestDeps, testDeps } from './deps';
+import { type HttpRoute, startApiServer } from './http-server';
+
+/** Debian's chromium (apt `chromium`, see .ci/run): playwright-core downloads no browser. */
+const CHROMIUM = '/usr/bin/chromium';
+
+export interface BrowserStackOptions {
+  /**
+   * The routes to serve, made from the stack's deps: `{ method, path, handler:
+   * makeHandler(deps), authorizer }` as serverless.yml declares them.
+   */
+  routes: (deps: TestDeps) => HttpRoute[];
+  /** Configuration besides `ISSUER` (set to the stack's URL), as testDeps takes it. */
+  env?: (issuer: string) => Record<string, string>;
+  /**
+   * The host of the service: `127.0.0.1`, or `localhost` where passkeys need a domain
+   * (an RP ID is never an IP address). The partner apps live on the other one.
+   */
+  host?: '127.0.0.1' | 'localhost';
+}
+
+export interface BrowserStack {
+  /** The service's base URL, its `iss`. */
+  issuer: string;
+  /** The partner apps' base URL, on another site than the service: each answers any request with 200. */
+  appsBase: string;
+  deps: TestDeps;
+  /** The same functions called in-process, for set-up and checks beside the browser. */
+  app: App;
+  browser: Browser;
+  /** A fresh browser profile (its own cookie jar), failing a step after 5 s. */
+  context(options?: BrowserContextOptions): Promise<BrowserContext>;
+  /**
+   * A fresh profile with a page and a virtual platform authenticator (CDP WebAuthn domain,
+   * user verification on); `conditional: false` hides autofill (conditional mediation).
+   */
+  withAuthenticator(options?: { conditional?: boolean }): Promise<VirtualAuthenticator>;
+  /** Closes the browser (killing its process if it does not go), the service and the apps. */
+  close(): Promise<void>;
+}
+
+export interface VirtualAuthenticator {
+  context: BrowserContext;
+  page: Page;
+  cdp: CDPSession;
+  authenticatorId: string;
+}
+
+/**
+ * The hosted pages' browser tests' stack: the service's functions on real HTTP (the run's
+ * DynamoDB Local, a clock at real time), partner apps answering redirects on another site,
+ * and one chromium for the file driven by playwright-core.
+ */
+export async function startBrowserStack(options: BrowserStackOptions): Promise<BrowserStack> {
+  const host = options.host ?? '127.0.0.1';
+  const server = await startApiServer();
+  const apps = createServer((_, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end('partner app'));
+  await new Promise<void>((listening) => apps.listen(0, '127.0.0.1', listening));
+  const appsHost = host === 'localhost' ? '127.0.0.1' : 'localhost';
+  const appsBase = `http://${appsHost}:${(apps.address() as AddressInfo).port}`;
+  const issuer = server.url.replace('127.0.0.1', host);
+  const deps = await testDeps({ ISSUER: issuer, ...options.env?.(issuer) });
+  deps.clock.set(Date.now());
+  server.mount(options.routes(deps), authorizer.makeHandler(deps));
+  // A browser server rather than `launch`, for the PID of its process.
+  const chromiumServer = await chromium.launchServer({ executablePath: CHROMIUM });
+  const pid = chromiumServer.process().pid;
+  const browser = await chromium.connect(chromiumServer.wsEndpoint());
+
+  const context = async (contextOptions?: BrowserContextOptions) => {
+    const opened = await browser.newContext(contextOptions);
+    opened.setDefaultTimeout(5_000);
+    return opened;
+  };
+
+  return {
+    issuer,
+    appsBase,
+    deps,
+    app: testApp(deps),
+    browser,
+    context,
+    async withAuthenticator({ conditional = true } = {}) {
+      const opened = await context();
+      if (!conditional)
+        await opened.addInitScript(() => {
+          PublicKeyCredential.isConditionalMediationAvailable = async () => false;
+        });
+      const page = await opened.newPage();
+      const cdp = await opened.newCDPSession(page);
+      await cdp.send('WebAuthn.enable');
+      const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+        options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
+      });
+      return { context: opened, page, cdp, authenticatorId };
+    },
+    async close() {
+      await browser.close().catch(() => undefined);
+      const closed = chromiumServer.close();
+      const timedOut = new Promise<'timeout'>((done) => setTimeout(done, 5_000, 'timeout').unref());
+      if ((await Promise.race([closed, timedOut])) === 'timeout' && pid) process.kill(pid, 'SIGKILL');
+      await server.close();
+      await new Promise((done) => apps.close(done));
+    },
+  };
+}
