@@ -3,9 +3,9 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { accountOf } from '../lib/mfa/account';
-import { authorizeFactorChange } from '../lib/mfa/enrolment';
 import { disableMfa } from '../lib/mfa/lifecycle';
 import { MFA_METHODS } from '../lib/mfa/methods';
+import { authorizeFactorChange } from '../lib/mfa/step-up';
 import { recentAuthentication } from '../lib/sessions/recent-auth';
 
 export const body = z.object({ method: z.enum(MFA_METHODS) });

@@ -4,8 +4,9 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { accountOf } from '../lib/mfa/account';
-import { authorizeFactorChange, enableMfa } from '../lib/mfa/enrolment';
+import { enableMfa } from '../lib/mfa/enrolment';
 import { MFA_METHODS } from '../lib/mfa/methods';
+import { authorizeFactorChange } from '../lib/mfa/step-up';
 import { recentAuthentication } from '../lib/sessions/recent-auth';
 
 export const body = z.object({

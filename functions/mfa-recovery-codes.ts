@@ -3,8 +3,8 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { accountOf } from '../lib/mfa/account';
-import { authorizeFactorChange } from '../lib/mfa/enrolment';
 import { createRecoveryCodes } from '../lib/mfa/lifecycle';
+import { authorizeFactorChange } from '../lib/mfa/step-up';
 import { recentAuthentication } from '../lib/sessions/recent-auth';
 
 /** POST /auth/mfa/recovery-codes (docs/api.md 8.6, recent): 10 new recovery codes, shown this once, replacing earlier ones. */

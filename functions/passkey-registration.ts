@@ -2,15 +2,21 @@ import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
+import { authorizeFactorChange } from '../lib/mfa/step-up';
 import { credential, passkeyName } from '../lib/passkeys/api-schemas';
 import { registerPasskey } from '../lib/passkeys/ceremonies';
 
 export const body = z.object({ credential, name: passkeyName.optional() });
 
-/** POST /auth/passkeys/registration (docs/api.md 12.2): stores the passkey the authenticator made. */
+/**
+ * POST /auth/passkeys/registration (docs/api.md 12.2): stores the passkey the authenticator
+ * made; once the user has MFA, only in a session that passed it (MFA may have come after the options).
+ */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'required', body }, async ({ body, identity, deps }) =>
-    ok({ passkey: await registerPasskey(deps, identity, body.credential, body.name) }, 201),
+  return httpHandler(
+    deps,
+    { identity: 'required', body, authorize: (identity) => authorizeFactorChange(deps, identity) },
+    async ({ body, identity, deps }) => ok({ passkey: await registerPasskey(deps, identity, body.credential, body.name) }, 201),
   );
 }
 

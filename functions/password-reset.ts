@@ -15,9 +15,14 @@ export const body = z.object({
   newPassword: z.string().min(6).max(128),
   mfaCode: z.string().min(1).max(16).optional(),
   mfaMethod: z.enum(SECOND_FACTORS).optional(),
+  // Removes every passkey of the user with the reset; false (the default) keeps them.
+  removePasskeys: z.boolean().optional(),
 });
 
-/** POST /auth/password/reset (docs/api.md 8.7): a reset code (and a second factor) set a new password; every session and grant ends. */
+/**
+ * POST /auth/password/reset (docs/api.md 8.7): a reset code (and a second factor) set a new
+ * password; every session and grant ends, and with `removePasskeys` every passkey.
+ */
 export function makeHandler(deps: Deps) {
   requireMfaConfig(deps.config);
   return httpHandler(deps, { identity: 'none', body }, async ({ body, deps }) =>

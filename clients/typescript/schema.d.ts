@@ -1190,6 +1190,7 @@ export interface components {
             mfaCode?: string;
             /** @enum {string} */
             mfaMethod?: "TOTP" | "SMS" | "EMAIL" | "RECOVERY";
+            removePasskeys?: boolean;
         };
         EmailSetRequest: {
             email: string;
@@ -1787,6 +1788,7 @@ export interface components {
                 newTenant?: boolean;
                 remaining?: number;
                 passkeyId?: string;
+                passkeysRemoved?: number;
             };
         };
         AuditPageEnvelope: {

@@ -106,6 +106,8 @@ export const auditDetailsSchema = z.strictObject({
   remaining: z.number().int().nonnegative().optional(),
   /** A passkey's id (docs/api.md 12): the digest of its credential id. */
   passkeyId: boundedId.optional(),
+  /** The passkeys a password reset removed (docs/api.md 8.7). */
+  passkeysRemoved: z.number().int().nonnegative().optional(),
 });
 export type AuditDetails = z.output<typeof auditDetailsSchema>;
 

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { constantEquals } from '../crypto/constant-equals';
 import type { Deps } from '../deps';
 import { AppError, UnauthorizedError } from '../errors';
+import { authorizeFactorChange, mayChangeFactors } from '../mfa/step-up';
 import { listPasskeys, passkeyRegistrationOptions, registerPasskey, verifyPasskeySignIn } from '../passkeys/ceremonies';
 import { isRecentAuthentication, requireRecentAuthentication } from '../sessions/recent-auth';
 import type { Session } from '../sessions/session';
@@ -104,6 +105,16 @@ const accountOf = (user: User, session: Session) => ({
   sessionId: session.id,
 });
 const authTimeOf = (session: Session) => ({ authTime: session.authTime ?? session.createdAt });
+const changerOf = (user: User, session: Session) => ({ tenantId: user.tenantId, userId: user.id, amr: session.amr });
+
+/**
+ * Why the page offers no new passkey, if it does not: the sign-in is not recent (docs/api.md
+ * 8.1), or the user has MFA and this sign-in did not pass it (docs/api.md 12.1).
+ */
+async function addingRefused(deps: PasskeyHostedDeps, current: { user: User; session: Session }) {
+  if (!isRecentAuthentication(deps, authTimeOf(current.session))) return 'not-recent' as const;
+  return (await mayChangeFactors(deps, changerOf(current.user, current.session))) ? undefined : ('second-factor' as const);
+}
 
 /** The passkeys page of a signed-in browser: its list, and the creation options when the sign-in is recent. */
 async function passkeysPage(
@@ -114,13 +125,15 @@ async function passkeysPage(
 ): Promise<Result> {
   const account = accountOf(current.user, current.session);
   const passkeys = await listPasskeys(deps, account);
-  const options = isRecentAuthentication(deps, authTimeOf(current.session)) ? await passkeyRegistrationOptions(deps, account) : undefined;
+  const refused = await addingRefused(deps, current);
+  const options = refused === undefined ? await passkeyRegistrationOptions(deps, account) : undefined;
   const content = (
     <PasskeysPage
       tenant={await tenantName(deps, current.user.tenantId)}
       username={current.user.username}
       passkeys={passkeys}
       options={options}
+      refused={refused}
       csrf={current.csrf}
       recentMinutes={Math.floor(deps.config.reauthMaxAgeSeconds / 60)}
       error={error?.message}
@@ -131,7 +144,8 @@ async function passkeysPage(
 
 /**
  * GET /oauth2/hosted/passkeys (docs/api.md 11.11): the signed-in browser's passkeys and,
- * when its sign-in is recent (`REAUTH_MAX_AGE_SECONDS`, docs/api.md 8.1), a button to add one.
+ * when its sign-in is recent (`REAUTH_MAX_AGE_SECONDS`, docs/api.md 8.1) and passed the
+ * user's second factor if they have one (docs/api.md 12.1), a button to add one.
  */
 export async function showPasskeys(deps: PasskeyHostedDeps, event: APIGatewayProxyEventV2): Promise<Result> {
   return passkeysPage(deps, await signedInBrowser(deps, event));
@@ -146,8 +160,9 @@ export const addPasskeyForm = z.strictObject({
 /**
  * POST /oauth2/hosted/passkeys (docs/api.md 11.11): the attestation of the page's
  * challenge, from our origin, with the session's CSRF token, in a session whose sign-in is
- * recent; then back to the page (303). A refused credential shows the page again with the
- * ceremony's failure.
+ * recent and, when the user has MFA, passed it (else the page again, 403 `Permission
+ * denied`); then back to the page (303). A refused credential shows the page again with
+ * the ceremony's failure.
  */
 export async function submitPasskey(deps: PasskeyHostedDeps, event: APIGatewayProxyEventV2): Promise<Result> {
   const form = formOf(event, addPasskeyForm);
@@ -156,6 +171,7 @@ export async function submitPasskey(deps: PasskeyHostedDeps, event: APIGatewayPr
   if (!constantEquals(form.csrf, current.csrf)) throw crossSite();
   requireRecentAuthentication(deps, authTimeOf(current.session));
   try {
+    await authorizeFactorChange(deps, changerOf(current.user, current.session));
     await registerPasskey(deps, accountOf(current.user, current.session), form.credential, form.name || undefined);
   } catch (error) {
     if (!(error instanceof AppError) || error.statusCode >= 500) throw error;

@@ -110,8 +110,10 @@ export interface PasskeysProps {
   tenant: string;
   username: string;
   passkeys: ListedPasskey[];
-  /** The creation options; absent when the sign-in is not recent enough to add one. */
+  /** The creation options; absent when this sign-in may not add one. */
   options?: unknown;
+  /** Why this sign-in may not add a passkey: not recent enough, or without the user's second factor. */
+  refused?: 'not-recent' | 'second-factor' | undefined;
   csrf: string;
   /** How recent a sign-in must be to add a passkey, in minutes. */
   recentMinutes: number;
@@ -121,7 +123,7 @@ export interface PasskeysProps {
 const day = (iso: string) => iso.slice(0, 10);
 
 /** GET /oauth2/hosted/passkeys (docs/api.md 11.11): the signed-in user's passkeys, and a button to add one. */
-export function PasskeysPage({ tenant, username, passkeys, options, csrf, recentMinutes, error }: PasskeysProps) {
+export function PasskeysPage({ tenant, username, passkeys, options, refused, csrf, recentMinutes, error }: PasskeysProps) {
   return (
     <Layout title="Passkeys" tenant={tenant}>
       <p>
@@ -141,7 +143,11 @@ export function PasskeysPage({ tenant, username, passkeys, options, csrf, recent
         </ul>
       )}
       {options === undefined ? (
-        <p>To add a passkey, sign in again: your last sign-in was more than {recentMinutes} minutes ago.</p>
+        refused === 'second-factor' ? (
+          <p>To add a passkey, sign in again with your second factor: this sign-in used your password alone.</p>
+        ) : (
+          <p>To add a passkey, sign in again: your last sign-in was more than {recentMinutes} minutes ago.</p>
+        )
       ) : (
         <>
           <noscript>

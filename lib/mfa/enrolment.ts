@@ -2,9 +2,8 @@ import * as z from 'zod';
 import { bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
-import { ConflictError, ForbiddenError, TooManyRequestsError, ValidationError } from '../errors';
+import { ConflictError, TooManyRequestsError, ValidationError } from '../errors';
 import { notifyUser } from '../notifications/notify';
-import type { Identity } from '../tokens/access-token';
 import { type Account, codeContext, secretContext } from './account';
 import { checkCode } from './code-check';
 import { CODE_TTL_SECONDS, generateCode, sendCode } from './codes';
@@ -19,24 +18,6 @@ const factorChanged = (deps: EnrolmentDeps, account: Account, type: 'mfa_method_
 
 const E164 = /^\+[1-9][0-9]{6,14}$/;
 const emailAddress = z.email().max(254);
-
-/**
- * Whether a session proved more than a password: a one-time code (`amr` otp), or a
- * passkey with user verification (hwk/swk with user), which satisfies MFA (docs/api.md 12.6).
- */
-const passedMfa = (amr: readonly string[]) => amr.includes('otp') || (amr.includes('user') && (amr.includes('hwk') || amr.includes('swk')));
-
-/**
- * Who may add or remove a factor (enable, disable, recovery codes: docs/api.md 4.4, 8.6):
- * anyone while the user has no active method; once one is active, only a session that
- * passed one (or a passkey), so that a session from before MFA (or a stolen one) cannot
- * add a factor of its own or remove the user's. 403 `Permission denied`.
- */
-export async function authorizeFactorChange(deps: Pick<Deps, 'store'>, identity: Identity | null): Promise<void> {
-  if (!identity || passedMfa(identity.amr)) return;
-  const methods = await deps.store.mfa.list(identity.tenantId, identity.userId);
-  if (methods.some((method) => method.status === 'active')) throw new ForbiddenError(undefined, { code: 'MFA_STEP_UP_REQUIRED' });
-}
 
 export interface EnableRequest {
   method: MfaMethod;

@@ -20,6 +20,7 @@ import { recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { ConflictError, NotFoundError, TooManyRequestsError, UnauthorizedError, ValidationError } from '../errors';
+import { notifyUser } from '../notifications/notify';
 import { liveSession } from '../sessions/live-session';
 import type { Amr } from '../sessions/session';
 import { SOURCE_WINDOW_SECONDS, signInEvent } from '../users/login';
@@ -34,7 +35,9 @@ import { CHALLENGE_TTL_SECONDS, MAX_PASSKEYS_PER_USER, type Passkey, type Passke
  * with node:crypto. Only the passkey functions import this module (docs/decisions/002-oslojs-webauthn.md).
  */
 
-type PasskeyDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'source'>;
+type CeremonyDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'source'>;
+/** What changes the user's passkeys needs besides: the delivery port of the notifications (docs/api.md 8.9). */
+type PasskeyDeps = CeremonyDeps & Pick<Deps, 'mfaDelivery'>;
 
 /** The account a registration is for: the signed-in user. */
 export interface PasskeyAccount {
@@ -120,7 +123,7 @@ const descriptor = (passkey: Passkey): CredentialDescriptor => ({
  * discoverable credentials with user verification; no attestation is asked for.
  */
 export async function passkeyRegistrationOptions(
-  deps: PasskeyDeps,
+  deps: CeremonyDeps,
   account: PasskeyAccount,
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const [challenge, registered] = await Promise.all([
@@ -142,7 +145,7 @@ export async function passkeyRegistrationOptions(
 }
 
 /** The checks both ceremonies make of the client data (Level 3 7.1 steps 7-11, 7.2 steps 10-14); undefined if one fails. */
-function checkedClientData(deps: PasskeyDeps, encoded: Uint8Array, type: ClientDataType) {
+function checkedClientData(deps: CeremonyDeps, encoded: Uint8Array, type: ClientDataType) {
   let clientData: ReturnType<typeof parseClientDataJSON>;
   try {
     clientData = parseClientDataJSON(encoded);
@@ -157,7 +160,7 @@ function checkedClientData(deps: PasskeyDeps, encoded: Uint8Array, type: ClientD
 }
 
 /** The checks of authenticator data both ceremonies make (Level 3 7.1 steps 13-15): RP ID, presence, verification. */
-function checksFlags(deps: PasskeyDeps, data: AuthenticatorData): boolean {
+function checksFlags(deps: CeremonyDeps, data: AuthenticatorData): boolean {
   return data.verifyRelyingPartyIdHash(deps.config.webauthn.rpId) && data.userPresent && data.userVerified;
 }
 
@@ -290,7 +293,10 @@ export async function registerPasskey(
     outcome: 'success',
     details: { passkeyId: passkey.id, name: passkey.name },
   });
-  return passkeyView(passkey);
+  const view = passkeyView(passkey);
+  // docs/api.md 8.9: a passkey signs in without the password, so its owner hears of every new one.
+  await notifyUser(deps, account, { kind: 'passkey-added', passkey: view });
+  return view;
 }
 
 const invalidRegistration = () => new ValidationError('Invalid passkey registration', { code: 'INVALID_PASSKEY_REGISTRATION' });
@@ -315,18 +321,21 @@ function parsedAuthenticatorData(encoded: Uint8Array): AuthenticatorData | undef
   }
 }
 
+/** A user id no user has (ids are UUIDs): the sign-in challenge of an unknown username accepts no passkey. */
+const NOBODY = 'none';
+
 /**
- * docs/api.md 12.5: the request options of a sign-in. With a username, the user's
- * credentials (none for an unknown username, which answers like a user without
- * passkeys); without, an empty list: the authenticator offers its discoverable credentials.
+ * docs/api.md 12.5: the request options of a sign-in. With a username, the challenge is
+ * bound to its user (a passkey of anyone else is refused), or to nobody for an unknown
+ * username; the answer is the same either way: no credentials listed, the same reads.
  */
 export async function passkeyAuthenticationOptions(
-  deps: PasskeyDeps,
+  deps: CeremonyDeps,
   request: { tenantId: string; username?: string | undefined },
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  const user = request.username === undefined ? undefined : await deps.store.users.findByUsername(request.tenantId, request.username);
-  const credentials = async (userId: string) => (await deps.store.passkeys.listByUser(request.tenantId, userId)).map(descriptor);
-  return signInOptions(deps, request.tenantId, user && { userId: user.id, credentials: credentials(user.id) });
+  if (request.username === undefined) return signInOptions(deps, request.tenantId);
+  const user = await deps.store.users.findByUsername(request.tenantId, request.username);
+  return signInOptions(deps, request.tenantId, user?.id ?? NOBODY);
 }
 
 /**
@@ -338,7 +347,7 @@ export async function passkeyAuthenticationOptions(
  * authenticator) is refused and audited as such. The caller starts the session.
  */
 export async function verifyPasskeySignIn(
-  deps: PasskeyDeps,
+  deps: CeremonyDeps,
   request: { tenantId: string; credential: unknown; sourceIp?: string | undefined },
 ): Promise<PasskeySignIn> {
   const { tenantId } = request;
@@ -405,12 +414,14 @@ export async function verifyPasskeySignIn(
 /** docs/api.md 12.3: the user's passkeys, newest first (lib/passkeys/listing.ts). */
 export const listPasskeys = passkeysOf;
 
-/** docs/api.md 12.4: removes one of the user's passkeys; 404 `Passkey not found` if the user has no such passkey. */
+/**
+ * docs/api.md 12.4: removes one of the user's passkeys, and tells the user (8.9); 404
+ * `Passkey not found` if the user has no such passkey.
+ */
 export async function removePasskey(deps: PasskeyDeps, account: PasskeyAccount, id: string): Promise<void> {
   const now = epochSeconds(deps.clock);
-  if (!(await deps.store.passkeys.remove(account.tenantId, account.userId, id, now))) {
-    throw new NotFoundError('Passkey not found', { code: 'PASSKEY_NOT_FOUND' });
-  }
+  const removed = await deps.store.passkeys.remove(account.tenantId, account.userId, id, now);
+  if (!removed) throw new NotFoundError('Passkey not found', { code: 'PASSKEY_NOT_FOUND' });
   deps.log.info('passkey_removed', { tenantId: account.tenantId, userId: account.userId, passkeyId: id });
   await recordEvent(deps, {
     tenantId: account.tenantId,
@@ -420,4 +431,5 @@ export async function removePasskey(deps: PasskeyDeps, account: PasskeyAccount, 
     outcome: 'success',
     details: { passkeyId: id },
   });
+  await notifyUser(deps, account, { kind: 'passkey-removed', passkey: passkeyView(removed) });
 }

@@ -37,23 +37,17 @@ export async function issueChallenge(deps: OptionsDeps, tenantId: string, ceremo
 
 /**
  * docs/api.md 12.5: the request options of a sign-in in the tenant, with a challenge of
- * the authentication ceremony; for a named user, bound to them with their credentials
- * allowed, otherwise discoverable credentials (none listed).
+ * the authentication ceremony, bound to `userId` when a user was named. No credential is
+ * ever listed (`allowCredentials` is empty: every passkey here is discoverable, and the
+ * authenticator offers its own), so that the answer never tells whether a username exists
+ * or which credentials its user has.
  */
-export async function signInOptions(
-  deps: OptionsDeps,
-  tenantId: string,
-  user?: { userId: string; credentials: Promise<CredentialDescriptor[]> },
-): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  const [challenge, allowCredentials] = await Promise.all([
-    issueChallenge(deps, tenantId, 'authentication', user?.userId),
-    user?.credentials ?? [],
-  ]);
+export async function signInOptions(deps: OptionsDeps, tenantId: string, userId?: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
   return {
-    challenge,
+    challenge: await issueChallenge(deps, tenantId, 'authentication', userId),
     rpId: deps.config.webauthn.rpId,
     timeout: CHALLENGE_TTL_SECONDS * 1000,
-    allowCredentials,
+    allowCredentials: [],
     userVerification: 'required',
   };
 }

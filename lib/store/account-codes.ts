@@ -4,6 +4,7 @@ import type { User } from '../users/user';
 import { GetCommand, UpdateCommand } from './commands';
 import { type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { type Key, keys } from './keys';
+import { passkeyRemoval } from './passkeys';
 import { parseRecord } from './records';
 import { sessionRevocationItems } from './session-revocation';
 import { TTL_ATTRIBUTE } from './table';
@@ -63,8 +64,10 @@ export interface AccountCodeStore {
   /**
    * Uses a reset code (if its digest is still `digest`) and, in the same transaction,
    * sets the new password hash, revokes every session and grant of the user (as read)
-   * and clears the login and reset attempts of `username`. False, with nothing written, when the
-   * code was used meanwhile or the user changed since it was read.
+   * and clears the login and reset attempts of `username`; with `removedPasskeyIds`, those
+   * passkeys of the user are removed in it too (docs/api.md 8.7). False, with nothing
+   * written, when the code was used meanwhile, the user changed since it was read, or one
+   * of those passkeys is no longer the user's.
    */
   resetPassword(
     key: AccountCodeKey & { purpose: 'reset' },
@@ -72,6 +75,7 @@ export interface AccountCodeStore {
     now: number,
     user: UserRef,
     passwordHash: string,
+    removedPasskeyIds?: readonly string[],
   ): Promise<boolean>;
   /**
    * Stores `email` on the user, unverified, and its verification code, in one
@@ -151,12 +155,13 @@ export function dynamoAccountCodeStore(dynamo: Dynamo, random: Random): AccountC
       }
     },
 
-    resetPassword: (key, digest, now, user, passwordHash) =>
+    resetPassword: (key, digest, now, user, passwordHash, removedPasskeyIds = []) =>
       transactOnce(dynamo, random, [
         { Update: { ...useUpdate(key, digest, now), TableName: table } },
         ...sessionRevocationItems(table, user, { set: { passwordHash } }),
         { Delete: { TableName: table, Key: keys.loginAttempts(key.tenantId, key.username) } },
         { Delete: { TableName: table, Key: keys.resetAttempts(key.tenantId, key.username) } },
+        ...removedPasskeyIds.map((id) => ({ Update: passkeyRemoval(table, { tenantId: key.tenantId, userId: user.id, id }, now, true) })),
       ]),
 
     setEmail: (user, email, code, resendSeconds) =>

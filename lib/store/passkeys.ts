@@ -28,14 +28,39 @@ export interface PasskeyStore {
    * the user's, not removed, and its counter still the one read (false otherwise).
    */
   recordUse(passkey: Passkey, counter: number, now: number): Promise<boolean>;
-  /** Removes the user's passkey (false if the user has no such passkey). */
-  remove(tenantId: string, userId: string, id: string, now: number): Promise<boolean>;
+  /** Removes the user's passkey: the passkey as it was, undefined if the user has no such passkey. */
+  remove(tenantId: string, userId: string, id: string, now: number): Promise<Passkey | undefined>;
   /** Deletes every passkey of the user (the admin MFA reset; idempotent). */
   eraseAll(tenantId: string, userId: string): Promise<void>;
 }
 
 const toPasskey = (item: Record<string, unknown> | undefined) => parseRecord(passkeySchema, 'passkey', item);
 const live = (passkey: Passkey | undefined) => (passkey?.removedAt === undefined ? passkey : undefined);
+
+/**
+ * The update that removes a user's passkey: out of the owner index at once; the record
+ * itself goes with its TTL. Only a live passkey of the user, unless `alreadyRemoved` is
+ * allowed (then a removed one keeps its first removal): the password reset removes the
+ * passkeys it listed in its transaction (lib/store/account-codes.ts), and a passkey the
+ * user removed meanwhile must not fail it.
+ */
+export function passkeyRemoval(
+  table: string,
+  passkey: { tenantId: string; userId: string; id: string },
+  now: number,
+  alreadyRemoved = false,
+) {
+  return {
+    TableName: table,
+    Key: keys.passkey(passkey.tenantId, passkey.id),
+    UpdateExpression: alreadyRemoved
+      ? 'SET removedAt = if_not_exists(removedAt, :now), #ttl = if_not_exists(#ttl, :ttl) REMOVE gsi1pk, gsi1sk'
+      : 'SET removedAt = :now, #ttl = :ttl REMOVE gsi1pk, gsi1sk',
+    ConditionExpression: alreadyRemoved ? 'userId = :user' : 'userId = :user AND attribute_not_exists(removedAt)',
+    ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+    ExpressionAttributeValues: { ':now': now, ':ttl': now + REMOVED_KEPT_SECONDS, ':user': passkey.userId },
+  };
+}
 
 export function dynamoPasskeyStore(dynamo: Dynamo, random: Random): PasskeyStore {
   const { doc, table } = dynamo;
@@ -101,17 +126,10 @@ export function dynamoPasskeyStore(dynamo: Dynamo, random: Random): PasskeyStore
     },
 
     async remove(tenantId, userId, id, now) {
-      const { written } = await writeOnce(dynamo, random, {
-        update: {
-          Key: keys.passkey(tenantId, id),
-          // Out of the owner index at once; the record itself goes with its TTL.
-          UpdateExpression: `SET removedAt = :now, #ttl = :ttl REMOVE gsi1pk, gsi1sk`,
-          ConditionExpression: 'userId = :user AND attribute_not_exists(removedAt)',
-          ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ':now': now, ':ttl': now + REMOVED_KEPT_SECONDS, ':user': userId },
-        },
+      const { written, item } = await writeOnce(dynamo, random, {
+        update: { ...passkeyRemoval(table, { tenantId, userId, id }, now), ReturnValues: 'ALL_NEW' },
       });
-      return written;
+      return written ? toPasskey(item) : undefined;
     },
 
     async eraseAll(tenantId, userId) {

@@ -10,6 +10,7 @@ import { maskDestination } from '../mfa/masking';
 import type { DeliveredMethod, MfaEnrollment } from '../mfa/methods';
 import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
 import { notifyUser } from '../notifications/notify';
+import { passkeyView } from '../passkeys/passkey';
 import type { AccountCodeKey } from '../store/account-codes';
 import { isCommonPassword } from './common-passwords';
 import { secondFactorRefusal } from './login';
@@ -125,11 +126,34 @@ export async function requestPasswordReset(
   return { message: FORGOT_MESSAGE };
 }
 
+/**
+ * A passkey whose registration ended between the reset's listing and its transaction
+ * (its session was still live when it checked) is not in the transaction: it goes now.
+ * One registered later finds its session revoked and removes itself (lib/passkeys/ceremonies.ts).
+ * Best effort after the reset: a failure here is logged, never answered as the reset's.
+ */
+async function removeLatePasskeys(deps: ResetDeps, user: User, now: number): Promise<void> {
+  try {
+    for (const late of await deps.store.passkeys.listByUser(user.tenantId, user.id)) {
+      await deps.store.passkeys.remove(user.tenantId, user.id, late.id, now);
+      deps.log.info('passkey_removed', { tenantId: user.tenantId, userId: user.id, passkeyId: late.id, reason: 'password_reset' });
+    }
+  } catch (error) {
+    deps.log.warn('password_reset_passkeys_left', {
+      tenantId: user.tenantId,
+      userId: user.id,
+      error: error instanceof Error ? error.name : 'unknown',
+    });
+  }
+}
+
 export interface ResetRequest extends SecondFactorRequest {
   tenantId: string;
   username: string;
   code: string;
   newPassword: string;
+  /** Removes every passkey of the user with the reset (docs/api.md 8.7); kept by default. */
+  removePasskeys?: boolean | undefined;
 }
 
 /** How often the user is read again when it changed between the read and the reset's transaction. */
@@ -140,7 +164,9 @@ const ATTEMPTS = 5;
  * of the live code (400 `Invalid reset code`; 5 per code), the new password's rules, the
  * second factor when MFA is active (a method other than the reset code's channel, or a
  * recovery code: lib/mfa/second-factor.ts, as at login); then in one transaction the code
- * used, the new hash, every session and grant revoked, the login lockout cleared. The
+ * used, the new hash, every session and grant revoked, the login lockout cleared, and
+ * with `removePasskeys` every passkey of the user removed. The notification lists the
+ * passkeys (kept or removed: a kept one still signs in without the password). The
  * reset and each refusal but the throttle are audit events (docs/api.md 9.8).
  */
 export async function resetPassword(deps: ResetDeps, request: ResetRequest): Promise<{ message: 'Password reset' }> {
@@ -185,9 +211,18 @@ export async function resetPassword(deps: ResetDeps, request: ResetRequest): Pro
   const passwordHash = await deps.hasher.hash(newPassword);
 
   for (let attempt = 0; attempt < ATTEMPTS && user; attempt++) {
-    if (await deps.store.accountCodes.resetPassword(key, digest, now, user, passwordHash)) {
-      deps.log.info('password_reset', { tenantId, userId: user.id });
-      await Promise.all([resetEvent(deps, request, user.id, 'password_reset'), notifyUser(deps, user, { kind: 'password-reset' })]);
+    // A passkey signs in without the password: the reset names the user's passkeys, and
+    // removes them in its own transaction when asked to (docs/api.md 8.7, 8.9).
+    const passkeys = await deps.store.passkeys.listByUser(tenantId, user.id);
+    const removed = request.removePasskeys === true ? passkeys.map((passkey) => passkey.id) : [];
+    if (await deps.store.accountCodes.resetPassword(key, digest, now, user, passwordHash, removed)) {
+      if (request.removePasskeys === true) await removeLatePasskeys(deps, user, now);
+      deps.log.info('password_reset', { tenantId, userId: user.id, passkeysRemoved: removed.length });
+      const notice = { kind: 'password-reset', passkeys: passkeys.map(passkeyView), passkeysRemoved: removed.length > 0 } as const;
+      await Promise.all([
+        resetEvent(deps, request, user.id, 'password_reset', request.removePasskeys === true ? { passkeysRemoved: removed.length } : {}),
+        notifyUser(deps, user, notice),
+      ]);
       return { message: 'Password reset' };
     }
     // Used by a concurrent reset (the code is gone), or the user changed: read both again.

@@ -146,7 +146,18 @@ const AUDITING = [
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'PasswordForgot', 'PasswordReset', 'HostedSignIn', 'HostedSecondFactor'];
 /** Functions that send email only: a verification code or a security notification (docs/api.md 8.8, 8.9). */
-const EMAILING = ['Register', 'ChangePassword', 'VerifyMFA', 'EmailSet', 'DisableMFA', 'GenerateRecoveryCodes'];
+const EMAILING = [
+  'Register',
+  'ChangePassword',
+  'VerifyMFA',
+  'EmailSet',
+  'DisableMFA',
+  'GenerateRecoveryCodes',
+  // A passkey added or removed (docs/api.md 8.9).
+  'PasskeyRegistration',
+  'RemovePasskey',
+  'HostedPasskeyRegister',
+];
 /** What each function may do with the MFA key: seal with a new data key, open what was sealed. */
 const MFA_KEY: Record<string, string[]> = {
   Login: ['kms:Decrypt', 'kms:GenerateDataKey'],

@@ -1,13 +1,18 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEventType } from '../../lib/audit/events';
-import { passkeyIdOf, registerPasskey } from '../../lib/passkeys/ceremonies';
+import { SESSION_COOKIE, sessionBoundToken, startBrowserSession } from '../../lib/hosted/browser-session';
+import { passkeyIdOf, passkeyRegistrationOptions, registerPasskey } from '../../lib/passkeys/ceremonies';
+import type { Amr } from '../../lib/sessions/session';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { type CeremonyOverrides, softwareAuthenticator } from '../helpers/authenticator';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
 import { connectionReset } from '../helpers/faulty-stores';
+import { CookieJar } from '../helpers/hosted';
 import { activateTotp } from '../helpers/mfa';
+import { FORM } from '../helpers/oauth';
+import { verifiedEmail } from '../helpers/recovery';
 
 const PASSWORD = 'correct horse battery';
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -255,8 +260,8 @@ describe('passkeys (docs/api.md 12)', () => {
       return { ...user, authenticator, passkeyId: registered.body.data.passkey.id as string };
     }
 
-    it('answers the request options with the user’s credentials for a username, none without', async () => {
-      const { tenantId, authenticator } = await userWithPasskey();
+    it('answers the request options without credentials, with a username or without (docs/api.md 12.5)', async () => {
+      const { tenantId } = await userWithPasskey();
       const named = await app.request('passkeyAuthenticationOptions', { body: { tenantId, username: 'alice' } });
       expect(named).toEqual({
         status: 200,
@@ -268,17 +273,37 @@ describe('passkeys (docs/api.md 12)', () => {
               challenge: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
               rpId: 'localhost',
               timeout: 300000,
-              allowCredentials: [
-                { type: 'public-key', id: authenticator.credentials[0]?.id.toString('base64url'), transports: ['internal'] },
-              ],
+              allowCredentials: [],
               userVerification: 'required',
             },
           },
         },
       });
       expect((await signInOptions(tenantId)).allowCredentials).toEqual([]);
-      // An unknown username answers like a user without passkeys.
-      expect((await signInOptions(tenantId, 'nobody')).allowCredentials).toEqual([]);
+    });
+
+    it('answers an unknown username exactly as a known one, with or without passkeys: no username enumeration', async () => {
+      const { tenantId, token, authenticator } = await userWithPasskey();
+      await registerStaff(app, token, { username: 'bob', password: PASSWORD, role: 'ANALYST', tenantId });
+      const ask = (username: string) => app.request('passkeyAuthenticationOptions', { body: { tenantId, username } });
+      const [alice, bob, nobody] = [await ask('alice'), await ask('bob'), await ask('nobody')];
+      // Only the random challenge differs.
+      const shape = (response: typeof alice) => ({
+        ...response,
+        body: { ...response.body, data: { options: { ...response.body.data.options, challenge: '' } } },
+      });
+      expect(shape(nobody)).toEqual(shape(alice));
+      expect(shape(bob)).toEqual(shape(alice));
+      expect(nobody.status).toBe(200);
+      expect(nobody.body.data.options.challenge).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      // And the challenge tells nothing either: alice's own passkey is refused for an unknown
+      // username as for another user's (an unbound challenge would let her tell them apart).
+      for (const options of [nobody.body.data.options, bob.body.data.options]) {
+        const credential = authenticator.get(options, {}, authenticator.credentials[0]);
+        expect((await app.request('passkeyAuthentication', { body: { tenantId, credential } })).body).toEqual(failure('Invalid passkey'));
+      }
+      const own = authenticator.get((await ask('alice')).body.data.options);
+      expect((await app.request('passkeyAuthentication', { body: { tenantId, credential: own } })).status).toBe(200);
     });
 
     it('answers 200 with the Auth payload of a new session, amr hwk and user, and records the use', async () => {
@@ -438,6 +463,122 @@ describe('passkeys (docs/api.md 12)', () => {
         const response = await app.request('passkeyAuthentication', { body: { tenantId, credential } });
         expect(response).toEqual({ status: 401, headers: expect.any(Object), body: failure('Invalid passkey') });
       }
+    });
+  });
+
+  describe('registration once the user has MFA (docs/api.md 12.1, 12.2)', () => {
+    /** A user with a verified email and an active TOTP method; `token` is the session that activated it (password only). */
+    async function userWithTotp() {
+      const user = await newUser();
+      await verifiedEmail(app, deps, user.token, user.tenantId, user.userId, 'alice@example.com');
+      const { code } = await activateTotp(app, deps, user.token);
+      return { ...user, code };
+    }
+
+    it('refuses a password-only session: 403 Permission denied for the options and the registration, nothing stored', async () => {
+      const user = await newUser();
+      // Options asked before MFA was turned on; the registration comes after.
+      const early = await registrationOptions(user.token);
+      const { code } = await activateTotp(app, deps, user.token);
+      expect(await app.identityOf(user.token)).toMatchObject({ amr: ['pwd'] });
+      const options = await app.request('passkeyRegistrationOptions', { token: user.token, body: {} });
+      expect(options).toEqual({ status: 403, headers: expect.any(Object), body: failure('Permission denied', 'MFA_STEP_UP_REQUIRED') });
+      const { response } = softwareAuthenticator().create(early);
+      const registered = await app.request('passkeyRegistration', { token: user.token, body: { credential: response } });
+      expect(registered).toEqual({ status: 403, headers: expect.any(Object), body: failure('Permission denied', 'MFA_STEP_UP_REQUIRED') });
+      expect(await deps.store.passkeys.listByUser(user.tenantId, user.userId)).toEqual([]);
+
+      // The same session, after proving the second factor, may add one.
+      const stepUp = await app.request('reauthenticate', {
+        token: user.token,
+        body: { password: PASSWORD, mfaCode: code(), mfaMethod: 'TOTP' },
+      });
+      expect(stepUp.status).toBe(200);
+      expect((await register(stepUp.body.data.token)).status).toBe(201);
+    });
+
+    it('lets a session that signed in with a passkey add another', async () => {
+      const user = await userWithTotp();
+      const stepUp = await app.request('reauthenticate', {
+        token: user.token,
+        body: { password: PASSWORD, mfaCode: user.code(), mfaMethod: 'TOTP' },
+      });
+      const authenticator = softwareAuthenticator();
+      expect((await register(stepUp.body.data.token, authenticator)).status).toBe(201);
+      const credential = authenticator.get(await signInOptions(user.tenantId));
+      const signedIn = await app.request('passkeyAuthentication', { body: { tenantId: user.tenantId, credential } });
+      expect((await register(signedIn.body.data.token)).status).toBe(201);
+    });
+
+    it('keeps the hosted passkeys page to a sign-in that passed MFA: the page says so, and a posted passkey is refused (403)', async () => {
+      const user = await userWithTotp();
+      const found = await deps.store.users.findById(user.tenantId, user.userId);
+      if (!found) throw new Error('no user');
+      const browser = async (amr: Amr[]) => {
+        const jar = new CookieJar();
+        jar.take({ status: 200, headers: {}, body: '', cookies: [(await startBrowserSession(deps, found, amr, {})).cookie] });
+        const session = jar.cookies.get(SESSION_COOKIE);
+        return { jar, csrf: sessionBoundToken(session, 'csrf') ?? '', sessionId: String(session?.split('.')[1]) };
+      };
+      const post = (jar: CookieJar, fields: Record<string, string>) =>
+        app.request('hostedPasskeyRegister', {
+          headers: { 'content-type': FORM, origin: new URL(deps.config.issuer).origin, ...jar.header() },
+          body: new URLSearchParams(fields).toString(),
+        });
+
+      const password = await browser(['pwd']);
+      const page = await app.request('hostedPasskeysPage', { method: 'GET', headers: password.jar.header() });
+      expect(page.status).toBe(200);
+      expect(String(page.body)).toContain(
+        'To add a passkey, sign in again with your second factor: this sign-in used your password alone.',
+      );
+      expect(String(page.body)).not.toContain('data-passkey="create"');
+      // A credential made for options of this session (as a page from before MFA would have had).
+      const account = { tenantId: user.tenantId, userId: user.userId, username: 'alice', sessionId: password.sessionId };
+      const { response } = softwareAuthenticator().create(await passkeyRegistrationOptions(deps, account));
+      const refused = await post(password.jar, { csrf: password.csrf, credential: JSON.stringify(response) });
+      expect(refused.status).toBe(403);
+      expect(String(refused.body)).toContain('<p class="error" role="alert">Permission denied</p>');
+      expect(String(refused.body)).toContain('sign in again with your second factor');
+      expect(await deps.store.passkeys.listByUser(user.tenantId, user.userId)).toEqual([]);
+
+      const passed = await browser(['pwd', 'otp']);
+      const offered = await app.request('hostedPasskeysPage', { method: 'GET', headers: passed.jar.header() });
+      expect(String(offered.body)).toContain('data-passkey="create"');
+    });
+
+    it('tells the verified address of every passkey added and removed, by name and day (docs/api.md 8.9)', async () => {
+      const user = await newUser();
+      await verifiedEmail(app, deps, user.token, user.tenantId, user.userId, 'alice@example.com');
+      const sent = async () =>
+        (await deps.outbox.notifications(user.tenantId, user.userId)).map(({ notification, destination }) => ({
+          event: notification.event,
+          subject: notification.subject,
+          text: notification.text,
+          destination,
+        }));
+      const day = new Date(deps.clock.now()).toISOString().slice(0, 10);
+      const registered = await register(user.token, softwareAuthenticator(), {}, 'Laptop\nAll is well');
+      expect(registered.status).toBe(201);
+      expect((await sent())[0]).toEqual({
+        event: 'passkey-added',
+        subject: 'Identity Service: A passkey was added',
+        text: expect.stringContaining(`The passkey “Laptop All is well” (added ${day}) was added to your account.`),
+        destination: 'alice@example.com',
+      });
+      const removed = await app.request('passkeyRemove', { token: user.token, pathParameters: { id: registered.body.data.passkey.id } });
+      expect(removed.status).toBe(200);
+      expect((await sent())[0]).toEqual({
+        event: 'passkey-removed',
+        subject: 'Identity Service: A passkey was removed',
+        text: expect.stringContaining(`The passkey “Laptop All is well” (added ${day}) was removed from your account.`),
+        destination: 'alice@example.com',
+      });
+      // A refused registration or removal tells nobody.
+      const before = (await sent()).length;
+      await register(user.token, softwareAuthenticator(), { userVerified: false });
+      await app.request('passkeyRemove', { token: user.token, pathParameters: { id: registered.body.data.passkey.id } });
+      expect(await sent()).toHaveLength(before);
     });
   });
 

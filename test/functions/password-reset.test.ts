@@ -1,6 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { AuditEventType } from '../../lib/audit/events';
 import { type App, registerAdmin, testApp } from '../helpers/app';
+import { softwareAuthenticator } from '../helpers/authenticator';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
@@ -272,6 +274,95 @@ describe('POST /auth/password/forgot and /auth/password/reset (docs/api.md 8.7)'
       expect(required).toMatchObject({ status: 401, headers: expect.objectContaining({ 'X-MFA-Methods': 'EMAIL' }) });
       const mfaCode = (await deps.outbox.latest(tenantId, userId, 'EMAIL'))?.code;
       expect((await reset(tenantId, code, { mfaMethod: 'EMAIL', mfaCode })).status).toBe(200);
+    });
+  });
+  describe('passkeys at a reset (docs/api.md 8.7)', () => {
+    /** A user with a verified email and a passkey named `Laptop`, and a session it signed in. */
+    async function userWithPasskey() {
+      const user = await newUser();
+      const authenticator = softwareAuthenticator();
+      const options = await app.request('passkeyRegistrationOptions', { token: user.token, body: {} });
+      const credential = authenticator.create(options.body.data.options).response;
+      const registered = await app.request('passkeyRegistration', { token: user.token, body: { credential, name: 'Laptop' } });
+      expect(registered.status).toBe(201);
+      const passkeySession = await signInWithPasskey(user.tenantId, authenticator);
+      expect(passkeySession.status).toBe(200);
+      return {
+        ...user,
+        authenticator,
+        passkeyId: String(registered.body.data.passkey.id),
+        passkeyToken: String(passkeySession.body.data.token),
+      };
+    }
+    async function signInWithPasskey(tenantId: string, authenticator: ReturnType<typeof softwareAuthenticator>) {
+      const options = await app.request('passkeyAuthenticationOptions', { body: { tenantId } });
+      const credential = authenticator.get(options.body.data.options);
+      return app.request('passkeyAuthentication', { body: { tenantId, credential } });
+    }
+    const resetNotice = async (tenantId: string, userId: string) =>
+      (await deps.outbox.notifications(tenantId, userId)).find((sent) => sent.notification.event === 'password-reset')?.notification;
+    const events = async (tenantId: string, userId: string, type: AuditEventType) =>
+      (await deps.store.audit.list(tenantId, { shards: deps.config.audit.shards, limit: 50, userId, type })).events;
+    const today = () => new Date(deps.clock.now()).toISOString().slice(0, 10);
+
+    it('keeps the passkeys by default, and the notification names them with the way to remove them', async () => {
+      const { tenantId, userId, authenticator, passkeyToken } = await userWithPasskey();
+      await forgot(tenantId);
+      expect((await reset(tenantId, await resetCode(tenantId, userId))).status).toBe(200);
+      const notice = await resetNotice(tenantId, userId);
+      expect(notice?.text).toContain(`These passkeys still sign in to your account without the password: “Laptop” (added ${today()}).`);
+      expect(notice?.text).toContain(
+        'sign in and remove it from your passkeys, or reset your password again and choose to remove every passkey',
+      );
+      expect(notice?.html).toContain(
+        `<p>These passkeys still sign in to your account without the password: “Laptop” (added ${today()}).</p>`,
+      );
+      // The reset ended the passkey's session, but the passkey itself still signs in.
+      expect((await app.request('passkeysList', { token: passkeyToken })).body).toEqual(failure('Unauthorized'));
+      expect((await signInWithPasskey(tenantId, authenticator)).status).toBe(200);
+      expect(await events(tenantId, userId, 'password_reset')).toEqual([expect.objectContaining({ details: { username: 'alice' } })]);
+    });
+
+    it('removes every passkey with removePasskeys: true, in the reset itself, audited and told', async () => {
+      const { tenantId, userId, token, authenticator, passkeyToken } = await userWithPasskey();
+      const second = softwareAuthenticator();
+      const options = await app.request('passkeyRegistrationOptions', { token, body: {} });
+      const credential = second.create(options.body.data.options).response;
+      expect((await app.request('passkeyRegistration', { token, body: { credential, name: 'Phone' } })).status).toBe(201);
+      await forgot(tenantId);
+      const response = await reset(tenantId, await resetCode(tenantId, userId), { removePasskeys: true });
+      expect(response).toEqual({ status: 200, headers: expect.any(Object), body: { success: true, data: { message: 'Password reset' } } });
+      expect(await deps.store.passkeys.listByUser(tenantId, userId)).toEqual([]);
+      for (const removed of [authenticator, second]) {
+        expect((await signInWithPasskey(tenantId, removed)).body).toEqual(failure('Invalid passkey'));
+      }
+      expect((await app.request('passkeysList', { token: passkeyToken })).body).toEqual(failure('Unauthorized'));
+      expect(await events(tenantId, userId, 'password_reset')).toEqual([
+        expect.objectContaining({ outcome: 'success', details: { username: 'alice', passkeysRemoved: 2 } }),
+      ]);
+      const notice = await resetNotice(tenantId, userId);
+      expect(notice?.text).toContain('Your passkeys were removed with the reset: ');
+      expect(notice?.text).toContain(`“Laptop” (added ${today()})`);
+      expect(notice?.text).toContain(`“Phone” (added ${today()})`);
+      expect(notice?.text).not.toContain('still sign in');
+      // The new password signs in; the passkeys can be added again.
+      expect((await login(tenantId, NEW_PASSWORD)).status).toBe(200);
+    });
+
+    it('keeps them with removePasskeys: false, and refuses a removePasskeys that is not a boolean, changing nothing', async () => {
+      const { tenantId, userId, authenticator } = await userWithPasskey();
+      await forgot(tenantId);
+      const code = await resetCode(tenantId, userId);
+      const refused = await reset(tenantId, code, { removePasskeys: 'yes' });
+      expect(refused).toEqual({
+        status: 400,
+        headers: expect.any(Object),
+        body: failure('removePasskeys: Invalid input: expected boolean, received string'),
+      });
+      expect((await login(tenantId, PASSWORD)).status).toBe(200);
+      expect((await reset(tenantId, code, { removePasskeys: false })).status).toBe(200);
+      expect(await deps.store.passkeys.listByUser(tenantId, userId)).toHaveLength(1);
+      expect((await signInWithPasskey(tenantId, authenticator)).status).toBe(200);
     });
   });
 });

@@ -271,6 +271,22 @@ describe('a database fault at every step of every operation', () => {
       ok: (r) => r.status === 200,
     },
     {
+      name: 'passwordReset with removePasskeys (the passkeys removed in the same transaction)',
+      prepare: async () => {
+        const user = await withEmail();
+        const creation = (await app.request('passkeyRegistrationOptions', { token: user.token, body: {} })).body.data.options;
+        const credential = softwareAuthenticator().create(creation).response;
+        await app.request('passkeyRegistration', { token: user.token, body: { credential } });
+        await app.request('passwordForgot', { body: { username: user.username, tenantId } });
+        return { ...user, code: (await deps.outbox.latest(tenantId, user.userId, 'EMAIL', 'reset'))?.code };
+      },
+      run: (user) =>
+        app.request('passwordReset', {
+          body: { username: user.username, tenantId, code: user.code, newPassword: `${PASSWORD} reset`, removePasskeys: true },
+        }),
+      ok: (r) => r.status === 200,
+    },
+    {
       name: 'emailSet',
       prepare: newUser,
       // Tried again after a fault that landed, the 30-s resend interval answers 429, never a 5xx.

@@ -496,6 +496,31 @@ describe('writes retried after a lost answer', () => {
       expect((await app.request('passwordReset', { body })).body).toEqual(failure('Invalid reset code'));
       expect((await app.request('login', { body: { username: 'admin', password: 'a new passphrase', tenantId } })).status).toBe(200);
     });
+
+    it('reset with removePasskeys: the retried transaction removes the passkeys with the reset, once, and tells so', async () => {
+      const { tenantId, userId, token } = await withEmail();
+      const passkeys = softwareAuthenticator();
+      const creation = (await app.request('passkeyRegistrationOptions', { token, body: {} })).body.data.options;
+      expect((await app.request('passkeyRegistration', { token, body: { credential: passkeys.create(creation).response } })).status).toBe(
+        201,
+      );
+      await app.request('passwordForgot', { body: { username: 'admin', tenantId } });
+      const code = (await deps.outbox.latest(tenantId, userId, 'EMAIL', 'reset'))?.code;
+      dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'removedAt = if_not_exists'));
+      const lostBefore = dynamo.lost();
+      const body = { username: 'admin', tenantId, code, newPassword: 'a new passphrase', removePasskeys: true };
+      expect(await app.request('passwordReset', { body })).toMatchObject({ status: 200, body: { data: { message: 'Password reset' } } });
+      expect(dynamo.lost()).toBe(lostBefore + 1);
+      expect(await deps.store.passkeys.listByUser(tenantId, userId)).toEqual([]);
+      const request = (await app.request('passkeyAuthenticationOptions', { body: { tenantId } })).body.data.options;
+      const assertion = passkeys.get(request);
+      expect((await app.request('passkeyAuthentication', { body: { tenantId, credential: assertion } })).body).toEqual(
+        failure('Invalid passkey'),
+      );
+      const [notice] = await deps.outbox.notifications(tenantId, userId);
+      expect(notice?.notification.text).toContain('Your passkeys were removed with the reset');
+      expect((await app.request('passwordReset', { body })).body).toEqual(failure('Invalid reset code'));
+    });
   });
 
   it('browser sign-in: a lost answer to the interaction, the browser session or the consent step reads as done, once', async () => {

@@ -522,6 +522,42 @@ describe('races', () => {
       }
     });
 
+    it('a reset with removePasskeys against a passkey registration and a removal in flight: no passkey outlives it', async () => {
+      for (let round = 0; round < 3; round++) {
+        const tenantId = uniqueTenant('reset-passkey-race');
+        const admin = await registerAdmin(app, tenantId, 'alice', PASSWORD);
+        await verifiedEmail(app, deps, admin.token, tenantId, admin.user.id, 'alice@example.com');
+        const passkeys = softwareAuthenticator();
+        const options = async () => (await app.request('passkeyRegistrationOptions', { token: admin.token, body: {} })).body.data.options;
+        const kept = await app.request('passkeyRegistration', {
+          token: admin.token,
+          body: { credential: passkeys.create(await options()).response },
+        });
+        expect(kept.status).toBe(201);
+        const late = passkeys.create(await options()).response;
+        await app.request('passwordForgot', { body: { username: 'alice', tenantId } });
+        const code = (await deps.outbox.latest(tenantId, admin.user.id, 'EMAIL', 'reset'))?.code;
+        const [reset, registration, removal] = await Promise.all([
+          app.request('passwordReset', {
+            body: { username: 'alice', tenantId, code, newPassword: `${PASSWORD} reset`, removePasskeys: true },
+          }),
+          app.request('passkeyRegistration', { token: admin.token, body: { credential: late } }),
+          app.request('passkeyRemove', { token: admin.token, pathParameters: { id: kept.body.data.passkey.id } }),
+        ]);
+        expect(reset.status).toBe(200);
+        // Each lands before the reset (and is undone by it), or finds the session revoked.
+        expect([201, 401]).toContain(registration.status);
+        expect([200, 401, 404]).toContain(removal.status);
+        const live = (await items(tenantId)).filter((item) => String(item.pk).includes('#PASSKEY#') && item.removedAt === undefined);
+        expect(live).toEqual([]);
+        for (const credential of passkeys.credentials) {
+          const request = (await app.request('passkeyAuthenticationOptions', { body: { tenantId } })).body.data.options;
+          const assertion = passkeys.get(request, {}, credential);
+          expect((await app.request('passkeyAuthentication', { body: { tenantId, credential: assertion } })).status).toBe(401);
+        }
+      }
+    });
+
     it(`${M} concurrent verifications with one code: exactly one wins`, async () => {
       const tenantId = uniqueTenant('verify-race');
       const admin = await registerAdmin(app, tenantId, 'alice', PASSWORD);
