@@ -174,6 +174,8 @@ const PEPPERED = [
   'HostedSignIn',
   // A sign-in completed by its second factor hands out a device token (docs/api.md 10.1).
   'HostedSecondFactor',
+  // A device token makes a forgot-password caller a known device (docs/api.md 8.7).
+  'PasswordForgot',
 ];
 /** A statement that lets a function query the table's indexes, and do nothing else there. */
 const isIndexQuery = (s: Statement) =>
