@@ -1,9 +1,11 @@
 import * as z from 'zod';
+import { presentedDeviceToken } from '../lib/abuse/device-token';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { existingTenantId, username } from '../lib/http/schemas';
+import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { requestPasswordReset } from '../lib/users/password-reset';
 
 export const body = z.object({
@@ -11,12 +13,18 @@ export const body = z.object({
   tenantId: existingTenantId.optional(),
 });
 
-/** POST /auth/password/forgot (docs/api.md 8.7): always 202, in the same time whether the account exists or not. */
+/**
+ * POST /auth/password/forgot (docs/api.md 8.7): always 202, in the same time whether the
+ * account exists or not. A device token of the account (`X-Device-Token`, docs/api.md
+ * 10.1) makes the caller a known device, which gets its code while strangers' wait.
+ */
 export function makeHandler(deps: Deps) {
   requireMfaConfig(deps.config);
-  return httpHandler(deps, { identity: 'none', body }, async ({ body, deps }) =>
-    ok(await requestPasswordReset(deps, { tenantId: body.tenantId ?? deps.config.defaultTenantId, username: body.username }), 202),
-  );
+  requireClientSecretPepper(deps.config);
+  return httpHandler(deps, { identity: 'none', body }, async ({ body, deps, headers, cookies }) => {
+    const account = { tenantId: body.tenantId ?? deps.config.defaultTenantId, username: body.username };
+    return ok(await requestPasswordReset(deps, { ...account, deviceToken: presentedDeviceToken(headers, cookies, account) }), 202);
+  });
 }
 
 export const handler = makeHandler(defaultDeps());

@@ -55,9 +55,20 @@ export interface Config {
   /**
    * Messages the delivery port may send per hour, per scope (lib/abuse/send-quota.ts);
    * a tenant younger than a day gets `newTenant` instead of `tenant`, and all of those
-   * tenants together `newTenants`.
+   * tenants together `newTenants`. Security notifications have windows of their own
+   * (`notification*`), the service-wide one larger than the per-destination one.
    */
-  sendQuotas: { destination: number; user: number; tenant: number; global: number; newTenant: number; newTenants: number };
+  sendQuotas: {
+    destination: number;
+    user: number;
+    tenant: number;
+    global: number;
+    newTenant: number;
+    newTenants: number;
+    notificationUser: number;
+    notificationDestination: number;
+    notificationGlobal: number;
+  };
   /** Failed logins one source address (an IPv6 /64) may make in 15 minutes, across accounts (docs/api.md 10). */
   loginFailuresPerSource: number;
   /** Failed OAuth client authentications one source address may make in 15 minutes, across clients (docs/api.md 10.1). */
@@ -213,6 +224,7 @@ export function readConfig(env: Env = process.env): Config {
       global: int(env, 'SEND_QUOTA_GLOBAL', 2000, 1, 10_000_000),
       newTenant: int(env, 'SEND_QUOTA_PER_NEW_TENANT', 10, 1, 1000),
       newTenants: int(env, 'SEND_QUOTA_NEW_TENANTS', 100, 1, 1_000_000),
+      ...readNotificationQuotas(env),
     },
     loginFailuresPerSource: int(env, 'LOGIN_FAILURES_PER_SOURCE', 100, 1, 10_000_000),
     clientAuthFailuresPerSource: int(env, 'CLIENT_AUTH_FAILURES_PER_SOURCE', 100, 1, 10_000_000),
@@ -220,6 +232,23 @@ export function readConfig(env: Env = process.env): Config {
     audit: { shards: int(env, 'AUDIT_SHARDS', 8, 1, 64) },
     webauthn: readWebAuthnConfig(env),
   };
+}
+
+/**
+ * The windows of security notifications (docs/api.md 8.9, 10.4): generous per user, so
+ * that the events anyone can cause (a lockout, at most a few a day) never fill them; and
+ * the service-wide one larger than the per-destination one, so that no single address
+ * can exhaust it for everyone else.
+ */
+function readNotificationQuotas(env: Env) {
+  const notificationUser = int(env, 'NOTIFY_QUOTA_PER_USER', 20, 5, 1000);
+  const notificationDestination = int(env, 'NOTIFY_QUOTA_PER_DESTINATION', 50, 5, 10_000);
+  const notificationGlobal = int(env, 'NOTIFY_QUOTA_GLOBAL', 20_000, 10, 10_000_000);
+  if (notificationGlobal <= notificationDestination)
+    throw new ConfigError(
+      `Environment variable NOTIFY_QUOTA_GLOBAL must be larger than NOTIFY_QUOTA_PER_DESTINATION (${notificationDestination}), got "${notificationGlobal}"`,
+    );
+  return { notificationUser, notificationDestination, notificationGlobal };
 }
 
 /** Locally the defaults fit `npm start` (serverless-offline on http://localhost:3000). */

@@ -1,19 +1,26 @@
 import { createHash } from 'node:crypto';
 import { type Clock, epochSeconds } from '../clock';
 import { TooManyRequestsError } from '../errors';
-import type { CodeDelivery } from '../mfa/delivery';
+import type { CodeDelivery, DeliveryMessage } from '../mfa/delivery';
 import type { AttemptCounter, AttemptPolicy, SendScope } from '../store/login-attempts';
 import type { TenantStore } from '../store/tenants';
 
 /**
- * How many messages (one-time codes, and anything else the delivery port sends) may go
- * out per hour: to one destination, for one user, for one tenant, and from the whole
- * service (Config.sendQuotas, `SEND_QUOTA_*`). Each is a fixed window shared by every
- * Lambda instance; the global one is the circuit breaker that bounds what SMS pumping
- * can cost, whatever an attacker spreads over tenants, users and numbers. A tenant
- * younger than NEW_TENANT_SECONDS (anyone can make one, anonymously) has the smaller
- * `newTenant` quota instead of `tenant`, and all such tenants together share
+ * How many messages may go out per hour (Config.sendQuotas), each a fixed window shared
+ * by every Lambda instance (docs/api.md 10.4).
+ *
+ * One-time codes (`SEND_QUOTA_*`): to one destination, for one user, for one tenant, and
+ * from the whole service; the global one is the circuit breaker that bounds what SMS
+ * pumping can cost, whatever an attacker spreads over tenants, users and numbers. A
+ * tenant younger than NEW_TENANT_SECONDS (anyone can make one, anonymously) has the
+ * smaller `newTenant` quota instead of `tenant`, and all such tenants together share
  * `newTenants` (docs/api.md 10.5).
+ *
+ * Security notifications (`NOTIFY_QUOTA_*`, docs/api.md 8.9) have windows of their own,
+ * per user, per destination and for the whole service, and touch none of the codes':
+ * codes can be asked for by anyone, and a notice must never be silenced by someone
+ * else's requests. The service-wide notification window is larger than the
+ * per-destination one (lib/config.ts checks it), so no one address exhausts it.
  */
 export type SendQuotas = Record<SendScope, number> & { newTenant: number };
 
@@ -30,7 +37,8 @@ const digestOf = (destination: string) => createHash('sha256').update(destinatio
  * is not sent, and the caller answers 429 `Too many requests` with `Retry-After`. The
  * narrowest scope is counted first, so a message refused there uses up none of its
  * tenant's or the service's quota: one abuser cannot spend what others need. A tenant
- * without a record (none is made without one) counts as established.
+ * without a record (none is made without one) counts as established. A notification is
+ * counted in the notification windows only.
  */
 export function quotaDelivery(
   inner: CodeDelivery,
@@ -42,15 +50,7 @@ export function quotaDelivery(
   return {
     async send(message) {
       const now = epochSeconds(clock);
-      const created = await tenants.createdAt(message.tenantId);
-      const young = created !== undefined && now - created < NEW_TENANT_SECONDS;
-      const scopes: Array<[SendScope, string, number]> = [
-        ['destination', digestOf(message.destination), quotas.destination],
-        ['user', message.userId, quotas.user],
-        ['tenant', message.tenantId, young ? quotas.newTenant : quotas.tenant],
-        ...(young ? [['newTenants', 'all', quotas.newTenants] as [SendScope, string, number]] : []),
-        ['global', 'all', quotas.global],
-      ];
+      const scopes = 'notification' in message ? notificationScopes(message, quotas) : await codeScopes(message, quotas, now);
       for (const [scope, id, max] of scopes) {
         const policy: AttemptPolicy = { max, windowSeconds: HOUR };
         const reserved = await attempts.reserve({ kind: 'send', tenantId: message.tenantId, scope, id }, now, policy);
@@ -59,4 +59,26 @@ export function quotaDelivery(
       await inner.send(message);
     },
   };
+
+  async function codeScopes(message: DeliveryMessage, quotas: SendQuotas, now: number): Promise<Scope[]> {
+    const created = await tenants.createdAt(message.tenantId);
+    const young = created !== undefined && now - created < NEW_TENANT_SECONDS;
+    return [
+      ['destination', digestOf(message.destination), quotas.destination],
+      ['user', message.userId, quotas.user],
+      ['tenant', message.tenantId, young ? quotas.newTenant : quotas.tenant],
+      ...(young ? [['newTenants', 'all', quotas.newTenants] as Scope] : []),
+      ['global', 'all', quotas.global],
+    ];
+  }
 }
+
+/** A window a message is counted in: its scope, whose it is, and its size. */
+type Scope = [SendScope, string, number];
+
+/** The windows of a security notification: the user's, its address's, the service's. */
+const notificationScopes = (message: DeliveryMessage, quotas: SendQuotas): Scope[] => [
+  ['notificationUser', message.userId, quotas.notificationUser],
+  ['notificationDestination', digestOf(message.destination), quotas.notificationDestination],
+  ['notificationGlobal', 'all', quotas.notificationGlobal],
+];

@@ -83,6 +83,28 @@ export const AUDIT_REASONS = [
 const boundedId = z.string().min(1).max(128);
 
 /**
+ * C0 and C1 control characters (with DEL), and the Unicode bidirectional controls:
+ * embeddings and overrides (U+202A–U+202E), isolates (U+2066–U+2069), the LTR/RTL marks
+ * (U+200E, U+200F) and the Arabic letter mark (U+061C). In a trail an ADMIN reads they
+ * would break lines, forge columns in an export, or show a username reordered.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is what it is for.
+const UNSAFE_TEXT = /[\u0000-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
+
+/**
+ * Text from a request made safe for the audit trail: each control character becomes
+ * U+FFFD, so the reader sees that something was there and the length (and so every
+ * bound) stays the same.
+ */
+export const auditText = (value: string) => value.replace(UNSAFE_TEXT, '\uFFFD');
+
+/** Every string of an event's details through auditText (docs/api.md 9.8), before the schema bounds it. */
+export function safeDetails(details: Record<string, unknown>): Record<string, unknown> {
+  const safe = (value: unknown): unknown => (typeof value === 'string' ? auditText(value) : Array.isArray(value) ? value.map(safe) : value);
+  return Object.fromEntries(Object.entries(details).map(([name, value]) => [name, safe(value)]));
+}
+
+/**
  * The details an event may carry: a small allow-list of identifiers and labels, never a
  * password, code, token, secret or hash. A detail not named here cannot be stored (the
  * schema is strict at write and read).

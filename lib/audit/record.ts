@@ -1,7 +1,15 @@
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import type { Identity } from '../tokens/access-token';
-import { AUDIT_RETENTION_SECONDS, type AuditActor, type AuditDetails, type AuditEventType, auditDetailsSchema } from './events';
+import {
+  AUDIT_RETENTION_SECONDS,
+  type AuditActor,
+  type AuditDetails,
+  type AuditEventType,
+  auditDetailsSchema,
+  auditText,
+  safeDetails,
+} from './events';
 
 /** What recording an event needs; `source` is the request's (set by the HTTP chain, lib/http/handler.ts). */
 export type AuditDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'source'>;
@@ -29,7 +37,9 @@ export const shardOf = (eventId: string, shards: number) => Number.parseInt(even
 export async function recordEvent(deps: AuditDeps, event: NewAuditEvent): Promise<void> {
   const id = deps.random.id();
   const now = deps.clock.now();
-  const details = auditDetailsSchema.safeParse(event.details ?? {});
+  // Anonymous input (a username, a user agent) reaches the trail: no control character does.
+  const details = auditDetailsSchema.safeParse(safeDetails(event.details ?? {}));
+  const userAgent = deps.source?.userAgent;
   const stored = {
     id,
     time: new Date(now).toISOString(),
@@ -37,7 +47,7 @@ export async function recordEvent(deps: AuditDeps, event: NewAuditEvent): Promis
     actor: event.actor,
     targetUserId: event.targetUserId ?? null,
     ipAddress: deps.source?.ipAddress ?? null,
-    userAgent: deps.source?.userAgent ?? null,
+    userAgent: userAgent ? auditText(userAgent) : null,
     outcome: event.outcome,
     // Refused details are a bug of the caller: the event is kept without them.
     details: details.success ? details.data : {},

@@ -6,6 +6,7 @@ import { constantEquals } from '../crypto/constant-equals';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
 import { AppError, ValidationError } from '../errors';
+import { username } from '../http/schemas';
 import { SECOND_FACTORS } from '../mfa/methods';
 import { secondFactor } from '../mfa/second-factor';
 import { type AuthorizationRequest, authorizationQuery, authorize, checkAuthorizationRequest, withQuery } from '../oauth/authorization';
@@ -246,6 +247,7 @@ const isFactorRefusal = (error: unknown): error is AppError =>
   error instanceof AppError && (error.code === 'MFA_REQUIRED' || error.code === 'INVALID_MFA_CODE');
 const methodsOf = (error: AppError) => (error.headers['X-MFA-Methods'] ?? '').split(',').filter(Boolean);
 
+/** The sign-in form; its username is held to the JSON login's rule once the interaction is found (submitSignIn). */
 export const signInForm = z.strictObject({
   csrf: z.string().min(1).max(128),
   username: z.string().min(1).max(128),
@@ -276,6 +278,10 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
     );
     return page(status, content, { redirectUri: interaction.request.redirect_uri, headers, scripts });
   };
+  // The JSON login's one username rule (docs/api.md 10.2): one that grows past its bound
+  // under NFKC is refused with 400 on the page, as the JSON route refuses it, never a 500.
+  const named = username.safeParse(form.username);
+  if (!named.success) return again(`Username: ${named.error.issues[0]?.message ?? 'Invalid username'}`, 400);
   let accepted: Awaited<ReturnType<typeof checkPassword>>;
   try {
     // The per-source limit counts this door's failures with the JSON login's (docs/api.md 10.1).

@@ -99,7 +99,8 @@ async function endBrowserSession(deps: LogoutDeps, current: { session: Session; 
  * GET|POST /oauth2/logout (docs/api.md 11.12). Everything the request names is checked
  * before anything ends (a bad one is the error page, never a redirect): the hint, the
  * client, the post-logout URI (exactly one the client registered), and that the browser
- * session is of the client's tenant. A request that proves it comes from an app of this
+ * session is of the client's tenant. The browser is sent to the post-logout URI only on a
+ * valid hint; without one, the signed-out page links to it. A request that proves it comes from an app of this
  * very session (a hint of its user and `sid`) ends it at once; any other is asked to the
  * user first, by a confirmation form bound to the session (a cross-site page can neither
  * end a session nor skip the question).
@@ -138,7 +139,12 @@ export async function rpInitiatedLogout(deps: LogoutDeps, event: APIGatewayProxy
     await endBrowserSession(deps, current, client);
   }
   const cookies = cookie === undefined ? [] : [endedSessionCookie()];
-  if (target !== undefined) return browserRedirect(withQuery(target, { state: parameters.state }), { afterForm: isPost, cookies });
+  const onward = target === undefined ? undefined : withQuery(target, { state: parameters.state });
+  // Only a valid hint names the app whose URI it is: a bare client_id is anyone's to send,
+  // and anyone can register a client, so without a hint the user is shown a link
+  // instead of being sent on (an open redirector otherwise; RFC 9700 section 4.11.2).
+  if (onward !== undefined && hint) return browserRedirect(onward, { afterForm: isPost, cookies });
   const tenantId = client?.tenantId ?? current?.user.tenantId;
-  return page(200, <SignedOutPage tenant={tenantId && (await tenantName(deps, tenantId))} />, { cookies });
+  const offered = onward !== undefined && client ? { href: onward, clientName: client.clientName || client.clientId } : undefined;
+  return page(200, <SignedOutPage tenant={tenantId && (await tenantName(deps, tenantId))} onward={offered} />, { cookies });
 }

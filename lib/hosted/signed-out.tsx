@@ -42,10 +42,28 @@ export function ConfirmSignOutPage({ tenant, username, clientName, csrf, paramet
   );
 }
 
-export function SignedOutPage({ tenant }: { tenant?: string | undefined }) {
+/** Where the signed-out page offers to go on: an app's registered post-logout URI, never followed unasked. */
+export interface Onward {
+  href: string;
+  clientName: string;
+}
+
+/**
+ * The signed-out page; with `onward`, a link to the app's post-logout URI that the user
+ * follows or not (RFC 9700 section 4.11.2: no redirect on a request that does not prove
+ * which app it is from). The link names the app and the host it leads to.
+ */
+export function SignedOutPage({ tenant, onward }: { tenant?: string | undefined; onward?: Onward | undefined }) {
   return (
     <Layout title="Signed out" tenant={tenant}>
       <p>You are signed out. You can close this page.</p>
+      {onward ? (
+        <p>
+          <a href={onward.href}>
+            Return to {onward.clientName} ({new URL(onward.href).host})
+          </a>
+        </p>
+      ) : null}
     </Layout>
   );
 }

@@ -52,9 +52,11 @@ export interface AccountCodeStore {
   find(key: AccountCodeKey): Promise<AccountCode | undefined>;
   /**
    * Stores a new code in place of the last one (its tries start again), unless the last
-   * one went out less than `resendSeconds` ago: then false and nothing is written.
+   * one went out less than `resendSeconds` ago, or, with `keepOutstanding`, the last one
+   * is still outstanding (not used, not expired, fewer than `maxTries` tries spent):
+   * then false and nothing is written.
    */
-  issue(key: AccountCodeKey, code: NewAccountCode, resendSeconds: number): Promise<boolean>;
+  issue(key: AccountCodeKey, code: NewAccountCode, resendSeconds: number, keepOutstanding?: { maxTries: number }): Promise<boolean>;
   /**
    * Spends one try on the live code before it is checked, so concurrent guesses cannot
    * pass `maxTries`: the code as it is after the try, or undefined when there is no
@@ -96,12 +98,14 @@ const keyOf = (key: AccountCodeKey): Key =>
 const toCode = (item: Record<string, unknown> | undefined) => parseRecord(accountCodeSchema, 'account code', item);
 
 /** The write that stores a new code (an update: a transaction's first item must be one, lib/store/write-once). */
-function issueUpdate(key: AccountCodeKey, code: NewAccountCode, resendSeconds: number) {
+function issueUpdate(key: AccountCodeKey, code: NewAccountCode, resendSeconds: number, keepOutstanding?: { maxTries: number }) {
   const destination = code.destination === undefined ? '' : ', destination = :destination';
+  // A used code has no digest left; an outstanding one has its digest, time and tries.
+  const spent = keepOutstanding ? ' AND (attribute_not_exists(digest) OR expiresAt <= :sentAt OR tries >= :maxTries)' : '';
   return {
     Key: keyOf(key),
     UpdateExpression: `SET tenantId = :tenant, userId = :user, digest = :digest, sentAt = :sentAt, expiresAt = :expiresAt, tries = :zero, #ttl = :expiresAt${destination} REMOVE usedAt${destination ? '' : ', destination'}`,
-    ConditionExpression: 'attribute_not_exists(sentAt) OR sentAt <= :resendBefore',
+    ConditionExpression: `attribute_not_exists(sentAt) OR (sentAt <= :resendBefore${spent})`,
     ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
     ExpressionAttributeValues: {
       ':tenant': key.tenantId,
@@ -112,6 +116,7 @@ function issueUpdate(key: AccountCodeKey, code: NewAccountCode, resendSeconds: n
       ':zero': 0,
       ...(code.destination === undefined ? {} : { ':destination': code.destination }),
       ':resendBefore': code.sentAt - resendSeconds,
+      ...(keepOutstanding ? { ':maxTries': keepOutstanding.maxTries } : {}),
     },
   };
 }
@@ -132,7 +137,8 @@ export function dynamoAccountCodeStore(dynamo: Dynamo, random: Random): AccountC
       return toCode(Item);
     },
 
-    issue: async (key, code, resendSeconds) => (await writeOnce(dynamo, random, { update: issueUpdate(key, code, resendSeconds) })).written,
+    issue: async (key, code, resendSeconds, keepOutstanding) =>
+      (await writeOnce(dynamo, random, { update: issueUpdate(key, code, resendSeconds, keepOutstanding) })).written,
 
     async spendTry(key, now, maxTries) {
       // Not write-once: an SDK retry after a lost answer spends one try twice, which only

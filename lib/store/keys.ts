@@ -1,3 +1,5 @@
+import type { SendScope } from './login-attempts';
+
 /**
  * Primary keys of the single table. Every key starts with its tenant, and in every
  * caller-supplied part `%` and `#` are escaped so that a `#` in a tenant id or
@@ -98,8 +100,12 @@ export const keys = {
    * per destination digest, for all new tenants together and for the whole service under
    * no tenant, since a number pumped through many tenants is still one number.
    */
-  sendQuota: (tenantId: string, scope: 'destination' | 'user' | 'tenant' | 'newTenants' | 'global', id: string): Key =>
-    scope === 'global' || scope === 'destination' || scope === 'newTenants'
+  sendQuota: (tenantId: string, scope: SendScope, id: string): Key =>
+    scope === 'global' ||
+    scope === 'destination' ||
+    scope === 'newTenants' ||
+    scope === 'notificationDestination' ||
+    scope === 'notificationGlobal'
       ? { pk: `SENDS#${scope.toUpperCase()}#${part(id)}`, sk: 'QUOTA' }
       : { pk: `${tenantPrefix(tenantId)}#SENDS#${scope.toUpperCase()}#${part(id)}`, sk: 'QUOTA' },
   /** Everything MFA of one user shares a partition, so one query lists the user's methods. */
@@ -139,6 +145,11 @@ export const keys = {
   resetAttempts: (tenantId: string, username: string): Key => ({
     pk: `${tenantPrefix(tenantId)}#RESET#${part(normalizeUsername(username))}`,
     sk: 'ATTEMPTS',
+  }),
+  /** The reset codes sent for a username at the request of unknown sources (docs/api.md 8.7). */
+  resetRequests: (tenantId: string, username: string): Key => ({
+    pk: `${tenantPrefix(tenantId)}#RESET#${part(normalizeUsername(username))}`,
+    sk: 'REQUESTS',
   }),
   /** The code that verifies a user's email address (docs/api.md 8.8). */
   emailVerification: (tenantId: string, userId: string): Key => ({

@@ -24,10 +24,21 @@ export type AttemptSubject =
   | { kind: 'mfa'; tenantId: string; userId: string; tier: number }
   /** Wrong password reset codes for a username, whichever code (docs/api.md 8.7). */
   | { kind: 'reset'; tenantId: string; username: string }
+  /** Reset codes sent for a username at the request of unknown sources (docs/api.md 8.7). */
+  | { kind: 'reset-request'; tenantId: string; username: string }
   /** Messages sent, per scope (lib/abuse/send-quota.ts); `global` counts the whole service. */
   | { kind: 'send'; tenantId: string; scope: SendScope; id: string };
 
-export type SendScope = 'destination' | 'user' | 'tenant' | 'newTenants' | 'global';
+export type SendScope =
+  | 'destination'
+  | 'user'
+  | 'tenant'
+  | 'newTenants'
+  | 'global'
+  /** Security notifications are counted apart from codes (lib/abuse/send-quota.ts). */
+  | 'notificationUser'
+  | 'notificationDestination'
+  | 'notificationGlobal';
 
 function keyOf(subject: AttemptSubject): Key {
   switch (subject.kind) {
@@ -45,6 +56,8 @@ function keyOf(subject: AttemptSubject): Key {
       return keys.sendQuota(subject.tenantId, subject.scope, subject.id);
     case 'reset':
       return keys.resetAttempts(subject.tenantId, subject.username);
+    case 'reset-request':
+      return keys.resetRequests(subject.tenantId, subject.username);
   }
 }
 

@@ -16,7 +16,10 @@ import { isCommonPassword } from './common-passwords';
 import { secondFactorRefusal } from './login';
 import type { User } from './user';
 
-type ResetDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'hasher' | 'mfaSecrets' | 'mfaDelivery' | 'source'>;
+type ResetDeps = Pick<
+  Deps,
+  'config' | 'clock' | 'random' | 'log' | 'store' | 'hasher' | 'mfaSecrets' | 'mfaDelivery' | 'source' | 'deviceTokens'
+>;
 
 /** The audit event of a reset step (docs/api.md 9.8): the caller is anonymous, the account is the one the username names. */
 const resetEvent = (
@@ -37,6 +40,13 @@ const resetEvent = (
 
 /** docs/api.md 8.7: at most one reset code per user every 60 s. */
 export const RESET_RESEND_SECONDS = 60;
+/**
+ * docs/api.md 8.7: reset codes an account is sent per hour at the request of unknown
+ * sources (any caller without a device token of the account). Below the per-destination
+ * send quota (5), so strangers asking for resets never use up what the user's own
+ * devices, sign-in codes and notices need.
+ */
+export const RESET_CODES_FROM_UNKNOWN_SOURCES = { max: 3, windowSeconds: 3600 };
 /** docs/api.md 8.7: a reset code allows 5 tries. */
 export const RESET_CODE_TRIES = 5;
 /** Wrong reset codes per username in 15 minutes, across the codes sent: new codes do not bring new guesses. */
@@ -73,38 +83,67 @@ function resetChannel(user: User, methods: MfaEnrollment[]): Channel | undefined
 export interface ForgotRequest {
   tenantId: string;
   username: string;
+  /** A device token of the account (docs/api.md 10.1), when the caller has one. */
+  deviceToken?: string | undefined;
+}
+
+/**
+ * Whether an unknown source may have a new code sent: not while the account's hourly
+ * allowance for unknown sources is spent (a peek, counted only once a code is issued, so
+ * requests that send nothing spend nothing).
+ */
+async function unknownSourceAllowance(deps: ResetDeps, subject: { tenantId: string; username: string }, now: number) {
+  const peeked = await deps.store.attempts.peek({ kind: 'reset-request', ...subject }, now, RESET_CODES_FROM_UNKNOWN_SOURCES);
+  return peeked.allowed;
 }
 
 /**
  * Forgotten password (docs/api.md 8.7): a reset code to the account's channel, at most
- * one per 60 s. Known and unknown usernames (and accounts without a channel) do the same
- * reads, the same digest and the same conditional write, and answer the same 202 in at
- * least FORGOT_ANSWER_FLOOR_MS; only a known account's code is handed to the delivery
- * port, whose failure is logged, never answered. A known account's request is an audit
- * event, written alongside the code (and within the floor): the answer never tells.
+ * one per 60 s. A caller without a device token of the account (an unknown source, as at
+ * login, docs/api.md 10.1) gets no new code while the last one is outstanding (the code
+ * already on its way to the user serves), and unknown sources together get at most
+ * RESET_CODES_FROM_UNKNOWN_SOURCES an hour, so strangers cannot spend the account's send
+ * quota; a device the user signed in from always gets its code. Known and unknown
+ * usernames (and accounts without a channel) do the same reads, the same digest and the
+ * same conditional writes, and answer the same 202 in at least FORGOT_ANSWER_FLOOR_MS;
+ * only a known account's code is handed to the delivery port, whose failure is logged,
+ * never answered. A known account's request is an audit event, written alongside the
+ * code (and within the floor): the answer never tells.
  */
 export async function requestPasswordReset(
   deps: ResetDeps,
-  { tenantId, username }: ForgotRequest,
+  { tenantId, username, deviceToken }: ForgotRequest,
   floorMs = FORGOT_ANSWER_FLOOR_MS,
 ): Promise<{ message: typeof FORGOT_MESSAGE }> {
   const started = performance.now();
-  const found = await deps.store.users.findByUsername(tenantId, username);
+  const now = epochSeconds(deps.clock);
+  const account = { tenantId, username };
+  const [found, knownDevice] = await Promise.all([
+    deps.store.users.findByUsername(tenantId, username),
+    deps.deviceTokens.verify(deviceToken, account, now).then((deviceId) => deviceId !== undefined),
+  ]);
   const user = found?.status === 'active' ? found : undefined;
-  const methods = await deps.store.mfa.list(tenantId, user?.id ?? NOBODY);
+  const [methods, allowed] = await Promise.all([
+    deps.store.mfa.list(tenantId, user?.id ?? NOBODY),
+    knownDevice || unknownSourceAllowance(deps, account, now),
+  ]);
   const channel = user && resetChannel(user, methods);
   const userId = channel && user ? user.id : NOBODY;
-  const now = epochSeconds(deps.clock);
   const code = generateCode(deps.random);
   const digest = await deps.mfaSecrets.digest(code, resetContext(tenantId, userId));
   const [issued] = await Promise.all([
-    deps.store.accountCodes.issue(
-      { purpose: 'reset', tenantId, username },
-      { userId, digest, sentAt: now, expiresAt: now + CODE_TTL_SECONDS, destination: channel?.destination },
-      RESET_RESEND_SECONDS,
-    ),
-    user && resetEvent(deps, { tenantId, username }, user.id, 'password_reset_requested'),
+    allowed &&
+      deps.store.accountCodes.issue(
+        { purpose: 'reset', tenantId, username },
+        { userId, digest, sentAt: now, expiresAt: now + CODE_TTL_SECONDS, destination: channel?.destination },
+        RESET_RESEND_SECONDS,
+        knownDevice ? undefined : { maxTries: RESET_CODE_TRIES },
+      ),
+    user && resetEvent(deps, account, user.id, 'password_reset_requested'),
   ]);
+  // The conditional write lets one request of a burst through: the allowance counts it.
+  if (issued && !knownDevice)
+    await deps.store.attempts.reserve({ kind: 'reset-request', ...account }, now, RESET_CODES_FROM_UNKNOWN_SOURCES);
   if (issued && user && channel) {
     try {
       await deps.mfaDelivery.send({ tenantId, userId: user.id, ...channel, code, purpose: 'reset' });
@@ -119,7 +158,9 @@ export async function requestPasswordReset(
       deps.log.warn('password_reset_code_not_sent', { tenantId, userId: user.id, error: error instanceof Error ? error.name : 'unknown' });
     }
   } else {
-    deps.log.info('password_reset_code_not_sent', { tenantId, username, reason: issued ? 'no_channel' : 'throttled' });
+    // Withheld (logged, never answered): the allowance spent, a code outstanding, or one sent within 60 s.
+    const withheld = !allowed ? 'unknown_source_limit' : knownDevice ? 'throttled' : 'outstanding';
+    deps.log.info('password_reset_code_not_sent', { tenantId, username, reason: issued ? 'no_channel' : withheld });
   }
   const left = floorMs - (performance.now() - started);
   if (left > 0) await sleep(left);

@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from 'vitest';
 import { NEW_TENANT_SECONDS, quotaDelivery, type SendQuotas } from '../../lib/abuse/send-quota';
-import type { CodeMessage, DeliveryMessage } from '../../lib/mfa/delivery';
+import type { CodeMessage, DeliveryMessage, NotificationMessage } from '../../lib/mfa/delivery';
 import { dynamoAttemptCounter } from '../../lib/store/login-attempts';
 import { registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
@@ -10,7 +10,17 @@ import { createTable } from '../helpers/isolated-table';
 import { LAMBDA_SETTINGS } from '../helpers/lambda-env';
 import { localDynamo } from '../helpers/local-dynamo';
 
-const QUOTAS: SendQuotas = { destination: 3, user: 4, tenant: 6, global: 8, newTenant: 2, newTenants: 5 };
+const QUOTAS: SendQuotas = {
+  destination: 3,
+  user: 4,
+  tenant: 6,
+  global: 8,
+  newTenant: 2,
+  newTenants: 5,
+  notificationUser: 5,
+  notificationDestination: 7,
+  notificationGlobal: 12,
+};
 /** Tenants created long ago, or a day minus a minute ago. */
 const established = { createdAt: async () => 0 };
 
@@ -34,7 +44,22 @@ describe('send quotas (every message the delivery port sends)', () => {
     );
     const base: CodeMessage = { tenantId: 't1', userId: 'u1', method: 'SMS', destination: '+15550000001', code: '123456' };
     send = (message) => delivery.send({ ...base, ...message });
+    notify = (message) => delivery.send({ ...notice, ...message });
   }
+
+  let notify: (message: Partial<NotificationMessage>) => Promise<unknown>;
+  const notice: NotificationMessage = {
+    tenantId: 't1',
+    userId: 'u1',
+    method: 'EMAIL',
+    destination: 'alice@example.com',
+    notification: { event: 'password-changed', subject: 'Your password was changed', text: 'Changed.', html: '<p>Changed.</p>' },
+  };
+  const outcome = (sending: Promise<unknown>) =>
+    sending.then(
+      () => 'sent',
+      (error: { statusCode?: number }) => String(error.statusCode),
+    );
 
   const refused = (retryAfter: number) => ({
     statusCode: 429,
@@ -81,6 +106,43 @@ describe('send quotas (every message the delivery port sends)', () => {
       );
     }
     expect(outcomes).toEqual([...Array(8).fill('sent'), ...Array(4).fill('429')]);
+  });
+
+  it("counts notifications apart: codes that filled a user's and an address's quotas leave its notices going", async () => {
+    await quotaOn();
+    const tenantId = uniqueTenant('notices');
+    const destination = `${tenantId}@example.com`;
+    for (let i = 0; i < 3; i++) await send({ tenantId, userId: 'alice', method: 'EMAIL', destination });
+    expect(await outcome(send({ tenantId, userId: 'alice', method: 'EMAIL', destination }))).toBe('429');
+    expect(await outcome(notify({ tenantId, userId: 'alice', destination }))).toBe('sent');
+    expect(sent.map((message) => ('notification' in message ? 'notice' : 'code'))).toEqual(['code', 'code', 'code', 'notice']);
+  });
+
+  it('keeps notices going when the codes of the whole service hit their circuit breaker, and notices spend none of it', async () => {
+    await quotaOn();
+    for (let i = 0; i < 5; i++)
+      expect(await outcome(notify({ tenantId: `n${i}`, userId: `n${i}`, destination: `n${i}@example.com` }))).toBe('sent');
+    const codes = [];
+    for (let i = 0; i < 9; i++) codes.push(await outcome(send({ tenantId: `c${i}`, userId: `c${i}`, destination: `+1888000${i}` })));
+    // All 8 codes of the global quota went out: the 5 notices took none of it.
+    expect(codes).toEqual([...Array(8).fill('sent'), '429']);
+    expect(await outcome(notify({ tenantId: 'n9', userId: 'n9', destination: 'n9@example.com' }))).toBe('sent');
+  });
+
+  it("bounds notices per user, per address, and for the whole service above any one address's bound", async () => {
+    await quotaOn();
+    // One user: 5 an hour.
+    const user = [];
+    for (let i = 0; i < 6; i++) user.push(await outcome(notify({ userId: 'busy', destination: `busy${i}@example.com` })));
+    expect(user).toEqual([...Array(5).fill('sent'), '429']);
+    // One address shared by many users: 7 an hour.
+    const shared = [];
+    for (let i = 0; i < 8; i++) shared.push(await outcome(notify({ userId: `s${i}`, destination: 'shared@example.com' })));
+    expect(shared).toEqual([...Array(7).fill('sent'), '429']);
+    // The whole service: 12 an hour, all sent above: every other address waits for the hour.
+    expect(await outcome(notify({ userId: 'late', destination: 'late@example.com' }))).toBe('429');
+    clock.advance(3600);
+    expect(await outcome(notify({ userId: 'late', destination: 'late@example.com' }))).toBe('sent');
   });
 
   it('gives a tenant younger than a day its smaller quota, and all of them one pool, apart from established tenants', async () => {

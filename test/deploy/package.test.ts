@@ -187,6 +187,8 @@ const PEPPERED = [
   'HostedSecondFactor',
   // So does a sign-in with a passkey on the hosted pages.
   'HostedPasskeySignIn',
+  // A device token makes a forgot-password caller a known device (docs/api.md 8.7).
+  'PasswordForgot',
 ];
 /** A statement that lets a function query the table's indexes, and do nothing else there. */
 const isIndexQuery = (s: Statement) =>

@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { recordEvent } from '../../lib/audit/record';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
@@ -230,6 +231,22 @@ describe('the audit trail of every security change (docs/api.md 9.8)', () => {
     for (const event of events) expect(event).toMatchObject(SOURCE);
     const text = JSON.stringify(events);
     for (const secret of [code, verification, NEW_PASSWORD, 'alice@example.com']) expect(text).not.toContain(secret);
+  });
+
+  it('keeps no control or bidirectional character of anonymous input: each becomes U+FFFD, in the details and the user agent', async () => {
+    const { tenantId, since } = await tenant();
+    const controls = ['\u0000', '\u0007', '\n', '\u001b', '\u007f', '\u0085', '\u009b', '\u061c', '\u200e', '\u200f'];
+    const bidi = ['\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069'];
+    const hostile = `alice${[...controls, ...bidi].join('')}nimda`;
+    const answer = await app.request('login', { body: { username: hostile, password: 'wrong', tenantId } });
+    expect(answer.status).toBe(401);
+    // The user agent as API Gateway hands it over (the fixture's is plain).
+    const source = { ipAddress: '203.0.113.10', userAgent: 'Evil\r\n\u202eAgent' };
+    await recordEvent({ ...deps, source }, { tenantId, type: 'signed_out', actor: { type: 'user', id: null }, outcome: 'success' });
+    const events = await since();
+    const replaced = `alice${'\ufffd'.repeat(controls.length + bidi.length)}nimda`;
+    expect(events.find((e) => e.type === 'login_failed')).toMatchObject({ details: { username: replaced, reason: 'unknown_user' } });
+    expect(events.find((e) => e.type === 'signed_out')).toMatchObject({ userAgent: 'Evil\ufffd\ufffd\ufffdAgent' });
   });
 
   it('never fails an operation because its event could not be written', async () => {

@@ -134,6 +134,23 @@ describe('browser sign-in (handlers)', () => {
     },
   );
 
+  it('refuses a username that grows past its bound under NFKC with 400 on the sign-in page, as the JSON login does, never a 500', async () => {
+    const { jar, csrf } = await signInPage(firstParty);
+    const username = '\uFDFA'.repeat(128);
+    const json = await app.request('login', { body: { username, password: PASSWORD, tenantId: tenant.tenantId } });
+    expect(json.status).toBe(400);
+    const answer = await postForm(app, jar, 'hostedSignIn', { csrf, username, password: PASSWORD }, origin);
+    expect(answer.status).toBe(400);
+    expect(answer.headers['Content-Type']).toBe('text/html; charset=utf-8');
+    expect(String(answer.body)).toContain(
+      'Username: Too long after Unicode normalization (NFKC): expected at most 128 characters and 512 bytes',
+    );
+    // The sign-in page again, and the interaction still usable.
+    expect(csrfOf(answer)).toBe(csrf);
+    const right = await postForm(app, jar, 'hostedSignIn', { csrf, username: await newUser(), password: PASSWORD }, origin);
+    expect(right.status).toBe(303);
+  });
+
   it('refuses a repeated form field and a body that is not a form', async () => {
     const { jar, csrf } = await signInPage();
     const repeated = await app.request('hostedSignIn', {

@@ -153,13 +153,33 @@ describe('RP-initiated logout (handlers)', () => {
     expect(await sessionIds(user.userToken)).not.toContain(user.sid);
   });
 
-  it('signs out without a cookie: the redirect, or the signed-out page, and sets no cookie', async () => {
+  it('signs out without a cookie: the redirect on a hint, or the signed-out page, and sets no cookie', async () => {
+    const user = await signedIn();
     const jar = new CookieJar();
-    const redirected = await logout(jar, { client_id: tenant.client.clientId, post_logout_redirect_uri: BYE, state: 's' });
+    const redirected = await logout(jar, { id_token_hint: user.idToken, post_logout_redirect_uri: BYE, state: 's' });
     expect([redirected.status, redirected.headers.Location, redirected.cookies]).toEqual([302, `${BYE}?state=s`, undefined]);
     const page = await logout(jar, {});
     expect([page.status, page.cookies]).toEqual([200, undefined]);
     expect(String(page.body)).toContain('<h1>Signed out</h1>');
+  });
+
+  it('never redirects without an id_token_hint: the signed-out page links to the registered URI, with state (RFC 9700 section 4.11.2)', async () => {
+    // Anyone can make a tenant and register a client with any post-logout URI: a bare client_id proves nothing.
+    const user = await signedIn();
+    const query = { client_id: tenant.client.clientId, post_logout_redirect_uri: BYE, state: 'a&b' };
+    const asked = await logout(user.jar, query);
+    expect(String(asked.body)).toContain('<h1>Sign out?</h1>');
+    const confirmed = await logoutForm(user.jar, { ...query, csrf: csrfOf(asked) });
+    const withoutCookie = await logout(new CookieJar(), query);
+    for (const answer of [confirmed, withoutCookie]) {
+      expect(answer.status).toBe(200);
+      expect(answer.headers.Location).toBeUndefined();
+      expectPageHeaders(answer);
+      const body = String(answer.body);
+      expect(body).toContain('<h1>Signed out</h1>');
+      expect(body).toContain(`<a href="${BYE}?state=a%26b">Return to ${tenant.client.clientId} (app.example.com)</a>`);
+    }
+    expect(await sessionIds(user.userToken)).not.toContain(user.sid);
   });
 
   describe('refusals: the error page, never a redirect, and the session lives on', () => {

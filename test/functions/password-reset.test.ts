@@ -70,8 +70,8 @@ describe('POST /auth/password/forgot and /auth/password/reset (docs/api.md 8.7)'
         return performance.now() - started;
       };
       for (let round = 0; round < 4; round++) {
-        // A new code for the known user each round (one per 60 s).
-        deps.clock.advance(61);
+        // A new code for the known user each round: the last one expired, an hour's 3 for unknown sources.
+        deps.clock.advance(1201);
         known.push(await timed('alice'));
         unknown.push(await timed(`nobody-${round}`));
       }
@@ -81,18 +81,111 @@ describe('POST /auth/password/forgot and /auth/password/reset (docs/api.md 8.7)'
       expect(Math.abs(median(known) - median(unknown))).toBeLessThan(60);
     });
 
-    it('sends to an active SMS method when there is no verified email, and at most one code per 60 s', async () => {
+    it('sends to an active SMS method when there is no verified email, and to a known device at most one code per 60 s', async () => {
       const { tenantId, token, userId } = await newUser(null);
+      const { deviceToken } = (await login(tenantId, PASSWORD)).body.data;
       await activateDelivered(app, deps, token, userId, 'SMS', '+15550102030');
-      expect((await forgot(tenantId)).body).toEqual(FORGOT);
+      const fromDevice = () =>
+        app.request('passwordForgot', { body: { username: 'alice', tenantId }, headers: { 'x-device-token': deviceToken } });
+      expect((await fromDevice()).body).toEqual(FORGOT);
       const first = await deps.outbox.latest(tenantId, userId, 'SMS', 'reset');
       expect(first).toMatchObject({ destination: '+15550102030', purpose: 'reset' });
       deps.clock.advance(59);
-      expect((await forgot(tenantId)).body).toEqual(FORGOT);
+      expect((await fromDevice()).body).toEqual(FORGOT);
       expect(await deps.outbox.latest(tenantId, userId, 'SMS', 'reset')).toEqual(first);
       deps.clock.advance(2);
-      expect((await forgot(tenantId)).body).toEqual(FORGOT);
+      expect((await fromDevice()).body).toEqual(FORGOT);
       expect((await deps.outbox.latest(tenantId, userId, 'SMS', 'reset'))?.sentAt).toBeGreaterThan(first?.sentAt ?? 0);
+    });
+
+    it('sends an unknown source no new code while one is outstanding, and at most 3 an hour; a known device still gets its code', async () => {
+      const { tenantId, userId } = await newUser();
+      const { deviceToken } = (await login(tenantId, PASSWORD)).body.data;
+      const sentAt = async () => (await deps.outbox.latest(tenantId, userId, 'EMAIL', 'reset'))?.sentAt;
+      expect((await forgot(tenantId)).body).toEqual(FORGOT);
+      const first = await sentAt();
+      // Outstanding (10 minutes, tries left): the code on its way serves; nothing new is sent.
+      deps.clock.advance(599);
+      expect((await forgot(tenantId)).body).toEqual(FORGOT);
+      expect(await sentAt()).toBe(first);
+      expect(deps.logs).toContainEqual(expect.objectContaining({ event: 'password_reset_code_not_sent', reason: 'outstanding' }));
+      // Expired: a new one; and once more after that one expired: 3 in the hour.
+      deps.clock.advance(2);
+      await forgot(tenantId);
+      const second = await sentAt();
+      expect(second).toBeGreaterThan(first ?? 0);
+      deps.clock.advance(601);
+      await forgot(tenantId);
+      const third = await sentAt();
+      expect(third).toBeGreaterThan(second ?? 0);
+      // The hour's 3 for unknown sources are spent: a fourth expired code brings no new one...
+      deps.clock.advance(601);
+      expect((await forgot(tenantId)).body).toEqual(FORGOT);
+      expect(await sentAt()).toBe(third);
+      expect(deps.logs).toContainEqual(expect.objectContaining({ event: 'password_reset_code_not_sent', reason: 'unknown_source_limit' }));
+      // ...but a device the user signed in from gets its code, and it resets the password.
+      const fromDevice = await app.request('passwordForgot', {
+        body: { username: 'alice', tenantId },
+        headers: { 'x-device-token': deviceToken },
+      });
+      expect(fromDevice.body).toEqual(FORGOT);
+      expect(await sentAt()).toBeGreaterThan(third ?? 0);
+      expect((await reset(tenantId, await resetCode(tenantId, userId))).status).toBe(200);
+      // A device token of another account is an unknown source: the hour's 3 are still spent.
+      const used = await sentAt();
+      const other = await newUser('bob@example.com');
+      const { deviceToken: bobsDevice } = (
+        await app.request('login', { body: { username: 'alice', password: PASSWORD, tenantId: other.tenantId } })
+      ).body.data;
+      deps.clock.advance(61);
+      await app.request('passwordForgot', { body: { username: 'alice', tenantId }, headers: { 'x-device-token': bobsDevice } });
+      expect(await sentAt()).toBe(used);
+      expect(deps.logs.filter((line) => line.event === 'password_reset_code_not_sent').at(-1)).toMatchObject({
+        reason: 'unknown_source_limit',
+      });
+    });
+
+    it("lets no stranger silence the user: after 4 anonymous forgot calls a minute apart, the password-changed notice and the user's own reset code still go", async () => {
+      // The default quotas: 5 messages an hour to one address, 10 for one user.
+      const quotaDeps = nearRealTime(await testDeps({ SEND_QUOTA_PER_DESTINATION: '5', SEND_QUOTA_PER_USER: '10' }));
+      const quotaApp = testApp(quotaDeps);
+      const tenantId = uniqueTenant('silence');
+      const { token, user } = await registerAdmin(quotaApp, tenantId, 'alice', PASSWORD);
+      const email = `${tenantId}@example.com`;
+      await verifiedEmail(quotaApp, quotaDeps, token, tenantId, user.id, email);
+      const { token: session, deviceToken } = (
+        await quotaApp.request('login', { body: { username: 'alice', password: PASSWORD, tenantId } })
+      ).body.data;
+      for (let call = 0; call < 4; call++) {
+        expect((await quotaApp.request('passwordForgot', { body: { username: 'alice', tenantId } })).body).toEqual(FORGOT);
+        quotaDeps.clock.advance(60);
+      }
+      const changed = await quotaApp.request('passwordChange', {
+        token: session,
+        body: { currentPassword: PASSWORD, newPassword: 'a changed passphrase' },
+      });
+      expect(changed.body).toEqual({ success: true, data: { message: 'Password changed' } });
+      const notices = await quotaDeps.outbox.notifications(tenantId, user.id);
+      expect(notices.map((notice) => [notice.notification.event, notice.destination])).toEqual([['password-changed', email]]);
+      expect(quotaDeps.logText()).not.toContain('"event":"notification_failed"');
+      // The user's own reset, from the device they signed in from: a new code, which works.
+      const before = (await quotaDeps.outbox.latest(tenantId, user.id, 'EMAIL', 'reset'))?.sentAt ?? 0;
+      quotaDeps.clock.advance(60);
+      const asked = await quotaApp.request('passwordForgot', {
+        body: { username: 'alice', tenantId },
+        headers: { 'x-device-token': deviceToken },
+      });
+      expect(asked.body).toEqual(FORGOT);
+      const own = await quotaDeps.outbox.latest(tenantId, user.id, 'EMAIL', 'reset');
+      expect(own?.sentAt).toBeGreaterThan(before);
+      const reset = await quotaApp.request('passwordReset', {
+        body: { username: 'alice', tenantId, code: own?.code, newPassword: NEW_PASSWORD },
+      });
+      expect(reset.body).toEqual({ success: true, data: { message: 'Password reset' } });
+      expect((await quotaDeps.outbox.notifications(tenantId, user.id)).map((notice) => notice.notification.event)).toEqual([
+        'password-reset',
+        'password-changed',
+      ]);
     });
 
     it('answers 202 when the code cannot be sent (a send quota), as for anyone', async () => {

@@ -155,15 +155,23 @@ describe('security notifications (docs/api.md 8.9)', () => {
     expect(deps.logText()).toContain('"event":"notification_failed"');
   });
 
-  it('is counted by the send quotas like every message', async () => {
-    const quotaDeps = nearRealTime(await testDeps({ SEND_QUOTA_PER_USER: '1' }));
+  it("is counted by the notification quotas, apart from codes: a user's spent code quota leaves notices going", async () => {
+    const quotaDeps = nearRealTime(await testDeps({ SEND_QUOTA_PER_USER: '1', NOTIFY_QUOTA_PER_USER: '5' }));
     const quotaApp = testApp(quotaDeps);
     const tenantId = uniqueTenant('notify');
     const { user } = await registerAdmin(quotaApp, tenantId, 'alice', PASSWORD);
     const recipient = { tenantId, id: user.id, email: 'alice@example.com', emailVerified: true };
-    await notifyUser(quotaDeps, recipient, { kind: 'password-changed' });
+    // The user's one code of the hour.
+    await quotaDeps.mfaDelivery.send({ tenantId, userId: user.id, method: 'EMAIL', destination: 'alice@example.com', code: '123456' });
+    // A second apart: the outbox keeps one notice per user, second and event.
+    for (let i = 0; i < 5; i++) {
+      quotaDeps.clock.advance(1);
+      await notifyUser(quotaDeps, recipient, { kind: 'password-changed' });
+    }
+    expect(quotaDeps.logText()).not.toContain('"event":"notification_failed"');
     await notifyUser(quotaDeps, recipient, { kind: 'password-reset' });
-    expect((await quotaDeps.outbox.notifications(tenantId, user.id)).map((sent) => sent.notification.event)).toEqual(['password-changed']);
+    const events = (await quotaDeps.outbox.notifications(tenantId, user.id)).map((sent) => sent.notification.event);
+    expect(events).toEqual(Array(5).fill('password-changed'));
     expect(quotaDeps.logText()).toContain('"event":"notification_failed"');
   });
 

@@ -187,6 +187,21 @@ describe('open redirect attempts', () => {
         headers: { accept: 'text/html' },
         query: { client_id: client.clientId, post_logout_redirect_uri: uri, ...extra },
       });
+    /** The signed-out page (200, no Location) and the href of its one link onward, as a browser would read it. */
+    const signedOutWithLink = (response: { status: number; headers: Record<string, string>; body: unknown }, href?: string) => {
+      expect(response.status).toBe(200);
+      expect(response.headers.Location).toBeUndefined();
+      const links = [...String(response.body).matchAll(/<a href="([^"]*)"/g)].map(([, raw]) =>
+        (raw ?? '')
+          .replace(/&quot;/g, '"')
+          .replace(/&lt;/g, '<')
+          .replace(/&gt;/g, '>')
+          .replace(/&amp;/g, '&'),
+      );
+      expect(links).toHaveLength(1);
+      if (href !== undefined) expect(links[0]).toBe(href);
+      return links[0] ?? '';
+    };
     const errorPage = (response: { status: number; headers: Record<string, string>; body: unknown }) => {
       expect(response.status).toBe(400);
       expect(response.headers.Location).toBeUndefined();
@@ -223,7 +238,7 @@ describe('open redirect attempts', () => {
           ),
           async (candidate) => {
             const response = await logout(candidate);
-            if (candidate === BYE) expect(response.status).toBe(302);
+            if (candidate === BYE) signedOutWithLink(response, BYE);
             else if (candidate.length > 2048) expect(response.status).toBe(400);
             else errorPage(response);
           },
@@ -232,11 +247,14 @@ describe('open redirect attempts', () => {
       );
     });
 
+    it('never redirects on a bare client_id (anyone can register one): the signed-out page links to the URI instead', async () => {
+      signedOutWithLink(await logout(BYE, { state: 's' }), `${BYE}?state=s`);
+    });
+
     it('keeps a hostile state inside its parameter, on the registered URI', async () => {
       const state = 'x&next=https://evil.example/#\r\nLocation: https://evil.example';
       const response = await logout(BYE, { state });
-      expect(response.status).toBe(302);
-      const location = response.headers.Location ?? '';
+      const location = signedOutWithLink(response);
       expect(location).not.toMatch(/[\r\n]/);
       const url = new URL(location);
       expect([`${url.origin}${url.pathname}`, url.hash, url.searchParams.get('state'), url.searchParams.get('next')]).toEqual([
