@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { createIdentityClient, type ErrorCode, type IdentityClient } from '../../clients/typescript';
 import * as authorizer from '../../functions/authorizer';
+import * as mfaEnable from '../../functions/enable-mfa';
 import * as login from '../../functions/login';
 import * as logout from '../../functions/logout';
 import * as me from '../../functions/me';
-import * as mfaEnable from '../../functions/mfa-enable';
-import * as mfaVerify from '../../functions/mfa-verify';
 import * as refreshToken from '../../functions/refresh-token';
 import * as register from '../../functions/register';
+import * as mfaVerify from '../../functions/verify-mfa';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
 import { type ApiServer, startApiServer } from '../helpers/http-server';

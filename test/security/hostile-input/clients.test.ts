@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { body as rotateBody } from '../../../functions/oauth2-rotate-client-secret';
-import { body as updateBody } from '../../../functions/oauth2-update-client';
+import { body as rotateBody } from '../../../functions/rotate-oauth2-client-secret';
+import { body as updateBody } from '../../../functions/update-oauth2-client';
 import { type App, type AppRequest, type RouteName, registerAdmin, testApp } from '../../helpers/app';
 import { nearRealTime } from '../../helpers/clock';
 import { testDeps, uniqueTenant } from '../../helpers/deps';
