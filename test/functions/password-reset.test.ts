@@ -135,7 +135,7 @@ describe('POST /auth/password/forgot and /auth/password/reset (docs/api.md 8.7)'
         body: { success: true, data: { message: 'Password reset' } },
       });
       expect(await app.request('me', { token })).toEqual({ status: 401, headers: expect.any(Object), body: failure('Unauthorized') });
-      expect((await app.request('refresh', { body: { refreshToken } })).body).toEqual(failure('Invalid refresh token'));
+      expect((await app.request('refreshToken', { body: { refreshToken } })).body).toEqual(failure('Invalid refresh token'));
       const oauthRefresh = await app.request(
         'oauth2Token',
         tokenRequest(client, { grant_type: 'refresh_token', refresh_token: String(grant.body.refresh_token) }),
@@ -243,7 +243,7 @@ describe('POST /auth/password/forgot and /auth/password/reset (docs/api.md 8.7)'
       const smsLogin = await app.request('login', {
         body: { username: 'alice', password: PASSWORD, tenantId, mfaCode: (await deps.outbox.latest(tenantId, userId, 'SMS'))?.code },
       });
-      const codes = (await app.request('mfaRecoveryCodes', { token: smsLogin.body.data.token })).body.data.codes as string[];
+      const codes = (await app.request('generateRecoveryCodes', { token: smsLogin.body.data.token })).body.data.codes as string[];
       deps.clock.advance(61);
       await forgot(tenantId);
       const code = await resetCode(tenantId, userId, 'SMS');
