@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import type * as authorizer from '../../functions/authorizer';
 import type { Deps } from '../../lib/deps';
 import { type Route, routesFromServerlessYml } from '../../scripts/lib/serverless-routes';
+import type { ApiServer, HttpRoute } from './http-server';
 
 /** What every function module exports: its handler, made from deps (STYLE.md). */
 export interface FunctionModule {
@@ -53,4 +55,17 @@ export function eventOf(routed: RoutedFunction, method: string | undefined): Rou
   const event = routed.events.find((candidate) => candidate.method === method?.toUpperCase()) ?? routed.events[0];
   if (!event) throw new Error(`serverless.yml gives ${routed.functionName} no httpApi event`);
   return event;
+}
+
+/**
+ * Serves every HTTP route of serverless.yml on an e2e server, each function made from
+ * `deps`, with the session authorizer before the routes that have it there: adding a
+ * route to serverless.yml adds it here.
+ */
+export function mountServerlessRoutes(server: ApiServer, deps: Deps): void {
+  const routes: HttpRoute[] = [...routedFunctions.values()].flatMap(({ events, module }) => {
+    const handler = module.makeHandler(deps);
+    return events.map(({ method, path, authorizer }) => ({ method, path, handler, authorizer }));
+  });
+  server.mount(routes, authorizerModule.makeHandler(deps) as ReturnType<typeof authorizer.makeHandler>);
 }

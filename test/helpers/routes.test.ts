@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routesFromServerlessYml } from '../../scripts/lib/serverless-routes';
 import { type App, registerAdmin, testApp } from './app';
 import { testDeps, uniqueTenant } from './deps';
-import { routedFunctions } from './routes';
+import { type ApiServer, startApiServer } from './http-server';
+import { mountServerlessRoutes, routedFunctions } from './routes';
 
 describe('the test app: every route of serverless.yml, by its function name there', () => {
   let app: App;
@@ -37,5 +38,45 @@ describe('the test app: every route of serverless.yml, by its function name ther
     const answers = await Promise.all(['GET', 'POST', undefined].map((method) => app.request('oauth2Logout', method ? { method } : {})));
     // A GET shows the confirmation page; a POST without the form's fields is refused (docs/api.md 11.12).
     expect(answers.map((answer) => answer.status)).toEqual([200, 400, 200]);
+  });
+});
+
+describe('mountServerlessRoutes: every route of serverless.yml over HTTP', () => {
+  let server: ApiServer;
+
+  beforeAll(async () => {
+    server = await startApiServer();
+    mountServerlessRoutes(server, await testDeps({ ISSUER: server.url }));
+  });
+
+  afterAll(() => server.close());
+
+  const send = async (method: string, path: string, token?: string, body?: unknown) => {
+    const response = await fetch(`${server.url}${path}`, {
+      method,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: response.status, body: await response.json() };
+  };
+
+  it('serves a route with a path parameter behind the authorizer, as API Gateway does', async () => {
+    const tenantId = uniqueTenant('mount');
+    const registered = await send('POST', '/auth/register', undefined, {
+      username: 'admin',
+      password: 'correct horse battery',
+      role: 'ADMIN',
+      tenantId,
+    });
+    expect(registered.status).toBe(201);
+    const { token, user } = registered.body.data;
+    expect(await send('GET', `/admin/users/${user.id}`)).toMatchObject({ status: 403 });
+    expect(await send('GET', `/admin/users/${user.id}`, token)).toMatchObject({ status: 200, body: { data: { user: { id: user.id } } } });
+    expect(await send('GET', '/.well-known/jwks.json')).toMatchObject({ status: 200, body: { keys: expect.any(Array) } });
+  });
+
+  it('answers 404 for a path or method serverless.yml does not route', async () => {
+    expect(await send('GET', '/auth/nowhere')).toEqual({ status: 404, body: { message: 'Not Found' } });
+    expect(await send('PUT', '/auth/login')).toEqual({ status: 404, body: { message: 'Not Found' } });
   });
 });
