@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { locked, noStore, type OperationDoc, unauthorized } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { changePassword } from '../lib/users/password-change';
 
@@ -18,3 +20,19 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '8.2',
+  summary: 'Change the password: every other session and OAuth grant of the user ends',
+  tag: 'auth',
+  caller: 'session',
+  bodyTypes: ['json'],
+  answers: [{ status: 200, description: 'The password is changed.', body: 'PasswordChangedEnvelope', headers: noStore }],
+  failures: [
+    new ValidationError('Invalid credentials', { code: 'INVALID_CREDENTIALS' }),
+    new ValidationError('Password is too common', { code: 'PASSWORD_TOO_COMMON' }),
+    unauthorized,
+    locked,
+  ],
+};

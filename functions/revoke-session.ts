@@ -1,8 +1,10 @@
 import { type Deps, defaultDeps } from '../lib/deps';
+import { NotFoundError } from '../lib/errors';
 import { sessionPath } from '../lib/http/account-paths';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, unauthorized } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
-import { revokeSession } from '../lib/sessions/user-sessions';
+import { revokeSession, SESSION_NOT_FOUND } from '../lib/sessions/user-sessions';
 
 export const params = sessionPath;
 
@@ -15,3 +17,14 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '8.3',
+  summary: 'Revoke one of the caller’s sessions',
+  tag: 'auth',
+  caller: 'session',
+  params: true,
+  answers: [{ status: 200, description: 'The session is revoked.', body: 'SessionRevokedEnvelope', headers: noStore }],
+  failures: [unauthorized, new NotFoundError(SESSION_NOT_FOUND, { code: 'SESSION_NOT_FOUND' })],
+};
