@@ -58,14 +58,14 @@ describe('browser sign-in (chromium)', () => {
     firstParty = await createClient(app, adminToken, tenantId, { redirectUri: `${appsBase}/shop/callback` });
     secondFirstParty = await createClient(app, adminToken, tenantId, { redirectUri: `${appsBase}/back-office/callback` });
     for (const client of [firstParty, secondFirstParty]) {
-      const marked = await app.request('updateOAuth2Client', {
+      const marked = await app.request('oauth2UpdateClient', {
         token: adminToken,
         pathParameters: { clientId: client.clientId },
         body: { first_party: true },
       });
       expect(marked.status).toBe(200);
     }
-    await app.request('updateOAuth2Client', {
+    await app.request('oauth2UpdateClient', {
       token: adminToken,
       pathParameters: { clientId: thirdParty.clientId },
       body: { client_name: 'Partner <Analytics>' },
@@ -295,7 +295,7 @@ describe('browser sign-in (chromium)', () => {
   it('never renders a hostile state, client name or username as markup', async () => {
     const hostile = '"><img src=x onerror="document.title=\'owned\'"><script>document.title="owned"</script>';
     const user = await newUser(`<b>${Math.random().toString(36).slice(2, 6)}</b>`);
-    await app.request('updateOAuth2Client', {
+    await app.request('oauth2UpdateClient', {
       token: adminToken,
       pathParameters: { clientId: thirdParty.clientId },
       body: { client_name: hostile },

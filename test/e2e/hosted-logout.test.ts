@@ -51,7 +51,7 @@ describe('RP-initiated logout (chromium)', () => {
     tenantId = uniqueTenant('logout');
     adminToken = (await registerAdmin(app, tenantId, 'admin', password)).token;
     client = await createClient(app, adminToken, tenantId, { redirectUri: `${appsBase}/shop/callback`, scope: 'openid orders:read' });
-    const marked = await app.request('updateOAuth2Client', {
+    const marked = await app.request('oauth2UpdateClient', {
       token: adminToken,
       pathParameters: { clientId: client.clientId },
       body: { first_party: true, post_logout_redirect_uris: `${appsBase}/shop/signed-out` },

@@ -59,7 +59,7 @@ describe('passkeys on the hosted pages (chromium)', () => {
     tenantId = uniqueTenant('passkeyweb');
     adminToken = (await registerAdmin(app, tenantId, 'admin', password)).token;
     client = await createClient(app, adminToken, tenantId, { redirectUri: `${appsBase}/shop/callback`, scope: 'openid orders:read' });
-    await app.request('updateOAuth2Client', {
+    await app.request('oauth2UpdateClient', {
       token: adminToken,
       pathParameters: { clientId: client.clientId },
       body: { first_party: true },
@@ -67,7 +67,7 @@ describe('passkeys on the hosted pages (chromium)', () => {
     const otherTenant = uniqueTenant('passkeyweb-other');
     const otherAdmin = (await registerAdmin(app, otherTenant, 'admin', password)).token;
     otherClient = await createClient(app, otherAdmin, otherTenant, { redirectUri: `${appsBase}/other/callback` });
-    await app.request('updateOAuth2Client', {
+    await app.request('oauth2UpdateClient', {
       token: otherAdmin,
       pathParameters: { clientId: otherClient.clientId },
       body: { first_party: true },

@@ -52,7 +52,7 @@ describe('browser sign-in: second factors and known devices (chromium)', () => {
     adminToken = (await registerAdmin(app, tenantId, 'admin', password)).token;
     // First party: no consent page, so each journey ends at the callback after the second factor.
     shop = await createClient(app, adminToken, tenantId, { redirectUri: `${appsBase}/shop/callback` });
-    const marked = await app.request('updateOAuth2Client', {
+    const marked = await app.request('oauth2UpdateClient', {
       token: adminToken,
       pathParameters: { clientId: shop.clientId },
       body: { first_party: true },
@@ -152,7 +152,7 @@ describe('browser sign-in: second factors and known devices (chromium)', () => {
     const stepUp = await app.request('login', { body: { username: user.username, password, tenantId, mfaCode: code() } });
     expect(stepUp.status).toBe(200);
     await activateDelivered(app, deps, stepUp.body.data.token, user.id, 'EMAIL', `${user.username}@example.com`);
-    const generated = await app.request('generateRecoveryCodes', { token: stepUp.body.data.token });
+    const generated = await app.request('mfaRecoveryCodes', { token: stepUp.body.data.token });
     expect(generated.status).toBe(200);
     deps.clock.advance(31);
     return { ...user, recoveryCodes: generated.body.data.codes as string[] };

@@ -60,7 +60,7 @@ describe('screenshots of the hosted pages', () => {
     partner = await createClient(app, adminToken, tenantId, {
       redirectUri: `http://localhost:${(apps.address() as AddressInfo).port}/callback`,
     });
-    await app.request('updateOAuth2Client', {
+    await app.request('oauth2UpdateClient', {
       token: adminToken,
       pathParameters: { clientId: partner.clientId },
       body: { client_name: 'Partner Analytics' },
