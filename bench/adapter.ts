@@ -22,14 +22,14 @@ import { lambdaContext } from './lambda-context';
  * a function as soon as it lands. serverless.yml wins wherever it has the route.
  */
 const CONTRACT_ROUTES: Array<Omit<Route, 'functionName'>> = [
-  { bundle: 'mfa-enable', method: 'POST', path: '/auth/mfa/enable', authorizer: true },
-  { bundle: 'mfa-verify', method: 'POST', path: '/auth/mfa/verify', authorizer: true },
+  { bundle: 'enable-mfa', method: 'POST', path: '/auth/mfa/enable', authorizer: true },
+  { bundle: 'verify-mfa', method: 'POST', path: '/auth/mfa/verify', authorizer: true },
   { bundle: 'oauth2-authorize', method: 'GET', path: '/oauth2/authorize', authorizer: true },
   { bundle: 'oauth2-token', method: 'POST', path: '/oauth2/token', authorizer: false },
-  { bundle: 'oauth2-create-client', method: 'POST', path: '/oauth2/clients', authorizer: true },
-  { bundle: 'oauth2-revoke', method: 'POST', path: '/oauth2/revoke', authorizer: false },
-  { bundle: 'oauth2-introspect', method: 'POST', path: '/oauth2/introspect', authorizer: false },
-  { bundle: 'oauth2-metadata', method: 'GET', path: '/.well-known/oauth-authorization-server', authorizer: false },
+  { bundle: 'create-oauth2-client', method: 'POST', path: '/oauth2/clients', authorizer: true },
+  { bundle: 'revoke', method: 'POST', path: '/oauth2/revoke', authorizer: false },
+  { bundle: 'introspect', method: 'POST', path: '/oauth2/introspect', authorizer: false },
+  { bundle: 'metadata', method: 'GET', path: '/.well-known/oauth-authorization-server', authorizer: false },
 ];
 
 /** Adds the contract's route of every built bundle that serverless.yml does not route yet. */

@@ -125,9 +125,9 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
     me: async (run) => withContext(json('GET', '/auth/me'), identity(run)),
     jwks: async () => json('GET', '/.well-known/jwks.json'),
     // A TOTP method made pending by one cold start is verified, with a right code, by the next bundle's.
-    'mfa-enable': async (run) =>
+    'enable-mfa': async (run) =>
       withContext(json('POST', '/auth/mfa/enable', { method: 'TOTP', secret: totpSecret(run) }), identity(run + 2 * runs + 2)),
-    'mfa-verify': async (run) =>
+    'verify-mfa': async (run) =>
       withContext(
         json('POST', '/auth/mfa/verify', { method: 'TOTP', code: new TOTP({ secret: Secret.fromBase32(totpSecret(run)) }).generate() }),
         identity(run + 2 * runs + 2),

@@ -232,10 +232,10 @@ export async function oauthScenarios(input: OAuthInput): Promise<OAuthOutcome> {
   const { results: spare } = await many(40, 8, clientCredentialsToken);
   const coldStartEvents: Record<string, EventMaker> = {
     'oauth2-token': async () => json('POST', '/oauth2/token', CLIENT_CREDENTIALS_BODY, CLIENT_HEADERS),
-    'oauth2-introspect': async (run) => json('POST', '/oauth2/introspect', form({ token: spare[run] ?? '' }), CLIENT_HEADERS),
-    'oauth2-revoke': async (run) => json('POST', '/oauth2/revoke', form({ token: spare[20 + run] ?? '' }), CLIENT_HEADERS),
+    introspect: async (run) => json('POST', '/oauth2/introspect', form({ token: spare[run] ?? '' }), CLIENT_HEADERS),
+    revoke: async (run) => json('POST', '/oauth2/revoke', form({ token: spare[20 + run] ?? '' }), CLIENT_HEADERS),
     'oauth2-authorize': async () => withContext(json('GET', authorizeUrl, undefined), input.user.identity),
-    'oauth2-create-client': async () =>
+    'create-oauth2-client': async () =>
       withContext(
         json(
           'POST',
@@ -252,7 +252,7 @@ export async function oauthScenarios(input: OAuthInput): Promise<OAuthOutcome> {
         ),
         input.admin.identity,
       ),
-    'oauth2-metadata': async () => json('GET', '/.well-known/oauth-authorization-server', undefined),
+    metadata: async () => json('GET', '/.well-known/oauth-authorization-server', undefined),
   };
   return { scenarios, coldStartEvents };
 }

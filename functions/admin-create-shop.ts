@@ -1,7 +1,9 @@
 import * as z from 'zod';
-import { createShop } from '../lib/admin/shops';
+import { createShop, SHOP_EXISTS } from '../lib/admin/shops';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { ConflictError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { shopId } from '../lib/http/schemas';
 
@@ -24,3 +26,14 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '9.7',
+  summary: 'Create a shop of the tenant (ADMIN only)',
+  tag: 'admin',
+  caller: 'admin',
+  bodyTypes: ['json'],
+  answers: [{ status: 201, description: 'The new shop.', body: 'ShopEnvelope', headers: noStore }],
+  failures: [permissionDenied, new ConflictError(SHOP_EXISTS, { code: 'SHOP_EXISTS' })],
+};

@@ -1,7 +1,9 @@
 import { userPath } from '../lib/admin/schemas';
-import { deleteUser } from '../lib/admin/users';
+import { deleteUser, LAST_ADMIN, USER_NOT_FOUND } from '../lib/admin/users';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { ConflictError, NotFoundError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 
 export const params = userPath;
@@ -15,3 +17,21 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '9.4',
+  summary: 'Erase a user, their MFA, sessions and grants (ADMIN only)',
+  tag: 'admin',
+  caller: 'admin',
+  params: true,
+  answers: [
+    {
+      status: 200,
+      description: 'The user is erased; the username can be registered again.',
+      body: 'UserDeletedEnvelope',
+      headers: noStore,
+    },
+  ],
+  failures: [permissionDenied, new NotFoundError(USER_NOT_FOUND), new ConflictError(LAST_ADMIN, { code: 'LAST_ADMIN' })],
+};

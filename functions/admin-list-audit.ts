@@ -1,8 +1,11 @@
 import * as z from 'zod';
+import { INVALID_CURSOR } from '../lib/admin/users';
 import { AUDIT_EVENT_TYPES } from '../lib/audit/events';
 import { listEvents } from '../lib/audit/trail';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 
 /** docs/api.md 9.8. */
@@ -21,3 +24,21 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '9.8',
+  summary: 'A page of the tenant’s audit trail, newest first, with filters (ADMIN only)',
+  tag: 'admin',
+  caller: 'admin',
+  query: true,
+  answers: [
+    {
+      status: 200,
+      description: 'The events, newest first, and the cursor of the next page.',
+      body: 'AuditPageEnvelope',
+      headers: noStore,
+    },
+  ],
+  failures: [new ValidationError(INVALID_CURSOR, { code: 'INVALID_CURSOR' }), permissionDenied],
+};

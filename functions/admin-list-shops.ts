@@ -1,6 +1,7 @@
 import { listShops } from '../lib/admin/shops';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 
 /** GET /admin/shops (docs/api.md 9.7): every shop of the ADMIN's tenant. */
@@ -11,3 +12,13 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '9.7',
+  summary: 'Every shop of the tenant (ADMIN only)',
+  tag: 'admin',
+  caller: 'admin',
+  answers: [{ status: 200, description: 'The shops, by id.', body: 'ShopListEnvelope', headers: noStore }],
+  failures: [permissionDenied],
+};

@@ -1,7 +1,9 @@
 import * as z from 'zod';
-import { listUsers } from '../lib/admin/users';
+import { INVALID_CURSOR, listUsers } from '../lib/admin/users';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { ROLES } from '../lib/users/user';
 
@@ -21,3 +23,16 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '9.1',
+  summary: 'A page of the tenant’s users, with filters (ADMIN only)',
+  tag: 'admin',
+  caller: 'admin',
+  query: true,
+  answers: [
+    { status: 200, description: 'The users, oldest first, and the cursor of the next page.', body: 'UserPageEnvelope', headers: noStore },
+  ],
+  failures: [new ValidationError(INVALID_CURSOR, { code: 'INVALID_CURSOR' }), permissionDenied],
+};

@@ -1,6 +1,7 @@
 import { readTenant } from '../lib/admin/tenant';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 
 /** GET /admin/tenant (docs/api.md 9.14): the ADMIN's own tenant. */
@@ -11,3 +12,13 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '9.14',
+  summary: 'The tenant: its id, display name, creation time and default shop (ADMIN only)',
+  tag: 'admin',
+  caller: 'admin',
+  answers: [{ status: 200, description: 'The tenant.', body: 'TenantEnvelope', headers: noStore }],
+  failures: [permissionDenied],
+};

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { renameTenant } from '../lib/admin/tenant';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 
 /** docs/api.md 9.14: a display name is one line of text, as a shop's name (9.7). */
@@ -22,3 +23,14 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '9.14',
+  summary: 'Set the display name the hosted pages show (ADMIN only)',
+  tag: 'admin',
+  caller: 'admin',
+  bodyTypes: ['json'],
+  answers: [{ status: 200, description: 'The tenant as changed.', body: 'TenantEnvelope', headers: noStore }],
+  failures: [permissionDenied],
+};

@@ -1,8 +1,11 @@
 import * as z from 'zod';
 import { userPath } from '../lib/admin/schemas';
-import { changeUser } from '../lib/admin/users';
+import { UNKNOWN_SHOP } from '../lib/admin/shops';
+import { changeUser, LAST_ADMIN, USER_NOT_FOUND } from '../lib/admin/users';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { ConflictError, NotFoundError, ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { shopId } from '../lib/http/schemas';
 import { ROLES } from '../lib/users/user';
@@ -24,3 +27,20 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '9.3',
+  summary: 'Change a user’s role, shop or status; disabling ends every session and grant (ADMIN only)',
+  tag: 'admin',
+  caller: 'admin',
+  bodyTypes: ['json'],
+  params: true,
+  answers: [{ status: 200, description: 'The user as changed.', body: 'UserEnvelope', headers: noStore }],
+  failures: [
+    new ValidationError(UNKNOWN_SHOP, { code: 'UNKNOWN_SHOP' }),
+    permissionDenied,
+    new NotFoundError(USER_NOT_FOUND),
+    new ConflictError(LAST_ADMIN, { code: 'LAST_ADMIN' }),
+  ],
+};

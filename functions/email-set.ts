@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { TooManyRequestsError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, recentRequired, unauthorized } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { emailAddress } from '../lib/http/schemas';
 import { recentAuthentication } from '../lib/sessions/recent-auth';
@@ -18,3 +20,14 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '8.8',
+  summary: 'Set the caller’s email address (recent): stored unverified, a code sent to it',
+  tag: 'auth',
+  caller: 'session',
+  bodyTypes: ['json'],
+  answers: [{ status: 200, description: 'The address is stored and a code sent.', body: 'EmailSetEnvelope', headers: noStore }],
+  failures: [unauthorized, recentRequired, new TooManyRequestsError(30, 'Too many requests', { code: 'RATE_LIMITED' })],
+};

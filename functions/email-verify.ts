@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, unauthorized } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { verifyEmail } from '../lib/users/email';
 
@@ -16,3 +18,14 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '8.8',
+  summary: 'Verify the caller’s email address with the code sent to it',
+  tag: 'auth',
+  caller: 'session',
+  bodyTypes: ['json'],
+  answers: [{ status: 200, description: 'The address is verified.', body: 'EmailVerifiedEnvelope', headers: noStore }],
+  failures: [new ValidationError('Invalid verification code', { code: 'INVALID_VERIFICATION_CODE' }), unauthorized],
+};

@@ -1,6 +1,7 @@
 import { type Deps, defaultDeps } from '../lib/deps';
 import { consentForm, submitConsent } from '../lib/hosted/flow';
 import { pageHandler } from '../lib/hosted/http';
+import { hostedFailures, noStore, type OperationDoc } from '../lib/http/operation-doc';
 
 /** The form (application/x-www-form-urlencoded). */
 export const body = consentForm;
@@ -11,3 +12,21 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '11.10',
+  summary: 'Hosted consent form: allow or deny the client',
+  tag: 'oauth2',
+  caller: 'none',
+  bodyTypes: ['form'],
+  html: true,
+  answers: [
+    {
+      status: 303,
+      description: 'Back to the client with the code, or with `error=access_denied`.',
+      headers: { Location: undefined, ...noStore },
+    },
+  ],
+  failures: hostedFailures(),
+};

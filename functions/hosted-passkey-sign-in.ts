@@ -1,6 +1,8 @@
 import { type Deps, defaultDeps } from '../lib/deps';
+import { TooManyRequestsError, UnauthorizedError } from '../lib/errors';
 import { pageHandler } from '../lib/hosted/http';
 import { passkeySignInForm, submitPasskeySignIn } from '../lib/hosted/passkey-flow';
+import { hostedFailures, noStore, type OperationDoc } from '../lib/http/operation-doc';
 import { requestSource } from '../lib/http/request-source';
 
 /** The form (application/x-www-form-urlencoded). */
@@ -12,3 +14,22 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '11.11',
+  summary: 'Hosted sign-in with a passkey: the assertion of the sign-in page (then consent or the code)',
+  tag: 'oauth2',
+  caller: 'none',
+  bodyTypes: ['form'],
+  html: true,
+  answers: [
+    { status: 200, description: 'The consent page.', headers: noStore },
+    { status: 303, description: 'Back to the client with the code.', headers: { Location: undefined, ...noStore } },
+  ],
+  failures: hostedFailures(
+    new UnauthorizedError('Invalid passkey', {}, { code: 'INVALID_PASSKEY' }),
+    new TooManyRequestsError(60),
+    new TooManyRequestsError(60, 'Too many requests', { code: 'RATE_LIMITED' }),
+  ),
+};

@@ -1,6 +1,8 @@
 import { type Deps, defaultDeps } from '../lib/deps';
+import { TooManyRequestsError, UnauthorizedError } from '../lib/errors';
 import { secondFactorForm, submitSecondFactor } from '../lib/hosted/flow';
 import { pageHandler } from '../lib/hosted/http';
+import { hostedFailures, noStore, type OperationDoc } from '../lib/http/operation-doc';
 import { requestSource } from '../lib/http/request-source';
 
 /** The form (application/x-www-form-urlencoded). */
@@ -12,3 +14,18 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '11.7',
+  summary: 'Hosted second-factor form: a one-time or recovery code (then consent or the code)',
+  tag: 'oauth2',
+  caller: 'none',
+  bodyTypes: ['form'],
+  html: true,
+  answers: [
+    { status: 200, description: 'The consent page, or the second-factor page again after a new code was sent.', headers: noStore },
+    { status: 303, description: 'Back to the client with the code.', headers: { Location: undefined, ...noStore } },
+  ],
+  failures: hostedFailures(new UnauthorizedError('Invalid MFA code', {}, { code: 'INVALID_MFA_CODE' }), new TooManyRequestsError(60)),
+};

@@ -1,6 +1,8 @@
 import { type Deps, defaultDeps } from '../lib/deps';
+import { TooManyRequestsError, UnauthorizedError } from '../lib/errors';
 import { signInForm, submitSignIn } from '../lib/hosted/flow';
 import { pageHandler } from '../lib/hosted/http';
+import { hostedFailures, noStore, type OperationDoc } from '../lib/http/operation-doc';
 import { requestSource } from '../lib/http/request-source';
 
 /** The form (application/x-www-form-urlencoded). */
@@ -12,3 +14,18 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '11.7',
+  summary: 'Hosted sign-in form: the password (then the second-factor or consent page, or the code)',
+  tag: 'oauth2',
+  caller: 'none',
+  bodyTypes: ['form'],
+  html: true,
+  answers: [
+    { status: 200, description: 'The second-factor or consent page.', headers: noStore },
+    { status: 303, description: 'Back to the client with the code.', headers: { Location: undefined, ...noStore } },
+  ],
+  failures: hostedFailures(new UnauthorizedError('Invalid credentials', {}, { code: 'INVALID_CREDENTIALS' }), new TooManyRequestsError(60)),
+};

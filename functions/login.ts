@@ -2,7 +2,9 @@ import * as z from 'zod';
 import { deviceCookie, presentedDeviceToken } from '../lib/abuse/device-token';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { UnauthorizedError, ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { locked, mfaHeaders, noStore, type OperationDoc } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { existingTenantId, username } from '../lib/http/schemas';
 import { SECOND_FACTORS } from '../lib/mfa/methods';
@@ -41,3 +43,20 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '4.1',
+  summary: 'Log in with username and password (and an MFA code when the user has an active method)',
+  tag: 'auth',
+  caller: 'none',
+  bodyTypes: ['json'],
+  answers: [{ status: 200, description: 'A new session.', body: 'AuthPayloadEnvelope', headers: noStore }],
+  failures: [
+    new ValidationError('MFA method not enabled', { code: 'MFA_METHOD_NOT_ENABLED' }),
+    new UnauthorizedError('Invalid credentials', {}, { code: 'INVALID_CREDENTIALS' }),
+    new UnauthorizedError('MFA code required', mfaHeaders, { code: 'MFA_REQUIRED' }),
+    new UnauthorizedError('Invalid MFA code', mfaHeaders, { code: 'INVALID_MFA_CODE' }),
+    locked,
+  ],
+};

@@ -1,6 +1,7 @@
 import { epochSeconds } from '../lib/clock';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, unauthorized } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 
 /** POST /auth/logout: revokes the caller's session; its tokens stop working at once. */
@@ -14,3 +15,13 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '4.10',
+  summary: 'Revoke the caller’s session',
+  tag: 'auth',
+  caller: 'session',
+  answers: [{ status: 200, description: 'The session is revoked.', body: 'LoggedOutEnvelope', headers: noStore }],
+  failures: [unauthorized],
+};

@@ -1,5 +1,6 @@
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, unauthorized } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 
 /** GET /auth/me (docs/api.md 4.9): the caller's request context. */
@@ -8,3 +9,13 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '4.9',
+  summary: 'The caller’s request context',
+  tag: 'auth',
+  caller: 'session',
+  answers: [{ status: 200, description: 'The request context.', body: 'MeEnvelope', headers: noStore }],
+  failures: [unauthorized],
+};

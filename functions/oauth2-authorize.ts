@@ -1,8 +1,10 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { ValidationError } from '../lib/errors';
 import { beginBrowserAuthorization, isBrowserNavigation } from '../lib/hosted/flow';
 import { pageHandler } from '../lib/hosted/http';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, unauthorized } from '../lib/http/operation-doc';
 import { redirect } from '../lib/http/reply';
 import { authorizationQuery, authorize } from '../lib/oauth/authorization';
 
@@ -23,3 +25,24 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '4.6',
+  summary: 'Issue an authorization code for the signed-in user (PKCE S256 required)',
+  tag: 'oauth2',
+  caller: 'session',
+  query: true,
+  answers: [{ status: 302, description: 'Redirect to the client with the code.', headers: { Location: undefined, ...noStore } }],
+  failures: [
+    new ValidationError('Unsupported response type', { code: 'UNSUPPORTED_RESPONSE_TYPE' }),
+    new ValidationError('Invalid client', { code: 'INVALID_CLIENT' }),
+    new ValidationError('Invalid redirect_uri', { code: 'INVALID_REDIRECT_URI' }),
+    new ValidationError('Invalid scope', { code: 'INVALID_SCOPE' }),
+    new ValidationError('Unauthorized client', { code: 'UNAUTHORIZED_CLIENT' }),
+    new ValidationError('Missing code_challenge', { code: 'PKCE_REQUIRED' }),
+    new ValidationError('Unsupported code_challenge_method', { code: 'UNSUPPORTED_CODE_CHALLENGE_METHOD' }),
+    new ValidationError('Invalid nonce', { code: 'INVALID_NONCE' }),
+    unauthorized,
+  ],
+};

@@ -1,10 +1,12 @@
 import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { clientSourceLimited, noCache, type OperationDoc } from '../lib/http/operation-doc';
 import { document, ok } from '../lib/http/reply';
 import { authenticateClient, presentedClient } from '../lib/oauth/client-auth';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
-import { NO_CACHE, rfcErrorFormat } from '../lib/oauth/errors';
+import { NO_CACHE, oauthErrors, rfcErrorFormat } from '../lib/oauth/errors';
 import { issueTokens, tokenGrant } from '../lib/oauth/token';
 
 /** docs/api.md 4.7 plus PKCE and scope; the client's credentials may come by HTTP Basic instead. */
@@ -41,3 +43,37 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '4.7',
+  summary: 'The token endpoint: authorization_code, refresh_token, client_credentials',
+  tag: 'oauth2',
+  caller: 'client',
+  bodyTypes: ['json', 'form'],
+  rfcErrors: true,
+  answers: [
+    {
+      status: 200,
+      description: 'Tokens: in the envelope for a JSON request, as the RFC 6749 5.1 document for a form request.',
+      body: ['OAuthTokenPayloadEnvelope', 'OAuthTokenPayload'],
+      headers: noCache,
+    },
+  ],
+  failures: [
+    {
+      error: new ValidationError('client_id: Invalid input: expected string, received undefined', {
+        fields: [{ path: 'client_id', message: 'Invalid input: expected string, received undefined' }],
+      }),
+      only: 'json',
+    },
+    oauthErrors.missingParameters(),
+    oauthErrors.missingRefreshToken(),
+    oauthErrors.unsupportedGrantType(),
+    oauthErrors.invalidClient(true),
+    clientSourceLimited,
+    oauthErrors.unauthorizedClient(),
+    oauthErrors.invalidGrant(),
+    oauthErrors.invalidScope(),
+  ],
+};

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { existingTenantId, username } from '../lib/http/schemas';
 import { passkeyAuthenticationOptions } from '../lib/passkeys/ceremonies';
@@ -20,3 +21,21 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '12.5',
+  summary: 'The request options of a passkey sign-in (with a username: the user’s passkeys; without: discoverable ones)',
+  tag: 'auth',
+  caller: 'none',
+  bodyTypes: ['json'],
+  answers: [
+    {
+      status: 200,
+      description: 'The options for navigator.credentials.get().',
+      body: 'PasskeyAuthenticationOptionsEnvelope',
+      headers: noStore,
+    },
+  ],
+  failures: [],
+};

@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { UnauthorizedError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { clientSourceLimited, noStore, type OperationDoc } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { existingTenantId } from '../lib/http/schemas';
 import { credential } from '../lib/passkeys/api-schemas';
@@ -18,3 +20,14 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '12.6',
+  summary: 'Sign in with a passkey: a new session (a passkey satisfies MFA)',
+  tag: 'auth',
+  caller: 'none',
+  bodyTypes: ['json'],
+  answers: [{ status: 200, description: 'A new session.', body: 'AuthPayloadEnvelope', headers: noStore }],
+  failures: [new UnauthorizedError('Invalid passkey', {}, { code: 'INVALID_PASSKEY' }), clientSourceLimited],
+};

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, recentRequired, unauthorized } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { authorizeFactorChange } from '../lib/mfa/step-up';
 import { passkeyRegistrationOptions } from '../lib/passkeys/ceremonies';
@@ -21,3 +22,21 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '12.1',
+  summary: 'The creation options of a new passkey for the caller (recent authentication)',
+  tag: 'auth',
+  caller: 'session',
+  bodyTypes: ['json'],
+  answers: [
+    {
+      status: 200,
+      description: 'The options for navigator.credentials.create().',
+      body: 'PasskeyRegistrationOptionsEnvelope',
+      headers: noStore,
+    },
+  ],
+  failures: [unauthorized, recentRequired],
+};

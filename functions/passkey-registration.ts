@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { ConflictError, ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, unauthorized } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { authorizeFactorChange } from '../lib/mfa/step-up';
 import { credential, passkeyName } from '../lib/passkeys/api-schemas';
@@ -21,3 +23,19 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '12.2',
+  summary: 'Register the passkey the authenticator made',
+  tag: 'auth',
+  caller: 'session',
+  bodyTypes: ['json'],
+  answers: [{ status: 201, description: 'The new passkey.', body: 'PasskeyEnvelope', headers: noStore }],
+  failures: [
+    new ValidationError('Invalid passkey registration', { code: 'INVALID_PASSKEY_REGISTRATION' }),
+    unauthorized,
+    new ConflictError('Passkey already registered', { code: 'PASSKEY_ALREADY_REGISTERED' }),
+    new ConflictError('Too many passkeys', { code: 'TOO_MANY_PASSKEYS' }),
+  ],
+};

@@ -3,6 +3,7 @@ import { presentedDeviceToken } from '../lib/abuse/device-token';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { existingTenantId, username } from '../lib/http/schemas';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
@@ -28,3 +29,14 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '8.7',
+  summary: 'Ask for a password reset code: the same answer, in the same time, whether the account exists or not',
+  tag: 'auth',
+  caller: 'none',
+  bodyTypes: ['json'],
+  answers: [{ status: 202, description: 'Always, whether a code was sent or not.', body: 'ResetCodeSentEnvelope', headers: noStore }],
+  failures: [],
+};

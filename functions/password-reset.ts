@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { ForbiddenError, UnauthorizedError, ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { locked, mfaHeaders, noStore, type OperationDoc } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { existingTenantId, username } from '../lib/http/schemas';
 import { SECOND_FACTORS } from '../lib/mfa/methods';
@@ -31,3 +33,22 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '8.7',
+  summary: 'Set a new password with a reset code (and a second factor when MFA is active): every session and grant ends',
+  tag: 'auth',
+  caller: 'none',
+  bodyTypes: ['json'],
+  answers: [{ status: 200, description: 'The password is reset.', body: 'PasswordResetEnvelope', headers: noStore }],
+  failures: [
+    new ValidationError('Invalid reset code', { code: 'INVALID_RESET_CODE' }),
+    new ValidationError('Password is too common', { code: 'PASSWORD_TOO_COMMON' }),
+    new ValidationError('MFA method not enabled', { code: 'MFA_METHOD_NOT_ENABLED' }),
+    new UnauthorizedError('MFA code required', mfaHeaders, { code: 'MFA_REQUIRED' }),
+    new UnauthorizedError('Invalid MFA code', mfaHeaders, { code: 'INVALID_MFA_CODE' }),
+    new ForbiddenError('MFA method locked', { code: 'MFA_METHOD_LOCKED' }),
+    locked,
+  ],
+};

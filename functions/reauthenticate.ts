@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { UnauthorizedError, ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { locked, mfaHeaders, noStore, type OperationDoc, unauthorized } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { SECOND_FACTORS } from '../lib/mfa/methods';
 import { deviceOf } from '../lib/sessions/device';
@@ -22,3 +24,21 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '8.1',
+  summary: 'Prove the password (and the second factor) again for the caller’s session: a new access token',
+  tag: 'auth',
+  caller: 'session',
+  bodyTypes: ['json'],
+  answers: [{ status: 200, description: 'A new access token with auth_time now.', body: 'ReauthenticatedEnvelope', headers: noStore }],
+  failures: [
+    new ValidationError('Invalid credentials', { code: 'INVALID_CREDENTIALS' }),
+    new ValidationError('MFA method not enabled', { code: 'MFA_METHOD_NOT_ENABLED' }),
+    unauthorized,
+    new UnauthorizedError('MFA code required', mfaHeaders, { code: 'MFA_REQUIRED' }),
+    new UnauthorizedError('Invalid MFA code', mfaHeaders, { code: 'INVALID_MFA_CODE' }),
+    locked,
+  ],
+};

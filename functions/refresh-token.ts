@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { UnauthorizedError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { deviceOf } from '../lib/sessions/device';
 import { refreshSession } from '../lib/sessions/sessions';
@@ -15,3 +17,16 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '4.2',
+  summary: 'Exchange a refresh token for a new token pair (rotation)',
+  tag: 'auth',
+  caller: 'none',
+  bodyTypes: ['json'],
+  answers: [
+    { status: 200, description: 'The session with a new access and refresh token.', body: 'AuthPayloadEnvelope', headers: noStore },
+  ],
+  failures: [new UnauthorizedError('Invalid refresh token', {}, { code: 'INVALID_REFRESH_TOKEN' })],
+};

@@ -1,7 +1,10 @@
 import * as z from 'zod';
 import { deviceCookie } from '../lib/abuse/device-token';
+import { UNKNOWN_SHOP } from '../lib/admin/shops';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { existingTenantId, shopId, username } from '../lib/http/schemas';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
@@ -38,3 +41,20 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '4.3',
+  summary: "Register a user: anonymously a new tenant's first ADMIN, else by an ADMIN of the tenant",
+  tag: 'auth',
+  caller: 'optionalSession',
+  bodyTypes: ['json'],
+  answers: [{ status: 201, description: 'The new user with a session.', body: 'AuthPayloadEnvelope', headers: noStore }],
+  failures: [
+    new ValidationError('The first user of a tenant must have role ADMIN', { code: 'FIRST_USER_MUST_BE_ADMIN' }),
+    new ValidationError('Password is too common', { code: 'PASSWORD_TOO_COMMON' }),
+    new ValidationError('Username already exists', { code: 'USERNAME_TAKEN' }),
+    new ValidationError(UNKNOWN_SHOP, { code: 'UNKNOWN_SHOP' }),
+    permissionDenied,
+  ],
+};

@@ -135,7 +135,7 @@ export interface paths {
         put?: never;
         /**
          * Add an MFA method as pending (TOTP answers with the otpauth URI; SMS and EMAIL send a code)
-         * @description docs/api.md 4.4. Source: functions/mfa-enable.ts.
+         * @description docs/api.md 4.4. Source: functions/enable-mfa.ts.
          */
         post: operations["enableMFA"];
         delete?: never;
@@ -155,7 +155,7 @@ export interface paths {
         put?: never;
         /**
          * Check a code of an MFA method; a right code activates a pending method
-         * @description docs/api.md 4.5. Source: functions/mfa-verify.ts.
+         * @description docs/api.md 4.5. Source: functions/verify-mfa.ts.
          */
         post: operations["verifyMFA"];
         delete?: never;
@@ -195,7 +195,7 @@ export interface paths {
         put?: never;
         /**
          * Change the password: every other session and OAuth grant of the user ends
-         * @description docs/api.md 8.2. Source: functions/password-change.ts.
+         * @description docs/api.md 8.2. Source: functions/change-password.ts.
          */
         post: operations["changePassword"];
         delete?: never;
@@ -253,13 +253,13 @@ export interface paths {
         };
         /**
          * The OAuth clients of the tenant (ADMIN only)
-         * @description docs/api.md 9.9. Source: functions/oauth2-list-clients.ts.
+         * @description docs/api.md 9.9. Source: functions/list-oauth2-clients.ts.
          */
         get: operations["listOAuth2Clients"];
         put?: never;
         /**
          * Register an OAuth client of the caller’s tenant (ADMIN only)
-         * @description docs/api.md 4.8. Source: functions/oauth2-create-client.ts.
+         * @description docs/api.md 4.8. Source: functions/create-oauth2-client.ts.
          */
         post: operations["createOAuth2Client"];
         delete?: never;
@@ -279,7 +279,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke a token of the calling client (RFC 7009)
-         * @description docs/api.md 4.13. Source: functions/oauth2-revoke.ts.
+         * @description docs/api.md 4.13. Source: functions/revoke.ts.
          */
         post: operations["revoke"];
         delete?: never;
@@ -299,7 +299,7 @@ export interface paths {
         put?: never;
         /**
          * Whether a token of the calling client is active (RFC 7662)
-         * @description docs/api.md 4.14. Source: functions/oauth2-introspect.ts.
+         * @description docs/api.md 4.14. Source: functions/introspect.ts.
          */
         post: operations["introspect"];
         delete?: never;
@@ -317,7 +317,7 @@ export interface paths {
         };
         /**
          * The authorization server metadata (RFC 8414)
-         * @description docs/api.md 4.12. Source: functions/oauth2-metadata.ts.
+         * @description docs/api.md 4.12. Source: functions/metadata.ts.
          */
         get: operations["metadata"];
         put?: never;
@@ -425,21 +425,21 @@ export interface paths {
         };
         /**
          * One OAuth client of the tenant, never its secret (ADMIN only)
-         * @description docs/api.md 9.10. Source: functions/oauth2-read-client.ts.
+         * @description docs/api.md 9.10. Source: functions/read-oauth2-client.ts.
          */
         get: operations["readOAuth2Client"];
         put?: never;
         post?: never;
         /**
          * Delete an OAuth client: every grant and token of it stops working (ADMIN only)
-         * @description docs/api.md 9.12. Source: functions/oauth2-delete-client.ts.
+         * @description docs/api.md 9.12. Source: functions/delete-oauth2-client.ts.
          */
         delete: operations["deleteOAuth2Client"];
         options?: never;
         head?: never;
         /**
          * Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark or post-logout URIs (ADMIN only)
-         * @description docs/api.md 9.11. Source: functions/oauth2-update-client.ts.
+         * @description docs/api.md 9.11. Source: functions/update-oauth2-client.ts.
          */
         patch: operations["updateOAuth2Client"];
         trace?: never;
@@ -455,7 +455,7 @@ export interface paths {
         put?: never;
         /**
          * Give an OAuth client a new secret; the previous one works until it expires (ADMIN only)
-         * @description docs/api.md 9.13. Source: functions/oauth2-rotate-client-secret.ts.
+         * @description docs/api.md 9.13. Source: functions/rotate-oauth2-client-secret.ts.
          */
         post: operations["rotateOAuth2ClientSecret"];
         delete?: never;
@@ -473,7 +473,7 @@ export interface paths {
         };
         /**
          * The caller’s MFA methods (destinations masked) and the recovery codes left
-         * @description docs/api.md 8.6. Source: functions/mfa-list.ts.
+         * @description docs/api.md 8.6. Source: functions/list-mfa.ts.
          */
         get: operations["listMFA"];
         put?: never;
@@ -495,7 +495,7 @@ export interface paths {
         put?: never;
         /**
          * Remove an active MFA method; the last one takes the recovery codes with it
-         * @description docs/api.md 8.6. Source: functions/mfa-disable.ts.
+         * @description docs/api.md 8.6. Source: functions/disable-mfa.ts.
          */
         post: operations["disableMFA"];
         delete?: never;
@@ -515,7 +515,7 @@ export interface paths {
         put?: never;
         /**
          * Generate 10 recovery codes, shown this once, in place of any earlier ones
-         * @description docs/api.md 8.6. Source: functions/mfa-recovery-codes.ts.
+         * @description docs/api.md 8.6. Source: functions/generate-recovery-codes.ts.
          */
         post: operations["generateRecoveryCodes"];
         delete?: never;
@@ -533,14 +533,14 @@ export interface paths {
         };
         /**
          * The caller’s live sessions, the current one flagged
-         * @description docs/api.md 8.3. Source: functions/auth-sessions-list.ts.
+         * @description docs/api.md 8.3. Source: functions/list-sessions.ts.
          */
         get: operations["listSessions"];
         put?: never;
         post?: never;
         /**
          * Revoke every session of the caller but the current one (OAuth grants stay)
-         * @description docs/api.md 8.3. Source: functions/auth-sessions-revoke-others.ts.
+         * @description docs/api.md 8.3. Source: functions/revoke-other-sessions.ts.
          */
         delete: operations["revokeOtherSessions"];
         options?: never;
@@ -560,7 +560,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke one of the caller’s sessions
-         * @description docs/api.md 8.3. Source: functions/auth-sessions-revoke.ts.
+         * @description docs/api.md 8.3. Source: functions/revoke-session.ts.
          */
         delete: operations["revokeSession"];
         options?: never;
@@ -577,7 +577,7 @@ export interface paths {
         };
         /**
          * The apps the caller authorized (live OAuth grants)
-         * @description docs/api.md 8.4. Source: functions/auth-grants-list.ts.
+         * @description docs/api.md 8.4. Source: functions/list-grants.ts.
          */
         get: operations["listGrants"];
         put?: never;
@@ -600,7 +600,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke an app’s grant: its refresh and access tokens stop working
-         * @description docs/api.md 8.4. Source: functions/auth-grants-revoke.ts.
+         * @description docs/api.md 8.4. Source: functions/revoke-grant.ts.
          */
         delete: operations["revokeGrant"];
         options?: never;
@@ -617,7 +617,7 @@ export interface paths {
         };
         /**
          * The caller’s own account, with its MFA methods (destinations masked)
-         * @description docs/api.md 8.5. Source: functions/account.ts.
+         * @description docs/api.md 8.5. Source: functions/get-account.ts.
          */
         get: operations["getAccount"];
         put?: never;
@@ -761,13 +761,13 @@ export interface paths {
         };
         /**
          * The claims of the user an OAuth access token with scope openid was issued for (OIDC Core 5.3)
-         * @description docs/api.md 11.2. Source: functions/oauth2-userinfo.ts.
+         * @description docs/api.md 11.2. Source: functions/user-info.ts.
          */
         get: operations["userInfo"];
         put?: never;
         /**
          * The claims of the user an OAuth access token with scope openid was issued for (OIDC Core 5.3)
-         * @description docs/api.md 11.2. Source: functions/oauth2-userinfo.ts.
+         * @description docs/api.md 11.2. Source: functions/user-info.ts.
          */
         post: operations["userInfo"];
         delete?: never;
@@ -785,7 +785,7 @@ export interface paths {
         };
         /**
          * The OpenID Provider metadata (OpenID Connect Discovery 1.0)
-         * @description docs/api.md 11.3. Source: functions/openid-configuration.ts.
+         * @description docs/api.md 11.3. Source: functions/open-id-configuration.ts.
          */
         get: operations["openIdConfiguration"];
         put?: never;
@@ -953,7 +953,7 @@ export interface paths {
         };
         /**
          * The caller’s passkeys
-         * @description docs/api.md 12.3. Source: functions/passkeys-list.ts.
+         * @description docs/api.md 12.3. Source: functions/list-passkeys.ts.
          */
         get: operations["listPasskeys"];
         put?: never;
@@ -976,7 +976,7 @@ export interface paths {
         post?: never;
         /**
          * Remove one of the caller’s passkeys (recent authentication)
-         * @description docs/api.md 12.4. Source: functions/passkey-remove.ts.
+         * @description docs/api.md 12.4. Source: functions/remove-passkey.ts.
          */
         delete: operations["removePasskey"];
         options?: never;

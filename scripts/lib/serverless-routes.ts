@@ -19,7 +19,20 @@ export interface RouteTable {
   routes: Route[];
   /** Bundle of the session authorizer. */
   authorizerBundle: string;
+  /** Every function of serverless.yml (routed or not) and its bundle, in the file's order. */
+  functions: Array<{ functionName: string; bundle: string }>;
 }
+
+/**
+ * The file (and bundle) name of a serverless.yml function: its key in kebab-case, with
+ * `OAuth` one word (`createOAuth2Client` -> `create-oauth2-client`, `enableMFA` -> `enable-mfa`).
+ */
+export const functionFileName = (functionName: string) =>
+  functionName
+    .replace(/OAuth/g, 'Oauth')
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1-$2')
+    .toLowerCase();
 
 const indentOf = (line: string) => line.length - line.trimStart().length;
 
@@ -74,5 +87,6 @@ export function routesFromServerlessYml(text: string): RouteTable {
   const authorizerFunction = /authorizers:\s*\n\s+session:[\s\S]*?functionName:\s*([A-Za-z0-9_-]+)/.exec(text)?.[1];
   const authorizerBundle = authorizerFunction ? handlers.get(authorizerFunction) : undefined;
   if (!authorizerBundle) throw new Error('serverless.yml: cannot find the session authorizer function');
-  return { routes, authorizerBundle };
+  const functions = [...handlers].map(([functionName, bundle]) => ({ functionName, bundle }));
+  return { routes, authorizerBundle, functions };
 }

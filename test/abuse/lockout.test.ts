@@ -218,7 +218,7 @@ describe('docs/api.md 10: the lockout cannot be turned against the rightful user
     // Unknown clients count too, and revocation and introspection share the count.
     const other = freshAddress();
     for (let guess = 0; guess < 3; guess++) {
-      await limitedApp.request('oauth2Introspect', {
+      await limitedApp.request('introspect', {
         ...tokenRequest({ ...client, clientId: `nobody-${guess}` }, { token: 'x' }),
         sourceIp: other,
       });

@@ -201,7 +201,7 @@ describe('SMS pumping from fresh anonymous tenants', () => {
           const n = batch * 25 + i;
           const { token } = await registerAdmin(app, uniqueTenant('pump'));
           const secret = `+1555${String(n).padStart(7, '0')}`;
-          return (await app.request('mfaEnable', { token, body: { method: 'SMS', secret } })).status;
+          return (await app.request('enableMFA', { token, body: { method: 'SMS', secret } })).status;
         }),
       );
       answers.push(...statuses);
@@ -211,7 +211,7 @@ describe('SMS pumping from fresh anonymous tenants', () => {
     expect(delivered).toBe(100);
     expect(answers.filter((status) => status === 429)).toHaveLength(900);
     // The platform's established tenant still sends.
-    expect((await app.request('mfaEnable', { token: shopToken, body: { method: 'SMS', secret: '+15559876543' } })).status).toBe(200);
+    expect((await app.request('enableMFA', { token: shopToken, body: { method: 'SMS', secret: '+15559876543' } })).status).toBe(200);
   }, 180_000);
 });
 
@@ -220,12 +220,12 @@ describe('SMS countries (MFA_SMS_COUNTRIES)', () => {
     const deps = nearRealTime(await testDeps({ MFA_SMS_COUNTRIES: '+44,+49' }));
     const app = testApp(deps);
     const { token, user } = await registerAdmin(app, uniqueTenant('countries'));
-    expect(await app.request('mfaEnable', { token, body: { method: 'SMS', secret: '+15551234567' } })).toMatchObject({
+    expect(await app.request('enableMFA', { token, body: { method: 'SMS', secret: '+15551234567' } })).toMatchObject({
       status: 400,
       body: failure('Phone number country not allowed'),
     });
     expect(await deps.outbox.latest(user.tenantId, user.id, 'SMS')).toBeUndefined();
-    expect((await app.request('mfaEnable', { token, body: { method: 'SMS', secret: '+447700900123' } })).status).toBe(200);
+    expect((await app.request('enableMFA', { token, body: { method: 'SMS', secret: '+447700900123' } })).status).toBe(200);
     expect((await deps.outbox.latest(user.tenantId, user.id, 'SMS'))?.destination).toBe('+447700900123');
   });
 
@@ -255,7 +255,7 @@ describe('send quotas through enableMFA', () => {
     const answers: number[] = [];
     for (let i = 0; i < 6; i++) {
       const { token } = await registerAdmin(app, uniqueTenant('pump'));
-      answers.push((await app.request('mfaEnable', { token, body: { method: 'SMS', secret: destination } })).status);
+      answers.push((await app.request('enableMFA', { token, body: { method: 'SMS', secret: destination } })).status);
     }
     expect(answers).toEqual([200, 200, 200, 200, 200, 429]);
   });

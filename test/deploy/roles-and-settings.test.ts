@@ -261,8 +261,8 @@ async function driveEveryRoute(app: App, deps: TestDeps) {
     401,
     'wrong password',
   );
-  const refreshed = expectStatus(await app.request('refresh', { body: { refreshToken: alice.refreshToken } }), 200, 'refresh');
-  expectStatus(await app.request('refresh', { body: { refreshToken: alice.refreshToken } }), 401, 'reused refresh token');
+  const refreshed = expectStatus(await app.request('refreshToken', { body: { refreshToken: alice.refreshToken } }), 200, 'refresh');
+  expectStatus(await app.request('refreshToken', { body: { refreshToken: alice.refreshToken } }), 401, 'reused refresh token');
   const bob = await newUser();
   expectStatus(await app.request('me', { token: bob.token }), 200, 'me');
   expectStatus(await app.request('logout', { token: bob.token }), 200, 'logout');
@@ -285,18 +285,19 @@ async function driveEveryRoute(app: App, deps: TestDeps) {
     401,
     'SMS code',
   );
-  const codes = expectStatus(await app.request('mfaRecoveryCodes', { token: carolOtp }), 200, 'recovery codes').body.data.codes as string[];
+  const codes = expectStatus(await app.request('generateRecoveryCodes', { token: carolOtp }), 200, 'recovery codes').body.data
+    .codes as string[];
   await signIn(carol.username, { mfaMethod: 'RECOVERY', mfaCode: String(codes[0]) });
-  expectStatus(await app.request('mfaList', { token: carolOtp }), 200, 'list MFA');
-  expectStatus(await app.request('mfaDisable', { token: carolOtp, body: { method: 'SMS' } }), 200, 'disable SMS');
-  expectStatus(await app.request('mfaDisable', { token: carolOtp, body: { method: 'TOTP' } }), 200, 'disable the last method');
+  expectStatus(await app.request('listMFA', { token: carolOtp }), 200, 'list MFA');
+  expectStatus(await app.request('disableMFA', { token: carolOtp, body: { method: 'SMS' } }), 200, 'disable SMS');
+  expectStatus(await app.request('disableMFA', { token: carolOtp, body: { method: 'TOTP' } }), 200, 'disable the last method');
   expectStatus(
-    await app.request('mfaEnable', { token: carolOtp, body: { method: 'EMAIL', secret: 'carol@example.com' } }),
+    await app.request('enableMFA', { token: carolOtp, body: { method: 'EMAIL', secret: 'carol@example.com' } }),
     200,
     'enable EMAIL',
   );
   expectStatus(
-    await app.request('passwordChange', { token: carolOtp, body: { currentPassword: PASSWORD, newPassword: `${PASSWORD} changed` } }),
+    await app.request('changePassword', { token: carolOtp, body: { currentPassword: PASSWORD, newPassword: `${PASSWORD} changed` } }),
     200,
     'password change',
   );
@@ -368,18 +369,14 @@ async function driveEveryRoute(app: App, deps: TestDeps) {
   const openid = expectStatus(await redeem(), 200, 'code').body;
   const bearer = { authorization: `Bearer ${openid.access_token}` };
   expectStatus(await app.request('userInfo', { headers: bearer }), 200, 'userinfo');
-  expectStatus(await app.request('userInfoPost', { headers: bearer }), 200, 'userinfo by POST');
+  expectStatus(await app.request('userInfo', { method: 'POST', headers: bearer }), 200, 'userinfo by POST');
   // A code presented twice revokes what it gave (docs/api.md 4.7).
   expectStatus(await redeem(), 400, 'reused code');
   const fresh = await grantTokens(app, frank.token, client);
-  expectStatus(await app.request('oauth2Introspect', tokenRequest(client, { token: fresh.refresh_token })), 200, 'introspect');
+  expectStatus(await app.request('introspect', tokenRequest(client, { token: fresh.refresh_token })), 200, 'introspect');
+  expectStatus(await app.request('introspect', tokenRequest(client, { token: fresh.access_token })), 200, 'introspect an access token');
   expectStatus(
-    await app.request('oauth2Introspect', tokenRequest(client, { token: fresh.access_token })),
-    200,
-    'introspect an access token',
-  );
-  expectStatus(
-    await app.request('oauth2Introspect', {
+    await app.request('introspect', {
       ...tokenRequest(client, { token: 'x' }),
       body: 'client_id=nobody&client_secret=wrong&token=x',
     }),
@@ -389,19 +386,19 @@ async function driveEveryRoute(app: App, deps: TestDeps) {
   const grantId = String(fresh.refresh_token).split('.')[0] ?? '';
   expectStatus(await app.request('revokeGrant', { token: frank.token, pathParameters: { grantId } }), 200, 'revoke grant');
   const revocable = await grantTokens(app, frank.token, client);
-  expectStatus(await app.request('oauth2Revoke', tokenRequest(client, { token: revocable.refresh_token })), 200, 'revoke');
-  expectStatus(await app.request('oauth2Metadata'), 200, 'metadata');
+  expectStatus(await app.request('revoke', tokenRequest(client, { token: revocable.refresh_token })), 200, 'revoke');
+  expectStatus(await app.request('metadata'), 200, 'metadata');
   expectStatus(await app.request('openIdConfiguration'), 200, 'openid configuration');
   const clientPath = { clientId: client.clientId };
-  expectStatus(await app.request('oauth2ListClients', { token: adminToken }), 200, 'list clients');
-  expectStatus(await app.request('oauth2ReadClient', { token: adminToken, pathParameters: clientPath }), 200, 'read client');
+  expectStatus(await app.request('listOAuth2Clients', { token: adminToken }), 200, 'list clients');
+  expectStatus(await app.request('readOAuth2Client', { token: adminToken, pathParameters: clientPath }), 200, 'read client');
   expectStatus(
-    await app.request('oauth2UpdateClient', { token: adminToken, pathParameters: clientPath, body: { client_name: 'Renamed' } }),
+    await app.request('updateOAuth2Client', { token: adminToken, pathParameters: clientPath, body: { client_name: 'Renamed' } }),
     200,
     'update client',
   );
   expectStatus(
-    await app.request('oauth2RotateClientSecret', {
+    await app.request('rotateOAuth2ClientSecret', {
       token: adminToken,
       pathParameters: clientPath,
       body: { client_secret: newSecret() },
@@ -411,7 +408,7 @@ async function driveEveryRoute(app: App, deps: TestDeps) {
   );
   const spare: TestClient = await createClient(app, adminToken, tenantId);
   expectStatus(
-    await app.request('oauth2DeleteClient', { token: adminToken, pathParameters: { clientId: spare.clientId } }),
+    await app.request('deleteOAuth2Client', { token: adminToken, pathParameters: { clientId: spare.clientId } }),
     200,
     'delete client',
   );
@@ -456,7 +453,7 @@ async function driveEveryRoute(app: App, deps: TestDeps) {
     201,
     'passkey registration',
   );
-  expectStatus(await app.request('passkeysList', { token: heidi.token }), 200, 'list passkeys');
+  expectStatus(await app.request('listPasskeys', { token: heidi.token }), 200, 'list passkeys');
   const request = expectStatus(
     await app.request('passkeyAuthenticationOptions', { body: { tenantId, username: heidi.username } }),
     200,
@@ -468,7 +465,7 @@ async function driveEveryRoute(app: App, deps: TestDeps) {
     'passkey sign-in',
   );
   expectStatus(
-    await app.request('passkeyRemove', { token: heidi.token, pathParameters: { id: registered.body.data.passkey.id } }),
+    await app.request('removePasskey', { token: heidi.token, pathParameters: { id: registered.body.data.passkey.id } }),
     200,
     'remove passkey',
   );
@@ -522,7 +519,8 @@ async function driveEveryRoute(app: App, deps: TestDeps) {
   );
   const asked = expectStatus(await app.request('oauth2Logout', { method: 'GET', headers: jar.header(), query: {} }), 200, 'logout page');
   expectStatus(
-    await app.request('oauth2LogoutPost', {
+    await app.request('oauth2Logout', {
+      method: 'POST',
       headers: { 'content-type': FORM, origin: issuerOrigin, ...jar.header() },
       body: new URLSearchParams({ csrf: csrfOf(asked) }).toString(),
     }),

@@ -51,7 +51,7 @@ describe('the documented answer schemas', () => {
     expect(login.status).toBe(200);
     expect(issues(api.success(api.authPayload), login.body)).toEqual([]);
 
-    const refreshed = await app.request('refresh', { body: { refreshToken: login.body.data.refreshToken } });
+    const refreshed = await app.request('refreshToken', { body: { refreshToken: login.body.data.refreshToken } });
     expect(refreshed.status).toBe(200);
     expect(issues(api.success(api.authPayload), refreshed.body)).toEqual([]);
 
@@ -61,7 +61,7 @@ describe('the documented answer schemas', () => {
 
     // On a user of its own: the change ends the admin's other sessions, which the tests below use.
     const other = await app.request('register', { body: { username: 'admin', password, role: 'ADMIN', tenantId: uniqueTenant('docs') } });
-    const changed = await app.request('passwordChange', {
+    const changed = await app.request('changePassword', {
       token: other.body.data.token,
       body: { currentPassword: password, newPassword: password },
     });
@@ -89,12 +89,12 @@ describe('the documented answer schemas', () => {
     expect(other.status).toBe(201);
     const session = await app.request('login', { body: { username: 'mfa-user', password, tenantId } });
     const secret = new Secret({ size: 20 }).base32;
-    const enabled = await app.request('mfaEnable', { token: session.body.data.token, body: { method: 'TOTP', secret } });
+    const enabled = await app.request('enableMFA', { token: session.body.data.token, body: { method: 'TOTP', secret } });
     expect(enabled.status).toBe(200);
     expect(issues(api.success(api.mfaEnabled), enabled.body)).toEqual([]);
 
     const code = totpCode(secret, timeStep(deps.clock.now()));
-    const verified = await app.request('mfaVerify', { token: session.body.data.token, body: { method: 'TOTP', code } });
+    const verified = await app.request('verifyMFA', { token: session.body.data.token, body: { method: 'TOTP', code } });
     expect(verified.status).toBe(200);
     expect(issues(api.success(api.message('MFA verified successfully')), verified.body)).toEqual([]);
   });
@@ -103,28 +103,28 @@ describe('the documented answer schemas', () => {
     await app.request('register', { token: admin.token, body: { username: 'lifecycle-user', password, role: 'OPERATOR', tenantId } });
     const first = await app.request('login', { body: { username: 'lifecycle-user', password, tenantId } });
     const secret = new Secret({ size: 20 }).base32;
-    await app.request('mfaEnable', { token: first.body.data.token, body: { method: 'TOTP', secret } });
+    await app.request('enableMFA', { token: first.body.data.token, body: { method: 'TOTP', secret } });
     const step = timeStep(deps.clock.now());
-    await app.request('mfaVerify', { token: first.body.data.token, body: { method: 'TOTP', code: totpCode(secret, step) } });
+    await app.request('verifyMFA', { token: first.body.data.token, body: { method: 'TOTP', code: totpCode(secret, step) } });
     const login = await app.request('login', {
       body: { username: 'lifecycle-user', password, tenantId, mfaCode: totpCode(secret, step + 1) },
     });
     const token = login.body.data.token as string;
-    await app.request('mfaEnable', { token, body: { method: 'EMAIL', secret: 'lifecycle@example.com' } });
+    await app.request('enableMFA', { token, body: { method: 'EMAIL', secret: 'lifecycle@example.com' } });
 
-    const generated = await app.request('mfaRecoveryCodes', { token });
+    const generated = await app.request('generateRecoveryCodes', { token });
     expect(generated.status).toBe(200);
     expect(issues(api.success(account.recoveryCodes), generated.body)).toEqual([]);
-    const listed = await app.request('mfaList', { token });
+    const listed = await app.request('listMFA', { token });
     expect(listed.body.data.mfa.methods).toHaveLength(2);
     expect(issues(api.success(account.mfaList), listed.body)).toEqual([]);
-    const disabled = await app.request('mfaDisable', { token, body: { method: 'TOTP' } });
+    const disabled = await app.request('disableMFA', { token, body: { method: 'TOTP' } });
     expect(disabled.status).toBe(200);
     expect(issues(api.success(api.message('MFA disabled')), disabled.body)).toEqual([]);
   });
 
   it('the OAuth routes answer the client, the token payload, introspection and RFC errors', async () => {
-    const created = await app.request('oauth2CreateClient', {
+    const created = await app.request('createOAuth2Client', {
       token: admin.token,
       body: {
         client_id: client.id,
@@ -168,12 +168,12 @@ describe('the documented answer schemas', () => {
     expect(issues(api.oauthTokenPayload, refreshed.body)).toEqual([]);
 
     for (const token of [refreshed.body.access_token, refreshed.body.refresh_token, 'not-a-token']) {
-      const introspected = await app.request('oauth2Introspect', form({ ...credentials, token }));
+      const introspected = await app.request('introspect', form({ ...credentials, token }));
       expect(introspected.status).toBe(200);
       expect(issues(api.introspection, introspected.body)).toEqual([]);
     }
 
-    const revoked = await app.request('oauth2Revoke', form({ ...credentials, token: refreshed.body.refresh_token }));
+    const revoked = await app.request('revoke', form({ ...credentials, token: refreshed.body.refresh_token }));
     expect(revoked).toMatchObject({ status: 200, body: undefined });
 
     const reused = await app.request(
@@ -186,7 +186,7 @@ describe('the documented answer schemas', () => {
 
   it('the OAuth client lifecycle answers the client list, the client and the message', async () => {
     const own = { id: `docs-life-${randomBytes(6).toString('hex')}`, secret: randomBytes(32).toString('base64url') };
-    const created = await app.request('oauth2CreateClient', {
+    const created = await app.request('createOAuth2Client', {
       token: admin.token,
       body: {
         client_id: own.id,
@@ -200,10 +200,10 @@ describe('the documented answer schemas', () => {
     expect(created.status).toBe(201);
     const pathParameters = { clientId: own.id };
     const answers = [
-      [await app.request('oauth2ListClients', { token: admin.token }), clients.clientList],
-      [await app.request('oauth2ReadClient', { token: admin.token, pathParameters }), clients.oneClient],
+      [await app.request('listOAuth2Clients', { token: admin.token }), clients.clientList],
+      [await app.request('readOAuth2Client', { token: admin.token, pathParameters }), clients.oneClient],
       [
-        await app.request('oauth2UpdateClient', {
+        await app.request('updateOAuth2Client', {
           token: admin.token,
           pathParameters,
           body: { client_name: 'Docs', post_logout_redirect_uris: client.redirectUri },
@@ -211,20 +211,20 @@ describe('the documented answer schemas', () => {
         clients.oneClient,
       ],
       [
-        await app.request('oauth2RotateClientSecret', {
+        await app.request('rotateOAuth2ClientSecret', {
           token: admin.token,
           pathParameters,
           body: { client_secret: randomBytes(32).toString('base64url') },
         }),
         clients.oneClient,
       ],
-      [await app.request('oauth2DeleteClient', { token: admin.token, pathParameters }), api.message('OAuth2 client deleted')],
+      [await app.request('deleteOAuth2Client', { token: admin.token, pathParameters }), api.message('OAuth2 client deleted')],
     ] as const;
     for (const [answer, schema] of answers) {
       expect(answer.status).toBe(200);
       expect(issues(api.success(schema), answer.body)).toEqual([]);
     }
-    const missing = await app.request('oauth2ReadClient', { token: admin.token, pathParameters });
+    const missing = await app.request('readOAuth2Client', { token: admin.token, pathParameters });
     expect(missing.status).toBe(404);
     expect(issues(api.failure, missing.body)).toEqual([]);
   });
@@ -234,7 +234,7 @@ describe('the documented answer schemas', () => {
     expect(jwks.status).toBe(200);
     expect(issues(api.jwks, jwks.body)).toEqual([]);
 
-    const metadata = await app.request('oauth2Metadata', {});
+    const metadata = await app.request('metadata', {});
     expect(metadata.status).toBe(200);
     expect(issues(api.authorizationServer, metadata.body)).toEqual([]);
   });

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../lib/errors';
-import { OPENAPI_FILE, openApiDocument, serialize, VALIDATION_EXAMPLE } from '../../scripts/lib/openapi';
+import { OPENAPI_FILE, openApiDocument, operationDoc, serialize, VALIDATION_EXAMPLE } from '../../scripts/lib/openapi';
 import { routesFromServerlessYml } from '../../scripts/lib/serverless-routes';
 
 interface Operation {
@@ -50,6 +50,21 @@ describe('docs/openapi.json', () => {
     const documented = operations.map(({ route, operation }) => [route, operation.operationId, operation['x-authorizer']]);
     const routed = routes.map((route) => [`${route.method} ${route.path}`, route.functionName, route.authorizer]);
     expect(documented.sort()).toEqual(routed.sort());
+  });
+
+  it.each<[string, unknown, string]>([
+    ['no operation', undefined, 'exports no `operation: OperationDoc` (lib/http/operation-doc.ts) to document it'],
+    ['an operation without answers', { section: '4.1', summary: 'Ping', failures: [] }, 'exports no `operation: OperationDoc`'],
+    [
+      'an answer schema the generator does not know',
+      { section: '4.1', summary: 'Ping', answers: [{ status: 200, description: 'Pong.', body: 'PongEnvelope' }], failures: [] },
+      'answers with PongEnvelope, which RESPONSE_SCHEMAS does not name',
+    ],
+  ])('refuses a routed function with %s, naming its route and file', (_, exported, message) => {
+    const route = { method: 'GET', path: '/ping', functionName: 'ping', bundle: 'ping', authorizer: false };
+    expect(() => operationDoc(route, exported)).toThrow(
+      `OpenAPI: serverless.yml routes GET /ping to ping, but functions/ping.ts ${message}`,
+    );
   });
 
   it('lists only error messages that docs/api.md names in the operation’s section or in section 2', async () => {

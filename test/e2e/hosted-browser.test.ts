@@ -1,9 +1,5 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as hostedConsent from '../../functions/hosted-consent';
-import * as hostedSecondFactor from '../../functions/hosted-second-factor';
-import * as hostedSignIn from '../../functions/hosted-sign-in';
-import * as oauth2Authorize from '../../functions/oauth2-authorize';
 import { type App, registerAdmin, registerStaff } from '../helpers/app';
 import { type BrowserStack, startBrowserStack } from '../helpers/browser';
 import { type TestDeps, uniqueTenant } from '../helpers/deps';
@@ -29,14 +25,7 @@ describe('browser sign-in (chromium)', () => {
   const password = 'a long unusual passphrase';
 
   beforeAll(async () => {
-    stack = await startBrowserStack({
-      routes: (deps) => [
-        { method: 'GET', path: '/oauth2/authorize', handler: oauth2Authorize.makeHandler(deps), authorizer: true },
-        { method: 'POST', path: '/oauth2/hosted/sign-in', handler: hostedSignIn.makeHandler(deps), authorizer: false },
-        { method: 'POST', path: '/oauth2/hosted/second-factor', handler: hostedSecondFactor.makeHandler(deps), authorizer: false },
-        { method: 'POST', path: '/oauth2/hosted/consent', handler: hostedConsent.makeHandler(deps), authorizer: false },
-      ],
-    });
+    stack = await startBrowserStack();
     ({ issuer, deps, app } = stack);
     const { appsBase } = stack;
     tenantId = uniqueTenant('hosted');
@@ -45,14 +34,14 @@ describe('browser sign-in (chromium)', () => {
     firstParty = await createClient(app, adminToken, tenantId, { redirectUri: `${appsBase}/shop/callback` });
     secondFirstParty = await createClient(app, adminToken, tenantId, { redirectUri: `${appsBase}/back-office/callback` });
     for (const client of [firstParty, secondFirstParty]) {
-      const marked = await app.request('oauth2UpdateClient', {
+      const marked = await app.request('updateOAuth2Client', {
         token: adminToken,
         pathParameters: { clientId: client.clientId },
         body: { first_party: true },
       });
       expect(marked.status).toBe(200);
     }
-    await app.request('oauth2UpdateClient', {
+    await app.request('updateOAuth2Client', {
       token: adminToken,
       pathParameters: { clientId: thirdParty.clientId },
       body: { client_name: 'Partner <Analytics>' },
@@ -272,7 +261,7 @@ describe('browser sign-in (chromium)', () => {
   it('never renders a hostile state, client name or username as markup', async () => {
     const hostile = '"><img src=x onerror="document.title=\'owned\'"><script>document.title="owned"</script>';
     const user = await newUser(`<b>${Math.random().toString(36).slice(2, 6)}</b>`);
-    await app.request('oauth2UpdateClient', {
+    await app.request('updateOAuth2Client', {
       token: adminToken,
       pathParameters: { clientId: thirdParty.clientId },
       body: { client_name: hostile },

@@ -1,7 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as hostedSignIn from '../../functions/hosted-sign-in';
-import * as oauth2Authorize from '../../functions/oauth2-authorize';
-import * as oauth2Logout from '../../functions/oauth2-logout';
 import { type App, registerAdmin, registerStaff } from '../helpers/app';
 import { type BrowserStack, startBrowserStack } from '../helpers/browser';
 import { uniqueTenant } from '../helpers/deps';
@@ -24,19 +21,12 @@ describe('RP-initiated logout (chromium)', () => {
   const password = 'a long unusual passphrase';
 
   beforeAll(async () => {
-    stack = await startBrowserStack({
-      routes: (deps) => [
-        { method: 'GET', path: '/oauth2/authorize', handler: oauth2Authorize.makeHandler(deps), authorizer: true },
-        { method: 'POST', path: '/oauth2/hosted/sign-in', handler: hostedSignIn.makeHandler(deps), authorizer: false },
-        { method: 'GET', path: '/oauth2/logout', handler: oauth2Logout.makeHandler(deps), authorizer: false },
-        { method: 'POST', path: '/oauth2/logout', handler: oauth2Logout.makeHandler(deps), authorizer: false },
-      ],
-    });
+    stack = await startBrowserStack();
     ({ issuer, appsBase, app } = stack);
     tenantId = uniqueTenant('logout');
     adminToken = (await registerAdmin(app, tenantId, 'admin', password)).token;
     client = await createClient(app, adminToken, tenantId, { redirectUri: `${appsBase}/shop/callback`, scope: 'openid orders:read' });
-    const marked = await app.request('oauth2UpdateClient', {
+    const marked = await app.request('updateOAuth2Client', {
       token: adminToken,
       pathParameters: { clientId: client.clientId },
       body: { first_party: true, post_logout_redirect_uris: `${appsBase}/shop/signed-out` },

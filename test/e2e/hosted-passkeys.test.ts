@@ -1,11 +1,5 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as hostedPasskeyRegister from '../../functions/hosted-passkey-register';
-import * as hostedPasskeySignIn from '../../functions/hosted-passkey-sign-in';
-import * as hostedPasskeysPage from '../../functions/hosted-passkeys-page';
-import * as hostedSecondFactor from '../../functions/hosted-second-factor';
-import * as hostedSignIn from '../../functions/hosted-sign-in';
-import * as oauth2Authorize from '../../functions/oauth2-authorize';
 import { type App, registerAdmin, registerStaff } from '../helpers/app';
 import { type BrowserStack, startBrowserStack } from '../helpers/browser';
 import { type TestDeps, uniqueTenant } from '../helpers/deps';
@@ -35,21 +29,13 @@ describe('passkeys on the hosted pages (chromium)', () => {
     stack = await startBrowserStack({
       host: 'localhost',
       env: (issuer) => ({ WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGINS: issuer }),
-      routes: (deps) => [
-        { method: 'GET', path: '/oauth2/authorize', handler: oauth2Authorize.makeHandler(deps), authorizer: true },
-        { method: 'POST', path: '/oauth2/hosted/sign-in', handler: hostedSignIn.makeHandler(deps), authorizer: false },
-        { method: 'POST', path: '/oauth2/hosted/second-factor', handler: hostedSecondFactor.makeHandler(deps), authorizer: false },
-        { method: 'POST', path: '/oauth2/hosted/passkey', handler: hostedPasskeySignIn.makeHandler(deps), authorizer: false },
-        { method: 'GET', path: '/oauth2/hosted/passkeys', handler: hostedPasskeysPage.makeHandler(deps), authorizer: false },
-        { method: 'POST', path: '/oauth2/hosted/passkeys', handler: hostedPasskeyRegister.makeHandler(deps), authorizer: false },
-      ],
     });
     ({ issuer, deps, app } = stack);
     const { appsBase } = stack;
     tenantId = uniqueTenant('passkeyweb');
     adminToken = (await registerAdmin(app, tenantId, 'admin', password)).token;
     client = await createClient(app, adminToken, tenantId, { redirectUri: `${appsBase}/shop/callback`, scope: 'openid orders:read' });
-    await app.request('oauth2UpdateClient', {
+    await app.request('updateOAuth2Client', {
       token: adminToken,
       pathParameters: { clientId: client.clientId },
       body: { first_party: true },
@@ -57,7 +43,7 @@ describe('passkeys on the hosted pages (chromium)', () => {
     const otherTenant = uniqueTenant('passkeyweb-other');
     const otherAdmin = (await registerAdmin(app, otherTenant, 'admin', password)).token;
     otherClient = await createClient(app, otherAdmin, otherTenant, { redirectUri: `${appsBase}/other/callback` });
-    await app.request('oauth2UpdateClient', {
+    await app.request('updateOAuth2Client', {
       token: otherAdmin,
       pathParameters: { clientId: otherClient.clientId },
       body: { first_party: true },

@@ -1,9 +1,5 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as hostedConsent from '../../functions/hosted-consent';
-import * as hostedSecondFactor from '../../functions/hosted-second-factor';
-import * as hostedSignIn from '../../functions/hosted-sign-in';
-import * as oauth2Authorize from '../../functions/oauth2-authorize';
 import { type App, registerAdmin, registerStaff } from '../helpers/app';
 import { type BrowserStack, startBrowserStack } from '../helpers/browser';
 import { type TestDeps, uniqueTenant } from '../helpers/deps';
@@ -27,21 +23,14 @@ describe('browser sign-in: second factors and known devices (chromium)', () => {
   const password = 'a long unusual passphrase';
 
   beforeAll(async () => {
-    stack = await startBrowserStack({
-      routes: (deps) => [
-        { method: 'GET', path: '/oauth2/authorize', handler: oauth2Authorize.makeHandler(deps), authorizer: true },
-        { method: 'POST', path: '/oauth2/hosted/sign-in', handler: hostedSignIn.makeHandler(deps), authorizer: false },
-        { method: 'POST', path: '/oauth2/hosted/second-factor', handler: hostedSecondFactor.makeHandler(deps), authorizer: false },
-        { method: 'POST', path: '/oauth2/hosted/consent', handler: hostedConsent.makeHandler(deps), authorizer: false },
-      ],
-    });
+    stack = await startBrowserStack();
     ({ issuer, deps, app } = stack);
     const { appsBase } = stack;
     tenantId = uniqueTenant('hosted-2fa');
     adminToken = (await registerAdmin(app, tenantId, 'admin', password)).token;
     // First party: no consent page, so each journey ends at the callback after the second factor.
     shop = await createClient(app, adminToken, tenantId, { redirectUri: `${appsBase}/shop/callback` });
-    const marked = await app.request('oauth2UpdateClient', {
+    const marked = await app.request('updateOAuth2Client', {
       token: adminToken,
       pathParameters: { clientId: shop.clientId },
       body: { first_party: true },
@@ -132,7 +121,7 @@ describe('browser sign-in: second factors and known devices (chromium)', () => {
     const stepUp = await app.request('login', { body: { username: user.username, password, tenantId, mfaCode: code() } });
     expect(stepUp.status).toBe(200);
     await activateDelivered(app, deps, stepUp.body.data.token, user.id, 'EMAIL', `${user.username}@example.com`);
-    const generated = await app.request('mfaRecoveryCodes', { token: stepUp.body.data.token });
+    const generated = await app.request('generateRecoveryCodes', { token: stepUp.body.data.token });
     expect(generated.status).toBe(200);
     deps.clock.advance(31);
     return { ...user, recoveryCodes: generated.body.data.codes as string[] };

@@ -1,20 +1,11 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as authorizer from '../../functions/authorizer';
-import * as jwks from '../../functions/jwks';
-import * as me from '../../functions/me';
-import * as oauth2Authorize from '../../functions/oauth2-authorize';
-import * as oauth2CreateClient from '../../functions/oauth2-create-client';
-import * as oauth2Introspect from '../../functions/oauth2-introspect';
-import * as oauth2Metadata from '../../functions/oauth2-metadata';
-import * as oauth2Revoke from '../../functions/oauth2-revoke';
-import * as oauth2Token from '../../functions/oauth2-token';
-import * as register from '../../functions/register';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
 import { type ApiServer, startApiServer } from '../helpers/http-server';
 import { newSecret } from '../helpers/oauth';
+import { mountServerlessRoutes } from '../helpers/routes';
 
 /**
  * The whole authorization code flow driven by openid-client (a certified third-party
@@ -52,20 +43,7 @@ describe('OAuth 2.0 with openid-client', () => {
     issuer = server.url;
     deps = await testDeps({ ISSUER: issuer });
     deps.clock.set(Date.now());
-    server.mount(
-      [
-        { method: 'POST', path: '/auth/register', handler: register.makeHandler(deps), authorizer: true },
-        { method: 'GET', path: '/auth/me', handler: me.makeHandler(deps), authorizer: true },
-        { method: 'GET', path: '/.well-known/jwks.json', handler: jwks.makeHandler(deps), authorizer: false },
-        { method: 'GET', path: '/.well-known/oauth-authorization-server', handler: oauth2Metadata.makeHandler(deps), authorizer: false },
-        { method: 'POST', path: '/oauth2/clients', handler: oauth2CreateClient.makeHandler(deps), authorizer: true },
-        { method: 'GET', path: '/oauth2/authorize', handler: oauth2Authorize.makeHandler(deps), authorizer: true },
-        { method: 'POST', path: '/oauth2/token', handler: oauth2Token.makeHandler(deps), authorizer: false },
-        { method: 'POST', path: '/oauth2/revoke', handler: oauth2Revoke.makeHandler(deps), authorizer: false },
-        { method: 'POST', path: '/oauth2/introspect', handler: oauth2Introspect.makeHandler(deps), authorizer: false },
-      ],
-      authorizer.makeHandler(deps),
-    );
+    mountServerlessRoutes(server, deps);
     const tenantId = uniqueTenant('e2e');
     const registered = await http('POST', '/auth/register', {
       json: { username: 'alice', password: 'a long unusual passphrase', role: 'ADMIN', tenantId },

@@ -3,21 +3,11 @@ import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as authorizer from '../../functions/authorizer';
-import * as jwks from '../../functions/jwks';
-import * as login from '../../functions/login';
-import * as oauth2Authorize from '../../functions/oauth2-authorize';
-import * as oauth2CreateClient from '../../functions/oauth2-create-client';
-import * as oauth2Logout from '../../functions/oauth2-logout';
-import * as oauth2Metadata from '../../functions/oauth2-metadata';
-import * as oauth2Token from '../../functions/oauth2-token';
-import * as oauth2UserInfo from '../../functions/oauth2-userinfo';
-import * as openIdConfiguration from '../../functions/openid-configuration';
-import * as register from '../../functions/register';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
 import { type ApiServer, startApiServer } from '../helpers/http-server';
 import { newSecret } from '../helpers/oauth';
+import { mountServerlessRoutes } from '../helpers/routes';
 
 /**
  * OpenID Connect with relying parties we did not write (docs/api.md 11): openid-client
@@ -100,22 +90,7 @@ describe('OpenID Connect with openid-client and oauth4webapi', () => {
     deps = await testDeps({ ISSUER: issuer });
     // openid-client checks iat and exp against its own clock.
     deps.clock.set(Date.now());
-    server.mount(
-      [
-        { method: 'POST', path: '/auth/register', handler: register.makeHandler(deps), authorizer: true },
-        { method: 'POST', path: '/auth/login', handler: login.makeHandler(deps), authorizer: false },
-        { method: 'GET', path: '/.well-known/jwks.json', handler: jwks.makeHandler(deps), authorizer: false },
-        { method: 'GET', path: '/.well-known/oauth-authorization-server', handler: oauth2Metadata.makeHandler(deps), authorizer: false },
-        { method: 'GET', path: '/.well-known/openid-configuration', handler: openIdConfiguration.makeHandler(deps), authorizer: false },
-        { method: 'POST', path: '/oauth2/clients', handler: oauth2CreateClient.makeHandler(deps), authorizer: true },
-        { method: 'GET', path: '/oauth2/authorize', handler: oauth2Authorize.makeHandler(deps), authorizer: true },
-        { method: 'POST', path: '/oauth2/token', handler: oauth2Token.makeHandler(deps), authorizer: false },
-        { method: 'GET', path: '/oauth2/userinfo', handler: oauth2UserInfo.makeHandler(deps), authorizer: false },
-        { method: 'POST', path: '/oauth2/userinfo', handler: oauth2UserInfo.makeHandler(deps), authorizer: false },
-        { method: 'GET', path: '/oauth2/logout', handler: oauth2Logout.makeHandler(deps), authorizer: false },
-      ],
-      authorizer.makeHandler(deps),
-    );
+    mountServerlessRoutes(server, deps);
     tenantId = uniqueTenant('oidc');
     const registered = await http('POST', '/auth/register', {
       json: { username: 'olivia', password: 'a long unusual passphrase', role: 'ADMIN', tenantId, email: 'olivia@example.com' },

@@ -1,17 +1,10 @@
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { createIdentityClient, type ErrorCode, type IdentityClient } from '../../clients/typescript';
-import * as authorizer from '../../functions/authorizer';
-import * as login from '../../functions/login';
-import * as logout from '../../functions/logout';
-import * as me from '../../functions/me';
-import * as mfaEnable from '../../functions/mfa-enable';
-import * as mfaVerify from '../../functions/mfa-verify';
-import * as refreshToken from '../../functions/refresh-token';
-import * as register from '../../functions/register';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
 import { type ApiServer, startApiServer } from '../helpers/http-server';
 import { authenticator, newTotpSecret } from '../helpers/mfa';
+import { mountServerlessRoutes } from '../helpers/routes';
 
 /**
  * The typed client of clients/typescript (generated from docs/openapi.json) against the
@@ -30,19 +23,7 @@ describe('the typed client (clients/typescript)', () => {
     server = await startApiServer();
     deps = await testDeps({ ISSUER: server.url });
     deps.clock.set(Date.now());
-    const withAuthorizer = (path: string, handler: unknown, method = 'POST') => ({ method, path, handler, authorizer: true });
-    server.mount(
-      [
-        withAuthorizer('/auth/register', register.makeHandler(deps)),
-        { method: 'POST', path: '/auth/login', handler: login.makeHandler(deps), authorizer: false },
-        { method: 'POST', path: '/auth/refresh', handler: refreshToken.makeHandler(deps), authorizer: false },
-        withAuthorizer('/auth/me', me.makeHandler(deps), 'GET'),
-        withAuthorizer('/auth/logout', logout.makeHandler(deps)),
-        withAuthorizer('/auth/mfa/enable', mfaEnable.makeHandler(deps)),
-        withAuthorizer('/auth/mfa/verify', mfaVerify.makeHandler(deps)),
-      ],
-      authorizer.makeHandler(deps),
-    );
+    mountServerlessRoutes(server, deps);
     api = createIdentityClient({ baseUrl: server.url, token: () => token });
     const registered = await api.POST('/auth/register', { body: { username: 'alice', password, role: 'ADMIN', tenantId } });
     expect(registered.response.status).toBe(201);

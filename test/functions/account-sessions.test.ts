@@ -118,7 +118,7 @@ describe('sessions and authorized apps (docs/api.md 8.3-8.5)', () => {
       const counted = { ...deps, store: faultyStores(deps.store, deps.mfaDelivery, plan).stores };
       const countedApp = testApp(counted);
       plan.reset();
-      const refreshed = await countedApp.request('refresh', {
+      const refreshed = await countedApp.request('refreshToken', {
         body: { refreshToken: user.refreshToken },
         headers: { 'user-agent': 'Phone/2.0' },
       });
@@ -133,7 +133,7 @@ describe('sessions and authorized apps (docs/api.md 8.3-8.5)', () => {
     it('keeps at most 256 characters of a user agent, without control characters', async () => {
       const user = await newUser();
       const long = `Agent\u0000\u001b[31m${'x'.repeat(1000)}`;
-      const refreshed = await app.request('refresh', { body: { refreshToken: user.refreshToken }, headers: { 'user-agent': long } });
+      const refreshed = await app.request('refreshToken', { body: { refreshToken: user.refreshToken }, headers: { 'user-agent': long } });
       const [session] = await sessionsOf(refreshed.body.data.token);
       expect(session?.userAgent).toHaveLength(256);
       expect(session?.userAgent).toMatch(/^Agent {2}\[31mx+$/);
@@ -164,7 +164,9 @@ describe('sessions and authorized apps (docs/api.md 8.3-8.5)', () => {
         body: { success: true, data: { message: 'Session revoked' } },
       });
       expect((await app.request('me', { token: phone.token })).body).toEqual(failure('Unauthorized'));
-      expect((await app.request('refresh', { body: { refreshToken: phone.refreshToken } })).body).toEqual(failure('Invalid refresh token'));
+      expect((await app.request('refreshToken', { body: { refreshToken: phone.refreshToken } })).body).toEqual(
+        failure('Invalid refresh token'),
+      );
       expect((await app.request('me', { token: user.token })).status).toBe(200);
       expect((await sessionsOf(user.token)).map((session) => session.current)).toEqual([true]);
       // Again: the session is revoked, and says so (idempotent).
@@ -211,17 +213,17 @@ describe('sessions and authorized apps (docs/api.md 8.3-8.5)', () => {
       });
       for (const other of [phone, tablet]) {
         expect((await app.request('me', { token: other.token })).body).toEqual(failure('Unauthorized'));
-        expect((await app.request('refresh', { body: { refreshToken: other.refreshToken } })).body).toEqual(
+        expect((await app.request('refreshToken', { body: { refreshToken: other.refreshToken } })).body).toEqual(
           failure('Invalid refresh token'),
         );
       }
       // The caller's session lives on, refreshes, and is the only one listed.
       expect((await app.request('me', { token: user.token })).status).toBe(200);
-      const refreshed = await app.request('refresh', { body: { refreshToken: user.refreshToken } });
+      const refreshed = await app.request('refreshToken', { body: { refreshToken: user.refreshToken } });
       expect(refreshed.status).toBe(200);
       expect((await sessionsOf(refreshed.body.data.token)).map((session) => session.current)).toEqual([true]);
       // The grant is not a session: it still works.
-      expect((await app.request('oauth2Introspect', tokenRequest(client, { token: oauth.access_token }))).body).toMatchObject({
+      expect((await app.request('introspect', tokenRequest(client, { token: oauth.access_token }))).body).toMatchObject({
         active: true,
       });
       const oauthRefresh = await app.request(
@@ -302,14 +304,14 @@ describe('sessions and authorized apps (docs/api.md 8.3-8.5)', () => {
         headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
         body: { success: true, data: { message: 'Grant revoked' } },
       });
-      expect((await app.request('oauth2Introspect', tokenRequest(client, { token: oauth.access_token }))).body).toEqual({ active: false });
+      expect((await app.request('introspect', tokenRequest(client, { token: oauth.access_token }))).body).toEqual({ active: false });
       const refresh = await app.request(
         'oauth2Token',
         tokenRequest(client, { grant_type: 'refresh_token', refresh_token: oauth.refresh_token }),
       );
       expect(refresh).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
       // The other grant and the session are untouched; the revoked grant is no longer listed.
-      expect((await app.request('oauth2Introspect', tokenRequest(client, { token: kept.access_token }))).body).toMatchObject({
+      expect((await app.request('introspect', tokenRequest(client, { token: kept.access_token }))).body).toMatchObject({
         active: true,
       });
       expect((await app.request('me', { token: user.token })).status).toBe(200);
@@ -332,7 +334,7 @@ describe('sessions and authorized apps (docs/api.md 8.3-8.5)', () => {
     it('answers the account with its MFA methods masked', async () => {
       const user = await newUser();
       // EMAIL pending first: once SMS is active, enrolling another method needs a session that passed MFA.
-      expect((await app.request('mfaEnable', { token: user.token, body: { method: 'EMAIL', secret: 'someone@example.com' } })).status).toBe(
+      expect((await app.request('enableMFA', { token: user.token, body: { method: 'EMAIL', secret: 'someone@example.com' } })).status).toBe(
         200,
       );
       await activateDelivered(app, deps, user.token, user.userId, 'SMS', '+15550001234');

@@ -130,9 +130,9 @@ describe('tenant administration: the audit trail (docs/api.md 9.8)', () => {
     const user = await registerStaff(app, admin.token, { username: 'staff', password: PASSWORD, role: 'ANALYST', tenantId });
     tick();
     const secret = newTotpSecret();
-    await app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret } });
+    await app.request('enableMFA', { token: user.token, body: { method: 'TOTP', secret } });
     tick();
-    await app.request('mfaVerify', { token: user.token, body: { method: 'TOTP', code: authenticator(deps, secret)() } });
+    await app.request('verifyMFA', { token: user.token, body: { method: 'TOTP', code: authenticator(deps, secret)() } });
     deps.clock.advance(30);
     expect((await app.request('login', { body: { username: 'staff', password: PASSWORD, tenantId } })).status).toBe(401);
     tick();
@@ -141,16 +141,16 @@ describe('tenant administration: the audit trail (docs/api.md 9.8)', () => {
     });
     expect(wrongCode.status).toBe(401);
     tick();
-    const changed = await app.request('passwordChange', {
+    const changed = await app.request('changePassword', {
       token: user.token,
       body: { currentPassword: 'wrong', newPassword: 'x'.repeat(12) },
     });
     expect(changed.status).toBe(400);
     tick();
-    const refreshed = await app.request('refresh', { body: { refreshToken: admin.refreshToken } });
+    const refreshed = await app.request('refreshToken', { body: { refreshToken: admin.refreshToken } });
     expect(refreshed.status).toBe(200);
     tick();
-    expect((await app.request('refresh', { body: { refreshToken: admin.refreshToken } })).status).toBe(401);
+    expect((await app.request('refreshToken', { body: { refreshToken: admin.refreshToken } })).status).toBe(401);
     tick();
     const adminToken = (await app.request('login', { body: { username: 'admin', password: PASSWORD, tenantId } })).body.data.token;
     tick();

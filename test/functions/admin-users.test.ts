@@ -175,7 +175,7 @@ describe('tenant administration: users (docs/api.md 9)', () => {
         headers: expect.anything(),
         body: failure('Unauthorized'),
       });
-      expect((await app.request('refresh', { body: { refreshToken: member.refreshToken } })).body).toEqual(
+      expect((await app.request('refreshToken', { body: { refreshToken: member.refreshToken } })).body).toEqual(
         failure('Invalid refresh token'),
       );
       expect(

@@ -72,7 +72,7 @@ describe('the audit trail of every security change (docs/api.md 9.8)', () => {
     const client = await createClient(app, alice.token, tenantId);
     tick();
     const clientPath = { clientId: client.clientId };
-    const updated = await app.request('oauth2UpdateClient', {
+    const updated = await app.request('updateOAuth2Client', {
       token: alice.token,
       pathParameters: clientPath,
       body: { client_name: 'Till' },
@@ -80,14 +80,14 @@ describe('the audit trail of every security change (docs/api.md 9.8)', () => {
     expect(updated.status).toBe(200);
     tick();
     const secret = newSecret();
-    const rotated = await app.request('oauth2RotateClientSecret', {
+    const rotated = await app.request('rotateOAuth2ClientSecret', {
       token: alice.token,
       pathParameters: clientPath,
       body: { client_secret: secret },
     });
     expect(rotated.status).toBe(200);
     tick();
-    expect((await app.request('oauth2DeleteClient', { token: alice.token, pathParameters: clientPath })).status).toBe(200);
+    expect((await app.request('deleteOAuth2Client', { token: alice.token, pathParameters: clientPath })).status).toBe(200);
 
     const events = await since();
     const byAlice = { type: 'user', id: alice.user.id };
@@ -162,7 +162,7 @@ describe('the audit trail of every security change (docs/api.md 9.8)', () => {
     tick();
     expect(fresh.status).toBe(200);
     const token = fresh.body.data.token as string;
-    const codes = (await app.request('mfaRecoveryCodes', { token })).body.data.codes as string[];
+    const codes = (await app.request('generateRecoveryCodes', { token })).body.data.codes as string[];
     tick();
     expect(codes).toHaveLength(10);
     const recovered = await app.request('login', {
@@ -170,7 +170,7 @@ describe('the audit trail of every security change (docs/api.md 9.8)', () => {
     });
     expect(recovered.status).toBe(200);
     tick();
-    expect(await app.request('mfaDisable', { token, body: { method: 'TOTP' } })).toMatchObject({ status: 200 });
+    expect(await app.request('disableMFA', { token, body: { method: 'TOTP' } })).toMatchObject({ status: 200 });
     tick();
 
     const self = { type: 'user', id: alice.user.id };
@@ -255,7 +255,7 @@ describe('the audit trail of every security change (docs/api.md 9.8)', () => {
     const audit = { ...deps.store.audit, record: async () => Promise.reject(connectionReset()) };
     const failing = testApp({ ...deps, store: { ...deps.store, audit } });
     const logged = deps.logs.length;
-    const deleted = await failing.request('oauth2DeleteClient', { token: alice.token, pathParameters: { clientId: client.clientId } });
+    const deleted = await failing.request('deleteOAuth2Client', { token: alice.token, pathParameters: { clientId: client.clientId } });
     expect(deleted).toMatchObject({ status: 200, body: { success: true, data: { message: 'OAuth2 client deleted' } } });
     const revoked = await failing.request('revokeOtherSessions', { token: alice.token });
     expect(revoked).toMatchObject({ status: 200, body: { success: true } });

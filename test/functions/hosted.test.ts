@@ -27,7 +27,7 @@ describe('browser sign-in (handlers)', () => {
     other = await oauthTenant(app);
     firstParty = await createClient(app, tenant.adminToken, tenant.tenantId);
     const pathParameters = { clientId: firstParty.clientId };
-    await app.request('oauth2UpdateClient', { token: tenant.adminToken, pathParameters, body: { first_party: true } });
+    await app.request('updateOAuth2Client', { token: tenant.adminToken, pathParameters, body: { first_party: true } });
   });
 
   const newUser = async (within = tenant) => {

@@ -21,8 +21,8 @@ describe('secrets at rest and in logs', () => {
     secrets.push(`${password}-2`);
     await app.request('login', { body: { username: 'logan', password: wrongPassword, tenantId } });
     const login = await app.request('login', { body: { username: 'logan', password, tenantId } });
-    const refreshed = await app.request('refresh', { body: { refreshToken: login.body.data.refreshToken } });
-    await app.request('refresh', { body: { refreshToken: login.body.data.refreshToken } }); // reuse
+    const refreshed = await app.request('refreshToken', { body: { refreshToken: login.body.data.refreshToken } });
+    await app.request('refreshToken', { body: { refreshToken: login.body.data.refreshToken } }); // reuse
     await app.request('me', { token: refreshed.body.data.token });
     const secondLogin = await app.request('login', { body: { username: 'logan2', password: `${password}-2`, tenantId } });
     await app.request('logout', { token: secondLogin.body.data.token });

@@ -27,7 +27,7 @@ describe('POST /auth/mfa/enable', () => {
   it('stores TOTP as pending, sealed, and answers with an otpauth URI authenticator apps accept', async () => {
     const { tenantId, token, userId } = await newUser();
     const secret = newTotpSecret();
-    const response = await app.request('mfaEnable', { token, body: { method: 'TOTP', secret } });
+    const response = await app.request('enableMFA', { token, body: { method: 'TOTP', secret } });
     expect(response).toEqual({
       status: 200,
       headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
@@ -65,7 +65,7 @@ describe('POST /auth/mfa/enable', () => {
     const { token } = await newUser();
     const secret = newTotpSecret();
     const typed = secret.toLowerCase().replace(/(.{4})/g, '$1 ');
-    const response = await app.request('mfaEnable', { token, body: { method: 'TOTP', secret: typed } });
+    const response = await app.request('enableMFA', { token, body: { method: 'TOTP', secret: typed } });
     expect(response.status).toBe(200);
     expect(URI.parse(response.body.data.otpauthUri).secret.base32).toBe(secret);
   });
@@ -77,7 +77,7 @@ describe('POST /auth/mfa/enable', () => {
     'stores %s as pending and sends a 6-digit code valid 10 minutes, logged without code or destination',
     async (method, destination, masked) => {
       const { tenantId, token, userId } = await newUser();
-      const response = await app.request('mfaEnable', { token, body: { method, secret: destination } });
+      const response = await app.request('enableMFA', { token, body: { method, secret: destination } });
       expect(response).toEqual({
         status: 200,
         headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
@@ -118,7 +118,7 @@ describe('POST /auth/mfa/enable', () => {
 
   it('does not change login while the method is pending', async () => {
     const { tenantId, token } = await newUser();
-    await app.request('mfaEnable', { token, body: { method: 'TOTP', secret: newTotpSecret() } });
+    await app.request('enableMFA', { token, body: { method: 'TOTP', secret: newTotpSecret() } });
     const login = await app.request('login', { body: { username: 'alice', password: PASSWORD, tenantId } });
     expect(login.status).toBe(200);
   });
@@ -126,20 +126,20 @@ describe('POST /auth/mfa/enable', () => {
   it('replaces a pending method: only the new secret works', async () => {
     const { token } = await newUser();
     const [first, second] = [newTotpSecret(), newTotpSecret()];
-    await app.request('mfaEnable', { token, body: { method: 'TOTP', secret: first } });
-    expect((await app.request('mfaEnable', { token, body: { method: 'TOTP', secret: second } })).status).toBe(200);
-    const old = await app.request('mfaVerify', { token, body: { method: 'TOTP', code: authenticator(deps, first)() } });
+    await app.request('enableMFA', { token, body: { method: 'TOTP', secret: first } });
+    expect((await app.request('enableMFA', { token, body: { method: 'TOTP', secret: second } })).status).toBe(200);
+    const old = await app.request('verifyMFA', { token, body: { method: 'TOTP', code: authenticator(deps, first)() } });
     expect(old.body).toEqual(failure('Invalid MFA code'));
-    const fresh = await app.request('mfaVerify', { token, body: { method: 'TOTP', code: authenticator(deps, second)() } });
+    const fresh = await app.request('verifyMFA', { token, body: { method: 'TOTP', code: authenticator(deps, second)() } });
     expect(fresh.body).toEqual({ success: true, data: { message: 'MFA verified successfully' } });
   });
 
   it('sends at most one code per 30 seconds: 429 Too many requests with Retry-After', async () => {
     const { tenantId, token, userId } = await newUser();
-    await app.request('mfaEnable', { token, body: { method: 'SMS', secret: PHONE } });
+    await app.request('enableMFA', { token, body: { method: 'SMS', secret: PHONE } });
     const first = await deps.outbox.latest(tenantId, userId, 'SMS');
     deps.clock.advance(10);
-    const again = await app.request('mfaEnable', { token, body: { method: 'SMS', secret: '+4915187654321' } });
+    const again = await app.request('enableMFA', { token, body: { method: 'SMS', secret: '+4915187654321' } });
     expect(again).toEqual({
       status: 429,
       headers: expect.objectContaining({ 'Retry-After': '20' }),
@@ -147,7 +147,7 @@ describe('POST /auth/mfa/enable', () => {
     });
     expect(await deps.outbox.latest(tenantId, userId, 'SMS')).toEqual(first);
     deps.clock.advance(20);
-    expect((await app.request('mfaEnable', { token, body: { method: 'SMS', secret: '+4915187654321' } })).status).toBe(200);
+    expect((await app.request('enableMFA', { token, body: { method: 'SMS', secret: '+4915187654321' } })).status).toBe(200);
     expect(await deps.outbox.latest(tenantId, userId, 'SMS')).toMatchObject({ destination: '+4915187654321' });
   });
 
@@ -164,7 +164,7 @@ describe('POST /auth/mfa/enable', () => {
 
     it('answers 409 MFA method already enabled for that method, and keeps it', async () => {
       const { tenantId, userId, otpToken } = await userWithTotp();
-      const response = await app.request('mfaEnable', { token: otpToken, body: { method: 'TOTP', secret: newTotpSecret() } });
+      const response = await app.request('enableMFA', { token: otpToken, body: { method: 'TOTP', secret: newTotpSecret() } });
       expect(response).toEqual({ status: 409, headers: expect.any(Object), body: failure('MFA method already enabled') });
       expect(await deps.store.mfa.find(tenantId, userId, 'TOTP')).toMatchObject({ status: 'active' });
     });
@@ -172,10 +172,10 @@ describe('POST /auth/mfa/enable', () => {
     it('adds another method only from a session that passed MFA: 403 MFA_STEP_UP_REQUIRED otherwise, before validation', async () => {
       const { token, otpToken } = await userWithTotp();
       for (const body of [{ method: 'SMS', secret: PHONE }, {}]) {
-        const denied = await app.request('mfaEnable', { token, body });
+        const denied = await app.request('enableMFA', { token, body });
         expect(denied).toEqual({ status: 403, headers: expect.any(Object), body: failure('Permission denied', 'MFA_STEP_UP_REQUIRED') });
       }
-      const allowed = await app.request('mfaEnable', { token: otpToken, body: { method: 'SMS', secret: PHONE } });
+      const allowed = await app.request('enableMFA', { token: otpToken, body: { method: 'SMS', secret: PHONE } });
       expect(allowed.body).toEqual({ success: true, data: { message: 'MFA enabled successfully', method: 'SMS', status: 'pending' } });
     });
   });
@@ -189,13 +189,13 @@ describe('POST /auth/mfa/enable', () => {
     it.each([[{ method: 'TOTP', secret: newTotpSecret() }], [{ method: 'PIGEON' }], ['not json']])(
       'answers 401 Unauthorized without identity, whatever the body (%j)',
       async (body) => {
-        const response = await app.request('mfaEnable', { body });
+        const response = await app.request('enableMFA', { body });
         expect(response).toEqual({ status: 401, headers: expect.any(Object), body: failure('Unauthorized') });
       },
     );
 
     it('answers 401 Unauthorized for an invalid token', async () => {
-      const response = await app.request('mfaEnable', { token: `${token}x`, body: { method: 'TOTP', secret: newTotpSecret() } });
+      const response = await app.request('enableMFA', { token: `${token}x`, body: { method: 'TOTP', secret: newTotpSecret() } });
       expect(response.body).toEqual(failure('Unauthorized'));
     });
 
@@ -219,7 +219,7 @@ describe('POST /auth/mfa/enable', () => {
       [{ method: 'EMAIL', secret: PHONE }, 'Invalid email address'],
       ['{"method":', 'Invalid JSON body'],
     ])('answers 400 for %j', async (body, error) => {
-      const response = await app.request('mfaEnable', { token, body });
+      const response = await app.request('enableMFA', { token, body });
       expect(response).toEqual({
         status: 400,
         headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),

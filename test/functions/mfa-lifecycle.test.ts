@@ -31,7 +31,7 @@ describe('MFA lifecycle (docs/api.md 8.6)', () => {
   }
 
   async function recoveryCodes(token: string): Promise<string[]> {
-    const response = await app.request('mfaRecoveryCodes', { token });
+    const response = await app.request('generateRecoveryCodes', { token });
     expect(response.status).toBe(200);
     return response.body.data.codes;
   }
@@ -40,8 +40,8 @@ describe('MFA lifecycle (docs/api.md 8.6)', () => {
     it('answers every method with its status, masked destination and times, and the recovery codes left', async () => {
       const user = await userWithTotp();
       await activateDelivered(app, deps, user.token, user.userId, 'SMS', PHONE);
-      await app.request('mfaEnable', { token: user.token, body: { method: 'EMAIL', secret: 'alice@example.com' } });
-      expect(await app.request('mfaList', { token: user.token })).toEqual({
+      await app.request('enableMFA', { token: user.token, body: { method: 'EMAIL', secret: 'alice@example.com' } });
+      expect(await app.request('listMFA', { token: user.token })).toEqual({
         status: 200,
         headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
         body: {
@@ -64,12 +64,12 @@ describe('MFA lifecycle (docs/api.md 8.6)', () => {
     it('counts the recovery codes left, and records when a method was last used', async () => {
       const user = await userWithTotp();
       const codes = await recoveryCodes(user.token);
-      expect((await app.request('mfaList', { token: user.token })).body.data.mfa.recoveryCodesRemaining).toBe(10);
+      expect((await app.request('listMFA', { token: user.token })).body.data.mfa.recoveryCodesRemaining).toBe(10);
       deps.clock.advance(300);
       expect((await user.login({ mfaMethod: 'RECOVERY', mfaCode: codes[0] })).status).toBe(200);
       deps.clock.advance(60);
       expect((await user.login({ mfaCode: user.totp.code() })).status).toBe(200);
-      const { mfa } = (await app.request('mfaList', { token: user.token })).body.data;
+      const { mfa } = (await app.request('listMFA', { token: user.token })).body.data;
       expect(mfa).toEqual({
         methods: [{ method: 'TOTP', status: 'active', destination: null, createdAt: iso(deps, 390), lastUsedAt: iso(deps) }],
         recoveryCodesRemaining: 9,
@@ -78,21 +78,21 @@ describe('MFA lifecycle (docs/api.md 8.6)', () => {
 
     it('answers a user without MFA with no methods', async () => {
       const { token } = await registerAdmin(app, uniqueTenant('mfa-life'));
-      expect((await app.request('mfaList', { token })).body).toEqual({
+      expect((await app.request('listMFA', { token })).body).toEqual({
         success: true,
         data: { mfa: { methods: [], recoveryCodesRemaining: 0 } },
       });
     });
 
     it('answers 401 Unauthorized without a session', async () => {
-      expect(await app.request('mfaList')).toEqual({ status: 401, headers: expect.any(Object), body: failure('Unauthorized') });
+      expect(await app.request('listMFA')).toEqual({ status: 401, headers: expect.any(Object), body: failure('Unauthorized') });
     });
   });
 
   describe('POST /auth/mfa/recovery-codes', () => {
     it('answers 10 distinct codes of 60 bits, not cached, and stores none of them', async () => {
       const user = await userWithTotp();
-      const response = await app.request('mfaRecoveryCodes', { token: user.token });
+      const response = await app.request('generateRecoveryCodes', { token: user.token });
       expect(response).toEqual({
         status: 200,
         headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
@@ -126,29 +126,29 @@ describe('MFA lifecycle (docs/api.md 8.6)', () => {
 
     it('answers 400 MFA method not enabled without an active method (none, or only a pending one)', async () => {
       const { token } = await registerAdmin(app, uniqueTenant('mfa-life'));
-      const none = await app.request('mfaRecoveryCodes', { token });
+      const none = await app.request('generateRecoveryCodes', { token });
       expect(none).toEqual({ status: 400, headers: expect.any(Object), body: failure('MFA method not enabled') });
-      await app.request('mfaEnable', { token, body: { method: 'TOTP', secret: newTotpSecret() } });
-      expect((await app.request('mfaRecoveryCodes', { token })).body).toEqual(failure('MFA method not enabled'));
+      await app.request('enableMFA', { token, body: { method: 'TOTP', secret: newTotpSecret() } });
+      expect((await app.request('generateRecoveryCodes', { token })).body).toEqual(failure('MFA method not enabled'));
     });
 
     it('answers 403 Recent authentication required to a session older than 10 minutes, and works after reauthenticate', async () => {
       const user = await userWithTotp();
       deps.clock.advance(601);
-      expect(await app.request('mfaRecoveryCodes', { token: user.token })).toEqual({
+      expect(await app.request('generateRecoveryCodes', { token: user.token })).toEqual({
         status: 403,
         headers: expect.any(Object),
         body: failure('Recent authentication required'),
       });
       const again = await app.request('reauthenticate', { token: user.token, body: { password: PASSWORD, mfaCode: user.totp.code() } });
       expect(again.status).toBe(200);
-      expect((await app.request('mfaRecoveryCodes', { token: again.body.data.token })).status).toBe(200);
+      expect((await app.request('generateRecoveryCodes', { token: again.body.data.token })).status).toBe(200);
     });
 
     it('answers 403 Permission denied to a session that did not pass MFA', async () => {
       const user = await userWithTotp();
       // The session that activated the first method signed in with the password alone.
-      expect(await app.request('mfaRecoveryCodes', { token: user.pwdToken })).toEqual({
+      expect(await app.request('generateRecoveryCodes', { token: user.pwdToken })).toEqual({
         status: 403,
         headers: expect.any(Object),
         body: failure('Permission denied', 'MFA_STEP_UP_REQUIRED'),
@@ -156,7 +156,7 @@ describe('MFA lifecycle (docs/api.md 8.6)', () => {
     });
 
     it.each([[undefined], [{}], ['not json']])('answers 401 Unauthorized without a session, whatever the body (%j)', async (body) => {
-      const response = await app.request('mfaRecoveryCodes', { body });
+      const response = await app.request('generateRecoveryCodes', { body });
       expect(response).toEqual({ status: 401, headers: expect.any(Object), body: failure('Unauthorized') });
     });
   });
@@ -207,7 +207,7 @@ describe('MFA lifecycle (docs/api.md 8.6)', () => {
       for (const mfaCode of codes) expect((await user.login({ mfaMethod: 'RECOVERY', mfaCode })).status).toBe(200);
       expect((await user.login({ mfaMethod: 'RECOVERY', mfaCode: codes[0] })).body).toEqual(failure('MFA method not enabled'));
       expect((await user.login()).headers['X-MFA-Methods']).toBe('TOTP');
-      expect((await app.request('mfaList', { token: user.token })).body.data.mfa.recoveryCodesRemaining).toBe(0);
+      expect((await app.request('listMFA', { token: user.token })).body.data.mfa.recoveryCodesRemaining).toBe(0);
     });
 
     it('counts wrong recovery codes towards the MFA lockout: the 6th attempt in 15 minutes is 429', async () => {
@@ -229,7 +229,7 @@ describe('MFA lifecycle (docs/api.md 8.6)', () => {
       const user = await userWithTotp();
       await recoveryCodes(user.token);
       for (let i = 0; i < 100; i++) await deps.store.mfa.countFailedCode(user.tenantId, user.userId, 'RECOVERY');
-      const codes = (await app.request('mfaRecoveryCodes', { token: user.token })).body.data.codes as string[];
+      const codes = (await app.request('generateRecoveryCodes', { token: user.token })).body.data.codes as string[];
       expect((await user.login({ mfaMethod: 'RECOVERY', mfaCode: codes[0] })).status).toBe(200);
       for (let i = 0; i < 100; i++) await deps.store.mfa.countFailedCode(user.tenantId, user.userId, 'RECOVERY');
       expect(await user.login({ mfaMethod: 'RECOVERY', mfaCode: codes[1] })).toEqual({
@@ -275,12 +275,12 @@ describe('MFA lifecycle (docs/api.md 8.6)', () => {
       const user = await userWithTotp();
       await activateDelivered(app, deps, user.token, user.userId, 'SMS', PHONE);
       await recoveryCodes(user.token);
-      expect(await app.request('mfaDisable', { token: user.token, body: { method: 'TOTP' } })).toEqual({
+      expect(await app.request('disableMFA', { token: user.token, body: { method: 'TOTP' } })).toEqual({
         status: 200,
         headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
         body: { success: true, data: { message: 'MFA disabled' } },
       });
-      const { mfa } = (await app.request('mfaList', { token: user.token })).body.data;
+      const { mfa } = (await app.request('listMFA', { token: user.token })).body.data;
       expect(mfa.methods.map((method: { method: string }) => method.method)).toEqual(['SMS']);
       expect(mfa.recoveryCodesRemaining).toBe(10);
       deps.clock.advance(31);
@@ -291,9 +291,9 @@ describe('MFA lifecycle (docs/api.md 8.6)', () => {
     it('removes the last method with the recovery codes: the user signs in with the password alone', async () => {
       const user = await userWithTotp();
       const codes = await recoveryCodes(user.token);
-      expect((await app.request('mfaDisable', { token: user.token, body: { method: 'TOTP' } })).status).toBe(200);
+      expect((await app.request('disableMFA', { token: user.token, body: { method: 'TOTP' } })).status).toBe(200);
       expect(await deps.store.mfa.recoveryCodes(user.tenantId, user.userId)).toBeUndefined();
-      expect((await app.request('mfaList', { token: user.token })).body.data.mfa).toEqual({ methods: [], recoveryCodesRemaining: 0 });
+      expect((await app.request('listMFA', { token: user.token })).body.data.mfa).toEqual({ methods: [], recoveryCodesRemaining: 0 });
       const login = await user.login({ mfaMethod: 'RECOVERY', mfaCode: codes[0] });
       expect(await app.identityOf(login.body.data.token)).toMatchObject({ amr: ['pwd'] });
     });
@@ -303,22 +303,22 @@ describe('MFA lifecycle (docs/api.md 8.6)', () => {
       const codes = await recoveryCodes(user.token);
       deps.clock.advance(3600);
       const signedIn = await user.login({ mfaMethod: 'RECOVERY', mfaCode: codes[0] });
-      const disabled = await app.request('mfaDisable', { token: signedIn.body.data.token, body: { method: 'TOTP' } });
+      const disabled = await app.request('disableMFA', { token: signedIn.body.data.token, body: { method: 'TOTP' } });
       expect(disabled.body).toEqual({ success: true, data: { message: 'MFA disabled' } });
     });
 
     it('answers 400 MFA method not enabled for a method that is not active (pending, or never enabled, or already removed)', async () => {
       const user = await userWithTotp();
-      await app.request('mfaEnable', { token: user.token, body: { method: 'EMAIL', secret: 'alice@example.com' } });
+      await app.request('enableMFA', { token: user.token, body: { method: 'EMAIL', secret: 'alice@example.com' } });
       for (const method of ['EMAIL', 'SMS']) {
-        expect(await app.request('mfaDisable', { token: user.token, body: { method } })).toEqual({
+        expect(await app.request('disableMFA', { token: user.token, body: { method } })).toEqual({
           status: 400,
           headers: expect.any(Object),
           body: failure('MFA method not enabled'),
         });
       }
-      expect((await app.request('mfaDisable', { token: user.token, body: { method: 'TOTP' } })).status).toBe(200);
-      expect((await app.request('mfaDisable', { token: user.token, body: { method: 'TOTP' } })).body).toEqual(
+      expect((await app.request('disableMFA', { token: user.token, body: { method: 'TOTP' } })).status).toBe(200);
+      expect((await app.request('disableMFA', { token: user.token, body: { method: 'TOTP' } })).body).toEqual(
         failure('MFA method not enabled'),
       );
     });
@@ -327,18 +327,18 @@ describe('MFA lifecycle (docs/api.md 8.6)', () => {
       const user = await userWithTotp();
       deps.clock.advance(601);
       for (const body of [{ method: 'TOTP' }, { method: 'PIGEON' }]) {
-        expect(await app.request('mfaDisable', { token: user.token, body })).toEqual({
+        expect(await app.request('disableMFA', { token: user.token, body })).toEqual({
           status: 403,
           headers: expect.any(Object),
           body: failure('Recent authentication required'),
         });
       }
-      expect((await app.request('mfaList', { token: user.token })).body.data.mfa.methods).toHaveLength(1);
+      expect((await app.request('listMFA', { token: user.token })).body.data.mfa.methods).toHaveLength(1);
     });
 
     it('answers 403 Permission denied to a session that did not pass MFA', async () => {
       const user = await userWithTotp();
-      expect(await app.request('mfaDisable', { token: user.pwdToken, body: { method: 'TOTP' } })).toEqual({
+      expect(await app.request('disableMFA', { token: user.pwdToken, body: { method: 'TOTP' } })).toEqual({
         status: 403,
         headers: expect.any(Object),
         body: failure('Permission denied', 'MFA_STEP_UP_REQUIRED'),
@@ -351,7 +351,7 @@ describe('MFA lifecycle (docs/api.md 8.6)', () => {
       [{ method: 7 }, 'method: Invalid option: expected one of "TOTP"|"SMS"|"EMAIL"'],
     ])('answers 400 for %j', async (body, error) => {
       const user = await userWithTotp();
-      expect(await app.request('mfaDisable', { token: user.token, body })).toEqual({
+      expect(await app.request('disableMFA', { token: user.token, body })).toEqual({
         status: 400,
         headers: expect.any(Object),
         body: failure(error),
@@ -361,7 +361,7 @@ describe('MFA lifecycle (docs/api.md 8.6)', () => {
     it.each([[{ method: 'TOTP' }], [{}], ['not json']])(
       'answers 401 Unauthorized without a session, whatever the body (%j)',
       async (body) => {
-        expect(await app.request('mfaDisable', { body })).toEqual({
+        expect(await app.request('disableMFA', { body })).toEqual({
           status: 401,
           headers: expect.any(Object),
           body: failure('Unauthorized'),

@@ -80,7 +80,7 @@ describe('POST /auth/login with MFA', () => {
       expect(deps.logs).toContainEqual(expect.objectContaining({ event: 'login_succeeded', tenantId, userId, amr: ['pwd', 'otp'] }));
 
       deps.clock.advance(600);
-      const refreshed = await app.request('refresh', { body: { refreshToken: response.body.data.refreshToken } });
+      const refreshed = await app.request('refreshToken', { body: { refreshToken: response.body.data.refreshToken } });
       expect(refreshed.status).toBe(200);
       expect(decodeJwt(refreshed.body.data.token).amr).toEqual(['pwd', 'otp']);
     });
@@ -88,9 +88,9 @@ describe('POST /auth/login with MFA', () => {
     it('refuses a code already used (at verifyMFA or at an earlier login)', async () => {
       const user = await newUser();
       const secret = newTotpSecret();
-      await app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret } });
+      await app.request('enableMFA', { token: user.token, body: { method: 'TOTP', secret } });
       const code = authenticator(deps, secret)();
-      expect((await app.request('mfaVerify', { token: user.token, body: { method: 'TOTP', code } })).status).toBe(200);
+      expect((await app.request('verifyMFA', { token: user.token, body: { method: 'TOTP', code } })).status).toBe(200);
       expect((await user.login({ mfaCode: code })).body).toEqual(failure('Invalid MFA code'));
       deps.clock.advance(30);
       const next = authenticator(deps, secret)();
@@ -138,7 +138,7 @@ describe('POST /auth/login with MFA', () => {
 
     it('does not ask users with only a pending method', async () => {
       const { token, login } = await newUser();
-      await app.request('mfaEnable', { token, body: { method: 'TOTP', secret: newTotpSecret() } });
+      await app.request('enableMFA', { token, body: { method: 'TOTP', secret: newTotpSecret() } });
       const response = await login();
       expect(response.status).toBe(200);
       expect(decodeJwt(response.body.data.token).amr).toEqual(['pwd']);
@@ -292,21 +292,21 @@ describe('POST /auth/login with MFA', () => {
     const { tenantId, token, userId, login } = await newUser();
     const secret = newTotpSecret();
     const responses = [];
-    const enabled = await app.request('mfaEnable', { token, body: { method: 'TOTP', secret } });
+    const enabled = await app.request('enableMFA', { token, body: { method: 'TOTP', secret } });
     const code = authenticator(deps, secret);
     const codes = [code()];
-    responses.push(await app.request('mfaVerify', { token, body: { method: 'TOTP', code: codes[0] } }));
-    responses.push(await app.request('mfaVerify', { token, body: { method: 'TOTP', code: codes[0] } }));
-    responses.push(await app.request('mfaEnable', { token, body: { method: 'SMS', secret: PHONE } }));
+    responses.push(await app.request('verifyMFA', { token, body: { method: 'TOTP', code: codes[0] } }));
+    responses.push(await app.request('verifyMFA', { token, body: { method: 'TOTP', code: codes[0] } }));
+    responses.push(await app.request('enableMFA', { token, body: { method: 'SMS', secret: PHONE } }));
     deps.clock.advance(30);
     codes.push(code());
     const otpLogin = await login({ mfaCode: codes[1] });
     responses.push(otpLogin);
-    responses.push(await app.request('mfaEnable', { token: otpLogin.body.data.token, body: { method: 'SMS', secret: PHONE } }));
+    responses.push(await app.request('enableMFA', { token: otpLogin.body.data.token, body: { method: 'SMS', secret: PHONE } }));
     const enrolment = await deps.outbox.latest(tenantId, userId, 'SMS');
     codes.push(enrolment?.code ?? '');
-    responses.push(await app.request('mfaVerify', { token: otpLogin.body.data.token, body: { method: 'SMS', code: '999999' } }));
-    responses.push(await app.request('mfaVerify', { token: otpLogin.body.data.token, body: { method: 'SMS', code: enrolment?.code } }));
+    responses.push(await app.request('verifyMFA', { token: otpLogin.body.data.token, body: { method: 'SMS', code: '999999' } }));
+    responses.push(await app.request('verifyMFA', { token: otpLogin.body.data.token, body: { method: 'SMS', code: enrolment?.code } }));
     deps.clock.advance(30);
     responses.push(await login({ mfaMethod: 'SMS' }));
     const loginCode = await deps.outbox.latest(tenantId, userId, 'SMS');

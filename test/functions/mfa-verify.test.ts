@@ -28,11 +28,11 @@ describe('POST /auth/mfa/verify', () => {
   async function withPendingTotp() {
     const user = await newUser();
     const secret = newTotpSecret();
-    expect((await app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret } })).status).toBe(200);
+    expect((await app.request('enableMFA', { token: user.token, body: { method: 'TOTP', secret } })).status).toBe(200);
     return { ...user, code: authenticator(deps, secret) };
   }
 
-  const verify = (token: string, method: string, code: string | undefined) => app.request('mfaVerify', { token, body: { method, code } });
+  const verify = (token: string, method: string, code: string | undefined) => app.request('verifyMFA', { token, body: { method, code } });
 
   describe('TOTP', () => {
     it('accepts the code of an independent RFC 6238 generator and activates the method', async () => {
@@ -83,7 +83,7 @@ describe('POST /auth/mfa/verify', () => {
   ] as const)('%s', (method, destination) => {
     async function withPendingCode() {
       const user = await newUser();
-      expect((await app.request('mfaEnable', { token: user.token, body: { method, secret: destination } })).status).toBe(200);
+      expect((await app.request('enableMFA', { token: user.token, body: { method, secret: destination } })).status).toBe(200);
       const sent = await deps.outbox.latest(user.tenantId, user.userId, method);
       return { ...user, code: sent?.code ?? '' };
     }
@@ -147,14 +147,14 @@ describe('POST /auth/mfa/verify', () => {
 
       deps.clock.advance(600);
       // The access token has expired meanwhile: refresh keeps the session.
-      const { token: fresh } = (await app.request('refresh', { body: { refreshToken } })).body.data;
+      const { token: fresh } = (await app.request('refreshToken', { body: { refreshToken } })).body.data;
       expect((await verify(fresh, 'TOTP', code())).body).toEqual(verified);
     });
 
     it('counts per user across methods (one budget, docs/api.md 10), not across users', async () => {
       const user = await withPendingTotp();
       const other = await withPendingTotp();
-      expect((await app.request('mfaEnable', { token: user.token, body: { method: 'SMS', secret: PHONE } })).status).toBe(200);
+      expect((await app.request('enableMFA', { token: user.token, body: { method: 'SMS', secret: PHONE } })).status).toBe(200);
       for (let i = 0; i < 5; i++) await verify(user.token, 'TOTP', '000000');
       expect((await verify(user.token, 'TOTP', user.code())).status).toBe(429);
       const sms = await deps.outbox.latest(user.tenantId, user.userId, 'SMS');
@@ -175,18 +175,18 @@ describe('POST /auth/mfa/verify', () => {
 
     it('invalidates the outstanding SMS code', async () => {
       const { tenantId, userId, token, refreshToken } = await newUser();
-      await app.request('mfaEnable', { token, body: { method: 'SMS', secret: PHONE } });
+      await app.request('enableMFA', { token, body: { method: 'SMS', secret: PHONE } });
       expect((await verify(token, 'SMS', '000000')).body).toEqual(invalid);
       // A new code, sent later than the first failure: valid beyond the end of the lockout window.
       deps.clock.advance(500);
-      await app.request('mfaEnable', { token, body: { method: 'SMS', secret: PHONE } });
+      await app.request('enableMFA', { token, body: { method: 'SMS', secret: PHONE } });
       const sent = await deps.outbox.latest(tenantId, userId, 'SMS');
       for (let i = 0; i < 4; i++) expect((await verify(token, 'SMS', '000000')).body).toEqual(invalid);
       expect((await verify(token, 'SMS', sent?.code)).status).toBe(429);
       expect(await deps.store.mfa.find(tenantId, userId, 'SMS')).not.toHaveProperty('codeDigest');
 
       deps.clock.advance(401);
-      const { token: fresh } = (await app.request('refresh', { body: { refreshToken } })).body.data;
+      const { token: fresh } = (await app.request('refreshToken', { body: { refreshToken } })).body.data;
       expect((sent?.sentAt ?? 0) + 600).toBeGreaterThan(Math.floor(deps.clock.now() / 1000));
       expect((await verify(fresh, 'SMS', sent?.code)).body).toEqual(invalid);
       expect(deps.logs).toContainEqual(expect.objectContaining({ event: 'mfa_verify_failed', tenantId, method: 'SMS', reason: 'no_code' }));
@@ -194,11 +194,11 @@ describe('POST /auth/mfa/verify', () => {
 
     it('voids no code on a refusal: a code sent during the lockout stays good', async () => {
       const { tenantId, userId, token } = await newUser();
-      await app.request('mfaEnable', { token, body: { method: 'SMS', secret: PHONE } });
+      await app.request('enableMFA', { token, body: { method: 'SMS', secret: PHONE } });
       for (let i = 0; i < 5; i++) expect((await verify(token, 'SMS', '000000')).body).toEqual(invalid);
       expect(await deps.store.mfa.find(tenantId, userId, 'SMS')).not.toHaveProperty('codeDigest');
       deps.clock.advance(31);
-      await app.request('mfaEnable', { token, body: { method: 'SMS', secret: PHONE } });
+      await app.request('enableMFA', { token, body: { method: 'SMS', secret: PHONE } });
       expect((await verify(token, 'SMS', '000000')).status).toBe(429);
       expect(await deps.store.mfa.find(tenantId, userId, 'SMS')).toHaveProperty('codeDigest');
     });
@@ -217,7 +217,7 @@ describe('POST /auth/mfa/verify', () => {
     it.each([[{ method: 'TOTP', code: '123456' }], [{ method: 'PIGEON' }], ['not json']])(
       'answers 401 Unauthorized without identity, whatever the body (%j)',
       async (body) => {
-        const response = await app.request('mfaVerify', { body });
+        const response = await app.request('verifyMFA', { body });
         expect(response).toEqual({ status: 401, headers: expect.any(Object), body: failure('Unauthorized') });
       },
     );
@@ -235,7 +235,7 @@ describe('POST /auth/mfa/verify', () => {
       [{ method: 'TOTP', code: '1'.repeat(17) }, 'code: Too big: expected string to have <=16 characters'],
       ['[]', 'Invalid JSON body: expected an object'],
     ])('answers 400 for %j', async (body, error) => {
-      const response = await app.request('mfaVerify', { token, body });
+      const response = await app.request('verifyMFA', { token, body });
       expect(response).toEqual({ status: 400, headers: expect.any(Object), body: failure(error) });
     });
   });

@@ -31,7 +31,7 @@ describe('tokens of a deleted or narrowed client', () => {
     app = testApp(deps);
     tenant = await oauthTenant(app);
     resourceServer = { ...tenant.client, clientId: `${tenant.client.clientId}-rs` };
-    const registered = await app.request('oauth2CreateClient', {
+    const registered = await app.request('createOAuth2Client', {
       token: tenant.adminToken,
       body: {
         client_id: resourceServer.clientId,
@@ -46,11 +46,11 @@ describe('tokens of a deleted or narrowed client', () => {
     expect(registered.status).toBe(201);
   });
 
-  const introspect = (who: TestClient, token: string) => app.request('oauth2Introspect', tokenRequest(who, { token }));
+  const introspect = (who: TestClient, token: string) => app.request('introspect', tokenRequest(who, { token }));
   const userInfo = (token: string) => app.request('userInfo', { headers: { authorization: `Bearer ${token}` } });
   const clientOf = (scope: string) => createClient(app, tenant.adminToken, tenant.tenantId, { scope });
   const narrow = async (client: TestClient, scope: string) => {
-    const changed = await app.request('oauth2UpdateClient', {
+    const changed = await app.request('updateOAuth2Client', {
       token: tenant.adminToken,
       pathParameters: { clientId: client.clientId },
       body: { scope },
@@ -72,7 +72,7 @@ describe('tokens of a deleted or narrowed client', () => {
       ]);
       expect((await introspect(resourceServer, clientToken.body.access_token)).body.active).toBe(true);
 
-      const deleted = await app.request('oauth2DeleteClient', { token: tenant.adminToken, pathParameters: { clientId: client.clientId } });
+      const deleted = await app.request('deleteOAuth2Client', { token: tenant.adminToken, pathParameters: { clientId: client.clientId } });
       expect(deleted.status).toBe(200);
 
       expect((await introspect(resourceServer, tokens.access_token)).body).toEqual({ active: false });

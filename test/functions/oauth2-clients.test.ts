@@ -50,11 +50,11 @@ describe('the OAuth client lifecycle', () => {
 
   describe('every route', () => {
     const routes = [
-      ['oauth2ListClients', {}],
-      ['oauth2ReadClient', { pathParameters: { clientId: 'any' } }],
-      ['oauth2UpdateClient', { pathParameters: { clientId: 'any' }, body: {} }],
-      ['oauth2DeleteClient', { pathParameters: { clientId: 'any' } }],
-      ['oauth2RotateClientSecret', { pathParameters: { clientId: 'any' }, body: { client_secret: newSecret() } }],
+      ['listOAuth2Clients', {}],
+      ['readOAuth2Client', { pathParameters: { clientId: 'any' } }],
+      ['updateOAuth2Client', { pathParameters: { clientId: 'any' }, body: {} }],
+      ['deleteOAuth2Client', { pathParameters: { clientId: 'any' } }],
+      ['rotateOAuth2ClientSecret', { pathParameters: { clientId: 'any' }, body: { client_secret: newSecret() } }],
     ] as const;
 
     it.each(routes)('%s answers 403 Permission denied to a non-ADMIN and to a caller without a token', async (route, request) => {
@@ -92,7 +92,7 @@ describe('the OAuth client lifecycle', () => {
       deps.clock.advance(1);
       const second = await createClient(app, token, tenant, { grantTypes: 'client_credentials', scope: 'stock:read' });
       await newClient();
-      const response = await app.request('oauth2ListClients', { token });
+      const response = await app.request('listOAuth2Clients', { token });
       expect(response).toEqual({
         status: 200,
         headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
@@ -112,12 +112,12 @@ describe('the OAuth client lifecycle', () => {
       const tenant = uniqueTenant('list');
       const token = (await registerAdmin(app, tenant)).token;
       const client = await createClient(app, token, tenant);
-      await app.request('oauth2DeleteClient', { token, pathParameters: path(client) });
-      expect((await app.request('oauth2ListClients', { token })).body).toEqual({ success: true, data: { clients: [] } });
+      await app.request('deleteOAuth2Client', { token, pathParameters: path(client) });
+      expect((await app.request('listOAuth2Clients', { token })).body).toEqual({ success: true, data: { clients: [] } });
     });
 
     it('answers 400 for a query parameter', async () => {
-      expect(await app.request('oauth2ListClients', { token: adminToken, query: { limit: '5' } })).toMatchObject({
+      expect(await app.request('listOAuth2Clients', { token: adminToken, query: { limit: '5' } })).toMatchObject({
         status: 400,
         body: failure('query: Unrecognized key: "limit"'),
       });
@@ -127,7 +127,7 @@ describe('the OAuth client lifecycle', () => {
   describe('GET /oauth2/clients/{clientId}', () => {
     it('answers the client, never its secret or the secret’s hash', async () => {
       const client = await newClient();
-      const response = await app.request('oauth2ReadClient', { token: adminToken, pathParameters: path(client) });
+      const response = await app.request('readOAuth2Client', { token: adminToken, pathParameters: path(client) });
       expect(response).toEqual({
         status: 200,
         headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
@@ -142,7 +142,7 @@ describe('the OAuth client lifecycle', () => {
   describe('PATCH /oauth2/clients/{clientId}', () => {
     it('changes what is given, keeps the rest, and answers the client as changed', async () => {
       const client = await newClient();
-      const response = await app.request('oauth2UpdateClient', {
+      const response = await app.request('updateOAuth2Client', {
         token: adminToken,
         pathParameters: path(client),
         body: {
@@ -168,12 +168,12 @@ describe('the OAuth client lifecycle', () => {
         headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
         body: { success: true, data: { client: changed } },
       });
-      expect((await app.request('oauth2ReadClient', { token: adminToken, pathParameters: path(client) })).body.data.client).toEqual(
+      expect((await app.request('readOAuth2Client', { token: adminToken, pathParameters: path(client) })).body.data.client).toEqual(
         changed,
       );
       // The secret stays.
       expect((await clientCredentials(client)).status).toBe(400);
-      const cleared = await app.request('oauth2UpdateClient', {
+      const cleared = await app.request('updateOAuth2Client', {
         token: adminToken,
         pathParameters: path(client),
         body: { post_logout_redirect_uris: '', first_party: false },
@@ -183,14 +183,14 @@ describe('the OAuth client lifecycle', () => {
 
     it('changes nothing for an empty body', async () => {
       const client = await newClient();
-      const response = await app.request('oauth2UpdateClient', { token: adminToken, pathParameters: path(client), body: {} });
+      const response = await app.request('updateOAuth2Client', { token: adminToken, pathParameters: path(client), body: {} });
       expect(response.body).toEqual({ success: true, data: { client: viewOf(client) } });
     });
 
     it('takes effect on the next request: a removed grant type and redirect URI are refused', async () => {
       const client = await newClient();
       expect((await clientCredentials(client)).status).toBe(200);
-      await app.request('oauth2UpdateClient', {
+      await app.request('updateOAuth2Client', {
         token: adminToken,
         pathParameters: path(client),
         body: { grant_types: 'authorization_code', redirect_uri: 'https://other.example.com/cb' },
@@ -219,9 +219,9 @@ describe('the OAuth client lifecycle', () => {
       [{ redirect_uri: '' }, 'redirect_uri: Too small: expected string to have >=1 characters'],
     ])('refuses %j: 400 %s, and changes nothing', async (body, message) => {
       const client = await newClient();
-      const response = await app.request('oauth2UpdateClient', { token: adminToken, pathParameters: path(client), body });
+      const response = await app.request('updateOAuth2Client', { token: adminToken, pathParameters: path(client), body });
       expect(response).toMatchObject({ status: 400, body: failure(message) });
-      expect((await app.request('oauth2ReadClient', { token: adminToken, pathParameters: path(client) })).body.data.client).toEqual(
+      expect((await app.request('readOAuth2Client', { token: adminToken, pathParameters: path(client) })).body.data.client).toEqual(
         viewOf(client),
       );
     });
@@ -244,11 +244,11 @@ describe('the OAuth client lifecycle', () => {
       const issued = (await redeem(await authorizationCode(app, adminToken, client))).body;
       const pending = await authorizationCode(app, adminToken, client);
       const machine = (await clientCredentials(client)).body.access_token as string;
-      const introspect = (who: TestClient, token: string) => app.request('oauth2Introspect', tokenRequest(who, { token }));
+      const introspect = (who: TestClient, token: string) => app.request('introspect', tokenRequest(who, { token }));
       expect((await introspect(client, issued.access_token)).body.active).toBe(true);
       expect((await introspect(client, machine)).body.active).toBe(true);
 
-      const deleted = await app.request('oauth2DeleteClient', { token: adminToken, pathParameters: path(client) });
+      const deleted = await app.request('deleteOAuth2Client', { token: adminToken, pathParameters: path(client) });
       expect(deleted).toEqual({
         status: 200,
         headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
@@ -264,7 +264,7 @@ describe('the OAuth client lifecycle', () => {
         expect(await introspect(client, token)).toMatchObject(invalidClient);
         expect((await introspect(resourceServer, token)).body).toEqual({ active: false });
       }
-      expect(await app.request('oauth2Revoke', tokenRequest(client, { token: issued.refresh_token }))).toMatchObject(invalidClient);
+      expect(await app.request('revoke', tokenRequest(client, { token: issued.refresh_token }))).toMatchObject(invalidClient);
       expect(
         await app.request('oauth2Authorize', {
           token: adminToken,
@@ -277,11 +277,11 @@ describe('the OAuth client lifecycle', () => {
           },
         }),
       ).toMatchObject({ status: 400, body: failure('Invalid client') });
-      expect(await app.request('oauth2ReadClient', { token: adminToken, pathParameters: path(client) })).toMatchObject({
+      expect(await app.request('readOAuth2Client', { token: adminToken, pathParameters: path(client) })).toMatchObject({
         status: 404,
         body: failure('Client not found'),
       });
-      expect(await app.request('oauth2DeleteClient', { token: adminToken, pathParameters: path(client) })).toMatchObject({
+      expect(await app.request('deleteOAuth2Client', { token: adminToken, pathParameters: path(client) })).toMatchObject({
         status: 404,
         body: failure('Client not found'),
       });
@@ -305,8 +305,8 @@ describe('the OAuth client lifecycle', () => {
           }),
         )
       ).body;
-      await ownApp.request('oauth2DeleteClient', { token, pathParameters: path(client) });
-      const again = await ownApp.request('oauth2CreateClient', {
+      await ownApp.request('deleteOAuth2Client', { token, pathParameters: path(client) });
+      const again = await ownApp.request('createOAuth2Client', {
         token,
         body: {
           client_id: client.clientId,
@@ -345,7 +345,7 @@ describe('the OAuth client lifecycle', () => {
 
   describe('POST /oauth2/clients/{clientId}/secrets', () => {
     const rotate = (client: TestClient, body: Record<string, unknown>) =>
-      app.request('oauth2RotateClientSecret', { token: adminToken, pathParameters: path(client), body });
+      app.request('rotateOAuth2ClientSecret', { token: adminToken, pathParameters: path(client), body });
 
     it('keeps the old secret working until it expires (86400 s by default), then only the new one', async () => {
       const own = nearRealTime(await testDeps());
@@ -355,7 +355,7 @@ describe('the OAuth client lifecycle', () => {
       const client = await createClient(ownApp, token, tenant);
       const next = newSecret();
       const rotatedAt = own.clock.now();
-      const response = await ownApp.request('oauth2RotateClientSecret', {
+      const response = await ownApp.request('rotateOAuth2ClientSecret', {
         token,
         pathParameters: path(client),
         body: { client_secret: next },
@@ -441,7 +441,7 @@ describe('the OAuth client lifecycle', () => {
       const client = await newClient();
       expect(await rotate(client, body)).toMatchObject({ status: 400, body: failure(message) });
       expect((await clientCredentials(client)).status).toBe(200);
-      expect((await app.request('oauth2ReadClient', { token: adminToken, pathParameters: path(client) })).body.data.client).toEqual(
+      expect((await app.request('readOAuth2Client', { token: adminToken, pathParameters: path(client) })).body.data.client).toEqual(
         viewOf(client),
       );
     });

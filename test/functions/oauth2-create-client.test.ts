@@ -39,7 +39,7 @@ describe('POST /oauth2/clients', () => {
 
   it('answers 201 with the client and never its secret, and stores only a keyed hash of the secret', async () => {
     const body = registration();
-    const response = await app.request('oauth2CreateClient', { token: adminToken, body });
+    const response = await app.request('createOAuth2Client', { token: adminToken, body });
     expect(response).toEqual({
       status: 201,
       headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
@@ -84,7 +84,7 @@ describe('POST /oauth2/clients', () => {
       grant_types: 'client_credentials, authorization_code  refresh_token',
       redirect_uri: 'http://127.0.0.1:9000/cb  http://[::1]/cb https://x.example.com/cb?tenant=a',
     });
-    const response = await app.request('oauth2CreateClient', { token: adminToken, body });
+    const response = await app.request('createOAuth2Client', { token: adminToken, body });
     expect(response.status).toBe(201);
     expect(response.body.data.client).toMatchObject({
       grant_types: ['client_credentials', 'authorization_code', 'refresh_token'],
@@ -109,7 +109,7 @@ describe('POST /oauth2/clients', () => {
             : who === 'other'
               ? (await registerAdmin(app, uniqueTenant())).token
               : undefined;
-      const response = await app.request('oauth2CreateClient', { ...(token ? { token } : {}), body: registration(overrides) });
+      const response = await app.request('createOAuth2Client', { ...(token ? { token } : {}), body: registration(overrides) });
       expect(response).toEqual({ status: 403, headers: expect.any(Object), body: failure('Permission denied') });
     });
   });
@@ -147,7 +147,7 @@ describe('POST /oauth2/clients', () => {
       [{ redirect_uri: 'http://evil.example', grant_types: 'implicit', client_secret: 'short' }, 'Invalid redirect_uri'],
       [{ grant_types: 'implicit', client_secret: 'short' }, 'Unsupported grant type'],
     ])('answers 400 for %j', async (overrides, error) => {
-      const response = await app.request('oauth2CreateClient', { token: adminToken, body: registration(overrides) });
+      const response = await app.request('createOAuth2Client', { token: adminToken, body: registration(overrides) });
       expect(response).toEqual({
         status: 400,
         headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
@@ -158,12 +158,12 @@ describe('POST /oauth2/clients', () => {
 
   it('answers 409 OAuth2 client already exists for a taken client_id, in any tenant, and keeps the first', async () => {
     const first = registration();
-    expect((await app.request('oauth2CreateClient', { token: adminToken, body: first })).status).toBe(201);
-    const again = await app.request('oauth2CreateClient', { token: adminToken, body: { ...first, client_secret: newSecret() } });
+    expect((await app.request('createOAuth2Client', { token: adminToken, body: first })).status).toBe(201);
+    const again = await app.request('createOAuth2Client', { token: adminToken, body: { ...first, client_secret: newSecret() } });
     expect(again).toEqual({ status: 409, headers: expect.any(Object), body: failure('OAuth2 client already exists') });
     const otherTenant = uniqueTenant();
     const otherAdmin = await registerAdmin(app, otherTenant);
-    const elsewhere = await app.request('oauth2CreateClient', { token: otherAdmin.token, body: { ...first, tenant_id: otherTenant } });
+    const elsewhere = await app.request('createOAuth2Client', { token: otherAdmin.token, body: { ...first, tenant_id: otherTenant } });
     expect(elsewhere).toEqual({
       status: 409,
       headers: expect.any(Object),
@@ -176,7 +176,7 @@ describe('POST /oauth2/clients', () => {
     const clientId = `race-${Date.now()}`;
     const answers = await Promise.all(
       Array.from({ length: 10 }, () =>
-        app.request('oauth2CreateClient', { token: adminToken, body: registration({ client_id: clientId }) }),
+        app.request('createOAuth2Client', { token: adminToken, body: registration({ client_id: clientId }) }),
       ),
     );
     expect(answers.filter((answer) => answer.status === 201)).toHaveLength(1);

@@ -42,7 +42,7 @@ describe('POST /oauth2/introspect', () => {
   }
 
   const introspect = (who: TestClient, token: string | undefined, extra: Record<string, string> = {}) =>
-    app.request('oauth2Introspect', tokenRequest(who, { token, ...extra }));
+    app.request('introspect', tokenRequest(who, { token, ...extra }));
 
   it('describes an active access token (RFC 7662 2.2), no-store', async () => {
     const response = await introspect(client, issued.access_token, { token_type_hint: 'access_token' });
@@ -67,7 +67,7 @@ describe('POST /oauth2/introspect', () => {
   });
 
   it('describes an active refresh token, whatever the hint says, with HTTP Basic', async () => {
-    const response = await app.request('oauth2Introspect', {
+    const response = await app.request('introspect', {
       ...form({ token: issued.refresh_token, token_type_hint: 'access_token' }),
       headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(client.clientId, client.clientSecret) },
     });
@@ -116,9 +116,9 @@ describe('POST /oauth2/introspect', () => {
     const fresh = (await localApp.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' }))).body
       .access_token as string;
     local.clock.advance(3599);
-    expect((await localApp.request('oauth2Introspect', tokenRequest(client, { token: fresh }))).body.active).toBe(true);
+    expect((await localApp.request('introspect', tokenRequest(client, { token: fresh }))).body.active).toBe(true);
     local.clock.advance(1);
-    expect((await localApp.request('oauth2Introspect', tokenRequest(client, { token: fresh }))).body).toEqual({ active: false });
+    expect((await localApp.request('introspect', tokenRequest(client, { token: fresh }))).body).toEqual({ active: false });
   });
 
   it('still honours a client_credentials token of a stored grant (issued before tokens became stateless), and its revocation', async () => {
@@ -145,7 +145,7 @@ describe('POST /oauth2/introspect', () => {
       jti: randomBytes(16).toString('hex'),
     });
     expect((await introspect(client, token)).body).toMatchObject({ active: true, sub: client.clientId });
-    await app.request('oauth2Revoke', tokenRequest(client, { token }));
+    await app.request('revoke', tokenRequest(client, { token }));
     expect((await introspect(client, token)).body).toEqual({ active: false });
     expect((await deps.store.oauthGrants.find(tenant.tenantId, grantId))?.revokedReason).toBe('revoked_by_client:access_token');
   });
@@ -155,7 +155,7 @@ describe('POST /oauth2/introspect', () => {
       'a revoked client_credentials token',
       async () => {
         const token = await clientCredentials(client);
-        await app.request('oauth2Revoke', tokenRequest(client, { token }));
+        await app.request('revoke', tokenRequest(client, { token }));
         return { token };
       },
     ],
@@ -187,7 +187,7 @@ describe('POST /oauth2/introspect', () => {
       'a revoked access token',
       async () => {
         const fresh = await tokensFor(client);
-        await app.request('oauth2Revoke', tokenRequest(client, { token: fresh.access_token }));
+        await app.request('revoke', tokenRequest(client, { token: fresh.access_token }));
         return { token: fresh.access_token };
       },
     ],
@@ -244,9 +244,9 @@ describe('POST /oauth2/introspect', () => {
       )
     ).body;
     local.clock.advance(3599);
-    expect((await localApp.request('oauth2Introspect', tokenRequest(client, { token: fresh.access_token }))).body.active).toBe(true);
+    expect((await localApp.request('introspect', tokenRequest(client, { token: fresh.access_token }))).body.active).toBe(true);
     local.clock.advance(1);
-    expect((await localApp.request('oauth2Introspect', tokenRequest(client, { token: fresh.access_token }))).body).toEqual({
+    expect((await localApp.request('introspect', tokenRequest(client, { token: fresh.access_token }))).body).toEqual({
       active: false,
     });
   });
@@ -266,7 +266,7 @@ describe('POST /oauth2/introspect', () => {
     ],
     ['no token', () => tokenRequest(client, {}), 400, { error: 'invalid_request', error_description: 'Missing token' }],
   ])('refuses %s in RFC format', async (_, request, status, body) => {
-    expect(await app.request('oauth2Introspect', request())).toEqual({
+    expect(await app.request('introspect', request())).toEqual({
       status,
       headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
       body,
@@ -274,7 +274,7 @@ describe('POST /oauth2/introspect', () => {
   });
 
   it('refuses a JSON request (RFC 7662 is form-encoded) in the envelope', async () => {
-    const response = await app.request('oauth2Introspect', {
+    const response = await app.request('introspect', {
       body: { token: issued.access_token, client_id: client.clientId, client_secret: client.clientSecret },
     });
     expect(response).toEqual({ status: 415, headers: expect.any(Object), body: failure('Unsupported content type') });

@@ -25,7 +25,7 @@ describe('RP-initiated logout (handlers)', () => {
   /** A first-party OpenID client with a post-logout URI, so a sign-in goes straight back with a code. */
   const openIdClient = async (within: OAuthTenant, clientId = within.client.clientId) => {
     const body = { first_party: true, scope: 'openid orders:read', post_logout_redirect_uris: `${BYE} https://app.example.com/other-bye` };
-    const changed = await app.request('oauth2UpdateClient', { token: within.adminToken, pathParameters: { clientId }, body });
+    const changed = await app.request('updateOAuth2Client', { token: within.adminToken, pathParameters: { clientId }, body });
     expect(changed.status).toBe(200);
   };
 
@@ -64,7 +64,8 @@ describe('RP-initiated logout (handlers)', () => {
     jar.take(await app.request('oauth2Logout', { method: 'GET', headers: { accept: 'text/html', ...jar.header() }, query }));
   const logoutForm = async (jar: CookieJar, fields: Record<string, string>, from = origin) =>
     jar.take(
-      await app.request('oauth2LogoutPost', {
+      await app.request('oauth2Logout', {
+        method: 'POST',
         headers: { 'content-type': FORM, origin: from, ...jar.header() },
         body: new URLSearchParams(fields).toString(),
       }),
@@ -324,28 +325,28 @@ describe('RP-initiated logout (handlers)', () => {
         tenant_id: tenant.tenantId,
       };
       const clientId = `logout-${serial++}`;
-      const created = await app.request('oauth2CreateClient', {
+      const created = await app.request('createOAuth2Client', {
         token: tenant.adminToken,
         body: { ...base, client_id: clientId, post_logout_redirect_uris: `${BYE} ${BYE}` },
       });
       expect(created.status).toBe(201);
       expect(created.body.data.client.post_logout_redirect_uris).toEqual([BYE]);
-      const refused = await app.request('oauth2CreateClient', {
+      const refused = await app.request('createOAuth2Client', {
         token: tenant.adminToken,
         body: { ...base, client_id: `logout-${serial++}`, post_logout_redirect_uris: 'javascript:alert(1)' },
       });
       expect(refused).toMatchObject({ status: 400, body: failure('Invalid post_logout_redirect_uri') });
       const pathParameters = { clientId };
-      const patched = await app.request('oauth2UpdateClient', {
+      const patched = await app.request('updateOAuth2Client', {
         token: tenant.adminToken,
         pathParameters,
         body: { id_token_signed_response_alg: 'RS256' },
       });
       expect(patched.status).toBe(200);
       expect(patched.body.data.client).toMatchObject({ id_token_signed_response_alg: 'RS256', post_logout_redirect_uris: [BYE] });
-      const read = await app.request('oauth2ReadClient', { token: tenant.adminToken, pathParameters });
+      const read = await app.request('readOAuth2Client', { token: tenant.adminToken, pathParameters });
       expect(read.body.data.client.id_token_signed_response_alg).toBe('RS256');
-      const bad = await app.request('oauth2UpdateClient', {
+      const bad = await app.request('updateOAuth2Client', {
         token: tenant.adminToken,
         pathParameters,
         body: { id_token_signed_response_alg: 'HS256' },

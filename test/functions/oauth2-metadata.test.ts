@@ -5,7 +5,7 @@ import { testDeps } from '../helpers/deps';
 describe('GET /.well-known/oauth-authorization-server', () => {
   it('publishes the RFC 8414 document with absolute URLs under the issuer, cacheable', async () => {
     const deps = await testDeps({ ISSUER: 'https://id.example.com/' });
-    const response = await testApp(deps).request('oauth2Metadata');
+    const response = await testApp(deps).request('metadata');
     const methods = ['client_secret_basic', 'client_secret_post'];
     expect(response).toEqual({
       status: 200,

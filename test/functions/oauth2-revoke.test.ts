@@ -28,17 +28,13 @@ describe('POST /oauth2/revoke', () => {
     );
     return response.body as { access_token: string; refresh_token: string };
   }
-  const active = async (who: TestClient, token: string) =>
-    (await app.request('oauth2Introspect', tokenRequest(who, { token }))).body.active;
+  const active = async (who: TestClient, token: string) => (await app.request('introspect', tokenRequest(who, { token }))).body.active;
   const refresh = (who: TestClient, token: string) =>
     app.request('oauth2Token', tokenRequest(who, { grant_type: 'refresh_token', refresh_token: token }));
 
   it('revokes a refresh token and every access token of its grant (RFC 7009 2.1): 200, no body', async () => {
     const issued = await tokensFor(client);
-    const response = await app.request(
-      'oauth2Revoke',
-      tokenRequest(client, { token: issued.refresh_token, token_type_hint: 'refresh_token' }),
-    );
+    const response = await app.request('revoke', tokenRequest(client, { token: issued.refresh_token, token_type_hint: 'refresh_token' }));
     expect(response).toEqual({ status: 200, headers: expect.objectContaining({ 'Cache-Control': 'no-store' }), body: undefined });
     expect(await active(client, issued.refresh_token)).toBe(false);
     expect(await active(client, issued.access_token)).toBe(false);
@@ -47,7 +43,7 @@ describe('POST /oauth2/revoke', () => {
 
   it('revokes an access token and the refresh token of its grant', async () => {
     const issued = await tokensFor(client);
-    expect((await app.request('oauth2Revoke', tokenRequest(client, { token: issued.access_token }, 'basic'))).status).toBe(200);
+    expect((await app.request('revoke', tokenRequest(client, { token: issued.access_token }, 'basic'))).status).toBe(200);
     expect(await active(client, issued.access_token)).toBe(false);
     expect((await refresh(client, issued.refresh_token)).status).toBe(400);
   });
@@ -55,7 +51,7 @@ describe('POST /oauth2/revoke', () => {
   it('revokes a client_credentials token', async () => {
     const { access_token: token } = (await app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' }))).body;
     expect(await active(client, token)).toBe(true);
-    await app.request('oauth2Revoke', tokenRequest(client, { token }));
+    await app.request('revoke', tokenRequest(client, { token }));
     expect(await active(client, token)).toBe(false);
   });
 
@@ -64,7 +60,7 @@ describe('POST /oauth2/revoke', () => {
     const { jti, exp } = decodeJwt(token);
     const denyRecords = () => itemsUnder(inject('dynamodbEndpoint'), inject('tableName'), `T#${tenant.tenantId}#REVOKEDJTI#${jti}`);
     expect(await denyRecords()).toEqual([]);
-    expect(await app.request('oauth2Revoke', tokenRequest(client, { token }, 'basic'))).toMatchObject({ status: 200, body: undefined });
+    expect(await app.request('revoke', tokenRequest(client, { token }, 'basic'))).toMatchObject({ status: 200, body: undefined });
     const record = {
       pk: `T#${tenant.tenantId}#REVOKEDJTI#${jti}`,
       sk: 'REVOKED',
@@ -76,7 +72,7 @@ describe('POST /oauth2/revoke', () => {
     expect(await denyRecords()).toEqual([record]);
     expect(await active(client, token)).toBe(false);
     // Revoking again changes nothing (RFC 7009 2.2).
-    expect((await app.request('oauth2Revoke', tokenRequest(client, { token }))).status).toBe(200);
+    expect((await app.request('revoke', tokenRequest(client, { token }))).status).toBe(200);
     expect(await denyRecords()).toEqual([record]);
     expect(JSON.stringify(await denyRecords())).not.toContain(token.split('.')[2]);
   });
@@ -85,7 +81,7 @@ describe('POST /oauth2/revoke', () => {
     const { access_token: token } = (await app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' }))).body;
     const { jti } = decodeJwt(token);
     for (const who of [await createClient(app, tenant.adminToken, tenant.tenantId), (await oauthTenant(app)).client]) {
-      expect(await app.request('oauth2Revoke', tokenRequest(who, { token }))).toMatchObject({ status: 200, body: undefined });
+      expect(await app.request('revoke', tokenRequest(who, { token }))).toMatchObject({ status: 200, body: undefined });
     }
     const records = (await scanTable(inject('dynamodbEndpoint'), inject('tableName'))).filter((item) =>
       String(item.pk).endsWith(`#REVOKEDJTI#${jti}`),
@@ -100,7 +96,7 @@ describe('POST /oauth2/revoke', () => {
     const foreignTenant = (await oauthTenant(app)).client;
     for (const who of [other, foreignTenant]) {
       for (const token of [issued.access_token, issued.refresh_token]) {
-        expect(await app.request('oauth2Revoke', tokenRequest(who, { token }))).toMatchObject({ status: 200, body: undefined });
+        expect(await app.request('revoke', tokenRequest(who, { token }))).toMatchObject({ status: 200, body: undefined });
       }
     }
     expect(await active(client, issued.access_token)).toBe(true);
@@ -109,7 +105,7 @@ describe('POST /oauth2/revoke', () => {
 
   it('answers 200 for unknown or malformed tokens (RFC 7009 2.2)', async () => {
     for (const token of ['nonsense', `${'g'.repeat(22)}.0.${'s'.repeat(43)}`, 'a.b.c']) {
-      expect(await app.request('oauth2Revoke', tokenRequest(client, { token }))).toMatchObject({ status: 200, body: undefined });
+      expect(await app.request('revoke', tokenRequest(client, { token }))).toMatchObject({ status: 200, body: undefined });
     }
   });
 
@@ -129,7 +125,7 @@ describe('POST /oauth2/revoke', () => {
     ],
     ['no token', () => tokenRequest(client, {}), 400, { error: 'invalid_request', error_description: 'Missing token' }],
   ])('refuses %s in RFC format', async (_, request, status, body) => {
-    expect(await app.request('oauth2Revoke', request())).toEqual({
+    expect(await app.request('revoke', request())).toEqual({
       status,
       headers: expect.objectContaining({ 'Cache-Control': 'no-store', Pragma: 'no-cache' }),
       body,
@@ -137,7 +133,7 @@ describe('POST /oauth2/revoke', () => {
   });
 
   it('refuses a JSON request (RFC 7009 is form-encoded) in the envelope', async () => {
-    const response = await app.request('oauth2Revoke', {
+    const response = await app.request('revoke', {
       body: { token: 'x', client_id: client.clientId, client_secret: client.clientSecret },
     });
     expect(response).toEqual({ status: 415, headers: expect.any(Object), body: failure('Unsupported content type') });

@@ -61,7 +61,7 @@ describe('POST /oauth2/token', () => {
   }
 
   const introspect = async (who: TestClient, value: string) =>
-    (await app.request('oauth2Introspect', form({ token: value, client_id: who.clientId, client_secret: who.clientSecret }))).body;
+    (await app.request('introspect', form({ token: value, client_id: who.clientId, client_secret: who.clientSecret }))).body;
 
   describe('authorization_code', () => {
     it('answers the RFC way (form): 200, no-store, an at+jwt access token, a refresh token and the scope', async () => {

@@ -95,7 +95,7 @@ describe('passkeys (docs/api.md 12)', () => {
         lastUsedAt: null,
       };
       expect(registered).toEqual({ status: 201, headers: expect.any(Object), body: { success: true, data: { passkey } } });
-      const listed = await app.request('passkeysList', { token });
+      const listed = await app.request('listPasskeys', { token });
       expect(listed).toEqual({
         status: 200,
         headers: expect.any(Object),
@@ -140,7 +140,7 @@ describe('passkeys (docs/api.md 12)', () => {
       const { tenantId, token, userId } = await newUser();
       const response = await register(token, softwareAuthenticator(), overrides);
       expect(response).toEqual({ status: 400, headers: expect.any(Object), body: failure('Invalid passkey registration') });
-      expect((await app.request('passkeysList', { token })).body.data.passkeys).toEqual([]);
+      expect((await app.request('listPasskeys', { token })).body.data.passkeys).toEqual([]);
       expect(await events(tenantId, userId, 'passkey_registration_failed')).toEqual([
         expect.objectContaining({ outcome: 'failure', details: { reason: 'invalid_passkey' } }),
       ]);
@@ -325,7 +325,7 @@ describe('passkeys (docs/api.md 12)', () => {
       });
       const identity = await app.identityOf(response.body.data.token);
       expect(identity).toMatchObject({ userId, amr: ['hwk', 'user'], authTime: Math.floor(deps.clock.now() / 1000) });
-      const listed = await app.request('passkeysList', { token: response.body.data.token });
+      const listed = await app.request('listPasskeys', { token: response.body.data.token });
       expect(listed.body.data.passkeys).toEqual([expect.objectContaining({ id: passkeyId, lastUsedAt: expect.stringMatching(ISO) })]);
       expect(await events(tenantId, userId, 'login_succeeded')).toContainEqual(
         expect.objectContaining({ outcome: 'success', details: { username: 'alice', amr: ['hwk', 'user'], passkeyId } }),
@@ -358,7 +358,7 @@ describe('passkeys (docs/api.md 12)', () => {
       expect(response.status).toBe(200);
       expect(await app.identityOf(response.body.data.token)).toMatchObject({ userId, amr: ['hwk', 'user'] });
       // As a session that passed a code, it may manage the factors (docs/api.md 4.4, 8.6).
-      const codes = await app.request('mfaRecoveryCodes', { token: response.body.data.token });
+      const codes = await app.request('generateRecoveryCodes', { token: response.body.data.token });
       expect(codes.status).toBe(200);
     });
 
@@ -566,7 +566,7 @@ describe('passkeys (docs/api.md 12)', () => {
         text: expect.stringContaining(`The passkey “Laptop All is well” (added ${day}) was added to your account.`),
         destination: 'alice@example.com',
       });
-      const removed = await app.request('passkeyRemove', { token: user.token, pathParameters: { id: registered.body.data.passkey.id } });
+      const removed = await app.request('removePasskey', { token: user.token, pathParameters: { id: registered.body.data.passkey.id } });
       expect(removed.status).toBe(200);
       expect((await sent())[0]).toEqual({
         event: 'passkey-removed',
@@ -577,7 +577,7 @@ describe('passkeys (docs/api.md 12)', () => {
       // A refused registration or removal tells nobody.
       const before = (await sent()).length;
       await register(user.token, softwareAuthenticator(), { userVerified: false });
-      await app.request('passkeyRemove', { token: user.token, pathParameters: { id: registered.body.data.passkey.id } });
+      await app.request('removePasskey', { token: user.token, pathParameters: { id: registered.body.data.passkey.id } });
       expect(await sent()).toHaveLength(before);
     });
   });
@@ -587,10 +587,10 @@ describe('passkeys (docs/api.md 12)', () => {
       const { tenantId, token, userId } = await newUser();
       const authenticator = softwareAuthenticator();
       const { id } = (await register(token, authenticator)).body.data.passkey;
-      const removed = await app.request('passkeyRemove', { token, pathParameters: { id } });
+      const removed = await app.request('removePasskey', { token, pathParameters: { id } });
       expect(removed).toEqual({ status: 200, headers: expect.any(Object), body: { success: true, data: { message: 'Passkey removed' } } });
-      expect((await app.request('passkeysList', { token })).body.data.passkeys).toEqual([]);
-      const again = await app.request('passkeyRemove', { token, pathParameters: { id } });
+      expect((await app.request('listPasskeys', { token })).body.data.passkeys).toEqual([]);
+      const again = await app.request('removePasskey', { token, pathParameters: { id } });
       expect(again).toEqual({ status: 404, headers: expect.any(Object), body: failure('Passkey not found') });
       const credential = authenticator.get(await signInOptions(tenantId));
       expect((await app.request('passkeyAuthentication', { body: { tenantId, credential } })).body).toEqual(failure('Invalid passkey'));
@@ -601,10 +601,10 @@ describe('passkeys (docs/api.md 12)', () => {
       const alice = await newUser();
       const { id } = (await register(alice.token)).body.data.passkey;
       const bob = await registerStaff(app, alice.token, { username: 'bob', password: PASSWORD, role: 'ANALYST', tenantId: alice.tenantId });
-      const response = await app.request('passkeyRemove', { token: bob.token, pathParameters: { id } });
+      const response = await app.request('removePasskey', { token: bob.token, pathParameters: { id } });
       expect(response).toEqual({ status: 404, headers: expect.any(Object), body: failure('Passkey not found') });
       deps.clock.advance(601);
-      const stale = await app.request('passkeyRemove', { token: alice.token, pathParameters: { id } });
+      const stale = await app.request('removePasskey', { token: alice.token, pathParameters: { id } });
       expect(stale).toEqual({ status: 403, headers: expect.any(Object), body: failure('Recent authentication required') });
     });
 

@@ -40,7 +40,7 @@ describe('POST /auth/password/change (docs/api.md 8.2)', () => {
     expect(grant.status).toBe(200);
     const { access_token: accessToken, refresh_token: oauthRefreshToken } = grant.body as { access_token: string; refresh_token: string };
 
-    const response = await app.request('passwordChange', { token, body: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD } });
+    const response = await app.request('changePassword', { token, body: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD } });
     expect(response).toEqual({
       status: 200,
       headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
@@ -52,7 +52,7 @@ describe('POST /auth/password/change (docs/api.md 8.2)', () => {
       headers: expect.any(Object),
       body: failure('Unauthorized'),
     });
-    expect((await app.request('refresh', { body: { refreshToken: other.body.data.refreshToken } })).body).toEqual(
+    expect((await app.request('refreshToken', { body: { refreshToken: other.body.data.refreshToken } })).body).toEqual(
       failure('Invalid refresh token'),
     );
     const oauthRefresh = await app.request(
@@ -60,11 +60,11 @@ describe('POST /auth/password/change (docs/api.md 8.2)', () => {
       tokenRequest(client, { grant_type: 'refresh_token', refresh_token: oauthRefreshToken }),
     );
     expect(oauthRefresh).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-    const introspected = await app.request('oauth2Introspect', tokenRequest(client, { token: accessToken }));
+    const introspected = await app.request('introspect', tokenRequest(client, { token: accessToken }));
     expect(introspected.body).toEqual({ active: false });
 
     expect((await app.request('me', { token })).status).toBe(200);
-    expect((await app.request('refresh', { body: { refreshToken } })).status).toBe(200);
+    expect((await app.request('refreshToken', { body: { refreshToken } })).status).toBe(200);
     expect((await login(tenantId, PASSWORD)).body).toEqual(failure('Invalid credentials'));
     expect((await login(tenantId, NEW_PASSWORD)).status).toBe(200);
     expect(deps.logText()).not.toContain(NEW_PASSWORD);
@@ -74,13 +74,13 @@ describe('POST /auth/password/change (docs/api.md 8.2)', () => {
     const { tenantId, token } = await newUser();
     const other = await login(tenantId, PASSWORD);
     for (let attempt = 0; attempt < 5; attempt++) {
-      const wrong = await app.request('passwordChange', {
+      const wrong = await app.request('changePassword', {
         token,
         body: { currentPassword: 'not the password', newPassword: NEW_PASSWORD },
       });
       expect(wrong).toEqual({ status: 400, headers: expect.any(Object), body: failure('Invalid credentials') });
     }
-    const locked = await app.request('passwordChange', { token, body: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD } });
+    const locked = await app.request('changePassword', { token, body: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD } });
     expect(locked).toEqual({
       status: 429,
       headers: expect.objectContaining({ 'Retry-After': expect.stringMatching(/^\d+$/) }),
@@ -91,7 +91,7 @@ describe('POST /auth/password/change (docs/api.md 8.2)', () => {
 
   it('answers 400 Password is too common for a common new password, and changes nothing', async () => {
     const { tenantId, token } = await newUser();
-    const response = await app.request('passwordChange', { token, body: { currentPassword: PASSWORD, newPassword: 'qwerty123' } });
+    const response = await app.request('changePassword', { token, body: { currentPassword: PASSWORD, newPassword: 'qwerty123' } });
     expect(response).toEqual({ status: 400, headers: expect.any(Object), body: failure('Password is too common') });
     expect((await login(tenantId, PASSWORD)).status).toBe(200);
   });
@@ -107,14 +107,14 @@ describe('POST /auth/password/change (docs/api.md 8.2)', () => {
     ],
   ])('answers 400 for %j', async (body, error) => {
     const { token } = await newUser();
-    const response = await app.request('passwordChange', { token, body });
+    const response = await app.request('changePassword', { token, body });
     expect(response).toEqual({ status: 400, headers: expect.any(Object), body: failure(error) });
   });
 
   it.each([[{ currentPassword: PASSWORD, newPassword: NEW_PASSWORD }], [{}], ['not json']])(
     'answers 401 Unauthorized without a session, whatever the body (%j)',
     async (body) => {
-      const response = await app.request('passwordChange', { body });
+      const response = await app.request('changePassword', { body });
       expect(response).toEqual({ status: 401, headers: expect.any(Object), body: failure('Unauthorized') });
     },
   );
@@ -123,8 +123,8 @@ describe('POST /auth/password/change (docs/api.md 8.2)', () => {
     const { tenantId, token } = await newUser();
     const second = (await login(tenantId, PASSWORD)).body.data.token as string;
     const [a, b] = await Promise.all([
-      app.request('passwordChange', { token, body: { currentPassword: PASSWORD, newPassword: 'first new passphrase' } }),
-      app.request('passwordChange', { token: second, body: { currentPassword: PASSWORD, newPassword: 'second new passphrase' } }),
+      app.request('changePassword', { token, body: { currentPassword: PASSWORD, newPassword: 'first new passphrase' } }),
+      app.request('changePassword', { token: second, body: { currentPassword: PASSWORD, newPassword: 'second new passphrase' } }),
     ]);
     const [winner, loser] = a.status === 200 ? [a, b] : [b, a];
     expect(winner.body).toEqual({ success: true, data: { message: 'Password changed' } });

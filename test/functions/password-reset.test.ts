@@ -160,7 +160,7 @@ describe('POST /auth/password/forgot and /auth/password/reset (docs/api.md 8.7)'
         expect((await quotaApp.request('passwordForgot', { body: { username: 'alice', tenantId } })).body).toEqual(FORGOT);
         quotaDeps.clock.advance(60);
       }
-      const changed = await quotaApp.request('passwordChange', {
+      const changed = await quotaApp.request('changePassword', {
         token: session,
         body: { currentPassword: PASSWORD, newPassword: 'a changed passphrase' },
       });
@@ -230,7 +230,7 @@ describe('POST /auth/password/forgot and /auth/password/reset (docs/api.md 8.7)'
         body: { success: true, data: { message: 'Password reset' } },
       });
       expect(await app.request('me', { token })).toEqual({ status: 401, headers: expect.any(Object), body: failure('Unauthorized') });
-      expect((await app.request('refresh', { body: { refreshToken } })).body).toEqual(failure('Invalid refresh token'));
+      expect((await app.request('refreshToken', { body: { refreshToken } })).body).toEqual(failure('Invalid refresh token'));
       const oauthRefresh = await app.request(
         'oauth2Token',
         tokenRequest(client, { grant_type: 'refresh_token', refresh_token: String(grant.body.refresh_token) }),
@@ -338,7 +338,7 @@ describe('POST /auth/password/forgot and /auth/password/reset (docs/api.md 8.7)'
       const smsLogin = await app.request('login', {
         body: { username: 'alice', password: PASSWORD, tenantId, mfaCode: (await deps.outbox.latest(tenantId, userId, 'SMS'))?.code },
       });
-      const codes = (await app.request('mfaRecoveryCodes', { token: smsLogin.body.data.token })).body.data.codes as string[];
+      const codes = (await app.request('generateRecoveryCodes', { token: smsLogin.body.data.token })).body.data.codes as string[];
       deps.clock.advance(61);
       await forgot(tenantId);
       const code = await resetCode(tenantId, userId, 'SMS');
@@ -411,7 +411,7 @@ describe('POST /auth/password/forgot and /auth/password/reset (docs/api.md 8.7)'
         `<p>These passkeys still sign in to your account without the password: “Laptop” (added ${today()}).</p>`,
       );
       // The reset ended the passkey's session, but the passkey itself still signs in.
-      expect((await app.request('passkeysList', { token: passkeyToken })).body).toEqual(failure('Unauthorized'));
+      expect((await app.request('listPasskeys', { token: passkeyToken })).body).toEqual(failure('Unauthorized'));
       expect((await signInWithPasskey(tenantId, authenticator)).status).toBe(200);
       expect(await events(tenantId, userId, 'password_reset')).toEqual([expect.objectContaining({ details: { username: 'alice' } })]);
     });
@@ -429,7 +429,7 @@ describe('POST /auth/password/forgot and /auth/password/reset (docs/api.md 8.7)'
       for (const removed of [authenticator, second]) {
         expect((await signInWithPasskey(tenantId, removed)).body).toEqual(failure('Invalid passkey'));
       }
-      expect((await app.request('passkeysList', { token: passkeyToken })).body).toEqual(failure('Unauthorized'));
+      expect((await app.request('listPasskeys', { token: passkeyToken })).body).toEqual(failure('Unauthorized'));
       expect(await events(tenantId, userId, 'password_reset')).toEqual([
         expect.objectContaining({ outcome: 'success', details: { username: 'alice', passkeysRemoved: 2 } }),
       ]);

@@ -44,7 +44,7 @@ describe('recent authentication (docs/api.md 8.1)', () => {
         amr: ['pwd'],
       });
       // The refresh token is the session's, unchanged, and its tokens carry the new proof.
-      const refreshed = await app.request('refresh', { body: { refreshToken } });
+      const refreshed = await app.request('refreshToken', { body: { refreshToken } });
       expect((await app.identityOf(refreshed.body.data.token))?.authTime).toBe(now(deps));
     });
 
@@ -124,7 +124,7 @@ describe('recent authentication (docs/api.md 8.1)', () => {
       const { token } = await newUser();
       deps.clock.advance(601);
       for (const body of [{ method: 'TOTP', secret: newTotpSecret() }, {}]) {
-        const refused = await app.request('mfaEnable', { token, body });
+        const refused = await app.request('enableMFA', { token, body });
         expect(refused).toEqual({
           status: 403,
           headers: expect.any(Object),
@@ -132,14 +132,14 @@ describe('recent authentication (docs/api.md 8.1)', () => {
         });
       }
       const again = await app.request('reauthenticate', { token, body: { password: PASSWORD } });
-      const enabled = await app.request('mfaEnable', { token: again.body.data.token, body: { method: 'TOTP', secret: newTotpSecret() } });
+      const enabled = await app.request('enableMFA', { token: again.body.data.token, body: { method: 'TOTP', secret: newTotpSecret() } });
       expect(enabled.status).toBe(200);
     });
 
     it('accepts a proof exactly 600 seconds old', async () => {
       const { token } = await newUser();
       deps.clock.advance(600);
-      expect((await app.request('mfaEnable', { token, body: { method: 'TOTP', secret: newTotpSecret() } })).status).toBe(200);
+      expect((await app.request('enableMFA', { token, body: { method: 'TOTP', secret: newTotpSecret() } })).status).toBe(200);
     });
 
     it('follows REAUTH_MAX_AGE_SECONDS', async () => {
@@ -147,7 +147,7 @@ describe('recent authentication (docs/api.md 8.1)', () => {
       const shortApp = testApp(shortDeps);
       const { token } = await registerAdmin(shortApp, uniqueTenant(), 'alice', PASSWORD);
       shortDeps.clock.advance(61);
-      const refused = await shortApp.request('mfaEnable', { token, body: { method: 'TOTP', secret: newTotpSecret() } });
+      const refused = await shortApp.request('enableMFA', { token, body: { method: 'TOTP', secret: newTotpSecret() } });
       expect(refused.body).toEqual(failure('Recent authentication required'));
     });
   });
@@ -163,7 +163,7 @@ describe('recent authentication (docs/api.md 8.1)', () => {
         headers: expect.any(Object),
         body: failure('Unauthorized'),
       });
-      const refresh = await app.request('refresh', { body: { refreshToken: other.body.data.refreshToken } });
+      const refresh = await app.request('refreshToken', { body: { refreshToken: other.body.data.refreshToken } });
       expect(refresh.body).toEqual(failure('Invalid refresh token'));
       expect((await app.request('me', { token })).status).toBe(200);
 
@@ -171,10 +171,10 @@ describe('recent authentication (docs/api.md 8.1)', () => {
       const third = await app.request('login', { body: { username: 'alice', password: PASSWORD, tenantId, mfaCode: totp.code(1) } });
       expect(third.status).toBe(200);
       const otpToken = withOtp.body.data.token as string;
-      await app.request('mfaEnable', { token: otpToken, body: { method: 'EMAIL', secret: 'alice@example.com' } });
+      await app.request('enableMFA', { token: otpToken, body: { method: 'EMAIL', secret: 'alice@example.com' } });
       const userId = String((await app.identityOf(otpToken))?.userId);
       const sent = await deps.outbox.latest(tenantId, userId, 'EMAIL');
-      const verified = await app.request('mfaVerify', { token: otpToken, body: { method: 'EMAIL', code: sent?.code } });
+      const verified = await app.request('verifyMFA', { token: otpToken, body: { method: 'EMAIL', code: sent?.code } });
       expect(verified.status).toBe(200);
       expect((await app.request('me', { token: third.body.data.token })).status).toBe(200);
     });
@@ -182,8 +182,8 @@ describe('recent authentication (docs/api.md 8.1)', () => {
     it('revokes nothing for a wrong code', async () => {
       const { tenantId, token } = await newUser();
       const other = await app.request('login', { body: { username: 'alice', password: PASSWORD, tenantId } });
-      await app.request('mfaEnable', { token, body: { method: 'TOTP', secret: newTotpSecret() } });
-      const wrong = await app.request('mfaVerify', { token, body: { method: 'TOTP', code: '000000' } });
+      await app.request('enableMFA', { token, body: { method: 'TOTP', secret: newTotpSecret() } });
+      const wrong = await app.request('verifyMFA', { token, body: { method: 'TOTP', code: '000000' } });
       expect(wrong.body).toEqual(failure('Invalid MFA code'));
       expect((await app.request('me', { token: other.body.data.token })).status).toBe(200);
     });

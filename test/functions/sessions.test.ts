@@ -33,7 +33,7 @@ describe('sessions', () => {
     it('rotates: a new pair for the same session, with the stored user', async () => {
       const first = await login();
       deps.clock.advance(60);
-      const response = await app.request('refresh', { body: { refreshToken: first.refreshToken } });
+      const response = await app.request('refreshToken', { body: { refreshToken: first.refreshToken } });
       expect(response.status).toBe(200);
       expect(response.headers['Cache-Control']).toBe('no-store');
       expect(response.body).toEqual({
@@ -50,29 +50,29 @@ describe('sessions', () => {
       expect(decodeJwt(next.token).sid).toBe(decodeJwt(first.token).sid);
       expect(decodeJwt(next.token).amr).toEqual(['pwd']);
       // The successor works, and so on down the chain.
-      const third = await app.request('refresh', { body: { refreshToken: next.refreshToken } });
+      const third = await app.request('refreshToken', { body: { refreshToken: next.refreshToken } });
       expect(third.status).toBe(200);
     });
 
     it('treats a retired token presented again as reuse: 401 and the whole session is revoked', async () => {
       const first = await login();
-      const second = (await app.request('refresh', { body: { refreshToken: first.refreshToken } })).body.data;
+      const second = (await app.request('refreshToken', { body: { refreshToken: first.refreshToken } })).body.data;
       expect(await app.identityOf(second.token)).not.toBeNull();
 
-      const reuse = await app.request('refresh', { body: { refreshToken: first.refreshToken } });
+      const reuse = await app.request('refreshToken', { body: { refreshToken: first.refreshToken } });
       expect(reuse).toMatchObject({ status: 401, body: failure('Invalid refresh token') });
       expect(deps.logs).toContainEqual(expect.objectContaining({ event: 'refresh_token_reuse_detected', tenantId, userId: first.user.id }));
 
       // Everything of the session stops working from the next request on.
       expect(await app.identityOf(second.token)).toBeNull();
       expect(await app.identityOf(first.token)).toBeNull();
-      expect((await app.request('refresh', { body: { refreshToken: second.refreshToken } })).status).toBe(401);
+      expect((await app.request('refreshToken', { body: { refreshToken: second.refreshToken } })).status).toBe(401);
       expect((await app.request('me', { token: second.token })).status).toBe(401);
     });
 
     it('lets exactly one of two concurrent refreshes with the same token win', async () => {
       const { refreshToken } = await login();
-      const answers = await Promise.all([1, 2, 3].map(() => app.request('refresh', { body: { refreshToken } })));
+      const answers = await Promise.all([1, 2, 3].map(() => app.request('refreshToken', { body: { refreshToken } })));
       expect(answers.filter((r) => r.status === 200)).toHaveLength(1);
       expect(answers.filter((r) => r.status === 401 && r.body.error === 'Invalid refresh token')).toHaveLength(2);
     });
@@ -95,7 +95,7 @@ describe('sessions', () => {
           ExpressionAttributeValues: { ':role': 'MANAGER' },
         }),
       );
-      const response = await app.request('refresh', { body: { refreshToken: created.body.data.refreshToken } });
+      const response = await app.request('refreshToken', { body: { refreshToken: created.body.data.refreshToken } });
       expect(response.body.data.user.role).toBe('MANAGER');
       expect(decodeJwt(response.body.data.token).role).toBe('MANAGER');
     });
@@ -106,12 +106,12 @@ describe('sessions', () => {
       let { refreshToken } = (await localApp.request('login', { body: { username: 'root', password: PASSWORD, tenantId } })).body.data;
       for (let day = 0; day < 29; day++) {
         local.clock.advance(24 * 3600);
-        const response = await localApp.request('refresh', { body: { refreshToken } });
+        const response = await localApp.request('refreshToken', { body: { refreshToken } });
         expect(response.status).toBe(200);
         refreshToken = response.body.data.refreshToken;
       }
       local.clock.advance(24 * 3600);
-      const expired = await localApp.request('refresh', { body: { refreshToken } });
+      const expired = await localApp.request('refreshToken', { body: { refreshToken } });
       expect(expired).toMatchObject({ status: 401, body: failure('Invalid refresh token') });
     });
 
@@ -126,7 +126,7 @@ describe('sessions', () => {
         real[3] = 'A'.repeat(43);
         refreshToken = real.join('.');
       }
-      const response = await app.request('refresh', { body: { refreshToken } });
+      const response = await app.request('refreshToken', { body: { refreshToken } });
       expect(response).toMatchObject({ status: 401, body: failure('Invalid refresh token') });
     });
 
@@ -134,13 +134,13 @@ describe('sessions', () => {
       const { token, refreshToken } = await login();
       const forged = refreshToken.split('.');
       forged[3] = 'B'.repeat(43);
-      await app.request('refresh', { body: { refreshToken: forged.join('.') } });
+      await app.request('refreshToken', { body: { refreshToken: forged.join('.') } });
       expect(await app.identityOf(token)).not.toBeNull();
-      expect((await app.request('refresh', { body: { refreshToken } })).status).toBe(200);
+      expect((await app.request('refreshToken', { body: { refreshToken } })).status).toBe(200);
     });
 
     it('answers 400 for a missing refresh token', async () => {
-      const response = await app.request('refresh', { body: {} });
+      const response = await app.request('refreshToken', { body: {} });
       expect(response).toMatchObject({
         status: 400,
         body: failure('refreshToken: Invalid input: expected string, received undefined'),
@@ -154,7 +154,7 @@ describe('sessions', () => {
       const response = await app.request('logout', { token });
       expect(response).toMatchObject({ status: 200, body: { success: true, data: { message: 'Logged out' } } });
       expect((await app.request('me', { token })).status).toBe(401);
-      expect((await app.request('refresh', { body: { refreshToken } })).status).toBe(401);
+      expect((await app.request('refreshToken', { body: { refreshToken } })).status).toBe(401);
       expect(deps.logs).toContainEqual(expect.objectContaining({ event: 'logout', tenantId }));
     });
 
@@ -227,9 +227,9 @@ describe('tenant isolation of sessions', () => {
     await registerAdmin(app, b, 'same', PASSWORD);
     const parts = first.refreshToken.split('.');
     parts[0] = Buffer.from(b).toString('base64url');
-    const response = await app.request('refresh', { body: { refreshToken: parts.join('.') } });
+    const response = await app.request('refreshToken', { body: { refreshToken: parts.join('.') } });
     expect(response).toMatchObject({ status: 401, body: failure('Invalid refresh token') });
     // And the untouched token still works in its own tenant.
-    expect((await app.request('refresh', { body: { refreshToken: first.refreshToken } })).body.data.user.tenantId).toBe(a);
+    expect((await app.request('refreshToken', { body: { refreshToken: first.refreshToken } })).body.data.user.tenantId).toBe(a);
   });
 });

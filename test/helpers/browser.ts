@@ -1,20 +1,15 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, type BrowserContext, type BrowserContextOptions, type CDPSession, chromium, type Page } from 'playwright-core';
-import * as authorizer from '../../functions/authorizer';
 import { type App, testApp } from './app';
 import { type TestDeps, testDeps } from './deps';
-import { type HttpRoute, startApiServer } from './http-server';
+import { startApiServer } from './http-server';
+import { mountServerlessRoutes } from './routes';
 
 /** Debian's chromium (apt `chromium`, see .ci/run): playwright-core downloads no browser. */
 const CHROMIUM = '/usr/bin/chromium';
 
 export interface BrowserStackOptions {
-  /**
-   * The routes to serve, made from the stack's deps: `{ method, path, handler:
-   * makeHandler(deps), authorizer }` as serverless.yml declares them.
-   */
-  routes: (deps: TestDeps) => HttpRoute[];
   /** Configuration besides `ISSUER` (set to the stack's URL), as testDeps takes it. */
   env?: (issuer: string) => Record<string, string>;
   /**
@@ -56,7 +51,7 @@ export interface VirtualAuthenticator {
  * DynamoDB Local, a clock at real time), partner apps answering redirects on another site,
  * and one chromium for the file driven by playwright-core.
  */
-export async function startBrowserStack(options: BrowserStackOptions): Promise<BrowserStack> {
+export async function startBrowserStack(options: BrowserStackOptions = {}): Promise<BrowserStack> {
   const host = options.host ?? '127.0.0.1';
   const server = await startApiServer();
   const apps = createServer((_, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end('partner app'));
@@ -66,7 +61,8 @@ export async function startBrowserStack(options: BrowserStackOptions): Promise<B
   const issuer = server.url.replace('127.0.0.1', host);
   const deps = await testDeps({ ISSUER: issuer, ...options.env?.(issuer) });
   deps.clock.set(Date.now());
-  server.mount(options.routes(deps), authorizer.makeHandler(deps));
+  // Every route of serverless.yml, as API Gateway would serve it.
+  mountServerlessRoutes(server, deps);
   // A browser server rather than `launch`, for the PID of its process.
   const chromiumServer = await chromium.launchServer({ executablePath: CHROMIUM });
   const pid = chromiumServer.process().pid;

@@ -8,6 +8,7 @@ type Authorizer = (event: APIGatewayRequestAuthorizerEventV2) => Promise<{ conte
 
 export interface HttpRoute {
   method: string;
+  /** The path as serverless.yml writes it, `{name}` for a path parameter. */
   path: string;
   /** A function's `makeHandler(deps)`. */
   handler: unknown;
@@ -21,21 +22,55 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * The `{name}` parameters of a route's path template in a request path, or undefined
+ * when the path is not the route's. API Gateway prefers a route without parameters,
+ * so the server tries those first (`routeOrder`).
+ */
+function pathParameters(template: string, path: string): Record<string, string> | undefined {
+  const names: string[] = [];
+  const pattern = template
+    .split(/(\{\w+\})/)
+    .map((part) => {
+      const name = /^\{(\w+)\}$/.exec(part)?.[1];
+      if (!name) return part.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
+      names.push(name);
+      return '([^/]+)';
+    })
+    .join('');
+  const values = new RegExp(`^${pattern}$`).exec(path)?.slice(1);
+  if (!values) return undefined;
+  return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(values[i] ?? '')]));
+}
+
+const routeOrder = (a: HttpRoute, b: HttpRoute) => Number(a.path.includes('{')) - Number(b.path.includes('{'));
+
 /** An HTTP request as API Gateway (HTTP API, payload 2.0) hands it to a Lambda. */
-function toEvent(request: IncomingMessage, url: URL, body: string): APIGatewayProxyEventV2 {
+function toEvent(
+  request: IncomingMessage,
+  url: URL,
+  body: string,
+  route: HttpRoute,
+  params: Record<string, string>,
+): APIGatewayProxyEventV2 {
   // API Gateway joins repeated query parameters and headers with commas.
   const query: Record<string, string> = {};
   for (const key of new Set(url.searchParams.keys())) query[key] = url.searchParams.getAll(key).join(',');
   const headers = Object.fromEntries(
     Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), Array.isArray(value) ? value.join(',') : (value ?? '')]),
   );
-  return apiEvent({
+  const event = apiEvent({
     method: request.method ?? 'GET',
-    path: url.pathname,
+    path: route.path,
     headers,
+    ...(Object.keys(params).length ? { pathParameters: params } : {}),
     ...(body === '' ? {} : { body }),
     ...(Object.keys(query).length ? { query } : {}),
   });
+  // The raw path as the client sent it (apiEvent writes the template's, parameters filled in).
+  event.rawPath = url.pathname;
+  event.requestContext.http.path = url.pathname;
+  return event;
 }
 
 export interface ApiServer {
@@ -56,12 +91,20 @@ export async function startApiServer(): Promise<ApiServer> {
   const server = createServer((request, response) => {
     void (async () => {
       const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-      const route = routes.find((candidate) => candidate.method === request.method && candidate.path === url.pathname);
-      if (!route) {
+      let found: { route: HttpRoute; params: Record<string, string> } | undefined;
+      for (const route of routes) {
+        const params = route.method === request.method ? pathParameters(route.path, url.pathname) : undefined;
+        if (params) {
+          found = { route, params };
+          break;
+        }
+      }
+      if (!found) {
         response.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Not Found"}');
         return;
       }
-      const event = toEvent(request, url, await readBody(request));
+      const { route, params } = found;
+      const event = toEvent(request, url, await readBody(request), route, params);
       if (route.authorizer && authorize) {
         const { context } = await authorize(event as unknown as APIGatewayRequestAuthorizerEventV2);
         withAuthorizerContext(event, context ?? {});
@@ -80,7 +123,7 @@ export async function startApiServer(): Promise<ApiServer> {
   return {
     url: `http://127.0.0.1:${port}`,
     mount(next, authorizer) {
-      routes = next;
+      routes = [...next].sort(routeOrder);
       authorize = authorizer;
     },
     close: () =>

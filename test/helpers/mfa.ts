@@ -20,10 +20,10 @@ export function authenticator(deps: TestDeps, secret: string) {
 
 /** Enrolls TOTP for the caller and activates it with a code; returns the code generator. */
 export async function activateTotp(app: App, deps: TestDeps, token: string, secret = newTotpSecret()) {
-  const enabled = await app.request('mfaEnable', { token, body: { method: 'TOTP', secret } });
+  const enabled = await app.request('enableMFA', { token, body: { method: 'TOTP', secret } });
   expect(enabled.status).toBe(200);
   const code = authenticator(deps, secret);
-  const verified = await app.request('mfaVerify', { token, body: { method: 'TOTP', code: code() } });
+  const verified = await app.request('verifyMFA', { token, body: { method: 'TOTP', code: code() } });
   expect(verified.status).toBe(200);
   // The next code of this secret must be of a later step.
   deps.clock.advance(30);
@@ -39,10 +39,10 @@ export async function activateDelivered(
   method: 'SMS' | 'EMAIL',
   destination: string,
 ) {
-  const enabled = await app.request('mfaEnable', { token, body: { method, secret: destination } });
+  const enabled = await app.request('enableMFA', { token, body: { method, secret: destination } });
   expect(enabled.status).toBe(200);
   const sent = await deps.outbox.latest(String(decodeJwt(token).tenantId), userId, method);
   expect(sent).toBeDefined();
-  const verified = await app.request('mfaVerify', { token, body: { method, code: sent?.code } });
+  const verified = await app.request('verifyMFA', { token, body: { method, code: sent?.code } });
   expect(verified.status).toBe(200);
 }

@@ -51,7 +51,7 @@ export async function createClient(
     redirectUri: options.redirectUri ?? 'https://app.example.com/callback',
     tenantId,
   };
-  const response = await app.request('oauth2CreateClient', {
+  const response = await app.request('createOAuth2Client', {
     token: adminToken,
     body: {
       client_id: client.clientId,

@@ -80,7 +80,7 @@ describe("operators' runbook: signing key rotation (add, activate, retire)", () 
     deps.clock.advance(KEYS_REFRESH_SECONDS);
     await vi.waitFor(async () => expect((await deps.keys.load()).kid).toBe('key-2'));
     expect((await app.request('me', { token: beforeActivation.body.data.token })).status).toBe(200);
-    const refreshed = await app.request('refresh', { body: { refreshToken: beforeActivation.body.data.refreshToken } });
+    const refreshed = await app.request('refreshToken', { body: { refreshToken: beforeActivation.body.data.refreshToken } });
     expect(refreshed.status).toBe(200);
     expect(kidOf(refreshed.body.data.token)).toBe('key-2');
 
@@ -90,7 +90,7 @@ describe("operators' runbook: signing key rotation (add, activate, retire)", () 
     deps.clock.advance(KEYS_REFRESH_SECONDS);
     await vi.waitFor(async () => expect((await app.request('jwks')).body.keys.map((key: { kid: string }) => key.kid)).toEqual(['key-2']));
     // Nobody was logged out: the session refreshes and works.
-    const again = await app.request('refresh', { body: { refreshToken: refreshed.body.data.refreshToken } });
+    const again = await app.request('refreshToken', { body: { refreshToken: refreshed.body.data.refreshToken } });
     expect(again.status).toBe(200);
     expect((await app.request('me', { token: again.body.data.token })).status).toBe(200);
     // A token signed with the retired key, for that live session, is refused.
@@ -139,7 +139,7 @@ describe("operators' runbook: client-secret pepper rotation (new pepper, clients
         scope: 'orders:read',
         tenant_id: tenantId,
       };
-      expect((await app.request('oauth2CreateClient', { token: admin.token, body })).status).toBe(201);
+      expect((await app.request('createOAuth2Client', { token: admin.token, body })).status).toBe(201);
       return client;
     };
     const token = async (client: { id: string; secret: string }) => {

@@ -60,7 +60,7 @@ describe("a user's sessions and grants", () => {
     expect(me.body.data.user).toMatchObject({ userId, role: 'ANALYST', shopId: 'shop-2' });
     // The stale ADMIN claim in the token no longer opens ADMIN routes.
     expect(
-      await app.request('oauth2CreateClient', {
+      await app.request('createOAuth2Client', {
         token: first.token,
         body: {
           client_id: 'x-client',
@@ -81,7 +81,7 @@ describe("a user's sessions and grants", () => {
     for (const token of [first.token, second.token]) {
       expect(await app.request('me', { token })).toMatchObject({ status: 401, body: failure('Unauthorized') });
     }
-    const introspected = await app.request('oauth2Introspect', tokenRequest(client, { token: grant.access_token }));
+    const introspected = await app.request('introspect', tokenRequest(client, { token: grant.access_token }));
     expect(introspected.body).toEqual({ active: false });
   });
 
@@ -99,14 +99,14 @@ describe("a user's sessions and grants", () => {
     expect(await deps.store.users.revokeSessions(user!)).toBe(false);
 
     expect(await app.request('me', { token: first.token })).toMatchObject({ status: 401 });
-    expect(await app.request('refresh', { body: { refreshToken: first.refreshToken } })).toMatchObject({
+    expect(await app.request('refreshToken', { body: { refreshToken: first.refreshToken } })).toMatchObject({
       status: 401,
       body: failure('Invalid refresh token'),
     });
     expect(await app.request('me', { token: second.token })).toMatchObject({ status: 200 });
-    expect((await app.request('refresh', { body: { refreshToken: second.refreshToken } })).status).toBe(200);
+    expect((await app.request('refreshToken', { body: { refreshToken: second.refreshToken } })).status).toBe(200);
 
-    expect((await app.request('oauth2Introspect', tokenRequest(client, { token: grant.access_token }))).body).toEqual({ active: false });
+    expect((await app.request('introspect', tokenRequest(client, { token: grant.access_token }))).body).toEqual({ active: false });
     const refreshed = await app.request(
       'oauth2Token',
       tokenRequest(client, { grant_type: 'refresh_token', refresh_token: grant.refresh_token }),

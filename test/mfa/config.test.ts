@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import * as mfaEnable from '../../functions/enable-mfa';
 import * as login from '../../functions/login';
 import * as me from '../../functions/me';
-import * as mfaEnable from '../../functions/mfa-enable';
-import * as mfaVerify from '../../functions/mfa-verify';
+import * as mfaVerify from '../../functions/verify-mfa';
 import { ConfigError, readConfig, requireMfaConfig } from '../../lib/config';
 import { testDeps } from '../helpers/deps';
 import { LAMBDA_SETTINGS } from '../helpers/lambda-env';

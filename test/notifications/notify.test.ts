@@ -35,7 +35,7 @@ describe('security notifications (docs/api.md 8.9)', () => {
   it('tells the verified address of a password change, with no secret in it', async () => {
     const { token, tenantId, userId, events } = await newUser();
     const newPassword = 'a brand new passphrase';
-    expect((await app.request('passwordChange', { token, body: { currentPassword: PASSWORD, newPassword } })).status).toBe(200);
+    expect((await app.request('changePassword', { token, body: { currentPassword: PASSWORD, newPassword } })).status).toBe(200);
     expect(await events()).toEqual([['password-changed', 'alice@example.com']]);
     const [sent] = await deps.outbox.notifications(tenantId, userId);
     expect(sent?.notification.subject).toBe('Identity Service: Your password was changed');
@@ -79,7 +79,7 @@ describe('security notifications (docs/api.md 8.9)', () => {
     const { code } = await activateTotp(app, deps, token);
     const stepUp = await app.request('login', { body: { username: 'alice', password: PASSWORD, tenantId, mfaCode: code() } });
     const otpToken = stepUp.body.data.token as string;
-    const generated = await app.request('mfaRecoveryCodes', { token: otpToken });
+    const generated = await app.request('generateRecoveryCodes', { token: otpToken });
     expect(generated.status).toBe(200);
     expect((await events())[0]).toEqual(['recovery-codes-generated', 'alice@example.com']);
     const [first] = generated.body.data.codes as string[];
@@ -94,7 +94,7 @@ describe('security notifications (docs/api.md 8.9)', () => {
     expect(used?.notification.text).toContain('9');
     expect(JSON.stringify(used)).not.toContain(first);
     deps.clock.advance(1);
-    const removed = await app.request('mfaDisable', { token: recovered.body.data.token, body: { method: 'TOTP' } });
+    const removed = await app.request('disableMFA', { token: recovered.body.data.token, body: { method: 'TOTP' } });
     expect(removed.status).toBe(200);
     expect((await events())[0]).toEqual(['mfa-removed', 'alice@example.com']);
     expect((await events()).map(([event]) => event)).toEqual([
@@ -128,7 +128,7 @@ describe('security notifications (docs/api.md 8.9)', () => {
   it('tells nobody without a verified address, and a failure to notify fails nothing', async () => {
     const unverified = await newUser(null);
     await app.request('emailSet', { token: unverified.token, body: { email: 'unverified@example.com' } });
-    const change = await app.request('passwordChange', {
+    const change = await app.request('changePassword', {
       token: unverified.token,
       body: { currentPassword: PASSWORD, newPassword: 'a brand new passphrase' },
     });
@@ -144,7 +144,7 @@ describe('security notifications (docs/api.md 8.9)', () => {
       },
     };
     try {
-      const changed = await app.request('passwordChange', {
+      const changed = await app.request('changePassword', {
         token,
         body: { currentPassword: PASSWORD, newPassword: 'a brand new passphrase' },
       });

@@ -38,7 +38,7 @@ describe('OAuth clients across warm instances', () => {
 
   it('refuses a client deleted on another instance at its next request', async () => {
     const { admin, client } = await warmClient();
-    const deleted = await first.request('oauth2DeleteClient', { token: admin.token, pathParameters: { clientId: client.clientId } });
+    const deleted = await first.request('deleteOAuth2Client', { token: admin.token, pathParameters: { clientId: client.clientId } });
     expect(deleted.body).toEqual({ success: true, data: { message: 'OAuth2 client deleted' } });
     expect(await clientCredentials(second, client)).toMatchObject({ status: 401, body: invalidClient });
   });
@@ -46,7 +46,7 @@ describe('OAuth clients across warm instances', () => {
   it('refuses a secret retired at once on another instance at its next request, and takes the new one', async () => {
     const { admin, client } = await warmClient();
     const next = newSecret();
-    const rotated = await first.request('oauth2RotateClientSecret', {
+    const rotated = await first.request('rotateOAuth2ClientSecret', {
       token: admin.token,
       pathParameters: { clientId: client.clientId },
       body: { client_secret: next, previous_secret_expires_in: 0 },
@@ -59,7 +59,7 @@ describe('OAuth clients across warm instances', () => {
   it('stops the previous secret on every instance when it expires, by each instance’s clock', async () => {
     const { admin, client } = await warmClient();
     const next = newSecret();
-    const rotated = await first.request('oauth2RotateClientSecret', {
+    const rotated = await first.request('rotateOAuth2ClientSecret', {
       token: admin.token,
       pathParameters: { clientId: client.clientId },
       body: { client_secret: next, previous_secret_expires_in: 600 },

@@ -37,7 +37,7 @@ describe('client-secret pepper rotation against DynamoDB Local', () => {
     const tenantId = uniqueTenant('pepper');
     const admin = await registerAdmin(app, tenantId);
     const client = { id: `pepper-client-${randomBytes(4).toString('hex')}`, secret: newSecret() };
-    const created = await app.request('oauth2CreateClient', {
+    const created = await app.request('createOAuth2Client', {
       token: admin.token,
       body: {
         client_id: client.id,
@@ -56,7 +56,7 @@ describe('client-secret pepper rotation against DynamoDB Local', () => {
     return { ...request, headers: { ...request.headers, authorization: basic(client.id, client.secret) } };
   };
 
-  it.each(['oauth2Token', 'oauth2Introspect', 'oauth2Revoke'] as const)(
+  it.each(['oauth2Token', 'introspect', 'revoke'] as const)(
     'new pepper, clients still work, old pepper removed: %s rewrites the hash under the current pepper',
     async (route) => {
       const [p1, p2] = [randomBytes(32), randomBytes(32)];

@@ -26,7 +26,7 @@ describe('POST /oauth2/clients: the session audience is reserved', () => {
     const clientId = deps.config.accessTokenAudience;
     expect(clientId.startsWith(audience)).toBe(true);
 
-    const response = await app.request('oauth2CreateClient', {
+    const response = await app.request('createOAuth2Client', {
       token: admin.token,
       body: {
         client_id: clientId,
@@ -57,12 +57,12 @@ describe('POST /oauth2/clients: the session audience is reserved', () => {
       scope: 'orders:read',
       tenant_id: tenantId,
     };
-    const tooShort = await app.request('oauth2CreateClient', {
+    const tooShort = await app.request('createOAuth2Client', {
       token: admin.token,
       body: { ...body, client_id: deps.config.accessTokenAudience, client_secret: 'short' },
     });
     expect(tooShort.body).toEqual(failure('Client secret too short'));
-    const near = await app.request('oauth2CreateClient', {
+    const near = await app.request('createOAuth2Client', {
       token: admin.token,
       body: { ...body, client_id: `${deps.config.accessTokenAudience}-app-${cryptoRandom.token(6)}` },
     });

@@ -1,11 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import * as hostedConsent from '../../functions/hosted-consent';
-import * as hostedSecondFactor from '../../functions/hosted-second-factor';
-import * as hostedSignIn from '../../functions/hosted-sign-in';
-import * as oauth2Authorize from '../../functions/oauth2-authorize';
-import * as oauth2Logout from '../../functions/oauth2-logout';
 import { registerAdmin, registerStaff } from '../helpers/app';
 import { type BrowserStack, startBrowserStack } from '../helpers/browser';
 import { activateTotp } from '../helpers/mfa';
@@ -30,23 +25,14 @@ describe('screenshots of the hosted pages', () => {
 
   beforeAll(async () => {
     await mkdir(OUT, { recursive: true });
-    stack = await startBrowserStack({
-      routes: (deps) => [
-        { method: 'GET', path: '/oauth2/authorize', handler: oauth2Authorize.makeHandler(deps), authorizer: true },
-        { method: 'POST', path: '/oauth2/hosted/sign-in', handler: hostedSignIn.makeHandler(deps), authorizer: false },
-        { method: 'POST', path: '/oauth2/hosted/second-factor', handler: hostedSecondFactor.makeHandler(deps), authorizer: false },
-        { method: 'POST', path: '/oauth2/hosted/consent', handler: hostedConsent.makeHandler(deps), authorizer: false },
-        { method: 'GET', path: '/oauth2/logout', handler: oauth2Logout.makeHandler(deps), authorizer: false },
-        { method: 'POST', path: '/oauth2/logout', handler: oauth2Logout.makeHandler(deps), authorizer: false },
-      ],
-    });
+    stack = await startBrowserStack();
     const { app, deps } = stack;
     const adminToken = (await registerAdmin(app, tenantId, 'admin', password)).token;
     await app.request('adminUpdateTenant', { token: adminToken, body: { displayName: 'Acme Shops' } });
     partner = await createClient(app, adminToken, tenantId, {
       redirectUri: `${stack.appsBase}/callback`,
     });
-    await app.request('oauth2UpdateClient', {
+    await app.request('updateOAuth2Client', {
       token: adminToken,
       pathParameters: { clientId: partner.clientId },
       body: { client_name: 'Partner Analytics' },

@@ -55,7 +55,7 @@ describe('cross-tenant attempts on every operation', () => {
     );
   const victimEvents = async () => (await scanTable(endpoint, tableName)).filter((item) => String(item.pk).startsWith(`T#${b}#AUDIT#`));
   let eventsBefore: Set<unknown>;
-  const introspect = async (who: TestClient, token: string) => (await app.request('oauth2Introspect', tokenRequest(who, { token }))).body;
+  const introspect = async (who: TestClient, token: string) => (await app.request('introspect', tokenRequest(who, { token }))).body;
 
   beforeAll(async () => {
     await createTable(endpoint, tableName);
@@ -73,7 +73,7 @@ describe('cross-tenant attempts on every operation', () => {
       tenantId: b,
     });
     victimUser = { token: registered.token, userId: registered.user.id };
-    expect((await app.request('mfaEnable', { token: victimUser.token, body: { method: 'SMS', secret: PHONE } })).status).toBe(200);
+    expect((await app.request('enableMFA', { token: victimUser.token, body: { method: 'SMS', secret: PHONE } })).status).toBe(200);
     victimSmsCode = (await deps.outbox.latest(b, victimUser.userId, 'SMS'))?.code ?? '';
     attackerClient = await createClient(app, attacker.token, a);
     victimClient = await createClient(app, victim.token, b);
@@ -178,15 +178,15 @@ describe('cross-tenant attempts on every operation', () => {
       (r) => expect(r).toEqual(refused(401, 'Invalid credentials')),
     ],
     [
-      'refresh',
+      'refreshToken',
       "B's refresh token relabelled with tenant A",
-      () => app.request('refresh', { body: { refreshToken: withTenant(victim.refreshToken, a) } }),
+      () => app.request('refreshToken', { body: { refreshToken: withTenant(victim.refreshToken, a) } }),
       (r) => expect(r).toEqual(refused(401, 'Invalid refresh token')),
     ],
     [
-      'refresh',
+      'refreshToken',
       "A's refresh token relabelled with tenant B",
-      () => app.request('refresh', { body: { refreshToken: withTenant(attacker.refreshToken, b) } }),
+      () => app.request('refreshToken', { body: { refreshToken: withTenant(attacker.refreshToken, b) } }),
       (r) => expect(r).toEqual(refused(401, 'Invalid refresh token')),
     ],
     [
@@ -225,39 +225,39 @@ describe('cross-tenant attempts on every operation', () => {
       (r) => expect(r.body.data.user.tenantId).toBe(a),
     ],
     [
-      'mfaEnable',
+      'enableMFA',
       "A enrolls TOTP naming B's tenant and user",
       () =>
-        app.request('mfaEnable', {
+        app.request('enableMFA', {
           token: attacker.token,
           body: { method: 'TOTP', secret: newTotpSecret(), tenantId: b, userId: victimUser.userId },
         }),
       (r) => expect(r.status).toBe(200),
     ],
     [
-      'mfaEnable',
+      'enableMFA',
       "A enrolls SMS naming B's user (would replace B's pending SMS)",
       () =>
-        app.request('mfaEnable', {
+        app.request('enableMFA', {
           token: attacker.token,
           body: { method: 'SMS', secret: '+15550009999', tenantId: b, userId: victimUser.userId },
         }),
       (r) => expect(r.status).toBe(200),
     ],
     [
-      'mfaVerify',
+      'verifyMFA',
       "A verifies B's pending SMS code naming B's user",
       () =>
-        app.request('mfaVerify', {
+        app.request('verifyMFA', {
           token: attacker.token,
           body: { method: 'SMS', code: victimSmsCode, tenantId: b, userId: victimUser.userId },
         }),
       (r) => expect(r).toEqual(refused(400, 'Invalid MFA code')),
     ],
     [
-      'mfaVerify',
+      'verifyMFA',
       "A verifies B's code for a method A lacks",
-      () => app.request('mfaVerify', { token: attacker.token, body: { method: 'EMAIL', code: victimSmsCode, tenantId: b } }),
+      () => app.request('verifyMFA', { token: attacker.token, body: { method: 'EMAIL', code: victimSmsCode, tenantId: b } }),
       (r) => expect(r).toEqual(refused(400, 'MFA method not enabled')),
     ],
     [
@@ -369,10 +369,10 @@ describe('cross-tenant attempts on every operation', () => {
       (r) => expect(decodeJwt(r.body.data.access_token).tenantId).toBe(a),
     ],
     [
-      'oauth2CreateClient',
+      'createOAuth2Client',
       "A's ADMIN registers a client into B",
       () =>
-        app.request('oauth2CreateClient', {
+        app.request('createOAuth2Client', {
           token: attacker.token,
           body: {
             client_id: 'mole-client',
@@ -386,10 +386,10 @@ describe('cross-tenant attempts on every operation', () => {
       (r) => expect(r).toEqual(refused(403, 'Permission denied')),
     ],
     [
-      'oauth2CreateClient',
+      'createOAuth2Client',
       "A's ADMIN takes over B's client id",
       () =>
-        app.request('oauth2CreateClient', {
+        app.request('createOAuth2Client', {
           token: attacker.token,
           body: {
             client_id: victimClient.clientId,
@@ -403,40 +403,39 @@ describe('cross-tenant attempts on every operation', () => {
       (r) => expect(r).toEqual(refused(409, 'OAuth2 client already exists')),
     ],
     [
-      'oauth2Revoke',
+      'revoke',
       "A's client revokes B's refresh token",
-      () =>
-        app.request('oauth2Revoke', tokenRequest(attackerClient, { token: victimTokens.refresh_token, token_type_hint: 'refresh_token' })),
+      () => app.request('revoke', tokenRequest(attackerClient, { token: victimTokens.refresh_token, token_type_hint: 'refresh_token' })),
       (r) => expect(r.status).toBe(200),
     ],
     [
-      'oauth2Revoke',
+      'revoke',
       "A's client revokes B's access tokens",
-      () => app.request('oauth2Revoke', tokenRequest(attackerClient, { token: victimTokens.access_token })),
+      () => app.request('revoke', tokenRequest(attackerClient, { token: victimTokens.access_token })),
       (r) => expect(r.status).toBe(200),
     ],
     [
-      'oauth2Revoke',
+      'revoke',
       "A's client revokes B's client_credentials token",
-      () => app.request('oauth2Revoke', tokenRequest(attackerClient, { token: victimCcToken })),
+      () => app.request('revoke', tokenRequest(attackerClient, { token: victimCcToken })),
       (r) => expect(r.status).toBe(200),
     ],
     [
-      'oauth2Introspect',
+      'introspect',
       "A's client introspects B's refresh token",
-      () => app.request('oauth2Introspect', tokenRequest(attackerClient, { token: victimTokens.refresh_token })),
+      () => app.request('introspect', tokenRequest(attackerClient, { token: victimTokens.refresh_token })),
       (r) => expect(r.body).toEqual({ active: false }),
     ],
     [
-      'oauth2Introspect',
+      'introspect',
       "A's client introspects B's access token",
-      () => app.request('oauth2Introspect', tokenRequest(attackerClient, { token: victimTokens.access_token })),
+      () => app.request('introspect', tokenRequest(attackerClient, { token: victimTokens.access_token })),
       (r) => expect(r.body).toEqual({ active: false }),
     ],
     [
-      'oauth2Introspect',
+      'introspect',
       "A's client introspects B's session token",
-      () => app.request('oauth2Introspect', tokenRequest(attackerClient, { token: victim.token })),
+      () => app.request('introspect', tokenRequest(attackerClient, { token: victim.token })),
       (r) => expect(r.body).toEqual({ active: false }),
     ],
     [
@@ -446,9 +445,9 @@ describe('cross-tenant attempts on every operation', () => {
       (r) => expect(r.body.keys).toEqual(deps.keySet.jwks.keys),
     ],
     [
-      'oauth2Metadata',
+      'metadata',
       'the metadata asked for with B in the query (one document for every tenant)',
-      async () => app.request('oauth2Metadata', { query: { tenantId: b } }),
+      async () => app.request('metadata', { query: { tenantId: b } }),
       (r) => expect(JSON.stringify(r.body)).not.toContain(b),
     ],
     [
@@ -569,28 +568,28 @@ describe('cross-tenant attempts on every operation', () => {
       (r) => expect(r).toEqual(refused(400, 'Invalid cursor')),
     ],
     [
-      'oauth2ListClients',
+      'listOAuth2Clients',
       "A's ADMIN lists OAuth clients: only A's",
-      () => app.request('oauth2ListClients', { token: attacker.token }),
+      () => app.request('listOAuth2Clients', { token: attacker.token }),
       (r) => expect(r.body.data.clients.map((client: { client_id: string }) => client.client_id)).toEqual([attackerClient.clientId]),
     ],
     [
-      'oauth2ListClients',
+      'listOAuth2Clients',
       "A's ADMIN lists OAuth clients naming tenant B in the query",
-      () => app.request('oauth2ListClients', { token: attacker.token, query: { tenantId: b } }),
+      () => app.request('listOAuth2Clients', { token: attacker.token, query: { tenantId: b } }),
       (r) => expect(r.status).toBe(400),
     ],
     [
-      'oauth2ReadClient',
+      'readOAuth2Client',
       "A's ADMIN reads B's client",
-      () => app.request('oauth2ReadClient', { token: attacker.token, pathParameters: { clientId: victimClient.clientId } }),
+      () => app.request('readOAuth2Client', { token: attacker.token, pathParameters: { clientId: victimClient.clientId } }),
       (r) => expect(r).toEqual(refused(404, 'Client not found')),
     ],
     [
-      'oauth2UpdateClient',
+      'updateOAuth2Client',
       "A's ADMIN points B's client's redirect URI at A's server",
       () =>
-        app.request('oauth2UpdateClient', {
+        app.request('updateOAuth2Client', {
           token: attacker.token,
           pathParameters: { clientId: victimClient.clientId },
           body: { redirect_uri: 'https://attacker.example.com/cb', grant_types: 'client_credentials', first_party: true },
@@ -598,10 +597,10 @@ describe('cross-tenant attempts on every operation', () => {
       (r) => expect(r).toEqual(refused(404, 'Client not found')),
     ],
     [
-      'oauth2RotateClientSecret',
+      'rotateOAuth2ClientSecret',
       "A's ADMIN gives B's client a secret of A's choosing",
       () =>
-        app.request('oauth2RotateClientSecret', {
+        app.request('rotateOAuth2ClientSecret', {
           token: attacker.token,
           pathParameters: { clientId: victimClient.clientId },
           body: { client_secret: newSecret(), previous_secret_expires_in: 0 },
@@ -609,9 +608,9 @@ describe('cross-tenant attempts on every operation', () => {
       (r) => expect(r).toEqual(refused(404, 'Client not found')),
     ],
     [
-      'oauth2DeleteClient',
+      'deleteOAuth2Client',
       "A's ADMIN deletes B's client",
-      () => app.request('oauth2DeleteClient', { token: attacker.token, pathParameters: { clientId: victimClient.clientId } }),
+      () => app.request('deleteOAuth2Client', { token: attacker.token, pathParameters: { clientId: victimClient.clientId } }),
       (r) => expect(r).toEqual(refused(404, 'Client not found')),
     ],
     [
@@ -625,10 +624,10 @@ describe('cross-tenant attempts on every operation', () => {
       (r) => expect(r).toEqual(refused(400, 'Invalid credentials')),
     ],
     [
-      'passwordChange',
+      'changePassword',
       "A changes a password naming B's tenant and user, with B's password",
       () =>
-        app.request('passwordChange', {
+        app.request('changePassword', {
           token: attacker.token,
           body: { currentPassword: PASSWORD, newPassword: 'taken over passphrase', tenantId: b, userId: victimUser.userId },
         }),
@@ -833,21 +832,21 @@ describe('cross-tenant attempts on every operation', () => {
     const operations = new Set(attempts.map(([operation]) => operation));
     for (const operation of [
       'login',
-      'refresh',
+      'refreshToken',
       'register',
       'logout',
       'me',
-      'mfaEnable',
-      'mfaVerify',
+      'enableMFA',
+      'verifyMFA',
       'reauthenticate',
-      'passwordChange',
+      'changePassword',
       'oauth2Authorize',
       'oauth2Token',
-      'oauth2CreateClient',
-      'oauth2Revoke',
-      'oauth2Introspect',
+      'createOAuth2Client',
+      'revoke',
+      'introspect',
       'jwks',
-      'oauth2Metadata',
+      'metadata',
       'authorizer',
       'adminListUsers',
       'adminReadUser',
@@ -855,11 +854,11 @@ describe('cross-tenant attempts on every operation', () => {
       'adminDeleteUser',
       'adminResetUserMfa',
       'adminSignOutUser',
-      'oauth2ListClients',
-      'oauth2ReadClient',
-      'oauth2UpdateClient',
-      'oauth2DeleteClient',
-      'oauth2RotateClientSecret',
+      'listOAuth2Clients',
+      'readOAuth2Client',
+      'updateOAuth2Client',
+      'deleteOAuth2Client',
+      'rotateOAuth2ClientSecret',
       'listSessions',
       'revokeSession',
       'revokeOtherSessions',
@@ -916,10 +915,10 @@ describe('cross-tenant attempts on every operation', () => {
         )
       ).status,
     ).toBe(200);
-    expect(await app.request('mfaVerify', { token: victimUser.token, body: { method: 'SMS', code: victimSmsCode } })).toMatchObject({
+    expect(await app.request('verifyMFA', { token: victimUser.token, body: { method: 'SMS', code: victimSmsCode } })).toMatchObject({
       status: 200,
     });
-    expect((await app.request('refresh', { body: { refreshToken: victim.refreshToken } })).status).toBe(200);
+    expect((await app.request('refreshToken', { body: { refreshToken: victim.refreshToken } })).status).toBe(200);
     expect((await app.request('login', { body: { username: 'admin', password: PASSWORD, tenantId: b } })).status).toBe(200);
     expect((await app.request('emailVerify', { token: victim.token, body: { code: victimEmailCode } })).status).toBe(200);
   });
@@ -947,14 +946,14 @@ describe('MFA lifecycle across tenants and users', () => {
     const { code } = await activateTotp(app, deps, registered.token);
     const login = await app.request('login', { body: { username, password: PASSWORD, tenantId, mfaCode: code() } });
     const token = login.body.data.token as string;
-    const codes = (await app.request('mfaRecoveryCodes', { token })).body.data.codes as string[];
+    const codes = (await app.request('generateRecoveryCodes', { token })).body.data.codes as string[];
     return { tenantId, username, userId: registered.user.id, token, codes };
   };
   const signIn = (holder: Holder, mfaCode: string | undefined) =>
     app.request('login', {
       body: { username: holder.username, password: PASSWORD, tenantId: holder.tenantId, mfaMethod: 'RECOVERY', mfaCode },
     });
-  const listOf = async (holder: Holder) => (await app.request('mfaList', { token: holder.token })).body.data.mfa;
+  const listOf = async (holder: Holder) => (await app.request('listMFA', { token: holder.token })).body.data.mfa;
 
   beforeAll(async () => {
     deps = await testDeps();
@@ -985,16 +984,16 @@ describe('MFA lifecycle across tenants and users', () => {
     );
     expect((await signIn(neighbour, attacker.codes[1])).body).toEqual(failure('Invalid MFA code'));
     // Put right again for the tests after.
-    neighbour.codes = (await app.request('mfaRecoveryCodes', { token: neighbour.token })).body.data.codes;
+    neighbour.codes = (await app.request('generateRecoveryCodes', { token: neighbour.token })).body.data.codes;
   });
 
   it('lists, generates and disables for the caller alone, whatever tenant or user the request names', async () => {
     const naming = { tenantId: b, userId: victim.userId, username: 'alice', method: 'TOTP' };
-    const listed = await app.request('mfaList', { token: attacker.token, query: { tenantId: b, userId: victim.userId } });
+    const listed = await app.request('listMFA', { token: attacker.token, query: { tenantId: b, userId: victim.userId } });
     expect(listed.body.data.mfa).toEqual(await listOf(attacker));
-    const generated = await app.request('mfaRecoveryCodes', { token: attacker.token, body: naming });
+    const generated = await app.request('generateRecoveryCodes', { token: attacker.token, body: naming });
     expect(generated.status).toBe(200);
-    const disabled = await app.request('mfaDisable', { token: attacker.token, body: naming });
+    const disabled = await app.request('disableMFA', { token: attacker.token, body: naming });
     expect(disabled.body).toEqual({ success: true, data: { message: 'MFA disabled' } });
     expect(await listOf(attacker)).toEqual({ methods: [], recoveryCodesRemaining: 0 });
     // B's users keep their method and every code.

@@ -83,9 +83,9 @@ describe('a database fault at every step of every operation', () => {
   const withTotp = async () => {
     const user = await newUser();
     const secret = newTotpSecret();
-    await app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret } });
+    await app.request('enableMFA', { token: user.token, body: { method: 'TOTP', secret } });
     const code = authenticator(deps, secret);
-    await app.request('mfaVerify', { token: user.token, body: { method: 'TOTP', code: code() } });
+    await app.request('verifyMFA', { token: user.token, body: { method: 'TOTP', code: code() } });
     const login = await app.request('login', { body: { username: user.username, password: PASSWORD, tenantId, mfaCode: code(1) } });
     return { ...user, otpToken: login.body.data.token as string };
   };
@@ -158,9 +158,9 @@ describe('a database fault at every step of every operation', () => {
       name: 'login with SMS (code sent)',
       prepare: async () => {
         const user = await newUser();
-        await app.request('mfaEnable', { token: user.token, body: { method: 'SMS', secret: '+15550003333' } });
+        await app.request('enableMFA', { token: user.token, body: { method: 'SMS', secret: '+15550003333' } });
         const sent = await deps.outbox.latest(tenantId, user.userId, 'SMS');
-        await app.request('mfaVerify', { token: user.token, body: { method: 'SMS', code: sent?.code } });
+        await app.request('verifyMFA', { token: user.token, body: { method: 'SMS', code: sent?.code } });
         return user;
       },
       run: (user) => app.request('login', { body: { username: user.username, password: PASSWORD, tenantId } }),
@@ -169,7 +169,7 @@ describe('a database fault at every step of every operation', () => {
     {
       name: 'refresh',
       prepare: newUser,
-      run: (user) => app.request('refresh', { body: { refreshToken: user.refreshToken } }),
+      run: (user) => app.request('refreshToken', { body: { refreshToken: user.refreshToken } }),
       ok: (r) => r.status === 200,
     },
     { name: 'logout', prepare: newUser, run: (user) => app.request('logout', { token: user.token }), ok: (r) => r.status === 200 },
@@ -177,13 +177,13 @@ describe('a database fault at every step of every operation', () => {
     {
       name: 'enableMFA TOTP',
       prepare: newUser,
-      run: (user) => app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret: newTotpSecret() } }),
+      run: (user) => app.request('enableMFA', { token: user.token, body: { method: 'TOTP', secret: newTotpSecret() } }),
       ok: (r) => r.status === 200,
     },
     {
       name: 'enableMFA SMS',
       prepare: newUser,
-      run: (user) => app.request('mfaEnable', { token: user.token, body: { method: 'SMS', secret: '+15550004444' } }),
+      run: (user) => app.request('enableMFA', { token: user.token, body: { method: 'SMS', secret: '+15550004444' } }),
       ok: (r) => r.status === 200,
     },
     {
@@ -191,20 +191,20 @@ describe('a database fault at every step of every operation', () => {
       prepare: async () => {
         const user = await newUser();
         const secret = newTotpSecret();
-        await app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret } });
+        await app.request('enableMFA', { token: user.token, body: { method: 'TOTP', secret } });
         return { ...user, code: authenticator(deps, secret) };
       },
-      run: (user) => app.request('mfaVerify', { token: user.token, body: { method: 'TOTP', code: user.code() } }),
+      run: (user) => app.request('verifyMFA', { token: user.token, body: { method: 'TOTP', code: user.code() } }),
       ok: (r) => r.status === 200,
     },
     {
       name: 'verifyMFA SMS',
       prepare: async () => {
         const user = await newUser();
-        await app.request('mfaEnable', { token: user.token, body: { method: 'SMS', secret: '+15550005555' } });
+        await app.request('enableMFA', { token: user.token, body: { method: 'SMS', secret: '+15550005555' } });
         return { ...user, code: (await deps.outbox.latest(tenantId, user.userId, 'SMS'))?.code };
       },
-      run: (user) => app.request('mfaVerify', { token: user.token, body: { method: 'SMS', code: user.code } }),
+      run: (user) => app.request('verifyMFA', { token: user.token, body: { method: 'SMS', code: user.code } }),
       ok: (r) => r.status === 200,
     },
     {
@@ -213,10 +213,10 @@ describe('a database fault at every step of every operation', () => {
         const user = await newUser();
         await app.request('login', { body: { username: user.username, password: PASSWORD, tenantId } });
         const secret = newTotpSecret();
-        await app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret } });
+        await app.request('enableMFA', { token: user.token, body: { method: 'TOTP', secret } });
         return { ...user, code: authenticator(deps, secret) };
       },
-      run: (user) => app.request('mfaVerify', { token: user.token, body: { method: 'TOTP', code: user.code() } }),
+      run: (user) => app.request('verifyMFA', { token: user.token, body: { method: 'TOTP', code: user.code() } }),
       ok: (r) => r.status === 200,
     },
     {
@@ -231,9 +231,9 @@ describe('a database fault at every step of every operation', () => {
       prepare: async () => {
         const user = await newUser();
         const secret = newTotpSecret();
-        await app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret } });
+        await app.request('enableMFA', { token: user.token, body: { method: 'TOTP', secret } });
         const code = authenticator(deps, secret);
-        await app.request('mfaVerify', { token: user.token, body: { method: 'TOTP', code: code() } });
+        await app.request('verifyMFA', { token: user.token, body: { method: 'TOTP', code: code() } });
         return { ...user, code: () => code(1) };
       },
       run: (user) => app.request('reauthenticate', { token: user.token, body: { password: PASSWORD, mfaCode: user.code() } }),
@@ -248,7 +248,7 @@ describe('a database fault at every step of every operation', () => {
       },
       // Tried again after a fault that landed, the change meets its own new password: 400, never a 5xx.
       run: (user) =>
-        app.request('passwordChange', { token: user.token, body: { currentPassword: PASSWORD, newPassword: `${PASSWORD} again` } }),
+        app.request('changePassword', { token: user.token, body: { currentPassword: PASSWORD, newPassword: `${PASSWORD} again` } }),
       ok: (r) => r.status === 200,
     },
     // Forgotten password and email (docs/api.md 8.7, 8.8)
@@ -307,46 +307,46 @@ describe('a database fault at every step of every operation', () => {
       name: 'listMFA',
       prepare: async () => {
         const user = await withTotp();
-        await app.request('mfaRecoveryCodes', { token: user.otpToken });
+        await app.request('generateRecoveryCodes', { token: user.otpToken });
         return user;
       },
-      run: (user) => app.request('mfaList', { token: user.token }),
+      run: (user) => app.request('listMFA', { token: user.token }),
       ok: (r) => r.status === 200 && r.body.data.mfa.recoveryCodesRemaining === 10,
     },
     {
       name: 'disableMFA (another method stays)',
       prepare: async () => {
         const user = await withTotp();
-        await app.request('mfaEnable', { token: user.otpToken, body: { method: 'SMS', secret: '+15550006666' } });
+        await app.request('enableMFA', { token: user.otpToken, body: { method: 'SMS', secret: '+15550006666' } });
         const sent = await deps.outbox.latest(tenantId, user.userId, 'SMS');
-        await app.request('mfaVerify', { token: user.otpToken, body: { method: 'SMS', code: sent?.code } });
+        await app.request('verifyMFA', { token: user.otpToken, body: { method: 'SMS', code: sent?.code } });
         return user;
       },
       // Tried again after a fault that landed, the method is gone: 400, never a 5xx.
-      run: (user) => app.request('mfaDisable', { token: user.otpToken, body: { method: 'SMS' } }),
+      run: (user) => app.request('disableMFA', { token: user.otpToken, body: { method: 'SMS' } }),
       ok: (r) => r.status === 200,
     },
     {
       name: 'disableMFA (the last method, with the recovery codes)',
       prepare: async () => {
         const user = await withTotp();
-        await app.request('mfaRecoveryCodes', { token: user.otpToken });
+        await app.request('generateRecoveryCodes', { token: user.otpToken });
         return user;
       },
-      run: (user) => app.request('mfaDisable', { token: user.otpToken, body: { method: 'TOTP' } }),
+      run: (user) => app.request('disableMFA', { token: user.otpToken, body: { method: 'TOTP' } }),
       ok: (r) => r.status === 200,
     },
     {
       name: 'generateRecoveryCodes',
       prepare: withTotp,
-      run: (user) => app.request('mfaRecoveryCodes', { token: user.otpToken }),
+      run: (user) => app.request('generateRecoveryCodes', { token: user.otpToken }),
       ok: (r) => r.status === 200 && r.body.data.codes.length === 10,
     },
     {
       name: 'login with a recovery code',
       prepare: async () => {
         const user = await withTotp();
-        const codes = (await app.request('mfaRecoveryCodes', { token: user.otpToken })).body.data.codes as string[];
+        const codes = (await app.request('generateRecoveryCodes', { token: user.otpToken })).body.data.codes as string[];
         return { ...user, code: codes[0] };
       },
       run: (user) =>
@@ -359,7 +359,7 @@ describe('a database fault at every step of every operation', () => {
       name: 'createOAuth2Client',
       prepare: async () => `client-${serial++}-${Date.now()}`,
       run: (clientId: string) =>
-        app.request('oauth2CreateClient', {
+        app.request('createOAuth2Client', {
           token: adminToken,
           body: {
             client_id: clientId,
@@ -416,7 +416,7 @@ describe('a database fault at every step of every operation', () => {
         const { code, verifier } = await authorizationCode(app, (await newUser()).token, client);
         return (await redeem(code, verifier)).body.refresh_token as string;
       },
-      run: (token: string) => app.request('oauth2Introspect', tokenRequest(client, { token })),
+      run: (token: string) => app.request('introspect', tokenRequest(client, { token })),
       ok: (r) => r.status === 200 && r.body.active === true,
     },
     {
@@ -425,7 +425,7 @@ describe('a database fault at every step of every operation', () => {
         const { code, verifier } = await authorizationCode(app, (await newUser()).token, client);
         return (await redeem(code, verifier)).body.refresh_token as string;
       },
-      run: (token: string) => app.request('oauth2Revoke', tokenRequest(client, { token })),
+      run: (token: string) => app.request('revoke', tokenRequest(client, { token })),
       ok: (r) => r.status === 200,
     },
     {
@@ -464,7 +464,7 @@ describe('a database fault at every step of every operation', () => {
       prepare: async () => {
         const user = await newUser();
         // A pending method: activating one moves the test clock on, and the ADMIN's token would expire.
-        await app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret: newTotpSecret() } });
+        await app.request('enableMFA', { token: user.token, body: { method: 'TOTP', secret: newTotpSecret() } });
         return user;
       },
       run: (user) => app.request('adminDeleteUser', { token: adminToken, pathParameters: { userId: user.userId } }),
@@ -475,7 +475,7 @@ describe('a database fault at every step of every operation', () => {
       prepare: async () => {
         const user = await newUser();
         // A pending method: activating one moves the test clock on, and the ADMIN's token would expire.
-        await app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret: newTotpSecret() } });
+        await app.request('enableMFA', { token: user.token, body: { method: 'TOTP', secret: newTotpSecret() } });
         return user;
       },
       run: (user) => app.request('adminResetUserMfa', { token: adminToken, pathParameters: { userId: user.userId } }),
@@ -491,20 +491,20 @@ describe('a database fault at every step of every operation', () => {
     {
       name: 'listOAuth2Clients',
       prepare: async () => undefined,
-      run: () => app.request('oauth2ListClients', { token: adminToken }),
+      run: () => app.request('listOAuth2Clients', { token: adminToken }),
       ok: (r) => r.status === 200,
     },
     {
       name: 'readOAuth2Client',
       prepare: () => createClient(app, adminToken, tenantId),
-      run: (created: TestClient) => app.request('oauth2ReadClient', { token: adminToken, pathParameters: { clientId: created.clientId } }),
+      run: (created: TestClient) => app.request('readOAuth2Client', { token: adminToken, pathParameters: { clientId: created.clientId } }),
       ok: (r) => r.status === 200,
     },
     {
       name: 'updateOAuth2Client',
       prepare: () => createClient(app, adminToken, tenantId),
       run: (created: TestClient) =>
-        app.request('oauth2UpdateClient', {
+        app.request('updateOAuth2Client', {
           token: adminToken,
           pathParameters: { clientId: created.clientId },
           body: { client_name: 'Renamed', scope: 'orders:read' },
@@ -516,7 +516,7 @@ describe('a database fault at every step of every operation', () => {
       prepare: () => createClient(app, adminToken, tenantId),
       // Tried again after a fault that landed, the deletion meets a deleted client: 404, never a 5xx.
       run: (created: TestClient) =>
-        app.request('oauth2DeleteClient', { token: adminToken, pathParameters: { clientId: created.clientId } }),
+        app.request('deleteOAuth2Client', { token: adminToken, pathParameters: { clientId: created.clientId } }),
       ok: (r) => r.status === 200,
     },
     {
@@ -524,7 +524,7 @@ describe('a database fault at every step of every operation', () => {
       prepare: async () => ({ client: await createClient(app, adminToken, tenantId), secret: newSecret() }),
       // Tried again after a fault that landed, the rotation meets its own secret: the same answer.
       run: ({ client: created, secret }: { client: TestClient; secret: string }) =>
-        app.request('oauth2RotateClientSecret', {
+        app.request('rotateOAuth2ClientSecret', {
           token: adminToken,
           pathParameters: { clientId: created.clientId },
           body: { client_secret: secret },
@@ -628,7 +628,8 @@ describe('a database fault at every step of every operation', () => {
         return { jar, csrf: csrfOf(asked) };
       },
       run: ({ jar, csrf }: { jar: CookieJar; csrf: string }) =>
-        app.request('oauth2LogoutPost', {
+        app.request('oauth2Logout', {
+          method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded', origin: issuerOrigin(), ...jar.header() },
           body: new URLSearchParams({ csrf }).toString(),
         }),
@@ -709,7 +710,7 @@ describe('a database fault at every step of every operation', () => {
         const registered = await app.request('passkeyRegistration', { token: user.token, body: { credential } });
         return { token: user.token, id: registered.body.data.passkey.id as string };
       },
-      run: ({ token, id }) => app.request('passkeyRemove', { token, pathParameters: { id } }),
+      run: ({ token, id }) => app.request('removePasskey', { token, pathParameters: { id } }),
       ok: (r) => r.status === 200,
     },
   ];

@@ -36,31 +36,31 @@ describe('writes retried after a lost answer', () => {
   it('verifyMFA TOTP: the retried acceptance of the time step succeeds, and the code is then used', async () => {
     const { token } = await registerAdmin(app, uniqueTenant('lost'));
     const secret = newTotpSecret();
-    expect((await app.request('mfaEnable', { token, body: { method: 'TOTP', secret } })).status).toBe(200);
+    expect((await app.request('enableMFA', { token, body: { method: 'TOTP', secret } })).status).toBe(200);
     const code = authenticator(deps, secret)();
     // The first method: its activation and the end of the other sessions are one transaction.
     dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'lastTimeStep'));
     const lostBefore = dynamo.lost();
-    expect(await app.request('mfaVerify', { token, body: { method: 'TOTP', code } })).toMatchObject({
+    expect(await app.request('verifyMFA', { token, body: { method: 'TOTP', code } })).toMatchObject({
       status: 200,
       body: { success: true },
     });
     expect(dynamo.lost()).toBe(lostBefore + 1);
-    expect((await app.request('mfaVerify', { token, body: { method: 'TOTP', code } })).body).toEqual(failure('Invalid MFA code'));
+    expect((await app.request('verifyMFA', { token, body: { method: 'TOTP', code } })).body).toEqual(failure('Invalid MFA code'));
   });
 
   it('verifyMFA SMS: the retried consumption of the code succeeds, and the code is then used', async () => {
     const { token, user } = await registerAdmin(app, uniqueTenant('lost'));
-    expect((await app.request('mfaEnable', { token, body: { method: 'SMS', secret: '+15550007777' } })).status).toBe(200);
+    expect((await app.request('enableMFA', { token, body: { method: 'SMS', secret: '+15550007777' } })).status).toBe(200);
     const code = (await deps.outbox.latest(user.tenantId, user.id, 'SMS'))?.code;
     dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'REMOVE codeDigest, codeExpiresAt, codeSentAt'));
     const lostBefore = dynamo.lost();
-    expect(await app.request('mfaVerify', { token, body: { method: 'SMS', code } })).toMatchObject({
+    expect(await app.request('verifyMFA', { token, body: { method: 'SMS', code } })).toMatchObject({
       status: 200,
       body: { success: true },
     });
     expect(dynamo.lost()).toBe(lostBefore + 1);
-    expect((await app.request('mfaVerify', { token, body: { method: 'SMS', code } })).body).toEqual(failure('Invalid MFA code'));
+    expect((await app.request('verifyMFA', { token, body: { method: 'SMS', code } })).body).toEqual(failure('Invalid MFA code'));
   });
 
   it('verifyMFA, the first method: the retried revocation of the other sessions succeeds, once', async () => {
@@ -68,10 +68,10 @@ describe('writes retried after a lost answer', () => {
     const { token } = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
     const other = await app.request('login', { body: { username: 'admin', password: 'correct horse battery', tenantId } });
     const secret = newTotpSecret();
-    expect((await app.request('mfaEnable', { token, body: { method: 'TOTP', secret } })).status).toBe(200);
+    expect((await app.request('enableMFA', { token, body: { method: 'TOTP', secret } })).status).toBe(200);
     dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'sessionEpoch'));
     const lostBefore = dynamo.lost();
-    const verified = await app.request('mfaVerify', { token, body: { method: 'TOTP', code: authenticator(deps, secret)() } });
+    const verified = await app.request('verifyMFA', { token, body: { method: 'TOTP', code: authenticator(deps, secret)() } });
     expect(verified).toMatchObject({ status: 200, body: { success: true } });
     expect(dynamo.lost()).toBe(lostBefore + 1);
     expect((await app.request('me', { token })).status).toBe(200);
@@ -96,7 +96,7 @@ describe('writes retried after a lost answer', () => {
     const other = await app.request('login', { body: { username: 'admin', password: 'correct horse battery', tenantId } });
     dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'passwordHash'));
     const lostBefore = dynamo.lost();
-    const changed = await app.request('passwordChange', {
+    const changed = await app.request('changePassword', {
       token,
       body: { currentPassword: 'correct horse battery', newPassword: 'a new passphrase' },
     });
@@ -116,18 +116,18 @@ describe('writes retried after a lost answer', () => {
     const login = await app.request('login', { body: { username: 'admin', password: 'correct horse battery', tenantId } });
     expect(login).toMatchObject({ status: 200, body: { success: true } });
     expect(dynamo.lost()).toBe(lostBefore + 1);
-    expect((await app.request('refresh', { body: { refreshToken: login.body.data.refreshToken } })).status).toBe(200);
+    expect((await app.request('refreshToken', { body: { refreshToken: login.body.data.refreshToken } })).status).toBe(200);
   });
 
   it('refresh: the retried rotation finds its own write, not a reuse, and the session lives on', async () => {
     const { refreshToken } = await registerAdmin(app, uniqueTenant('lost'));
     dynamo.loseNext(mentioning('UpdateItemCommand', 'refreshGeneration'));
     const lostBefore = dynamo.lost();
-    const refreshed = await app.request('refresh', { body: { refreshToken } });
+    const refreshed = await app.request('refreshToken', { body: { refreshToken } });
     expect(refreshed.status).toBe(200);
     expect(dynamo.lost()).toBe(lostBefore + 1);
     expect(deps.logText()).not.toContain('refresh_token_reuse_detected');
-    expect((await app.request('refresh', { body: { refreshToken: refreshed.body.data.refreshToken } })).status).toBe(200);
+    expect((await app.request('refreshToken', { body: { refreshToken: refreshed.body.data.refreshToken } })).status).toBe(200);
   });
 
   it('OAuth: retried client registration, code issue, code redemption and refresh each succeed once', async () => {
@@ -207,10 +207,10 @@ describe('writes retried after a lost answer', () => {
     const { token, user } = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
     const lostBefore = dynamo.lost();
     dynamo.loseNext(mentioning('PutItemCommand', '"pending"'));
-    expect((await app.request('mfaEnable', { token, body: { method: 'SMS', secret: '+15550008888' } })).status).toBe(200);
+    expect((await app.request('enableMFA', { token, body: { method: 'SMS', secret: '+15550008888' } })).status).toBe(200);
     expect(dynamo.lost()).toBe(lostBefore + 1);
     const enrolment = (await deps.outbox.latest(tenantId, user.id, 'SMS'))?.code;
-    expect((await app.request('mfaVerify', { token, body: { method: 'SMS', code: enrolment } })).status).toBe(200);
+    expect((await app.request('verifyMFA', { token, body: { method: 'SMS', code: enrolment } })).status).toBe(200);
 
     dynamo.loseNext(mentioning('UpdateItemCommand', 'codeDigest = :digest'));
     const login = (extra: Record<string, unknown> = {}) =>
@@ -228,8 +228,8 @@ describe('writes retried after a lost answer', () => {
       const tenantId = uniqueTenant('lost');
       const { token: first } = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
       const secret = newTotpSecret();
-      await app.request('mfaEnable', { token: first, body: { method: 'TOTP', secret } });
-      await app.request('mfaVerify', { token: first, body: { method: 'TOTP', code: authenticator(deps, secret)() } });
+      await app.request('enableMFA', { token: first, body: { method: 'TOTP', secret } });
+      await app.request('verifyMFA', { token: first, body: { method: 'TOTP', code: authenticator(deps, secret)() } });
       const login = (extra: Record<string, unknown>) =>
         app.request('login', { body: { username: 'admin', password: 'correct horse battery', tenantId, ...extra } });
       const token = (await login({ mfaCode: authenticator(deps, secret)(1) })).body.data.token as string;
@@ -238,7 +238,7 @@ describe('writes retried after a lost answer', () => {
 
     it('login with a recovery code: the retried use succeeds, and the code is then used', async () => {
       const { token, login } = await userWithTotp();
-      const codes = (await app.request('mfaRecoveryCodes', { token })).body.data.codes as string[];
+      const codes = (await app.request('generateRecoveryCodes', { token })).body.data.codes as string[];
       const lostBefore = dynamo.lost();
       dynamo.loseNext(mentioning('UpdateItemCommand', 'DELETE digests'));
       expect(await login({ mfaMethod: 'RECOVERY', mfaCode: codes[0] })).toMatchObject({ status: 200, body: { success: true } });
@@ -251,12 +251,12 @@ describe('writes retried after a lost answer', () => {
       const { token, login } = await userWithTotp();
       const lostBefore = dynamo.lost();
       dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'generatedAt'));
-      const first = await app.request('mfaRecoveryCodes', { token });
+      const first = await app.request('generateRecoveryCodes', { token });
       expect(first).toMatchObject({ status: 200, body: { success: true, data: { codes: expect.any(Array) } } });
       expect(dynamo.lost()).toBe(lostBefore + 1);
       expect((await login({ mfaMethod: 'RECOVERY', mfaCode: first.body.data.codes[0] })).status).toBe(200);
       // The client repeats the request (its answer was lost on the way): a new set, and the first is void.
-      const repeated = await app.request('mfaRecoveryCodes', { token });
+      const repeated = await app.request('generateRecoveryCodes', { token });
       expect(repeated.status).toBe(200);
       expect((await login({ mfaMethod: 'RECOVERY', mfaCode: first.body.data.codes[1] })).body).toEqual(failure('Invalid MFA code'));
       expect((await login({ mfaMethod: 'RECOVERY', mfaCode: repeated.body.data.codes[1] })).status).toBe(200);
@@ -264,15 +264,15 @@ describe('writes retried after a lost answer', () => {
 
     it('disableMFA: the retried transaction succeeds once, with the recovery codes gone', async () => {
       const { token, login } = await userWithTotp();
-      await app.request('mfaRecoveryCodes', { token });
+      await app.request('generateRecoveryCodes', { token });
       const lostBefore = dynamo.lost();
       dynamo.loseNext(mentioning('TransactWriteItemsCommand', '"Delete"'));
-      expect((await app.request('mfaDisable', { token, body: { method: 'TOTP' } })).body).toEqual({
+      expect((await app.request('disableMFA', { token, body: { method: 'TOTP' } })).body).toEqual({
         success: true,
         data: { message: 'MFA disabled' },
       });
       expect(dynamo.lost()).toBe(lostBefore + 1);
-      expect((await app.request('mfaList', { token })).body.data.mfa).toEqual({ methods: [], recoveryCodesRemaining: 0 });
+      expect((await app.request('listMFA', { token })).body.data.mfa).toEqual({ methods: [], recoveryCodesRemaining: 0 });
       expect((await login({})).status).toBe(200);
     });
   });
@@ -363,30 +363,30 @@ describe('writes retried after a lost answer', () => {
     const next = newSecret();
     dynamo.loseNext(mentioning('UpdateItemCommand', 'previousSecretHash'));
     const rotation = { token: admin.token, pathParameters, body: { client_secret: next, previous_secret_expires_in: 3600 } };
-    const rotated = await app.request('oauth2RotateClientSecret', rotation);
+    const rotated = await app.request('rotateOAuth2ClientSecret', rotation);
     expect(rotated).toMatchObject({ status: 200, body: { success: true } });
     expect(dynamo.lost()).toBe(lostBefore + 1);
     expect(rotated.body.data.client.previous_secret_expires_at).toBe(new Date(deps.clock.now() + 3_600_000).toISOString());
     // Applied once: the secret before it is the previous one (not the new secret twice), and both work.
     expect([await works(client.clientSecret), await works(next)]).toEqual([200, 200]);
-    expect(await app.request('oauth2ReadClient', { token: admin.token, pathParameters })).toEqual(rotated);
+    expect(await app.request('readOAuth2Client', { token: admin.token, pathParameters })).toEqual(rotated);
     // The request itself tried again (its answer lost on the way to the ADMIN): the same answer, nothing changes.
-    expect(await app.request('oauth2RotateClientSecret', rotation)).toEqual(rotated);
+    expect(await app.request('rotateOAuth2ClientSecret', rotation)).toEqual(rotated);
     expect([await works(client.clientSecret), await works(next)]).toEqual([200, 200]);
 
     dynamo.loseNext(mentioning('UpdateItemCommand', 'Renamed'));
-    const renamed = await app.request('oauth2UpdateClient', { token: admin.token, pathParameters, body: { client_name: 'Renamed' } });
+    const renamed = await app.request('updateOAuth2Client', { token: admin.token, pathParameters, body: { client_name: 'Renamed' } });
     expect(renamed).toMatchObject({ status: 200, body: { data: { client: { client_name: 'Renamed' } } } });
     expect(dynamo.lost()).toBe(lostBefore + 2);
 
     dynamo.loseNext(mentioning('PutItemCommand', 'deletedAt'));
-    expect((await app.request('oauth2DeleteClient', { token: admin.token, pathParameters })).body).toEqual({
+    expect((await app.request('deleteOAuth2Client', { token: admin.token, pathParameters })).body).toEqual({
       success: true,
       data: { message: 'OAuth2 client deleted' },
     });
     expect(dynamo.lost()).toBe(lostBefore + 3);
     expect(await works(next)).toBe(401);
-    expect((await app.request('oauth2DeleteClient', { token: admin.token, pathParameters })).status).toBe(404);
+    expect((await app.request('deleteOAuth2Client', { token: admin.token, pathParameters })).status).toBe(404);
   });
 
   it('sessions: a retried revocation of one session, and of the other sessions, each answer as the first and apply once', async () => {
@@ -566,7 +566,8 @@ describe('writes retried after a lost answer', () => {
     const csrf = csrfOf(asked);
     dynamo.loseNext(mentioning('UpdateItemCommand', 'revokedReason = if_not_exists'));
     const lostBefore = dynamo.lost();
-    const signedOut = await app.request('oauth2LogoutPost', {
+    const signedOut = await app.request('oauth2Logout', {
+      method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', origin, ...jar.header() },
       body: new URLSearchParams({ csrf }).toString(),
     });
@@ -609,11 +610,11 @@ describe('writes retried after a lost answer', () => {
 
     dynamo.loseNext(mentioning('UpdateItemCommand', 'removedAt = :now'));
     const id = registered.body.data.passkey.id as string;
-    expect((await app.request('passkeyRemove', { token, pathParameters: { id } })).body).toEqual({
+    expect((await app.request('removePasskey', { token, pathParameters: { id } })).body).toEqual({
       success: true,
       data: { message: 'Passkey removed' },
     });
     expect(dynamo.lost()).toBe(lostBefore + 4);
-    expect((await app.request('passkeyRemove', { token, pathParameters: { id } })).body).toEqual(failure('Passkey not found'));
+    expect((await app.request('removePasskey', { token, pathParameters: { id } })).body).toEqual(failure('Passkey not found'));
   });
 });

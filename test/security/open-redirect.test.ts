@@ -143,7 +143,7 @@ describe('open redirect attempts', () => {
     ['ftp://app.example.com/callback'],
     ['custom-scheme://callback'],
   ])('refuses to register the redirect URI %j: 400 Invalid redirect_uri', async (redirectUri) => {
-    const response = await app.request('oauth2CreateClient', {
+    const response = await app.request('createOAuth2Client', {
       token: adminToken,
       body: {
         client_id: `c-${uniqueTenant('x')}`,
@@ -179,7 +179,7 @@ describe('open redirect attempts', () => {
     beforeAll(async () => {
       const pathParameters = { clientId: client.clientId };
       const body = { post_logout_redirect_uris: BYE };
-      expect((await app.request('oauth2UpdateClient', { token: adminToken, pathParameters, body })).status).toBe(200);
+      expect((await app.request('updateOAuth2Client', { token: adminToken, pathParameters, body })).status).toBe(200);
     });
     const logout = (uri: string, extra: Record<string, string> = {}) =>
       app.request('oauth2Logout', {
@@ -268,7 +268,7 @@ describe('open redirect attempts', () => {
     it.each(['javascript:alert(1)', 'http://evil.example/bye', 'https://app.example.com/bye#x', '//evil.example/bye'])(
       'refuses to register the post-logout URI %j',
       async (uri) => {
-        const response = await app.request('oauth2CreateClient', {
+        const response = await app.request('createOAuth2Client', {
           token: adminToken,
           body: {
             client_id: `c-${uniqueTenant('x')}`,

@@ -63,7 +63,7 @@ describe('database stopped and restarted between requests', () => {
       }
       const current = latest.get('user-0');
       if (current) {
-        const refreshed = await app.request('refresh', { body: { refreshToken: current } });
+        const refreshed = await app.request('refreshToken', { body: { refreshToken: current } });
         answers.push(refreshed);
         if (refreshed.status === 200) latest.set('user-0', refreshed.body.data.refreshToken);
       }
@@ -95,7 +95,7 @@ describe('database stopped and restarted between requests', () => {
 
     // Every refresh token a client holds still works: no rotation lost its successor.
     for (const [username, refreshToken] of latest) {
-      const response = await app.request('refresh', { body: { refreshToken } });
+      const response = await app.request('refreshToken', { body: { refreshToken } });
       expect(response.status, username).toBe(200);
     }
   }, 120_000);
@@ -125,12 +125,12 @@ describe('OAuth client lifecycle with the database stopped', () => {
     const pathParameters = { clientId: client.clientId };
     const next = { ...client, clientSecret: `${client.clientSecret}-next` };
     const requests = () => [
-      app.request('oauth2ListClients', { token }),
-      app.request('oauth2ReadClient', { token, pathParameters }),
-      app.request('oauth2UpdateClient', { token, pathParameters, body: { client_name: 'Down' } }),
-      app.request('oauth2RotateClientSecret', { token, pathParameters, body: { client_secret: next.clientSecret } }),
+      app.request('listOAuth2Clients', { token }),
+      app.request('readOAuth2Client', { token, pathParameters }),
+      app.request('updateOAuth2Client', { token, pathParameters, body: { client_name: 'Down' } }),
+      app.request('rotateOAuth2ClientSecret', { token, pathParameters, body: { client_secret: next.clientSecret } }),
       app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' })),
-      app.request('oauth2DeleteClient', { token, pathParameters }),
+      app.request('deleteOAuth2Client', { token, pathParameters }),
     ];
 
     await db.stop();
@@ -143,10 +143,10 @@ describe('OAuth client lifecycle with the database stopped', () => {
     expect((await app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' }))).status).toBe(200);
     expect((await app.request('oauth2Token', tokenRequest(next, { grant_type: 'client_credentials' }))).status).toBe(401);
 
-    const rotated = await app.request('oauth2RotateClientSecret', { token, pathParameters, body: { client_secret: next.clientSecret } });
+    const rotated = await app.request('rotateOAuth2ClientSecret', { token, pathParameters, body: { client_secret: next.clientSecret } });
     expect(rotated.status).toBe(200);
     expect((await app.request('oauth2Token', tokenRequest(next, { grant_type: 'client_credentials' }))).status).toBe(200);
-    expect((await app.request('oauth2DeleteClient', { token, pathParameters })).status).toBe(200);
+    expect((await app.request('deleteOAuth2Client', { token, pathParameters })).status).toBe(200);
     expect((await app.request('oauth2Token', tokenRequest(next, { grant_type: 'client_credentials' }))).status).toBe(401);
   }, 120_000);
 });
@@ -210,7 +210,7 @@ describe('database outage with requests in flight', () => {
         if (!check('login', login, (r) => r.status === 200)) continue;
         let refreshToken: string | undefined = login.body.data.refreshToken;
         for (let i = 0; i < 2 && refreshToken; i++) {
-          const refreshed = await app.request('refresh', { body: { refreshToken } });
+          const refreshed = await app.request('refreshToken', { body: { refreshToken } });
           // An unanswered refresh may have rotated the token: the client cannot know, so it lets go of it.
           refreshToken = check('refresh', refreshed, (r) => r.status === 200) ? refreshed.body.data.refreshToken : undefined;
         }
@@ -254,7 +254,7 @@ describe('database outage with requests in flight', () => {
           heldGrants.set(username, rotated.body.refresh_token);
           check(
             'introspect',
-            await app.request('oauth2Introspect', tokenRequest(client, { token: rotated.body.refresh_token })),
+            await app.request('introspect', tokenRequest(client, { token: rotated.body.refresh_token })),
             (r) => r.status === 200 && r.body.active === true,
           );
         }
@@ -311,7 +311,7 @@ describe('database outage with requests in flight', () => {
 
     expect(halfWrittenState(await scanTable(db.endpoint, tableName))).toEqual([]);
     for (const [username, refreshToken] of heldSessions) {
-      expect((await app.request('refresh', { body: { refreshToken } })).status, `session of ${username}`).toBe(200);
+      expect((await app.request('refreshToken', { body: { refreshToken } })).status, `session of ${username}`).toBe(200);
     }
     for (const [username, refreshToken] of heldGrants) {
       expect(
@@ -360,7 +360,7 @@ describe('database outage with requests in flight', () => {
       app.request('login', { body: { username: 'admin', password: PASSWORD, tenantId } }),
       // A known device (docs/api.md 10): its own budget's counter, the same 503.
       app.request('login', { body: { username: 'admin', password: PASSWORD, tenantId }, headers: { 'x-device-token': admin.deviceToken } }),
-      app.request('refresh', { body: { refreshToken: admin.refreshToken } }),
+      app.request('refreshToken', { body: { refreshToken: admin.refreshToken } }),
       app.request('me', { token: admin.token }),
       app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' })),
       app.request('listSessions', { token: admin.token }),
@@ -419,17 +419,17 @@ describe('MFA lifecycle with the database stopped', () => {
     const tenantId = uniqueTenant('mfa-outage');
     const admin = await registerAdmin(app, tenantId, 'alice', PASSWORD);
     const secret = newTotpSecret();
-    await app.request('mfaEnable', { token: admin.token, body: { method: 'TOTP', secret } });
+    await app.request('enableMFA', { token: admin.token, body: { method: 'TOTP', secret } });
     const code = authenticator(deps, secret);
-    await app.request('mfaVerify', { token: admin.token, body: { method: 'TOTP', code: code() } });
+    await app.request('verifyMFA', { token: admin.token, body: { method: 'TOTP', code: code() } });
     const login = (extra: Record<string, unknown>) =>
       app.request('login', { body: { username: 'alice', password: PASSWORD, tenantId, ...extra } });
     const token = (await login({ mfaCode: code(1) })).body.data.token as string;
-    const codes = (await app.request('mfaRecoveryCodes', { token })).body.data.codes as string[];
+    const codes = (await app.request('generateRecoveryCodes', { token })).body.data.codes as string[];
     const requests = () => [
-      app.request('mfaList', { token }),
-      app.request('mfaRecoveryCodes', { token }),
-      app.request('mfaDisable', { token, body: { method: 'TOTP' } }),
+      app.request('listMFA', { token }),
+      app.request('generateRecoveryCodes', { token }),
+      app.request('disableMFA', { token, body: { method: 'TOTP' } }),
       login({ mfaMethod: 'RECOVERY', mfaCode: codes[0] }),
     ];
 
@@ -438,10 +438,10 @@ describe('MFA lifecycle with the database stopped', () => {
       expect(isServiceUnavailable(response), JSON.stringify(response.body)).toBe(true);
     }
     db = await startDynamoDbLocal({ port, dataDir });
-    expect((await app.request('mfaList', { token })).body.data.mfa.recoveryCodesRemaining).toBe(10);
+    expect((await app.request('listMFA', { token })).body.data.mfa.recoveryCodesRemaining).toBe(10);
     expect((await login({ mfaMethod: 'RECOVERY', mfaCode: codes[0] })).status).toBe(200);
-    expect((await app.request('mfaRecoveryCodes', { token })).status).toBe(200);
-    expect((await app.request('mfaDisable', { token, body: { method: 'TOTP' } })).status).toBe(200);
+    expect((await app.request('generateRecoveryCodes', { token })).status).toBe(200);
+    expect((await app.request('disableMFA', { token, body: { method: 'TOTP' } })).status).toBe(200);
     expect(halfWrittenState(await scanTable(db.endpoint, 'mfa-outage'))).toEqual([]);
   }, 120_000);
 });

@@ -112,7 +112,7 @@ describe('races', () => {
   it(`${N} concurrent refreshes with one refresh token: exactly one wins, and the session stays consistent`, async () => {
     const tenantId = uniqueTenant('refresh');
     const { refreshToken, token } = await registerAdmin(app, tenantId);
-    const answers = await Promise.all(Array.from({ length: N }, () => app.request('refresh', { body: { refreshToken } })));
+    const answers = await Promise.all(Array.from({ length: N }, () => app.request('refreshToken', { body: { refreshToken } })));
     expect(count(answers, 200)).toBe(1);
     expect(answers.filter((answer) => answer.status === 401 && answer.body.error === 'Invalid refresh token')).toHaveLength(N - 1);
     // The losers presented a token the winner had just retired: that is reuse (docs/api.md 4.2),
@@ -121,7 +121,7 @@ describe('races', () => {
     const session = (await items(tenantId)).filter((item) => item.sk === 'SESSION');
     expect(session).toHaveLength(1);
     expect(session[0]).toMatchObject({ refreshGeneration: 1, revokedReason: 'refresh_token_reuse' });
-    expect((await app.request('refresh', { body: { refreshToken: winner.refreshToken } })).status).toBe(401);
+    expect((await app.request('refreshToken', { body: { refreshToken: winner.refreshToken } })).status).toBe(401);
     expect(await app.identityOf(winner.token)).toBeNull();
     expect(await app.identityOf(token)).toBeNull();
   });
@@ -130,14 +130,14 @@ describe('races', () => {
     for (let round = 0; round < 5; round++) {
       const { refreshToken, token } = await registerAdmin(app, uniqueTenant('logout'));
       const [refreshed, loggedOut] = await Promise.all([
-        app.request('refresh', { body: { refreshToken } }),
+        app.request('refreshToken', { body: { refreshToken } }),
         app.request('logout', { token }),
       ]);
       expect(loggedOut.status).toBe(200);
       expect([200, 401]).toContain(refreshed.status);
       if (refreshed.status === 200) {
         expect(await app.identityOf(refreshed.body.data.token)).toBeNull();
-        expect((await app.request('refresh', { body: { refreshToken: refreshed.body.data.refreshToken } })).status).toBe(401);
+        expect((await app.request('refreshToken', { body: { refreshToken: refreshed.body.data.refreshToken } })).status).toBe(401);
       }
     }
   });
@@ -148,7 +148,7 @@ describe('races', () => {
     const client = await createClient(app, admin.token, tenantId, { scope: 'openid' });
     const bye = 'https://app.example.com/bye';
     const body = { first_party: true, post_logout_redirect_uris: bye };
-    await app.request('oauth2UpdateClient', { token: admin.token, pathParameters: { clientId: client.clientId }, body });
+    await app.request('updateOAuth2Client', { token: admin.token, pathParameters: { clientId: client.clientId }, body });
     const jar = new CookieJar();
     const begun = await browserAuthorize(app, jar, client, { scope: 'openid' });
     const origin = new URL(deps.config.issuer).origin;
@@ -239,7 +239,7 @@ describe('races', () => {
       adminToken = (await registerAdmin(app, tenantId)).token;
       client = await createClient(app, adminToken, tenantId);
     });
-    const introspect = async (token: string) => (await app.request('oauth2Introspect', tokenRequest(client, { token }))).body;
+    const introspect = async (token: string) => (await app.request('introspect', tokenRequest(client, { token }))).body;
 
     it(`${N} concurrent redemptions of one code (form and JSON): exactly one wins, and its tokens are then revoked`, async () => {
       const { code, verifier } = await authorizationCode(app, adminToken, client);
@@ -291,7 +291,7 @@ describe('races', () => {
     const works = async (client: TestClient, secret: string) =>
       (await app.request('oauth2Token', tokenRequest({ ...client, clientSecret: secret }, { grant_type: 'client_credentials' }))).status;
     const rotate = (client: TestClient, secret: string) =>
-      app.request('oauth2RotateClientSecret', {
+      app.request('rotateOAuth2ClientSecret', {
         token: adminToken,
         pathParameters: { clientId: client.clientId },
         body: { client_secret: secret, previous_secret_expires_in: 3600 },
@@ -329,7 +329,7 @@ describe('races', () => {
         ...Array.from({ length: N / 2 }, () => app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' }))),
       ];
       const [deleted, ...answers] = await Promise.all([
-        app.request('oauth2DeleteClient', { token: adminToken, pathParameters: { clientId: client.clientId } }),
+        app.request('deleteOAuth2Client', { token: adminToken, pathParameters: { clientId: client.clientId } }),
         ...requests,
       ]);
       expect(deleted?.body).toEqual({ success: true, data: { message: 'OAuth2 client deleted' } });
@@ -341,12 +341,12 @@ describe('races', () => {
             tokenRequest(client, { grant_type: 'refresh_token', refresh_token: issued.refresh_token }),
           );
           expect(refreshed.status).toBe(401);
-          expect((await app.request('oauth2Introspect', tokenRequest(other, { token: issued.refresh_token }))).body).toEqual({
+          expect((await app.request('introspect', tokenRequest(other, { token: issued.refresh_token }))).body).toEqual({
             active: false,
           });
         }
-        expect((await app.request('oauth2Introspect', tokenRequest(client, { token: issued.access_token }))).status).toBe(401);
-        expect((await app.request('oauth2Introspect', tokenRequest(other, { token: issued.access_token }))).body).toEqual({
+        expect((await app.request('introspect', tokenRequest(client, { token: issued.access_token }))).status).toBe(401);
+        expect((await app.request('introspect', tokenRequest(other, { token: issued.access_token }))).body).toEqual({
           active: false,
         });
       }
@@ -407,14 +407,14 @@ describe('races', () => {
       let code: string | undefined;
       if (method === 'TOTP') {
         const secret = newTotpSecret();
-        expect((await app.request('mfaEnable', { token: user.token, body: { method, secret } })).status).toBe(200);
+        expect((await app.request('enableMFA', { token: user.token, body: { method, secret } })).status).toBe(200);
         code = authenticator(deps, secret)();
       } else {
-        expect((await app.request('mfaEnable', { token: user.token, body: { method, secret: '+15550002222' } })).status).toBe(200);
+        expect((await app.request('enableMFA', { token: user.token, body: { method, secret: '+15550002222' } })).status).toBe(200);
         code = (await deps.outbox.latest(user.tenantId, user.userId, method))?.code;
       }
       const answers = await Promise.all(
-        Array.from({ length: N }, () => app.request('mfaVerify', { token: user.token, body: { method, code } })),
+        Array.from({ length: N }, () => app.request('verifyMFA', { token: user.token, body: { method, code } })),
       );
       expect(count(answers, 200)).toBe(1);
       expect(answers.every((answer) => answer.status === 200 || answer.status === 400 || answer.status === 429)).toBe(true);
@@ -424,7 +424,7 @@ describe('races', () => {
       const user = await newUser();
       const { code } = await activateTotp(app, deps, user.token);
       const signedIn = await user.login({ mfaCode: code() });
-      const generated = await app.request('mfaRecoveryCodes', { token: signedIn.body.data.token });
+      const generated = await app.request('generateRecoveryCodes', { token: signedIn.body.data.token });
       const mfaCode = generated.body.data.codes[0] as string;
       const answers = await Promise.all(Array.from({ length: N }, () => user.login({ mfaMethod: 'RECOVERY', mfaCode })));
       expect(count(answers, 200)).toBe(1);
@@ -450,12 +450,12 @@ describe('races', () => {
         const { code } = await activateTotp(app, deps, user.token);
         const token = (await user.login({ mfaCode: code() })).body.data.token as string;
         await activateDelivered(app, deps, token, user.userId, 'EMAIL', 'alice@example.com');
-        expect((await app.request('mfaRecoveryCodes', { token })).status).toBe(200);
+        expect((await app.request('generateRecoveryCodes', { token })).status).toBe(200);
         const answers = await Promise.all([
-          app.request('mfaDisable', { token, body: { method: 'TOTP' } }),
-          app.request('mfaDisable', { token, body: { method: 'EMAIL' } }),
-          app.request('mfaRecoveryCodes', { token }),
-          app.request('mfaRecoveryCodes', { token }),
+          app.request('disableMFA', { token, body: { method: 'TOTP' } }),
+          app.request('disableMFA', { token, body: { method: 'EMAIL' } }),
+          app.request('generateRecoveryCodes', { token }),
+          app.request('generateRecoveryCodes', { token }),
         ]);
         for (const answer of answers) expect([200, 400, 503], JSON.stringify(answer.body)).toContain(answer.status);
         const records = await items(user.tenantId);
@@ -470,7 +470,7 @@ describe('races', () => {
       const user = await newUser();
       const secrets = Array.from({ length: 10 }, () => newTotpSecret());
       const answers = await Promise.all(
-        secrets.map((secret) => app.request('mfaEnable', { token: user.token, body: { method: 'TOTP', secret } })),
+        secrets.map((secret) => app.request('enableMFA', { token: user.token, body: { method: 'TOTP', secret } })),
       );
       expect(answers.every((answer) => answer.status === 200)).toBe(true);
       const methods = (await items(user.tenantId)).filter((item) => String(item.sk).startsWith('METHOD#'));
@@ -486,7 +486,7 @@ describe('races', () => {
           token = (await user.login(active ? { mfaCode: authenticator(deps, active)() } : {})).body.data.token;
         }
         const secret = secrets[i] ?? '';
-        const verified = await app.request('mfaVerify', { token, body: { method: 'TOTP', code: authenticator(deps, secret)() } });
+        const verified = await app.request('verifyMFA', { token, body: { method: 'TOTP', code: authenticator(deps, secret)() } });
         expect([200, 400]).toContain(verified.status);
         if (verified.status === 200) accepted.push(secret);
       }
@@ -542,7 +542,7 @@ describe('races', () => {
             body: { username: 'alice', tenantId, code, newPassword: `${PASSWORD} reset`, removePasskeys: true },
           }),
           app.request('passkeyRegistration', { token: admin.token, body: { credential: late } }),
-          app.request('passkeyRemove', { token: admin.token, pathParameters: { id: kept.body.data.passkey.id } }),
+          app.request('removePasskey', { token: admin.token, pathParameters: { id: kept.body.data.passkey.id } }),
         ]);
         expect(reset.status).toBe(200);
         // Each lands before the reset (and is undone by it), or finds the session revoked.

@@ -28,7 +28,7 @@ async function tenantOf(app: App): Promise<Tenant> {
 
 /** createOAuth2Client with the fields of this issue; the whole answer. */
 function register(app: App, tenant: Tenant, extra: Record<string, unknown> = {}) {
-  return app.request('oauth2CreateClient', {
+  return app.request('createOAuth2Client', {
     token: tenant.adminToken,
     body: {
       client_id: `rs-${randomBytes(6).toString('hex')}`,
@@ -120,7 +120,7 @@ describe('resource indicators (RFC 8707) and the audience', () => {
     });
     expect([json.status, json.body]).toEqual([400, failure('Invalid resource', 'INVALID_TARGET')]);
     // Introspection tells the resource server whom the token is for.
-    const introspected = await app.request('oauth2Introspect', tokenRequest(rsClient, { token: forApi.body.access_token }));
+    const introspected = await app.request('introspect', tokenRequest(rsClient, { token: forApi.body.access_token }));
     expect(introspected.body).toMatchObject({ active: true, aud: API });
   });
 
@@ -239,7 +239,7 @@ describe('introspection by resource servers', () => {
     clientToken = (await app.request('oauth2Token', tokenRequest(issuer, { grant_type: 'client_credentials' }))).body.access_token;
   });
 
-  const introspect = (who: TestClient, token: string) => app.request('oauth2Introspect', tokenRequest(who, { token }));
+  const introspect = (who: TestClient, token: string) => app.request('introspect', tokenRequest(who, { token }));
 
   it('answers the permission in the client view', async () => {
     const response = await register(app, tenant, { introspect_any: true });
@@ -266,7 +266,7 @@ describe('introspection by resource servers', () => {
       )
     ).body;
     expect((await introspect(resourceServer, own.access_token)).body.active).toBe(true);
-    expect((await app.request('oauth2Revoke', tokenRequest(issuer, { token: own.refresh_token }))).status).toBe(200);
+    expect((await app.request('revoke', tokenRequest(issuer, { token: own.refresh_token }))).status).toBe(200);
     expect((await introspect(resourceServer, own.access_token)).body).toEqual({ active: false });
   });
 
@@ -278,9 +278,9 @@ describe('introspection by resource servers', () => {
   });
 
   it('does not let the resource server revoke another client token', async () => {
-    expect((await app.request('oauth2Revoke', tokenRequest(resourceServer, { token: tokens.access_token }))).status).toBe(200);
+    expect((await app.request('revoke', tokenRequest(resourceServer, { token: tokens.access_token }))).status).toBe(200);
     expect((await introspect(issuer, tokens.access_token)).body).toMatchObject({ active: true });
-    expect((await app.request('oauth2Revoke', tokenRequest(resourceServer, { token: clientToken }))).status).toBe(200);
+    expect((await app.request('revoke', tokenRequest(resourceServer, { token: clientToken }))).status).toBe(200);
     expect((await introspect(issuer, clientToken)).body).toMatchObject({ active: true });
   });
 });

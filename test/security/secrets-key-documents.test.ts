@@ -147,7 +147,7 @@ const cases: Array<[string, (breaking: (json: string, secret: string) => string)
         async run(deps) {
           const admin = await registerAdmin(testApp(deps), uniqueTenant('malformed'));
           deps.mfaSecrets = secretBox(fileDataKeys(path));
-          const response = await testApp(deps).request('mfaEnable', {
+          const response = await testApp(deps).request('enableMFA', {
             token: admin.token,
             body: { method: 'TOTP', secret: newTotpSecret() },
           });

@@ -114,16 +114,16 @@ describe('secrets in the clear (responses, output, table)', () => {
     expect(login.status).toBe(200);
     const loginRefresh = known('login refresh token', login.body.data.refreshToken);
     known('login access token', login.body.data.token);
-    const refreshed = await send('refresh', 'refresh', { body: { refreshToken: loginRefresh } }, sessionIssued);
+    const refreshed = await send('refresh', 'refreshToken', { body: { refreshToken: loginRefresh } }, sessionIssued);
     expect(refreshed.status).toBe(200);
     known('rotated refresh token', refreshed.body.data.refreshToken);
     known('refreshed access token', refreshed.body.data.token);
-    expect((await send('refresh (reuse)', 'refresh', { body: { refreshToken: loginRefresh } })).status).toBe(401);
+    expect((await send('refresh (reuse)', 'refreshToken', { body: { refreshToken: loginRefresh } })).status).toBe(401);
     const forged = known(
       'forged refresh token',
       `${String(loginRefresh).split('.').slice(0, 3).join('.')}.${randomBytes(32).toString('base64url')}`,
     );
-    expect((await send('refresh (forged)', 'refresh', { body: { refreshToken: forged } })).status).toBe(401);
+    expect((await send('refresh (forged)', 'refreshToken', { body: { refreshToken: forged } })).status).toBe(401);
     // The reuse above ended that session: me and logout with another.
     const again = await send('login', 'login', { body: { username: 'user', password: userPassword, ...tenant } }, sessionIssued);
     known('second login refresh token', again.body.data.refreshToken);
@@ -151,7 +151,7 @@ describe('secrets in the clear (responses, output, table)', () => {
     const code = authenticator(deps, totpSecret);
     const enabled = await send(
       'MFA enable TOTP',
-      'mfaEnable',
+      'enableMFA',
       { token: totpUser.token, body: { method: 'TOTP', secret: totpSecret } },
       (r) => [r.body?.data?.otpauthUri],
     );
@@ -160,17 +160,17 @@ describe('secrets in the clear (responses, output, table)', () => {
     const totpCodes = [known('TOTP code (verify)', code())];
     expect(
       (
-        await send('MFA verify TOTP', 'mfaVerify', {
+        await send('MFA verify TOTP', 'verifyMFA', {
           token: totpUser.token,
           body: { method: 'TOTP', code: known('wrong TOTP code', wrongCode(totpCodes[0] ?? '')) },
         })
       ).status,
     ).toBe(400);
     expect(
-      (await send('MFA verify TOTP', 'mfaVerify', { token: totpUser.token, body: { method: 'TOTP', code: totpCodes[0] } })).status,
+      (await send('MFA verify TOTP', 'verifyMFA', { token: totpUser.token, body: { method: 'TOTP', code: totpCodes[0] } })).status,
     ).toBe(200);
     expect(
-      (await send('MFA verify TOTP (replay)', 'mfaVerify', { token: totpUser.token, body: { method: 'TOTP', code: totpCodes[0] } })).status,
+      (await send('MFA verify TOTP (replay)', 'verifyMFA', { token: totpUser.token, body: { method: 'TOTP', code: totpCodes[0] } })).status,
     ).toBe(400);
     deps.clock.advance(30);
     const totpLogin = { username: 'totp-user', password: totpUser.password, ...tenant };
@@ -191,12 +191,12 @@ describe('secrets in the clear (responses, output, table)', () => {
     // Recovery codes (docs/api.md 8.6): generated (the one answer that holds them), listed,
     // used at login and reauthenticate, refused when wrong or used again.
     const totpOtpToken = totpLoggedIn.body.data.token as string;
-    const generated = await send('MFA recovery codes', 'mfaRecoveryCodes', { token: totpOtpToken }, (r) => r.body?.data?.codes ?? []);
+    const generated = await send('MFA recovery codes', 'generateRecoveryCodes', { token: totpOtpToken }, (r) => r.body?.data?.codes ?? []);
     expect(generated.status).toBe(200);
     const recoveryCodes = (generated.body.data.codes as string[]).map((value, i) => known(`recovery code ${i + 1}`, value));
     // What the digests are made of: the code without its hyphens.
     for (const [i, value] of recoveryCodes.entries()) known(`recovery code ${i + 1} (compact)`, value.replace(/-/g, ''));
-    expect((await send('MFA list', 'mfaList', { token: totpOtpToken })).body.data.mfa.recoveryCodesRemaining).toBe(10);
+    expect((await send('MFA list', 'listMFA', { token: totpOtpToken })).body.data.mfa.recoveryCodesRemaining).toBe(10);
     const wrongRecovery = known('wrong recovery code', generateRecoveryCode(cryptoRandom));
     const recoveryLogin = { ...totpLogin, mfaMethod: 'RECOVERY' };
     expect((await send('MFA login RECOVERY', 'login', { body: { ...recoveryLogin, mfaCode: wrongRecovery } })).status).toBe(401);
@@ -218,19 +218,19 @@ describe('secrets in the clear (responses, output, table)', () => {
       ['EMAIL', `u${randomBytes(4).toString('hex')}@example.com`],
     ] as const) {
       const who = await mfaUser(`${method.toLowerCase()}-user`);
-      expect((await send(`MFA enable ${method}`, 'mfaEnable', { token: who.token, body: { method, secret: destination } })).status).toBe(
+      expect((await send(`MFA enable ${method}`, 'enableMFA', { token: who.token, body: { method, secret: destination } })).status).toBe(
         200,
       );
       const enrolment = known(`${method} enrolment code`, (await deps.outbox.latest(tenantId, who.userId, method))?.code);
       expect(
         (
-          await send(`MFA verify ${method}`, 'mfaVerify', {
+          await send(`MFA verify ${method}`, 'verifyMFA', {
             token: who.token,
             body: { method, code: known(`wrong ${method} code`, wrongCode(enrolment)) },
           })
         ).status,
       ).toBe(400);
-      expect((await send(`MFA verify ${method}`, 'mfaVerify', { token: who.token, body: { method, code: enrolment } })).status).toBe(200);
+      expect((await send(`MFA verify ${method}`, 'verifyMFA', { token: who.token, body: { method, code: enrolment } })).status).toBe(200);
       deps.clock.advance(31);
       const credentials = { username: `${method.toLowerCase()}-user`, password: who.password, ...tenant };
       expect((await send(`MFA login ${method}`, 'login', { body: credentials })).status).toBe(401);
@@ -251,7 +251,7 @@ describe('secrets in the clear (responses, output, table)', () => {
     const clientId = `client-${randomBytes(4).toString('hex')}`;
     const clientSecret = known('client secret', randomBytes(32).toString('base64url'));
     const redirectUri = 'https://app.example.com/callback';
-    const created = await send('OAuth client creation', 'oauth2CreateClient', {
+    const created = await send('OAuth client creation', 'createOAuth2Client', {
       token: adminToken,
       body: {
         client_id: clientId,
@@ -387,16 +387,14 @@ describe('secrets in the clear (responses, output, table)', () => {
     const basicAuth = { authorization: basic(clientId, clientSecret) };
     for (const token of [rotatedRefresh, oauthAccess, ccAccess, third.authCode]) {
       const viaBasic = form({ token });
-      expect((await send('introspect', 'oauth2Introspect', { ...viaBasic, headers: { ...viaBasic.headers, ...basicAuth } })).status).toBe(
-        200,
-      );
-      expect((await send('introspect', 'oauth2Introspect', form({ ...post, token }))).status).toBe(200);
+      expect((await send('introspect', 'introspect', { ...viaBasic, headers: { ...viaBasic.headers, ...basicAuth } })).status).toBe(200);
+      expect((await send('introspect', 'introspect', form({ ...post, token }))).status).toBe(200);
     }
     expect(
       (
         await send(
           'introspect (wrong secret)',
-          'oauth2Introspect',
+          'introspect',
           form({ client_id: clientId, client_secret: wrongClientSecret, token: rotatedRefresh }),
         )
       ).status,
@@ -405,15 +403,13 @@ describe('secrets in the clear (responses, output, table)', () => {
       (
         await send(
           'revoke (wrong secret)',
-          'oauth2Revoke',
+          'revoke',
           form({ client_id: clientId, client_secret: wrongClientSecret, token: rotatedRefresh }),
         )
       ).status,
     ).toBe(401);
-    expect((await send('revoke', 'oauth2Revoke', form({ ...post, token: rotatedRefresh, token_type_hint: 'refresh_token' }))).status).toBe(
-      200,
-    );
-    expect((await send('revoke', 'oauth2Revoke', form({ ...post, token: ccAccess }))).status).toBe(200);
+    expect((await send('revoke', 'revoke', form({ ...post, token: rotatedRefresh, token_type_hint: 'refresh_token' }))).status).toBe(200);
+    expect((await send('revoke', 'revoke', form({ ...post, token: ccAccess }))).status).toBe(200);
     expect(
       (
         await send(
@@ -455,9 +451,9 @@ describe('secrets in the clear (responses, output, table)', () => {
 
     // OAuth client lifecycle (docs/api.md 9.9-9.13): list, read, change, rotate (both secrets in use), delete.
     const clientPath = { clientId };
-    expect((await send('OAuth client list', 'oauth2ListClients', { token: adminToken })).status).toBe(200);
-    expect((await send('OAuth client read', 'oauth2ReadClient', { token: adminToken, pathParameters: clientPath })).status).toBe(200);
-    const renamed = await send('OAuth client change', 'oauth2UpdateClient', {
+    expect((await send('OAuth client list', 'listOAuth2Clients', { token: adminToken })).status).toBe(200);
+    expect((await send('OAuth client read', 'readOAuth2Client', { token: adminToken, pathParameters: clientPath })).status).toBe(200);
+    const renamed = await send('OAuth client change', 'updateOAuth2Client', {
       token: adminToken,
       pathParameters: clientPath,
       body: { client_name: 'Secrets app', first_party: true },
@@ -467,14 +463,14 @@ describe('secrets in the clear (responses, output, table)', () => {
     const weakSecret = known('refused weak client secret', 'abcdefgh'.repeat(5));
     expect(
       (
-        await send('OAuth client secret rotation', 'oauth2RotateClientSecret', {
+        await send('OAuth client secret rotation', 'rotateOAuth2ClientSecret', {
           token: adminToken,
           pathParameters: clientPath,
           body: { client_secret: weakSecret },
         })
       ).status,
     ).toBe(400);
-    const secretRotated = await send('OAuth client secret rotation', 'oauth2RotateClientSecret', {
+    const secretRotated = await send('OAuth client secret rotation', 'rotateOAuth2ClientSecret', {
       token: adminToken,
       pathParameters: clientPath,
       body: { client_secret: rotatedSecret, previous_secret_expires_in: 600 },
@@ -490,11 +486,11 @@ describe('secrets in the clear (responses, output, table)', () => {
       expect(issued.status).toBe(200);
       known('client_credentials access token after rotation', issued.body.access_token);
     }
-    expect((await send('OAuth client read', 'oauth2ReadClient', { token: adminToken, pathParameters: clientPath })).status).toBe(200);
-    expect((await send('OAuth client list', 'oauth2ListClients', { token: adminToken })).status).toBe(200);
+    expect((await send('OAuth client read', 'readOAuth2Client', { token: adminToken, pathParameters: clientPath })).status).toBe(200);
+    expect((await send('OAuth client list', 'listOAuth2Clients', { token: adminToken })).status).toBe(200);
     const stored = await deps.store.oauthClients.find(clientId);
     storedHashes.push(String(stored?.secretHash), String(stored?.previousSecretHash));
-    expect((await send('OAuth client deletion', 'oauth2DeleteClient', { token: adminToken, pathParameters: clientPath })).status).toBe(200);
+    expect((await send('OAuth client deletion', 'deleteOAuth2Client', { token: adminToken, pathParameters: clientPath })).status).toBe(200);
     expect(
       (
         await send(
@@ -680,9 +676,9 @@ describe('secrets in the audit trail', () => {
     const first = await login({ password });
     const token = known('access token', first.body.data.token);
     const totpSecret = known('TOTP secret', newTotpSecret());
-    await app.request('mfaEnable', { token, body: { method: 'TOTP', secret: totpSecret } });
+    await app.request('enableMFA', { token, body: { method: 'TOTP', secret: totpSecret } });
     const code = authenticator(deps, totpSecret);
-    expect((await app.request('mfaVerify', { token, body: { method: 'TOTP', code: known('TOTP code', code()) } })).status).toBe(200);
+    expect((await app.request('verifyMFA', { token, body: { method: 'TOTP', code: known('TOTP code', code()) } })).status).toBe(200);
     deps.clock.advance(30);
     const wrong = known('wrong TOTP code', wrongCode(code()));
     expect((await login({ password, mfaCode: wrong, mfaMethod: 'TOTP' })).status).toBe(401);
@@ -690,15 +686,15 @@ describe('secrets in the audit trail', () => {
     expect(right.status).toBe(200);
     const refreshToken = known('refresh token', right.body.data.refreshToken);
     known('MFA access token', right.body.data.token);
-    expect((await app.request('refresh', { body: { refreshToken } })).status).toBe(200);
-    expect((await app.request('refresh', { body: { refreshToken } })).status).toBe(401);
+    expect((await app.request('refreshToken', { body: { refreshToken } })).status).toBe(200);
+    expect((await app.request('refreshToken', { body: { refreshToken } })).status).toBe(401);
     const next = await login({ password, mfaCode: code(1) });
     const newPassword = known('new password', passphrase());
-    await app.request('passwordChange', {
+    await app.request('changePassword', {
       token: next.body.data.token,
       body: { currentPassword: known('wrong current', passphrase()), newPassword },
     });
-    await app.request('passwordChange', { token: next.body.data.token, body: { currentPassword: password, newPassword } });
+    await app.request('changePassword', { token: next.body.data.token, body: { currentPassword: password, newPassword } });
 
     const items = (await scanTable(endpoint, tableName)).filter((item) => String(item.pk).includes('#AUDIT#'));
     expect(items.length).toBeGreaterThan(10);

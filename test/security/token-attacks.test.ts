@@ -154,8 +154,8 @@ describe('token attacks on every route behind the authorizer', () => {
   const routes: Array<[RouteName, () => Record<string, unknown>, number, string]> = [
     ['me', () => ({}), 401, 'Unauthorized'],
     ['logout', () => ({}), 401, 'Unauthorized'],
-    ['mfaEnable', () => ({ body: { method: 'SMS', secret: '+15550001234' } }), 401, 'Unauthorized'],
-    ['mfaVerify', () => ({ body: { method: 'TOTP', code: '123456' } }), 401, 'Unauthorized'],
+    ['enableMFA', () => ({ body: { method: 'SMS', secret: '+15550001234' } }), 401, 'Unauthorized'],
+    ['verifyMFA', () => ({ body: { method: 'TOTP', code: '123456' } }), 401, 'Unauthorized'],
     [
       'oauth2Authorize',
       () => ({ query: { response_type: 'code', client_id: 'x', redirect_uri: 'https://app.example.com/callback' } }),
@@ -163,7 +163,7 @@ describe('token attacks on every route behind the authorizer', () => {
       'Unauthorized',
     ],
     [
-      'oauth2CreateClient',
+      'createOAuth2Client',
       () => ({
         body: {
           client_id: 'forged',

@@ -65,10 +65,10 @@ describe('verify-only functions with the public keys alone', () => {
   it('introspect and revoke verify an access token', async () => {
     const issued = await signer.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' }));
     const token = issued.body.access_token as string;
-    const introspected = await verifier.request('oauth2Introspect', tokenRequest(client, { token }));
+    const introspected = await verifier.request('introspect', tokenRequest(client, { token }));
     expect(introspected.body).toMatchObject({ active: true, client_id: client.clientId });
-    expect((await verifier.request('oauth2Revoke', tokenRequest(client, { token }))).status).toBe(200);
-    expect((await verifier.request('oauth2Introspect', tokenRequest(client, { token }))).body).toEqual({ active: false });
+    expect((await verifier.request('revoke', tokenRequest(client, { token }))).status).toBe(200);
+    expect((await verifier.request('introspect', tokenRequest(client, { token }))).body).toEqual({ active: false });
   });
 });
 

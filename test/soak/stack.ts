@@ -17,7 +17,7 @@ import { createTable } from '../helpers/isolated-table';
 import type { MemoryReport } from './server';
 
 /** The bundles the mixed load and its preparation call. */
-const NEEDED = ['authorizer', 'login', 'refresh-token', 'me', 'register', 'oauth2-token', 'oauth2-create-client'];
+const NEEDED = ['authorizer', 'login', 'refresh-token', 'me', 'register', 'oauth2-token', 'create-oauth2-client'];
 
 export interface SoakStack {
   url: string;

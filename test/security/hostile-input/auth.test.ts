@@ -82,7 +82,7 @@ interface Operation {
 
 const OPERATIONS: Operation[] = [
   { route: 'login', fields: ['username', 'password', 'tenantId', 'mfaCode', 'mfaMethod'], poison: {}, withIdentity: false, alsoOk: [] },
-  { route: 'refresh', fields: ['refreshToken'], poison: {}, withIdentity: false, alsoOk: [] },
+  { route: 'refreshToken', fields: ['refreshToken'], poison: {}, withIdentity: false, alsoOk: [] },
   {
     route: 'register',
     fields: ['username', 'password', 'role', 'tenantId', 'shopId', 'email'],
@@ -99,7 +99,7 @@ const OPERATIONS: Operation[] = [
   { route: 'me', fields: ['user'], poison: {}, withIdentity: true, alsoOk: [200] },
   // Never the right password: no session changes; failures only count (login counters are not compared).
   { route: 'reauthenticate', fields: ['password', 'mfaCode', 'mfaMethod'], poison: {}, withIdentity: true, alsoOk: [] },
-  { route: 'passwordChange', fields: ['currentPassword', 'newPassword'], poison: {}, withIdentity: true, alsoOk: [] },
+  { route: 'changePassword', fields: ['currentPassword', 'newPassword'], poison: {}, withIdentity: true, alsoOk: [] },
   { route: 'jwks', fields: ['keys'], poison: {}, withIdentity: false, alsoOk: [200] },
   // Forgotten password and email (docs/api.md 8.7, 8.8). A valid forgot request waits 400 ms:
   // the tenant is invalid but for a duplicated key, which may pass (202, a reset record of nobody).

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { body as rotateBody } from '../../../functions/oauth2-rotate-client-secret';
-import { body as updateBody } from '../../../functions/oauth2-update-client';
+import { body as rotateBody } from '../../../functions/rotate-oauth2-client-secret';
+import { body as updateBody } from '../../../functions/update-oauth2-client';
 import { type App, type AppRequest, type RouteName, registerAdmin, testApp } from '../../helpers/app';
 import { nearRealTime } from '../../helpers/clock';
 import { testDeps, uniqueTenant } from '../../helpers/deps';
@@ -60,16 +60,16 @@ describe('hostile input to the OAuth client lifecycle', () => {
 
   const cases: Array<[RouteName, () => fc.Arbitrary<AppRequest>]> = [
     [
-      'oauth2ListClients',
+      'listOAuth2Clients',
       () =>
         fc
           .dictionary(fc.constantFrom('tenantId', 'limit', 'cursor', '__proto__'), nasty, { minKeys: 1, maxKeys: 3 })
           .map((query) => ({ query })),
     ],
-    ['oauth2ReadClient', () => hostileId().map((id) => ({ pathParameters: { clientId: id } }))],
-    ['oauth2DeleteClient', () => hostileId().map((id) => ({ pathParameters: { clientId: id } }))],
+    ['readOAuth2Client', () => hostileId().map((id) => ({ pathParameters: { clientId: id } }))],
+    ['deleteOAuth2Client', () => hostileId().map((id) => ({ pathParameters: { clientId: id } }))],
     [
-      'oauth2UpdateClient',
+      'updateOAuth2Client',
       () =>
         fc
           .tuple(
@@ -79,7 +79,7 @@ describe('hostile input to the OAuth client lifecycle', () => {
           .map(([id, body]) => ({ pathParameters: { clientId: id }, body })),
     ],
     [
-      'oauth2RotateClientSecret',
+      'rotateOAuth2ClientSecret',
       () =>
         fc
           .tuple(
@@ -93,7 +93,7 @@ describe('hostile input to the OAuth client lifecycle', () => {
           .map(([id, body]) => ({ pathParameters: { clientId: id }, body })),
     ],
     [
-      'oauth2RotateClientSecret',
+      'rotateOAuth2ClientSecret',
       () => hostileId().map((id) => ({ pathParameters: { clientId: id }, body: JSON.stringify({ client_secret: newSecret() }) })),
     ],
   ];

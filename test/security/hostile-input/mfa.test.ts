@@ -33,7 +33,7 @@ describe('hostile input to the MFA routes', () => {
     const login = await tenant.app.request('login', {
       body: { username: 'recovery-user', password: PASSWORD, tenantId: tenantOf(tenant), mfaCode: code() },
     });
-    recoveryCodes = (await tenant.app.request('mfaRecoveryCodes', { token: login.body.data.token })).body.data.codes;
+    recoveryCodes = (await tenant.app.request('generateRecoveryCodes', { token: login.body.data.token })).body.data.codes;
   }, 60_000);
 
   /** A secret enableMFA must refuse for every method. */
@@ -44,14 +44,14 @@ describe('hostile input to the MFA routes', () => {
 
   const operations: Operation[] = [
     {
-      route: 'mfaEnable',
+      route: 'enableMFA',
       fields: () => ({ method: fc.oneof(anyValue, fc.constantFrom('TOTP', 'SMS', 'EMAIL')), secret: invalidMfaSecret }),
       authorization: () => tenant.sessions(),
       rfc: false,
       alsoOk: [],
     },
     {
-      route: 'mfaVerify',
+      route: 'verifyMFA',
       fields: () => ({
         method: fc.oneof(anyValue, fc.constantFrom('TOTP', 'SMS', 'EMAIL')),
         code: fc.oneof(
@@ -65,14 +65,14 @@ describe('hostile input to the MFA routes', () => {
       alsoOk: [],
     },
     {
-      route: 'mfaList',
+      route: 'listMFA',
       fields: () => ({ method: anyValue }),
       authorization: () => tenant.sessions(),
       rfc: false,
       alsoOk: [200],
     },
     {
-      route: 'mfaDisable',
+      route: 'disableMFA',
       fields: () => ({ method: fc.oneof(anyValue, fc.constantFrom('TOTP', 'SMS', 'EMAIL', 'RECOVERY')) }),
       // The sessions' users have no active method: a valid request is 400 MFA method not enabled.
       nearValid: () => ({ method: 'TOTP' }),
@@ -81,7 +81,7 @@ describe('hostile input to the MFA routes', () => {
       alsoOk: [],
     },
     {
-      route: 'mfaRecoveryCodes',
+      route: 'generateRecoveryCodes',
       fields: () => ({ codes: anyValue }),
       authorization: () => tenant.sessions(),
       rfc: false,

@@ -210,7 +210,7 @@ export async function hostileTenant(tableName: string) {
     tenantId,
   });
   const totpUserToken = totpUser.token;
-  expect((await app.request('mfaEnable', { token: totpUserToken, body: { method: 'TOTP', secret: newTotpSecret() } })).status).toBe(200);
+  expect((await app.request('enableMFA', { token: totpUserToken, body: { method: 'TOTP', secret: newTotpSecret() } })).status).toBe(200);
   const client: TestClient = await createClient(app, adminToken, tenantId);
   return {
     app,

@@ -37,7 +37,7 @@ describe('hostile input to the OAuth endpoints and the metadata, mixed with real
   const clientAuth = () => tenant.clientAuth();
 
   const operations: Operation[] = [
-    { route: 'oauth2Metadata', fields: () => ({ issuer: anyValue }), authorization: sessions, rfc: false, alsoOk: [200] },
+    { route: 'metadata', fields: () => ({ issuer: anyValue }), authorization: sessions, rfc: false, alsoOk: [200] },
     {
       route: 'oauth2Token',
       fields: () => ({
@@ -71,7 +71,7 @@ describe('hostile input to the OAuth endpoints and the metadata, mixed with real
       alsoOk: [],
     },
     {
-      route: 'oauth2Revoke',
+      route: 'revoke',
       fields: () => ({
         token: realOr(tenant.adminToken),
         token_type_hint: realOr('access_token', 'refresh_token'),
@@ -89,7 +89,7 @@ describe('hostile input to the OAuth endpoints and the metadata, mixed with real
       alsoOk: [200],
     },
     {
-      route: 'oauth2Introspect',
+      route: 'introspect',
       fields: () => ({
         token: realOr(tenant.adminToken),
         token_type_hint: realOr('access_token', 'refresh_token'),
@@ -107,7 +107,7 @@ describe('hostile input to the OAuth endpoints and the metadata, mixed with real
       alsoOk: [200],
     },
     {
-      route: 'oauth2CreateClient',
+      route: 'createOAuth2Client',
       fields: () => ({
         client_id: realOr('new-client', tenant.client.clientId),
         client_secret: realOr('s'.repeat(40)),
@@ -237,11 +237,11 @@ const RANDOM_OPERATIONS: RandomOperation[] = [
     rfc: true,
     withIdentity: false,
   },
-  { route: 'oauth2Revoke', fields: ['token', 'token_type_hint', 'client_id', 'client_secret'], rfc: true, withIdentity: false },
-  { route: 'oauth2Introspect', fields: ['token', 'token_type_hint', 'client_id', 'client_secret'], rfc: true, withIdentity: false },
+  { route: 'revoke', fields: ['token', 'token_type_hint', 'client_id', 'client_secret'], rfc: true, withIdentity: false },
+  { route: 'introspect', fields: ['token', 'token_type_hint', 'client_id', 'client_secret'], rfc: true, withIdentity: false },
   // Hostile values never make a valid registration: redirect URIs are checked first.
   {
-    route: 'oauth2CreateClient',
+    route: 'createOAuth2Client',
     fields: ['client_id', 'client_secret', 'redirect_uri', 'grant_types', 'scope', 'tenant_id', 'resources', 'introspect_any'],
     rfc: false,
     withIdentity: true,
@@ -345,7 +345,7 @@ describe('hostile input to RP-initiated logout', () => {
     const admin = await registerAdmin(app, tenantId, 'admin', 'a long unusual passphrase');
     client = await createClient(app, admin.token, tenantId, { scope: 'openid' });
     const body = { first_party: true, post_logout_redirect_uris: BYE };
-    await app.request('oauth2UpdateClient', { token: admin.token, pathParameters: { clientId: client.clientId }, body });
+    await app.request('updateOAuth2Client', { token: admin.token, pathParameters: { clientId: client.clientId }, body });
     const signIn = async () => {
       const browser = new CookieJar();
       const begun = await browserAuthorize(app, browser, client, { scope: 'openid' });
@@ -381,7 +381,8 @@ describe('hostile input to RP-initiated logout', () => {
           const fields = Object.fromEntries(Object.entries(record).filter((entry): entry is [string, string] => entry[1] !== undefined));
           const origin = new URL(deps.config.issuer).origin;
           const response = asForm
-            ? await app.request('oauth2LogoutPost', {
+            ? await app.request('oauth2Logout', {
+                method: 'POST',
                 headers: { 'content-type': FORM, origin, ...jar.header() },
                 body: new URLSearchParams(fields).toString(),
               })

@@ -1,5 +1,6 @@
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, unauthorized } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { listSessions } from '../lib/sessions/user-sessions';
 
@@ -9,3 +10,13 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '8.3',
+  summary: 'The caller’s live sessions, the current one flagged',
+  tag: 'auth',
+  caller: 'session',
+  answers: [{ status: 200, description: 'The live sessions, newest first.', body: 'SessionListEnvelope', headers: noStore }],
+  failures: [unauthorized],
+};

@@ -1,7 +1,8 @@
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc } from '../lib/http/operation-doc';
 import { document } from '../lib/http/reply';
-import { userInfo } from '../lib/oidc/userinfo';
+import { userInfo, userInfoErrors } from '../lib/oidc/userinfo';
 
 /**
  * GET|POST /oauth2/userinfo (docs/api.md 11.2, OIDC Core 5.3): the claims of the user an
@@ -15,3 +16,13 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '11.2',
+  summary: 'The claims of the user an OAuth access token with scope openid was issued for (OIDC Core 5.3)',
+  tag: 'oauth2',
+  caller: 'oauthToken',
+  answers: [{ status: 200, description: 'The claims the token’s scope grants.', body: 'UserInfo', headers: noStore }],
+  failures: [userInfoErrors.noToken(), userInfoErrors.invalidToken(), userInfoErrors.insufficientScope()],
+};

@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { ForbiddenError, ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, recentRequired, unauthorized } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { accountOf } from '../lib/mfa/account';
 import { disableMfa } from '../lib/mfa/lifecycle';
@@ -20,3 +22,19 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '8.6',
+  summary: 'Remove an active MFA method; the last one takes the recovery codes with it',
+  tag: 'mfa',
+  caller: 'session',
+  bodyTypes: ['json'],
+  answers: [{ status: 200, description: 'The method is removed.', body: 'MfaDisabledEnvelope', headers: noStore }],
+  failures: [
+    new ValidationError('MFA method not enabled', { code: 'MFA_METHOD_NOT_ENABLED' }),
+    unauthorized,
+    recentRequired,
+    new ForbiddenError(undefined, { code: 'MFA_STEP_UP_REQUIRED' }),
+  ],
+};

@@ -1,5 +1,6 @@
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, unauthorized } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { accountOf } from '../lib/mfa/account';
 import { listMfa } from '../lib/mfa/lifecycle';
@@ -10,3 +11,13 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '8.6',
+  summary: 'The caller’s MFA methods (destinations masked) and the recovery codes left',
+  tag: 'mfa',
+  caller: 'session',
+  answers: [{ status: 200, description: 'The methods and the count of unused recovery codes.', body: 'MfaListEnvelope', headers: noStore }],
+  failures: [unauthorized],
+};

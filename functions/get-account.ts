@@ -1,5 +1,6 @@
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, unauthorized } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { accountOf } from '../lib/users/account';
 
@@ -9,3 +10,13 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '8.5',
+  summary: 'The caller’s own account, with its MFA methods (destinations masked)',
+  tag: 'auth',
+  caller: 'session',
+  answers: [{ status: 200, description: 'The account.', body: 'AccountEnvelope', headers: noStore }],
+  failures: [unauthorized],
+};

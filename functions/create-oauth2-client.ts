@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { ConflictError, ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { existingTenantId } from '../lib/http/schemas';
 import { clientIdField, clientSecretField, grantTypesField, redirectUriField, scopeField } from '../lib/oauth/client-schemas';
@@ -45,3 +47,21 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '4.8',
+  summary: 'Register an OAuth client of the caller’s tenant (ADMIN only)',
+  tag: 'oauth2',
+  caller: 'admin',
+  bodyTypes: ['json'],
+  answers: [{ status: 201, description: 'The client as registered, without its secret.', body: 'ClientCreatedEnvelope', headers: noStore }],
+  failures: [
+    new ValidationError('Invalid redirect_uri', { code: 'INVALID_REDIRECT_URI' }),
+    new ValidationError('Unsupported grant type', { code: 'UNSUPPORTED_GRANT_TYPE' }),
+    new ValidationError('Invalid scope', { code: 'INVALID_SCOPE' }),
+    new ValidationError('Client secret too short', { code: 'CLIENT_SECRET_TOO_SHORT' }),
+    permissionDenied,
+    new ConflictError('OAuth2 client already exists', { code: 'CLIENT_EXISTS' }),
+  ],
+};

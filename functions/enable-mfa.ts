@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { ConflictError, ForbiddenError, TooManyRequestsError, ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, recentRequired, unauthorized } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { accountOf } from '../lib/mfa/account';
 import { enableMfa } from '../lib/mfa/enrolment';
@@ -26,3 +28,23 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '4.4',
+  summary: 'Add an MFA method as pending (TOTP answers with the otpauth URI; SMS and EMAIL send a code)',
+  tag: 'mfa',
+  caller: 'session',
+  bodyTypes: ['json'],
+  answers: [{ status: 200, description: 'The method is pending until verifyMFA.', body: 'MfaEnabledEnvelope', headers: noStore }],
+  failures: [
+    new ValidationError('Invalid TOTP secret'),
+    new ValidationError('Invalid phone number'),
+    new ValidationError('Invalid email address'),
+    unauthorized,
+    recentRequired,
+    new ForbiddenError(undefined, { code: 'MFA_STEP_UP_REQUIRED' }),
+    new ConflictError('MFA method already enabled', { code: 'MFA_ALREADY_ENABLED' }),
+    new TooManyRequestsError(30, 'Too many requests', { code: 'RATE_LIMITED' }),
+  ],
+};

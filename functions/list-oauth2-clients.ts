@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { listClients } from '../lib/oauth/client-admin';
 
@@ -15,3 +16,14 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '9.9',
+  summary: 'The OAuth clients of the tenant (ADMIN only)',
+  tag: 'admin',
+  caller: 'admin',
+  query: true,
+  answers: [{ status: 200, description: 'The clients, oldest first.', body: 'ClientListEnvelope', headers: noStore }],
+  failures: [permissionDenied],
+};

@@ -1,6 +1,8 @@
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { ForbiddenError, ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, recentRequired, unauthorized } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { accountOf } from '../lib/mfa/account';
 import { createRecoveryCodes } from '../lib/mfa/lifecycle';
@@ -18,3 +20,18 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '8.6',
+  summary: 'Generate 10 recovery codes, shown this once, in place of any earlier ones',
+  tag: 'mfa',
+  caller: 'session',
+  answers: [{ status: 200, description: 'The new recovery codes.', body: 'RecoveryCodesEnvelope', headers: noStore }],
+  failures: [
+    new ValidationError('MFA method not enabled', { code: 'MFA_METHOD_NOT_ENABLED' }),
+    unauthorized,
+    recentRequired,
+    new ForbiddenError(undefined, { code: 'MFA_STEP_UP_REQUIRED' }),
+  ],
+};

@@ -1,8 +1,10 @@
 import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { NotFoundError, ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
-import { updateClient } from '../lib/oauth/client-admin';
+import { CLIENT_NOT_FOUND, updateClient } from '../lib/oauth/client-admin';
 import { clientPath, grantTypesField, redirectUriField, scopeField } from '../lib/oauth/client-schemas';
 import { SIGNING_ALGORITHMS } from '../lib/tokens/signing-keys';
 
@@ -28,3 +30,22 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '9.11',
+  summary: 'Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark or post-logout URIs (ADMIN only)',
+  tag: 'admin',
+  caller: 'admin',
+  bodyTypes: ['json'],
+  params: true,
+  answers: [{ status: 200, description: 'The client as changed.', body: 'ClientEnvelope', headers: noStore }],
+  failures: [
+    new ValidationError('Invalid redirect_uri', { code: 'INVALID_REDIRECT_URI' }),
+    new ValidationError('Unsupported grant type', { code: 'UNSUPPORTED_GRANT_TYPE' }),
+    new ValidationError('Invalid scope', { code: 'INVALID_SCOPE' }),
+    new ValidationError('Invalid post_logout_redirect_uri', { code: 'INVALID_REDIRECT_URI' }),
+    permissionDenied,
+    new NotFoundError(CLIENT_NOT_FOUND, { code: 'CLIENT_NOT_FOUND' }),
+  ],
+};

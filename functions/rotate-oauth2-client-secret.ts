@@ -1,8 +1,10 @@
 import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { NotFoundError, ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
-import { PREVIOUS_SECRET_MAX_SECONDS, rotateClientSecret } from '../lib/oauth/client-admin';
+import { CLIENT_NOT_FOUND, PREVIOUS_SECRET_MAX_SECONDS, rotateClientSecret } from '../lib/oauth/client-admin';
 import { clientPath, clientSecretField } from '../lib/oauth/client-schemas';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 
@@ -23,3 +25,20 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '9.13',
+  summary: 'Give an OAuth client a new secret; the previous one works until it expires (ADMIN only)',
+  tag: 'admin',
+  caller: 'admin',
+  bodyTypes: ['json'],
+  params: true,
+  answers: [{ status: 200, description: 'The client with its new secret in force.', body: 'ClientEnvelope', headers: noStore }],
+  failures: [
+    new ValidationError('Client secret too short', { code: 'CLIENT_SECRET_TOO_SHORT' }),
+    new ValidationError('Client secret too weak', { code: 'CLIENT_SECRET_TOO_WEAK' }),
+    permissionDenied,
+    new NotFoundError(CLIENT_NOT_FOUND, { code: 'CLIENT_NOT_FOUND' }),
+  ],
+};

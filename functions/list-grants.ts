@@ -1,5 +1,6 @@
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, unauthorized } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { listGrants } from '../lib/oauth/user-grants';
 
@@ -9,3 +10,13 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '8.4',
+  summary: 'The apps the caller authorized (live OAuth grants)',
+  tag: 'auth',
+  caller: 'session',
+  answers: [{ status: 200, description: 'The live grants, newest first.', body: 'GrantListEnvelope', headers: noStore }],
+  failures: [unauthorized],
+};

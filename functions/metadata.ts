@@ -1,5 +1,6 @@
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
+import type { OperationDoc } from '../lib/http/operation-doc';
 import { document } from '../lib/http/reply';
 import { authorizationServerMetadata } from '../lib/oauth/metadata';
 
@@ -10,3 +11,20 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '4.12',
+  summary: 'The authorization server metadata (RFC 8414)',
+  tag: 'discovery',
+  caller: 'none',
+  answers: [
+    {
+      status: 200,
+      description: 'The metadata, cacheable for an hour.',
+      body: 'AuthorizationServerMetadata',
+      headers: { 'Cache-Control': 'public, max-age=3600' },
+    },
+  ],
+  failures: [],
+};

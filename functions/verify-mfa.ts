@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
+import { locked, noStore, type OperationDoc, unauthorized } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { accountOf } from '../lib/mfa/account';
 import { verifyMfa } from '../lib/mfa/enrolment';
@@ -21,3 +23,19 @@ export function makeHandler(deps: Deps) {
 }
 
 export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '4.5',
+  summary: 'Check a code of an MFA method; a right code activates a pending method',
+  tag: 'mfa',
+  caller: 'session',
+  bodyTypes: ['json'],
+  answers: [{ status: 200, description: 'The code was right.', body: 'MfaVerifiedEnvelope', headers: noStore }],
+  failures: [
+    new ValidationError('MFA method not enabled', { code: 'MFA_METHOD_NOT_ENABLED' }),
+    new ValidationError('Invalid MFA code', { code: 'INVALID_MFA_CODE' }),
+    unauthorized,
+    locked,
+  ],
+};
