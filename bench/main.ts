@@ -8,6 +8,9 @@
  *
  *   npm run bench              the full run (about 5 minutes)
  *   npm run bench -- --quick   short runs and a smaller table, to try changes
+ *   npm run bench -- --smoke   every stage once with tiny counts (CI, .ci/run): proves the
+ *                              benchmark still runs; fails on any failed request; its
+ *                              figures mean nothing; prints, writes no JSON
  *   npm run bench -- --profile also CPU-profiles the server in each measured run
  *                              (bench/.work/profiles/*.cpuprofile; see bench/profile-summary.mjs)
  *   npm run bench -- --functions-dir DIR
@@ -48,7 +51,9 @@ import { canPin, runPinned, startServer, stopAll, stopChild, tagged } from './pr
 import { fixed, table, whole } from './report';
 import { accessTokenFor, batchWrite, type SeededSession, seedUsers, sessionFor, tenantItem, userItems, userRecord } from './seed';
 
-const quick = process.argv.includes('--quick');
+/** `--smoke`: every stage with tiny counts, so that CI notices when a stage stops working. */
+const smoke = process.argv.includes('--smoke');
+const quick = smoke || process.argv.includes('--quick');
 const profiling = process.argv.includes('--profile');
 /** Bundles to measure: this build's, or another build's (to compare a change before making it). */
 const functionsSource = process.argv.includes('--functions-dir')
@@ -63,19 +68,26 @@ const wanted = (scenario: string) =>
   coldOnly ? OAUTH_SCENARIOS.includes(scenario) : only === undefined || only.split(',').some((text) => scenario.includes(text));
 const PEER = 'peer: oidc-provider client_credentials';
 const settings = {
-  durationSeconds: quick ? 2 : 10,
-  warmupSeconds: quick ? 1 : 3,
+  durationSeconds: smoke ? 1 : quick ? 2 : 10,
+  warmupSeconds: smoke ? 0 : quick ? 1 : 3,
   /** Load on the whole stack before the first measured run (JITs of V8 and of DynamoDB Local's JVM). */
-  systemWarmupSeconds: quick ? 2 : 10,
-  connections: 10,
+  systemWarmupSeconds: smoke ? 0 : quick ? 2 : 10,
+  connections: smoke ? 2 : 10,
   /** Login is measured one request at a time: its latency against one hash. */
   loginConnections: 1,
-  smallTable: 1_000,
-  largeTable: quick ? 10_000 : 100_000,
+  /** At least 400: the cold starts take sessions 200-399 of it. */
+  smallTable: smoke ? 400 : 1_000,
+  largeTable: smoke ? 500 : quick ? 10_000 : 100_000,
   /** Sessions whose access tokens the `me` scenario cycles through on the large table. */
-  meTokenSample: quick ? 2_000 : 20_000,
+  meTokenSample: smoke ? 100 : quick ? 2_000 : 20_000,
   /** The cold-start figures are medians of at least 7 (docs/performance.md). */
-  coldStartRuns: quick ? 7 : 10,
+  coldStartRuns: smoke ? 1 : quick ? 7 : 10,
+  /** Passkey sign-ins made ready, each single-use. */
+  passkeySignIns: smoke ? 200 : quick ? 10_000 : 40_000,
+  /** Login events written to time one audit write. */
+  auditEvents: smoke ? 50 : 2000,
+  introspectionTokens: smoke ? 50 : 1000,
+  spareCodes: smoke ? 20 : 500,
 };
 
 export const TENANT = 'bench';
@@ -334,7 +346,8 @@ async function main() {
   await ensureKeysFile(keysFile, 'bench-key-1');
   const keySet = await fileKeyProvider(keysFile).load();
 
-  const busyAtStart = await waitForQuiet();
+  // A smoke run's figures mean nothing: no waiting for a quiet machine.
+  const busyAtStart = smoke ? undefined : await waitForQuiet();
 
   say('starting DynamoDB Local (in memory)');
   const db = await startDynamoDbLocal();
@@ -358,6 +371,7 @@ async function main() {
       // As in Lambda: serverless.yml sets no --enable-source-maps (it costs cold starts).
       ...(process.env.NODE_OPTIONS ? { NODE_OPTIONS: process.env.NODE_OPTIONS } : {}),
       BENCH_FUNCTIONS_DIR: functionsDir,
+      ...(smoke ? { BENCH_SMOKE: '1' } : {}),
     };
     const config = readConfig(env);
     const client = new DynamoDBClient({
@@ -422,7 +436,7 @@ async function main() {
     const meTokensSmall = await signTokens(keySet, config, small);
     const pool = new RefreshPool(small.map((session) => session.refreshToken));
     // The first seconds of load run on cold JITs (V8's and DynamoDB Local's Java): not measured.
-    if (!coldOnly) {
+    if (!coldOnly && settings.systemWarmupSeconds > 0) {
       say('warming up the server and DynamoDB Local');
       await meScenario(api, meTokensSmall, { durationSeconds: settings.systemWarmupSeconds, warmupSeconds: 0 });
       await refreshScenario(api, pool, { durationSeconds: settings.systemWarmupSeconds / 2, warmupSeconds: 0 });
@@ -450,7 +464,7 @@ async function main() {
         config,
         TENANT,
         small.slice(0, 200).map((session) => session.identity),
-        quick ? 10_000 : 40_000,
+        settings.passkeySignIns,
       );
       await run(
         'passkey sign-in',
@@ -491,7 +505,7 @@ async function main() {
     }
     if (wanted('audit')) {
       say('audit: the CPU of one event write, alone');
-      audit = await auditCost(config, TENANT);
+      audit = await auditCost(config, TENANT, settings.auditEvents);
       say(`  ${fixed(audit.cpuMsPerEvent, 3)} CPU ms per event, ${fixed(audit.wallMsPerEvent, 2)} ms wall per event at 8 in flight`);
     }
 
@@ -836,6 +850,31 @@ async function main() {
       out.push(`\nWARNING: failed requests in ${failures.map(([name]) => name).join(', ')} (see bench/.work/logs/server.log)`);
     const printed = `${out.join('\n')}\n`;
     process.stdout.write(printed);
+
+    if (smoke) {
+      // Every stage ran; each must also have answered as it should.
+      const measuredRuns = [
+        ...Object.entries(scenarios),
+        ['peer', peer.result] as const,
+        ['me (large table)', growth.me] as const,
+        ['refresh (large table)', growth.refresh] as const,
+      ];
+      const broken = measuredRuns.flatMap(([name, run]) =>
+        !run
+          ? [`${name}: not run`]
+          : 'skipped' in run
+            ? [`${name}: skipped (${run.skipped})`]
+            : run.non2xx + run.errors + run.wrong > 0
+              ? [`${name}: ${run.requests} answered, ${run.non2xx} non-2xx, ${run.errors} errors, ${run.wrong} wrong`]
+              : [],
+      );
+      // A request slower than the 1-s run is not counted: on a busy machine a slow scenario may answer none.
+      for (const [name, run] of measuredRuns)
+        if (run && !('skipped' in run) && run.requests === 0) say(`smoke run: ${name} answered no request within its run`);
+      if (broken.length > 0) throw new Error(`smoke run: ${broken.join('; ')} (see bench/.work/logs/)`);
+      say(`smoke run: every stage ran (${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s in all); no JSON written`);
+      return;
+    }
 
     const results = {
       startedAt: startedAt.toISOString(),

@@ -22,6 +22,10 @@ export interface LoadSettings {
   connections: number;
   durationSeconds: number;
   warmupSeconds: number;
+  /** Access tokens made ready for the introspection run, used in turn. */
+  introspectionTokens: number;
+  /** Authorization codes made beyond twice the warm-up rate, so that the pool never runs dry. */
+  spareCodes: number;
 }
 
 export interface OAuthInput {
@@ -192,12 +196,13 @@ export async function oauthScenarios(input: OAuthInput): Promise<OAuthOutcome> {
   say('  preparing authorization codes');
   // Redemption is much slower than client_credentials: that rate only bounds the warm-up pool.
   const warmCodes = await makeCodes(Math.min(Math.ceil(cc.requestsPerSecond * settings.warmupSeconds * 1.2) + 100, 3000));
-  const warm = await redeem(warmCodes.results, { durationSeconds: settings.warmupSeconds });
+  // At least a second: the measured run's pool is sized from this rate.
+  const warm = await redeem(warmCodes.results, { durationSeconds: Math.max(settings.warmupSeconds, 1) });
   const rate = Math.max(warm.requestsPerSecond, 50);
   // Keep the oldest code well inside its 60 s: preparation plus the run under 45 s.
   const affordable = Math.floor(warmCodes.perSecond * (45 - settings.durationSeconds));
   // Twice the warm-up rate: the measured run is faster once warm, and a dry pool shows as failures.
-  const wanted = Math.ceil(rate * settings.durationSeconds * 2) + 500;
+  const wanted = Math.ceil(rate * settings.durationSeconds * 2) + settings.spareCodes;
   const codes = await makeCodes(Math.min(wanted, affordable));
   say(`  ${whole(codes.results.length)} codes made at ${whole(codes.perSecond)}/s; load: token (authorization_code)`);
   const ac = await redeem(codes.results, { durationSeconds: settings.durationSeconds, label: 'token-authorization-code' });
@@ -207,7 +212,7 @@ export async function oauthScenarios(input: OAuthInput): Promise<OAuthOutcome> {
   };
 
   say('  preparing access tokens to introspect');
-  const { results: tokens } = await many(1000, 16, clientCredentialsToken);
+  const { results: tokens } = await many(settings.introspectionTokens, 16, clientCredentialsToken);
   let nextToken = 0;
   say('load: introspection');
   const introspection = await measure({

@@ -1,4 +1,4 @@
-import { createHash, createHmac } from 'node:crypto';
+import aws4 from 'aws4';
 
 /** AWS credentials: in Lambda, the function role's, from its environment. */
 export interface AwsCredentials {
@@ -17,30 +17,13 @@ export interface UnsignedPost {
   body: string;
 }
 
-const sha256Hex = (data: string) => createHash('sha256').update(data, 'utf8').digest('hex');
-const hmac = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data, 'utf8').digest();
-
-/** Signing keys by secret, day, region and service: derived once a day, as the SDK's signer caches them. */
-const signingKeys = new Map<string, Buffer>();
-
-function signingKey(secret: string, day: string, region: string, service: string): Buffer {
-  const cacheKey = `${secret}|${day}|${region}|${service}`;
-  let key = signingKeys.get(cacheKey);
-  if (!key) {
-    key = hmac(hmac(hmac(hmac(`AWS4${secret}`, day), region), service), 'aws4_request');
-    if (signingKeys.size > 16) signingKeys.clear();
-    signingKeys.set(cacheKey, key);
-  }
-  return key;
-}
-
 /**
- * The headers of a POST signed with AWS Signature Version 4 (header form): every
- * header given, `host`, `x-amz-date` and the session token are signed. The SDK's signer
- * (@smithy/signature-v4) gives the same signature for the same request and time
- * (test/lib/sigv4.test.ts). Synchronous node:crypto: WebCrypto answers every HMAC
- * asynchronously, and aws4fetch's signer builds a `Headers`, whose first use loads
- * Node's fetch implementation (35-70 ms of a cold start, docs/decisions/001-lean-dynamodb-client.md).
+ * The headers of a POST signed with AWS Signature Version 4 (header form) by `aws4`:
+ * every header given, `host`, `x-amz-date` and the session token are signed. The SDK's
+ * signer (@smithy/signature-v4) gives the same signature for the same request and time
+ * (test/lib/dynamo-client.test.ts). `aws4` signs synchronously on node:crypto and caches
+ * the derived signing keys; why it replaced a hand-written signer, and what it costs a
+ * cold start: docs/decisions/010-sigv4-signer.md.
  */
 export function signPost(
   request: UnsignedPost,
@@ -48,32 +31,15 @@ export function signPost(
   credentials: AwsCredentials,
   now: Date = new Date(),
 ): Record<string, string> {
-  const amzDate = now.toISOString().replace(/[:-]|\.\d{3}/g, '');
-  const day = amzDate.slice(0, 8);
   const headers: Record<string, string> = {
     ...request.headers,
     host: request.host,
-    'x-amz-date': amzDate,
+    'x-amz-date': now.toISOString().replace(/[:-]|\.\d{3}/g, ''),
     ...(credentials.sessionToken ? { 'x-amz-security-token': credentials.sessionToken } : {}),
   };
-  const names = Object.keys(headers).sort();
-  const signedHeaders = names.join(';');
-  const canonical = [
-    'POST',
-    '/',
-    '',
-    ...names.map((name) => `${name}:${String(headers[name]).trim().replace(/\s+/g, ' ')}`),
-    '',
-    signedHeaders,
-    sha256Hex(request.body),
-  ].join('\n');
-  const credentialScope = `${day}/${scope.region}/${scope.service}/aws4_request`;
-  const stringToSign = ['AWS4-HMAC-SHA256', amzDate, credentialScope, sha256Hex(canonical)].join('\n');
-  const signature = createHmac('sha256', signingKey(credentials.secretAccessKey, day, scope.region, scope.service))
-    .update(stringToSign, 'utf8')
-    .digest('hex');
-  return {
-    ...headers,
-    authorization: `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/${credentialScope}, SignedHeaders=${signedHeaders}, Signature=${signature}`,
-  };
+  const signed = aws4.sign(
+    { method: 'POST', host: request.host, path: '/', headers, body: request.body, region: scope.region, service: scope.service },
+    { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey },
+  );
+  return { ...headers, authorization: String(signed.headers?.Authorization) };
 }

@@ -2,19 +2,20 @@
  * Signing-key and client-secret pepper rotation, one step per call (docs/guides/operators.md,
  * "Key rotation" and "Client-secret pepper rotation"):
  *
- *   node dist/scripts/rotate-signing-key.mjs show            [--pepper] [--secret-id ID | --file PATH]
- *   node dist/scripts/rotate-signing-key.mjs add [ID]        publish a new key / pepper (the first one is also used)
- *                                              [--alg RS256]  an RS256 key for ID tokens (docs/api.md 11.4)
- *   node dist/scripts/rotate-signing-key.mjs activate ID     sign / hash with it
- *   node dist/scripts/rotate-signing-key.mjs retire ID       stop publishing an old key / forget an old pepper
- *   node dist/scripts/rotate-signing-key.mjs publish         write the public keys document again from the keys
+ *   npm run keys -- show            [--pepper] [--secret-id ID | --file PATH]
+ *   npm run keys -- add [ID]        publish a new key / pepper (the first one is also used)
+ *                     [--alg RS256] an RS256 key for ID tokens (docs/api.md 11.4)
+ *   npm run keys -- activate ID     sign / hash with it
+ *   npm run keys -- retire ID       stop publishing an old key / forget an old pepper
+ *   npm run keys -- publish         write the public keys document again from the keys
  *
  * The signing keys have a public twin that the verify-only functions read: every
  * command that writes the keys writes it first, beside them: the secret
  * `<secret id>-public` (or --public-secret-id), the file `<file>.public.json` (or
  * --public-file).
- * `npm run keys -- <command> ...` builds and runs it. Without --pepper it changes the
- * signing keys, with it the client-secret peppers. Without --secret-id or --file it works
+ * `npm run keys -- <command> ...` bundles this script alone (scripts/run-script.mjs) and
+ * runs it. Without --pepper it changes the signing keys, with it the client-secret
+ * peppers. Without --secret-id or --file it works
  * on the local file (.data/signing-keys.json, .data/oauth-client-secret-pepper). A
  * document that is there but cannot be used is never overwritten, and a write that would
  * undo someone else's change since the read is refused (scripts/lib/rotation.ts). Key

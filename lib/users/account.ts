@@ -38,8 +38,8 @@ export async function accountOf(deps: Pick<Deps, 'store'>, identity: Identity): 
       tenantId: user.tenantId,
       shopId: user.shopId,
       email: user.email ?? null,
-      // The user record gains `emailVerified` with email verification; until then no address is verified.
-      emailVerified: 'emailVerified' in user && user.emailVerified === true,
+      // A record without `emailVerified` (written before docs/api.md 8.8) has no verified address.
+      emailVerified: user.emailVerified === true,
       createdAt: user.createdAt,
       mfa: mfa.mfa,
       passkeys,

@@ -89,4 +89,10 @@ describe('the deploy workflow', () => {
     // The comparison lives in the script, where the tests above exercise it.
     expect(workflow).not.toMatch(/git diff/);
   });
+
+  it('lints before it tests, as .ci/run does, so that nothing unlinted reaches the deploy job', () => {
+    const runs = [...workflow.matchAll(/- run: (.+)/g)].map(([, command]) => command);
+    expect(runs.slice(0, 3)).toEqual(['npm ci', 'npm run lint', 'npm test']);
+    expect(readFileSync('.ci/run', 'utf8')).toMatch(/\nnpm run lint\nnpm test\n/);
+  });
 });

@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { rename, stat } from 'node:fs/promises';
 import { Secret, TOTP } from 'otpauth';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
 import { type LocalStack, startLocalStack } from '../helpers/local-stack';
@@ -30,6 +32,16 @@ describe('the local stack (serverless-offline)', () => {
       body: JSON.stringify(body),
     });
   const get = (path: string, token?: string) => fetch(`${base}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+  /** The session token of a new tenant's first ADMIN. */
+  const adminToken = async () => {
+    const registered = await post('/auth/register', {
+      username: 'ada',
+      password: 'e2e passphrase that is long',
+      role: 'ADMIN',
+      tenantId: uniqueTenant('e2e-admin'),
+    });
+    return ((await registered.json()) as { data: { token: string } }).data.token;
+  };
 
   it('serves register → login → me → refresh → logout as the contract says', async () => {
     const tenantId = uniqueTenant('e2e');
@@ -219,6 +231,77 @@ describe('the local stack (serverless-offline)', () => {
       const me = await fetch(`${base}/auth/me`, { headers });
       expect([me.status, corsHeaders(me)]).toEqual([401, { vary: 'Origin' }]);
     });
+  });
+
+  it('keeps serving while `npm run outbox` runs: the script never rebuilds dist/, which the stack serves', async () => {
+    const tenantId = uniqueTenant('e2e-outbox');
+    const password = 'e2e passphrase that is long';
+    const registered = await post('/auth/register', { username: 'otto', password, role: 'ADMIN', tenantId, email: 'otto@example.com' });
+    expect(registered.status).toBe(201);
+    const served = await stat('dist/functions/login.cjs');
+
+    const outbox = spawn('npm', ['run', '-s', 'outbox', '--', '--tenant', tenantId, '--username', 'otto'], {
+      env: { ...process.env, DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'), TABLE_NAME: inject('tableName') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let printed = '';
+    outbox.stdout.on('data', (chunk: Buffer) => {
+      printed += chunk.toString();
+    });
+    outbox.stderr.on('data', (chunk: Buffer) => {
+      printed += chunk.toString();
+    });
+    const exited = new Promise<number | null>((done) => outbox.once('exit', done));
+    let running = true;
+    void exited.then(() => {
+      running = false;
+    });
+
+    // Functions this file has not called yet: each is loaded from dist/ on its first request.
+    const requests: Array<() => Promise<Response>> = [
+      () => get('/.well-known/openid-configuration'),
+      () => get('/oauth2/userinfo'),
+      () => post('/auth/password/forgot', {}),
+      () => post('/auth/passkeys/authentication/options', {}),
+      () => post('/auth/login', { username: 'otto', password, tenantId }),
+    ];
+    const answers: Array<[number, unknown]> = [];
+    for (let i = 0; running || i < requests.length; i++) {
+      const answer = await requests[i % requests.length]?.();
+      if (answer) answers.push([answer.status, await answer.json()]);
+    }
+
+    expect(await exited, printed).toBe(0);
+    expect(printed).toMatch(/^EMAIL \(verify-email\) to otto@example\.com at \S+: \d{6}$/m);
+    // Every answer is the function's own: no Lambda error, no failure of the server.
+    for (const [status, body] of answers) {
+      expect(status, JSON.stringify(body)).toBeLessThan(500);
+      expect(JSON.stringify(body)).not.toMatch(/errorMessage|Cannot find module/);
+    }
+    expect(answers.find(([, body]) => JSON.stringify(body).includes('"issuer"'))).toEqual([200, expect.objectContaining({ issuer: base })]);
+    expect(answers.filter(([status]) => status === 200).length).toBeGreaterThanOrEqual(2);
+    const after = await stat('dist/functions/login.cjs');
+    expect([after.ino, after.mtimeMs]).toEqual([served.ino, served.mtimeMs]);
+  }, 60_000);
+
+  it("answers a function that fails (here: its bundle cannot be loaded) with the service's 500 envelope, no path in it", async () => {
+    // A function no other test of this file calls, so that it is loaded now, from a bundle that is gone.
+    const bundle = 'dist/functions/passkey-remove.cjs';
+    await rename(bundle, `${bundle}.away`);
+    try {
+      const answer = await fetch(`${base}/auth/passkeys/some-id`, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${await adminToken()}` },
+      });
+      expect([answer.status, answer.headers.get('content-type'), answer.headers.get('cache-control'), await answer.json()]).toEqual([
+        500,
+        'application/json; charset=utf-8',
+        'no-store',
+        failure('Internal server error'),
+      ]);
+    } finally {
+      await rename(`${bundle}.away`, bundle);
+    }
   });
 
   it('publishes the JWKS: the ES256 key and the RS256 key of ID tokens (docs/api.md 11.4)', async () => {

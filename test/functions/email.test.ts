@@ -67,6 +67,9 @@ describe('PUT /auth/email and POST /auth/email/verify (docs/api.md 8.8)', () => 
     const code = await sentCode(tenantId, user.id);
     expect((await app.request('emailVerify', { token, body: { code } })).status).toBe(200);
     expect(await stored(tenantId, user.id)).toEqual({ email: 'bob@example.com', emailVerified: true });
+    // GET /auth/account answers what the record holds (docs/api.md 8.5).
+    const { account } = (await app.request('getAccount', { token })).body.data;
+    expect(account).toMatchObject({ email: 'bob@example.com', emailVerified: true });
   });
 
   it('answers 400 Invalid verification code for an expired code, without a code sent, and after 5 tries', async () => {

@@ -74,6 +74,8 @@ describe('MFA lifecycle (docs/api.md 8.6)', () => {
         methods: [{ method: 'TOTP', status: 'active', destination: null, createdAt: iso(deps, 390), lastUsedAt: iso(deps) }],
         recoveryCodesRemaining: 9,
       });
+      // GET /auth/account shows the same count (docs/api.md 8.5).
+      expect((await app.request('getAccount', { token: user.token })).body.data.account.mfa).toEqual(mfa);
     });
 
     it('answers a user without MFA with no methods', async () => {
