@@ -150,14 +150,20 @@ export function createDynamoClient(settings: DynamoClientSettings): DocumentClie
         });
       });
       const expire = (message: string) => () => request.destroy(timeoutError(message));
-      timer = setTimeout(expire(`No connection to DynamoDB within ${settings.connectionTimeoutMs} ms`), settings.connectionTimeoutMs);
+      const bound = (message: string, ms: number) => {
+        clearTimeout(timer);
+        timer = setTimeout(expire(message), ms);
+      };
+      // Waiting for one of the agent's sockets (all busy with this instance's other requests,
+      // e.g. an admin listing a page of users) is waiting for answers: bounded as one, not as
+      // a connection that DynamoDB failed to accept.
+      bound(`No free connection to DynamoDB within ${settings.requestTimeoutMs} ms`, settings.requestTimeoutMs);
       request.on('socket', (socket) => {
-        const connected = () => {
-          clearTimeout(timer);
-          timer = setTimeout(expire(`No answer from DynamoDB within ${settings.requestTimeoutMs} ms`), settings.requestTimeoutMs);
-        };
-        if (socket.connecting) socket.once('connect', connected);
-        else connected();
+        const connected = () => bound(`No answer from DynamoDB within ${settings.requestTimeoutMs} ms`, settings.requestTimeoutMs);
+        if (socket.connecting) {
+          bound(`No connection to DynamoDB within ${settings.connectionTimeoutMs} ms`, settings.connectionTimeoutMs);
+          socket.once('connect', connected);
+        } else connected();
       });
       request.on('error', (error) => finish(error));
       request.end(body);

@@ -92,6 +92,8 @@ describe('the DynamoDB client against a fake DynamoDB', () => {
   let answers: Answer[] = [];
   let received: Received[] = [];
   const hung: ServerResponse[] = [];
+  /** How long the server takes to answer each request. */
+  let slowMs = 0;
 
   beforeAll(async () => {
     server = createServer((request: IncomingMessage, response: ServerResponse) => {
@@ -111,11 +113,11 @@ describe('the DynamoDB client against a fake DynamoDB', () => {
           hung.push(response);
           return;
         }
-        response.writeHead(answer.status, {
-          'content-type': 'application/x-amz-json-1.0',
-          'x-amzn-requestid': `request-${received.length}`,
-        });
-        response.end(JSON.stringify(answer.body));
+        const requestId = `request-${received.length}`;
+        setTimeout(() => {
+          response.writeHead(answer.status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': requestId });
+          response.end(JSON.stringify(answer.body));
+        }, slowMs);
       });
     });
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
@@ -130,13 +132,15 @@ describe('the DynamoDB client against a fake DynamoDB', () => {
     received = [];
   });
 
-  const client = (settings: { endpoint?: string; requestTimeoutMs?: number } = {}): DocumentClient =>
+  const client = (
+    settings: { endpoint?: string; requestTimeoutMs?: number; connectionTimeoutMs?: number; maxAttempts?: number } = {},
+  ): DocumentClient =>
     createDynamoClient({
       region: 'eu-west-1',
       endpoint: settings.endpoint ?? endpoint,
       credentials: async () => ({ accessKeyId: 'ASIAEXAMPLE', secretAccessKey: 'secret', sessionToken: 'session' }),
-      maxAttempts: 3,
-      connectionTimeoutMs: 1000,
+      maxAttempts: settings.maxAttempts ?? 3,
+      connectionTimeoutMs: settings.connectionTimeoutMs ?? 1000,
       requestTimeoutMs: settings.requestTimeoutMs ?? 2000,
     });
   const dynamoError = (type: string, members: Record<string, unknown> = {}) => ({
@@ -279,6 +283,19 @@ describe('the DynamoDB client against a fake DynamoDB', () => {
     expect(failure).toMatchObject({ name: 'TimeoutError', message: 'No answer from DynamoDB within 100 ms', $metadata: { attempts: 3 } });
     expect(received).toHaveLength(3);
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    doc.destroy();
+  });
+
+  it('lets requests queued behind busy connections wait like answers, not like connections: 120 at once all answer', async () => {
+    slowMs = 150;
+    // 50 sockets at most: the third wave waits 300 ms for one, longer than the connection timeout.
+    const doc = client({ connectionTimeoutMs: 100, requestTimeoutMs: 2000, maxAttempts: 1 });
+    const results = await Promise.allSettled(
+      Array.from({ length: 120 }, (_, i) => doc.send(new GetCommand({ TableName: 't', Key: { pk: `p${i}` } }))),
+    );
+    slowMs = 0;
+    expect(results.filter((result) => result.status === 'rejected')).toEqual([]);
+    expect(received).toHaveLength(120);
     doc.destroy();
   });
 
