@@ -60,8 +60,9 @@ export const endedSessionCookie = () => hostCookie(SESSION_COOKIE, '', 0);
 /**
  * The live browser session of the cookie in `tenantId`, and its user: the secret matches,
  * the session is not revoked, expired or idle (one conditional write that is also the
- * check), and it is live for its user (lib/sessions/liveness.ts, docs/api.md 3). Its use is recorded (the idle timeout counts from
- * it). Undefined for no cookie, a malformed one, another tenant's or a dead session.
+ * check), and it is live for its user (lib/sessions/liveness.ts, docs/api.md 3). Its use
+ * is recorded (the idle timeout counts from it). Undefined for no cookie, a malformed
+ * one, another tenant's or a dead session.
  */
 export async function currentBrowserSession(
   deps: Pick<Deps, 'clock' | 'store'>,

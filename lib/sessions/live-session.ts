@@ -11,8 +11,9 @@ export interface SessionClaim {
 
 /**
  * The identity of a session as it stands now, read on every request (docs/api.md 3): the
- * session must be live for the named user (lib/sessions/liveness.ts). The user's role, shop and username come from the user record, so a
- * change by an ADMIN is what the next request carries, whatever the token says.
+ * session must be live for the named user (lib/sessions/liveness.ts). The user's role,
+ * shop and username come from the user record, so a change by an ADMIN is what the next
+ * request carries, whatever the token says.
  * Undefined when the session is not live.
  */
 export async function liveSession(
