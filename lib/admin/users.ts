@@ -4,10 +4,10 @@ import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
 import type { MfaMethod } from '../mfa/methods';
+import { isLiveFor } from '../sessions/liveness';
 import type { ListedUser, UserChange, UserFilter, UserPosition } from '../store/tenant-users';
-import { isLive } from '../token-families/refresh-family';
 import type { Identity } from '../tokens/access-token';
-import { epochOf, isSessionOfCurrentGeneration, type Role, type User } from '../users/user';
+import { epochOf, type Role, type User } from '../users/user';
 import { tenantShop } from './shops';
 
 /** docs/api.md 9: the tenant must keep an active ADMIN. */
@@ -189,9 +189,7 @@ async function revokeAll(deps: AdminDeps, admin: Identity, userId: string): Prom
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const user = await findUser(deps, admin, userId);
     const now = epochSeconds(deps.clock);
-    const live = (await deps.store.sessions.listByUser(admin.tenantId, userId)).filter(
-      (session) => isLive(session, now) && isSessionOfCurrentGeneration(user, session),
-    );
+    const live = (await deps.store.sessions.listByUser(admin.tenantId, userId)).filter((session) => isLiveFor(user, session, now));
     if (await deps.store.users.revokeSessions(user)) return live.length;
     await backOff(attempt);
   }

@@ -2,15 +2,16 @@ import { epochSeconds } from '../clock';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
 import type { Device } from '../sessions/device';
+import { BROWSER_IDLE_SECONDS, isLiveFor } from '../sessions/liveness';
 import type { Amr, Session } from '../sessions/session';
 import { newSession } from '../sessions/sessions';
-import { isSessionOfCurrentGeneration, type User } from '../users/user';
+import type { User } from '../users/user';
 import { hostCookie } from './http';
 
 /** The browser session's cookie (docs/api.md 11.6). */
 export const SESSION_COOKIE = '__Host-session';
-/** A browser session unused this long is over (docs/api.md 11.6). */
-export const BROWSER_IDLE_SECONDS = 30 * 60;
+/** A browser session unused this long is over (docs/api.md 11.6; lib/sessions/liveness.ts holds the rule). */
+export { BROWSER_IDLE_SECONDS };
 /** A browser session is over this long after its sign-in, used or not. */
 export const BROWSER_MAX_AGE_SECONDS = 12 * 3600;
 
@@ -58,9 +59,10 @@ export const endedSessionCookie = () => hostCookie(SESSION_COOKIE, '', 0);
 
 /**
  * The live browser session of the cookie in `tenantId`, and its user: the secret matches,
- * the session is not revoked, expired or idle, its user is active and it is of the user's
- * current generations (docs/api.md 3). Its use is recorded (the idle timeout counts from
- * it). Undefined for no cookie, a malformed one, another tenant's or a dead session.
+ * the session is not revoked, expired or idle (one conditional write that is also the
+ * check), and it is live for its user (lib/sessions/liveness.ts, docs/api.md 3). Its use
+ * is recorded (the idle timeout counts from it). Undefined for no cookie, a malformed
+ * one, another tenant's or a dead session.
  */
 export async function currentBrowserSession(
   deps: Pick<Deps, 'clock' | 'store'>,
@@ -78,7 +80,7 @@ export async function currentBrowserSession(
   );
   if (!session) return undefined;
   const user = await deps.store.users.findById(tenantId, session.userId);
-  if (user?.status !== 'active' || !isSessionOfCurrentGeneration(user, session)) return undefined;
+  if (!user || !isLiveFor(user, session, now)) return undefined;
   return { session, user };
 }
 

@@ -8,15 +8,14 @@ import type { Deps } from '../deps';
 import { AppError, ValidationError } from '../errors';
 import { username } from '../http/schemas';
 import { SECOND_FACTORS } from '../mfa/methods';
-import { secondFactor } from '../mfa/second-factor';
 import { type AuthorizationRequest, authorizationQuery, authorize, checkAuthorizationRequest, withQuery } from '../oauth/authorization';
 import type { OAuthClient } from '../oauth/client';
 import { isWithinScope } from '../oauth/scope';
 import { deviceOf } from '../sessions/device';
-import type { Amr, Session } from '../sessions/session';
+import type { Session } from '../sessions/session';
 import { identityOf } from '../sessions/sessions';
+import { type Opening, type SignedIn, type SignInAttempt, signIn, withDeviceToken } from '../sessions/sign-in';
 import { isLive } from '../token-families/refresh-family';
-import { checkPassword, secondFactorRefusal, signInEvent } from '../users/login';
 import { isOfCurrentEpoch, type User } from '../users/user';
 import { currentBrowserSession, SESSION_COOKIE, startBrowserSession } from './browser-session';
 import { browserRedirect, checkOrigin, cookiesOf, crossSite, formOf, hostCookie, page } from './http';
@@ -190,35 +189,46 @@ async function advance(
   return moved;
 }
 
+/** What a hosted sign-in opens: a browser session, its cookie and the account's device token. */
+type BrowserSignIn = SignedIn<{ opened: { session: Session; cookie: string }; deviceToken: string }>;
+
 /**
- * The user proved who they are: a new browser session (a new id, docs/api.md 11.6; the
- * browser's previous session of the tenant ends), then consent or the code.
+ * A sign-in through the hosted pages: the sign-in pipeline (lib/sessions/sign-in.ts) of
+ * the interaction's tenant, whose opening is a new browser session (a new id, docs/api.md
+ * 11.6; the browser's previous session of the tenant ends) with a new device token.
  */
-export async function signedIn(
+export function browserSignIn(
   deps: HostedDeps,
   event: APIGatewayProxyEventV2,
+  interaction: Interaction,
+  attempt: Pick<SignInAttempt<unknown>, 'firstFactor' | 'secondFactor' | 'asksForCode'>,
+): Promise<BrowserSignIn> {
+  const opening: Opening<{ session: Session; cookie: string }> = {
+    open: async (user, amr) => {
+      const previous = await currentBrowserSession(deps, cookiesOf(event).get(SESSION_COOKIE), interaction.tenantId);
+      const opened = await startBrowserSession(deps, user, amr, deviceOf(event));
+      if (previous) {
+        const ended = { tenantId: previous.session.tenantId, id: previous.session.id };
+        await deps.store.sessions.revoke(ended, epochSeconds(deps.clock), 'signed_in_again');
+      }
+      return opened;
+    },
+  };
+  return signIn(deps, { tenantId: interaction.tenantId, ...attempt, door: 'hosted', opening: withDeviceToken(deps, opening) });
+}
+
+/** The user signed in (browserSignIn): consent or the code. */
+export async function signedIn(
+  deps: HostedDeps,
   found: { interaction: Interaction; client: OAuthClient },
-  user: User,
-  amr: Amr[],
+  { user, amr, opened }: BrowserSignIn,
   csrf: string,
 ): Promise<Result> {
   const { interaction, client } = found;
-  const previous = await currentBrowserSession(deps, cookiesOf(event).get(SESSION_COOKIE), interaction.tenantId);
+  const { session, cookie } = opened.opened;
   const account = { tenantId: user.tenantId, username: user.username };
-  const [{ session, cookie }, deviceToken] = await Promise.all([
-    startBrowserSession(deps, user, amr, deviceOf(event)),
-    deps.deviceTokens.issue(account, epochSeconds(deps.clock)),
-  ]);
   // This browser is a known device of the account at the next hosted sign-in (docs/api.md 10.1).
-  const cookies = [cookie, deviceCookie(account, deviceToken, DEVICE_COOKIE_PATHS.hostedSignIn)];
-  if (previous)
-    await deps.store.sessions.revoke(
-      { tenantId: previous.session.tenantId, id: previous.session.id },
-      epochSeconds(deps.clock),
-      'signed_in_again',
-    );
-  deps.log.info('login_succeeded', { tenantId: user.tenantId, userId: user.id, username: user.username, amr, door: 'hosted' });
-  await signInEvent(deps, user.tenantId, user.username, user, 'login_succeeded', { amr });
+  const cookies = [cookie, deviceCookie(account, opened.deviceToken, DEVICE_COOKIE_PATHS.hostedSignIn)];
   const { scope } = await checkAuthorizationRequest(deps, interaction.request, interaction.tenantId);
   if (await needsConsent(deps, client, user, scope)) {
     await advance(deps, interaction, 'consent', { userId: user.id, sessionId: session.id, amr });
@@ -282,49 +292,30 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
   // under NFKC is refused with 400 on the page, as the JSON route refuses it, never a 500.
   const named = username.safeParse(form.username);
   if (!named.success) return again(`Username: ${named.error.issues[0]?.message ?? 'Invalid username'}`, 400);
-  let accepted: Awaited<ReturnType<typeof checkPassword>>;
+  // The per-source limit counts this door's failures with the JSON login's (docs/api.md 10.1).
+  const sourceIp = event.requestContext?.http?.sourceIp;
+  // The browser's device cookie of this account, sent to this path only (docs/api.md 10.1).
+  const deviceToken = cookiesOf(event).get(deviceCookieName({ tenantId, username: form.username }));
+  const password = { kind: 'password', username: form.username, password: form.password, sourceIp, deviceToken } as const;
+  let signed: BrowserSignIn;
   try {
-    // The per-source limit counts this door's failures with the JSON login's (docs/api.md 10.1).
-    const sourceIp = event.requestContext?.http?.sourceIp;
-    // The browser's device cookie of this account, sent to this path only (docs/api.md 10.1).
-    const deviceToken = cookiesOf(event).get(deviceCookieName({ tenantId, username: form.username }));
-    // Refusals are audited as the JSON login's are (docs/api.md 9.8).
-    accepted = await checkPassword(
-      deps,
-      { tenantId, username: form.username, password: form.password, sourceIp, deviceToken },
-      undefined,
-      (failure) =>
-        signInEvent(deps, tenantId, form.username, failure.user, failure.reason === 'password_attempts' ? 'login_locked' : 'login_failed', {
-          reason: failure.reason,
-        }),
-    );
+    // No code yet: a user with an active method goes on to the second-factor page.
+    const toSecondFactor = (user: User) => advance(deps, interaction, 'second_factor', { userId: user.id });
+    signed = await browserSignIn(deps, event, interaction, { firstFactor: password, secondFactor: {}, asksForCode: toSecondFactor });
   } catch (error) {
     if (error instanceof AppError && (error.code === 'INVALID_CREDENTIALS' || error.code === 'LOCKED' || error.statusCode === 429))
       return again(error.message, error.statusCode, error.headers);
-    throw error;
+    if (!(error instanceof AppError && error.code === 'MFA_REQUIRED')) throw error;
+    const methods = methodsOf(error);
+    return page(
+      200,
+      <SecondFactorPage tenant={await tenantName(deps, tenantId)} methods={methods} method={methods[0] ?? 'TOTP'} csrf={form.csrf} />,
+      {
+        redirectUri: interaction.request.redirect_uri,
+      },
+    );
   }
-  const { user, mfaMethods, afterSuccess } = accepted;
-  try {
-    const account = { tenantId, userId: user.id, username: user.username };
-    let amr: Amr[];
-    try {
-      amr = await secondFactor(deps, account, {}, mfaMethods);
-    } catch (error) {
-      if (!isFactorRefusal(error)) throw error;
-      await advance(deps, interaction, 'second_factor', { userId: user.id });
-      const methods = methodsOf(error);
-      return page(
-        200,
-        <SecondFactorPage tenant={await tenantName(deps, tenantId)} methods={methods} method={methods[0] ?? 'TOTP'} csrf={form.csrf} />,
-        {
-          redirectUri: interaction.request.redirect_uri,
-        },
-      );
-    }
-    return await signedIn(deps, event, found, user, amr, form.csrf);
-  } finally {
-    await afterSuccess;
-  }
+  return signedIn(deps, found, signed, form.csrf);
 }
 
 export const secondFactorForm = z.strictObject({
@@ -344,20 +335,17 @@ export async function submitSecondFactor(deps: HostedDeps, event: APIGatewayProx
   const { interaction } = found;
   const user = interaction.userId ? await deps.store.users.findById(interaction.tenantId, interaction.userId) : undefined;
   if (user?.status !== 'active') throw expired();
-  const account = { tenantId: user.tenantId, userId: user.id, username: user.username };
-  let amr: Amr[];
+  let signed: BrowserSignIn;
   try {
-    amr = await secondFactor(deps, account, { mfaCode: form.code || undefined, mfaMethod: form.method });
+    // The password was proven on the sign-in page of this interaction; the page stays where it is when a code is asked for.
+    signed = await browserSignIn(deps, event, interaction, {
+      firstFactor: { kind: 'password-proven', user },
+      secondFactor: { mfaCode: form.code || undefined, mfaMethod: form.method },
+      asksForCode: async () => undefined,
+    });
   } catch (error) {
+    // The pipeline audited a wrong or locked code as a refused sign-in (docs/api.md 9.8); asking for a code is not one.
     if (!isFactorRefusal(error)) throw error;
-    // A wrong or locked code is a refused sign-in (docs/api.md 9.8); asking for a code is not.
-    const refusal = error.code === 'MFA_REQUIRED' ? undefined : secondFactorRefusal(error);
-    if (refusal) {
-      await signInEvent(deps, user.tenantId, user.username, user, refusal.locked ? 'login_locked' : 'login_failed', {
-        reason: refusal.reason,
-        method: form.method,
-      });
-    }
     const message = error.code === 'MFA_REQUIRED' ? undefined : error.message;
     return page(
       error.code === 'MFA_REQUIRED' ? 200 : 401,
@@ -371,7 +359,7 @@ export async function submitSecondFactor(deps: HostedDeps, event: APIGatewayProx
       { redirectUri: interaction.request.redirect_uri },
     );
   }
-  return signedIn(deps, event, found, user, amr, form.csrf);
+  return signedIn(deps, found, signed, form.csrf);
 }
 
 export const consentForm = z.strictObject({

@@ -9,7 +9,7 @@ import { isRecentAuthentication, requireRecentAuthentication } from '../sessions
 import type { Session } from '../sessions/session';
 import type { User } from '../users/user';
 import { browserSessionOfCookie, SESSION_COOKIE } from './browser-session';
-import { clientName, type HostedDeps, postedInteraction, signedIn } from './flow';
+import { browserSignIn, clientName, type HostedDeps, postedInteraction, signedIn } from './flow';
 import { browserRedirect, checkOrigin, cookiesOf, crossSite, formOf, page } from './http';
 import type { Interaction } from './interaction';
 import { SignInPage } from './pages';
@@ -58,6 +58,7 @@ export async function submitPasskeySignIn(deps: PasskeyHostedDeps, event: APIGat
   const found = await postedInteraction(deps, event, form.csrf, 'sign_in');
   const { interaction } = found;
   let proven: Awaited<ReturnType<typeof verifyPasskeySignIn>>;
+  // The ceremony refuses and audits a bad assertion; the sign-in pipeline takes the passkey as the first factor.
   try {
     proven = await verifyPasskeySignIn(deps, {
       tenantId: interaction.tenantId,
@@ -68,7 +69,9 @@ export async function submitPasskeySignIn(deps: PasskeyHostedDeps, event: APIGat
     if (!(error instanceof AppError) || (error.statusCode !== 401 && error.statusCode !== 429)) throw error;
     return signInAgain(deps, found, form.csrf, error);
   }
-  return signedIn(deps, event, found, proven.user, proven.amr, form.csrf);
+  const { user, amr, passkeyId } = proven;
+  const signed = await browserSignIn(deps, event, interaction, { firstFactor: { kind: 'passkey', user, amr, passkeyId } });
+  return signedIn(deps, found, signed, form.csrf);
 }
 
 async function signInAgain(

@@ -4,9 +4,10 @@ import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
 import { authenticationMethods, isOpenIdScope, userClaims } from '../oidc/claims';
 import { signIdToken } from '../oidc/id-token';
-import { isLive, rotateRefreshToken } from '../token-families/refresh-family';
+import { isLiveFor } from '../sessions/liveness';
+import { rotateRefreshToken } from '../token-families/refresh-family';
 import { NoRs256KeyError } from '../tokens/signing-keys';
-import { epochOf, isOfCurrentEpoch, isSessionOfCurrentGeneration, type User } from '../users/user';
+import { epochOf, isOfCurrentEpoch, type User } from '../users/user';
 import { OAUTH_ACCESS_TOKEN_TTL_SECONDS, signOAuthAccessToken } from './access-token';
 import type { OAuthClient } from './client';
 import { oauthErrors } from './errors';
@@ -196,8 +197,7 @@ async function redeemAuthorizationCode(
   const resource = resourceFor(client, request.resource, code.resource);
   // The user and the session the code was issued in must still be live (one consistent read).
   const { session, user } = await deps.store.sessions.findWithOwner(tenantId, code.sessionId, code.userId);
-  if (!session || !user || session.userId !== user.id || !isLive(session, now)) throw oauthErrors.invalidGrant();
-  if (user.status !== 'active' || !isSessionOfCurrentGeneration(user, session)) throw oauthErrors.invalidGrant();
+  if (!session || !user || !isLiveFor(user, session, now)) throw oauthErrors.invalidGrant();
   // Read before the code is spent: a failed read leaves the code to a retry, not to reuse detection.
   const claimsUser = isOpenIdScope(scope) ? await claimsSource(deps, tenantId, user.id) : undefined;
   // Likewise an RS256 client while the keys hold no RS256 key (docs/api.md 11.1): refused before, not after.

@@ -1,24 +1,25 @@
-import type { Deps } from '../deps';
 import type { Device } from '../sessions/device';
-import { type AuthPayload, startSession } from '../sessions/sessions';
-import { signInEvent } from '../users/login';
+import type { AuthPayload } from '../sessions/sessions';
+import { apiSession, type SignInDeps, signIn } from '../sessions/sign-in';
 import { verifyPasskeySignIn } from './ceremonies';
 
 /**
- * docs/api.md 12.6: a passkey sign-in through the JSON API: the assertion checked, then
- * a new session (the Auth payload, as login's) with the audit event of the success
- * written alongside it. A passkey is a second factor by itself: no MFA code is asked.
+ * docs/api.md 12.6: a passkey sign-in through the JSON API: the assertion checked (and
+ * its refusals audited) by the ceremony, then the sign-in pipeline (lib/sessions/sign-in.ts)
+ * with the passkey as an established first factor: a new session (the Auth payload, as
+ * login's, without a device token) with the audit event of the success alongside it. A
+ * passkey is a second factor by itself: no MFA code is asked.
  */
 export async function signInWithPasskey(
-  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'source' | 'keys'>,
+  deps: SignInDeps,
   request: { tenantId: string; credential: unknown; sourceIp?: string | undefined },
   device: Device = {},
 ): Promise<AuthPayload> {
   const { user, amr, passkeyId } = await verifyPasskeySignIn(deps, request);
-  const [payload] = await Promise.all([
-    startSession(deps, user, amr, device),
-    signInEvent(deps, user.tenantId, user.username, user, 'login_succeeded', { amr, passkeyId }),
-  ]);
-  deps.log.info('login_succeeded', { tenantId: user.tenantId, userId: user.id, username: user.username, amr });
-  return payload;
+  const { opened } = await signIn(deps, {
+    tenantId: user.tenantId,
+    firstFactor: { kind: 'passkey', user, amr, passkeyId },
+    opening: apiSession(deps, device),
+  });
+  return opened;
 }

@@ -1,66 +1,42 @@
-import type { AuditDetails } from '../audit/events';
-import { bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
-import type { Deps } from '../deps';
-import { UnauthorizedError, ValidationError } from '../errors';
-import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
+import { UnauthorizedError } from '../errors';
+import type { SecondFactorRequest } from '../mfa/second-factor';
 import type { Identity } from '../tokens/access-token';
-import { checkPassword, secondFactorRefusal } from '../users/login';
 import type { Device } from './device';
-import type { Amr } from './session';
 import { issueAccessToken } from './sessions';
-
-type ReauthDeps = Pick<
-  Deps,
-  'config' | 'clock' | 'random' | 'log' | 'store' | 'hasher' | 'keys' | 'mfaSecrets' | 'mfaDelivery' | 'deviceTokens' | 'source'
->;
+import { type SignInDeps, signIn } from './sign-in';
 
 export interface ReauthenticateRequest extends SecondFactorRequest {
   password: string;
 }
 
 /**
- * reauthenticate (docs/api.md 8.1): the password again (400 `Invalid credentials`,
- * counted by the login lockout), then the second factor as at login; the caller's
- * session records the proof (`authTime`, `amr`) and the device in one conditional write
- * and gets a new access token. The refresh token is unchanged. Success and every refusal
- * but a fault are audit events (docs/api.md 9.8), written alongside the request's last
- * database work as at login.
+ * reauthenticate (docs/api.md 8.1): the sign-in pipeline (lib/sessions/sign-in.ts) for
+ * the session's own user: the password again (400 `Invalid credentials`, counted by the
+ * login lockout as an unknown source), then the second factor as at login; its opening
+ * records the proof (`authTime`, `amr`) and the device in the caller's session in one
+ * conditional write, and the caller gets a new access token. The refresh token is
+ * unchanged. Success and every refusal but a fault are audit events (docs/api.md 9.8).
  */
 export async function reauthenticate(
-  deps: ReauthDeps,
+  deps: SignInDeps,
   identity: Identity,
   request: ReauthenticateRequest,
   device: Device = {},
 ): Promise<{ token: string }> {
-  const invalid = () => new ValidationError('Invalid credentials', { code: 'INVALID_CREDENTIALS' });
   const { tenantId, userId, username, sessionId } = identity;
-  const failed = (details: AuditDetails) =>
-    recordEvent(deps, { ...bySelf(identity), type: 'reauthentication_failed', outcome: 'failure', details });
-  const { user, mfaMethods, afterSuccess } = await checkPassword(
-    deps,
-    { tenantId, username, password: request.password },
-    invalid,
-    ({ reason }) => failed({ reason }),
-  );
-  try {
-    if (user.id !== userId) throw invalid();
-    let amr: Amr[];
-    try {
-      amr = await secondFactor(deps, { tenantId, userId, username }, request, mfaMethods);
-    } catch (error) {
-      const refusal = secondFactorRefusal(error);
-      if (refusal) await failed({ reason: refusal.reason, ...(request.mfaMethod ? { method: request.mfaMethod } : {}) });
-      throw error;
-    }
-    const [session] = await Promise.all([
-      deps.store.sessions.reauthenticate({ tenantId, id: sessionId }, userId, { authTime: epochSeconds(deps.clock), amr, ...device }),
-      recordEvent(deps, { ...bySelf(identity), type: 'reauthenticated', outcome: 'success', details: { sessionId, amr } }),
-    ]);
-    if (!session) throw new UnauthorizedError();
-    deps.log.info('reauthenticated', { tenantId, userId, sessionId, amr });
-    return { token: await issueAccessToken(deps, user, session) };
-  } finally {
-    await afterSuccess;
-  }
+  const { user, amr, opened } = await signIn(deps, {
+    tenantId,
+    firstFactor: { kind: 'password', username, password: request.password },
+    secondFactor: { mfaCode: request.mfaCode, mfaMethod: request.mfaMethod },
+    reauthenticating: identity,
+    opening: {
+      open: (_, amr) =>
+        deps.store.sessions.reauthenticate({ tenantId, id: sessionId }, userId, { authTime: epochSeconds(deps.clock), amr, ...device }),
+    },
+  });
+  // The session was revoked or ended meanwhile.
+  if (!opened) throw new UnauthorizedError();
+  deps.log.info('reauthenticated', { tenantId, userId, sessionId, amr });
+  return { token: await issueAccessToken(deps, user, opened) };
 }

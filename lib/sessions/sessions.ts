@@ -5,8 +5,9 @@ import type { Deps } from '../deps';
 import { UnauthorizedError } from '../errors';
 import { rotateRefreshToken } from '../token-families/refresh-family';
 import { type Identity, signAccessToken } from '../tokens/access-token';
-import { epochOf, isSessionOfCurrentGeneration, signInEpochOf, type User, type UserSummary, userSummary } from '../users/user';
+import { epochOf, signInEpochOf, type User, type UserSummary, userSummary } from '../users/user';
 import type { Device } from './device';
+import { isLiveFor } from './liveness';
 import { formatRefreshToken, parseRefreshToken } from './refresh-token';
 import type { Amr, Session } from './session';
 
@@ -149,7 +150,7 @@ export async function refreshSession(
   }
   const session = result.record;
   const user = await deps.store.users.findById(tenantId, session.userId);
-  if (user?.status !== 'active' || !isSessionOfCurrentGeneration(user, session)) {
+  if (!user || !isLiveFor(user, session, now)) {
     await deps.store.sessions.revoke(family, now, 'user_inactive');
     throw invalid();
   }

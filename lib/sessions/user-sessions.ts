@@ -2,9 +2,9 @@ import { type AuditDeps, bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { NotFoundError, ServiceUnavailableError, UnauthorizedError } from '../errors';
-import { isLive } from '../token-families/refresh-family';
 import type { Identity } from '../tokens/access-token';
-import { isSessionOfCurrentGeneration, type User } from '../users/user';
+import type { User } from '../users/user';
+import { isLiveFor } from './liveness';
 import type { Session } from './session';
 
 export const SESSION_NOT_FOUND = 'Session not found';
@@ -53,13 +53,13 @@ async function ownUser(deps: SessionDeps, identity: Identity): Promise<User> {
 /** The user's live sessions, newest first, from the owner index (eventually consistent), with the caller's own always in. */
 async function liveSessions(deps: SessionDeps, identity: Identity, user: User): Promise<Session[]> {
   const now = epochSeconds(deps.clock);
-  const live = (await deps.store.sessions.listByUser(identity.tenantId, identity.userId)).filter(
-    (session) => session.userId === user.id && isLive(session, now) && isSessionOfCurrentGeneration(user, session),
+  const live = (await deps.store.sessions.listByUser(identity.tenantId, identity.userId)).filter((session) =>
+    isLiveFor(user, session, now),
   );
   if (live.some((session) => session.id === identity.sessionId)) return live;
   // A session a moment old may not be in the index yet; the caller's own is read directly.
   const current = await deps.store.sessions.find(identity.tenantId, identity.sessionId);
-  if (current?.userId !== user.id || !isLive(current, now) || !isSessionOfCurrentGeneration(user, current)) return live;
+  if (!current || !isLiveFor(user, current, now)) return live;
   return [current, ...live];
 }
 
@@ -106,8 +106,7 @@ export async function signOutOtherSessions(deps: SessionDeps, identity: Identity
       return { revoked: others.length };
     }
     const { session, user: owner } = await deps.store.sessions.findWithOwner(tenantId, sessionId, userId);
-    const stillLive = session && owner && isLive(session, epochSeconds(deps.clock)) && isSessionOfCurrentGeneration(owner, session);
-    if (!stillLive) throw new UnauthorizedError();
+    if (!isLiveFor(owner, session, epochSeconds(deps.clock))) throw new UnauthorizedError();
   }
   // The user kept changing under us: the caller may try again.
   throw new ServiceUnavailableError();

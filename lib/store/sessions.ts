@@ -62,6 +62,7 @@ export interface SessionStore extends TokenFamilyStore<Session> {
 
 /** What the authorizer reads of a session. */
 export const sessionStateSchema = sessionSchema.pick({
+  tenantId: true,
   userId: true,
   expiresAt: true,
   revokedAt: true,
@@ -70,12 +71,15 @@ export const sessionStateSchema = sessionSchema.pick({
   userEpoch: true,
   signInEpoch: true,
   amr: true,
+  browserHash: true,
+  seenAt: true,
 });
 export type SessionState = z.output<typeof sessionStateSchema>;
 
 /** What the authorizer reads of a user: never the password hash. */
 export const ownerStateSchema = userSchema.pick({
   id: true,
+  tenantId: true,
   username: true,
   role: true,
   shopId: true,
@@ -83,7 +87,7 @@ export const ownerStateSchema = userSchema.pick({
   sessionEpoch: true,
   signInEpoch: true,
 });
-export type OwnerState = Pick<User, 'id' | 'username' | 'role' | 'shopId' | 'status' | 'sessionEpoch' | 'signInEpoch'>;
+export type OwnerState = Pick<User, 'id' | 'tenantId' | 'username' | 'role' | 'shopId' | 'status' | 'sessionEpoch' | 'signInEpoch'>;
 
 const toSession = (item: Record<string, unknown> | undefined) => parseRecord(sessionSchema, 'session', item);
 
@@ -144,7 +148,8 @@ export function dynamoSessionStore(dynamo: Dynamo, random: Random): SessionStore
                 Keys: pending,
                 ConsistentRead: true,
                 ProjectionExpression:
-                  'pk, sk, userId, expiresAt, revokedAt, authTime, createdAt, userEpoch, signInEpoch, amr, id, username, #role, shopId, #status, sessionEpoch',
+                  'pk, sk, tenantId, userId, expiresAt, revokedAt, authTime, createdAt, userEpoch, signInEpoch, amr, browserHash, seenAt, ' +
+                  'id, username, #role, shopId, #status, sessionEpoch',
                 ExpressionAttributeNames: { '#role': 'role', '#status': 'status' },
               },
             },

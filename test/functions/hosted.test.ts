@@ -5,6 +5,7 @@ import { type App, registerStaff, testApp } from '../helpers/app';
 import { type TestDeps, testDeps } from '../helpers/deps';
 import { failure } from '../helpers/failures';
 import { browserAuthorize, CookieJar, csrfOf, postForm } from '../helpers/hosted';
+import { activateTotp } from '../helpers/mfa';
 import { createClient, type OAuthTenant, oauthTenant, type TestClient } from '../helpers/oauth';
 
 const PASSWORD = 'a long unusual passphrase';
@@ -187,6 +188,46 @@ describe('browser sign-in (handlers)', () => {
     const again = await browserAuthorize(app, known.jar, firstParty, { prompt: 'login' });
     const back = await postForm(app, known.jar, 'hostedSignIn', { csrf: again.csrf, username, password: PASSWORD }, origin);
     expect(back.status).toBe(303);
+  });
+
+  it('asks a user with MFA for a code on its own page, signs in with it, and audits each refused code and the lockout', async () => {
+    const username = `user-${serial++}`;
+    const session = await registerStaff(app, tenant.adminToken, {
+      username,
+      password: PASSWORD,
+      role: 'OPERATOR',
+      tenantId: tenant.tenantId,
+    });
+    const { code } = await activateTotp(app, deps, session.token);
+    const first = await signInPage(firstParty);
+    const asked = await postForm(app, first.jar, 'hostedSignIn', { csrf: first.csrf, username, password: PASSWORD }, origin);
+    expect(asked.status).toBe(200);
+    expect(String(asked.body)).toContain('name="code"');
+    const signedIn = await postForm(app, first.jar, 'hostedSecondFactor', { csrf: first.csrf, method: 'TOTP', code: code() }, origin);
+    expect(signedIn.status).toBe(303);
+    const { jar, csrf } = await signInPage(firstParty);
+    expect((await postForm(app, jar, 'hostedSignIn', { csrf, username, password: PASSWORD }, origin)).status).toBe(200);
+    const wrong = await postForm(app, jar, 'hostedSecondFactor', { csrf, method: 'TOTP', code: '000000' }, origin);
+    expect(wrong.status).toBe(401);
+    expect(String(wrong.body)).toContain('Invalid MFA code');
+    // The user's code budget (docs/api.md 4.1): 5 wrong codes, then 429 even for a right one.
+    for (let i = 0; i < 4; i++) await postForm(app, jar, 'hostedSecondFactor', { csrf, method: 'TOTP', code: '000000' }, origin);
+    expectErrorPage(
+      await postForm(app, jar, 'hostedSecondFactor', { csrf, method: 'TOTP', code: code(1) }, origin),
+      429,
+      'Too many failed attempts',
+    );
+    // Asking for the code is a step, not a refusal; every refused code and the lockout are (docs/api.md 9.8).
+    const trail = await deps.store.audit.list(tenant.tenantId, { shards: deps.config.audit.shards, limit: 100, userId: session.user.id });
+    const mine = trail.events.filter((event) => event.type.startsWith('login_'));
+    expect(mine.map((event) => [event.type, event.details.reason ?? '', event.details.method ?? ''].join(' ')).sort()).toEqual([
+      ...Array(5).fill('login_failed invalid_mfa_code TOTP'),
+      'login_locked mfa_attempts TOTP',
+      'login_succeeded  ',
+      // registerStaff's own JSON login.
+      'login_succeeded  ',
+    ]);
+    expect(mine.filter((event) => event.type === 'login_succeeded').map((event) => event.details.amr)).toContainEqual(['pwd', 'otp']);
   });
 
   it('asks for the password again when the sign-in is older than max_age', async () => {

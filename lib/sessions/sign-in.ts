@@ -1,0 +1,410 @@
+import { type AttemptBudget, clearBudget, ESCALATING_BUDGET, reserveBudget } from '../abuse/attempt-budget';
+import { sourceOf } from '../abuse/source-address';
+import type { AuditDetails } from '../audit/events';
+import { bySelf, recordEvent } from '../audit/record';
+import { epochSeconds } from '../clock';
+import type { Deps } from '../deps';
+import { AppError, TooManyRequestsError, UnauthorizedError, ValidationError } from '../errors';
+import type { MfaEnrollment } from '../mfa/methods';
+import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
+import { notifyUser } from '../notifications/notify';
+import type { AttemptPolicy, AttemptSubject, ReserveResult } from '../store/login-attempts';
+import type { Identity } from '../tokens/access-token';
+import type { User } from '../users/user';
+import type { Device } from './device';
+import type { Amr } from './session';
+import { type AuthPayload, startSession } from './sessions';
+
+/*
+ * The one sign-in pipeline (docs/api.md 4.1, 8.1, 10, 11.7, 12.6): every door that lets a
+ * person in (the JSON login, the hosted pages, reauthenticate, passkeys) runs the same
+ * named steps in the same order: the first factor (a password under the attempt limits,
+ * or one a door established itself), the second factor, then the session, the device
+ * token and the audit event together. A door chooses its first factor, what the session
+ * is (`Opening`) and whether the audit trail records a sign-in or a reauthentication.
+ */
+
+/**
+ * docs/api.md 4.1: 5 failed attempts in 15 minutes, the first window of the budget of
+ * unknown sources per (tenant, username), and the whole budget of one known device.
+ */
+export const LOGIN_ATTEMPTS: AttemptPolicy = { max: 5, windowSeconds: 15 * 60 };
+
+/** docs/api.md 10: what unknown sources share per account, escalating (15 minutes, 2 hours, a day). */
+export const UNKNOWN_SOURCE_BUDGET: AttemptBudget = ESCALATING_BUDGET;
+
+/** docs/api.md 10: the window of the per-source limit (its size is Config.loginFailuresPerSource). */
+export const SOURCE_WINDOW_SECONDS = 15 * 60;
+
+/** A user id no user has (ids are UUIDs): an unknown username reads the MFA methods of nobody. */
+const NOBODY = 'none';
+
+export type SignInDeps = Pick<
+  Deps,
+  'config' | 'clock' | 'random' | 'log' | 'store' | 'hasher' | 'keys' | 'mfaSecrets' | 'mfaDelivery' | 'source' | 'deviceTokens'
+>;
+
+// ---------------------------------------------------------------------------------------
+// Step 1: the password, under the attempt limits.
+
+/** A password to check for (tenant, username), with what chooses the budget it counts in. */
+export interface PasswordRequest {
+  tenantId: string;
+  username: string;
+  password: string;
+  /** A device token presented with the request (docs/api.md 10): chooses the device's own budget. */
+  deviceToken?: string | undefined;
+  /** The caller's address as API Gateway saw it: counted by the per-source limit. */
+  sourceIp?: string | undefined;
+}
+
+/** A right password: the user, and the work started for what follows. */
+export interface PasswordAccepted {
+  user: User;
+  /** The user's MFA methods, read while Argon2id ran. */
+  mfaMethods: Promise<MfaEnrollment[]>;
+  /** Clearing the attempt counter (and upgrading a stale hash): runs while the session is made. */
+  afterSuccess: Promise<unknown>;
+}
+
+/** Why a password check failed (the audit trail's reasons), with the user if the username is known. */
+export interface PasswordFailure {
+  reason: 'unknown_user' | 'wrong_password' | 'disabled' | 'password_attempts';
+  user: User | undefined;
+}
+
+type CheckDeps = Pick<Deps, 'config' | 'clock' | 'store' | 'hasher' | 'log' | 'deviceTokens' | 'mfaDelivery'>;
+
+/**
+ * The budget a login attempt is counted in: a known device's own (5 in 15 minutes), or
+ * the one every unknown source of the account shares (escalating).
+ */
+function budgetOf(deps: CheckDeps, { tenantId, username }: PasswordRequest, deviceId: string | undefined) {
+  const { attempts } = deps.store;
+  if (deviceId !== undefined) {
+    const device: AttemptSubject = { kind: 'device', tenantId, username, deviceId };
+    return {
+      reserve: (now: number) => attempts.reserve(device, now, LOGIN_ATTEMPTS),
+      clear: () => attempts.clear(device),
+    };
+  }
+  const window = (tier: number): AttemptSubject => ({ kind: 'login', tenantId, username, tier });
+  return {
+    reserve: (now: number) => reserveBudget(attempts, window, now, UNKNOWN_SOURCE_BUDGET),
+    clear: () => clearBudget(attempts, window, UNKNOWN_SOURCE_BUDGET),
+  };
+}
+
+/** Marks a promise as handled now; whoever awaits it later still sees its failure. */
+function started<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => undefined);
+  return promise;
+}
+
+const invalidCredentials = () => new UnauthorizedError('Invalid credentials', {}, { code: 'INVALID_CREDENTIALS' });
+
+/**
+ * Checks a password for (tenant, username) under the attempt limits (docs/api.md 4.1,
+ * 10): the per-source limit, then the budget of the request's known device or of the
+ * account's unknown sources. Unknown users cost one Argon2id verification like known
+ * ones, the same reads, and get the same answer. Round trips: the attempt reservation
+ * and the source's count alongside the user lookup, then the hash alongside the read of
+ * the MFA methods (Argon2id runs off the main thread). A wrong password throws
+ * `invalid()` (401 `Invalid credentials` at login) and counts against the source.
+ * Before any refusal `refused` runs (the caller's audit event), alongside what the
+ * refusal waits for.
+ */
+export async function checkPassword(
+  deps: CheckDeps,
+  request: PasswordRequest,
+  invalid: () => AppError = invalidCredentials,
+  refused: (failure: PasswordFailure) => Promise<void> = async () => undefined,
+): Promise<PasswordAccepted> {
+  const { store, hasher, log } = deps;
+  const { tenantId, username, password } = request;
+  const now = epochSeconds(deps.clock);
+  const deviceId = await deps.deviceTokens.verify(request.deviceToken, { tenantId, username }, now);
+  const budget = budgetOf(deps, request, deviceId);
+  const address = sourceOf(request.sourceIp);
+  const source: AttemptSubject | undefined = address === undefined ? undefined : { kind: 'source', address };
+  const sourcePolicy = { max: deps.config.loginFailuresPerSource, windowSeconds: SOURCE_WINDOW_SECONDS };
+  const allowed: ReserveResult = { allowed: true, remaining: Number.POSITIVE_INFINITY };
+  // Independent reads run together: the lookup is wasted only for a refused attempt.
+  const [sourceVerdict, reservation, user] = await Promise.all([
+    source ? store.attempts.peek(source, now, sourcePolicy) : allowed,
+    budget.reserve(now),
+    store.users.findByUsername(tenantId, username),
+  ]);
+  const failed = async () => {
+    if (source) await store.attempts.reserve(source, now, sourcePolicy);
+  };
+  if (!sourceVerdict.allowed) {
+    log.warn('login_source_limited', { tenantId, username });
+    throw new TooManyRequestsError(sourceVerdict.retryAfterSeconds, 'Too many requests', { code: 'RATE_LIMITED' });
+  }
+  if (!reservation.allowed) {
+    log.warn('login_locked', { tenantId, username, source: deviceId === undefined ? 'unknown' : 'device' });
+    await Promise.all([failed(), refused({ reason: 'password_attempts', user })]);
+    throw new TooManyRequestsError(reservation.retryAfterSeconds);
+  }
+
+  // Read for every attempt that reaches the hash (of nobody for an unknown user), so a
+  // wrong password and an unknown user do the same work; used only after a right one.
+  const mfaMethods = started(store.mfa.list(tenantId, user?.id ?? NOBODY));
+  const verdict = user ? await hasher.verify(user.passwordHash, password) : await hasher.verifyDummy(password).then(() => undefined);
+  if (!user || !verdict?.ok || user.status !== 'active') {
+    const reason = !user ? 'unknown_user' : !verdict?.ok ? 'wrong_password' : 'disabled';
+    await Promise.all([mfaMethods.catch(() => undefined), failed(), refused({ reason, user })]);
+    log.info('login_failed', { tenantId, username, reason: user ? 'wrong_password' : 'unknown_user' });
+    // This failure filled the window: the account is locked now (docs/api.md 8.9).
+    if (user && reservation.remaining === 0) await notifyUser(deps, user, { kind: 'account-locked' });
+    throw invalid();
+  }
+  const afterSuccess = started(
+    Promise.all([
+      budget.clear(),
+      // The cost parameters changed since this hash was made: upgrade it now that we know the password.
+      verdict.stale && hasher.hash(password).then((fresh) => store.users.replacePasswordHash(user, user.passwordHash, fresh)),
+    ]),
+  );
+  return { user, mfaMethods, afterSuccess };
+}
+
+// ---------------------------------------------------------------------------------------
+// The audit trail of a sign-in.
+
+/**
+ * A sign-in's audit event (docs/api.md 9.8): its actor is the account it claims, known or
+ * not; a passkey of no known user names no username.
+ */
+export function signInEvent(
+  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'source'>,
+  tenantId: string,
+  username: string | undefined,
+  user: User | undefined,
+  type: 'login_succeeded' | 'login_failed' | 'login_locked',
+  details: AuditDetails,
+): Promise<void> {
+  return recordEvent(deps, {
+    tenantId,
+    type,
+    actor: { type: 'user', id: user?.id ?? null },
+    targetUserId: user?.id ?? null,
+    outcome: type === 'login_succeeded' ? 'success' : 'failure',
+    details: { ...(username === undefined ? {} : { username }), ...details },
+  });
+}
+
+/** The audit reason of a second factor's refusal at a sign-in, and whether it is a lockout; undefined for a fault. */
+export function secondFactorRefusal(error: unknown): { reason: AuditDetails['reason']; locked: boolean } | undefined {
+  if (!(error instanceof AppError)) return undefined;
+  switch (error.code) {
+    case 'MFA_REQUIRED':
+      return { reason: 'mfa_required', locked: false };
+    case 'INVALID_MFA_CODE':
+      return { reason: 'invalid_mfa_code', locked: false };
+    case 'MFA_METHOD_NOT_ENABLED':
+      return { reason: 'mfa_method_not_enabled', locked: false };
+    case 'LOCKED':
+      return { reason: 'mfa_attempts', locked: true };
+    case 'MFA_METHOD_LOCKED':
+      return { reason: 'mfa_method_locked', locked: true };
+    default:
+      return undefined;
+  }
+}
+
+/** What an attempt's audit trail records: its refusals (locked or not) and its success. */
+interface SignInEvents {
+  refused(user: User | undefined, locked: boolean, details: AuditDetails): Promise<void>;
+  succeeded(user: User, amr: Amr[]): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------
+// The pipeline.
+
+/**
+ * How the person proved who they are first. `password` is checked here (step 1); the
+ * others were established by their door, which also refused and audited their failures:
+ * `password-proven` by an earlier step of the same interaction (the hosted second-factor
+ * page), `passkey` by lib/passkeys/ceremonies.ts (possession and user verification: it
+ * satisfies MFA, docs/api.md 12.6), `federated` by the organization's identity provider,
+ * whose `amr` the session takes.
+ */
+export type FirstFactor =
+  | ({ kind: 'password' } & Omit<PasswordRequest, 'tenantId'>)
+  | { kind: 'password-proven'; user: User }
+  | { kind: 'passkey'; user: User; amr: Amr[]; passkeyId: string }
+  | { kind: 'federated'; user: User; amr: Amr[] };
+
+/** What a sign-in opens once both factors hold: a new session, or a new proof in the caller's. */
+export interface Opening<T> {
+  open(user: User, amr: Amr[]): Promise<T>;
+}
+
+export interface SignInAttempt<T> {
+  tenantId: string;
+  firstFactor: FirstFactor;
+  /** The code sent with a password; a user with an active method must give one (docs/api.md 4.1). */
+  secondFactor?: SecondFactorRequest;
+  /**
+   * The door asks for the code on a page of its own (docs/api.md 11.7): asking is a step,
+   * not a refused sign-in. Called with the user when a code is needed, before the request
+   * for one (401 `MFA code required` with `X-MFA-Methods`) is thrown.
+   */
+  asksForCode?: (user: User) => Promise<unknown>;
+  opening: Opening<T>;
+  /**
+   * The session of this identity proves its user again (reauthenticate, docs/api.md 8.1):
+   * a wrong password is 400, the password must be the session user's, and the audit trail
+   * records `reauthenticated` / `reauthentication_failed` instead of a sign-in.
+   */
+  reauthenticating?: Identity;
+  /** The door, for the log line of a success (the JSON routes name none). */
+  door?: 'hosted';
+}
+
+export interface SignedIn<T> {
+  user: User;
+  amr: Amr[];
+  opened: T;
+}
+
+/** The first factor's user, with the password check's work still running for the rest. */
+interface FirstFactorProof {
+  user: User;
+  /** Set when the first factor satisfies MFA by itself (a passkey, a federated sign-in). */
+  amr?: Amr[];
+  mfaMethods?: Promise<MfaEnrollment[]>;
+  afterSuccess: Promise<unknown>;
+}
+
+function eventsOf(deps: SignInDeps, attempt: SignInAttempt<unknown>): SignInEvents {
+  const { firstFactor, reauthenticating: identity } = attempt;
+  if (identity) {
+    return {
+      refused: (_user, _locked, details) =>
+        recordEvent(deps, { ...bySelf(identity), type: 'reauthentication_failed', outcome: 'failure', details }),
+      succeeded: (_user, amr) =>
+        recordEvent(deps, {
+          ...bySelf(identity),
+          type: 'reauthenticated',
+          outcome: 'success',
+          details: { sessionId: identity.sessionId, amr },
+        }),
+    };
+  }
+  // The account the attempt claims: the username as typed, else the one the factor proved.
+  const claimed = (user: User | undefined) => (firstFactor.kind === 'password' ? firstFactor.username : user?.username);
+  const proof = firstFactor.kind === 'passkey' ? { passkeyId: firstFactor.passkeyId } : {};
+  return {
+    refused: (user, locked, details) =>
+      signInEvent(deps, attempt.tenantId, claimed(user), user, locked ? 'login_locked' : 'login_failed', { ...details, ...proof }),
+    succeeded: (user, amr) => signInEvent(deps, attempt.tenantId, claimed(user), user, 'login_succeeded', { amr, ...proof }),
+  };
+}
+
+/** Step 1: the first factor; a password is checked under the attempt limits, its refusals audited. */
+async function proveFirstFactor(deps: SignInDeps, attempt: SignInAttempt<unknown>, events: SignInEvents): Promise<FirstFactorProof> {
+  const { firstFactor } = attempt;
+  switch (firstFactor.kind) {
+    case 'password': {
+      const { kind: _, ...password } = firstFactor;
+      const identity = attempt.reauthenticating;
+      const invalid = identity ? () => new ValidationError('Invalid credentials', { code: 'INVALID_CREDENTIALS' }) : invalidCredentials;
+      const accepted = await checkPassword(deps, { tenantId: attempt.tenantId, ...password }, invalid, ({ reason, user }) =>
+        events.refused(user, reason === 'password_attempts', { reason }),
+      );
+      // Another user's password does not prove this session's user.
+      if (identity && accepted.user.id !== identity.userId) {
+        await accepted.afterSuccess;
+        throw invalid();
+      }
+      return accepted;
+    }
+    case 'password-proven':
+      return { user: firstFactor.user, afterSuccess: Promise.resolve() };
+    case 'passkey':
+    case 'federated':
+      return { user: firstFactor.user, amr: firstFactor.amr, afterSuccess: Promise.resolve() };
+  }
+}
+
+/**
+ * Step 2: the second factor (lib/mfa/second-factor.ts, its lockout included) after a
+ * password, the session's `amr`; a refusal is audited (but a door's own request for a
+ * code), alongside the work of the password check it waits for.
+ */
+async function proveSecondFactor(
+  deps: SignInDeps,
+  attempt: SignInAttempt<unknown>,
+  proof: FirstFactorProof,
+  events: SignInEvents,
+): Promise<Amr[]> {
+  if (proof.amr) return proof.amr;
+  const { user } = proof;
+  const request = attempt.secondFactor ?? {};
+  try {
+    return await secondFactor(deps, { tenantId: user.tenantId, userId: user.id, username: user.username }, request, proof.mfaMethods);
+  } catch (error) {
+    if (attempt.asksForCode && error instanceof AppError && error.code === 'MFA_REQUIRED') {
+      await attempt.asksForCode(user);
+      throw error;
+    }
+    const refusal = secondFactorRefusal(error);
+    if (refusal) {
+      const method = request.mfaMethod;
+      const details = { reason: refusal.reason, ...(method ? { method } : {}) };
+      await Promise.all([events.refused(user, refusal.locked, details), proof.afterSuccess.catch(() => undefined)]);
+    }
+    throw error;
+  }
+}
+
+/**
+ * One sign-in, whatever the door: the first factor, the second factor, then the
+ * opening (a new session, or the proof recorded in the caller's) with the success's
+ * audit event alongside, so it adds no round trip. The password's attempt counter is
+ * cleared while the rest runs (a right password clears it, whatever the second factor
+ * says); the answer waits for it. Every outcome but a fault is an audit event
+ * (docs/api.md 9.8).
+ */
+export async function signIn<T>(deps: SignInDeps, attempt: SignInAttempt<T>): Promise<SignedIn<T>> {
+  const events = eventsOf(deps, attempt);
+  const proof = await proveFirstFactor(deps, attempt, events);
+  try {
+    const { user } = proof;
+    const amr = await proveSecondFactor(deps, attempt, proof, events);
+    const [opened] = await Promise.all([attempt.opening.open(user, amr), events.succeeded(user, amr)]);
+    if (!attempt.reauthenticating) {
+      const door = attempt.door ? { door: attempt.door } : {};
+      deps.log.info('login_succeeded', { tenantId: user.tenantId, userId: user.id, username: user.username, amr, ...door });
+    }
+    return { user, amr, opened };
+  } finally {
+    await proof.afterSuccess;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Openings.
+
+/** A new session of the JSON API: its Auth payload (docs/api.md 5.2), recording the device it came from. */
+export function apiSession(deps: SignInDeps, device: Device = {}): Opening<AuthPayload> {
+  return { open: (user, amr) => startSession(deps, user, amr, device) };
+}
+
+/** A new device token of the user's account (docs/api.md 10.1): the browser or app that signed in is a known device. */
+export function issueDeviceToken(deps: Pick<Deps, 'clock' | 'deviceTokens'>, user: User): Promise<string> {
+  return deps.deviceTokens.issue({ tenantId: user.tenantId, username: user.username }, epochSeconds(deps.clock));
+}
+
+/** The opening, and a new device token of the account issued alongside it. */
+export function withDeviceToken<T>(deps: SignInDeps, opening: Opening<T>): Opening<{ opened: T; deviceToken: string }> {
+  return {
+    open: async (user, amr) => {
+      const [opened, deviceToken] = await Promise.all([opening.open(user, amr), issueDeviceToken(deps, user)]);
+      return { opened, deviceToken };
+    },
+  };
+}
