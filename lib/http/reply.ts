@@ -4,6 +4,10 @@ export interface Reply {
   headers?: Record<string, string>;
   /** Serialised as JSON; absent for bodiless answers such as redirects. */
   json?: unknown;
+  /** An HTML document, sent as it is: a hosted page, whose headers come with it (lib/hosted/http.tsx). */
+  html?: string;
+  /** `Set-Cookie` lines (payload 2.0 `cookies`). */
+  cookies?: string[];
 }
 
 /** The success envelope (docs/api.md 2). */

@@ -45,10 +45,11 @@ function description(message: string): string {
 /**
  * The RFC-format answer of an error for a request made the RFC way (a form body):
  * `{ error, error_description }` with the RFC's status. Validation and other
- * request errors become `invalid_request`; requests made with JSON keep the envelope.
+ * request errors become `invalid_request`; requests made with JSON, and unexpected
+ * failures (500, 503), keep the envelope (docs/api.md 5.6).
  */
-export function rfcErrorFormat(error: AppError, event: APIGatewayProxyEventV2): Reply | undefined {
-  if (!isFormRequest(event)) return undefined;
+export function rfcErrorFormat(error: AppError, event: APIGatewayProxyEventV2, unexpected = false): Reply | undefined {
+  if (unexpected || !isFormRequest(event)) return undefined;
   const code = error instanceof OAuthError ? error.oauthCode : error.statusCode >= 500 ? 'temporarily_unavailable' : 'invalid_request';
   return document({ error: code, error_description: description(error.message) }, error.statusCode, { ...error.headers, ...NO_CACHE });
 }
