@@ -11,6 +11,7 @@ import { type BodyFormat, bodyFormat } from './middlewares/body-format';
 import { bodyLimit } from './middlewares/body-limit';
 import { cors } from './middlewares/cors';
 import { type IdentityOptions, type IdentityRule, identity } from './middlewares/identity';
+import { invalidForm, pageForm } from './middlewares/page-form';
 import { type ValidateOptions, validate } from './middlewares/validate';
 import type { Reply } from './reply';
 import { type RequestSource, requestSource } from './request-source';
@@ -42,8 +43,13 @@ export interface RouteOptions<
   acceptForm?: boolean;
   /** Cache-Control of successful answers; `no-store` unless said otherwise. */
   cacheControl?: string;
-  /** Answers errors in another format than the envelope where it applies (the OAuth endpoints' RFC format). */
+  /** Answers errors in another format than the envelope where it applies (the OAuth endpoints' RFC format, the error page). */
   formatError?: ErrorFormat;
+  /**
+   * A hosted page (docs/api.md 11.8): `body` is the schema of a form, refused as a whole
+   * (lib/http/middlewares/page-form.ts), and the answer keeps the headers the page set.
+   */
+  page?: boolean;
 }
 
 export interface RouteRequest<D, B, Q, I extends IdentityRule = IdentityRule, P = unknown> {
@@ -88,6 +94,18 @@ const securityHeaders = () =>
     reportTo: false,
   });
 
+/** The middlewares between the error mapper and validation of a JSON route, the OAuth endpoints' forms included. */
+function jsonInput(options: RouteOptions<z.ZodType, z.ZodType>) {
+  return [
+    bodyLimit(),
+    identity(options),
+    bodyFormat(options.acceptForm ?? false),
+    ...(options.acceptForm ? [httpUrlencodeBodyParser<APIGatewayProxyEventV2>({ disableContentTypeError: true })] : []),
+    // Skips form bodies; every other body is JSON by now (bodyFormat).
+    httpJsonBodyParser<APIGatewayProxyEventV2>({ disableContentTypeError: true }),
+  ];
+}
+
 /**
  * The middy chain of every HTTP function, in this order: CORS and security headers on
  * every answer (outermost), errors into answers, the body size limit, identity from the
@@ -95,6 +113,11 @@ const securityHeaders = () =>
  * validation, then the handler. So a call without identity and with bad input gets
  * 401/403, never 400 (docs/api.md 2). The handler gets the function's deps with the
  * request's logger.
+ *
+ * A hosted page runs the same chain with a form in place of the JSON body (its own
+ * size limit, then middy's form parser) and without the CORS and JSON security headers:
+ * a page sets its own (docs/api.md 11.8), which @middy/http-security-headers would
+ * overwrite, and no other origin reads it.
  */
 export function httpHandler<
   D extends HttpDeps,
@@ -110,33 +133,29 @@ export function httpHandler(
   options: RouteOptions<z.ZodType, z.ZodType>,
   handle: RouteHandler<HttpDeps, unknown, unknown, IdentityRule>,
 ): HttpHandler {
-  return (
-    middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>({ timeoutEarlyInMillis: 0 })
-      .use(cors(deps.config))
-      .use(securityHeaders())
-      .use(respond(deps, options.formatError))
-      .use(bodyLimit())
-      .use(identity(options))
-      .use(bodyFormat(options.acceptForm ?? false))
-      .use(options.acceptForm ? [httpUrlencodeBodyParser<APIGatewayProxyEventV2>({ disableContentTypeError: true })] : [])
-      // Skips form bodies; every other body is JSON by now (bodyFormat).
-      .use(httpJsonBodyParser<APIGatewayProxyEventV2>({ disableContentTypeError: true }))
-      .use(validate(options))
-      .handler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(async (event, context) => {
-        const requestId = event.requestContext?.requestId ?? context.awsRequestId;
-        const reply = await handle({
-          body: event.input.body,
-          query: event.input.query,
-          params: event.input.params,
-          identity: event.identity,
-          deps: { ...deps, log: deps.log.child({ requestId }), source: requestSource(event) },
-          bodyFormat: event.bodyFormat,
-          headers: event.headers ?? {},
-          event,
-          cookies: event.cookies ?? event.headers?.cookie?.split(/;\s*/) ?? [],
-          sourceIp: event.requestContext?.http?.sourceIp,
-        });
-        return toResult(reply, options.cacheControl ?? 'no-store');
-      })
-  );
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>({ timeoutEarlyInMillis: 0 })
+    .use(options.page ? [] : [cors(deps.config), securityHeaders()])
+    .use(respond(deps, options.formatError))
+    .use(
+      options.page
+        ? [identity(options), pageForm(), httpUrlencodeBodyParser<APIGatewayProxyEventV2>({ disableContentTypeError: true })]
+        : jsonInput(options),
+    )
+    .use(validate(options.page ? { ...options, bodyRefusal: invalidForm } : options))
+    .handler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(async (event, context) => {
+      const requestId = event.requestContext?.requestId ?? context.awsRequestId;
+      const reply = await handle({
+        body: event.input.body,
+        query: event.input.query,
+        params: event.input.params,
+        identity: event.identity,
+        deps: { ...deps, log: deps.log.child({ requestId }), source: requestSource(event) },
+        bodyFormat: event.bodyFormat ?? 'form',
+        headers: event.headers ?? {},
+        event,
+        cookies: event.cookies ?? event.headers?.cookie?.split(/;\s*/) ?? [],
+        sourceIp: event.requestContext?.http?.sourceIp,
+      });
+      return toResult(reply, options.cacheControl ?? 'no-store');
+    });
 }
