@@ -5,7 +5,7 @@ import { epochSeconds } from '../clock';
 import { constantEquals } from '../crypto/constant-equals';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
-import { AppError, ValidationError } from '../errors';
+import { AppError, type AuthorizationErrorCode, ValidationError } from '../errors';
 import type { Reply } from '../http/reply';
 import { SECOND_FACTORS } from '../mfa/methods';
 import { secondFactor } from '../mfa/second-factor';
@@ -60,7 +60,7 @@ export function isBrowserNavigation(event: APIGatewayProxyEventV2): boolean {
 }
 
 /** Where the client gets an error (RFC 6749 4.1.2.1, with `iss` of RFC 9207). */
-const errorRedirect = (deps: HostedDeps, request: AuthorizationRequest, error: string) =>
+const errorRedirect = (deps: HostedDeps, request: AuthorizationRequest, error: AuthorizationErrorCode) =>
   withQuery(request.redirect_uri, { error, state: request.state, iss: deps.config.issuer });
 
 export const clientName = (client: OAuthClient) => client.clientName || client.clientId;

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { ERROR_CODES } from '../errors';
+import { ERROR_CODES, OAUTH_ERROR_CODES } from '../errors';
 import { MFA_METHODS } from '../mfa/methods';
 import { type ClientView, GRANT_TYPES } from '../oauth/client';
 import type { IntrospectionResponse } from '../oauth/introspection';
@@ -73,18 +73,6 @@ export const oauthClient = z.strictObject({
   id_token_signed_response_alg: z.enum(SIGNING_ALGORITHMS).optional(),
   post_logout_redirect_uris: z.array(z.string()).optional(),
 }) satisfies z.ZodType<ClientView>;
-
-/** The error codes the OAuth endpoints answer with when called the RFC way (docs/api.md 5.6). */
-export const OAUTH_ERROR_CODES = [
-  'invalid_request',
-  'invalid_client',
-  'invalid_grant',
-  'unauthorized_client',
-  'unsupported_grant_type',
-  'invalid_scope',
-  'invalid_target',
-  'temporarily_unavailable',
-] as const;
 
 /** docs/api.md 5.6: an error of an OAuth endpoint called with a form body (RFC 6749 5.2). */
 export const oauthError = z.strictObject({

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { type AppError, OAuthError } from '../errors';
+import { type AppError, OAuthError, type OAuthErrorCode } from '../errors';
 import { document, type Reply } from '../http/reply';
 
 /**
@@ -50,6 +50,7 @@ function description(message: string): string {
  */
 export function rfcErrorFormat(error: AppError, event: APIGatewayProxyEventV2, unexpected = false): Reply | undefined {
   if (unexpected || !isFormRequest(event)) return undefined;
-  const code = error instanceof OAuthError ? error.oauthCode : error.statusCode >= 500 ? 'temporarily_unavailable' : 'invalid_request';
+  const code: OAuthErrorCode =
+    error instanceof OAuthError ? error.oauthCode : error.statusCode >= 500 ? 'temporarily_unavailable' : 'invalid_request';
   return document({ error: code, error_description: description(error.message) }, error.statusCode, { ...error.headers, ...NO_CACHE });
 }

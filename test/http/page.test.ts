@@ -13,7 +13,7 @@ const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 const form = z.strictObject({ csrf: z.string().min(1), name: z.string().max(16).optional() });
 const errorPage = (status: number, message: string, headers: Record<string, string> = {}) => {
   // The whole page: it says the message and nothing of what the request held.
-  const expected = page(status, h(ErrorPage, { message }), { headers });
+  const expected = page(status, ErrorPage({ message }), { headers });
   expect(expected.html).toContain(`<p class="error" role="alert">${message}</p>`);
   return { status, headers: expected.headers, body: expected.html };
 };
