@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { emailSet as emailSetAnswer } from '../lib/http/account-schemas';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { emailAddress } from '../lib/http/schemas';
@@ -9,11 +10,16 @@ import { changeEmail } from '../lib/users/email';
 
 export const body = z.object({ email: emailAddress });
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = emailSetAnswer;
+
 /** PUT /auth/email (docs/api.md 8.8), recent: the address stored unverified and a code sent to it. */
 export function makeHandler(deps: Deps) {
   requireMfaConfig(deps.config);
-  return httpHandler(deps, { identity: 'required', body, authorize: recentAuthentication(deps) }, async ({ body, identity, deps }) =>
-    ok(await changeEmail(deps, identity, body.email)),
+  return httpHandler(
+    deps,
+    { identity: 'required', response, body, authorize: recentAuthentication(deps) },
+    async ({ body, identity, deps }) => ok(await changeEmail(deps, identity, body.email)),
   );
 }
 

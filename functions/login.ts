@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { deviceCookie, presentedDeviceToken } from '../lib/abuse/device-token';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { authPayload as authPayloadAnswer } from '../lib/http/api-schemas';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { existingTenantId, username } from '../lib/http/schemas';
@@ -18,11 +19,14 @@ export const body = z.object({
   mfaMethod: z.enum(SECOND_FACTORS).optional(),
 });
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = authPayloadAnswer;
+
 /** POST /auth/login (docs/api.md 4.1): the device token comes and goes as a cookie or `X-Device-Token` (docs/api.md 10). */
 export function makeHandler(deps: Deps) {
   requireMfaConfig(deps.config);
   requireClientSecretPepper(deps.config);
-  return httpHandler(deps, { identity: 'none', body }, async ({ body, deps, headers, cookies, sourceIp, event }) => {
+  return httpHandler(deps, { identity: 'none', response, body }, async ({ body, deps, headers, cookies, sourceIp, event }) => {
     const account = { tenantId: body.tenantId ?? deps.config.defaultTenantId, username: body.username };
     const payload = await login(
       deps,

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { mfaEnabled as mfaEnabledAnswer } from '../lib/http/api-schemas';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { accountOf } from '../lib/mfa/account';
@@ -14,12 +15,15 @@ export const body = z.object({
   secret: z.string().min(1).max(1024),
 });
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = mfaEnabledAnswer;
+
 /** POST /auth/mfa/enable (docs/api.md 4.4, recent: 8.1): a pending method; TOTP answers with the otpauth URI. */
 export function makeHandler(deps: Deps) {
   requireMfaConfig(deps.config);
   return httpHandler(
     deps,
-    { identity: 'required', body, authorize: recentAuthentication(deps, (identity) => authorizeFactorChange(deps, identity)) },
+    { identity: 'required', response, body, authorize: recentAuthentication(deps, (identity) => authorizeFactorChange(deps, identity)) },
     async ({ body, identity, deps }) => ok(await enableMfa(deps, accountOf(identity), body)),
   );
 }

@@ -1,12 +1,16 @@
 import { type Deps, defaultDeps } from '../lib/deps';
+import { mfaList as mfaListAnswer } from '../lib/http/account-schemas';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { accountOf } from '../lib/mfa/account';
 import { listMfa } from '../lib/mfa/lifecycle';
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = mfaListAnswer;
+
 /** GET /auth/mfa (docs/api.md 8.6): the caller's methods, destinations masked, and the recovery codes left. */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'required' }, async ({ identity, deps }) => ok(await listMfa(deps, accountOf(identity))));
+  return httpHandler(deps, { identity: 'required', response }, async ({ identity, deps }) => ok(await listMfa(deps, accountOf(identity))));
 }
 
 export const handler = makeHandler(defaultDeps());

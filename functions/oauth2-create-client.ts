@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { clientCreated as clientCreatedAnswer } from '../lib/http/api-schemas';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { existingTenantId } from '../lib/http/schemas';
@@ -26,6 +27,9 @@ export const body = z.object({
   post_logout_redirect_uris: z.string().min(1).max(8192).optional(),
 });
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = clientCreatedAnswer;
+
 /** POST /oauth2/clients (docs/api.md 4.8): an ADMIN registers an OAuth client of their own tenant. */
 export function makeHandler(deps: Deps) {
   requireClientSecretPepper(deps.config);
@@ -33,6 +37,7 @@ export function makeHandler(deps: Deps) {
     deps,
     {
       identity: 'required',
+      response,
       role: 'ADMIN',
       body,
       authorize: async (admin, raw) => authorizeClientRegistration(admin, existingTenantId.safeParse(raw.tenant_id).data),

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { reauthenticated as reauthenticatedAnswer } from '../lib/http/account-schemas';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { SECOND_FACTORS } from '../lib/mfa/methods';
@@ -13,10 +14,13 @@ export const body = z.object({
   mfaMethod: z.enum(SECOND_FACTORS).optional(),
 });
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = reauthenticatedAnswer;
+
 /** POST /auth/reauthenticate (docs/api.md 8.1): a fresh proof for the caller's session, a new access token. */
 export function makeHandler(deps: Deps) {
   requireMfaConfig(deps.config);
-  return httpHandler(deps, { identity: 'required', body }, async ({ body, identity, deps, event }) =>
+  return httpHandler(deps, { identity: 'required', response, body }, async ({ body, identity, deps, event }) =>
     ok(await reauthenticate(deps, identity, body, deviceOf(event))),
   );
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { authPayload as authPayloadAnswer } from '../lib/http/api-schemas';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { deviceOf } from '../lib/sessions/device';
@@ -7,9 +8,12 @@ import { refreshSession } from '../lib/sessions/sessions';
 
 export const body = z.object({ refreshToken: z.string().min(1).max(512) });
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = authPayloadAnswer;
+
 /** POST /auth/refresh (docs/api.md 4.2). */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'none', body }, async ({ body, deps, event }) =>
+  return httpHandler(deps, { identity: 'none', response, body }, async ({ body, deps, event }) =>
     ok(await refreshSession(deps, body.refreshToken, deviceOf(event))),
   );
 }

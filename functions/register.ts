@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { deviceCookie } from '../lib/abuse/device-token';
 import { type Deps, defaultDeps } from '../lib/deps';
+import { authPayload as authPayloadAnswer } from '../lib/http/api-schemas';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { existingTenantId, shopId, username } from '../lib/http/schemas';
@@ -19,6 +20,9 @@ export const body = z.object({
   email: z.email().max(254).optional(),
 });
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = authPayloadAnswer;
+
 /** POST /auth/register (docs/api.md 4.3): anonymous for a new tenant's first ADMIN, else an ADMIN of the tenant. */
 export function makeHandler(deps: Deps) {
   requireClientSecretPepper(deps.config);
@@ -26,6 +30,7 @@ export function makeHandler(deps: Deps) {
     deps,
     {
       identity: 'optional',
+      response,
       body,
       authorize: (caller, raw) => authorizeRegistration(deps, caller, existingTenantId.safeParse(raw.tenantId).data),
     },

@@ -13,7 +13,7 @@ import { cors } from './middlewares/cors';
 import { type IdentityOptions, type IdentityRule, identity } from './middlewares/identity';
 import { invalidForm, pageForm } from './middlewares/page-form';
 import { type ValidateOptions, validate } from './middlewares/validate';
-import type { Reply } from './reply';
+import type { Reply, Success } from './reply';
 import { type RequestSource, requestSource } from './request-source';
 import { type ErrorFormat, respond, toResult } from './respond';
 
@@ -33,12 +33,19 @@ export interface RouteOptions<
   Q extends z.ZodType,
   I extends IdentityRule = IdentityRule,
   P extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
 > extends IdentityOptions,
     ValidateOptions {
   identity: I;
   body?: B;
   query?: Q;
   params?: P;
+  /**
+   * The `data` of the route's success envelope (docs/api.md 5): the handler's `ok()`
+   * must give what it describes, or the function does not compile. Types only: the
+   * answer is not parsed.
+   */
+  response?: R;
   /** Also accept `application/x-www-form-urlencoded` bodies (the OAuth endpoints). */
   acceptForm?: boolean;
   /** Cache-Control of successful answers; `no-store` unless said otherwise. */
@@ -71,7 +78,13 @@ export interface RouteRequest<D, B, Q, I extends IdentityRule = IdentityRule, P 
   sourceIp: string | undefined;
 }
 
-export type RouteHandler<D, B, Q, I extends IdentityRule, P = unknown> = (request: RouteRequest<D, B, Q, I, P>) => Promise<Reply>;
+/** A route's handler; `A` is the JSON its answers may carry (the envelope of the route's `response`). */
+export type RouteHandler<D, B, Q, I extends IdentityRule, P = unknown, A = unknown> = (
+  request: RouteRequest<D, B, Q, I, P>,
+) => Promise<Reply<A>>;
+
+/** The JSON of a route's answers: anything, or the success envelope of its declared `response`. */
+type AnswerOf<R extends z.ZodType> = z.ZodType extends R ? unknown : Success<z.input<R>>;
 
 /** A function's Lambda handler: an API Gateway HTTP API (payload 2.0) event in, its result out. */
 export type HttpHandler = MiddyfiedHandler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
@@ -125,7 +138,12 @@ export function httpHandler<
   B extends z.ZodType = z.ZodUndefined,
   Q extends z.ZodType = z.ZodUndefined,
   P extends z.ZodType = z.ZodUndefined,
->(deps: D, options: RouteOptions<B, Q, I, P>, handle: RouteHandler<D, z.output<B>, z.output<Q>, I, z.output<P>>): HttpHandler;
+  R extends z.ZodType = z.ZodType,
+>(
+  deps: D,
+  options: RouteOptions<B, Q, I, P, R>,
+  handle: RouteHandler<D, z.output<B>, z.output<Q>, I, z.output<P>, AnswerOf<R>>,
+): HttpHandler;
 // Callers see the request typed from their options (a required identity is there; the body is
 // what the schema outputs), which is what the chain guarantees; here it is handled in general.
 export function httpHandler(
