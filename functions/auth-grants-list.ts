@@ -1,8 +1,8 @@
 import { type Deps, defaultDeps } from '../lib/deps';
-import { grantList as grantListAnswer } from '../lib/http/account-schemas';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { listGrants } from '../lib/oauth/user-grants';
+import { grantList as grantListAnswer } from '../lib/users/account-schemas';
 
 /** The `data` of the success envelope (docs/api.md 5). */
 export const response = grantListAnswer;

@@ -1,8 +1,8 @@
 import { type Deps, defaultDeps } from '../lib/deps';
-import { sessionList as sessionListAnswer } from '../lib/http/account-schemas';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { listSessions } from '../lib/sessions/user-sessions';
+import { sessionList as sessionListAnswer } from '../lib/users/account-schemas';
 
 /** The `data` of the success envelope (docs/api.md 5). */
 export const response = sessionListAnswer;

@@ -1,8 +1,8 @@
 import { type Deps, defaultDeps } from '../lib/deps';
-import { sessionsRevoked as sessionsRevokedAnswer } from '../lib/http/account-schemas';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { signOutOtherSessions } from '../lib/sessions/user-sessions';
+import { sessionsRevoked as sessionsRevokedAnswer } from '../lib/users/account-schemas';
 
 /** The `data` of the success envelope (docs/api.md 5). */
 export const response = sessionsRevokedAnswer;

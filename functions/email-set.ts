@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
-import { emailSet as emailSetAnswer } from '../lib/http/account-schemas';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { emailAddress } from '../lib/http/schemas';
 import { recentAuthentication } from '../lib/sessions/recent-auth';
+import { emailSet as emailSetAnswer } from '../lib/users/account-schemas';
 import { changeEmail } from '../lib/users/email';
 
 export const body = z.object({ email: emailAddress });

@@ -2,12 +2,12 @@ import * as z from 'zod';
 import { deviceCookie, presentedDeviceToken } from '../lib/abuse/device-token';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
-import { authPayload as authPayloadAnswer } from '../lib/http/api-schemas';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { existingTenantId, username } from '../lib/http/schemas';
 import { SECOND_FACTORS } from '../lib/mfa/methods';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
+import { authPayload as authPayloadAnswer } from '../lib/sessions/api-schemas';
 import { deviceOf } from '../lib/sessions/device';
 import { login } from '../lib/users/login';
 

@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
-import { mfaEnabled as mfaEnabledAnswer } from '../lib/http/api-schemas';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { accountOf } from '../lib/mfa/account';
 import { authorizeFactorChange, enableMfa } from '../lib/mfa/enrolment';
 import { MFA_METHODS } from '../lib/mfa/methods';
+import { mfaEnabled as mfaEnabledAnswer } from '../lib/sessions/api-schemas';
 import { recentAuthentication } from '../lib/sessions/recent-auth';
 
 export const body = z.object({

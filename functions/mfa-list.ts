@@ -1,9 +1,9 @@
 import { type Deps, defaultDeps } from '../lib/deps';
-import { mfaList as mfaListAnswer } from '../lib/http/account-schemas';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { accountOf } from '../lib/mfa/account';
 import { listMfa } from '../lib/mfa/lifecycle';
+import { mfaList as mfaListAnswer } from '../lib/users/account-schemas';
 
 /** The `data` of the success envelope (docs/api.md 5). */
 export const response = mfaListAnswer;

@@ -1,12 +1,12 @@
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
-import { recoveryCodes as recoveryCodesAnswer } from '../lib/http/account-schemas';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { accountOf } from '../lib/mfa/account';
 import { authorizeFactorChange } from '../lib/mfa/enrolment';
 import { createRecoveryCodes } from '../lib/mfa/lifecycle';
 import { recentAuthentication } from '../lib/sessions/recent-auth';
+import { recoveryCodes as recoveryCodesAnswer } from '../lib/users/account-schemas';
 
 /** The `data` of the success envelope (docs/api.md 5). */
 export const response = recoveryCodesAnswer;

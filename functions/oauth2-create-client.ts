@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
-import { clientCreated as clientCreatedAnswer } from '../lib/http/api-schemas';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { existingTenantId } from '../lib/http/schemas';
+import { clientCreated as clientCreatedAnswer } from '../lib/oauth/api-schemas';
 import { clientIdField, clientSecretField, grantTypesField, redirectUriField, scopeField } from '../lib/oauth/client-schemas';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { authorizeClientRegistration, registerClient } from '../lib/oauth/registration';

@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
-import { authPayload as authPayloadAnswer } from '../lib/http/api-schemas';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { existingTenantId } from '../lib/http/schemas';
 import { credential } from '../lib/passkeys/api-schemas';
 import { signInWithPasskey } from '../lib/passkeys/sign-in';
+import { authPayload as authPayloadAnswer } from '../lib/sessions/api-schemas';
 import { deviceOf } from '../lib/sessions/device';
 
 export const body = z.object({ credential, tenantId: existingTenantId.optional() });

@@ -1,8 +1,8 @@
 import { type Deps, defaultDeps } from '../lib/deps';
-import { passkeys as passkeysAnswer } from '../lib/http/account-schemas';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { passkeysOf } from '../lib/passkeys/listing';
+import { passkeys as passkeysAnswer } from '../lib/users/account-schemas';
 
 /** The `data` of the success envelope (docs/api.md 5). */
 export const response = passkeysAnswer;

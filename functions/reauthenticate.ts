@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
-import { reauthenticated as reauthenticatedAnswer } from '../lib/http/account-schemas';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { SECOND_FACTORS } from '../lib/mfa/methods';
 import { deviceOf } from '../lib/sessions/device';
 import { reauthenticate } from '../lib/sessions/reauthenticate';
+import { reauthenticated as reauthenticatedAnswer } from '../lib/users/account-schemas';
 
 export const body = z.object({
   password: z.string().min(1).max(1024),

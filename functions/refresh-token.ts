@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
-import { authPayload as authPayloadAnswer } from '../lib/http/api-schemas';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
+import { authPayload as authPayloadAnswer } from '../lib/sessions/api-schemas';
 import { deviceOf } from '../lib/sessions/device';
 import { refreshSession } from '../lib/sessions/sessions';
 

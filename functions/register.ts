@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import { deviceCookie } from '../lib/abuse/device-token';
 import { type Deps, defaultDeps } from '../lib/deps';
-import { authPayload as authPayloadAnswer } from '../lib/http/api-schemas';
 import { httpHandler } from '../lib/http/handler';
 import { ok } from '../lib/http/reply';
 import { existingTenantId, shopId, username } from '../lib/http/schemas';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
+import { authPayload as authPayloadAnswer } from '../lib/sessions/api-schemas';
 import { deviceOf } from '../lib/sessions/device';
 import { authorizeRegistration, register } from '../lib/users/register';
 import { ROLES } from '../lib/users/user';

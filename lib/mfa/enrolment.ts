@@ -7,7 +7,8 @@ import { notifyUser } from '../notifications/notify';
 import type { Identity } from '../tokens/access-token';
 import { type Account, codeContext, secretContext } from './account';
 import { checkCode } from './code-check';
-import { CODE_TTL_SECONDS, generateCode, sendCode } from './codes';
+import { CODE_TTL_SECONDS, generateCode } from './codes';
+import { sendCode } from './delivery';
 import type { DeliveredEnrollment, MfaEnrollment, MfaMethod, TotpEnrollment } from './methods';
 import { otpauthUri, parseTotpSecret } from './totp';
 

@@ -1,6 +1,9 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { type AppError, OAuthError, type OAuthErrorCode } from '../errors';
+import { isFormRequest } from '../http/middlewares/body-format';
 import { document, type Reply } from '../http/reply';
+
+export { isFormRequest } from '../http/middlewares/body-format';
 
 /**
  * The errors of the token, revocation and introspection endpoints (docs/api.md 4.7):
@@ -30,12 +33,6 @@ export const oauthErrors = {
 
 /** Token responses must not be cached (RFC 6749 5.1); `Pragma` for HTTP/1.0 caches. */
 export const NO_CACHE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
-
-/** Whether a request was made the RFC way: an `application/x-www-form-urlencoded` body. */
-export function isFormRequest(event: APIGatewayProxyEventV2): boolean {
-  const contentType = event.headers?.['content-type'] ?? '';
-  return contentType.split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded';
-}
 
 /** RFC 6749 5.2: `error_description` is limited to %x20-21 / %x23-5B / %x5D-7E. */
 function description(message: string): string {

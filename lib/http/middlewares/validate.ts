@@ -1,8 +1,8 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { z } from 'zod';
+import type { Identity } from '../../caller';
 import { type AppError, ValidationError } from '../../errors';
-import type { Identity } from '../../tokens/access-token';
 import type { IdentityEvent } from './identity';
 
 export interface ValidateOptions {
