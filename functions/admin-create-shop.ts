@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { oneShop as oneShopAnswer } from '../lib/admin/api-schemas';
 import { createShop, SHOP_EXISTS } from '../lib/admin/shops';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { ConflictError } from '../lib/errors';
@@ -18,9 +19,12 @@ export const body = z.strictObject({
     .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u),
 });
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = oneShopAnswer;
+
 /** POST /admin/shops (docs/api.md 9.7): a new shop of the ADMIN's tenant. */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'required', role: 'ADMIN', body }, async ({ body, identity, deps }) =>
+  return httpHandler(deps, { identity: 'required', response, role: 'ADMIN', body }, async ({ body, identity, deps }) =>
     ok({ shop: await createShop(deps, identity, body) }, 201),
   );
 }

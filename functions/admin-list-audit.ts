@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { auditPage as auditPageAnswer } from '../lib/admin/api-schemas';
 import { INVALID_CURSOR } from '../lib/admin/users';
 import { AUDIT_EVENT_TYPES } from '../lib/audit/events';
 import { listEvents } from '../lib/audit/trail';
@@ -16,9 +17,12 @@ export const query = z.strictObject({
   type: z.enum(AUDIT_EVENT_TYPES).optional(),
 });
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = auditPageAnswer;
+
 /** GET /admin/audit (docs/api.md 9.8): a page of the tenant's audit trail, newest first. */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'required', role: 'ADMIN', query }, async ({ query, identity, deps }) =>
+  return httpHandler(deps, { identity: 'required', response, role: 'ADMIN', query }, async ({ query, identity, deps }) =>
     ok(await listEvents(deps, identity, query)),
   );
 }

@@ -1,12 +1,16 @@
+import { shopList as shopListAnswer } from '../lib/admin/api-schemas';
 import { listShops } from '../lib/admin/shops';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = shopListAnswer;
+
 /** GET /admin/shops (docs/api.md 9.7): every shop of the ADMIN's tenant. */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'required', role: 'ADMIN' }, async ({ identity, deps }) =>
+  return httpHandler(deps, { identity: 'required', response, role: 'ADMIN' }, async ({ identity, deps }) =>
     ok({ shops: await listShops(deps, identity) }),
   );
 }

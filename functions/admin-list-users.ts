@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { userPage as userPageAnswer } from '../lib/admin/api-schemas';
 import { INVALID_CURSOR, listUsers } from '../lib/admin/users';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { ValidationError } from '../lib/errors';
@@ -15,9 +16,12 @@ export const query = z.strictObject({
   status: z.enum(['active', 'disabled']).optional(),
 });
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = userPageAnswer;
+
 /** GET /admin/users (docs/api.md 9.1): a page of the ADMIN's tenant's users. */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'required', role: 'ADMIN', query }, async ({ query, identity, deps }) =>
+  return httpHandler(deps, { identity: 'required', response, role: 'ADMIN', query }, async ({ query, identity, deps }) =>
     ok(await listUsers(deps, identity, query)),
   );
 }

@@ -1,12 +1,16 @@
+import { oneTenant as oneTenantAnswer } from '../lib/admin/api-schemas';
 import { readTenant } from '../lib/admin/tenant';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = oneTenantAnswer;
+
 /** GET /admin/tenant (docs/api.md 9.14): the ADMIN's own tenant. */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'required', role: 'ADMIN' }, async ({ identity, deps }) =>
+  return httpHandler(deps, { identity: 'required', response, role: 'ADMIN' }, async ({ identity, deps }) =>
     ok({ tenant: await readTenant(deps, identity) }),
   );
 }

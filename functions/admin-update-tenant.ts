@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { oneTenant as oneTenantAnswer } from '../lib/admin/api-schemas';
 import { renameTenant } from '../lib/admin/tenant';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
@@ -15,9 +16,12 @@ export const body = z.strictObject({
     .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u),
 });
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = oneTenantAnswer;
+
 /** PATCH /admin/tenant (docs/api.md 9.14): names the ADMIN's tenant on the hosted pages. */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'required', role: 'ADMIN', body }, async ({ body, identity, deps }) =>
+  return httpHandler(deps, { identity: 'required', response, role: 'ADMIN', body }, async ({ body, identity, deps }) =>
     ok({ tenant: await renameTenant(deps, identity, body.displayName) }),
   );
 }

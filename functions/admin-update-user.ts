@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { oneUser as oneUserAnswer } from '../lib/admin/api-schemas';
 import { userPath } from '../lib/admin/schemas';
 import { UNKNOWN_SHOP } from '../lib/admin/shops';
 import { changeUser, LAST_ADMIN, USER_NOT_FOUND } from '../lib/admin/users';
@@ -19,9 +20,12 @@ export const body = z.strictObject({
 
 export const params = userPath;
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = oneUserAnswer;
+
 /** PATCH /admin/users/{userId} (docs/api.md 9.3): role, shop or status; disabling signs the user out everywhere. */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'required', role: 'ADMIN', body, params }, async ({ body, params, identity, deps }) =>
+  return httpHandler(deps, { identity: 'required', response, role: 'ADMIN', body, params }, async ({ body, params, identity, deps }) =>
     ok({ user: await changeUser(deps, identity, params.userId, body) }),
   );
 }

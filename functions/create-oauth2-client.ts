@@ -5,6 +5,7 @@ import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { existingTenantId } from '../lib/http/schemas';
+import { clientCreated as clientCreatedAnswer } from '../lib/oauth/api-schemas';
 import { clientIdField, clientSecretField, grantTypesField, redirectUriField, scopeField } from '../lib/oauth/client-schemas';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { authorizeClientRegistration, registerClient } from '../lib/oauth/registration';
@@ -28,6 +29,9 @@ export const body = z.object({
   post_logout_redirect_uris: z.string().min(1).max(8192).optional(),
 });
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = clientCreatedAnswer;
+
 /** POST /oauth2/clients (docs/api.md 4.8): an ADMIN registers an OAuth client of their own tenant. */
 export function makeHandler(deps: Deps) {
   requireClientSecretPepper(deps.config);
@@ -35,6 +39,7 @@ export function makeHandler(deps: Deps) {
     deps,
     {
       identity: 'required',
+      response,
       role: 'ADMIN',
       body,
       authorize: async (admin, raw) => authorizeClientRegistration(admin, existingTenantId.safeParse(raw.tenant_id).data),

@@ -9,6 +9,7 @@ import { accountOf } from '../lib/mfa/account';
 import { enableMfa } from '../lib/mfa/enrolment';
 import { MFA_METHODS } from '../lib/mfa/methods';
 import { authorizeFactorChange } from '../lib/mfa/step-up';
+import { mfaEnabled as mfaEnabledAnswer } from '../lib/sessions/api-schemas';
 import { recentAuthentication } from '../lib/sessions/recent-auth';
 
 export const body = z.object({
@@ -17,12 +18,15 @@ export const body = z.object({
   secret: z.string().min(1).max(1024),
 });
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = mfaEnabledAnswer;
+
 /** POST /auth/mfa/enable (docs/api.md 4.4, recent: 8.1): a pending method; TOTP answers with the otpauth URI. */
 export function makeHandler(deps: Deps) {
   requireMfaConfig(deps.config);
   return httpHandler(
     deps,
-    { identity: 'required', body, authorize: recentAuthentication(deps, (identity) => authorizeFactorChange(deps, identity)) },
+    { identity: 'required', response, body, authorize: recentAuthentication(deps, (identity) => authorizeFactorChange(deps, identity)) },
     async ({ body, identity, deps }) => ok(await enableMfa(deps, accountOf(identity), body)),
   );
 }

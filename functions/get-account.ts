@@ -3,10 +3,14 @@ import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, unauthorized } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { accountOf } from '../lib/users/account';
+import { account as accountAnswer } from '../lib/users/account-schemas';
+
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = accountAnswer;
 
 /** GET /auth/account (docs/api.md 8.5): the caller's own account, with its MFA methods masked. */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'required' }, async ({ identity, deps }) => ok(await accountOf(deps, identity)));
+  return httpHandler(deps, { identity: 'required', response }, async ({ identity, deps }) => ok(await accountOf(deps, identity)));
 }
 
 export const handler = makeHandler(defaultDeps());

@@ -1,6 +1,7 @@
 import { type Deps, defaultDeps } from '../lib/deps';
 import { consentForm, submitConsent } from '../lib/hosted/flow';
-import { pageHandler } from '../lib/hosted/http';
+import { hostedPage } from '../lib/hosted/http';
+import { httpHandler } from '../lib/http/handler';
 import { hostedFailures, noStore, type OperationDoc } from '../lib/http/operation-doc';
 
 /** The form (application/x-www-form-urlencoded). */
@@ -8,7 +9,7 @@ export const body = consentForm;
 
 /** POST /oauth2/hosted/consent (docs/api.md 11.7): a form of the hosted pages. */
 export function makeHandler(deps: Deps) {
-  return pageHandler(deps, (event, log) => submitConsent({ ...deps, log }, event));
+  return httpHandler(deps, { ...hostedPage, body }, ({ deps, event, body }) => submitConsent(deps, event, body));
 }
 
 export const handler = makeHandler(defaultDeps());

@@ -1,16 +1,16 @@
 import { type Deps, defaultDeps } from '../lib/deps';
 import { ConflictError, ForbiddenError, ValidationError } from '../lib/errors';
-import { pageHandler } from '../lib/hosted/http';
+import { hostedPage } from '../lib/hosted/http';
 import { addPasskeyForm, submitPasskey } from '../lib/hosted/passkey-flow';
+import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, unauthorized } from '../lib/http/operation-doc';
-import { requestSource } from '../lib/http/request-source';
 
 /** The form (application/x-www-form-urlencoded). */
 export const body = addPasskeyForm;
 
 /** POST /oauth2/hosted/passkeys (docs/api.md 11.11): a new passkey of the signed-in browser's user. */
 export function makeHandler(deps: Deps) {
-  return pageHandler(deps, (event, log) => submitPasskey({ ...deps, log, source: requestSource(event) }, event));
+  return httpHandler(deps, { ...hostedPage, body }, ({ deps, event, body }) => submitPasskey(deps, event, body));
 }
 
 export const handler = makeHandler(defaultDeps());

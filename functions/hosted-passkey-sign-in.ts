@@ -1,16 +1,16 @@
 import { type Deps, defaultDeps } from '../lib/deps';
 import { TooManyRequestsError, UnauthorizedError } from '../lib/errors';
-import { pageHandler } from '../lib/hosted/http';
+import { hostedPage } from '../lib/hosted/http';
 import { passkeySignInForm, submitPasskeySignIn } from '../lib/hosted/passkey-flow';
+import { httpHandler } from '../lib/http/handler';
 import { hostedFailures, noStore, type OperationDoc } from '../lib/http/operation-doc';
-import { requestSource } from '../lib/http/request-source';
 
 /** The form (application/x-www-form-urlencoded). */
 export const body = passkeySignInForm;
 
 /** POST /oauth2/hosted/passkey (docs/api.md 11.11): the sign-in page's passkey. */
 export function makeHandler(deps: Deps) {
-  return pageHandler(deps, (event, log) => submitPasskeySignIn({ ...deps, log, source: requestSource(event) }, event));
+  return httpHandler(deps, { ...hostedPage, body }, ({ deps, event, body }) => submitPasskeySignIn(deps, event, body));
 }
 
 export const handler = makeHandler(defaultDeps());

@@ -1,16 +1,16 @@
 import { type Deps, defaultDeps } from '../lib/deps';
 import { TooManyRequestsError, UnauthorizedError } from '../lib/errors';
 import { secondFactorForm, submitSecondFactor } from '../lib/hosted/flow';
-import { pageHandler } from '../lib/hosted/http';
+import { hostedPage } from '../lib/hosted/http';
+import { httpHandler } from '../lib/http/handler';
 import { hostedFailures, noStore, type OperationDoc } from '../lib/http/operation-doc';
-import { requestSource } from '../lib/http/request-source';
 
 /** The form (application/x-www-form-urlencoded). */
 export const body = secondFactorForm;
 
 /** POST /oauth2/hosted/second-factor (docs/api.md 11.7): a form of the hosted pages. */
 export function makeHandler(deps: Deps) {
-  return pageHandler(deps, (event, log) => submitSecondFactor({ ...deps, log, source: requestSource(event) }, event));
+  return httpHandler(deps, { ...hostedPage, body }, ({ deps, event, body }) => submitSecondFactor(deps, event, body));
 }
 
 export const handler = makeHandler(defaultDeps());

@@ -4,10 +4,14 @@ import { noStore, type OperationDoc, unauthorized } from '../lib/http/operation-
 import { ok } from '../lib/http/reply';
 import { accountOf } from '../lib/mfa/account';
 import { listMfa } from '../lib/mfa/lifecycle';
+import { mfaList as mfaListAnswer } from '../lib/users/account-schemas';
+
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = mfaListAnswer;
 
 /** GET /auth/mfa (docs/api.md 8.6): the caller's methods, destinations masked, and the recovery codes left. */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'required' }, async ({ identity, deps }) => ok(await listMfa(deps, accountOf(identity))));
+  return httpHandler(deps, { identity: 'required', response }, async ({ identity, deps }) => ok(await listMfa(deps, accountOf(identity))));
 }
 
 export const handler = makeHandler(defaultDeps());

@@ -4,13 +4,17 @@ import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { listClients } from '../lib/oauth/client-admin';
+import { clientList as clientListAnswer } from '../lib/oauth/client-api-schemas';
 
 /** docs/api.md 9.9: no parameters. */
 export const query = z.strictObject({});
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = clientListAnswer;
+
 /** GET /oauth2/clients (docs/api.md 9.9): the OAuth clients of the ADMIN's tenant. */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'required', role: 'ADMIN', query }, async ({ identity, deps }) =>
+  return httpHandler(deps, { identity: 'required', response, role: 'ADMIN', query }, async ({ identity, deps }) =>
     ok({ clients: await listClients(deps, identity) }),
   );
 }

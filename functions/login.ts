@@ -9,6 +9,7 @@ import { ok } from '../lib/http/reply';
 import { existingTenantId, username } from '../lib/http/schemas';
 import { SECOND_FACTORS } from '../lib/mfa/methods';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
+import { authPayload as authPayloadAnswer } from '../lib/sessions/api-schemas';
 import { deviceOf } from '../lib/sessions/device';
 import { login } from '../lib/users/login';
 
@@ -20,11 +21,14 @@ export const body = z.object({
   mfaMethod: z.enum(SECOND_FACTORS).optional(),
 });
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = authPayloadAnswer;
+
 /** POST /auth/login (docs/api.md 4.1): the device token comes and goes as a cookie or `X-Device-Token` (docs/api.md 10). */
 export function makeHandler(deps: Deps) {
   requireMfaConfig(deps.config);
   requireClientSecretPepper(deps.config);
-  return httpHandler(deps, { identity: 'none', body }, async ({ body, deps, headers, cookies, sourceIp, event }) => {
+  return httpHandler(deps, { identity: 'none', response, body }, async ({ body, deps, headers, cookies, sourceIp, event }) => {
     const account = { tenantId: body.tenantId ?? deps.config.defaultTenantId, username: body.username };
     const payload = await login(
       deps,

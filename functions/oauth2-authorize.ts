@@ -2,7 +2,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { ValidationError } from '../lib/errors';
 import { beginBrowserAuthorization, isBrowserNavigation } from '../lib/hosted/flow';
-import { pageHandler } from '../lib/hosted/http';
+import { hostedPage } from '../lib/hosted/http';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, unauthorized } from '../lib/http/operation-doc';
 import { redirect } from '../lib/http/reply';
@@ -20,8 +20,8 @@ export function makeHandler(deps: Deps) {
   const api = httpHandler(deps, { identity: 'required', query }, async ({ query, identity, deps }) =>
     redirect(await authorize(deps, identity, query)),
   );
-  const browser = pageHandler(deps, (event, log) => beginBrowserAuthorization({ ...deps, log }, event));
-  return (event: APIGatewayProxyEventV2, context: Context) => (isBrowserNavigation(event) ? browser(event) : api(event, context));
+  const browser = httpHandler(deps, hostedPage, ({ deps, event }) => beginBrowserAuthorization(deps, event));
+  return (event: APIGatewayProxyEventV2, context: Context) => (isBrowserNavigation(event) ? browser : api)(event, context);
 }
 
 export const handler = makeHandler(defaultDeps());

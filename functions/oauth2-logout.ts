@@ -1,9 +1,9 @@
 import { type Deps, defaultDeps } from '../lib/deps';
 import { ForbiddenError, ValidationError } from '../lib/errors';
-import { pageHandler } from '../lib/hosted/http';
+import { hostedPage } from '../lib/hosted/http';
 import { logoutForm, logoutQuery, rpInitiatedLogout } from '../lib/hosted/logout';
+import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc } from '../lib/http/operation-doc';
-import { requestSource } from '../lib/http/request-source';
 
 /** The query of GET (OpenID Connect RP-Initiated Logout 1.0, section 2). */
 export const query = logoutQuery;
@@ -12,7 +12,7 @@ export const body = logoutForm;
 
 /** GET|POST /oauth2/logout (docs/api.md 11.12): ends the browser session, then back to the app or the signed-out page. */
 export function makeHandler(deps: Deps) {
-  return pageHandler(deps, (event, log) => rpInitiatedLogout({ ...deps, log, source: requestSource(event) }, event));
+  return httpHandler(deps, { ...hostedPage, body }, ({ deps, event, body }) => rpInitiatedLogout(deps, event, body));
 }
 
 export const handler = makeHandler(defaultDeps());

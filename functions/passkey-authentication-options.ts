@@ -4,13 +4,17 @@ import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { existingTenantId, username } from '../lib/http/schemas';
+import { authenticationOptions as authenticationOptionsAnswer } from '../lib/passkeys/api-schemas';
 import { passkeyAuthenticationOptions } from '../lib/passkeys/ceremonies';
 
 export const body = z.object({ username: username.optional(), tenantId: existingTenantId.optional() });
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = authenticationOptionsAnswer;
+
 /** POST /auth/passkeys/authentication/options (docs/api.md 12.5): the request options of a passkey sign-in. */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'none', body }, async ({ body, deps }) =>
+  return httpHandler(deps, { identity: 'none', response, body }, async ({ body, deps }) =>
     ok({
       options: await passkeyAuthenticationOptions(deps, {
         tenantId: body.tenantId ?? deps.config.defaultTenantId,

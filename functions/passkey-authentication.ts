@@ -7,13 +7,17 @@ import { ok } from '../lib/http/reply';
 import { existingTenantId } from '../lib/http/schemas';
 import { credential } from '../lib/passkeys/api-schemas';
 import { signInWithPasskey } from '../lib/passkeys/sign-in';
+import { authPayload as authPayloadAnswer } from '../lib/sessions/api-schemas';
 import { deviceOf } from '../lib/sessions/device';
 
 export const body = z.object({ credential, tenantId: existingTenantId.optional() });
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = authPayloadAnswer;
+
 /** POST /auth/passkeys/authentication (docs/api.md 12.6): a passkey sign-in, a new session; a passkey satisfies MFA. */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'none', body }, async ({ body, deps, sourceIp, event }) => {
+  return httpHandler(deps, { identity: 'none', response, body }, async ({ body, deps, sourceIp, event }) => {
     const tenantId = body.tenantId ?? deps.config.defaultTenantId;
     return ok(await signInWithPasskey(deps, { tenantId, credential: body.credential, sourceIp }, deviceOf(event)));
   });

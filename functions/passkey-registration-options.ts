@@ -4,10 +4,14 @@ import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, recentRequired, unauthorized } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { authorizeFactorChange } from '../lib/mfa/step-up';
+import { registrationOptions as registrationOptionsAnswer } from '../lib/passkeys/api-schemas';
 import { passkeyRegistrationOptions } from '../lib/passkeys/ceremonies';
 import { recentAuthentication } from '../lib/sessions/recent-auth';
 
 export const body = z.strictObject({});
+
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = registrationOptionsAnswer;
 
 /**
  * POST /auth/passkeys/registration/options (docs/api.md 12.1, recent): the creation options
@@ -16,7 +20,7 @@ export const body = z.strictObject({});
 export function makeHandler(deps: Deps) {
   return httpHandler(
     deps,
-    { identity: 'required', body, authorize: recentAuthentication(deps, (identity) => authorizeFactorChange(deps, identity)) },
+    { identity: 'required', response, body, authorize: recentAuthentication(deps, (identity) => authorizeFactorChange(deps, identity)) },
     async ({ identity, deps }) => ok({ options: await passkeyRegistrationOptions(deps, identity) }),
   );
 }

@@ -8,6 +8,7 @@ import { ok } from '../lib/http/reply';
 import { SECOND_FACTORS } from '../lib/mfa/methods';
 import { deviceOf } from '../lib/sessions/device';
 import { reauthenticate } from '../lib/sessions/reauthenticate';
+import { reauthenticated as reauthenticatedAnswer } from '../lib/users/account-schemas';
 
 export const body = z.object({
   password: z.string().min(1).max(1024),
@@ -15,10 +16,13 @@ export const body = z.object({
   mfaMethod: z.enum(SECOND_FACTORS).optional(),
 });
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = reauthenticatedAnswer;
+
 /** POST /auth/reauthenticate (docs/api.md 8.1): a fresh proof for the caller's session, a new access token. */
 export function makeHandler(deps: Deps) {
   requireMfaConfig(deps.config);
-  return httpHandler(deps, { identity: 'required', body }, async ({ body, identity, deps, event }) =>
+  return httpHandler(deps, { identity: 'required', response, body }, async ({ body, identity, deps, event }) =>
     ok(await reauthenticate(deps, identity, body, deviceOf(event))),
   );
 }

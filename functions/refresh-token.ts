@@ -4,14 +4,18 @@ import { UnauthorizedError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
+import { authPayload as authPayloadAnswer } from '../lib/sessions/api-schemas';
 import { deviceOf } from '../lib/sessions/device';
 import { refreshSession } from '../lib/sessions/sessions';
 
 export const body = z.object({ refreshToken: z.string().min(1).max(512) });
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = authPayloadAnswer;
+
 /** POST /auth/refresh (docs/api.md 4.2). */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'none', body }, async ({ body, deps, event }) =>
+  return httpHandler(deps, { identity: 'none', response, body }, async ({ body, deps, event }) =>
     ok(await refreshSession(deps, body.refreshToken, deviceOf(event))),
   );
 }

@@ -8,6 +8,7 @@ import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operat
 import { ok } from '../lib/http/reply';
 import { existingTenantId, shopId, username } from '../lib/http/schemas';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
+import { authPayload as authPayloadAnswer } from '../lib/sessions/api-schemas';
 import { deviceOf } from '../lib/sessions/device';
 import { authorizeRegistration, register } from '../lib/users/register';
 import { ROLES } from '../lib/users/user';
@@ -22,6 +23,9 @@ export const body = z.object({
   email: z.email().max(254).optional(),
 });
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = authPayloadAnswer;
+
 /** POST /auth/register (docs/api.md 4.3): anonymous for a new tenant's first ADMIN, else an ADMIN of the tenant. */
 export function makeHandler(deps: Deps) {
   requireClientSecretPepper(deps.config);
@@ -29,6 +33,7 @@ export function makeHandler(deps: Deps) {
     deps,
     {
       identity: 'optional',
+      response,
       body,
       authorize: (caller, raw) => authorizeRegistration(deps, caller, existingTenantId.safeParse(raw.tenantId).data),
     },

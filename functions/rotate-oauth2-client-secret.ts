@@ -5,6 +5,7 @@ import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { CLIENT_NOT_FOUND, PREVIOUS_SECRET_MAX_SECONDS, rotateClientSecret } from '../lib/oauth/client-admin';
+import { oneClient as oneClientAnswer } from '../lib/oauth/client-api-schemas';
 import { clientPath, clientSecretField } from '../lib/oauth/client-schemas';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 
@@ -16,10 +17,13 @@ export const body = z.strictObject({
 
 export const params = clientPath;
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = oneClientAnswer;
+
 /** POST /oauth2/clients/{clientId}/secrets (docs/api.md 9.13): a new secret; the old one works until it expires. */
 export function makeHandler(deps: Deps) {
   requireClientSecretPepper(deps.config);
-  return httpHandler(deps, { identity: 'required', role: 'ADMIN', body, params }, async ({ body, params, identity, deps }) =>
+  return httpHandler(deps, { identity: 'required', response, role: 'ADMIN', body, params }, async ({ body, params, identity, deps }) =>
     ok({ client: await rotateClientSecret(deps, identity, params.clientId, body) }),
   );
 }

@@ -5,6 +5,7 @@ import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { CLIENT_NOT_FOUND, updateClient } from '../lib/oauth/client-admin';
+import { oneClient as oneClientAnswer } from '../lib/oauth/client-api-schemas';
 import { clientPath, grantTypesField, redirectUriField, scopeField } from '../lib/oauth/client-schemas';
 import { SIGNING_ALGORITHMS } from '../lib/tokens/signing-keys';
 
@@ -22,9 +23,12 @@ export const body = z.strictObject({
 
 export const params = clientPath;
 
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = oneClientAnswer;
+
 /** PATCH /oauth2/clients/{clientId} (docs/api.md 9.11): changes a client of the ADMIN's tenant. */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'required', role: 'ADMIN', body, params }, async ({ body, params, identity, deps }) =>
+  return httpHandler(deps, { identity: 'required', response, role: 'ADMIN', body, params }, async ({ body, params, identity, deps }) =>
     ok({ client: await updateClient(deps, identity, params.clientId, body) }),
   );
 }

@@ -88,6 +88,36 @@ export const ERROR_CODES = [
 /** One of {@link ERROR_CODES}. */
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
+/**
+ * The `error` codes the token, revocation and introspection endpoints answer with when
+ * called the RFC way (docs/api.md 5.6): RFC 6749 5.2 (RFC 7009 2.2.1 and RFC 7662 2.3
+ * reuse them), RFC 8707 2 `invalid_target`, and RFC 6749 4.1.2.1's
+ * `temporarily_unavailable` for a 5xx.
+ */
+export const OAUTH_ERROR_CODES = [
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'invalid_target',
+  'temporarily_unavailable',
+] as const;
+
+/** One of {@link OAUTH_ERROR_CODES}. */
+export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
+
+/**
+ * The `error` of a redirect back to the client from the authorization endpoint
+ * (docs/api.md 11.5-11.10): RFC 6749 4.1.2.1 `access_denied`, OpenID Connect Core
+ * 3.1.2.6 `login_required` and `consent_required` (`prompt=none`).
+ */
+export type AuthorizationErrorCode = 'access_denied' | 'login_required' | 'consent_required';
+
+/** The `error` of a `WWW-Authenticate: Bearer` challenge (RFC 6750 3.1). */
+export type BearerErrorCode = 'invalid_token' | 'insufficient_scope';
+
 /** One problem of a validation failure: the field's path (`body`/`query` for the whole input) and what is wrong. */
 export interface FieldProblem {
   path: string;
@@ -233,8 +263,8 @@ export class OAuthError extends AppError {
   constructor(
     statusCode: number,
     message: string,
-    /** RFC 6749 5.2 / RFC 7009 2.2.1 error code, e.g. `invalid_grant`. */
-    readonly oauthCode: string,
+    /** RFC 6749 5.2 error code, e.g. `invalid_grant`. */
+    readonly oauthCode: OAuthErrorCode,
     headers: Record<string, string> = {},
     code: ErrorCode = defaultCode(statusCode),
   ) {

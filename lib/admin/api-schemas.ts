@@ -8,7 +8,7 @@ import type { AdminUserView } from './users';
 
 /*
  * The answers of the tenant administration (docs/api.md 9) as schemas, like
- * lib/http/api-schemas.ts: docs/openapi.json is generated from them.
+ * lib/sessions/api-schemas.ts: docs/openapi.json is generated from them.
  */
 
 /** docs/api.md 9: a user as an ADMIN sees it. */

@@ -1,11 +1,12 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as z from 'zod';
 import { DEVICE_COOKIE_PATHS, deviceCookie, deviceCookieName } from '../abuse/device-token';
 import { epochSeconds } from '../clock';
 import { constantEquals } from '../crypto/constant-equals';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
-import { AppError, ValidationError } from '../errors';
+import { AppError, type AuthorizationErrorCode, ValidationError } from '../errors';
+import type { Reply } from '../http/reply';
 import { username } from '../http/schemas';
 import { SECOND_FACTORS } from '../mfa/methods';
 import { type AuthorizationRequest, authorizationQuery, authorize, checkAuthorizationRequest, withQuery } from '../oauth/authorization';
@@ -18,7 +19,7 @@ import { type Opening, type SignedIn, type SignInAttempt, signIn, withDeviceToke
 import { isLive } from '../token-families/refresh-family';
 import { isOfCurrentEpoch, type User } from '../users/user';
 import { currentBrowserSession, SESSION_COOKIE, startBrowserSession } from './browser-session';
-import { browserRedirect, checkOrigin, cookiesOf, crossSite, formOf, hostCookie, page } from './http';
+import { browserRedirect, checkOrigin, cookiesOf, crossSite, hostCookie, page } from './http';
 import { INTERACTION_TTL_SECONDS, type Interaction, type InteractionStage } from './interaction';
 import { ConsentPage, SecondFactorPage, SignInPage } from './pages';
 import { passkeySignIn } from './passkey-pages';
@@ -35,7 +36,7 @@ export type HostedDeps = Pick<
   Deps,
   'config' | 'clock' | 'random' | 'log' | 'store' | 'hasher' | 'keys' | 'mfaSecrets' | 'mfaDelivery' | 'deviceTokens' | 'source'
 >;
-type Result = APIGatewayProxyStructuredResultV2;
+type Result = Reply;
 
 /** The pending interaction's cookie: binds the forms to the browser that began it. */
 const INTERACTION_COOKIE = '__Host-interaction';
@@ -59,7 +60,7 @@ export function isBrowserNavigation(event: APIGatewayProxyEventV2): boolean {
 }
 
 /** Where the client gets an error (RFC 6749 4.1.2.1, with `iss` of RFC 9207). */
-const errorRedirect = (deps: HostedDeps, request: AuthorizationRequest, error: string) =>
+const errorRedirect = (deps: HostedDeps, request: AuthorizationRequest, error: AuthorizationErrorCode) =>
   withQuery(request.redirect_uri, { error, state: request.state, iss: deps.config.issuer });
 
 export const clientName = (client: OAuthClient) => client.clientName || client.clientId;
@@ -269,8 +270,7 @@ export const signInForm = z.strictObject({
  * POST /auth/login (attempt limit, unknown users alike, audit); a user with MFA goes on
  * to the second-factor page.
  */
-export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEventV2): Promise<Result> {
-  const form = formOf(event, signInForm);
+export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEventV2, form: z.output<typeof signInForm>): Promise<Result> {
   const found = await postedInteraction(deps, event, form.csrf, 'sign_in');
   const { interaction, client } = found;
   const tenantId = interaction.tenantId;
@@ -329,8 +329,11 @@ export const secondFactorForm = z.strictObject({
  * lib/mfa/second-factor.ts as at login (lockout included); an empty code sends a new one
  * to an SMS or EMAIL method.
  */
-export async function submitSecondFactor(deps: HostedDeps, event: APIGatewayProxyEventV2): Promise<Result> {
-  const form = formOf(event, secondFactorForm);
+export async function submitSecondFactor(
+  deps: HostedDeps,
+  event: APIGatewayProxyEventV2,
+  form: z.output<typeof secondFactorForm>,
+): Promise<Result> {
   const found = await postedInteraction(deps, event, form.csrf, 'second_factor');
   const { interaction } = found;
   const user = interaction.userId ? await deps.store.users.findById(interaction.tenantId, interaction.userId) : undefined;
@@ -371,8 +374,7 @@ export const consentForm = z.strictObject({
  * POST /oauth2/hosted/consent (docs/api.md 11.10): in the browser session the consent page
  * was shown in; deny sends `error=access_denied` to the client, allow the code.
  */
-export async function submitConsent(deps: HostedDeps, event: APIGatewayProxyEventV2): Promise<Result> {
-  const form = formOf(event, consentForm);
+export async function submitConsent(deps: HostedDeps, event: APIGatewayProxyEventV2, form: z.output<typeof consentForm>): Promise<Result> {
   const { interaction } = await postedInteraction(deps, event, form.csrf, 'consent');
   const current = await currentBrowserSession(deps, cookiesOf(event).get(SESSION_COOKIE), interaction.tenantId);
   if (!current || current.session.id !== interaction.sessionId) throw expired();

@@ -1,16 +1,9 @@
 import { createHash } from 'node:crypto';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { VNode } from 'preact';
-import type * as z from 'zod';
-import { AppError, ForbiddenError, ValidationError } from '../errors';
-import { isTransient } from '../http/respond';
-import type { Logger } from '../log';
+import { type AppError, ForbiddenError } from '../errors';
+import type { Reply } from '../http/reply';
 import { ErrorPage, renderPage, STYLESHEET } from './pages';
-
-type Result = APIGatewayProxyStructuredResultV2;
-
-/** The most a form of the hosted pages may weigh (a password of 1024 characters and the rest). */
-const MAX_FORM_BYTES = 8 * 1024;
 
 const hashSource = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
 const styleHash = hashSource(STYLESHEET);
@@ -52,18 +45,18 @@ export interface PageOptions {
   scripts?: string[];
 }
 
-/** A hosted page as the Lambda result. */
-export function page(statusCode: number, content: VNode, options: PageOptions = {}): Result {
+/** A hosted page as the route's reply. */
+export function page(statusCode: number, content: VNode, options: PageOptions = {}): Reply {
   return {
     statusCode,
     headers: { ...pageHeaders(options.redirectUri, options.scripts), ...options.headers },
-    body: renderPage(content),
+    html: renderPage(content),
     ...(options.cookies?.length ? { cookies: options.cookies } : {}),
   };
 }
 
 /** A redirect of the browser: 303 after a form (RFC 9110 15.4.4), else 302. */
-export function browserRedirect(location: string, options: { afterForm?: boolean; cookies?: string[] } = {}): Result {
+export function browserRedirect(location: string, options: { afterForm?: boolean; cookies?: string[] } = {}): Reply {
   return {
     statusCode: options.afterForm ? 303 : 302,
     headers: { Location: location, 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' },
@@ -100,41 +93,14 @@ export function checkOrigin(event: APIGatewayProxyEventV2, issuer: string): void
 
 export const crossSite = () => new ForbiddenError('Cross-site request refused', { code: 'CROSS_SITE_REQUEST' });
 
-/** A form body parsed by `schema`; 400 `Invalid form body` otherwise (never naming what the body held). */
-export function formOf<S extends z.ZodType>(event: APIGatewayProxyEventV2, schema: S): z.output<S> {
-  const type = event.headers?.['content-type'] ?? '';
-  const raw = event.body === undefined ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
-  const invalid = () => new ValidationError('Invalid form body', { code: 'INVALID_FORM' });
-  if (!type.toLowerCase().startsWith('application/x-www-form-urlencoded') || raw.length > MAX_FORM_BYTES) throw invalid();
-  const params = new URLSearchParams(raw);
-  const fields: Record<string, string> = {};
-  for (const [name, value] of params) {
-    // A repeated field is ambiguous: refused rather than guessed.
-    if (Object.hasOwn(fields, name)) throw invalid();
-    fields[name] = value;
-  }
-  const parsed = schema.safeParse(fields);
-  if (!parsed.success) throw invalid();
-  return parsed.data;
-}
-
 /**
- * The Lambda handler of a hosted page: an AppError becomes the error page with its status
- * and message (docs/api.md 11.9), anything else is logged and answered 500, or 503 when a
- * dependency is down; its text never leaves.
+ * What makes a route of lib/http/handler.ts a hosted page (docs/api.md 11.8, 11.9): no
+ * caller identity but the browser's cookies, a form body, and every error as the error
+ * page with its status and message; the 500 and 503 that stand for an unexpected error
+ * say no more than the envelope would.
  */
-export function pageHandler(deps: { log: Logger }, handle: (event: APIGatewayProxyEventV2, log: Logger) => Promise<Result>) {
-  return async (event: APIGatewayProxyEventV2): Promise<Result> => {
-    const log = deps.log.child({ requestId: event.requestContext?.requestId });
-    try {
-      return await handle(event, log);
-    } catch (error) {
-      if (error instanceof AppError) return page(error.statusCode, <ErrorPage message={error.message} />, { headers: error.headers });
-      const transient = isTransient(error);
-      log.error(transient ? 'dependency_unavailable' : 'unhandled_error', { error });
-      return transient
-        ? page(503, <ErrorPage message="Service unavailable" />, { headers: { 'Retry-After': '1' } })
-        : page(500, <ErrorPage message="Internal server error" />);
-    }
-  };
-}
+export const hostedPage = {
+  identity: 'none',
+  page: true,
+  formatError: (error: AppError) => page(error.statusCode, <ErrorPage message={error.message} />, { headers: error.headers }),
+} as const;

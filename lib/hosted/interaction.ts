@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { authorizationQuery } from '../oauth/authorization';
+import { authorizationQuery } from '../oauth/authorization-request';
 import { AMR_VALUES } from '../sessions/session';
 
 /** How long a pending sign-in waits for the user (docs/api.md 11.5). */

@@ -1,17 +1,18 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as z from 'zod';
 import { bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import { constantEquals } from '../crypto/constant-equals';
 import type { Deps } from '../deps';
 import { ValidationError } from '../errors';
+import type { Reply } from '../http/reply';
 import { withQuery } from '../oauth/authorization';
 import type { OAuthClient } from '../oauth/client';
 import { type IdTokenHint, verifyIdTokenHint } from '../oidc/id-token-hint';
 import type { Session } from '../sessions/session';
 import type { User } from '../users/user';
 import { currentBrowserSession, endedSessionCookie, SESSION_COOKIE, sessionBoundToken, tenantOfCookie } from './browser-session';
-import { browserRedirect, checkOrigin, cookiesOf, crossSite, formOf, page } from './http';
+import { browserRedirect, checkOrigin, cookiesOf, crossSite, page } from './http';
 import { ConfirmSignOutPage, type LogoutParameters, SignedOutPage } from './signed-out';
 import { tenantName } from './tenant-name';
 
@@ -22,7 +23,7 @@ import { tenantName } from './tenant-name';
  */
 
 export type LogoutDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'publicKeys' | 'source'>;
-type Result = APIGatewayProxyStructuredResultV2;
+type Result = Reply;
 
 /** The parameters of section 2 of the spec; `logout_hint` and `ui_locales` are taken and not used. */
 const logoutParameters = {
@@ -39,6 +40,8 @@ export const logoutQuery = z.strictObject(logoutParameters);
 
 /** POST /oauth2/logout's form: the same parameters, and `csrf` when it is our confirmation page's. */
 export const logoutForm = z.strictObject({ ...logoutParameters, csrf: z.string().min(1).max(128).optional() });
+/** The form of a POST as the chain validated it (an empty one for a GET). */
+type LogoutForm = z.output<typeof logoutForm>;
 
 /** What the confirmation's CSRF token is derived for (lib/hosted/browser-session.ts sessionBoundToken). */
 const CONFIRMATION = 'logout-confirmation';
@@ -71,8 +74,8 @@ async function requestingClient(
 }
 
 /** The request's parameters: the query of a GET, the form of a POST (spec section 2 allows both). */
-function parametersOf(event: APIGatewayProxyEventV2): LogoutParameters & { csrf?: string | undefined } {
-  if (event.requestContext?.http?.method === 'POST') return formOf(event, logoutForm);
+function parametersOf(event: APIGatewayProxyEventV2, form: LogoutForm): LogoutParameters & { csrf?: string | undefined } {
+  if (event.requestContext?.http?.method === 'POST') return form;
   const parsed = logoutQuery.safeParse(event.queryStringParameters ?? {});
   if (!parsed.success) throw invalidRequest();
   return parsed.data;
@@ -105,9 +108,9 @@ async function endBrowserSession(deps: LogoutDeps, current: { session: Session; 
  * user first, by a confirmation form bound to the session (a cross-site page can neither
  * end a session nor skip the question).
  */
-export async function rpInitiatedLogout(deps: LogoutDeps, event: APIGatewayProxyEventV2): Promise<Result> {
+export async function rpInitiatedLogout(deps: LogoutDeps, event: APIGatewayProxyEventV2, form: LogoutForm): Promise<Result> {
   const isPost = event.requestContext?.http?.method === 'POST';
-  const { csrf, ...parameters } = parametersOf(event);
+  const { csrf, ...parameters } = parametersOf(event, form);
   if (csrf !== undefined) checkOrigin(event, deps.config.issuer);
   const { hint, client } = await requestingClient(deps, parameters);
   const target = parameters.post_logout_redirect_uri;

@@ -1,8 +1,9 @@
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as z from 'zod';
 import { constantEquals } from '../crypto/constant-equals';
 import type { Deps } from '../deps';
 import { AppError, UnauthorizedError } from '../errors';
+import type { Reply } from '../http/reply';
 import { authorizeFactorChange, mayChangeFactors } from '../mfa/step-up';
 import { listPasskeys, passkeyRegistrationOptions, registerPasskey, verifyPasskeySignIn } from '../passkeys/ceremonies';
 import { isRecentAuthentication, requireRecentAuthentication } from '../sessions/recent-auth';
@@ -10,7 +11,7 @@ import type { Session } from '../sessions/session';
 import type { User } from '../users/user';
 import { browserSessionOfCookie, SESSION_COOKIE } from './browser-session';
 import { browserSignIn, clientName, type HostedDeps, postedInteraction, signedIn } from './flow';
-import { browserRedirect, checkOrigin, cookiesOf, crossSite, formOf, page } from './http';
+import { browserRedirect, checkOrigin, cookiesOf, crossSite, page } from './http';
 import type { Interaction } from './interaction';
 import { SignInPage } from './pages';
 import { PASSKEY_SCRIPT, PasskeysPage, passkeySignIn } from './passkey-pages';
@@ -24,7 +25,7 @@ import { tenantName } from './tenant-name';
  */
 
 export type PasskeyHostedDeps = HostedDeps & Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store'>;
-type Result = APIGatewayProxyStructuredResultV2;
+type Result = Reply;
 
 /** The page where a signed-in browser adds a passkey. */
 export const PASSKEYS_PAGE_PATH = '/oauth2/hosted/passkeys';
@@ -53,8 +54,11 @@ export const passkeySignInForm = z.strictObject({
  * verification at once: no second-factor page. A refused one shows the sign-in page again
  * with its 401 `Invalid passkey` (and a new challenge).
  */
-export async function submitPasskeySignIn(deps: PasskeyHostedDeps, event: APIGatewayProxyEventV2): Promise<Result> {
-  const form = formOf(event, passkeySignInForm);
+export async function submitPasskeySignIn(
+  deps: PasskeyHostedDeps,
+  event: APIGatewayProxyEventV2,
+  form: z.output<typeof passkeySignInForm>,
+): Promise<Result> {
   const found = await postedInteraction(deps, event, form.csrf, 'sign_in');
   const { interaction } = found;
   let proven: Awaited<ReturnType<typeof verifyPasskeySignIn>>;
@@ -167,8 +171,11 @@ export const addPasskeyForm = z.strictObject({
  * denied`); then back to the page (303). A refused credential shows the page again with
  * the ceremony's failure.
  */
-export async function submitPasskey(deps: PasskeyHostedDeps, event: APIGatewayProxyEventV2): Promise<Result> {
-  const form = formOf(event, addPasskeyForm);
+export async function submitPasskey(
+  deps: PasskeyHostedDeps,
+  event: APIGatewayProxyEventV2,
+  form: z.output<typeof addPasskeyForm>,
+): Promise<Result> {
   checkOrigin(event, deps.config.issuer);
   const current = await signedInBrowser(deps, event);
   if (!constantEquals(form.csrf, current.csrf)) throw crossSite();

@@ -4,15 +4,16 @@ import httpSecurityHeaders from '@middy/http-security-headers';
 import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { z } from 'zod';
+import type { Identity } from '../caller';
 import type { Config } from '../config';
 import type { Logger } from '../log';
-import type { Identity } from '../tokens/access-token';
 import { type BodyFormat, bodyFormat } from './middlewares/body-format';
 import { bodyLimit } from './middlewares/body-limit';
 import { cors } from './middlewares/cors';
 import { type IdentityOptions, type IdentityRule, identity } from './middlewares/identity';
+import { invalidForm, pageForm } from './middlewares/page-form';
 import { type ValidateOptions, validate } from './middlewares/validate';
-import type { Reply } from './reply';
+import type { Reply, Success } from './reply';
 import { type RequestSource, requestSource } from './request-source';
 import { type ErrorFormat, respond, toResult } from './respond';
 
@@ -32,18 +33,30 @@ export interface RouteOptions<
   Q extends z.ZodType,
   I extends IdentityRule = IdentityRule,
   P extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
 > extends IdentityOptions,
     ValidateOptions {
   identity: I;
   body?: B;
   query?: Q;
   params?: P;
+  /**
+   * The `data` of the route's success envelope (docs/api.md 5): the handler's `ok()`
+   * must give what it describes, or the function does not compile. Types only: the
+   * answer is not parsed.
+   */
+  response?: R;
   /** Also accept `application/x-www-form-urlencoded` bodies (the OAuth endpoints). */
   acceptForm?: boolean;
   /** Cache-Control of successful answers; `no-store` unless said otherwise. */
   cacheControl?: string;
-  /** Answers errors in another format than the envelope where it applies (the OAuth endpoints' RFC format). */
+  /** Answers errors in another format than the envelope where it applies (the OAuth endpoints' RFC format, the error page). */
   formatError?: ErrorFormat;
+  /**
+   * A hosted page (docs/api.md 11.8): `body` is the schema of a form, refused as a whole
+   * (lib/http/middlewares/page-form.ts), and the answer keeps the headers the page set.
+   */
+  page?: boolean;
 }
 
 export interface RouteRequest<D, B, Q, I extends IdentityRule = IdentityRule, P = unknown> {
@@ -65,7 +78,13 @@ export interface RouteRequest<D, B, Q, I extends IdentityRule = IdentityRule, P 
   sourceIp: string | undefined;
 }
 
-export type RouteHandler<D, B, Q, I extends IdentityRule, P = unknown> = (request: RouteRequest<D, B, Q, I, P>) => Promise<Reply>;
+/** A route's handler; `A` is the JSON its answers may carry (the envelope of the route's `response`). */
+export type RouteHandler<D, B, Q, I extends IdentityRule, P = unknown, A = unknown> = (
+  request: RouteRequest<D, B, Q, I, P>,
+) => Promise<Reply<A>>;
+
+/** The JSON of a route's answers: anything, or the success envelope of its declared `response`. */
+type AnswerOf<R extends z.ZodType> = z.ZodType extends R ? unknown : Success<z.input<R>>;
 
 /** A function's Lambda handler: an API Gateway HTTP API (payload 2.0) event in, its result out. */
 export type HttpHandler = MiddyfiedHandler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
@@ -88,6 +107,18 @@ const securityHeaders = () =>
     reportTo: false,
   });
 
+/** The middlewares between the error mapper and validation of a JSON route, the OAuth endpoints' forms included. */
+function jsonInput(options: RouteOptions<z.ZodType, z.ZodType>) {
+  return [
+    bodyLimit(),
+    identity(options),
+    bodyFormat(options.acceptForm ?? false),
+    ...(options.acceptForm ? [httpUrlencodeBodyParser<APIGatewayProxyEventV2>({ disableContentTypeError: true })] : []),
+    // Skips form bodies; every other body is JSON by now (bodyFormat).
+    httpJsonBodyParser<APIGatewayProxyEventV2>({ disableContentTypeError: true }),
+  ];
+}
+
 /**
  * The middy chain of every HTTP function, in this order: CORS and security headers on
  * every answer (outermost), errors into answers, the body size limit, identity from the
@@ -95,6 +126,11 @@ const securityHeaders = () =>
  * validation, then the handler. So a call without identity and with bad input gets
  * 401/403, never 400 (docs/api.md 2). The handler gets the function's deps with the
  * request's logger.
+ *
+ * A hosted page runs the same chain with a form in place of the JSON body (its own
+ * size limit, then middy's form parser) and without the CORS and JSON security headers:
+ * a page sets its own (docs/api.md 11.8), which @middy/http-security-headers would
+ * overwrite, and no other origin reads it.
  */
 export function httpHandler<
   D extends HttpDeps,
@@ -102,7 +138,12 @@ export function httpHandler<
   B extends z.ZodType = z.ZodUndefined,
   Q extends z.ZodType = z.ZodUndefined,
   P extends z.ZodType = z.ZodUndefined,
->(deps: D, options: RouteOptions<B, Q, I, P>, handle: RouteHandler<D, z.output<B>, z.output<Q>, I, z.output<P>>): HttpHandler;
+  R extends z.ZodType = z.ZodType,
+>(
+  deps: D,
+  options: RouteOptions<B, Q, I, P, R>,
+  handle: RouteHandler<D, z.output<B>, z.output<Q>, I, z.output<P>, AnswerOf<R>>,
+): HttpHandler;
 // Callers see the request typed from their options (a required identity is there; the body is
 // what the schema outputs), which is what the chain guarantees; here it is handled in general.
 export function httpHandler(
@@ -110,33 +151,29 @@ export function httpHandler(
   options: RouteOptions<z.ZodType, z.ZodType>,
   handle: RouteHandler<HttpDeps, unknown, unknown, IdentityRule>,
 ): HttpHandler {
-  return (
-    middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>({ timeoutEarlyInMillis: 0 })
-      .use(cors(deps.config))
-      .use(securityHeaders())
-      .use(respond(deps, options.formatError))
-      .use(bodyLimit())
-      .use(identity(options))
-      .use(bodyFormat(options.acceptForm ?? false))
-      .use(options.acceptForm ? [httpUrlencodeBodyParser<APIGatewayProxyEventV2>({ disableContentTypeError: true })] : [])
-      // Skips form bodies; every other body is JSON by now (bodyFormat).
-      .use(httpJsonBodyParser<APIGatewayProxyEventV2>({ disableContentTypeError: true }))
-      .use(validate(options))
-      .handler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(async (event, context) => {
-        const requestId = event.requestContext?.requestId ?? context.awsRequestId;
-        const reply = await handle({
-          body: event.input.body,
-          query: event.input.query,
-          params: event.input.params,
-          identity: event.identity,
-          deps: { ...deps, log: deps.log.child({ requestId }), source: requestSource(event) },
-          bodyFormat: event.bodyFormat,
-          headers: event.headers ?? {},
-          event,
-          cookies: event.cookies ?? event.headers?.cookie?.split(/;\s*/) ?? [],
-          sourceIp: event.requestContext?.http?.sourceIp,
-        });
-        return toResult(reply, options.cacheControl ?? 'no-store');
-      })
-  );
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>({ timeoutEarlyInMillis: 0 })
+    .use(options.page ? [] : [cors(deps.config), securityHeaders()])
+    .use(respond(deps, options.formatError))
+    .use(
+      options.page
+        ? [identity(options), pageForm(), httpUrlencodeBodyParser<APIGatewayProxyEventV2>({ disableContentTypeError: true })]
+        : jsonInput(options),
+    )
+    .use(validate(options.page ? { ...options, bodyRefusal: invalidForm } : options))
+    .handler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(async (event, context) => {
+      const requestId = event.requestContext?.requestId ?? context.awsRequestId;
+      const reply = await handle({
+        body: event.input.body,
+        query: event.input.query,
+        params: event.input.params,
+        identity: event.identity,
+        deps: { ...deps, log: deps.log.child({ requestId }), source: requestSource(event) },
+        bodyFormat: event.bodyFormat ?? 'form',
+        headers: event.headers ?? {},
+        event,
+        cookies: event.cookies ?? event.headers?.cookie?.split(/;\s*/) ?? [],
+        sourceIp: event.requestContext?.http?.sourceIp,
+      });
+      return toResult(reply, options.cacheControl ?? 'no-store');
+    });
 }

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as z from 'zod';
-import type { Identity } from '../tokens/access-token';
-import { ROLES } from '../users/user';
+import type { Identity } from '../caller';
+import { ROLES } from '../caller';
 
 /**
  * The authorizer's context as API Gateway hands it over (`requestContext.authorizer.lambda`).

@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { AppError, type ErrorCode, type FieldProblem, ServiceUnavailableError, ValidationError } from '../errors';
+import { AppError, type ErrorCode, type FieldProblem, ValidationError } from '../errors';
 import type { Logger } from '../log';
 import type { Reply } from './reply';
 
@@ -50,11 +50,12 @@ export function failureEnvelope(error: AppError): { success: false; error: strin
 }
 
 /**
- * The Lambda result of a Reply: JSON with its content type, and `cacheControl` unless the
- * reply sets its own `Cache-Control`. middy's CORS and security-header middlewares add
- * theirs afterwards.
+ * The Lambda result of a Reply: JSON with its content type, or a page as it is, and
+ * `cacheControl` unless the reply sets its own `Cache-Control`. middy's CORS and
+ * security-header middlewares add theirs afterwards (not to pages: lib/http/handler.ts).
  */
 export function toResult(reply: Reply, cacheControl: string): APIGatewayProxyStructuredResultV2 {
+  const body = reply.json === undefined ? reply.html : JSON.stringify(reply.json);
   return {
     statusCode: reply.statusCode,
     headers: {
@@ -62,22 +63,28 @@ export function toResult(reply: Reply, cacheControl: string): APIGatewayProxyStr
       'Cache-Control': cacheControl,
       ...reply.headers,
     },
-    ...(reply.json === undefined ? {} : { body: JSON.stringify(reply.json) }),
+    ...(body === undefined ? {} : { body }),
+    ...(reply.cookies?.length ? { cookies: reply.cookies } : {}),
   };
 }
 
 /**
- * Answers an AppError in another format than the envelope (the OAuth endpoints called
- * the RFC way); undefined keeps the envelope.
+ * Answers an error in another format than the envelope: the OAuth endpoints called the
+ * RFC way answer an AppError their way, the hosted pages answer every error as the error
+ * page. `unexpected` says the error is the 500 or 503 that stands for one that is not an
+ * AppError. Undefined keeps the envelope.
  */
-export type ErrorFormat = (error: AppError, event: APIGatewayProxyEventV2) => Reply | undefined;
+export type ErrorFormat = (error: AppError, event: APIGatewayProxyEventV2, unexpected: boolean) => Reply | undefined;
+
+/** The envelope's answer of an error (docs/api.md 2). */
+const envelope = (error: AppError): Reply => ({ statusCode: error.statusCode, headers: error.headers, json: failureEnvelope(error) });
 
 /**
  * The one place that turns errors into answers: an AppError (or a body middy's JSON
  * parser refused: 400 `Invalid JSON body`) into the failure envelope with `no-store`.
  * Anything else is logged with the request id and answered 500 `Internal server error`,
  * or 503 `Service unavailable` with `Retry-After` when a dependency is down; its text
- * never leaves.
+ * never leaves. A route's `formatError` may answer in its own format instead.
  */
 export function respond(
   deps: { log: Logger },
@@ -85,24 +92,20 @@ export function respond(
 ): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
   return {
     onError: (request) => {
-      const error = asAppError(request.error);
-      if (error) {
-        const reply = formatError?.(error, request.event) ?? {
-          statusCode: error.statusCode,
-          headers: error.headers,
-          json: failureEnvelope(error),
-        };
-        request.response = toResult(reply, 'no-store');
-        return;
+      const known = asAppError(request.error);
+      let error = known;
+      if (!error) {
+        const transient = isTransient(request.error);
+        deps.log.error(transient ? 'dependency_unavailable' : 'unhandled_error', {
+          requestId: request.event.requestContext?.requestId ?? request.context.awsRequestId,
+          error: request.error,
+        });
+        error = transient
+          ? new AppError(503, 'Service unavailable', { 'Retry-After': '1' }, 'SERVICE_UNAVAILABLE')
+          : new AppError(500, 'Internal server error');
       }
-      const transient = isTransient(request.error);
-      deps.log.error(transient ? 'dependency_unavailable' : 'unhandled_error', {
-        requestId: request.event.requestContext?.requestId ?? request.context.awsRequestId,
-        error: request.error,
-      });
-      request.response = transient
-        ? toResult({ statusCode: 503, headers: { 'Retry-After': '1' }, json: failureEnvelope(new ServiceUnavailableError()) }, 'no-store')
-        : toResult({ statusCode: 500, json: failureEnvelope(new AppError(500, 'Internal server error')) }, 'no-store');
+      const reply = formatError?.(error, request.event, known === undefined) ?? envelope(error);
+      request.response = toResult(reply, 'no-store');
     },
   };
 }

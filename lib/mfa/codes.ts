@@ -1,7 +1,4 @@
-import type { Deps } from '../deps';
-import type { Account } from './account';
-import { maskDestination } from './masking';
-import type { DeliveredMethod } from './methods';
+import type { Random } from '../crypto/random';
 
 /** docs/api.md 4.4/4.5: SMS and EMAIL codes have 6 digits and live 10 minutes. */
 export const CODE_DIGITS = 6;
@@ -11,23 +8,11 @@ export const CODE_TTL_SECONDS = 10 * 60;
 export const RESEND_INTERVAL_SECONDS = 30;
 
 /** A uniformly random 6-digit one-time code (leading zeros kept). */
-export function generateCode(random: Pick<Deps['random'], 'digits'>): string {
+export function generateCode(random: Pick<Random, 'digits'>): string {
   return random.digits(CODE_DIGITS);
 }
 
 /** Whether `code` has the shape of a one-time code at all. */
 export function isCodeShaped(code: string): boolean {
   return /^\d{6}$/.test(code);
-}
-
-/** Sends a fresh code: the outbox or SNS/SES gets the code, the log only a masked destination. */
-export async function sendCode(
-  deps: Pick<Deps, 'mfaDelivery' | 'log'>,
-  account: Account,
-  method: DeliveredMethod,
-  destination: string,
-  code: string,
-): Promise<void> {
-  await deps.mfaDelivery.send({ tenantId: account.tenantId, userId: account.userId, method, destination, code });
-  deps.log.info('mfa_code_sent', { ...account, method, destination: maskDestination(destination) });
 }

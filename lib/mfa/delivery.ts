@@ -3,7 +3,10 @@ import type { SNSClient } from '@aws-sdk/client-sns';
 import * as z from 'zod';
 import type { Clock } from '../clock';
 import { epochSeconds } from '../clock';
+import type { Logger } from '../log';
+import type { Account } from './account';
 import { CODE_TTL_SECONDS } from './codes';
+import { maskDestination } from './masking';
 import type { DeliveredMethod } from './methods';
 
 /** What a one-time code is for: a second factor, a password reset, an email address to verify. */
@@ -162,4 +165,16 @@ export interface MfaOutbox {
  */
 export function outboxDelivery(outbox: MfaOutbox, clock: Clock): CodeDelivery {
   return { send: (message) => outbox.put({ ...message, sentAt: epochSeconds(clock) }) };
+}
+
+/** Sends a fresh code: the outbox or SNS/SES gets the code, the log only a masked destination. */
+export async function sendCode(
+  deps: { mfaDelivery: CodeDelivery; log: Logger },
+  account: Account,
+  method: DeliveredMethod,
+  destination: string,
+  code: string,
+): Promise<void> {
+  await deps.mfaDelivery.send({ tenantId: account.tenantId, userId: account.userId, method, destination, code });
+  deps.log.info('mfa_code_sent', { ...account, method, destination: maskDestination(destination) });
 }

@@ -6,7 +6,8 @@ import { ConflictError, TooManyRequestsError, ValidationError } from '../errors'
 import { notifyUser } from '../notifications/notify';
 import { type Account, codeContext, secretContext } from './account';
 import { checkCode } from './code-check';
-import { CODE_TTL_SECONDS, generateCode, sendCode } from './codes';
+import { CODE_TTL_SECONDS, generateCode } from './codes';
+import { sendCode } from './delivery';
 import type { DeliveredEnrollment, MfaEnrollment, MfaMethod, TotpEnrollment } from './methods';
 import { otpauthUri, parseTotpSecret } from './totp';
 

@@ -1,6 +1,9 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { type AppError, OAuthError } from '../errors';
+import { type AppError, OAuthError, type OAuthErrorCode } from '../errors';
+import { isFormRequest } from '../http/middlewares/body-format';
 import { document, type Reply } from '../http/reply';
+
+export { isFormRequest } from '../http/middlewares/body-format';
 
 /**
  * The errors of the token, revocation and introspection endpoints (docs/api.md 4.7):
@@ -31,12 +34,6 @@ export const oauthErrors = {
 /** Token responses must not be cached (RFC 6749 5.1); `Pragma` for HTTP/1.0 caches. */
 export const NO_CACHE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' };
 
-/** Whether a request was made the RFC way: an `application/x-www-form-urlencoded` body. */
-export function isFormRequest(event: APIGatewayProxyEventV2): boolean {
-  const contentType = event.headers?.['content-type'] ?? '';
-  return contentType.split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded';
-}
-
 /** RFC 6749 5.2: `error_description` is limited to %x20-21 / %x23-5B / %x5D-7E. */
 function description(message: string): string {
   return message.replace(/"/g, "'").replace(/[^\x20-\x21\x23-\x5B\x5D-\x7E]/g, '?');
@@ -45,10 +42,12 @@ function description(message: string): string {
 /**
  * The RFC-format answer of an error for a request made the RFC way (a form body):
  * `{ error, error_description }` with the RFC's status. Validation and other
- * request errors become `invalid_request`; requests made with JSON keep the envelope.
+ * request errors become `invalid_request`; requests made with JSON, and unexpected
+ * failures (500, 503), keep the envelope (docs/api.md 5.6).
  */
-export function rfcErrorFormat(error: AppError, event: APIGatewayProxyEventV2): Reply | undefined {
-  if (!isFormRequest(event)) return undefined;
-  const code = error instanceof OAuthError ? error.oauthCode : error.statusCode >= 500 ? 'temporarily_unavailable' : 'invalid_request';
+export function rfcErrorFormat(error: AppError, event: APIGatewayProxyEventV2, unexpected = false): Reply | undefined {
+  if (unexpected || !isFormRequest(event)) return undefined;
+  const code: OAuthErrorCode =
+    error instanceof OAuthError ? error.oauthCode : error.statusCode >= 500 ? 'temporarily_unavailable' : 'invalid_request';
   return document({ error: code, error_description: description(error.message) }, error.statusCode, { ...error.headers, ...NO_CACHE });
 }

@@ -1,26 +1,23 @@
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
-import { AppError, UnauthorizedError } from '../errors';
+import { AppError, type BearerErrorCode, UnauthorizedError } from '../errors';
 import { verifyOAuthAccessToken } from '../oauth/access-token';
 import { narrowedTo, parseScope } from '../oauth/scope';
 import { isOfCurrentEpoch } from '../users/user';
 import { isOpenIdScope, type UserClaims, userClaims } from './claims';
+
+/** The RFC 6750 3 challenge of a refused bearer token. */
+const challenge = (error: BearerErrorCode, extra = '') => ({ 'WWW-Authenticate': `Bearer error="${error}"${extra}` });
 
 /** The failures of userinfo (docs/api.md 11.2), each with its RFC 6750 3 challenge. */
 export const userInfoErrors = {
   /** No credentials at all: the challenge without an error code. */
   noToken: () => new UnauthorizedError('Unauthorized', { 'WWW-Authenticate': 'Bearer' }),
   /** `invalid_token`: unknown, malformed, expired, revoked, or not an OAuth access token of a user. */
-  invalidToken: () =>
-    new UnauthorizedError('Invalid token', { 'WWW-Authenticate': 'Bearer error="invalid_token"' }, { code: 'INVALID_TOKEN' }),
+  invalidToken: () => new UnauthorizedError('Invalid token', challenge('invalid_token'), { code: 'INVALID_TOKEN' }),
   /** `insufficient_scope`: a valid token without `openid` (OIDC Core 5.3). */
   insufficientScope: () =>
-    new AppError(
-      403,
-      'Insufficient scope',
-      { 'WWW-Authenticate': 'Bearer error="insufficient_scope", scope="openid"' },
-      'INSUFFICIENT_SCOPE',
-    ),
+    new AppError(403, 'Insufficient scope', challenge('insufficient_scope', ', scope="openid"'), 'INSUFFICIENT_SCOPE'),
 };
 const { noToken, invalidToken, insufficientScope } = userInfoErrors;
 

@@ -1,20 +1,10 @@
 import { errors, jwtVerify } from 'jose';
 import * as z from 'zod';
+import type { Identity } from '../caller';
 import { ROLES } from '../users/user';
 import { type KeySet, type PublicKeySet, signJwt } from './signing-keys';
 
-/** The request context the authorizer hands to functions (docs/api.md 3). */
-export interface Identity {
-  userId: string;
-  username: string;
-  role: (typeof ROLES)[number];
-  tenantId: string;
-  shopId: string;
-  sessionId: string;
-  amr: string[];
-  /** Epoch seconds of the session's last proof of the password or a factor (OIDC `auth_time`). */
-  authTime: number;
-}
+export type { Identity } from '../caller';
 
 export interface TokenSettings {
   issuer: string;

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 
-export const ROLES = ['ADMIN', 'MANAGER', 'OPERATOR', 'FINANCE', 'SOURCING', 'LOGISTICS', 'ANALYST'] as const;
-export type Role = (typeof ROLES)[number];
+import { ROLES, type Role } from '../caller';
+
+export { ROLES, type Role } from '../caller';
 
 /** A stored user. `passwordHash` never leaves lib/: responses use `userSummary`. */
 export const userSchema = z.object({

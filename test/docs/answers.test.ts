@@ -3,12 +3,17 @@ import { Secret } from 'otpauth';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type * as z from 'zod';
 import * as adminApi from '../../lib/admin/api-schemas';
-import * as account from '../../lib/http/account-schemas';
-import * as api from '../../lib/http/api-schemas';
+import * as envelope from '../../lib/http/envelope-schemas';
 import { timeStep, totpCode } from '../../lib/mfa/totp';
+import * as oauthApi from '../../lib/oauth/api-schemas';
 import * as clients from '../../lib/oauth/client-api-schemas';
+import * as sessionsApi from '../../lib/sessions/api-schemas';
+import * as account from '../../lib/users/account-schemas';
 import { testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+
+/** The answer schemas, each next to its domain (lib/sessions, lib/oauth) or in the envelope's (lib/http). */
+const api = { ...envelope, ...oauthApi, ...sessionsApi };
 
 /** The issues of `body` against a documented schema: none when the document describes the answer. */
 function issues(schema: z.ZodType, body: unknown) {
@@ -23,7 +28,7 @@ const form = (fields: Record<string, string>) => ({
 
 /**
  * Real answers of every route against the schemas docs/openapi.json is generated from
- * (lib/http/api-schemas.ts): strict objects, so a field the document does not name fails.
+ * (lib/sessions/api-schemas.ts and lib/oauth/api-schemas.ts): strict objects, so a field the document does not name fails.
  */
 describe('the documented answer schemas', () => {
   let deps: TestDeps;

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { account as accountSchema, grantList, sessionList } from '../../lib/http/account-schemas';
-import { success } from '../../lib/http/api-schemas';
+import { success } from '../../lib/http/envelope-schemas';
+import { account as accountSchema, grantList, sessionList } from '../../lib/users/account-schemas';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';

@@ -1,5 +1,5 @@
 import type { ErrorCode, FieldProblem } from '../../lib/errors';
-import { failure as failureSchema } from '../../lib/http/api-schemas';
+import { failure as failureSchema } from '../../lib/http/envelope-schemas';
 
 /**
  * The code docs/api.md's error-code table gives each message, written out here (not

@@ -1,7 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { UnsupportedContentTypeError, ValidationError } from '../../errors';
-import { isFormRequest } from '../../oauth/errors';
 
 /** How the body came: the OAuth endpoints answer form requests in RFC format. */
 export type BodyFormat = 'json' | 'form';
@@ -19,6 +18,12 @@ const JSON_TYPE = 'application/json';
  * rest, a repeated one among them, which RFC 6749 3.1 has refused.
  */
 const MAX_FORM_PARAMETERS = 1000;
+
+/** Whether a request was made the RFC way: an `application/x-www-form-urlencoded` body. */
+export function isFormRequest(event: APIGatewayProxyEventV2): boolean {
+  const contentType = event.headers?.['content-type'] ?? '';
+  return contentType.split(';')[0]?.trim().toLowerCase() === FORM;
+}
 
 function bodyText(event: APIGatewayProxyEventV2): string {
   if (!event.body) return '';

@@ -1,8 +1,7 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import type { Identity, Role } from '../../caller';
 import { ForbiddenError, ServiceUnavailableError, UnauthorizedError } from '../../errors';
-import type { Identity } from '../../tokens/access-token';
-import type { Role } from '../../users/user';
 import { authorizerUnavailable, identityFromEvent } from '../identity';
 
 /** `required`: 401 without identity; `optional`: the handler decides; `none`: ignored. */

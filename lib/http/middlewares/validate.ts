@@ -1,8 +1,8 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { z } from 'zod';
-import { ValidationError } from '../../errors';
-import type { Identity } from '../../tokens/access-token';
+import type { Identity } from '../../caller';
+import { type AppError, ValidationError } from '../../errors';
 import type { IdentityEvent } from './identity';
 
 export interface ValidateOptions {
@@ -12,6 +12,8 @@ export interface ValidateOptions {
   params?: z.ZodType;
   /** A permission check that needs the raw (parsed, unvalidated) body; runs before validation. */
   authorize?: (identity: Identity | null, rawBody: Record<string, unknown>) => Promise<void>;
+  /** The one error of any refused body, naming nothing (the hosted pages' forms); else each problem is named. */
+  bodyRefusal?: () => AppError;
 }
 
 /** The event once middy's parsers have replaced the body text with what it holds. */
@@ -37,9 +39,9 @@ export function schemaFailure(error: z.ZodError, where: string): ValidationError
   return new ValidationError(`${first.path}: ${first.message}`, { fields });
 }
 
-function check(schema: z.ZodType, value: unknown, where: string): unknown {
+function check(schema: z.ZodType, value: unknown, where: string, refusal?: () => AppError): unknown {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw schemaFailure(parsed.error, where);
+  if (!parsed.success) throw refusal?.() ?? schemaFailure(parsed.error, where);
   return parsed.data;
 }
 
@@ -47,17 +49,18 @@ function check(schema: z.ZodType, value: unknown, where: string): unknown {
  * Checks the parsed input, in this order: the body is an object (400 `Invalid JSON body:
  * expected an object`), the route's permission check on the raw body, then the body,
  * query and path schemas (400 `<field path>: <zod's message>` for the first failing field,
- * every problem in `fields`).
+ * every problem in `fields`), or the route's `bodyRefusal` for any fault of the body.
  * An input without a schema is left `undefined`.
  */
 export function validate(options: ValidateOptions): MiddlewareObj<ParsedEvent & IdentityEvent & InputEvent> {
   return {
     before: async ({ event }) => {
       const raw = event.body;
-      if (!isObject(raw)) throw new ValidationError('Invalid JSON body: expected an object', { code: 'INVALID_JSON' });
+      if (!isObject(raw))
+        throw options.bodyRefusal?.() ?? new ValidationError('Invalid JSON body: expected an object', { code: 'INVALID_JSON' });
       if (options.authorize) await options.authorize(event.identity, raw);
       event.input = {
-        body: options.body ? check(options.body, raw, 'body') : undefined,
+        body: options.body ? check(options.body, raw, 'body', options.bodyRefusal) : undefined,
         query: options.query ? check(options.query, event.queryStringParameters ?? {}, 'query') : undefined,
         params: options.params ? check(options.params, event.pathParameters ?? {}, 'path') : undefined,
       };

@@ -1,54 +1,18 @@
 import * as z from 'zod';
-import { ERROR_CODES } from '../errors';
-import { MFA_METHODS } from '../mfa/methods';
+import { OAUTH_ERROR_CODES } from '../errors';
 import { type ClientView, GRANT_TYPES } from '../oauth/client';
 import type { IntrospectionResponse } from '../oauth/introspection';
 import type { authorizationServerMetadata } from '../oauth/metadata';
 import type { TokenResponse } from '../oauth/token';
 import { CLAIMS_SUPPORTED, OIDC_SCOPES, type UserClaims } from '../oidc/claims';
 import type { openIdConfiguration } from '../oidc/discovery';
-import { AMR_VALUES } from '../sessions/session';
-import type { AuthPayload } from '../sessions/sessions';
-import type { Identity } from '../tokens/access-token';
 import { SIGNING_ALGORITHMS } from '../tokens/signing-keys';
-import { ROLES, type UserSummary } from '../users/user';
+import { ROLES } from '../users/user';
 
 /*
- * The answers of the HTTP API as schemas (docs/api.md 2 and 5): docs/openapi.json is
- * generated from them (scripts/lib/openapi.ts), and tests check real answers against
- * them. Objects are strict, so an answer with a field these schemas do not name fails
- * that check. `satisfies` ties each schema to the type the code answers with.
+ * The answers of the OAuth 2.0 and OpenID Connect routes (docs/api.md 4.6-4.8, 5.4-5.9,
+ * 11) as schemas, as lib/sessions/api-schemas.ts for the session routes.
  */
-
-/** docs/api.md 5.1: the user summary. */
-export const userSummary = z.strictObject({
-  id: z.string(),
-  username: z.string(),
-  role: z.enum(ROLES),
-  tenantId: z.string(),
-  shopId: z.string(),
-}) satisfies z.ZodType<UserSummary>;
-
-/** docs/api.md 5.2: the data of login, refreshToken and register. */
-export const authPayload = z.strictObject({
-  token: z.string(),
-  refreshToken: z.string(),
-  expiresIn: z.number().int().nonnegative(),
-  user: userSummary,
-  deviceToken: z.string().optional(),
-}) satisfies z.ZodType<AuthPayload>;
-
-/** docs/api.md 5.3: the request context the authorizer hands to the functions. */
-export const requestContext = z.strictObject({
-  userId: z.string(),
-  username: z.string(),
-  role: z.enum(ROLES),
-  tenantId: z.string(),
-  shopId: z.string(),
-  sessionId: z.string(),
-  amr: z.array(z.enum(AMR_VALUES)),
-  authTime: z.number().int(),
-}) satisfies z.ZodType<Identity>;
 
 /** docs/api.md 5.4: the token endpoint's answer (RFC 6749 5.1). */
 export const oauthTokenPayload = z.strictObject({
@@ -73,18 +37,6 @@ export const oauthClient = z.strictObject({
   id_token_signed_response_alg: z.enum(SIGNING_ALGORITHMS).optional(),
   post_logout_redirect_uris: z.array(z.string()).optional(),
 }) satisfies z.ZodType<ClientView>;
-
-/** The error codes the OAuth endpoints answer with when called the RFC way (docs/api.md 5.6). */
-export const OAUTH_ERROR_CODES = [
-  'invalid_request',
-  'invalid_client',
-  'invalid_grant',
-  'unauthorized_client',
-  'unsupported_grant_type',
-  'invalid_scope',
-  'invalid_target',
-  'temporarily_unavailable',
-] as const;
 
 /** docs/api.md 5.6: an error of an OAuth endpoint called with a form body (RFC 6749 5.2). */
 export const oauthError = z.strictObject({
@@ -181,34 +133,8 @@ export const userInfo = z.strictObject({
   email_verified: z.boolean().optional(),
 }) satisfies z.ZodType<UserClaims>;
 
-/** docs/api.md 4.4: the data of enableMFA. */
-export const mfaEnabled = z.strictObject({
-  message: z.literal('MFA enabled successfully'),
-  method: z.enum(MFA_METHODS),
-  status: z.literal('pending'),
-  /** TOTP only. */
-  otpauthUri: z.string().optional(),
-});
-
-/** The data of an answer that only says what happened (`{ message }`). */
-export const message = <M extends string>(text: M) => z.strictObject({ message: z.literal(text) });
-
 /** docs/api.md 4.8: the data of createOAuth2Client. */
 export const clientCreated = z.strictObject({
   message: z.literal('OAuth2 client created successfully'),
   client: oauthClient,
-});
-
-/** docs/api.md 4.9: the data of me. */
-export const me = z.strictObject({ user: requestContext });
-
-/** docs/api.md 2: the success envelope around `data`. */
-export const success = <T extends z.ZodType>(data: T) => z.strictObject({ success: z.literal(true), data });
-
-/** docs/api.md 2: the failure envelope, with its stable code and, for validation failures, every problem. */
-export const failure = z.strictObject({
-  success: z.literal(false),
-  error: z.string(),
-  code: z.enum(ERROR_CODES),
-  fields: z.array(z.strictObject({ path: z.string(), message: z.string() })).optional(),
 });

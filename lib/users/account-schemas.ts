@@ -1,14 +1,14 @@
 import * as z from 'zod';
+import { ROLES } from '../caller';
 import { MFA_METHODS, MFA_STATUSES } from '../mfa/methods';
 import type { GrantView } from '../oauth/user-grants';
 import type { PasskeyView } from '../passkeys/passkey';
 import type { SessionView } from '../sessions/user-sessions';
 import type { AccountView } from '../users/account';
-import { ROLES } from '../users/user';
 
 /**
  * The answers of the account-security operations (docs/api.md 8), the documented shapes
- * docs/openapi.json is generated from (as lib/http/api-schemas.ts for the others).
+ * docs/openapi.json is generated from (as lib/sessions/api-schemas.ts for the others).
  */
 
 /** reauthenticate (docs/api.md 8.1): a new access token of the caller's session. */

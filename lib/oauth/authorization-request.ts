@@ -1,0 +1,20 @@
+import * as z from 'zod';
+import { CODE_CHALLENGE } from './pkce';
+
+/** The query of GET /oauth2/authorize (docs/api.md 4.6 plus PKCE), for both of its doors. */
+export const authorizationQuery = z.object({
+  client_id: z.string().min(1).max(128),
+  redirect_uri: z.string().min(1).max(2000),
+  response_type: z.string().min(1).max(64),
+  scope: z.string().max(1024).optional(),
+  state: z.string().max(1024).optional(),
+  code_challenge: z.string().regex(CODE_CHALLENGE).optional(),
+  code_challenge_method: z.string().max(16).optional(),
+  /** RFC 8707: the resource server the client will ask tokens for with the code. */
+  resource: z.string().max(2000).optional(),
+  /** OpenID Connect: given back in the ID token (docs/api.md 11.1); lib/oidc/nonce.ts checks it. */
+  nonce: z.string().optional(),
+});
+
+/** oauth2Authorize's query (docs/api.md 4.6 plus PKCE, docs/api.md 4.6). */
+export type AuthorizationRequest = z.output<typeof authorizationQuery>;
