@@ -1,5 +1,3 @@
-import type { SendScope } from './login-attempts';
-
 /**
  * Primary keys of the single table. Every key starts with its tenant, and in every
  * caller-supplied part `%` and `#` are escaped so that a `#` in a tenant id or
@@ -204,3 +202,15 @@ export const keys = {
   /** The owner index partition of the events about one user. */
   auditUserPartition,
 };
+
+/** What a send quota counts (lib/abuse/send-quota.ts); `global` counts the whole service. */
+export type SendScope =
+  | 'destination'
+  | 'user'
+  | 'tenant'
+  | 'newTenants'
+  | 'global'
+  /** Security notifications are counted apart from codes (lib/abuse/send-quota.ts). */
+  | 'notificationUser'
+  | 'notificationDestination'
+  | 'notificationGlobal';

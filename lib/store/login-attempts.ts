@@ -1,6 +1,9 @@
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from './commands';
 import { type Dynamo, isConditionalCheckFailed, oldItemOf } from './dynamo';
-import { type Key, keys } from './keys';
+import { type Key, keys, type SendScope } from './keys';
+
+export type { SendScope } from './keys';
+
 import { TTL_ATTRIBUTE } from './table';
 
 export interface AttemptPolicy {
@@ -28,17 +31,6 @@ export type AttemptSubject =
   | { kind: 'reset-request'; tenantId: string; username: string }
   /** Messages sent, per scope (lib/abuse/send-quota.ts); `global` counts the whole service. */
   | { kind: 'send'; tenantId: string; scope: SendScope; id: string };
-
-export type SendScope =
-  | 'destination'
-  | 'user'
-  | 'tenant'
-  | 'newTenants'
-  | 'global'
-  /** Security notifications are counted apart from codes (lib/abuse/send-quota.ts). */
-  | 'notificationUser'
-  | 'notificationDestination'
-  | 'notificationGlobal';
 
 function keyOf(subject: AttemptSubject): Key {
   switch (subject.kind) {
