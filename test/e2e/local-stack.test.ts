@@ -286,7 +286,7 @@ describe('the local stack (serverless-offline)', () => {
 
   it("answers a function that fails (here: its bundle cannot be loaded) with the service's 500 envelope, no path in it", async () => {
     // A function no other test of this file calls, so that it is loaded now, from a bundle that is gone.
-    const bundle = 'dist/functions/passkey-remove.cjs';
+    const bundle = 'dist/functions/remove-passkey.cjs';
     await rename(bundle, `${bundle}.away`);
     try {
       const answer = await fetch(`${base}/auth/passkeys/some-id`, {
