@@ -6,7 +6,7 @@ import type { TokenFamilyStore } from '../token-families/refresh-family';
 import { epochOf, signInEpochOf, type User, userSchema } from '../users/user';
 import { BatchGetCommand, GetCommand, UpdateCommand } from './commands';
 import { type Dynamo, isConditionalCheckFailed } from './dynamo';
-import { keys } from './keys';
+import { type Key, keys } from './keys';
 import { listOwned } from './owner-index';
 import { parseRecord } from './records';
 import type { TransactItems } from './session-revocation';
@@ -93,6 +93,24 @@ const toSession = (item: Record<string, unknown> | undefined) => parseRecord(ses
 
 export function dynamoSessionStore(dynamo: Dynamo, random: Random): SessionStore {
   const { doc, table } = dynamo;
+  /** Revokes a session once (a revoked one keeps its first time and reason); false when it is not there, or not `owner`'s. */
+  async function markRevoked(key: Key, now: number, reason: string, owner?: string): Promise<boolean> {
+    try {
+      await doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: key,
+          UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now), revokedReason = if_not_exists(revokedReason, :reason)',
+          ConditionExpression: owner === undefined ? 'attribute_exists(pk)' : 'attribute_exists(pk) AND userId = :user',
+          ExpressionAttributeValues: { ':now': now, ':reason': reason, ...(owner === undefined ? {} : { ':user': owner }) },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
+  }
   return {
     async create(session) {
       const { written } = await writeOnce(dynamo, random, {
@@ -111,23 +129,7 @@ export function dynamoSessionStore(dynamo: Dynamo, random: Random): SessionStore
 
     rotate: dynamoFamilyRotation(dynamo, random, { key: (ref) => keys.session(ref.tenantId, ref.id), parse: toSession }),
 
-    async revoke({ tenantId, id }, now, reason) {
-      try {
-        await doc.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: keys.session(tenantId, id),
-            UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now), revokedReason = if_not_exists(revokedReason, :reason)',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':now': now, ':reason': reason },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionalCheckFailed(error)) return false;
-        throw error;
-      }
-    },
+    revoke: ({ tenantId, id }, now, reason) => markRevoked(keys.session(tenantId, id), now, reason),
 
     async find(tenantId, sessionId) {
       const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.session(tenantId, sessionId), ConsistentRead: true }));
@@ -189,24 +191,8 @@ export function dynamoSessionStore(dynamo: Dynamo, random: Random): SessionStore
       }
     },
 
-    async revokeOfUser({ tenantId, id }, userId, now, reason) {
-      // The owner is part of the condition: no read decides, and another user's session is not found.
-      try {
-        await doc.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: keys.session(tenantId, id),
-            UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :now), revokedReason = if_not_exists(revokedReason, :reason)',
-            ConditionExpression: 'attribute_exists(pk) AND userId = :user',
-            ExpressionAttributeValues: { ':now': now, ':reason': reason, ':user': userId },
-          }),
-        );
-        return true;
-      } catch (error) {
-        if (isConditionalCheckFailed(error)) return false;
-        throw error;
-      }
-    },
+    // The owner is part of the condition: no read decides, and another user's session is not found.
+    revokeOfUser: ({ tenantId, id }, userId, now, reason) => markRevoked(keys.session(tenantId, id), now, reason, userId),
 
     signOutOthers: (user, keepSessionId) => transactOnce(dynamo, random, signOutOthersItems(table, user, keepSessionId)),
 
