@@ -8,13 +8,15 @@ const shared = {
 
 /** The files that drive Debian's chromium (test/helpers/browser.ts). */
 const browser = ['test/e2e/hosted-*.test.ts'];
+/** The files that must import modules in a fresh module graph of their own. */
+const isolated = ['test/lib/lambda-settings.test.ts'];
 /** The files that build dist/ and serve it with serverless-offline, or package it. */
 const stack = ['test/e2e/local-stack.test.ts', 'test/docs/walkthroughs.test.ts', 'test/deploy/**/*.test.ts'];
 
 export default defineConfig({
   test: {
     // DynamoDB Local is one JVM; two workers keep it busy without starving it.
-    maxWorkers: 2,
+    maxWorkers: 3,
     projects: [
       {
         // The functions called in-process (or served over HTTP in-process, test/e2e) on
@@ -23,8 +25,16 @@ export default defineConfig({
           ...shared,
           name: 'functions',
           include: ['test/**/*.test.ts'],
-          exclude: [...browser, ...stack, 'test/soak/**'],
+          exclude: [...browser, ...stack, ...isolated, 'test/soak/**'],
+          // The files of a worker share one module graph: each imports every function
+          // module (test/helpers/routes.ts), which in a fresh graph per file was a tenth
+          // of the run. No file here depends on importing a module afresh.
+          isolate: false,
         },
+      },
+      {
+        // Files that import a module afresh on purpose (a cold start with a setting missing).
+        test: { ...shared, name: 'isolated', include: isolated },
       },
       {
         // One browser at a time, after the functions, beside the stack.
