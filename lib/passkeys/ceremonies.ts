@@ -23,7 +23,7 @@ import { ConflictError, NotFoundError, TooManyRequestsError, UnauthorizedError, 
 import { notifyUser } from '../notifications/notify';
 import { liveSession } from '../sessions/live-session';
 import type { Amr } from '../sessions/session';
-import { SOURCE_WINDOW_SECONDS, signInEvent } from '../users/login';
+import { SOURCE_WINDOW_SECONDS, signInEvent } from '../sessions/sign-in';
 import type { User } from '../users/user';
 import { passkeysOf } from './listing';
 import { type CredentialDescriptor, issueChallenge, type PublicKeyCredentialRequestOptionsJSON, signInOptions } from './options';

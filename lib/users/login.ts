@@ -3,16 +3,6 @@ import type { Device } from '../sessions/device';
 import type { AuthPayload } from '../sessions/sessions';
 import { apiSession, type PasswordRequest, type SignInDeps, signIn, withDeviceToken } from '../sessions/sign-in';
 
-// The password step, its limits and the sign-in's audit event live in the pipeline; these names stay for their callers.
-export {
-  checkPassword,
-  LOGIN_ATTEMPTS,
-  SOURCE_WINDOW_SECONDS,
-  secondFactorRefusal,
-  signInEvent,
-  UNKNOWN_SOURCE_BUDGET,
-} from '../sessions/sign-in';
-
 /** A login request (docs/api.md 4.1): the password, what chooses its attempt budget, and the second factor. */
 export type LoginRequest = PasswordRequest & SecondFactorRequest;
 

@@ -3,9 +3,9 @@ import type { Deps } from '../deps';
 import { ValidationError } from '../errors';
 import { notifyUser } from '../notifications/notify';
 import { revokeOtherSessions } from '../sessions/revocation';
+import { checkPassword } from '../sessions/sign-in';
 import type { Identity } from '../tokens/access-token';
 import { isCommonPassword } from './common-passwords';
-import { checkPassword } from './login';
 
 export interface PasswordChangeRequest {
   currentPassword: string;

@@ -11,9 +11,9 @@ import type { DeliveredMethod, MfaEnrollment } from '../mfa/methods';
 import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
 import { notifyUser } from '../notifications/notify';
 import { passkeyView } from '../passkeys/passkey';
+import { secondFactorRefusal } from '../sessions/sign-in';
 import type { AccountCodeKey } from '../store/account-codes';
 import { isCommonPassword } from './common-passwords';
-import { secondFactorRefusal } from './login';
 import type { User } from './user';
 
 type ResetDeps = Pick<
