@@ -10,7 +10,7 @@ import { browserAuthorize, CookieJar, csrfOf, postForm } from '../helpers/hosted
 import type { Response } from '../helpers/http';
 import { LAMBDA_SETTINGS } from '../helpers/lambda-env';
 import { activateDelivered, activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
-import { authorizationCode, createClient, FORM, grantTokens, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
+import { authorizationCode, createClient, FORM, grantTokens, newSecret, redeemCode, type TestClient, tokenRequest } from '../helpers/oauth';
 import { verifiedEmail } from '../helpers/recovery';
 
 /**
@@ -359,16 +359,7 @@ async function driveEveryRoute(app: App, deps: TestDeps) {
   );
   expectStatus(await app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' })), 200, 'client credentials');
   const issued = await authorizationCode(app, frank.token, client, { scope: 'openid profile' });
-  const redeem = () =>
-    app.request(
-      'oauth2Token',
-      tokenRequest(client, {
-        grant_type: 'authorization_code',
-        code: issued.code,
-        redirect_uri: client.redirectUri,
-        code_verifier: issued.verifier,
-      }),
-    );
+  const redeem = () => redeemCode(app, client, issued);
   const openid = expectStatus(await redeem(), 200, 'code').body;
   const bearer = { authorization: `Bearer ${openid.access_token}` };
   expectStatus(await app.request('userInfo', { headers: bearer }), 200, 'userinfo');

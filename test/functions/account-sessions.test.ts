@@ -6,7 +6,7 @@ import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
 import { faultPlan, faultyStores } from '../helpers/faulty-stores';
 import { activateDelivered, activateTotp } from '../helpers/mfa';
-import { authorizationCode, createClient, grantTokens, type TestClient, tokenRequest } from '../helpers/oauth';
+import { authorizationCode, createClient, grantTokens, redeemCode, type TestClient, tokenRequest } from '../helpers/oauth';
 
 const PASSWORD = 'correct horse battery';
 /** The source address of the captured API Gateway event (test/fixtures/apigw-v2-event.json). */
@@ -247,15 +247,7 @@ describe('sessions and authorized apps (docs/api.md 8.3-8.5)', () => {
       const phone = await login(user.username, 'Phone/1');
       const issued = await authorizationCode(app, phone.token, client);
       expect((await app.request('revokeOtherSessions', { token: user.token })).status).toBe(200);
-      const redeemed = await app.request(
-        'oauth2Token',
-        tokenRequest(client, {
-          grant_type: 'authorization_code',
-          code: issued.code,
-          redirect_uri: client.redirectUri,
-          code_verifier: issued.verifier,
-        }),
-      );
+      const redeemed = await redeemCode(app, client, issued);
       expect(redeemed).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     });
 

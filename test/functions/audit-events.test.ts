@@ -6,7 +6,7 @@ import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
 import { connectionReset } from '../helpers/faulty-stores';
 import { activateTotp } from '../helpers/mfa';
-import { authorizationCode, createClient, newSecret, tokenRequest } from '../helpers/oauth';
+import { authorizationCode, createClient, newSecret, redeemCode } from '../helpers/oauth';
 
 const PASSWORD = 'audited passphrase';
 const NEW_PASSWORD = 'a brand new passphrase';
@@ -121,15 +121,7 @@ describe('the audit trail of every security change (docs/api.md 9.8)', () => {
     expect((await app.request('revokeSession', { token: alice.token, pathParameters: { sessionId: secondId } })).status).toBe(200);
     tick();
     const issued = await authorizationCode(app, alice.token, client);
-    const redeemed = await app.request(
-      'oauth2Token',
-      tokenRequest(client, {
-        grant_type: 'authorization_code',
-        code: issued.code,
-        redirect_uri: client.redirectUri,
-        code_verifier: issued.verifier,
-      }),
-    );
+    const redeemed = await redeemCode(app, client, issued);
     expect(redeemed.status).toBe(200);
     const grantId = (await app.request('listGrants', { token: alice.token })).body.data.grants[0].id;
     tick();

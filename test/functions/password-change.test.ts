@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
-import { authorizationCode, createClient, tokenRequest } from '../helpers/oauth';
+import { createClient, grantTokens, tokenRequest } from '../helpers/oauth';
 
 const PASSWORD = 'correct horse battery';
 const NEW_PASSWORD = 'a brand new passphrase';
@@ -27,18 +27,7 @@ describe('POST /auth/password/change (docs/api.md 8.2)', () => {
     const { tenantId, token, refreshToken } = await newUser();
     const other = await login(tenantId, PASSWORD);
     const client = await createClient(app, token, tenantId);
-    const issued = await authorizationCode(app, token, client);
-    const grant = await app.request(
-      'oauth2Token',
-      tokenRequest(client, {
-        grant_type: 'authorization_code',
-        code: issued.code,
-        redirect_uri: client.redirectUri,
-        code_verifier: issued.verifier,
-      }),
-    );
-    expect(grant.status).toBe(200);
-    const { access_token: accessToken, refresh_token: oauthRefreshToken } = grant.body as { access_token: string; refresh_token: string };
+    const { access_token: accessToken, refresh_token: oauthRefreshToken } = await grantTokens(app, token, client);
 
     const response = await app.request('changePassword', { token, body: { currentPassword: PASSWORD, newPassword: NEW_PASSWORD } });
     expect(response).toEqual({

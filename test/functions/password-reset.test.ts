@@ -7,7 +7,7 @@ import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
 import { activateDelivered, activateTotp } from '../helpers/mfa';
-import { authorizationCode, createClient, tokenRequest } from '../helpers/oauth';
+import { createClient, grantTokens, tokenRequest } from '../helpers/oauth';
 import { verifiedEmail } from '../helpers/recovery';
 
 const PASSWORD = 'correct horse battery';
@@ -209,16 +209,7 @@ describe('POST /auth/password/forgot and /auth/password/reset (docs/api.md 8.7)'
     it('answers 200 Password reset, ends every session and OAuth grant, and clears the login lockout', async () => {
       const { tenantId, userId, token, refreshToken } = await newUser();
       const client = await createClient(app, token, tenantId);
-      const issued = await authorizationCode(app, token, client);
-      const grant = await app.request(
-        'oauth2Token',
-        tokenRequest(client, {
-          grant_type: 'authorization_code',
-          code: issued.code,
-          redirect_uri: client.redirectUri,
-          code_verifier: issued.verifier,
-        }),
-      );
+      const grant = await grantTokens(app, token, client);
       for (let attempt = 0; attempt < 5; attempt++) await login(tenantId, 'not the password');
       expect((await login(tenantId, PASSWORD)).body).toEqual(failure('Too many failed attempts'));
 
@@ -233,7 +224,7 @@ describe('POST /auth/password/forgot and /auth/password/reset (docs/api.md 8.7)'
       expect((await app.request('refreshToken', { body: { refreshToken } })).body).toEqual(failure('Invalid refresh token'));
       const oauthRefresh = await app.request(
         'oauth2Token',
-        tokenRequest(client, { grant_type: 'refresh_token', refresh_token: String(grant.body.refresh_token) }),
+        tokenRequest(client, { grant_type: 'refresh_token', refresh_token: grant.refresh_token }),
       );
       expect(oauthRefresh).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
       expect((await login(tenantId, NEW_PASSWORD)).status).toBe(200);

@@ -1,7 +1,6 @@
 import { deviceTokens } from '../../lib/abuse/device-token';
 import { quotaDelivery } from '../../lib/abuse/send-quota';
 import type { Config } from '../../lib/config';
-import { argon2idHasher } from '../../lib/crypto/password';
 import { cryptoRandom } from '../../lib/crypto/random';
 import { dynamoStores } from '../../lib/deps';
 import { type CodeDelivery, outboxDelivery } from '../../lib/mfa/delivery';
@@ -153,8 +152,6 @@ export async function recordingDeps(): Promise<TestDeps & { usage: AwsUsage }> {
     store,
     keys,
     publicKeys,
-    // Cheap Argon2id parameters: many registrations and sign-ins, the same code paths.
-    hasher: argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 }),
     mfaSecrets: perFunction(() => secretBox(dataKeys)),
     mfaDelivery: quotaDelivery(sent, store.attempts, base.clock, base.config.sendQuotas, store.tenants),
     clientSecretHasher: perFunction(() => clientSecretHasher(peppers)),

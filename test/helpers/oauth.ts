@@ -103,14 +103,9 @@ export async function authorizationCode(
   return { code, verifier, location };
 }
 
-/** The user's authorization code for `client`, redeemed: the grant's token answer (fails the test unless 200). */
-export async function grantTokens(
-  app: App,
-  userToken: string,
-  client: TestClient,
-): Promise<{ access_token: string; refresh_token: string; scope: string }> {
-  const issued = await authorizationCode(app, userToken, client);
-  const redeemed = await app.request(
+/** A code of `client` redeemed at the token endpoint, with its PKCE verifier: the whole answer. */
+export function redeemCode(app: App, client: TestClient, issued: { code: string; verifier: string }) {
+  return app.request(
     'oauth2Token',
     tokenRequest(client, {
       grant_type: 'authorization_code',
@@ -119,6 +114,15 @@ export async function grantTokens(
       code_verifier: issued.verifier,
     }),
   );
+}
+
+/** The user's authorization code for `client`, redeemed: the grant's token answer (fails the test unless 200). */
+export async function grantTokens(
+  app: App,
+  userToken: string,
+  client: TestClient,
+): Promise<{ access_token: string; refresh_token: string; scope: string }> {
+  const redeemed = await redeemCode(app, client, await authorizationCode(app, userToken, client));
   if (redeemed.status !== 200) throw new Error(`code redemption failed: ${redeemed.status} ${JSON.stringify(redeemed.body)}`);
   return redeemed.body;
 }

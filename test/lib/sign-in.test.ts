@@ -1,6 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEventType } from '../../lib/audit/events';
-import { argon2idHasher } from '../../lib/crypto/password';
 import { AppError } from '../../lib/errors';
 import type { Amr } from '../../lib/sessions/session';
 import { type FirstFactor, type Opening, type SignInAttempt, signIn } from '../../lib/sessions/sign-in';
@@ -39,8 +38,6 @@ describe('the sign-in pipeline (lib/sessions/sign-in.ts)', () => {
 
   beforeAll(async () => {
     deps = await testDeps();
-    // Cheap Argon2id parameters: the hash is not the subject here.
-    deps.hasher = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 });
     app = testApp(deps);
   });
 

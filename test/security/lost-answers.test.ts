@@ -9,7 +9,7 @@ import { failure } from '../helpers/failures';
 import { browserAuthorize, CookieJar, csrfOf, postForm } from '../helpers/hosted';
 import { losingAnswers, mentioning } from '../helpers/lost-answers';
 import { authenticator, newTotpSecret } from '../helpers/mfa';
-import { authorizationCode, createClient, newSecret, tokenRequest } from '../helpers/oauth';
+import { authorizationCode, createClient, grantTokens, newSecret, tokenRequest } from '../helpers/oauth';
 import { verifiedEmail } from '../helpers/recovery';
 
 /**
@@ -422,18 +422,7 @@ describe('writes retried after a lost answer', () => {
     const tenantId = uniqueTenant('lost');
     const { token } = await registerAdmin(app, tenantId);
     const client = await createClient(app, token, tenantId);
-    const issued = await authorizationCode(app, token, client);
-    const tokens = (
-      await app.request(
-        'oauth2Token',
-        tokenRequest(client, {
-          grant_type: 'authorization_code',
-          code: issued.code,
-          redirect_uri: client.redirectUri,
-          code_verifier: issued.verifier,
-        }),
-      )
-    ).body as { refresh_token: string };
+    const tokens = await grantTokens(app, token, client);
     const grantId = tokens.refresh_token.split('.')[0] ?? '';
     const lostBefore = dynamo.lost();
     dynamo.loseNext(mentioning('UpdateItemCommand', 'revoked_by_user'));
