@@ -182,9 +182,13 @@ export const REQUIRED_IN_LAMBDA = [
   'WEBAUTHN_ORIGINS',
 ] as const;
 
-/** Running in AWS Lambda itself: not serverless-offline, not against DynamoDB Local. */
+/**
+ * Running in AWS Lambda itself, not against DynamoDB Local (`npm start`, serverless-offline
+ * and the tests all set its endpoint). `IS_OFFLINE` alone does not count: a deployed
+ * function given it by mistake must not fall back to the outbox or the key file.
+ */
 function inAwsLambda(env: Env): boolean {
-  return Boolean(env.AWS_LAMBDA_FUNCTION_NAME?.trim()) && !env.IS_OFFLINE?.trim() && !env.DYNAMODB_ENDPOINT?.trim();
+  return Boolean(env.AWS_LAMBDA_FUNCTION_NAME?.trim()) && !env.DYNAMODB_ENDPOINT?.trim();
 }
 
 /** Reads and checks the configuration from an environment (`process.env` by default). */

@@ -78,7 +78,7 @@ const SETTINGS: Record<string, string[]> = {
   webauthn: ['WEBAUTHN_RP_ID', 'WEBAUTHN_ORIGINS', 'WEBAUTHN_RP_NAME'],
 };
 /** Variables that say where the code runs rather than configure it. */
-const RUNTIME = ['AWS_LAMBDA_FUNCTION_NAME', 'IS_OFFLINE'];
+const RUNTIME = ['AWS_LAMBDA_FUNCTION_NAME'];
 
 /** A statement's resource as the operations name it (test/helpers/aws-usage.ts). */
 function resourceName(resource: unknown): string {

@@ -30,7 +30,8 @@ describe('settings whose defaults are for local development only (lib/config.ts)
 
   it('keeps the local defaults outside AWS Lambda: locally, in serverless-offline, on DynamoDB Local', () => {
     const lambdaWithout = { AWS_LAMBDA_FUNCTION_NAME: 'identity-service-dev-login' };
-    for (const env of [{}, { ...lambdaWithout, IS_OFFLINE: 'true' }, { ...lambdaWithout, DYNAMODB_ENDPOINT: 'http://localhost:8000' }]) {
+    const local = { DYNAMODB_ENDPOINT: 'http://localhost:8000' };
+    for (const env of [{}, { ...lambdaWithout, IS_OFFLINE: 'true', ...local }, { ...lambdaWithout, ...local }]) {
       expect(readConfig(env), JSON.stringify(env)).toMatchObject({
         tableName: 'identity',
         issuer: 'http://localhost:3000',
@@ -39,6 +40,12 @@ describe('settings whose defaults are for local development only (lib/config.ts)
         webauthn: { rpId: 'localhost', origins: ['http://localhost:3000'] },
       });
     }
+  });
+
+  it('counts IS_OFFLINE alone as AWS Lambda: a deployed function given it by mistake keeps no local default', () => {
+    expect(() => readConfig({ AWS_LAMBDA_FUNCTION_NAME: 'identity-service-dev-login', IS_OFFLINE: 'true' })).toThrow(
+      new ConfigError('Missing environment variable TABLE_NAME: in AWS Lambda it has no default'),
+    );
   });
 
   it('fails the cold start of a function in AWS Lambda without WEBAUTHN_RP_ID, and starts it with every setting', async () => {
