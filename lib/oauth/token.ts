@@ -287,7 +287,11 @@ async function refreshGrant(
   }
   // The grant keeps what it was given; each token gets only what the client may still have (docs/api.md 9.11).
   const allowed = narrowedTo(grant.scope, client.scopes);
-  if (allowed.length === 0) throw oauthErrors.invalidGrant();
+  if (allowed.length === 0) {
+    // The refresh token was just rotated: the grant ends here, or a retry would look like theft.
+    await deps.store.oauthGrants.revoke(family, now, 'client_scope_narrowed');
+    throw oauthErrors.invalidGrant();
+  }
   const resource = resourceFor(client, request.resource, grant.resource);
   const scope = requestedScope(request.scope, allowed);
   // Grants redeemed before ID tokens existed have no session proof recorded: their `iat` stands in.

@@ -11,7 +11,7 @@ import type { DeliveredMethod, MfaEnrollment } from '../mfa/methods';
 import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
 import { notifyUser } from '../notifications/notify';
 import { passkeyView } from '../passkeys/passkey';
-import { secondFactorRefusal } from '../sessions/sign-in';
+import { NOBODY, secondFactorRefusal } from '../sessions/sign-in';
 import type { AccountCodeKey } from '../store/account-codes';
 import { isCommonPassword } from './common-passwords';
 import type { User } from './user';
@@ -57,9 +57,6 @@ export const RESET_ATTEMPTS = { max: 5, windowSeconds: 15 * 60 };
  * so the answer's time does not tell whether the account exists.
  */
 export const FORGOT_ANSWER_FLOOR_MS = 400;
-
-/** A user id no user has (ids are UUIDs): an unknown username's code is nobody's. */
-const NOBODY = 'none';
 
 const FORGOT_MESSAGE = 'If the account exists, a reset code has been sent' as const;
 
@@ -176,7 +173,8 @@ export async function requestPasswordReset(
 async function removeLatePasskeys(deps: ResetDeps, user: User, now: number): Promise<void> {
   try {
     for (const late of await deps.store.passkeys.listByUser(user.tenantId, user.id)) {
-      await deps.store.passkeys.remove(user.tenantId, user.id, late.id, now);
+      // The owner index lags: it may still list passkeys the transaction removed.
+      if (!(await deps.store.passkeys.remove(user.tenantId, user.id, late.id, now))) continue;
       deps.log.info('passkey_removed', { tenantId: user.tenantId, userId: user.id, passkeyId: late.id, reason: 'password_reset' });
     }
   } catch (error) {
