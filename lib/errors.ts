@@ -249,8 +249,8 @@ export class TooManyRequestsError extends AppError {
 /** 503 `Service unavailable`, `SERVICE_UNAVAILABLE`. */
 export class ServiceUnavailableError extends AppError {
   override name = 'ServiceUnavailableError';
-  constructor() {
-    super(503, 'Service unavailable', {}, 'SERVICE_UNAVAILABLE');
+  constructor(headers: Record<string, string> = {}) {
+    super(503, 'Service unavailable', headers, 'SERVICE_UNAVAILABLE');
   }
 }
 

@@ -37,8 +37,17 @@ export function signPost(
     'x-amz-date': now.toISOString().replace(/[:-]|\.\d{3}/g, ''),
     ...(credentials.sessionToken ? { 'x-amz-security-token': credentials.sessionToken } : {}),
   };
+  // aws4 adds `Authorization` to the headers it is given: a copy, so the answer has one authorization header.
   const signed = aws4.sign(
-    { method: 'POST', host: request.host, path: '/', headers, body: request.body, region: scope.region, service: scope.service },
+    {
+      method: 'POST',
+      host: request.host,
+      path: '/',
+      headers: { ...headers },
+      body: request.body,
+      region: scope.region,
+      service: scope.service,
+    },
     { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey },
   );
   return { ...headers, authorization: String(signed.headers?.Authorization) };

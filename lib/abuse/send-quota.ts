@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { type Clock, epochSeconds } from '../clock';
 import { TooManyRequestsError } from '../errors';
 import type { CodeDelivery, DeliveryMessage } from '../mfa/delivery';
-import type { AttemptCounter, AttemptPolicy, SendScope } from '../store/login-attempts';
+import type { SendScope } from '../store/keys';
+import type { AttemptCounter, AttemptPolicy } from '../store/login-attempts';
 import type { TenantStore } from '../store/tenants';
 
 /**

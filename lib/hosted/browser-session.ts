@@ -10,7 +10,6 @@ import { hostCookie } from './http';
 
 /** The browser session's cookie (docs/api.md 11.6). */
 export const SESSION_COOKIE = '__Host-session';
-/** A browser session unused this long is over (docs/api.md 11.6; lib/sessions/liveness.ts holds the rule). */
 /** A browser session is over this long after its sign-in, used or not. */
 export const BROWSER_MAX_AGE_SECONDS = 12 * 3600;
 

@@ -1,6 +1,6 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { AppError, type ErrorCode, type FieldProblem, ValidationError } from '../errors';
+import { AppError, type ErrorCode, type FieldProblem, ServiceUnavailableError, ValidationError } from '../errors';
 import type { Logger } from '../log';
 import type { Reply } from './reply';
 
@@ -100,9 +100,7 @@ export function respond(
           requestId: request.event.requestContext?.requestId ?? request.context.awsRequestId,
           error: request.error,
         });
-        error = transient
-          ? new AppError(503, 'Service unavailable', { 'Retry-After': '1' }, 'SERVICE_UNAVAILABLE')
-          : new AppError(500, 'Internal server error');
+        error = transient ? new ServiceUnavailableError({ 'Retry-After': '1' }) : new AppError(500, 'Internal server error');
       }
       const reply = formatError?.(error, request.event, known === undefined) ?? envelope(error);
       request.response = toResult(reply, 'no-store');

@@ -3,8 +3,6 @@ import { type AppError, OAuthError, type OAuthErrorCode } from '../errors';
 import { isFormRequest } from '../http/middlewares/body-format';
 import { document, type Reply } from '../http/reply';
 
-export { isFormRequest } from '../http/middlewares/body-format';
-
 /**
  * The errors of the token, revocation and introspection endpoints (docs/api.md 4.7):
  * the envelope message, and the RFC 6749 5.2 code and status for RFC-format answers.

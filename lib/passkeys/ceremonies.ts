@@ -23,7 +23,7 @@ import { ConflictError, NotFoundError, TooManyRequestsError, UnauthorizedError, 
 import { notifyUser } from '../notifications/notify';
 import { liveSession } from '../sessions/live-session';
 import type { Amr } from '../sessions/session';
-import { SOURCE_WINDOW_SECONDS, signInEvent } from '../sessions/sign-in';
+import { NOBODY, SOURCE_WINDOW_SECONDS, signInEvent } from '../sessions/sign-in';
 import type { User } from '../users/user';
 import { passkeysOf } from './listing';
 import { type CredentialDescriptor, issueChallenge, type PublicKeyCredentialRequestOptionsJSON, signInOptions } from './options';
@@ -320,9 +320,6 @@ function parsedAuthenticatorData(encoded: Uint8Array): AuthenticatorData | undef
     return undefined;
   }
 }
-
-/** A user id no user has (ids are UUIDs): the sign-in challenge of an unknown username accepts no passkey. */
-const NOBODY = 'none';
 
 /**
  * docs/api.md 12.5: the request options of a sign-in. With a username, the challenge is

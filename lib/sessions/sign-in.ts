@@ -37,7 +37,8 @@ export const UNKNOWN_SOURCE_BUDGET: AttemptBudget = ESCALATING_BUDGET;
 export const SOURCE_WINDOW_SECONDS = 15 * 60;
 
 /** A user id no user has (ids are UUIDs): an unknown username reads the MFA methods of nobody. */
-const NOBODY = 'none';
+/** A user id no user has (ids are UUIDs): what an unknown username's work is done for, so it answers as a known one. */
+export const NOBODY = 'none';
 
 export type SignInDeps = Pick<
   Deps,
@@ -395,7 +396,7 @@ export function apiSession(deps: SignInDeps, device: Device = {}): Opening<AuthP
 }
 
 /** A new device token of the user's account (docs/api.md 10.1): the browser or app that signed in is a known device. */
-export function issueDeviceToken(deps: Pick<Deps, 'clock' | 'deviceTokens'>, user: User): Promise<string> {
+function issueDeviceToken(deps: Pick<Deps, 'clock' | 'deviceTokens'>, user: User): Promise<string> {
   return deps.deviceTokens.issue({ tenantId: user.tenantId, username: user.username }, epochSeconds(deps.clock));
 }
 

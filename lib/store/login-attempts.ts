@@ -2,8 +2,6 @@ import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from './commands
 import { type Dynamo, isConditionalCheckFailed, oldItemOf } from './dynamo';
 import { type Key, keys, type SendScope } from './keys';
 
-export type { SendScope } from './keys';
-
 import { TTL_ATTRIBUTE } from './table';
 
 export interface AttemptPolicy {
