@@ -145,6 +145,15 @@ describe('tokens of a deleted or narrowed client', () => {
         tokenRequest(client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }),
       );
       expect([refreshed.status, refreshed.body.error]).toEqual([400, 'invalid_grant']);
+      // The grant ended with the refusal: a retry is refused too, and not taken for a stolen token.
+      const retried = await app.request(
+        'oauth2Token',
+        tokenRequest(client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }),
+      );
+      expect([retried.status, retried.body.error]).toEqual([400, 'invalid_grant']);
+      expect(deps.logs).not.toContainEqual(
+        expect.objectContaining({ event: 'oauth_refresh_token_reuse_detected', clientId: client.clientId }),
+      );
     });
 
     it('a code issued before the narrowing is redeemed for the remaining scope only', async () => {
