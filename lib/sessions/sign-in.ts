@@ -152,7 +152,9 @@ export async function checkPassword(
   // Read for every attempt that reaches the hash (of nobody for an unknown user), so a
   // wrong password and an unknown user do the same work; used only after a right one.
   const mfaMethods = started(store.mfa.list(tenantId, user?.id ?? NOBODY));
-  const verdict = user ? await hasher.verify(user.passwordHash, password) : await hasher.verifyDummy(password).then(() => undefined);
+  // An account without a password (docs/api.md 5.1) is refused like an unknown one, at the same cost.
+  const stored = user?.passwordHash;
+  const verdict = stored ? await hasher.verify(stored, password) : await hasher.verifyDummy(password).then(() => undefined);
   if (!user || !verdict?.ok || user.status !== 'active') {
     const reason = !user ? 'unknown_user' : !verdict?.ok ? 'wrong_password' : 'disabled';
     await Promise.all([mfaMethods.catch(() => undefined), failed(), refused({ reason, user })]);
@@ -165,7 +167,7 @@ export async function checkPassword(
     Promise.all([
       budget.clear(),
       // The cost parameters changed since this hash was made: upgrade it now that we know the password.
-      verdict.stale && hasher.hash(password).then((fresh) => store.users.replacePasswordHash(user, user.passwordHash, fresh)),
+      verdict.stale && stored && hasher.hash(password).then((fresh) => store.users.replacePasswordHash(user, stored, fresh)),
     ]),
   );
   return { user, mfaMethods, afterSuccess };

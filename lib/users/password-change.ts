@@ -34,9 +34,9 @@ export async function changePassword(
   if (user.id !== userId) throw invalid();
   if (await isCommonPassword(newPassword)) throw new ValidationError('Password is too common', { code: 'PASSWORD_TOO_COMMON' });
   const passwordHash = await deps.hasher.hash(newPassword);
-  const stillCurrent = async (current: { passwordHash: string }) => {
-    if (current.passwordHash !== user.passwordHash && !(await deps.hasher.verify(current.passwordHash, currentPassword)).ok)
-      throw invalid();
+  const stillCurrent = async (current: { passwordHash?: string | undefined }) => {
+    if (current.passwordHash === user.passwordHash) return;
+    if (!current.passwordHash || !(await deps.hasher.verify(current.passwordHash, currentPassword)).ok) throw invalid();
   };
   await revokeOtherSessions(deps, { tenantId, userId }, sessionId, { set: { passwordHash }, check: stillCurrent });
   deps.log.info('password_changed', { tenantId, userId, sessionId });

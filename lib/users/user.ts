@@ -14,7 +14,12 @@ export const userSchema = z.object({
   email: z.string().optional(),
   /** Whether the user proved `email` is theirs (docs/api.md 8.8); only a verified address gets codes and notifications. */
   emailVerified: z.boolean().optional(),
-  passwordHash: z.string(),
+  /**
+   * The password's hash; absent for an account that has none yet (imported without a
+   * hash, provisioned over SCIM, or invited and accepted with a passkey): such an account
+   * signs in another way or sets a password through the reset flow (docs/api.md 13).
+   */
+  passwordHash: z.string().optional(),
   status: z.enum(['active', 'disabled']),
   /**
    * The generation of the user's sessions and grants (0 when absent): each records the

@@ -96,6 +96,33 @@ describe('POST /auth/login', () => {
     expect(deps.logText()).not.toContain('not-the-password');
   });
 
+  it('refuses an account without a password (imported, provisioned, passkey-only) like a wrong password', async () => {
+    const stored = await deps.store.users.findById(tenantId, adminId);
+    const id = crypto.randomUUID();
+    const created = await deps.store.users.create(
+      {
+        id,
+        tenantId,
+        shopId: stored!.shopId,
+        username: 'no-password',
+        role: 'ANALYST',
+        status: 'active',
+        createdAt: new Date().toISOString(),
+      },
+      { createTenant: false },
+    );
+    expect(created).toBe('created');
+    const response = await app.request('login', { body: { username: 'no-password', password: 'any password at all', tenantId } });
+    expect(response).toEqual({
+      status: 401,
+      headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
+      body: failure('Invalid credentials'),
+    });
+    expect(deps.logs.filter((line) => line.event === 'login_failed')).toEqual(
+      expect.arrayContaining([expect.objectContaining({ tenantId, username: 'no-password', reason: 'wrong_password' })]),
+    );
+  });
+
   it('logs in through the default tenant when no tenantId is given', async () => {
     const local = await testDeps({ DEFAULT_TENANT_ID: tenantId });
     local.clock.set(deps.clock.now());
@@ -284,7 +311,7 @@ describe('POST /auth/login', () => {
     const stored = await production.store.users.findById(tenant, user.id);
     expect(stored?.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     const weak = await argon2idHasher({ memoryCost: 4096, timeCost: 1, parallelism: 1 }).hash(PASSWORD);
-    expect(await production.store.users.replacePasswordHash(stored!, stored!.passwordHash, weak)).toBe(true);
+    expect(await production.store.users.replacePasswordHash(stored!, stored!.passwordHash!, weak)).toBe(true);
 
     expect((await hashing.request('login', { body: { username: 'frank', password: PASSWORD, tenantId: tenant } })).status).toBe(200);
     const upgraded = await production.store.users.findById(tenant, user.id);
