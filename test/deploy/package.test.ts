@@ -105,6 +105,8 @@ const FUNCTIONS = [
   'HostedPasskeySignIn',
   'HostedPasskeysPage',
   'HostedPasskeyRegister',
+  // Staff lifecycle: the user import (docs/api.md 13.2).
+  'AdminImportUsers',
 ];
 /** Functions that check WebAuthn answers, and alone bundle the WebAuthn library (docs/api.md 11.11, 12). */
 const WEBAUTHN = ['PasskeyRegistration', 'PasskeyAuthentication', 'HostedPasskeySignIn', 'HostedPasskeyRegister'];
@@ -142,6 +144,8 @@ const AUDITING = [
   'PasskeyRegistration',
   'RemovePasskey',
   'PasskeyAuthentication',
+  // The user import (docs/api.md 13.2).
+  'AdminImportUsers',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'PasswordForgot', 'PasswordReset', 'HostedSignIn', 'HostedSecondFactor'];
