@@ -95,27 +95,23 @@ async function eachBounded<T>(items: T[], limit: number, work: (item: T) => Prom
   if (failure) throw failure.error;
 }
 
+/** The error of a row that parsed, or undefined: its shop (undefined when not the tenant's), then its hash. */
+function rowError(row: ImportRow, shop: string | undefined): string | undefined {
+  if (shop === undefined) return UNKNOWN_SHOP;
+  return row.passwordHash === undefined ? undefined : importedHashError(row.passwordHash);
+}
+
 /**
- * The rows as users, or each bad row's error: its fields, a username taken earlier in
- * the batch, its shop, its hash's format and costs. Nothing is written.
+ * The rows as users, or each bad row's error: its fields, its shop, its hash's format and
+ * costs, then a username that an earlier good row of the batch has. Nothing is written.
  */
 async function prepare(deps: ImportDeps, admin: Identity, rows: unknown[]): Promise<{ ready: ReadyRow[]; failed: ImportFailure[] }> {
   const failed: ImportFailure[] = [];
   const parsed: Array<{ index: number; row: ImportRow }> = [];
-  const seen = new Set<string>();
   for (const [index, raw] of rows.entries()) {
     const result = importRow.safeParse(raw);
-    if (!result.success) {
-      failed.push({ index, error: schemaFailure(result.error, 'row').message });
-      continue;
-    }
-    const key = normalizeUsername(result.data.username);
-    if (seen.has(key)) {
-      failed.push({ index, error: USER_EXISTS });
-      continue;
-    }
-    seen.add(key);
-    parsed.push({ index, row: result.data });
+    if (result.success) parsed.push({ index, row: result.data });
+    else failed.push({ index, error: schemaFailure(result.error, 'row').message });
   }
   const shops = await shopsOf(
     deps,
@@ -123,14 +119,17 @@ async function prepare(deps: ImportDeps, admin: Identity, rows: unknown[]): Prom
     parsed.map(({ row }) => row),
   );
   const createdAt = new Date(deps.clock.now()).toISOString();
+  const seen = new Set<string>();
   const ready: ReadyRow[] = [];
   for (const { index, row } of parsed) {
     const shop = shops.get(row.shopId);
-    const hashError = row.passwordHash === undefined ? undefined : importedHashError(row.passwordHash);
-    if (shop === undefined || hashError !== undefined) {
-      failed.push({ index, error: shop === undefined ? UNKNOWN_SHOP : (hashError as string) });
+    const error = rowError(row, shop);
+    const key = normalizeUsername(row.username);
+    if (shop === undefined || error !== undefined || seen.has(key)) {
+      failed.push({ index, error: error ?? USER_EXISTS });
       continue;
     }
+    seen.add(key);
     const user: User = {
       id: deps.random.id(),
       tenantId: admin.tenantId,

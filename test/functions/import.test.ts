@@ -147,6 +147,21 @@ describe('POST /admin/users/import', () => {
     });
   });
 
+  it('gives a username repeated in one call to its first good row', async () => {
+    const rows = [
+      { username: 'twice', role: 'ANALYST', passwordHash: 'not a hash' },
+      { username: 'Twice', role: 'OPERATOR', passwordHash: hash },
+      { username: 'TWICE', role: 'FINANCE' },
+    ];
+    expect(await importRows(rows)).toEqual(
+      answer(1, [
+        { index: 0, error: 'Unsupported password hash' },
+        { index: 2, error: 'User already exists' },
+      ]),
+    );
+    expect(await userOf('twice')).toMatchObject({ username: 'Twice', role: 'OPERATOR', passwordHash: hash });
+  });
+
   it('is safe to run again: existing usernames fail with User already exists and keep what they had', async () => {
     const rows = [
       { username: 'rerun-1', role: 'ANALYST', passwordHash: hash },
@@ -171,6 +186,8 @@ describe('POST /admin/users/import', () => {
   });
 
   it('records one audit event per call, with the counts and no hash', async () => {
+    // After the events of the calls before, in time.
+    deps.clock.advance(1);
     expect(
       await importRows([
         { username: 'audited-1', role: 'ANALYST', passwordHash: hash },
