@@ -53,6 +53,8 @@ export const AUDIT_EVENT_TYPES = [
   'passkey_registered',
   'passkey_registration_failed',
   'passkey_removed',
+  // Staff lifecycle (docs/api.md 13.2): one event per import call, with its counts.
+  'users_imported',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
@@ -130,6 +132,9 @@ export const auditDetailsSchema = z.strictObject({
   passkeyId: boundedId.optional(),
   /** The passkeys a password reset removed (docs/api.md 8.7). */
   passkeysRemoved: z.number().int().nonnegative().optional(),
+  /** An import's counts (docs/api.md 13.2): users created, rows failed. */
+  imported: z.number().int().nonnegative().optional(),
+  failed: z.number().int().nonnegative().optional(),
 });
 export type AuditDetails = z.output<typeof auditDetailsSchema>;
 
