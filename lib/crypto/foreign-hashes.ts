@@ -1,6 +1,5 @@
 import { pbkdf2, scrypt } from 'node:crypto';
 import { promisify } from 'node:util';
-import bcrypt from 'bcryptjs';
 import { constantEquals } from './constant-equals';
 import type { PasswordHashFormat } from './hash-formats';
 
@@ -26,9 +25,13 @@ export async function verifyForeign(
   password: string,
 ): Promise<boolean> {
   switch (format.kind) {
-    case 'bcrypt':
+    case 'bcrypt': {
+      // Loaded on first use: only the functions that check passwords ship bcryptjs
+      // (scripts/build.mjs); one that only hashes (an invitation's acceptance) never needs it.
+      const { default: bcrypt } = await import('bcryptjs');
       // The same salt and cost (the first 29 characters) give the same string for the right password.
       return constantEquals(await bcrypt.hash(password, stored.slice(0, 29)), stored);
+    }
     case 'pbkdf2-sha256':
       return sameBytes(await pbkdf2Async(password, format.salt, format.iterations, format.digest.length, 'sha256'), format.digest);
     case 'scrypt': {
