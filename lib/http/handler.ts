@@ -1,4 +1,4 @@
-import middy, { type MiddyfiedHandler } from '@middy/core';
+import type { MiddyfiedHandler } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpSecurityHeaders from '@middy/http-security-headers';
 import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
@@ -7,15 +7,16 @@ import type { z } from 'zod';
 import type { Identity } from '../caller';
 import type { Config } from '../config';
 import type { Logger } from '../log';
+import { routeChain } from './chain';
 import { type BodyFormat, bodyFormat } from './middlewares/body-format';
 import { bodyLimit } from './middlewares/body-limit';
 import { cors } from './middlewares/cors';
 import { type IdentityOptions, type IdentityRule, identity } from './middlewares/identity';
-import { invalidForm, pageForm } from './middlewares/page-form';
-import { type ValidateOptions, validate } from './middlewares/validate';
+import type { ValidateOptions } from './middlewares/validate';
+import { pageHandler } from './page-handler';
 import type { Reply, Success } from './reply';
-import { type RequestSource, requestSource } from './request-source';
-import { type ErrorFormat, respond, toResult } from './respond';
+import type { RequestSource } from './request-source';
+import type { ErrorFormat } from './respond';
 
 export type { BodyFormat } from './middlewares/body-format';
 export type { IdentityRule } from './middlewares/identity';
@@ -84,7 +85,7 @@ export type RouteHandler<D, B, Q, I extends IdentityRule, P = unknown, A = unkno
 ) => Promise<Reply<A>>;
 
 /** The JSON of a route's answers: anything, or the success envelope of its declared `response`. */
-type AnswerOf<R extends z.ZodType> = z.ZodType extends R ? unknown : Success<z.input<R>>;
+export type AnswerOf<R extends z.ZodType> = z.ZodType extends R ? unknown : Success<z.input<R>>;
 
 /** A function's Lambda handler: an API Gateway HTTP API (payload 2.0) event in, its result out. */
 export type HttpHandler = MiddyfiedHandler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
@@ -120,17 +121,15 @@ function jsonInput(options: RouteOptions<z.ZodType, z.ZodType>) {
 }
 
 /**
- * The middy chain of every HTTP function, in this order: CORS and security headers on
- * every answer (outermost), errors into answers, the body size limit, identity from the
- * authorizer, the body format, middy's form and JSON parsers, the permission check and
- * validation, then the handler. So a call without identity and with bad input gets
- * 401/403, never 400 (docs/api.md 2). The handler gets the function's deps with the
- * request's logger.
+ * The middy chain of every HTTP function (lib/http/chain.ts), in this order: CORS and
+ * security headers on every answer (outermost), errors into answers, the body size
+ * limit, identity from the authorizer, the body format, middy's form and JSON parsers,
+ * the permission check and validation, then the handler. So a call without identity and
+ * with bad input gets 401/403, never 400 (docs/api.md 2). The handler gets the
+ * function's deps with the request's logger.
  *
- * A hosted page runs the same chain with a form in place of the JSON body (its own
- * size limit, then middy's form parser) and without the CORS and JSON security headers:
- * a page sets its own (docs/api.md 11.8), which @middy/http-security-headers would
- * overwrite, and no other origin reads it.
+ * A hosted page (`page: true`) runs lib/http/page-handler.ts's chain instead, which a
+ * page's function may call directly to leave this one's middlewares out of its bundle.
  */
 export function httpHandler<
   D extends HttpDeps,
@@ -151,29 +150,6 @@ export function httpHandler(
   options: RouteOptions<z.ZodType, z.ZodType>,
   handle: RouteHandler<HttpDeps, unknown, unknown, IdentityRule>,
 ): HttpHandler {
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>({ timeoutEarlyInMillis: 0 })
-    .use(options.page ? [] : [cors(deps.config), securityHeaders()])
-    .use(respond(deps, options.formatError))
-    .use(
-      options.page
-        ? [identity(options), pageForm(), httpUrlencodeBodyParser<APIGatewayProxyEventV2>({ disableContentTypeError: true })]
-        : jsonInput(options),
-    )
-    .use(validate(options.page ? { ...options, bodyRefusal: invalidForm } : options))
-    .handler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(async (event, context) => {
-      const requestId = event.requestContext?.requestId ?? context.awsRequestId;
-      const reply = await handle({
-        body: event.input.body,
-        query: event.input.query,
-        params: event.input.params,
-        identity: event.identity,
-        deps: { ...deps, log: deps.log.child({ requestId }), source: requestSource(event) },
-        bodyFormat: event.bodyFormat ?? 'form',
-        headers: event.headers ?? {},
-        event,
-        cookies: event.cookies ?? event.headers?.cookie?.split(/;\s*/) ?? [],
-        sourceIp: event.requestContext?.http?.sourceIp,
-      });
-      return toResult(reply, options.cacheControl ?? 'no-store');
-    });
+  if (options.page) return pageHandler(deps, options, handle);
+  return routeChain(deps, options, { outer: [cors(deps.config), securityHeaders()], input: jsonInput(options) }, handle);
 }
