@@ -1,8 +1,7 @@
 import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { z } from 'zod';
-import { routeChain } from './chain';
-import type { AnswerOf, HttpDeps, HttpHandler, RouteHandler, RouteOptions } from './handler';
+import { type AnswerOf, type HttpDeps, type HttpHandler, type RouteHandler, type RouteOptions, routeChain } from './chain';
 import { type IdentityRule, identity } from './middlewares/identity';
 import { invalidForm, pageForm } from './middlewares/page-form';
 
