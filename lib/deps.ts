@@ -76,6 +76,13 @@ export interface Deps {
   source?: RequestSource | undefined;
   /** Issues and checks the device tokens of the login lockout (lib/abuse/device-token), keyed by the same peppers. */
   deviceTokens: DeviceTokens;
+  /**
+   * The least time a forgotten-password request takes to answer, so that its timing never
+   * tells whether the account exists (docs/api.md 8.7); unset, as in every function:
+   * FORGOT_ANSWER_FLOOR_MS (lib/users/password-reset.ts). Only tests lower it, where the
+   * floor is not their subject (test/helpers/deps.ts).
+   */
+  forgotAnswerFloorMs?: number | undefined;
 }
 
 /** Every store on one DynamoDB table; `random` marks write-once writes, `clock` tells when a deleted client's id is free again. */

@@ -463,7 +463,7 @@ describe('cross-tenant attempts on every operation', () => {
           tenantId: b,
           shopId: 'default',
           sessionId: String(claims.sid),
-          amr: ['pwd'],
+          amr: ['pwd' as const],
           authTime: Number(claims.iat),
         };
         const { token } = await signAccessToken(
