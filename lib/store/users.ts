@@ -8,7 +8,7 @@ import { type RevokeSessionsOptions, sessionRevocationItems } from './session-re
 import { shopItem } from './shops';
 import { transactOnce } from './write-once';
 
-export type CreateUserResult = 'created' | 'username_taken' | 'tenant_exists';
+export type CreateUserResult = 'created' | 'username_taken' | 'tenant_exists' | 'external_id_taken';
 
 export interface UserStore {
   findById(tenantId: string, userId: string): Promise<User | undefined>;
@@ -16,7 +16,8 @@ export interface UserStore {
   /**
    * Stores a user and its username record in one transaction. With `createTenant`
    * the tenant record and its default shop (the user's) are created in the same
-   * transaction and must not exist yet.
+   * transaction and must not exist yet. A user with an `externalId` (SCIM, docs/api.md
+   * 13.3) gets its uniqueness record in the same transaction.
    */
   create(user: User, options: { createTenant: boolean }): Promise<CreateUserResult>;
   /** Replaces the password hash only if it is still `expected` (used to rehash on login). */
@@ -91,11 +92,22 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
         const shop = { tenantId: user.tenantId, shopId: user.shopId, name: user.shopId, createdAt: user.createdAt, createdBy: user.id };
         items.push({ Put: { TableName: table, Item: shopItem(shop), ConditionExpression: 'attribute_not_exists(pk)' } });
       }
+      const externalIdAt = items.length;
+      if (user.externalId !== undefined) {
+        items.push({
+          Put: {
+            TableName: table,
+            Item: { ...keys.externalId(user.tenantId, user.externalId), userId: user.id },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        });
+      }
       try {
         await doc.send(new TransactWriteCommand({ TransactItems: items }));
         return 'created';
       } catch (error) {
         const failed = failedConditions(error);
+        if (failed?.[externalIdAt]) return 'external_id_taken';
         if (failed?.[2]) return 'tenant_exists';
         if (failed?.[0]) return 'username_taken';
         throw error;
