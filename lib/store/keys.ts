@@ -11,6 +11,11 @@ export function normalizeUsername(username: string): string {
   return username.normalize('NFKC').toLowerCase();
 }
 
+/** Email addresses compare regardless of case and Unicode form, as usernames do (docs/api.md 13). */
+export function normalizeEmail(email: string): string {
+  return email.normalize('NFKC').toLowerCase();
+}
+
 export interface Key {
   pk: string;
   sk: string;
@@ -164,6 +169,8 @@ export const keys = {
   }),
   /** The index partition of a tenant's users. */
   tenantUsersPartition,
+  /** The email index (lib/store/table.ts) entry of a user's profile that holds `email`. */
+  userEmail: (tenantId: string, email: string) => ({ gsi2pk: `${tenantPrefix(tenantId)}#EMAIL#${part(normalizeEmail(email))}` }),
   /**
    * The tenant index entry of an OAuth client (the owner index, `gsi1`, on the client
    * record): one query lists a tenant's clients, oldest first (docs/api.md 9.9).

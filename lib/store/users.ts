@@ -1,11 +1,12 @@
 import type { Random } from '../crypto/random';
 import { type User, userSchema } from '../users/user';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from './commands';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from './commands';
 import { type Dynamo, failedConditions, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { parseRecord } from './records';
 import { type RevokeSessionsOptions, sessionRevocationItems } from './session-revocation';
 import { shopItem } from './shops';
+import { EMAIL_INDEX } from './table';
 import { transactOnce } from './write-once';
 
 export type CreateUserResult = 'created' | 'username_taken' | 'tenant_exists' | 'external_id_taken';
@@ -13,6 +14,12 @@ export type CreateUserResult = 'created' | 'username_taken' | 'tenant_exists' | 
 export interface UserStore {
   findById(tenantId: string, userId: string): Promise<User | undefined>;
   findByUsername(tenantId: string, username: string): Promise<User | undefined>;
+  /**
+   * The tenant's users whose email is `email` (regardless of case), from the email index
+   * (lib/store/table.ts): eventually consistent, so for lookups, never a decision alone.
+   * Addresses are not unique: several users may share one.
+   */
+  findByEmail(tenantId: string, email: string): Promise<User[]>;
   /**
    * Stores a user and its username record in one transaction. With `createTenant`
    * the tenant record and its default shop (the user's) are created in the same
@@ -57,6 +64,29 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
       return Item ? found : undefined;
     },
 
+    async findByEmail(tenantId, email) {
+      const users: User[] = [];
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await doc.send(
+          new QueryCommand({
+            TableName: table,
+            IndexName: EMAIL_INDEX.name,
+            KeyConditionExpression: '#pk = :email',
+            ExpressionAttributeNames: { '#pk': EMAIL_INDEX.partitionKey },
+            ExpressionAttributeValues: { ':email': keys.userEmail(tenantId, email).gsi2pk },
+            ExclusiveStartKey,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          const user = toUser(item);
+          if (user) users.push(user);
+        }
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return users;
+    },
+
     async create(user, { createTenant }) {
       const items: Array<{ Put: { TableName: string; Item: Record<string, unknown>; ConditionExpression: string } }> = [
         {
@@ -69,7 +99,12 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
         {
           Put: {
             TableName: table,
-            Item: { ...keys.user(user.tenantId, user.id), ...keys.tenantUser(user.tenantId, user.createdAt, user.id), ...user },
+            Item: {
+              ...keys.user(user.tenantId, user.id),
+              ...keys.tenantUser(user.tenantId, user.createdAt, user.id),
+              ...(user.email === undefined ? {} : keys.userEmail(user.tenantId, user.email)),
+              ...user,
+            },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
