@@ -1,4 +1,4 @@
-import middy, { type MiddyfiedHandler } from '@middy/core';
+import middy, { type MiddlewareObj, type MiddyfiedHandler } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpSecurityHeaders from '@middy/http-security-headers';
 import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
@@ -57,6 +57,11 @@ export interface RouteOptions<
    * (lib/http/middlewares/page-form.ts), and the answer keeps the headers the page set.
    */
   page?: boolean;
+  /**
+   * Authenticates a caller the session authorizer does not know (the SCIM routes' bearer
+   * tokens, docs/api.md 13.3), where the identity is checked: before the body is read.
+   */
+  authenticate?: (event: APIGatewayProxyEventV2) => Promise<void>;
 }
 
 export interface RouteRequest<D, B, Q, I extends IdentityRule = IdentityRule, P = unknown> {
@@ -107,11 +112,17 @@ const securityHeaders = () =>
     reportTo: false,
   });
 
+/** A route's own authentication as a middleware. */
+const authentication = (authenticate: (event: APIGatewayProxyEventV2) => Promise<void>): MiddlewareObj<APIGatewayProxyEventV2> => ({
+  before: ({ event }) => authenticate(event),
+});
+
 /** The middlewares between the error mapper and validation of a JSON route, the OAuth endpoints' forms included. */
 function jsonInput(options: RouteOptions<z.ZodType, z.ZodType>) {
   return [
     bodyLimit(),
     identity(options),
+    ...(options.authenticate ? [authentication(options.authenticate)] : []),
     bodyFormat(options.acceptForm ?? false),
     ...(options.acceptForm ? [httpUrlencodeBodyParser<APIGatewayProxyEventV2>({ disableContentTypeError: true })] : []),
     // Skips form bodies; every other body is JSON by now (bodyFormat).

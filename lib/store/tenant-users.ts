@@ -32,7 +32,7 @@ export type UserChange = Partial<Pick<User, 'role' | 'shopId' | 'status'>>;
  * remove one. Written only if the user's `version` is still the one read, and moves it on.
  */
 export type ProfileChange = {
-  [K in 'externalId' | 'displayName' | 'name' | 'emails' | 'email']?: User[K] | null;
+  [K in 'externalId' | 'displayName' | 'name' | 'emails' | 'email' | 'emailVerified' | 'scimGroups']?: User[K] | null;
 } & { updatedAt: string };
 
 /**
@@ -46,6 +46,8 @@ export interface TenantUserStore {
     tenantId: string,
     options: UserFilter & { limit: number; after?: UserPosition | undefined },
   ): Promise<{ users: ListedUser[]; next?: UserPosition }>;
+  /** How many users the tenant index holds (docs/api.md 13.3: a SCIM list's `totalResults`). */
+  count(tenantId: string): Promise<number>;
   /** Up to 3 ids of active ADMINs of the tenant other than `exceptId`, from the index (eventually consistent: candidates only). */
   otherActiveAdmins(tenantId: string, exceptId: string): Promise<string[]>;
   /** Epoch seconds of the user's newest session (the last sign-in), if any. */
@@ -183,6 +185,27 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
       return next ? { users, next } : { users };
     },
 
+    async count(tenantId) {
+      let total = 0;
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await doc.send(
+          new QueryCommand({
+            TableName: table,
+            IndexName: OWNER_INDEX.name,
+            KeyConditionExpression: '#pk = :pk',
+            ExpressionAttributeNames: { '#pk': OWNER_INDEX.partitionKey },
+            ExpressionAttributeValues: { ':pk': keys.tenantUsersPartition(tenantId) },
+            Select: 'COUNT',
+            ExclusiveStartKey,
+          }),
+        );
+        total += page.Count ?? 0;
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return total;
+    },
+
     async otherActiveAdmins(tenantId, exceptId) {
       const found: string[] = [];
       const admins = ownerIndexItems(dynamo, {
@@ -230,7 +253,14 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
         ? `${generation.ConditionExpression} AND ${version === 0 ? '(attribute_not_exists(version) OR version = :version)' : 'version = :version'}`
         : generation.ConditionExpression;
       const { current } = generation;
-      const all = { ...set, ...(revoke ? { sessionEpoch: current + 1 } : {}), ...(profile ? { ...profile, version: version + 1 } : {}) };
+      // The email index entry follows the email (docs/api.md 13).
+      const emailIndex =
+        profile?.email === undefined ? {} : { gsi2pk: profile.email === null ? null : keys.userEmail(user.tenantId, profile.email).gsi2pk };
+      const all = {
+        ...set,
+        ...(revoke ? { sessionEpoch: current + 1 } : {}),
+        ...(profile ? { ...profile, ...emailIndex, version: version + 1 } : {}),
+      };
       const removed = Object.entries(all).flatMap(([name, value]) => (value === null ? [name] : []));
       const changes = Object.entries(all).filter(([, value]) => value !== undefined && value !== null);
       // Users created before the tenant index get its attributes with their first change.

@@ -20,6 +20,8 @@ export interface UserStore {
    * Addresses are not unique: several users may share one.
    */
   findByEmail(tenantId: string, email: string): Promise<User[]>;
+  /** The user of a SCIM `externalId` in the tenant (docs/api.md 13.3), by its uniqueness record. */
+  findByExternalId(tenantId: string, externalId: string): Promise<User | undefined>;
   /**
    * Stores a user and its username record in one transaction. With `createTenant`
    * the tenant record and its default shop (the user's) are created in the same
@@ -62,6 +64,15 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
       // time does not tell whether a username exists.
       const found = await findById(tenantId, typeof Item?.userId === 'string' ? Item.userId : NO_USER);
       return Item ? found : undefined;
+    },
+
+    async findByExternalId(tenantId, externalId) {
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: table, Key: keys.externalId(tenantId, externalId), ConsistentRead: true }),
+      );
+      if (typeof Item?.userId !== 'string') return undefined;
+      const user = await findById(tenantId, Item.userId);
+      return user?.externalId === externalId ? user : undefined;
     },
 
     async findByEmail(tenantId, email) {
