@@ -38,7 +38,15 @@ describe('tenant administration: tenant settings (docs/api.md 9.14)', () => {
       headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
       body: {
         success: true,
-        data: { tenant: { id: tenantId, displayName: null, createdAt: expect.stringMatching(ISO), defaultShopId: 'main-shop', scimDefaultRole: 'ANALYST' } },
+        data: {
+          tenant: {
+            id: tenantId,
+            displayName: null,
+            createdAt: expect.stringMatching(ISO),
+            defaultShopId: 'main-shop',
+            scimDefaultRole: 'ANALYST',
+          },
+        },
       },
     });
     const renamed = await app.request('adminUpdateTenant', { token, body: { displayName: '  Acme Shops GmbH  ' } });
@@ -48,7 +56,13 @@ describe('tenant administration: tenant settings (docs/api.md 9.14)', () => {
       body: {
         success: true,
         data: {
-          tenant: { id: tenantId, displayName: 'Acme Shops GmbH', createdAt: expect.stringMatching(ISO), defaultShopId: 'main-shop', scimDefaultRole: 'ANALYST' },
+          tenant: {
+            id: tenantId,
+            displayName: 'Acme Shops GmbH',
+            createdAt: expect.stringMatching(ISO),
+            defaultShopId: 'main-shop',
+            scimDefaultRole: 'ANALYST',
+          },
         },
       },
     });
