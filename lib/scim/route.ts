@@ -3,7 +3,8 @@ import type { ScimCaller } from '../audit/record';
 import type { Deps } from '../deps';
 import { type HttpHandler, httpHandler } from '../http/handler';
 import { document, type Reply } from '../http/reply';
-import { SCIM_JSON, scimErrorFormat } from './errors';
+import { fitsAfterNormalization } from '../http/schemas';
+import { SCIM_JSON, scimErrorFormat, scimErrors } from './errors';
 import { scimAuthentication, scimCallerOf } from './tokens';
 
 /** What a SCIM route's handler gets: the caller its token names, the body as parsed JSON, path and query. */
@@ -27,14 +28,12 @@ export function scimRoute(deps: Deps, handle: (request: ScimRequest) => Promise<
   return httpHandler(
     deps,
     { identity: 'none', body: anyObject, formatError: scimErrorFormat, authenticate: scimAuthentication(deps) },
-    async ({ body, event, deps }) =>
-      handle({
-        caller: scimCallerOf(event),
-        body,
-        pathParameters: event.pathParameters ?? {},
-        query: event.queryStringParameters ?? {},
-        deps,
-      }),
+    async ({ body, event, deps }) => {
+      const pathParameters = event.pathParameters ?? {};
+      // An id no record can have (beyond the bounds of a key, docs/api.md 10.2) is unknown.
+      if (Object.values(pathParameters).some((id) => id !== undefined && !fitsAfterNormalization(id))) throw scimErrors.notFound();
+      return handle({ caller: scimCallerOf(event), body, pathParameters, query: event.queryStringParameters ?? {}, deps });
+    },
   );
 }
 

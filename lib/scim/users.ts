@@ -5,6 +5,7 @@ import { SCIM_DEFAULT_ROLE } from '../admin/tenant';
 import { modifyUser, type UserEdit } from '../admin/users';
 import { byActor, recordEvent, type ScimCaller } from '../audit/record';
 import type { Deps } from '../deps';
+import { fitsAfterNormalization } from '../http/schemas';
 import { normalizeEmail, normalizeUsername } from '../store/keys';
 import type { ProfileChange, UserChange } from '../store/tenant-users';
 import type { User } from '../users/user';
@@ -264,6 +265,8 @@ function matches(user: User, term: Term): boolean {
 
 /** The users of a filter: one lookup (username record, externalId record, or email index), then every term checked. */
 async function filtered(deps: ScimDeps, tenantId: string, terms: Term[]): Promise<User[]> {
+  // A value beyond the bounds of every stored one (docs/api.md 10.2) matches no user.
+  if (terms.some((term) => !fitsAfterNormalization(term.value))) return [];
   const by = (attribute: Term['attribute']) => terms.find((term) => term.attribute === attribute)?.value;
   const userName = by('username');
   const externalId = by('externalid');
