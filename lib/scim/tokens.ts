@@ -35,7 +35,8 @@ const viewOf = (token: ScimToken): ScimTokenView => ({ id: token.id, name: token
  * A token names its tenant and id before its secret (256 random bits): `<tenant, base64url>.<id>.<secret>`.
  * Only its SHA-256 is stored; the tenant and id say which record to compare it with.
  */
-const mint = (tenantId: string, id: string, secret: string) => `${Buffer.from(tenantId).toString('base64url')}.${id}.${secret}`;
+export const formatScimToken = (tenantId: string, id: string, secret: string) =>
+  `${Buffer.from(tenantId).toString('base64url')}.${id}.${secret}`;
 
 function partsOf(token: string): { tenantId: string; tokenId: string } | undefined {
   const match = /^([A-Za-z0-9_-]{1,200})\.([0-9a-f-]{36})\.[A-Za-z0-9_-]{43}$/.exec(token);
@@ -50,7 +51,7 @@ export async function createScimToken(
   name: string,
 ): Promise<{ scimToken: ScimTokenView; token: string }> {
   const id = deps.random.id();
-  const token = mint(admin.tenantId, id, deps.random.token(32));
+  const token = formatScimToken(admin.tenantId, id, deps.random.token(32));
   const stored: ScimToken = {
     tenantId: admin.tenantId,
     id,
