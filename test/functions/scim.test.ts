@@ -86,6 +86,15 @@ describe('SCIM 2.0 provisioning (docs/api.md 13.3)', () => {
         actor: { type: 'user', id: admin.user.id },
         details: { name: expect.any(String) },
       });
+      const deletions = await app.request('adminListAudit', { token: admin.token, query: { type: 'scim_token_deleted' } });
+      expect(deletions.body.data.events).toEqual([
+        expect.objectContaining({ actor: { type: 'user', id: admin.user.id }, outcome: 'success' }),
+      ]);
+    });
+
+    it('checks the token before the body: no token and a bad body is 401, never 400', async () => {
+      const response = await app.request('scimCreateUser', { headers: { 'content-type': 'application/scim+json' }, body: '{"userName":' });
+      expect(response).toEqual({ status: 401, headers: expect.objectContaining({ 'Content-Type': SCIM_JSON }), body: scimError(401) });
     });
 
     it.each([
