@@ -171,7 +171,11 @@ function checkPaths(request: PatchRequest) {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** RFC 7644 3.5.2 through scim-patch, its refusals as SCIM errors; a path names a stored attribute or is refused. */
+/**
+ * RFC 7644 3.5.2 through scim-patch, its refusals as SCIM errors; a path names a stored
+ * attribute or is refused. A `replace` whose value filter matches nothing adds the value
+ * (`emails[type eq "work"].value` on a user without a work email), as Entra ID expects.
+ */
 function applyPatch(resource: ScimUser, request: PatchRequest): Record<string, unknown> {
   checkPaths(request);
   const document = {
@@ -188,7 +192,7 @@ function applyPatch(resource: ScimUser, request: PatchRequest): Record<string, u
         ...(path !== undefined ? { path: canonicalPath(path) } : {}),
         value,
       })) as never,
-      { mutateDocument: false },
+      { mutateDocument: false, treatMissingAsAdd: true },
     );
   } catch (error) {
     const name = error instanceof Error ? error.name : '';

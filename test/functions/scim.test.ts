@@ -218,6 +218,7 @@ describe('SCIM 2.0 provisioning (docs/api.md 13.3)', () => {
             { op: 'Add', path: 'emails', value: [{ value: 'home@example.com', type: 'home' }] },
             { op: 'Replace', path: 'emails[type eq "work"].value', value: 'e2@example.com' },
             { op: 'Replace', path: 'name.givenName', value: 'Grace' },
+            { op: 'Replace', path: 'emails[type eq "other"].value', value: 'other@example.com' },
             { op: 'Replace', path: `${COMMERCE}:shopId`, value: deps.config.defaultShopId },
           ],
         },
@@ -229,6 +230,7 @@ describe('SCIM 2.0 provisioning (docs/api.md 13.3)', () => {
         emails: [
           { value: 'e2@example.com', type: 'work', primary: true },
           { value: 'home@example.com', type: 'home' },
+          { value: 'other@example.com', type: 'other' },
         ],
       });
       const removed = await scim('scimPatchUser', {
@@ -237,6 +239,7 @@ describe('SCIM 2.0 provisioning (docs/api.md 13.3)', () => {
           schemas: [PATCH],
           Operations: [
             { op: 'Remove', path: 'emails[type eq "home"]' },
+            { op: 'remove', path: 'emails[type eq "other"]' },
             { op: 'replace', path: 'active', value: 'True' },
           ],
         },
