@@ -58,6 +58,8 @@ export const AUDIT_EVENT_TYPES = [
   'scim_token_created',
   'scim_token_deleted',
   'user_provisioned',
+  // Staff lifecycle (docs/api.md 13.2): one event per import call, with its counts.
+  'users_imported',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
@@ -135,6 +137,9 @@ export const auditDetailsSchema = z.strictObject({
   passkeyId: boundedId.optional(),
   /** The passkeys a password reset removed (docs/api.md 8.7). */
   passkeysRemoved: z.number().int().nonnegative().optional(),
+  /** An import's counts (docs/api.md 13.2): users created, rows failed. */
+  imported: z.number().int().nonnegative().optional(),
+  failed: z.number().int().nonnegative().optional(),
 });
 export type AuditDetails = z.output<typeof auditDetailsSchema>;
 

@@ -46,6 +46,8 @@ export interface RouteOptions<
    * answer is not parsed.
    */
   response?: R;
+  /** The largest body the route takes, in bytes; 16 KiB (docs/api.md 2) unless said otherwise. */
+  maxBodyBytes?: number;
   /** Also accept `application/x-www-form-urlencoded` bodies (the OAuth endpoints). */
   acceptForm?: boolean;
   /** Cache-Control of successful answers; `no-store` unless said otherwise. */
@@ -120,7 +122,7 @@ const authentication = (authenticate: (event: APIGatewayProxyEventV2) => Promise
 /** The middlewares between the error mapper and validation of a JSON route, the OAuth endpoints' forms included. */
 function jsonInput(options: RouteOptions<z.ZodType, z.ZodType>) {
   return [
-    bodyLimit(),
+    bodyLimit(options.maxBodyBytes),
     identity(options),
     ...(options.authenticate ? [authentication(options.authenticate)] : []),
     bodyFormat(options.acceptForm ?? false),
