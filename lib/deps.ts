@@ -22,6 +22,7 @@ import { dynamoOAuthClientStore, type OAuthClientStore } from './store/oauth-cli
 import { type AuthorizationCodeStore, dynamoAuthorizationCodeStore } from './store/oauth-codes';
 import { dynamoOAuthGrantStore, type OAuthGrantStore } from './store/oauth-grants';
 import { dynamoPasskeyStore, type PasskeyStore } from './store/passkeys';
+import { dynamoScimTokenStore, type ScimTokenStore } from './store/scim-tokens';
 import { dynamoSessionStore, type SessionStore } from './store/sessions';
 import { dynamoShopStore, type ShopStore } from './store/shops';
 import { dynamoTenantUserStore, type TenantUserStore } from './store/tenant-users';
@@ -52,6 +53,8 @@ export interface Stores {
   interactions: InteractionStore;
   /** Passkeys and their challenges (docs/api.md 12). */
   passkeys: PasskeyStore;
+  /** SCIM tokens (docs/api.md 13.3). */
+  scimTokens: ScimTokenStore;
 }
 
 /** Everything a function needs from the outside world; tests pass their own. */
@@ -102,6 +105,7 @@ export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'rand
     accountCodes: dynamoAccountCodeStore(dynamo, random),
     interactions: dynamoInteractionStore(dynamo, random),
     passkeys: dynamoPasskeyStore(dynamo, random),
+    scimTokens: dynamoScimTokenStore(dynamo, random),
   };
 }
 

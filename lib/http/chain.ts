@@ -50,6 +50,11 @@ export interface RouteOptions<
    * (lib/http/middlewares/page-form.ts), and the answer keeps the headers the page set.
    */
   page?: boolean;
+  /**
+   * Authenticates a caller the session authorizer does not know (the SCIM routes' bearer
+   * tokens, docs/api.md 13.3), where the identity is checked: before the body is read.
+   */
+  authenticate?: (event: APIGatewayProxyEventV2) => Promise<void>;
 }
 
 export interface RouteRequest<D, B, Q, I extends IdentityRule = IdentityRule, P = unknown> {

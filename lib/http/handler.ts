@@ -1,3 +1,4 @@
+import type { MiddlewareObj } from '@middy/core';
 import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpSecurityHeaders from '@middy/http-security-headers';
 import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
@@ -33,11 +34,17 @@ const securityHeaders = () =>
     reportTo: false,
   });
 
+/** A route's own authentication as a middleware. */
+const authentication = (authenticate: (event: APIGatewayProxyEventV2) => Promise<void>): MiddlewareObj<APIGatewayProxyEventV2> => ({
+  before: ({ event }) => authenticate(event),
+});
+
 /** The middlewares between the error mapper and validation of a JSON route, the OAuth endpoints' forms included. */
 function jsonInput(options: RouteOptions<z.ZodType, z.ZodType>) {
   return [
     bodyLimit(options.maxBodyBytes),
     identity(options),
+    ...(options.authenticate ? [authentication(options.authenticate)] : []),
     bodyFormat(options.acceptForm ?? false),
     ...(options.acceptForm ? [httpUrlencodeBodyParser<APIGatewayProxyEventV2>({ disableContentTypeError: true })] : []),
     // Skips form bodies; every other body is JSON by now (bodyFormat).

@@ -9,7 +9,7 @@ import { shopItem } from './shops';
 import { EMAIL_INDEX } from './table';
 import { transactOnce } from './write-once';
 
-export type CreateUserResult = 'created' | 'username_taken' | 'tenant_exists';
+export type CreateUserResult = 'created' | 'username_taken' | 'tenant_exists' | 'external_id_taken';
 
 export interface UserStore {
   findById(tenantId: string, userId: string): Promise<User | undefined>;
@@ -20,10 +20,13 @@ export interface UserStore {
    * Addresses are not unique: several users may share one.
    */
   findByEmail(tenantId: string, email: string): Promise<User[]>;
+  /** The user of a SCIM `externalId` in the tenant (docs/api.md 13.3), by its uniqueness record. */
+  findByExternalId(tenantId: string, externalId: string): Promise<User | undefined>;
   /**
    * Stores a user and its username record in one transaction. With `createTenant`
    * the tenant record and its default shop (the user's) are created in the same
-   * transaction and must not exist yet.
+   * transaction and must not exist yet. A user with an `externalId` (SCIM, docs/api.md
+   * 13.3) gets its uniqueness record in the same transaction.
    */
   create(user: User, options: { createTenant: boolean }): Promise<CreateUserResult>;
   /** Replaces the password hash only if it is still `expected` (used to rehash on login). */
@@ -61,6 +64,15 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
       // time does not tell whether a username exists.
       const found = await findById(tenantId, typeof Item?.userId === 'string' ? Item.userId : NO_USER);
       return Item ? found : undefined;
+    },
+
+    async findByExternalId(tenantId, externalId) {
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: table, Key: keys.externalId(tenantId, externalId), ConsistentRead: true }),
+      );
+      if (typeof Item?.userId !== 'string') return undefined;
+      const user = await findById(tenantId, Item.userId);
+      return user?.externalId === externalId ? user : undefined;
     },
 
     async findByEmail(tenantId, email) {
@@ -126,11 +138,22 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
         const shop = { tenantId: user.tenantId, shopId: user.shopId, name: user.shopId, createdAt: user.createdAt, createdBy: user.id };
         items.push({ Put: { TableName: table, Item: shopItem(shop), ConditionExpression: 'attribute_not_exists(pk)' } });
       }
+      const externalIdAt = items.length;
+      if (user.externalId !== undefined) {
+        items.push({
+          Put: {
+            TableName: table,
+            Item: { ...keys.externalId(user.tenantId, user.externalId), userId: user.id },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        });
+      }
       try {
         await doc.send(new TransactWriteCommand({ TransactItems: items }));
         return 'created';
       } catch (error) {
         const failed = failedConditions(error);
+        if (failed?.[externalIdAt]) return 'external_id_taken';
         if (failed?.[2]) return 'tenant_exists';
         if (failed?.[0]) return 'username_taken';
         throw error;
