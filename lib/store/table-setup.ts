@@ -37,6 +37,16 @@ const indexes: Array<{ index: GlobalSecondaryIndex; attributes: AttributeDefinit
   },
 ];
 
+/** Waits (up to a minute) until no index of the table is still being built: DynamoDB builds one at a time. */
+async function untilIndexesActive(client: DynamoDBClient, tableName: string): Promise<void> {
+  for (let round = 0; round < 600; round++) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if ((Table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE')) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`The indexes of table ${tableName} are still being built`);
+}
+
 /**
  * Creates the table (pk/sk strings, the owner and email indexes, on demand, TTL) if it
  * does not exist, and adds the indexes missing from a table made before them, one at a
@@ -56,6 +66,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
           GlobalSecondaryIndexUpdates: [{ Create: index }],
         }),
       );
+      await untilIndexesActive(client, tableName);
     }
     return missing.length === 0 ? 'exists' : 'indexed';
   } catch (error) {
