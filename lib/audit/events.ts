@@ -53,6 +53,11 @@ export const AUDIT_EVENT_TYPES = [
   'passkey_registered',
   'passkey_registration_failed',
   'passkey_removed',
+  // Invitations (docs/api.md 13.1); the account an accepted one creates is its target.
+  'invitation_created',
+  'invitation_resent',
+  'invitation_revoked',
+  'invitation_accepted',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
@@ -130,6 +135,8 @@ export const auditDetailsSchema = z.strictObject({
   passkeyId: boundedId.optional(),
   /** The passkeys a password reset removed (docs/api.md 8.7). */
   passkeysRemoved: z.number().int().nonnegative().optional(),
+  /** An invitation's id (docs/api.md 13.1): never its token or link. */
+  invitationId: boundedId.optional(),
 });
 export type AuditDetails = z.output<typeof auditDetailsSchema>;
 

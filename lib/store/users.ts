@@ -1,14 +1,17 @@
 import type { Random } from '../crypto/random';
 import { type User, userSchema } from '../users/user';
-import { GetCommand, TransactWriteCommand, UpdateCommand } from './commands';
+import { GetCommand, TransactWriteCommand, type TransactWriteItem, UpdateCommand } from './commands';
 import { type Dynamo, failedConditions, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { parseRecord } from './records';
 import { type RevokeSessionsOptions, sessionRevocationItems } from './session-revocation';
 import { shopItem } from './shops';
-import { transactOnce } from './write-once';
+import { transactOnce, transactOnceOrReasons } from './write-once';
 
-export type CreateUserResult = 'created' | 'username_taken' | 'tenant_exists';
+export type CreateUserResult = 'created' | 'username_taken' | 'tenant_exists' | 'refused' | 'conflict';
+
+/** A conditional update written in the transaction that creates a user (an invitation consumed, docs/api.md 13.1). */
+export type ConsumedWith = Omit<NonNullable<TransactWriteItem['Update']>, 'TableName'>;
 
 export interface UserStore {
   findById(tenantId: string, userId: string): Promise<User | undefined>;
@@ -16,9 +19,11 @@ export interface UserStore {
   /**
    * Stores a user and its username record in one transaction. With `createTenant`
    * the tenant record and its default shop (the user's) are created in the same
-   * transaction and must not exist yet.
+   * transaction and must not exist yet. With `consuming`, that update is written in the
+   * same transaction, once (lib/store/write-once.ts): `refused` when its condition fails,
+   * `conflict` when a concurrent transaction touched one of the items (the caller may try again).
    */
-  create(user: User, options: { createTenant: boolean }): Promise<CreateUserResult>;
+  create(user: User, options: { createTenant: boolean; consuming?: ConsumedWith }): Promise<CreateUserResult>;
   /** Replaces the password hash only if it is still `expected` (used to rehash on login). */
   replacePasswordHash(user: User, expected: string, next: string): Promise<boolean>;
   /**
@@ -56,7 +61,7 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
       return Item ? found : undefined;
     },
 
-    async create(user, { createTenant }) {
+    async create(user, { createTenant, consuming }) {
       const items: Array<{ Put: { TableName: string; Item: Record<string, unknown>; ConditionExpression: string } }> = [
         {
           Put: {
@@ -90,6 +95,14 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
         // The tenant's default shop (docs/api.md 9.7), the first user's; a new tenant has no shop yet.
         const shop = { tenantId: user.tenantId, shopId: user.shopId, name: user.shopId, createdAt: user.createdAt, createdBy: user.id };
         items.push({ Put: { TableName: table, Item: shopItem(shop), ConditionExpression: 'attribute_not_exists(pk)' } });
+      }
+      if (consuming) {
+        const outcome = await transactOnceOrReasons(dynamo, random, [{ Update: { ...consuming, TableName: table } }, ...items]);
+        if (outcome === true) return 'created';
+        if (outcome.includes('TransactionConflict')) return 'conflict';
+        if (outcome[0] === 'ConditionalCheckFailed') return 'refused';
+        if (outcome[1] === 'ConditionalCheckFailed') return 'username_taken';
+        throw new Error('user creation refused without a reason');
       }
       try {
         await doc.send(new TransactWriteCommand({ TransactItems: items }));
