@@ -182,9 +182,10 @@ export function dynamoAccountCodeStore(dynamo: Dynamo, random: Random): AccountC
           Update: {
             TableName: table,
             Key: keys.user(user.tenantId, user.id),
-            UpdateExpression: 'SET email = :email, emailVerified = :false',
+            // The email index entry moves with the address (lib/store/table.ts).
+            UpdateExpression: 'SET email = :email, emailVerified = :false, gsi2pk = :emailKey',
             ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeValues: { ':email': email, ':false': false },
+            ExpressionAttributeValues: { ':email': email, ':false': false, ':emailKey': keys.userEmail(user.tenantId, email).gsi2pk },
           },
         },
       ]),

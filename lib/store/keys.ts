@@ -11,6 +11,11 @@ export function normalizeUsername(username: string): string {
   return username.normalize('NFKC').toLowerCase();
 }
 
+/** Email addresses compare regardless of case and Unicode form, as usernames do (docs/api.md 13). */
+export function normalizeEmail(email: string): string {
+  return email.normalize('NFKC').toLowerCase();
+}
+
 export interface Key {
   pk: string;
   sk: string;
@@ -164,6 +169,8 @@ export const keys = {
   }),
   /** The index partition of a tenant's users. */
   tenantUsersPartition,
+  /** The email index (lib/store/table.ts) entry of a user's profile that holds `email`. */
+  userEmail: (tenantId: string, email: string) => ({ gsi2pk: `${tenantPrefix(tenantId)}#EMAIL#${part(normalizeEmail(email))}` }),
   /**
    * The tenant index entry of an OAuth client (the owner index, `gsi1`, on the client
    * record): one query lists a tenant's clients, oldest first (docs/api.md 9.9).
@@ -208,7 +215,7 @@ export const keys = {
    * that one address has one pending invitation at a time (one conditional write).
    */
   pendingInvitation: (tenantId: string, email: string): Key => ({
-    pk: `${tenantPrefix(tenantId)}#INVITEE#${part(normalizeUsername(email))}`,
+    pk: `${tenantPrefix(tenantId)}#INVITEE#${part(normalizeEmail(email))}`,
     sk: 'PENDING',
   }),
   /** The tenant index entry of an invitation (`gsi1`): one query lists a tenant's invitations, newest first. */
@@ -219,10 +226,10 @@ export const keys = {
   tenantInvitationsPartition: (tenantId: string) => `${tenantPrefix(tenantId)}#INVITATIONS`,
   /** The local outbox's messages to one email address, in the order they were sent (local development only). */
   outboxAddress: (address: string, sentAt: number, id: string): Key => ({
-    pk: `OUTBOX#ADDRESS#${part(normalizeUsername(address))}`,
+    pk: `OUTBOX#ADDRESS#${part(normalizeEmail(address))}`,
     sk: `MESSAGE#${String(sentAt).padStart(12, '0')}#${part(id)}`,
   }),
-  outboxAddressPartition: (address: string) => `OUTBOX#ADDRESS#${part(normalizeUsername(address))}`,
+  outboxAddressPartition: (address: string) => `OUTBOX#ADDRESS#${part(normalizeEmail(address))}`,
 };
 
 /** What a send quota counts (lib/abuse/send-quota.ts); `global` counts the whole service. */

@@ -1,26 +1,36 @@
 import type { Random } from '../crypto/random';
 import { type User, userSchema } from '../users/user';
-import { GetCommand, TransactWriteCommand, type TransactWriteItem, UpdateCommand } from './commands';
+import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteItem, UpdateCommand } from './commands';
 import { type Dynamo, failedConditions, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { parseRecord } from './records';
 import { type RevokeSessionsOptions, sessionRevocationItems } from './session-revocation';
 import { shopItem } from './shops';
+import { EMAIL_INDEX } from './table';
 import { transactOnce, transactOnceOrReasons } from './write-once';
 
 export type CreateUserResult = 'created' | 'username_taken' | 'tenant_exists' | 'refused' | 'conflict';
 
-/** A conditional update written in the transaction that creates a user (an invitation consumed, docs/api.md 13.1). */
-export type ConsumedWith = Omit<NonNullable<TransactWriteItem['Update']>, 'TableName'>;
+/**
+ * What is written in the transaction that creates a user (an invitation consumed, docs/api.md
+ * 13.1): its first item a conditional update, written once; the others alongside.
+ */
+export type ConsumedWith = [{ Update: NonNullable<TransactWriteItem['Update']> }, ...TransactWriteItem[]];
 
 export interface UserStore {
   findById(tenantId: string, userId: string): Promise<User | undefined>;
   findByUsername(tenantId: string, username: string): Promise<User | undefined>;
   /**
+   * The tenant's users whose email is `email` (regardless of case), from the email index
+   * (lib/store/table.ts): eventually consistent, so for lookups, never a decision alone.
+   * Addresses are not unique: several users may share one.
+   */
+  findByEmail(tenantId: string, email: string): Promise<User[]>;
+  /**
    * Stores a user and its username record in one transaction. With `createTenant`
    * the tenant record and its default shop (the user's) are created in the same
-   * transaction and must not exist yet. With `consuming`, that update is written in the
-   * same transaction, once (lib/store/write-once.ts): `refused` when its condition fails,
+   * transaction and must not exist yet. With `consuming`, its items are written in the
+   * same transaction, the first once (lib/store/write-once.ts): `refused` when its condition fails,
    * `conflict` when a concurrent transaction touched one of the items (the caller may try again).
    */
   create(user: User, options: { createTenant: boolean; consuming?: ConsumedWith }): Promise<CreateUserResult>;
@@ -61,6 +71,29 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
       return Item ? found : undefined;
     },
 
+    async findByEmail(tenantId, email) {
+      const users: User[] = [];
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await doc.send(
+          new QueryCommand({
+            TableName: table,
+            IndexName: EMAIL_INDEX.name,
+            KeyConditionExpression: '#pk = :email',
+            ExpressionAttributeNames: { '#pk': EMAIL_INDEX.partitionKey },
+            ExpressionAttributeValues: { ':email': keys.userEmail(tenantId, email).gsi2pk },
+            ExclusiveStartKey,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          const user = toUser(item);
+          if (user) users.push(user);
+        }
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return users;
+    },
+
     async create(user, { createTenant, consuming }) {
       const items: Array<{ Put: { TableName: string; Item: Record<string, unknown>; ConditionExpression: string } }> = [
         {
@@ -73,7 +106,12 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
         {
           Put: {
             TableName: table,
-            Item: { ...keys.user(user.tenantId, user.id), ...keys.tenantUser(user.tenantId, user.createdAt, user.id), ...user },
+            Item: {
+              ...keys.user(user.tenantId, user.id),
+              ...keys.tenantUser(user.tenantId, user.createdAt, user.id),
+              ...(user.email === undefined ? {} : keys.userEmail(user.tenantId, user.email)),
+              ...user,
+            },
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         },
@@ -97,7 +135,8 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
         items.push({ Put: { TableName: table, Item: shopItem(shop), ConditionExpression: 'attribute_not_exists(pk)' } });
       }
       if (consuming) {
-        const outcome = await transactOnceOrReasons(dynamo, random, [{ Update: { ...consuming, TableName: table } }, ...items]);
+        const [consumed, ...alongside] = consuming;
+        const outcome = await transactOnceOrReasons(dynamo, random, [consumed, ...items, ...alongside]);
         if (outcome === true) return 'created';
         if (outcome.includes('TransactionConflict')) return 'conflict';
         if (outcome[0] === 'ConditionalCheckFailed') return 'refused';

@@ -3,7 +3,7 @@ import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { UpdateCommand } from '../../lib/store/commands';
 import { keys } from '../../lib/store/keys';
-import { OWNER_INDEX } from '../../lib/store/table';
+import { EMAIL_INDEX, OWNER_INDEX } from '../../lib/store/table';
 import { ensureTable } from '../../lib/store/table-setup';
 import { registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
@@ -144,7 +144,7 @@ describe('the owner index', () => {
     );
     expect(await ensureTable(client, tableName)).toBe('indexed');
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName)).toEqual([OWNER_INDEX.name]);
+    expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName).sort()).toEqual([OWNER_INDEX.name, EMAIL_INDEX.name].sort());
     expect(await ensureTable(client, tableName)).toBe('exists');
     client.destroy();
   });
