@@ -16,6 +16,7 @@ import { type AccountCodeStore, dynamoAccountCodeStore } from './store/account-c
 import { type AuditStore, dynamoAuditStore } from './store/audit';
 import { createDynamo, type Dynamo } from './store/dynamo';
 import { dynamoInteractionStore, type InteractionStore } from './store/interactions';
+import { dynamoInvitationStore, type InvitationStore } from './store/invitations';
 import { type AttemptCounter, dynamoAttemptCounter } from './store/login-attempts';
 import { dynamoMfaOutbox, dynamoMfaStore, type MfaStore } from './store/mfa';
 import { dynamoOAuthClientStore, type OAuthClientStore } from './store/oauth-clients';
@@ -52,6 +53,8 @@ export interface Stores {
   interactions: InteractionStore;
   /** Passkeys and their challenges (docs/api.md 12). */
   passkeys: PasskeyStore;
+  /** Invitations of staff (docs/api.md 13.1). */
+  invitations: InvitationStore;
 }
 
 /** Everything a function needs from the outside world; tests pass their own. */
@@ -95,6 +98,7 @@ export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'rand
     accountCodes: dynamoAccountCodeStore(dynamo, random),
     interactions: dynamoInteractionStore(dynamo, random),
     passkeys: dynamoPasskeyStore(dynamo, random),
+    invitations: dynamoInvitationStore(dynamo, random),
   };
 }
 

@@ -343,7 +343,11 @@ export function dynamoMfaOutbox({ doc, table }: Dynamo): MfaOutbox {
     await doc.send(
       new PutCommand({
         TableName: table,
-        Item: { ...keys.outboxAddress(message.destination, message.sentAt, randomUUID()), ...item, [TTL_ATTRIBUTE]: message.sentAt + NOTICES_KEPT_SECONDS },
+        Item: {
+          ...keys.outboxAddress(message.destination, message.sentAt, randomUUID()),
+          ...item,
+          [TTL_ATTRIBUTE]: message.sentAt + NOTICES_KEPT_SECONDS,
+        },
       }),
     );
   };

@@ -92,7 +92,14 @@ describe('send quotas (every message the delivery port sends)', () => {
     await send({ tenantId, userId: 'other', destination: '+15559990002' });
     await send({ tenantId, userId: 'third', destination: '+15559990003' });
     await expect(send({ tenantId, userId: 'fourth', destination: '+15559990004' })).rejects.toMatchObject({ statusCode: 429 });
-    expect(sent.map((message) => ('userId' in message ? message.userId : undefined))).toEqual(['busy', 'busy', 'busy', 'busy', 'other', 'third']);
+    expect(sent.map((message) => ('userId' in message ? message.userId : undefined))).toEqual([
+      'busy',
+      'busy',
+      'busy',
+      'busy',
+      'other',
+      'third',
+    ]);
   });
 
   it('stops every message of the service at the global quota (the circuit breaker)', async () => {
