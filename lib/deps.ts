@@ -83,8 +83,9 @@ export interface Deps {
 
 /** Every store on one DynamoDB table; `random` marks write-once writes, `clock` tells when a deleted client's id is free again. */
 export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'random' | 'clock'>): Stores {
+  const users = dynamoUserStore(dynamo, random);
   return {
-    users: dynamoUserStore(dynamo, random),
+    users,
     tenants: dynamoTenantStore(dynamo),
     sessions: dynamoSessionStore(dynamo, random),
     attempts: dynamoAttemptCounter(dynamo),
@@ -98,7 +99,7 @@ export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'rand
     accountCodes: dynamoAccountCodeStore(dynamo, random),
     interactions: dynamoInteractionStore(dynamo, random),
     passkeys: dynamoPasskeyStore(dynamo, random),
-    invitations: dynamoInvitationStore(dynamo, random),
+    invitations: dynamoInvitationStore(dynamo, random, users),
   };
 }
 

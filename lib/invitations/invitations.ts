@@ -283,8 +283,7 @@ export async function acceptInvitation(
   };
   const tokenHash = hashToken(token);
   for (let attempt = 0; ; attempt++) {
-    const consuming = deps.store.invitations.consumption(invitation, tokenHash, user.id, epochSeconds(deps.clock));
-    const outcome = await deps.store.users.create(user, { createTenant: false, consuming });
+    const outcome = await deps.store.invitations.accept(invitation, tokenHash, user, epochSeconds(deps.clock));
     if (outcome === 'created') break;
     if (outcome === 'username_taken') throw new ValidationError('Username already exists', { code: 'USERNAME_TAKEN' });
     if (outcome !== 'conflict' || attempt === ATTEMPTS - 1) throw invalidInvitation();

@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import type { Random } from '../crypto/random';
-import { ROLES } from '../users/user';
+import { ROLES, type User } from '../users/user';
 import { GetCommand, QueryCommand, type TransactWriteItem } from './commands';
 import type { Dynamo } from './dynamo';
 import { keys } from './keys';
 import { parseRecord } from './records';
 import { OWNER_INDEX } from './table';
-import type { ConsumedWith } from './users';
+import type { ConsumedWith, CreateUserResult, UserStore } from './users';
 import { transactOnceOrReasons } from './write-once';
 
 /** An invitation (docs/api.md 13.1). The token is kept only as its hash. */
@@ -52,11 +52,11 @@ export interface InvitationStore {
   /** Revokes a pending invitation: `not_pending` when it is not pending (anymore). */
   revoke(invitation: Invitation): Promise<InvitationWrite>;
   /**
-   * What accepting the invitation writes in the transaction that creates its user
-   * (UserStore.create): the invitation marked accepted by that user, if it is still pending,
-   * unexpired and of this token, and its address freed.
+   * Accepts the invitation: creates its user (UserStore.create) in one transaction with the
+   * invitation marked accepted by that user, if it is still pending, unexpired and of this
+   * token (`refused` otherwise), and its address freed.
    */
-  consumption(invitation: Invitation, tokenHash: string, userId: string, now: number): ConsumedWith;
+  accept(invitation: Invitation, tokenHash: string, user: User, now: number): Promise<CreateUserResult>;
 }
 
 type Item = Record<string, unknown>;
@@ -75,7 +75,7 @@ function setAll(values: Item): {
   };
 }
 
-export function dynamoInvitationStore(dynamo: Dynamo, random: Random): InvitationStore {
+export function dynamoInvitationStore(dynamo: Dynamo, random: Random, users: Pick<UserStore, 'create'>): InvitationStore {
   const { doc, table } = dynamo;
   const parse = (item: Item | undefined) => parseRecord(invitationSchema, 'invitation', item);
 
@@ -182,8 +182,8 @@ export function dynamoInvitationStore(dynamo: Dynamo, random: Random): Invitatio
       return outcome === true ? 'written' : 'not_pending';
     },
 
-    consumption(invitation, tokenHash, userId, now) {
-      return [
+    accept(invitation, tokenHash, user, now) {
+      const consuming: ConsumedWith = [
         {
           Update: {
             TableName: table,
@@ -191,11 +191,18 @@ export function dynamoInvitationStore(dynamo: Dynamo, random: Random): Invitatio
             UpdateExpression: 'SET #status = :accepted, acceptedUserId = :user',
             ConditionExpression: '#status = :pending AND tokenHash = :hash AND expiresAt > :now',
             ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':accepted': 'accepted', ':user': userId, ':pending': 'pending', ':hash': tokenHash, ':now': now },
+            ExpressionAttributeValues: {
+              ':accepted': 'accepted',
+              ':user': user.id,
+              ':pending': 'pending',
+              ':hash': tokenHash,
+              ':now': now,
+            },
           },
         },
         freeAddress(invitation),
       ];
+      return users.create(user, { createTenant: false, consuming });
     },
   };
 }
