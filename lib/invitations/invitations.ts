@@ -286,6 +286,9 @@ export async function acceptInvitation(
     const outcome = await deps.store.invitations.accept(invitation, tokenHash, user, epochSeconds(deps.clock));
     if (outcome === 'created') break;
     if (outcome === 'username_taken') throw new ValidationError('Username already exists', { code: 'USERNAME_TAKEN' });
+    // A retry after a lost answer may find this very acceptance applied, still settling.
+    const now = await deps.store.invitations.find(invitation.tenantId, invitation.id);
+    if (now?.status === 'accepted' && now.acceptedUserId === user.id) break;
     if (outcome !== 'conflict' || attempt === ATTEMPTS - 1) throw invalidInvitation();
     // Another transaction touched the invitation: read it again (used by now, most likely).
     invitation = await invitationOfToken(deps, token);

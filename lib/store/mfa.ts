@@ -333,7 +333,10 @@ const NOTICES_LISTED = 20;
  * user's notifications of the last day. Local only.
  */
 export function dynamoMfaOutbox({ doc, table }: Dynamo): MfaOutbox {
-  /** Every email by its address, as `npm run outbox -- --email` prints it. */
+  /**
+   * Every email by its address, as `npm run outbox -- --email` prints it: in the order
+   * sent, also within one second (the real time of the write breaks ties; tests freeze the clock).
+   */
   const putEmail = async (message: DeliveryMessage & { sentAt: number }) => {
     const { subject, text } =
       'notification' in message
@@ -344,7 +347,7 @@ export function dynamoMfaOutbox({ doc, table }: Dynamo): MfaOutbox {
       new PutCommand({
         TableName: table,
         Item: {
-          ...keys.outboxAddress(message.destination, message.sentAt, randomUUID()),
+          ...keys.outboxAddress(message.destination, message.sentAt, `${String(Date.now()).padStart(15, '0')}#${randomUUID()}`),
           ...item,
           [TTL_ATTRIBUTE]: message.sentAt + NOTICES_KEPT_SECONDS,
         },

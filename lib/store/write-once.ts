@@ -119,8 +119,8 @@ export async function transactOnceOrReasons(
     return true;
   } catch (error) {
     const reasons = cancellationCodes(error);
-    if (reasons?.includes('TransactionConflict')) return reasons;
-    if (!reasons?.includes('ConditionalCheckFailed')) throw error;
+    if (!reasons?.includes('ConditionalCheckFailed') && !reasons?.includes('TransactionConflict')) throw error;
+    // A retry after a lost answer may meet its own transaction, applied or still settling.
     const { Item } = await dynamo.doc.send(new GetCommand({ TableName: update.TableName, Key: update.Key, ConsistentRead: true }));
     return Item?.[WRITE_MARKER] === marker ? true : reasons;
   }

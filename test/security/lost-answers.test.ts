@@ -622,7 +622,10 @@ describe('writes retried after a lost answer', () => {
     const token = await linkOf(email);
     dynamo.loseNext(mentioning('TransactWriteItemsCommand', ':accepted'));
     const accepted = await app.request('acceptInvitation', { body: { token, username: 'lost-joiner', password: 'correct horse battery' } });
-    expect(accepted).toMatchObject({ status: 201, body: { success: true, data: { user: { username: 'lost-joiner', role: 'ANALYST' } } } });
+    expect(accepted, JSON.stringify(accepted.body)).toMatchObject({
+      status: 201,
+      body: { success: true, data: { user: { username: 'lost-joiner', role: 'ANALYST' } } },
+    });
     expect(await app.request('acceptInvitation', { body: { token, username: 'other', password: 'correct horse battery' } })).toMatchObject({
       status: 400,
       body: failure('Invalid invitation'),
