@@ -44,6 +44,7 @@ import { routesFromServerlessYml } from '../scripts/lib/serverless-routes';
 import { bundleFiles, localFunctionEnv, withContractRoutes } from './adapter';
 import { auditCost } from './audit-cost';
 import { type ColdStart, coldStarts, coldStartTable, coldStartTargets } from './cold-starts';
+import { type ImportFigures, importStage } from './import';
 import { seedInvitations } from './invitations';
 import { type LoadResult, machineBusySeconds, measure, type Watched } from './load';
 import { type OAuthOutcome, oauthScenarios, peerTokenEndpoint, type Scenario } from './oauth';
@@ -90,6 +91,9 @@ const settings = {
   /** Login events written to time one audit write. */
   auditEvents: smoke ? 50 : 2000,
   introspectionTokens: smoke ? 50 : 1000,
+  /** Rows of the one import call (docs/api.md 13.2: at most 1,000), and first sign-ins timed per imported format. */
+  importRows: smoke ? 50 : 1000,
+  importLogins: smoke ? 1 : 5,
   spareCodes: smoke ? 20 : 500,
 };
 
@@ -535,6 +539,20 @@ async function main() {
       say(`  ${fixed(audit.cpuMsPerEvent, 3)} CPU ms per event, ${fixed(audit.wallMsPerEvent, 2)} ms wall per event at 8 in flight`);
     }
 
+    let imported: ImportFigures | undefined;
+    if (wanted('import')) {
+      say(`import: ${whole(settings.importRows)} users in one call, then first sign-ins with imported hashes`);
+      imported = await importStage({
+        url: api.url,
+        adminToken: await accessTokenFor(keySet, config, adminSession.seeded.identity),
+        tenantId: TENANT,
+        rows: settings.importRows,
+        logins: settings.importLogins,
+        normal: { username: loginUser.username, password: loginPassword },
+      });
+      say(`  ${whole(imported.usersPerSecond)} users/s (${fixed(imported.seconds, 2)} s for ${whole(imported.rows)} rows)`);
+    }
+
     const user = small[0];
     if (!user) throw new Error('no seeded users');
     const withOAuth = OAUTH_SCENARIOS.some(wanted) || wanted(PEER);
@@ -812,6 +830,19 @@ async function main() {
       ),
     );
     if (audit) out.push(auditLine(audit, scenarios.login));
+    if (imported)
+      out.push(
+        table(
+          `User import (docs/api.md 13.2): one call of ${whole(imported.rows)} rows, then sign-ins one at a time`,
+          ['figure', 'value'],
+          [
+            ['users per second, server side (the call’s wall time)', whole(imported.usersPerSecond)],
+            ['seconds for the call', fixed(imported.seconds, 2)],
+            ...Object.entries(imported.firstLoginMs).map(([format, ms]) => [`first sign-in, imported ${format}, p50 ms`, fixed(ms, 1)]),
+            ['sign-in with the service’s Argon2id, p50 ms', fixed(imported.loginMs, 1)],
+          ],
+        ),
+      );
 
     const login = scenarios.login as LoadResult;
     const slowest = cold.reduce((a, b) => (b.firstInvocationMs > a.firstInvocationMs ? b : a));
@@ -910,6 +941,7 @@ async function main() {
       machine: { ...info, otherProcessesCpuPercentAtStart: busyAtStart },
       settings,
       argon2,
+      import: imported,
       dynamoDbRoundTrip: roundTrip,
       scenarios,
       peer,

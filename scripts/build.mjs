@@ -47,12 +47,14 @@ const functions = await build({
   sourcemap: 'linked',
   legalComments: 'none',
   // Loaded from node_modules at run time, not bundled: the native Argon2 binding
-  // (packaged per platform), the AWS SDK's clients (part of the Lambda Node.js runtime,
+  // (packaged per platform), bcryptjs (verifies imported bcrypt hashes, docs/api.md 13.2:
+  // only the functions that check passwords ship it, on first use), the AWS SDK's clients (part of the Lambda Node.js runtime,
   // loaded on first use: KMS, SNS, SES, Secrets Manager; the credential chain only
   // outside Lambda) and the common-password list (loaded by register on first use).
   // The SDK's marshalling (@aws-sdk/util-dynamodb, 10 KB) is bundled with the stores.
   external: [
     '@node-rs/argon2',
+    'bcryptjs',
     '@aws-sdk/client-*',
     '@aws-sdk/credential-provider-node',
     '@smithy/*',

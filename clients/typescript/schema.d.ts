@@ -376,6 +376,26 @@ export interface paths {
         patch: operations["adminUpdateUser"];
         trace?: never;
     };
+    "/admin/users/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import users with their password hashes from another platform, up to 1,000 rows (ADMIN only)
+         * @description docs/api.md 13.2. Source: functions/admin-import-users.ts.
+         */
+        post: operations["adminImportUsers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/users/{userId}/mfa/reset": {
         parameters: {
             query?: never;
@@ -1257,6 +1277,9 @@ export interface components {
             client_id?: string;
             client_secret?: string;
         };
+        AdminImportUsersRequest: {
+            users: unknown[];
+        };
         AdminUpdateUserRequest: {
             /** @enum {string} */
             role?: "ADMIN" | "MANAGER" | "OPERATOR" | "FINANCE" | "SOURCING" | "LOGISTICS" | "ANALYST";
@@ -1719,6 +1742,17 @@ export interface components {
                 revoked: number;
             };
         };
+        ImportResultEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                imported: number;
+                failed: {
+                    index: number;
+                    error: string;
+                }[];
+            };
+        };
         AdminOAuthClient: {
             client_id: string;
             tenant_id: string;
@@ -1881,7 +1915,7 @@ export interface components {
             id: string;
             time: string;
             /** @enum {string} */
-            type: "login_succeeded" | "login_failed" | "login_locked" | "refresh_token_reused" | "password_changed" | "password_change_failed" | "mfa_method_added" | "mfa_method_activated" | "user_registered" | "admin_user_changed" | "admin_user_deleted" | "admin_mfa_reset" | "admin_user_signed_out" | "shop_created" | "oauth_client_created" | "oauth_client_updated" | "oauth_client_deleted" | "oauth_client_secret_rotated" | "session_revoked" | "other_sessions_revoked" | "grant_revoked" | "mfa_method_removed" | "recovery_codes_generated" | "recovery_code_used" | "reauthenticated" | "reauthentication_failed" | "password_reset_requested" | "password_reset" | "password_reset_failed" | "email_changed" | "email_verified" | "email_verification_failed" | "signed_out" | "tenant_updated" | "passkey_registered" | "passkey_registration_failed" | "passkey_removed" | "invitation_created" | "invitation_resent" | "invitation_revoked" | "invitation_accepted";
+            type: "login_succeeded" | "login_failed" | "login_locked" | "refresh_token_reused" | "password_changed" | "password_change_failed" | "mfa_method_added" | "mfa_method_activated" | "user_registered" | "admin_user_changed" | "admin_user_deleted" | "admin_mfa_reset" | "admin_user_signed_out" | "shop_created" | "oauth_client_created" | "oauth_client_updated" | "oauth_client_deleted" | "oauth_client_secret_rotated" | "session_revoked" | "other_sessions_revoked" | "grant_revoked" | "mfa_method_removed" | "recovery_codes_generated" | "recovery_code_used" | "reauthenticated" | "reauthentication_failed" | "password_reset_requested" | "password_reset" | "password_reset_failed" | "email_changed" | "email_verified" | "email_verification_failed" | "signed_out" | "tenant_updated" | "passkey_registered" | "passkey_registration_failed" | "passkey_removed" | "invitation_created" | "invitation_resent" | "invitation_revoked" | "invitation_accepted" | "users_imported";
             actor: {
                 /** @enum {string} */
                 type: "user" | "client" | "system";
@@ -1914,6 +1948,8 @@ export interface components {
                 passkeyId?: string;
                 passkeysRemoved?: number;
                 invitationId?: string;
+                imported?: number;
+                failed?: number;
             };
         };
         AuditPageEnvelope: {
@@ -3373,6 +3409,70 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    adminImportUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminImportUsersRequest"];
+            };
+        };
+        responses: {
+            /** @description How many users were created, and each failed row’s error. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResultEnvelope"];
+                };
+            };
+            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `users: Invalid input: expected array, received undefined` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Permission denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Request body too large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Unsupported content type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     adminResetUserMfa: {
         parameters: {
             query?: never;
@@ -4585,7 +4685,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 userId?: string;
-                type?: "login_succeeded" | "login_failed" | "login_locked" | "refresh_token_reused" | "password_changed" | "password_change_failed" | "mfa_method_added" | "mfa_method_activated" | "user_registered" | "admin_user_changed" | "admin_user_deleted" | "admin_mfa_reset" | "admin_user_signed_out" | "shop_created" | "oauth_client_created" | "oauth_client_updated" | "oauth_client_deleted" | "oauth_client_secret_rotated" | "session_revoked" | "other_sessions_revoked" | "grant_revoked" | "mfa_method_removed" | "recovery_codes_generated" | "recovery_code_used" | "reauthenticated" | "reauthentication_failed" | "password_reset_requested" | "password_reset" | "password_reset_failed" | "email_changed" | "email_verified" | "email_verification_failed" | "signed_out" | "tenant_updated" | "passkey_registered" | "passkey_registration_failed" | "passkey_removed" | "invitation_created" | "invitation_resent" | "invitation_revoked" | "invitation_accepted";
+                type?: "login_succeeded" | "login_failed" | "login_locked" | "refresh_token_reused" | "password_changed" | "password_change_failed" | "mfa_method_added" | "mfa_method_activated" | "user_registered" | "admin_user_changed" | "admin_user_deleted" | "admin_mfa_reset" | "admin_user_signed_out" | "shop_created" | "oauth_client_created" | "oauth_client_updated" | "oauth_client_deleted" | "oauth_client_secret_rotated" | "session_revoked" | "other_sessions_revoked" | "grant_revoked" | "mfa_method_removed" | "recovery_codes_generated" | "recovery_code_used" | "reauthenticated" | "reauthentication_failed" | "password_reset_requested" | "password_reset" | "password_reset_failed" | "email_changed" | "email_verified" | "email_verification_failed" | "signed_out" | "tenant_updated" | "passkey_registered" | "passkey_registration_failed" | "passkey_removed" | "invitation_created" | "invitation_resent" | "invitation_revoked" | "invitation_accepted" | "users_imported";
             };
             header?: never;
             path?: never;

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { type AuditEvent, auditEventSchema } from '../audit/events';
 import { MFA_METHODS } from '../mfa/methods';
 import { ROLES } from '../users/user';
+import type { ImportResult } from './import';
 import type { ShopView } from './shops';
 import type { TenantView } from './tenant';
 import type { AdminUserView } from './users';
@@ -29,6 +30,11 @@ export const adminUser = z.strictObject({
 export const userPage = z.strictObject({ users: z.array(adminUser), nextCursor: z.string().nullable() });
 /** docs/api.md 9.2, 9.3. */
 export const oneUser = z.strictObject({ user: adminUser });
+/** docs/api.md 13.2: what an import created, and each failed row's error (`index` from 0). */
+export const importResult = z.strictObject({
+  imported: z.number().int().nonnegative(),
+  failed: z.array(z.strictObject({ index: z.number().int().nonnegative(), error: z.string() })),
+}) satisfies z.ZodType<ImportResult>;
 /** docs/api.md 9.6. */
 export const revokedCount = z.strictObject({ revoked: z.number().int().nonnegative() });
 

@@ -58,6 +58,8 @@ export const AUDIT_EVENT_TYPES = [
   'invitation_resent',
   'invitation_revoked',
   'invitation_accepted',
+  // Staff lifecycle (docs/api.md 13.2): one event per import call, with its counts.
+  'users_imported',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
@@ -137,6 +139,9 @@ export const auditDetailsSchema = z.strictObject({
   passkeysRemoved: z.number().int().nonnegative().optional(),
   /** An invitation's id (docs/api.md 13.1): never its token or link. */
   invitationId: boundedId.optional(),
+  /** An import's counts (docs/api.md 13.2): users created, rows failed. */
+  imported: z.number().int().nonnegative().optional(),
+  failed: z.number().int().nonnegative().optional(),
 });
 export type AuditDetails = z.output<typeof auditDetailsSchema>;
 

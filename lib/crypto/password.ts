@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { hash, parseOptions, verify } from '@node-rs/argon2';
+import { verifyForeign } from './foreign-hashes';
+import { readPasswordHash } from './hash-formats';
 
 /** Argon2id cost parameters (memory in KiB). */
 export interface Argon2Params {
@@ -14,10 +16,26 @@ export const OWASP_ARGON2ID: Argon2Params = { memoryCost: 19456, timeCost: 2, pa
 // `Algorithm` is a const enum in the binding's types; isolatedModules cannot inline it.
 const ARGON2ID = 2;
 
+/** What checking a password against a stored hash found. */
+export interface PasswordVerdict {
+  ok: boolean;
+  /** The password is right and its hash should be redone as today's Argon2id: other parameters, or another format (an import). */
+  stale: boolean;
+  /**
+   * The stored hash cannot be verified: not a format the service reads, or costs above the
+   * ceilings of docs/api.md 13.2 (refused at import; checked again here). Answered as a
+   * wrong password, after the work of one.
+   */
+  unusable?: boolean;
+}
+
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
-  /** Checks `password` against `stored`; `stale` says the hash should be redone with today's parameters. */
-  verify(stored: string, password: string): Promise<{ ok: boolean; stale: boolean }>;
+  /**
+   * Checks `password` against `stored`, the service's Argon2id or a hash imported from
+   * another platform (docs/api.md 13.2); `stale` says the hash should be redone with today's parameters.
+   */
+  verify(stored: string, password: string): Promise<PasswordVerdict>;
   /**
    * Spends the same time as a real verification against a hash no password
    * matches, so that an unknown user costs what a wrong password costs.
@@ -46,6 +64,16 @@ export function argon2idHasher(params: Argon2Params = OWASP_ARGON2ID): PasswordH
   return {
     hash: (password) => hash(password, options),
     async verify(stored, password) {
+      const reading = readPasswordHash(stored);
+      if (!reading.usable) {
+        await verify(dummy, password);
+        return { ok: false, stale: false, unusable: true };
+      }
+      const { format } = reading;
+      if (format.kind !== 'argon2') {
+        const ok = await verifyForeign(format, stored, password);
+        return { ok, stale: ok };
+      }
       const ok = await verify(stored, password);
       return { ok, stale: ok && isStale(stored) };
     },

@@ -46,6 +46,8 @@ export interface RouteOptions<
    * answer is not parsed.
    */
   response?: R;
+  /** The largest body the route takes, in bytes; 16 KiB (docs/api.md 2) unless said otherwise. */
+  maxBodyBytes?: number;
   /** Also accept `application/x-www-form-urlencoded` bodies (the OAuth endpoints). */
   acceptForm?: boolean;
   /** Cache-Control of successful answers; `no-store` unless said otherwise. */
@@ -110,7 +112,7 @@ const securityHeaders = () =>
 /** The middlewares between the error mapper and validation of a JSON route, the OAuth endpoints' forms included. */
 function jsonInput(options: RouteOptions<z.ZodType, z.ZodType>) {
   return [
-    bodyLimit(),
+    bodyLimit(options.maxBodyBytes),
     identity(options),
     bodyFormat(options.acceptForm ?? false),
     ...(options.acceptForm ? [httpUrlencodeBodyParser<APIGatewayProxyEventV2>({ disableContentTypeError: true })] : []),

@@ -105,6 +105,20 @@ function started<T>(promise: Promise<T>): Promise<T> {
 const invalidCredentials = () => new UnauthorizedError('Invalid credentials', {}, { code: 'INVALID_CREDENTIALS' });
 
 /**
+ * Replaces a stale hash (older Argon2id parameters, or an imported one) with today's
+ * Argon2id in one conditional write. The sign-in answers after it (signIn awaits
+ * `afterSuccess`), so an imported hash is gone once the first sign-in with it succeeded;
+ * the write is refused only when the hash changed meanwhile (a concurrent sign-in upgraded
+ * it, a reset replaced it), which is logged.
+ */
+async function upgradeHash(deps: Pick<CheckDeps, 'hasher' | 'store' | 'log'>, user: User, stored: string, password: string): Promise<void> {
+  const fresh = await deps.hasher.hash(password);
+  if (!(await deps.store.users.replacePasswordHash(user, stored, fresh))) {
+    deps.log.info('password_rehash_skipped', { tenantId: user.tenantId, userId: user.id, reason: 'hash_changed' });
+  }
+}
+
+/**
  * Checks a password for (tenant, username) under the attempt limits (docs/api.md 4.1,
  * 10): the per-source limit, then the budget of the request's known device or of the
  * account's unknown sources. Unknown users cost one Argon2id verification like known
@@ -155,6 +169,8 @@ export async function checkPassword(
   // An account without a password (docs/api.md 5.1) is refused like an unknown one, at the same cost.
   const stored = user?.passwordHash;
   const verdict = stored ? await hasher.verify(stored, password) : await hasher.verifyDummy(password).then(() => undefined);
+  // Refused at import, or stored before the ceilings (docs/api.md 13.2): a wrong password, and a line for the operator.
+  if (verdict?.unusable) log.warn('password_hash_unusable', { tenantId, userId: user?.id });
   if (!user || !verdict?.ok || user.status !== 'active') {
     const reason = !user ? 'unknown_user' : !verdict?.ok ? 'wrong_password' : 'disabled';
     await Promise.all([mfaMethods.catch(() => undefined), failed(), refused({ reason, user })]);
@@ -166,8 +182,9 @@ export async function checkPassword(
   const afterSuccess = started(
     Promise.all([
       budget.clear(),
-      // The cost parameters changed since this hash was made: upgrade it now that we know the password.
-      verdict.stale && stored && hasher.hash(password).then((fresh) => store.users.replacePasswordHash(user, stored, fresh)),
+      // Other cost parameters, or a hash imported from another platform (docs/api.md 13.2): now
+      // that the password is known, today's Argon2id replaces it, if it is still the one verified.
+      verdict.stale && stored && upgradeHash(deps, user, stored, password),
     ]),
   );
   return { user, mfaMethods, afterSuccess };

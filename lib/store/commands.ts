@@ -103,6 +103,24 @@ export interface BatchGetCommandOutput {
   UnprocessedKeys?: Record<string, KeysAndAttributes> | undefined;
 }
 
+/** One read of a TransactGetItems. */
+export interface TransactGetItem {
+  Get: {
+    TableName: string | undefined;
+    Key: Item | undefined;
+    ProjectionExpression?: string | undefined;
+    ExpressionAttributeNames?: Names | undefined;
+  };
+}
+/** TransactGetItems: up to 100 items read as of one moment, isolated from transactions. */
+export interface TransactGetCommandInput {
+  TransactItems: TransactGetItem[] | undefined;
+}
+/** The items read, in the order asked; an entry without `Item` is one not found. */
+export interface TransactGetCommandOutput {
+  Responses?: Array<{ Item?: Item | undefined }> | undefined;
+}
+
 /** One put or delete of a BatchWriteItem. */
 export interface WriteRequest {
   PutRequest?: { Item: Item | undefined } | undefined;
@@ -243,6 +261,18 @@ export class BatchGetCommand extends DocumentCommand<BatchGetCommandInput, Batch
       Responses: mapValues(body.Responses as Record<string, unknown[]> | undefined, (items) => fromWireAll(items) ?? []),
       UnprocessedKeys: mapValues(body.UnprocessedKeys as Record<string, { Keys?: unknown[] }> | undefined, keysFromWire),
     };
+  }
+}
+
+/** Reads items as of one moment (TransactGetItems): no transaction is seen half-done. */
+export class TransactGetCommand extends DocumentCommand<TransactGetCommandInput, TransactGetCommandOutput> {
+  override readonly operation = 'TransactGetItems';
+  override request() {
+    return { TransactItems: this.input.TransactItems?.map(({ Get }) => ({ Get: { ...Get, Key: toWire(Get.Key) } })) };
+  }
+  override answer(body: Wire) {
+    const responses = body.Responses as Array<{ Item?: unknown }> | undefined;
+    return { Responses: responses?.map((response) => ({ Item: fromWire(response.Item) })) };
   }
 }
 

@@ -4,8 +4,8 @@ import type { Device } from '../sessions/device';
 import { type Amr, type Session, sessionSchema } from '../sessions/session';
 import type { TokenFamilyStore } from '../token-families/refresh-family';
 import { epochOf, signInEpochOf, type User, userSchema } from '../users/user';
-import { BatchGetCommand, GetCommand, UpdateCommand } from './commands';
-import { type Dynamo, isConditionalCheckFailed } from './dynamo';
+import { BatchGetCommand, GetCommand, TransactGetCommand, UpdateCommand } from './commands';
+import { cancellationCodes, type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { type Key, keys } from './keys';
 import { listOwned } from './owner-index';
 import { parseRecord } from './records';
@@ -22,11 +22,19 @@ export interface SessionStore extends TokenFamilyStore<Session> {
   /** The session (consistent read), or undefined. */
   find(tenantId: string, sessionId: string): Promise<Session | undefined>;
   /**
-   * The session and the user it names, in one consistent read (what the authorizer needs
+   * The session and the user it names, each read consistently (what the authorizer needs
    * on every request: the session's state and the user's current role, status and
-   * session generation); either is undefined when missing.
+   * session generation); either is undefined when missing. The two reads are not isolated
+   * from a transaction that writes both (a password change keeping the caller's session):
+   * one may show it done and the other not. With `isolated` they are read as of one
+   * moment (TransactGetItems, twice the read cost), to confirm what such a read refused.
    */
-  findWithOwner(tenantId: string, sessionId: string, userId: string): Promise<{ session?: SessionState; user?: OwnerState }>;
+  findWithOwner(
+    tenantId: string,
+    sessionId: string,
+    userId: string,
+    options?: { isolated?: boolean },
+  ): Promise<{ session?: SessionState; user?: OwnerState }>;
   /** The user's sessions, newest first, from the owner index (eventually consistent: for listings, not decisions). */
   listByUser(tenantId: string, userId: string): Promise<Session[]>;
   /**
@@ -111,6 +119,49 @@ export function dynamoSessionStore(dynamo: Dynamo, random: Random): SessionStore
       throw error;
     }
   }
+  // What the liveness rule reads of a session and its user (lib/sessions/liveness.ts).
+  const projection = {
+    ProjectionExpression:
+      'pk, sk, tenantId, userId, expiresAt, revokedAt, authTime, createdAt, userEpoch, signInEpoch, amr, browserHash, seenAt, ' +
+      'id, username, #role, shopId, #status, sessionEpoch',
+    ExpressionAttributeNames: { '#role': 'role', '#status': 'status' },
+  };
+
+  /** The items of `wanted` by BatchGetItem (each read consistent, the two not isolated from a transaction), in order. */
+  const readTogether = async (wanted: Key[]) => {
+    let pending = wanted;
+    const found: Record<string, unknown>[] = [];
+    // BatchGetItem may leave keys unprocessed under load: asked again, a few times.
+    for (let round = 0; pending.length > 0 && round < 3; round++) {
+      const { Responses, UnprocessedKeys } = await doc.send(
+        new BatchGetCommand({ RequestItems: { [table]: { Keys: pending, ConsistentRead: true, ...projection } } }),
+      );
+      found.push(...(Responses?.[table] ?? []));
+      pending = (UnprocessedKeys?.[table]?.Keys ?? []).map((key) => ({ pk: String(key.pk), sk: String(key.sk) }));
+    }
+    if (pending.length > 0) throw Object.assign(new Error('BatchGetItem left keys unprocessed'), { name: 'ThrottlingException' });
+    return wanted.map((key) => found.find((candidate) => candidate.pk === key.pk && candidate.sk === key.sk));
+  };
+
+  /**
+   * The items of `wanted` as of one moment (TransactGetItems), in order. DynamoDB cancels
+   * the read while a transaction writes one of them (`TransactionConflict`): read again,
+   * a few times, as the transaction takes milliseconds.
+   */
+  const readIsolated = async (wanted: Key[]) => {
+    for (let round = 0; ; round++) {
+      try {
+        const { Responses } = await doc.send(
+          new TransactGetCommand({ TransactItems: wanted.map((Key) => ({ Get: { TableName: table, Key, ...projection } })) }),
+        );
+        return wanted.map((_, index) => Responses?.[index]?.Item);
+      } catch (error) {
+        if (round >= 2 || !cancellationCodes(error)?.includes('TransactionConflict')) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 10 * 2 ** round));
+      }
+    }
+  };
+
   return {
     async create(session) {
       const { written } = await writeOnce(dynamo, random, {
@@ -136,36 +187,11 @@ export function dynamoSessionStore(dynamo: Dynamo, random: Random): SessionStore
       return toSession(Item);
     },
 
-    async findWithOwner(tenantId, sessionId, userId) {
+    async findWithOwner(tenantId, sessionId, userId, options = {}) {
       const sessionKey = keys.session(tenantId, sessionId);
       const userKey = keys.user(tenantId, userId);
-      let pending = [sessionKey, userKey];
-      const found: Record<string, unknown>[] = [];
-      // BatchGetItem may leave keys unprocessed under load: asked again, a few times.
-      for (let round = 0; pending.length > 0 && round < 3; round++) {
-        const { Responses, UnprocessedKeys } = await doc.send(
-          new BatchGetCommand({
-            RequestItems: {
-              [table]: {
-                Keys: pending,
-                ConsistentRead: true,
-                ProjectionExpression:
-                  'pk, sk, tenantId, userId, expiresAt, revokedAt, authTime, createdAt, userEpoch, signInEpoch, amr, browserHash, seenAt, ' +
-                  'id, username, #role, shopId, #status, sessionEpoch',
-                ExpressionAttributeNames: { '#role': 'role', '#status': 'status' },
-              },
-            },
-          }),
-        );
-        found.push(...(Responses?.[table] ?? []));
-        pending = (UnprocessedKeys?.[table]?.Keys ?? []).map((key) => ({ pk: String(key.pk), sk: String(key.sk) }));
-      }
-      if (pending.length > 0) throw Object.assign(new Error('BatchGetItem left keys unprocessed'), { name: 'ThrottlingException' });
-      const item = (key: { pk: string; sk: string }) => found.find((candidate) => candidate.pk === key.pk && candidate.sk === key.sk);
-      return {
-        session: parseRecord(sessionStateSchema, 'session', item(sessionKey)),
-        user: parseRecord(ownerStateSchema, 'user', item(userKey)),
-      };
+      const [session, user] = options.isolated ? await readIsolated([sessionKey, userKey]) : await readTogether([sessionKey, userKey]);
+      return { session: parseRecord(sessionStateSchema, 'session', session), user: parseRecord(ownerStateSchema, 'user', user) };
     },
 
     listByUser: (tenantId, userId) => listOwned(dynamo, { tenantId, userId, kind: 'SESSION' }, toSession),

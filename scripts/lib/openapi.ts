@@ -92,6 +92,7 @@ const RESPONSE_SCHEMAS = {
   UserDeletedEnvelope: [envelopeOf(api.message('User deleted')), '9.4'],
   MfaResetEnvelope: [envelopeOf(api.message('MFA reset')), '9.5'],
   RevokedCountEnvelope: [envelopeOf(admin.revokedCount), '9.6'],
+  ImportResultEnvelope: [envelopeOf(admin.importResult), '13.2'],
   AdminOAuthClient: [clients.adminClient, '9.9'],
   ClientListEnvelope: [envelopeOf(clients.clientList), '9.9'],
   ClientEnvelope: [envelopeOf(clients.oneClient), '9.10'],

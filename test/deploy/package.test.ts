@@ -105,6 +105,8 @@ const FUNCTIONS = [
   'HostedPasskeySignIn',
   'HostedPasskeysPage',
   'HostedPasskeyRegister',
+  // Staff lifecycle: the user import (docs/api.md 13.2).
+  'AdminImportUsers',
 ];
 /** Functions that check WebAuthn answers, and alone bundle the WebAuthn library (docs/api.md 11.11, 12). */
 const WEBAUTHN = ['PasskeyRegistration', 'PasskeyAuthentication', 'HostedPasskeySignIn', 'HostedPasskeyRegister'];
@@ -142,6 +144,8 @@ const AUDITING = [
   'PasskeyRegistration',
   'RemovePasskey',
   'PasskeyAuthentication',
+  // The user import (docs/api.md 13.2).
+  'AdminImportUsers',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'PasswordForgot', 'PasswordReset', 'HostedSignIn', 'HostedSecondFactor'];
@@ -512,7 +516,7 @@ describe('the deployment package', () => {
     for (const [name, group] of ofType('AWS::Logs::LogGroup')) expect(group.Properties.RetentionInDays, name).toBe(30);
   });
 
-  it('ships the linux-arm64 Argon2 binding to the functions that hash passwords, and nothing else to the rest', () => {
+  it('ships the linux-arm64 Argon2 binding and bcryptjs (imported hashes) to the functions that hash passwords, and nothing else to the rest', () => {
     for (const [name] of ofType('AWS::Lambda::Function')) {
       const fn = name.replace(/LambdaFunction$/, '');
       const zip = fn.charAt(0).toLowerCase() + fn.slice(1);
@@ -521,6 +525,15 @@ describe('the deployment package', () => {
         entries.filter((e) => e.endsWith('.node')),
         zip,
       ).toEqual(HASHING.includes(zip) ? ['dist/node_modules/@node-rs/argon2-linux-arm64-gnu/argon2.linux-arm64-gnu.node'] : []);
+      expect(entries.filter((e) => e.includes('/bcryptjs/')).sort(), zip).toEqual(
+        HASHING.includes(zip)
+          ? [
+              'dist/node_modules/bcryptjs/package.json',
+              'dist/node_modules/bcryptjs/umd/index.js',
+              'dist/node_modules/bcryptjs/umd/package.json',
+            ]
+          : [],
+      );
       expect(
         entries.filter((e) => !e.startsWith('dist/')),
         zip,

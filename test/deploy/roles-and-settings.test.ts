@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../lib/config';
@@ -429,6 +430,21 @@ async function driveEveryRoute(app: App, deps: TestDeps) {
     'create shop',
   );
   expectStatus(await app.request('adminListShops', { token: adminToken }), 200, 'list shops');
+  // An import (docs/api.md 13.2) into that shop, a row refused, a re-run; the first sign-in replaces the imported hash.
+  const importedHash = bcrypt.hashSync('an imported passphrase', 4);
+  const rows = [
+    { username: 'imported-roles', role: 'ANALYST', shopId: 'shop-roles', email: 'imported@example.com', passwordHash: importedHash },
+    { username: 'imported-elsewhere', role: 'ANALYST', shopId: 'no-such-shop' },
+  ];
+  const imported = await app.request('adminImportUsers', { token: adminToken, body: { users: rows } });
+  expectStatus(imported, 200, 'import users');
+  expect(imported.body.data).toEqual({ imported: 1, failed: [{ index: 1, error: 'Unknown shop' }] });
+  expectStatus(await app.request('adminImportUsers', { token: adminToken, body: { users: rows } }), 200, 'import users again');
+  expectStatus(
+    await app.request('login', { body: { username: 'imported-roles', password: 'an imported passphrase', tenantId } }),
+    200,
+    'login with an imported hash',
+  );
   expectStatus(await app.request('adminReadTenant', { token: adminToken }), 200, 'read tenant');
   expectStatus(await app.request('adminUpdateTenant', { token: adminToken, body: { displayName: 'Roles Ltd' } }), 200, 'update tenant');
   expectStatus(await app.request('adminListAudit', { token: adminToken, query: { limit: '5' } }), 200, 'audit');

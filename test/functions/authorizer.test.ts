@@ -101,6 +101,42 @@ describe('session authorizer', () => {
     expect(await app.identityOf(own)).toBeNull();
   });
 
+  it('does not take a read torn by a password change for a revoked session, and refuses the others it revoked', async () => {
+    const tenantId = uniqueTenant();
+    const own = await registerAdmin(app, tenantId, 'torn', 'correct horse battery');
+    const other = (await app.request('login', { body: { username: 'torn', password: 'correct horse battery', tenantId } })).body.data.token;
+    const { sub, sid } = decodeJwt(own.token) as { sub: string; sid: string };
+    const before = await deps.store.sessions.findWithOwner(tenantId, sid, sub);
+    const changed = await app.request('changePassword', {
+      token: own.token,
+      body: { currentPassword: 'correct horse battery', newPassword: 'another fine passphrase' },
+    });
+    expect(changed.status).toBe(200);
+
+    // The everyday read sees the user in its new generation but the caller's session as it
+    // was before the transaction moved it along (what BatchGetItem may answer mid-transaction).
+    let torn = 0;
+    const tearing = {
+      ...deps,
+      store: {
+        ...deps.store,
+        sessions: {
+          ...deps.store.sessions,
+          findWithOwner: async (...args: Parameters<typeof deps.store.sessions.findWithOwner>) => {
+            const read = await deps.store.sessions.findWithOwner(...args);
+            if (args[3]?.isolated || args[1] !== sid) return read;
+            torn += 1;
+            return { ...read, session: before.session };
+          },
+        },
+      },
+    };
+    const tearingApp = testApp(tearing);
+    expect(await tearingApp.request('me', { token: own.token })).toMatchObject({ status: 200 });
+    expect(torn).toBe(1);
+    expect(await tearingApp.request('me', { token: other })).toMatchObject({ status: 401, body: failure('Unauthorized') });
+  });
+
   it('refuses a token after 15 minutes', async () => {
     const local = await testDeps();
     const localApp = testApp(local);

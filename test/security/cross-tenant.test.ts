@@ -1,3 +1,4 @@
+import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { signAccessToken } from '../../lib/tokens/access-token';
@@ -738,6 +739,38 @@ describe('cross-tenant attempts on every operation', () => {
       (r) => expect(r).toEqual(refused(400, 'Unknown shop')),
     ],
     [
+      'adminImportUsers',
+      "A's ADMIN imports users naming tenant B in the body: refused",
+      () => app.request('adminImportUsers', { token: attacker.token, body: { tenantId: b, users: [{ username: 'mole', role: 'ADMIN' }] } }),
+      (r) => expect(r).toMatchObject({ status: 400, body: { error: 'body: Unrecognized key: "tenantId"' } }),
+    ],
+    [
+      'adminImportUsers',
+      "A's ADMIN imports B's usernames, into B's shop or naming B in a row: A's own users, B's shop unknown",
+      () =>
+        app.request('adminImportUsers', {
+          token: attacker.token,
+          body: {
+            users: [
+              { username: 'victim-user', role: 'ADMIN', passwordHash: bcrypt.hashSync(ATTACKER_PASSWORD, 4) },
+              { username: 'mole', role: 'ADMIN', shopId: 'victim-shop' },
+              { username: 'mole-2', role: 'ADMIN', tenantId: b },
+            ],
+          },
+        }),
+      (r) =>
+        expect(r.body).toEqual({
+          success: true,
+          data: {
+            imported: 1,
+            failed: [
+              { index: 1, error: 'Unknown shop' },
+              { index: 2, error: 'row: Unrecognized key: "tenantId"' },
+            ],
+          },
+        }),
+    ],
+    [
       'adminCreateShop',
       "A's ADMIN creates a shop naming tenant B in the body",
       () => app.request('adminCreateShop', { token: attacker.token, body: { shopId: 'victim-shop', name: 'Mine', tenantId: b } }),
@@ -925,6 +958,7 @@ describe('cross-tenant attempts on every operation', () => {
       'revokeGrant',
       'getAccount',
       'adminCreateShop',
+      'adminImportUsers',
       'adminListShops',
       'adminListAudit',
       'adminReadTenant',

@@ -1,3 +1,4 @@
+import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
 import { beforeEach, describe, expect, inject, it } from 'vitest';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
@@ -694,6 +695,29 @@ describe('a database fault at every step of every operation', () => {
       run: ({ shopId, username }) =>
         app.request('register', { token: adminToken, body: { username, password: PASSWORD, role: 'ANALYST', tenantId, shopId } }),
       ok: (r) => r.status === 201,
+    },
+    {
+      // docs/api.md 13.2: each row's user and username in one transaction; a fault stops the import.
+      name: 'adminImportUsers',
+      prepare: async () => [`imported-${serial++}`, `imported-${serial++}`],
+      run: (usernames: string[]) =>
+        app.request('adminImportUsers', {
+          token: adminToken,
+          body: { users: usernames.map((username) => ({ username, role: 'ANALYST', passwordHash: bcrypt.hashSync(PASSWORD, 4) })) },
+        }),
+      ok: (r) => r.status === 200 && r.body.data.imported === 2,
+    },
+    {
+      // The first sign-in replaces the imported hash before it answers.
+      name: 'login with an imported hash (replaced by Argon2id)',
+      prepare: async () => {
+        const username = `imported-${serial++}`;
+        const users = [{ username, role: 'ANALYST', passwordHash: bcrypt.hashSync(PASSWORD, 4) }];
+        await app.request('adminImportUsers', { token: adminToken, body: { users } });
+        return username;
+      },
+      run: (username: string) => app.request('login', { body: { username, password: PASSWORD, tenantId } }),
+      ok: (r) => r.status === 200,
     },
     {
       name: 'adminUpdateTenant',

@@ -1,3 +1,4 @@
+import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dynamoStores } from '../../lib/deps';
@@ -310,6 +311,26 @@ describe('writes retried after a lost answer', () => {
       status: 409,
       body: failure('Shop already exists'),
     });
+  });
+
+  it('import: a retried user creation counts its row as imported, once; the retried rehash at the first sign-in succeeds', async () => {
+    const tenantId = uniqueTenant('lost');
+    const admin = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+    const passwordHash = bcrypt.hashSync('their old passphrase', 4);
+    const lostBefore = dynamo.lost();
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'moved-in'));
+    const users = [{ username: 'moved-in', role: 'ANALYST', passwordHash }];
+    const imported = await app.request('adminImportUsers', { token: admin.token, body: { users } });
+    expect(imported.body).toEqual({ success: true, data: { imported: 1, failed: [] } });
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+    const again = await app.request('adminImportUsers', { token: admin.token, body: { users } });
+    expect(again.body).toEqual({ success: true, data: { imported: 0, failed: [{ index: 0, error: 'User already exists' }] } });
+    dynamo.loseNext(mentioning('UpdateItemCommand', ':expected'));
+    const login = () => app.request('login', { body: { username: 'moved-in', password: 'their old passphrase', tenantId } });
+    expect((await login()).status).toBe(200);
+    expect(dynamo.lost()).toBe(lostBefore + 2);
+    expect((await deps.store.users.findByUsername(tenantId, 'moved-in'))?.passwordHash).toMatch(/^\$argon2id\$/);
+    expect((await login()).status).toBe(200);
   });
 
   it('audit: a retried event write stores the event once', async () => {

@@ -1,3 +1,4 @@
+import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { normalizeUsername } from '../../lib/store/keys';
@@ -94,6 +95,30 @@ describe('races', () => {
       ['default', 'default'],
       ['one', winner.name],
     ]);
+  });
+
+  it(`${N} imports of one batch at once, and 5 first sign-ins racing on the rehash of an imported hash (docs/api.md 13.2)`, async () => {
+    const tenantId = uniqueTenant('race');
+    const admin = await registerAdmin(app, tenantId);
+    const passwordHash = bcrypt.hashSync(PASSWORD, 4);
+    const users = ['Moved', 'ｍｏｖｅｄ', 'other'].map((username) => ({ username, role: 'ANALYST', passwordHash }));
+    const imports = await Promise.all(
+      Array.from({ length: N }, () => app.request('adminImportUsers', { token: admin.token, body: { users } })),
+    );
+    // Each username is created by exactly one call; the full-width spelling is the same user.
+    expect(imports.every((answer) => answer.status === 200)).toBe(true);
+    expect(imports.reduce((sum, answer) => sum + answer.body.data.imported, 0)).toBe(2);
+    const records = await items(tenantId);
+    expect(records.filter((item) => String(item.pk).includes('#USERNAME#'))).toHaveLength(3);
+    // As many as the attempt budget lets run at once (each attempt is reserved before the hash is checked).
+    const logins = await Promise.all(
+      Array.from({ length: 5 }, () => app.request('login', { body: { username: 'moved', password: PASSWORD, tenantId } })),
+    );
+    // Every sign-in with the right password succeeds, whichever rehash wins (the others meet a changed hash).
+    expect(count(logins, 200)).toBe(5);
+    const stored = (await deps.store.users.findByUsername(tenantId, 'moved'))?.passwordHash;
+    expect(stored).toMatch(/^\$argon2id\$/);
+    expect((await app.request('login', { body: { username: 'moved', password: PASSWORD, tenantId } })).status).toBe(200);
   });
 
   it(`${N} ADMINs' renames of the tenant at once: each answers its own name, the record keeps one of them whole`, async () => {

@@ -1,4 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
+import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { cryptoRandom } from '../../lib/crypto/random';
 import { outboxDelivery } from '../../lib/mfa/delivery';
@@ -45,6 +46,8 @@ describe('secrets in the clear (responses, output, table)', () => {
   const flows = new Set<string>();
   /** The client's secret hashes as stored (current and previous), before it was deleted. */
   const storedHashes: string[] = [];
+  /** The password hashes an import brought (docs/api.md 13.2): stored until the first sign-in, never answered or logged. */
+  const importedHashes: string[] = [];
 
   const known = (label: string, value: string | undefined) => {
     if (!value) throw new Error(`no value for ${label}`);
@@ -106,6 +109,23 @@ describe('secrets in the clear (responses, output, table)', () => {
     expect(user.status).toBe(201);
     // An ADMIN's registration issues no session of the new user's (docs/api.md 4.3).
     expect([user.body.data.token, user.body.data.refreshToken]).toEqual(['', '']);
+
+    // An import with password hashes (docs/api.md 13.2), one refused for its cost; the first sign-in replaces the hash.
+    const importedPassword = known('imported user password', passphrase());
+    importedHashes.push(bcrypt.hashSync(importedPassword, 4), bcrypt.hashSync(importedPassword, 4).replace('$2b$04$', '$2b$14$'));
+    const rows = importedHashes.map((passwordHash, i) => ({ username: `moved-${i}`, role: 'ANALYST', passwordHash }));
+    const imported = await send('import', 'adminImportUsers', { token: adminToken, body: { users: rows } });
+    expect(imported.body.data).toEqual({
+      imported: 1,
+      failed: [{ index: 1, error: "Password hash cost above the service's ceiling (bcrypt: cost at most 13)" }],
+    });
+    const movedIn = await send(
+      'login (imported hash)',
+      'login',
+      { body: { username: 'moved-0', password: importedPassword, ...tenant } },
+      sessionIssued,
+    );
+    expect(movedIn.status).toBe(200);
 
     const wrongPassword = known('wrong password', passphrase());
     expect((await send('login', 'login', { body: { username: 'user', password: wrongPassword, ...tenant } })).status).toBe(401);
@@ -605,6 +625,8 @@ describe('secrets in the clear (responses, output, table)', () => {
         'invitation',
         'invitation page',
         'invitation accept',
+        'import',
+        'login (imported hash)',
       ]),
     );
   }, 60_000);
@@ -648,6 +670,15 @@ describe('secrets in the clear (responses, output, table)', () => {
     const answers = JSON.stringify(seen.map(({ response }) => ({ headers: response.headers, body: response.body })));
     expect(secretsIn(`${answers}\n${deps.logText()}\n${output.text()}`, macs)).toEqual([]);
     expect(answers).not.toMatch(/hmac-sha256|secretHash|secret_hash/i);
+  });
+
+  it('finds no imported password hash in any response, in the output, or in the table once signed in', async () => {
+    const digests = importedHashes.map((hash) => ({ label: 'imported password hash', value: hash.slice(29) }));
+    expect(digests.map((digest) => digest.value)).toEqual([expect.stringMatching(/^.{31}$/), expect.stringMatching(/^.{31}$/)]);
+    const answers = JSON.stringify(seen.map(({ response }) => ({ headers: response.headers, body: response.body })));
+    expect(secretsIn(`${answers}\n${deps.logText()}\n${output.text()}`, digests)).toEqual([]);
+    // The first sign-in replaced the imported hash; the refused one was never stored; the audit trail holds neither.
+    expect(secretsIn(JSON.stringify(await scanTable(endpoint, identityTable)), digests)).toEqual([]);
   });
 
   it('finds none of them in a scan of the whole table', async () => {

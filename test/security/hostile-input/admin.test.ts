@@ -2,8 +2,11 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { body as createInvitationBody } from '../../../functions/admin-create-invitation';
 import { body as createShopBody } from '../../../functions/admin-create-shop';
+import { body as importBody } from '../../../functions/admin-import-users';
 import { body as updateTenantBody } from '../../../functions/admin-update-tenant';
 import { body as updateBody } from '../../../functions/admin-update-user';
+import { importRow } from '../../../lib/admin/import';
+import { importedHashError } from '../../../lib/crypto/hash-formats';
 import { type App, type AppRequest, type RouteName, registerAdmin, testApp } from '../../helpers/app';
 import { nearRealTime } from '../../helpers/clock';
 import { testDeps, uniqueTenant } from '../../helpers/deps';
@@ -138,6 +141,15 @@ describe('hostile input to the tenant administration', () => {
           .map((body) => ({ body: asText(body) })),
     ],
     [
+      'adminImportUsers',
+      () =>
+        fc
+          .oneof(fc.dictionary(fc.constantFrom('users', 'tenantId', '__proto__'), anyValue, { maxKeys: 2 }), anyValue)
+          // A list of rows is answered row by row: below.
+          .filter((body) => (typeof body !== 'string' || body.trim() !== '') && !importBody.safeParse(asSent(body)).success)
+          .map((body) => ({ body: asText(body) })),
+    ],
+    [
       'adminUpdateTenant',
       () =>
         fc
@@ -151,6 +163,74 @@ describe('hostile input to the tenant administration', () => {
           .map((body) => ({ body: asText(body) })),
     ],
   ];
+
+  /** Hashes that look like the formats of docs/api.md 13.2 with hostile costs, lengths and characters. */
+  const hostileHash = fc.oneof(
+    nasty,
+    fc
+      .tuple(fc.constantFrom('2a', '2b', '2y', '2x', '2'), fc.integer({ min: -1, max: 99 }), nasty)
+      .map(([v, cost, rest]) => `$${v}$${cost}$${rest}`),
+    fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 20n }), nasty, nasty).map(([n, salt, digest]) => `$pbkdf2-sha256$${n}$${salt}$${digest}`),
+    fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 12n }), nasty).map(([n, digest]) => `pbkdf2_sha256$${n}$salt$${digest}`),
+    fc
+      .tuple(fc.integer({ min: 0, max: 99 }), fc.integer({ min: 0, max: 2 ** 31 }), fc.integer({ min: 0, max: 2 ** 31 }))
+      .map(([ln, r, p]) => `$scrypt$ln=${ln},r=${r},p=${p}$${'a'.repeat(22)}$${'a'.repeat(43)}`),
+    fc
+      .tuple(fc.integer({ min: 0, max: 2 ** 31 }), fc.integer({ min: 0, max: 2 ** 31 }), fc.integer({ min: 0, max: 2 ** 31 }))
+      .map(([n, r, p]) => `scrypt$${n}$salt$${r}$${p}$${'a'.repeat(86)}==`),
+    fc
+      .tuple(fc.integer({ min: 0, max: 2 ** 32 }), fc.integer({ min: 0, max: 2 ** 32 }), fc.integer({ min: 0, max: 300 }))
+      .map(([m, t, p]) => `$argon2id$v=19$m=${m},t=${t},p=${p}$${'a'.repeat(22)}$${'a'.repeat(43)}`),
+  );
+  const hostileRow = fc.oneof(
+    anyValue,
+    fc.record(
+      {
+        username: fc.oneof(nasty, fc.constant('member')),
+        role: fc.oneof(anyValue, fc.constantFrom('ADMIN', 'OPERATOR')),
+        shopId: fc.oneof(nasty, fc.constantFrom('default', 'other-tenants-shop')),
+        email: anyValue,
+        emailVerified: anyValue,
+        passwordHash: hostileHash,
+        __proto__: anyValue,
+      },
+      { requiredKeys: ['passwordHash'] },
+    ),
+  );
+  /** A row that would create a user: not hostile (the functional tests import those). */
+  const wouldCreate = (row: unknown) => {
+    const parsed = importRow.safeParse(row);
+    return parsed.success && (parsed.data.passwordHash === undefined || importedHashError(parsed.data.passwordHash) === undefined);
+  };
+
+  it('answers lists of hostile rows row by row, 200 with every row failed by its index, and creates no one', async () => {
+    const users = async () => (await scanTable(endpoint, tableName)).filter((item) => !String(item.pk).includes('#AUDIT#'));
+    const before = await users();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(hostileRow, { minLength: 1, maxLength: 20 }).filter((rows) => !rows.some(wouldCreate)),
+        async (rows) => {
+          const response = await app.request('adminImportUsers', { token, body: JSON.stringify({ users: rows }) });
+          expect(response.status, JSON.stringify(response.body)).toBe(200);
+          expect(response.body.data.imported).toBe(0);
+          expect(response.body.data.failed.map((failure: { index: number }) => failure.index)).toEqual(rows.map((_, i) => i));
+        },
+      ),
+      { numRuns: 200 },
+    );
+    // 1,000 odd rows in one body near 1 MiB: answered in time, row by row.
+    const huge = Array.from({ length: 1000 }, (_, i) => ({
+      username: `huge-${i}`,
+      role: 'ANALYST',
+      passwordHash: `$pbkdf2-sha256$1000$${'a'.repeat(900)}$${'a'.repeat(44)}`,
+    }));
+    const started = Date.now();
+    const answer = await app.request('adminImportUsers', { token, body: JSON.stringify({ users: huge }) });
+    expect(answer.body.data.failed).toHaveLength(1000);
+    expect(answer.body.data.failed[999]).toEqual({ index: 999, error: 'Unsupported password hash' });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(await users()).toEqual(before);
+  }, 180_000);
 
   it.each(cases)(
     'answers every malformed %s request with a 4xx and changes nothing',
