@@ -4,12 +4,14 @@ import { DEVICE_COOKIE_PATHS, deviceCookie } from '../abuse/device-token';
 import { AppError } from '../errors';
 import type { Reply } from '../http/reply';
 import { username as usernameSchema } from '../http/schemas';
-import { acceptedFactor, acceptInvitation, INVITATION_PATH, invitationOfToken } from '../invitations/invitations';
+import { type Accepted, acceptedFactor, acceptInvitation, INVITATION_PATH, invitationOfToken } from '../invitations/invitations';
+import { newAccountRegistrationOptions } from '../passkeys/ceremonies';
 import type { Invitation } from '../store/invitations';
 import { browserSignIn, type HostedDeps } from './flow';
 import { checkOrigin, page } from './http';
 import { AcceptInvitationPage, InvalidInvitationPage, InvitationAcceptedPage } from './invitation-pages';
 import { PASSKEYS_PAGE_PATH } from './passkey-flow';
+import { PASSKEY_SCRIPT } from './passkey-pages';
 import { tenantName } from './tenant-name';
 
 /*
@@ -26,8 +28,19 @@ export const invitationToken = z.strictObject({ token: z.string().min(1).max(512
 /** The form: fields are checked here, so a mistake shows the form again with what is wrong. */
 export const acceptInvitationForm = z.strictObject({
   username: z.string().max(1024),
-  password: z.string().max(1024),
+  /** The password form's. */
+  password: z.string().max(1024).optional(),
+  /** The passkey form's: the JSON of the registration response; what does not parse is left for the ceremony to refuse. */
+  credential: z.string().max(6000).optional(),
 });
+
+const parsedCredential = (text: string): unknown => {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+};
 
 const PASSWORD = z.string().min(6, 'Choose a password of at least 6 characters').max(128, 'Choose a password of at most 128 characters');
 
@@ -38,6 +51,8 @@ const invalid = () => page(400, <InvalidInvitationPage />);
 const isInvalidInvitation = (error: unknown) => error instanceof AppError && error.code === 'INVALID_INVITATION';
 
 async function form(deps: HostedDeps, token: string, invitation: Invitation, status: number, username: string, error?: string) {
+  // The first passkey's challenge is bound to the id the account will have (docs/api.md 13.1).
+  const passkeyOptions = await newAccountRegistrationOptions(deps, { tenantId: invitation.tenantId, userId: deps.random.id(), username });
   const content = (
     <AcceptInvitationPage
       tenant={await tenantName(deps, invitation.tenantId)}
@@ -46,9 +61,10 @@ async function form(deps: HostedDeps, token: string, invitation: Invitation, sta
       role={invitation.role}
       username={username}
       error={error}
+      passkeyOptions={passkeyOptions}
     />
   );
-  return page(status, content);
+  return page(status, content, { scripts: [PASSKEY_SCRIPT] });
 }
 
 /** GET /invitations/{token}: the form, or (status 400) why the link cannot be used. */
@@ -83,12 +99,19 @@ export async function submitInvitation(
     throw error;
   }
   const username = usernameSchema.safeParse(fields.username);
-  const password = PASSWORD.safeParse(fields.password);
   if (!username.success) return form(deps, token, invitation, 400, fields.username, `Username: ${username.error.issues[0]?.message}`);
-  if (!password.success) return form(deps, token, invitation, 400, username.data, password.error.issues[0]?.message);
-  let accepted: Awaited<ReturnType<typeof acceptInvitation>>;
+  const password = PASSWORD.safeParse(fields.password ?? '');
+  const withPasskey = fields.credential !== undefined && fields.password === undefined;
+  if (!withPasskey && !password.success) return form(deps, token, invitation, 400, username.data, password.error?.issues[0]?.message);
+  let accepted: Accepted;
   try {
-    accepted = await acceptInvitation(deps, token, { username: username.data, password: password.data });
+    accepted = await acceptInvitation(
+      deps,
+      token,
+      withPasskey
+        ? { username: username.data, credential: parsedCredential(fields.credential ?? '') }
+        : { username: username.data, password: password.data ?? '' },
+    );
   } catch (error) {
     if (isInvalidInvitation(error)) return invalid();
     if (error instanceof AppError && error.statusCode === 400) return form(deps, token, invitation, 400, username.data, error.message);

@@ -1,4 +1,5 @@
 import { Layout, Problem } from './pages';
+import { PASSKEY_SCRIPT } from './passkey-pages';
 
 /*
  * The acceptance page of an invitation (docs/api.md 13.1): a username and a password,
@@ -13,9 +14,11 @@ export interface AcceptInvitationProps {
   role: string;
   username: string;
   error?: string | undefined;
+  /** The creation options of the account's first passkey (docs/api.md 13.1): the passkey form, shown by its script. */
+  passkeyOptions?: unknown;
 }
 
-export function AcceptInvitationPage({ tenant, action, email, role, username, error }: AcceptInvitationProps) {
+export function AcceptInvitationPage({ tenant, action, email, role, username, error, passkeyOptions }: AcceptInvitationProps) {
   return (
     <Layout title="Accept your invitation" tenant={tenant}>
       <p>
@@ -30,6 +33,21 @@ export function AcceptInvitationPage({ tenant, action, email, role, username, er
         <p>At least 6 characters; a common password is refused.</p>
         <button type="submit">Create my account</button>
       </form>
+      {passkeyOptions === undefined ? null : (
+        <>
+          <form method="post" action={action} data-passkey="create" data-options={JSON.stringify(passkeyOptions)} hidden>
+            <h2>Or use a passkey</h2>
+            <label for="passkey-username">Username</label>
+            <input id="passkey-username" name="username" autocomplete="username" required maxLength={128} value={username} />
+            <input type="hidden" name="credential" value="" />
+            <p role="status" />
+            <button type="button" class="secondary">
+              Create my account with a passkey
+            </button>
+          </form>
+          <script dangerouslySetInnerHTML={{ __html: PASSKEY_SCRIPT }} />
+        </>
+      )}
     </Layout>
   );
 }

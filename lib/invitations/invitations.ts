@@ -6,6 +6,8 @@ import { constantEquals } from '../crypto/constant-equals';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors';
+import { newAccountPasskey } from '../passkeys/ceremonies';
+import type { Amr } from '../sessions/session';
 import type { FirstFactor } from '../sessions/sign-in';
 import type { Invitation } from '../store/invitations';
 import { isCommonPassword } from '../users/common-passwords';
@@ -244,11 +246,32 @@ export async function invitationOfToken(deps: Pick<Deps, 'clock' | 'store'>, tok
   return invitation;
 }
 
-/** How the invitee signs in from now on: a password (docs/api.md 4.3 rules). */
-export interface Acceptance {
-  username: string;
-  password: string;
+/**
+ * How the invitee signs in from now on: a password (docs/api.md 4.3 rules), or a passkey
+ * (the registration response to creation options of newAccountRegistrationOptions).
+ */
+export type Acceptance = { username: string; password: string } | { username: string; credential: unknown };
+
+/** An accepted invitation: the new user, and the `amr` its first session gets. */
+export interface Accepted {
+  user: User;
+  invitation: Invitation;
+  amr: Amr[];
+  passkeyId?: string | undefined;
 }
+
+/** The user's credential: a password's hash, or a passkey to store once the user exists. */
+async function credentialOf(deps: AcceptDeps, invitation: Invitation, acceptance: Acceptance) {
+  if ('password' in acceptance) {
+    if (await isCommonPassword(acceptance.password)) throw new ValidationError('Password is too common', { code: 'PASSWORD_TOO_COMMON' });
+    return { userId: deps.random.id(), passwordHash: await deps.hasher.hash(acceptance.password), amr: ['pwd'] as Amr[] };
+  }
+  const day = new Date(deps.clock.now()).toISOString().slice(0, 10);
+  const { passkey, amr } = await newAccountPasskey(deps, invitation.tenantId, acceptance.credential, `Passkey ${day}`);
+  return { userId: passkey.userId, passkey, amr };
+}
+
+type AcceptDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'source' | 'hasher'>;
 
 /** How often an acceptance is tried again when a concurrent transaction touched its items. */
 const ATTEMPTS = 3;
@@ -261,23 +284,18 @@ const ATTEMPTS = 3;
  * invitation`. The password follows the rules of register (400 `Password is too common`);
  * a taken username is 400 `Username already exists`. Returns the new user.
  */
-export async function acceptInvitation(
-  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'source' | 'hasher'>,
-  token: string,
-  acceptance: Acceptance,
-): Promise<{ user: User; invitation: Invitation }> {
+export async function acceptInvitation(deps: AcceptDeps, token: string, acceptance: Acceptance): Promise<Accepted> {
   let invitation = await invitationOfToken(deps, token);
-  if (await isCommonPassword(acceptance.password)) throw new ValidationError('Password is too common', { code: 'PASSWORD_TOO_COMMON' });
-  const passwordHash = await deps.hasher.hash(acceptance.password);
+  const { userId, passwordHash, passkey, amr } = await credentialOf(deps, invitation, acceptance);
   const user: User = {
-    id: deps.random.id(),
+    id: userId,
     tenantId: invitation.tenantId,
     shopId: invitation.shopId,
     username: acceptance.username,
     role: invitation.role,
     email: invitation.email,
     emailVerified: true,
-    passwordHash,
+    ...(passwordHash === undefined ? {} : { passwordHash }),
     status: 'active',
     createdAt: new Date(deps.clock.now()).toISOString(),
   };
@@ -293,6 +311,9 @@ export async function acceptInvitation(
     // Another transaction touched the invitation: read it again (used by now, most likely).
     invitation = await invitationOfToken(deps, token);
   }
+  // The passkey goes in once its user exists; its credential id is new (the ceremony's own).
+  if (passkey && !(await deps.store.passkeys.register(passkey)))
+    throw new ConflictError('Passkey already registered', { code: 'PASSKEY_ALREADY_REGISTERED' });
   deps.log.info('invitation_accepted', { tenantId: user.tenantId, invitationId: invitation.id, userId: user.id, role: user.role });
   await recordEvent(deps, {
     tenantId: user.tenantId,
@@ -300,16 +321,22 @@ export async function acceptInvitation(
     actor: { type: 'user', id: user.id },
     targetUserId: user.id,
     outcome: 'success',
-    details: { invitationId: invitation.id, username: user.username, role: user.role, shopId: user.shopId },
+    details: {
+      invitationId: invitation.id,
+      username: user.username,
+      role: user.role,
+      shopId: user.shopId,
+      ...(passkey ? { passkeyId: passkey.id } : {}),
+    },
   });
-  return { user, invitation };
+  return { user, invitation, amr, ...(passkey ? { passkeyId: passkey.id } : {}) };
 }
 
 /**
  * The first factor of the new account's sign-in (docs/api.md 13.1), which every door runs
  * through the one sign-in pipeline (lib/sessions/sign-in.ts): the acceptance, with the
- * password just chosen (`pwd`).
+ * password (`pwd`) or the passkey (as a passkey sign-in's `amr`) just chosen.
  */
-export function acceptedFactor({ user, invitation }: { user: User; invitation: Invitation }): FirstFactor {
-  return { kind: 'invitation', user, amr: ['pwd'], invitationId: invitation.id };
+export function acceptedFactor({ user, invitation, amr }: Accepted): FirstFactor {
+  return { kind: 'invitation', user, amr, invitationId: invitation.id };
 }

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
+import { softwareAuthenticator } from '../helpers/authenticator';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
 import { FORM } from '../helpers/oauth';
@@ -375,6 +376,40 @@ describe('invitations (docs/api.md 13.1)', () => {
         expect(again.status).toBe(400);
         expect(again.body).toContain('Invalid invitation: this link was already used, was revoked, or has expired.');
       }
+    });
+
+    it('accepts with a passkey: the account has no password, the passkey signs in, the browser is signed in', async () => {
+      const email = `pia.${tenantId}@example.com`;
+      await invite(admin, { email, role: 'SOURCING' });
+      const { token } = await linkTo(deps, email);
+      const shown = await app.request('hostedInvitationPage', { pathParameters: { token } });
+      const options = JSON.parse(
+        (/data-options="([^"]*)"/.exec(String(shown.body))?.[1] ?? '{}').replace(/&quot;/g, '"').replace(/&amp;/g, '&'),
+      );
+      expect(options.user.name).toBe(`pia.${tenantId}`);
+      const keys = softwareAuthenticator();
+      const created = keys.create(options);
+      const accepted = await post(token, { username: 'pia', credential: JSON.stringify(created.response) });
+      expect(accepted.status).toBe(200);
+      expect(accepted.cookies?.some((cookie) => cookie.startsWith('__Host-session='))).toBe(true);
+      const user = await deps.store.users.findByUsername(tenantId, 'pia');
+      expect(user).toMatchObject({ role: 'SOURCING', emailVerified: true });
+      expect(user?.passwordHash).toBeUndefined();
+      expect(await deps.store.passkeys.listByUser(tenantId, user?.id ?? '')).toHaveLength(1);
+      // The passkey signs in (docs/api.md 12.6).
+      const signInOptions = await app.request('passkeyAuthenticationOptions', { body: { tenantId } });
+      const signedIn = await app.request('passkeyAuthentication', {
+        body: { tenantId, credential: keys.get(signInOptions.body.data.options) },
+      });
+      expect(signedIn.body.data.user).toMatchObject({ username: 'pia', role: 'SOURCING' });
+      // A registration response replayed on a new link is refused, and that link stays pending.
+      const other = `pia2.${tenantId}@example.com`;
+      await invite(admin, { email: other, role: 'SOURCING' });
+      const second = await linkTo(deps, other);
+      const replayed = await post(second.token, { username: 'pia2', credential: JSON.stringify(created.response) });
+      expect(replayed.status).toBe(400);
+      expect(replayed.body).toContain('Invalid passkey registration');
+      expect((await app.request('hostedInvitationPage', { pathParameters: { token: second.token } })).status).toBe(200);
     });
   });
 });
