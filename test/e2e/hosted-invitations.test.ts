@@ -18,7 +18,11 @@ describe('invitations on the hosted page (chromium)', () => {
   const password = 'a long unusual passphrase';
 
   beforeAll(async () => {
-    stack = await startBrowserStack();
+    // Passkeys need a domain for the RP ID (never an IP address).
+    stack = await startBrowserStack({
+      host: 'localhost',
+      env: (issuer) => ({ WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGINS: issuer }),
+    });
     ({ issuer, deps, app } = stack);
     tenantId = uniqueTenant('invite-web');
     adminToken = (await registerAdmin(app, tenantId, 'admin', password)).token;
@@ -69,6 +73,23 @@ describe('invitations on the hosted page (chromium)', () => {
     const again = await page.goto(link);
     expect(again?.status()).toBe(400);
     expect(await page.locator('[role=alert]').textContent()).toContain('this link was already used, was revoked, or has expired');
+    await context.close();
+  });
+
+  it('accepts with a passkey from the virtual authenticator: an account without a password, named as chosen', async () => {
+    const link = await invite('pavel', 'LOGISTICS');
+    const { context, page, cdp, authenticatorId } = await stack.withAuthenticator({ conditional: false });
+    await page.goto(link);
+    await page.fill('#passkey-username', 'pavel.k');
+    await page.click('button:has-text("Create my account with a passkey")');
+    await page.waitForSelector('h1:text("You are signed in")');
+    const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
+    expect(credentials).toHaveLength(1);
+    expect(credentials[0]).toMatchObject({ isResidentCredential: true, rpId: 'localhost' });
+    const user = await deps.store.users.findByUsername(tenantId, 'pavel.k');
+    expect(user).toMatchObject({ role: 'LOGISTICS', emailVerified: true });
+    expect(user?.passwordHash).toBeUndefined();
+    expect(await deps.store.passkeys.listByUser(tenantId, user?.id ?? '')).toHaveLength(1);
     await context.close();
   });
 });
