@@ -25,7 +25,7 @@ export const handler = makeHandler(defaultDeps());
 /** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
 export const operation: OperationDoc = {
   section: '13.1',
-  summary: 'Hosted invitation form: creates the invited account and signs the browser in',
+  summary: 'Hosted invitation form: creates the invited account with a password or a passkey and signs the browser in',
   tag: 'auth',
   caller: 'none',
   params: true,
@@ -35,6 +35,7 @@ export const operation: OperationDoc = {
   failures: [
     new ValidationError('Invalid form body', { code: 'INVALID_FORM' }),
     new ValidationError(INVALID_INVITATION, { code: 'INVALID_INVITATION' }),
+    new ValidationError('Invalid passkey registration', { code: 'INVALID_PASSKEY_REGISTRATION' }),
     new ForbiddenError('Cross-site request refused', { code: 'CROSS_SITE_REQUEST' }),
   ],
 };

@@ -1186,7 +1186,7 @@ export interface paths {
         get: operations["hostedInvitationPage"];
         put?: never;
         /**
-         * Hosted invitation form: creates the invited account and signs the browser in
+         * Hosted invitation form: creates the invited account with a password or a passkey and signs the browser in
          * @description docs/api.md 13.1. Source: functions/hosted-invitation-accept.ts.
          */
         post: operations["hostedInvitationAccept"];
@@ -1397,7 +1397,8 @@ export interface components {
         };
         HostedInvitationAcceptRequest: {
             username: string;
-            password: string;
+            password?: string;
+            credential?: string;
         };
         Failure: {
             /** @constant */
@@ -6296,7 +6297,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description The error page: `Invalid form body`, `Invalid invitation` */
+            /** @description The error page: `Invalid form body`, `Invalid invitation`, `Invalid passkey registration` */
             400: {
                 headers: {
                     [name: string]: unknown;

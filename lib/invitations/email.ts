@@ -16,7 +16,10 @@ export async function invitationEmail(
   const issuer = deps.config.mfa.totpIssuer;
   const tenant = await tenantName(deps, invitation.tenantId);
   const expires = `${new Date(invitation.expiresAt * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
-  const lines = [`You are invited to join ${tenant} as ${invitation.role}.`, 'Open this link to choose your username and password:'];
+  const lines = [
+    `You are invited to join ${tenant} as ${invitation.role}.`,
+    'Open this link to choose your username and how you sign in (a password or a passkey):',
+  ];
   const after = [`The link works once and expires on ${expires}.`, 'If you did not expect this invitation, ignore this email.'];
   const text = `${[...lines, link, ...after].join('\n\n')}\n\n${issuer}`;
   const html = `<!doctype html><html><body>${lines.map((line) => `<p>${escapeHtml(line)}</p>`).join('')}<p><a href="${escapeHtml(link)}">${escapeHtml(link)}</a></p>${after.map((line) => `<p>${escapeHtml(line)}</p>`).join('')}<p>${escapeHtml(issuer)}</p></body></html>`;
