@@ -51,6 +51,7 @@ import { type OAuthOutcome, oauthScenarios, peerTokenEndpoint, type Scenario } f
 import { seedPasskeySignIns } from './passkeys';
 import { canPin, runPinned, startServer, stopAll, stopChild, tagged } from './processes';
 import { fixed, table, whole } from './report';
+import { seedScimTenant } from './scim';
 import { accessTokenFor, batchWrite, type SeededSession, seedUsers, sessionFor, tenantItem, userItems, userRecord } from './seed';
 
 /** `--smoke`: every stage with tiny counts, so that CI notices when a stage stops working. */
@@ -91,6 +92,8 @@ const settings = {
   /** Login events written to time one audit write. */
   auditEvents: smoke ? 50 : 2000,
   introspectionTokens: smoke ? 50 : 1000,
+  /** Users of the SCIM tenant (docs/api.md 13.3): the list with a filter at 10,000 users. */
+  scimUsers: smoke ? 200 : 10_000,
   /** Rows of the one import call (docs/api.md 13.2: at most 1,000), and first sign-ins timed per imported format. */
   importRows: smoke ? 50 : 1000,
   importLogins: smoke ? 1 : 5,
@@ -531,6 +534,27 @@ async function main() {
             next: () => ({ headers: { authorization: `Bearer ${adminToken}` } }),
           }),
         'authorizer + owner-index query of 100 users',
+      );
+    }
+    // SCIM's list with a filter at 10,000 users (docs/api.md 13.3): token read, budget, one lookup.
+    if (wanted('SCIM')) {
+      say(`seeding ${whole(settings.scimUsers)} users of a SCIM tenant`);
+      const scim = await seedScimTenant(doc, config, settings.scimUsers);
+      await run(
+        'SCIM list with a filter at 10,000 users',
+        () =>
+          measure({
+            url: api.url,
+            method: 'GET',
+            path: '/scim/v2/Users',
+            connections: settings.connections,
+            durationSeconds: settings.durationSeconds,
+            warmupSeconds: settings.warmupSeconds,
+            watch: api.watch,
+            around: api.profile?.('scim'),
+            next: scim.next,
+          }),
+        'token read, request budget, one lookup (username, externalId or email index), server CPU ms',
       );
     }
     if (wanted('audit')) {

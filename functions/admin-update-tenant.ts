@@ -1,20 +1,27 @@
 import * as z from 'zod';
 import { oneTenant as oneTenantAnswer } from '../lib/admin/api-schemas';
-import { renameTenant } from '../lib/admin/tenant';
+import { updateTenant } from '../lib/admin/tenant';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
+import { ROLES } from '../lib/users/user';
 
-/** docs/api.md 9.14: a display name is one line of text, as a shop's name (9.7). */
-export const body = z.strictObject({
-  displayName: z
-    .string()
-    .trim()
-    .min(1)
-    .max(100)
-    .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u),
-});
+/** docs/api.md 9.14: a display name is one line of text, as a shop's name (9.7); the role SCIM users get without a group (13.3). */
+export const body = z
+  .strictObject({
+    displayName: z
+      .string()
+      .trim()
+      .min(1)
+      .max(100)
+      .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u)
+      .optional(),
+    scimDefaultRole: z.enum(ROLES).optional(),
+  })
+  .refine((settings) => settings.displayName !== undefined || settings.scimDefaultRole !== undefined, {
+    message: 'Expected displayName or scimDefaultRole',
+  });
 
 /** The `data` of the success envelope (docs/api.md 5). */
 export const response = oneTenantAnswer;
@@ -22,7 +29,7 @@ export const response = oneTenantAnswer;
 /** PATCH /admin/tenant (docs/api.md 9.14): names the ADMIN's tenant on the hosted pages. */
 export function makeHandler(deps: Deps) {
   return httpHandler(deps, { identity: 'required', response, role: 'ADMIN', body }, async ({ body, identity, deps }) =>
-    ok({ tenant: await renameTenant(deps, identity, body.displayName) }),
+    ok({ tenant: await updateTenant(deps, identity, body) }),
   );
 }
 
@@ -31,7 +38,7 @@ export const handler = makeHandler(defaultDeps());
 /** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
 export const operation: OperationDoc = {
   section: '9.14',
-  summary: 'Set the display name the hosted pages show (ADMIN only)',
+  summary: 'Set the display name the hosted pages show, or the role of SCIM users without a group (ADMIN only)',
   tag: 'admin',
   caller: 'admin',
   bodyTypes: ['json'],

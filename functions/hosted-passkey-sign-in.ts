@@ -2,15 +2,15 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { TooManyRequestsError, UnauthorizedError } from '../lib/errors';
 import { hostedPage } from '../lib/hosted/http';
 import { passkeySignInForm, submitPasskeySignIn } from '../lib/hosted/passkey-flow';
-import { httpHandler } from '../lib/http/handler';
 import { hostedFailures, noStore, type OperationDoc } from '../lib/http/operation-doc';
+import { pageHandler } from '../lib/http/page-handler';
 
 /** The form (application/x-www-form-urlencoded). */
 export const body = passkeySignInForm;
 
 /** POST /oauth2/hosted/passkey (docs/api.md 11.11): the sign-in page's passkey. */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { ...hostedPage, body }, ({ deps, event, body }) => submitPasskeySignIn(deps, event, body));
+  return pageHandler(deps, { ...hostedPage, body }, ({ deps, event, body }) => submitPasskeySignIn(deps, event, body));
 }
 
 export const handler = makeHandler(defaultDeps());

@@ -2,15 +2,15 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { TooManyRequestsError, UnauthorizedError } from '../lib/errors';
 import { signInForm, submitSignIn } from '../lib/hosted/flow';
 import { hostedPage } from '../lib/hosted/http';
-import { httpHandler } from '../lib/http/handler';
 import { hostedFailures, noStore, type OperationDoc } from '../lib/http/operation-doc';
+import { pageHandler } from '../lib/http/page-handler';
 
 /** The form (application/x-www-form-urlencoded). */
 export const body = signInForm;
 
 /** POST /oauth2/hosted/sign-in (docs/api.md 11.7): a form of the hosted pages. */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { ...hostedPage, body }, ({ deps, event, body }) => submitSignIn(deps, event, body));
+  return pageHandler(deps, { ...hostedPage, body }, ({ deps, event, body }) => submitSignIn(deps, event, body));
 }
 
 export const handler = makeHandler(defaultDeps());

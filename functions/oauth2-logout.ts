@@ -2,8 +2,8 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { ForbiddenError, ValidationError } from '../lib/errors';
 import { hostedPage } from '../lib/hosted/http';
 import { logoutForm, logoutQuery, rpInitiatedLogout } from '../lib/hosted/logout';
-import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc } from '../lib/http/operation-doc';
+import { pageHandler } from '../lib/http/page-handler';
 
 /** The query of GET (OpenID Connect RP-Initiated Logout 1.0, section 2). */
 export const query = logoutQuery;
@@ -12,7 +12,7 @@ export const body = logoutForm;
 
 /** GET|POST /oauth2/logout (docs/api.md 11.12): ends the browser session, then back to the app or the signed-out page. */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { ...hostedPage, body }, ({ deps, event, body }) => rpInitiatedLogout(deps, event, body));
+  return pageHandler(deps, { ...hostedPage, body }, ({ deps, event, body }) => rpInitiatedLogout(deps, event, body));
 }
 
 export const handler = makeHandler(defaultDeps());

@@ -7,6 +7,18 @@
 export const ROLES = ['ADMIN', 'MANAGER', 'OPERATOR', 'FINANCE', 'SOURCING', 'LOGISTICS', 'ANALYST'] as const;
 export type Role = (typeof ROLES)[number];
 
+/**
+ * Authentication methods references (RFC 8176) a session was established with: a
+ * password `pwd`, a one-time code `otp`, a passkey `hwk` (device-bound) or `swk` (synced)
+ * with `user` (docs/api.md 12). ID tokens add `mfa` (lib/oidc/claims.ts); sessions and
+ * their access tokens never carry it.
+ */
+export const AMR_VALUES = ['pwd', 'otp', 'hwk', 'swk', 'user'] as const;
+export type Amr = (typeof AMR_VALUES)[number];
+
+const AMR_SET: ReadonlySet<string> = new Set(AMR_VALUES);
+export const isAmr = (value: string): value is Amr => AMR_SET.has(value);
+
 /** The request context the authorizer hands to functions (docs/api.md 3). */
 export interface Identity {
   userId: string;
@@ -15,7 +27,7 @@ export interface Identity {
   tenantId: string;
   shopId: string;
   sessionId: string;
-  amr: string[];
+  amr: Amr[];
   /** Epoch seconds of the session's last proof of the password or a factor (OIDC `auth_time`). */
   authTime: number;
 }

@@ -23,6 +23,7 @@ import { dynamoOAuthClientStore, type OAuthClientStore } from './store/oauth-cli
 import { type AuthorizationCodeStore, dynamoAuthorizationCodeStore } from './store/oauth-codes';
 import { dynamoOAuthGrantStore, type OAuthGrantStore } from './store/oauth-grants';
 import { dynamoPasskeyStore, type PasskeyStore } from './store/passkeys';
+import { dynamoScimTokenStore, type ScimTokenStore } from './store/scim-tokens';
 import { dynamoSessionStore, type SessionStore } from './store/sessions';
 import { dynamoShopStore, type ShopStore } from './store/shops';
 import { dynamoTenantUserStore, type TenantUserStore } from './store/tenant-users';
@@ -55,6 +56,8 @@ export interface Stores {
   passkeys: PasskeyStore;
   /** Invitations of staff (docs/api.md 13.1). */
   invitations: InvitationStore;
+  /** SCIM tokens (docs/api.md 13.3). */
+  scimTokens: ScimTokenStore;
 }
 
 /** Everything a function needs from the outside world; tests pass their own. */
@@ -79,6 +82,13 @@ export interface Deps {
   source?: RequestSource | undefined;
   /** Issues and checks the device tokens of the login lockout (lib/abuse/device-token), keyed by the same peppers. */
   deviceTokens: DeviceTokens;
+  /**
+   * The least time a forgotten-password request takes to answer, so that its timing never
+   * tells whether the account exists (docs/api.md 8.7); unset, as in every function:
+   * FORGOT_ANSWER_FLOOR_MS (lib/users/password-reset.ts). Only tests lower it, where the
+   * floor is not their subject (test/helpers/deps.ts).
+   */
+  forgotAnswerFloorMs?: number | undefined;
 }
 
 /** Every store on one DynamoDB table; `random` marks write-once writes, `clock` tells when a deleted client's id is free again. */
@@ -100,6 +110,7 @@ export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'rand
     interactions: dynamoInteractionStore(dynamo, random),
     passkeys: dynamoPasskeyStore(dynamo, random),
     invitations: dynamoInvitationStore(dynamo, random, users),
+    scimTokens: dynamoScimTokenStore(dynamo, random),
   };
 }
 

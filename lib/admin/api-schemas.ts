@@ -56,6 +56,7 @@ export const tenant = z.strictObject({
   displayName: z.string().nullable(),
   createdAt: z.string(),
   defaultShopId: z.string(),
+  scimDefaultRole: z.enum(ROLES),
 }) satisfies z.ZodType<TenantView>;
 /** docs/api.md 9.14. */
 export const oneTenant = z.strictObject({ tenant });

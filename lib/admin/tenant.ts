@@ -1,6 +1,7 @@
 import { byAdmin, recordEvent } from '../audit/record';
+import type { Role } from '../caller';
 import type { Deps } from '../deps';
-import { type Tenant, UNKNOWN_CREATION } from '../store/tenants';
+import { type Tenant, type TenantSettings, UNKNOWN_CREATION } from '../store/tenants';
 import type { Identity } from '../tokens/access-token';
 
 /** The tenant as its ADMIN reads it (docs/api.md 9.14). */
@@ -9,7 +10,12 @@ export interface TenantView {
   displayName: string | null;
   createdAt: string;
   defaultShopId: string;
+  /** The role of a user provisioned over SCIM without a group (docs/api.md 13.3). */
+  scimDefaultRole: Role;
 }
+
+/** docs/api.md 13.3: without a tenant setting, users provisioned over SCIM without a group are ANALYSTs. */
+export const SCIM_DEFAULT_ROLE: Role = 'ANALYST';
 
 type TenantDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'source'>;
 
@@ -19,6 +25,7 @@ const viewOf = (deps: Pick<Deps, 'config'>, tenantId: string, tenant: Tenant | u
   displayName: tenant?.displayName ?? null,
   createdAt: tenant?.createdAt ?? UNKNOWN_CREATION,
   defaultShopId: tenant?.defaultShopId ?? deps.config.defaultShopId,
+  scimDefaultRole: tenant?.scimDefaultRole ?? SCIM_DEFAULT_ROLE,
 });
 
 /** docs/api.md 9.14: the ADMIN's own tenant. */
@@ -26,11 +33,12 @@ export async function readTenant(deps: Pick<Deps, 'config' | 'store'>, admin: Id
   return viewOf(deps, admin.tenantId, await deps.store.tenants.find(admin.tenantId));
 }
 
-/** docs/api.md 9.14: names the ADMIN's tenant for the hosted pages; audited as `tenant_updated`. */
-export async function renameTenant(deps: TenantDeps, admin: Identity, displayName: string): Promise<TenantView> {
+/** docs/api.md 9.14: names the ADMIN's tenant for the hosted pages, sets its SCIM default role; audited as `tenant_updated`. */
+export async function updateTenant(deps: TenantDeps, admin: Identity, settings: TenantSettings): Promise<TenantView> {
   const { tenantId } = admin;
-  const changed = await deps.store.tenants.setDisplayName(tenantId, displayName);
+  const changed = await deps.store.tenants.updateSettings(tenantId, settings);
   deps.log.info('tenant_updated', { tenantId, actorId: admin.userId });
-  await recordEvent(deps, { ...byAdmin(admin), type: 'tenant_updated', outcome: 'success', details: { name: displayName } });
+  const details = { name: settings.displayName, role: settings.scimDefaultRole };
+  await recordEvent(deps, { ...byAdmin(admin), type: 'tenant_updated', outcome: 'success', details });
   return viewOf(deps, tenantId, changed);
 }

@@ -1,11 +1,11 @@
 import * as z from 'zod';
-import { byAdmin, recordEvent } from '../audit/record';
+import { byActor, byAdmin, recordEvent, type TenantActor } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
 import type { MfaMethod } from '../mfa/methods';
 import { isLiveFor } from '../sessions/liveness';
-import type { ListedUser, UserChange, UserFilter, UserPosition } from '../store/tenant-users';
+import type { ListedUser, ProfileChange, UserChange, UserFilter, UserPosition } from '../store/tenant-users';
 import type { Identity } from '../tokens/access-token';
 import { epochOf, type Role, type User } from '../users/user';
 import { tenantShop } from './shops';
@@ -96,8 +96,8 @@ export async function listUsers(
   };
 }
 
-/** The user of the ADMIN's tenant; an id of another tenant is not found, like an unknown one. */
-async function findUser(deps: AdminDeps, admin: Identity, userId: string): Promise<User> {
+/** The user of the actor's tenant; an id of another tenant is not found, like an unknown one. */
+async function findUser(deps: AdminDeps, admin: Pick<TenantActor, 'tenantId'>, userId: string): Promise<User> {
   const user = await deps.store.users.findById(admin.tenantId, userId);
   if (!user) throw new NotFoundError(USER_NOT_FOUND);
   return user;
@@ -113,24 +113,39 @@ const isActiveAdmin = (user: Pick<User, 'role' | 'status'>) => user.role === 'AD
 /**
  * The ADMINs whose being active ADMINs the change checks in its transaction, when it takes
  * an active ADMIN away: the acting ADMIN when they act on someone else (so two ADMINs
- * demoting each other cannot both succeed), else another active ADMIN of the tenant.
- * Empty: nobody would be left (409).
+ * demoting each other cannot both succeed), else (the ADMIN themselves, or a SCIM client)
+ * another active ADMIN of the tenant. Empty: nobody would be left (409).
  */
-async function guardsFor(deps: AdminDeps, admin: Identity, user: User): Promise<string[]> {
-  if (user.id !== admin.userId) return [admin.userId];
+async function guardsFor(deps: AdminDeps, actor: TenantActor, user: User): Promise<string[]> {
+  if ('userId' in actor && user.id !== actor.userId) return [actor.userId];
   return deps.store.tenantUsers.otherActiveAdmins(user.tenantId, user.id);
 }
 
+/** A change of a user made from the user as read: what an ADMIN sets, and what a SCIM client changes besides. */
+export type UserEdit = (user: User) => Promise<{ set: UserChange; profile?: ProfileChange | undefined }>;
+
+const fixed =
+  (set: UserChange): UserEdit =>
+  async () => ({ set });
+
 /**
- * Applies `set` to the user, and with `revoke` ends every session and grant, keeping an
- * active ADMIN in the tenant (docs/api.md 9.3). Tried again when the user or the ADMIN
- * that must stay changed meanwhile. Returns the user as changed.
+ * Applies the edit to the user as read, and when it disables the user ends every session
+ * and grant, keeping an active ADMIN in the tenant (docs/api.md 9.3). Tried again, on the
+ * user read again, when the user or the ADMIN that must stay changed meanwhile. Returns the
+ * user as changed and what was set.
  */
-async function changeKeepingAdmin(deps: AdminDeps, admin: Identity, userId: string, set: UserChange, revoke: boolean): Promise<User> {
+async function changeKeepingAdmin(
+  deps: AdminDeps,
+  admin: TenantActor,
+  userId: string,
+  edit: UserEdit,
+): Promise<{ user: User; set: UserChange }> {
   let guarded = false;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const user = await findUser(deps, admin, userId);
-    const after = { ...user, ...set };
+    const { set, profile } = await edit(user);
+    const revoke = set.status === 'disabled';
+    const after = { ...user, ...set, ...withoutRemoved(profile) };
     let guard: string | undefined;
     if (isActiveAdmin(user) && !isActiveAdmin(after)) {
       const guards = await guardsFor(deps, admin, user);
@@ -138,13 +153,38 @@ async function changeKeepingAdmin(deps: AdminDeps, admin: Identity, userId: stri
       if (guard === undefined) throw new ConflictError(LAST_ADMIN, { code: 'LAST_ADMIN' });
       guarded = true;
     }
-    if (await deps.store.tenantUsers.change(user, set, { revoke, guardAdminId: guard })) {
-      return { ...after, sessionEpoch: revoke ? epochOf(user) + 1 : user.sessionEpoch };
+    if (await deps.store.tenantUsers.change(user, set, { revoke, guardAdminId: guard, profile })) {
+      const version = profile ? (user.version ?? 0) + 1 : user.version;
+      return { user: { ...after, version, sessionEpoch: revoke ? epochOf(user) + 1 : user.sessionEpoch }, set };
     }
     await backOff(attempt);
   }
   if (guarded) throw new ConflictError(LAST_ADMIN, { code: 'LAST_ADMIN' });
   throw stillContended();
+}
+
+/** The user with a profile change applied: a removed attribute (null) is gone. */
+function withoutRemoved(profile: ProfileChange | undefined): Partial<User> {
+  return Object.fromEntries(Object.entries(profile ?? {}).map(([name, value]) => [name, value ?? undefined]));
+}
+
+const actorIdOf = (actor: TenantActor) => ('scimTokenId' in actor ? actor.scimTokenId : actor.userId);
+
+/**
+ * docs/api.md 9.3 and 13.3: changes a user of the actor's tenant (an ADMIN, or a SCIM client)
+ * as `edit` says; a shop must be one of the tenant's (9.7); disabling ends every session and
+ * grant; the tenant keeps an active ADMIN (409). Audited as `admin_user_changed`.
+ */
+export async function modifyUser(deps: AdminDeps, actor: TenantActor, userId: string, edit: UserEdit): Promise<User> {
+  const { user, set } = await changeKeepingAdmin(deps, actor, userId, async (read) => {
+    const change = await edit(read);
+    if (change.set.shopId !== undefined && change.set.shopId !== read.shopId) await tenantShop(deps, actor.tenantId, change.set.shopId);
+    return change;
+  });
+  const details = { role: set.role, shopId: set.shopId, status: set.status };
+  deps.log.info('admin_user_changed', { tenantId: actor.tenantId, actorId: actorIdOf(actor), userId, ...details });
+  await recordEvent(deps, { ...byActor(actor, userId), type: 'admin_user_changed', outcome: 'success', details });
+  return user;
 }
 
 /**
@@ -153,13 +193,7 @@ async function changeKeepingAdmin(deps: AdminDeps, admin: Identity, userId: stri
  */
 export async function changeUser(deps: AdminDeps, admin: Identity, userId: string, set: UserChange): Promise<AdminUserView> {
   if (set.shopId !== undefined) await tenantShop(deps, admin.tenantId, set.shopId);
-  const changed = await changeKeepingAdmin(deps, admin, userId, set, set.status === 'disabled');
-  deps.log.info('admin_user_changed', { tenantId: admin.tenantId, actorId: admin.userId, userId, ...set });
-  const [view] = await Promise.all([
-    viewOf(deps, changed),
-    recordEvent(deps, { ...byAdmin(admin, userId), type: 'admin_user_changed', outcome: 'success', details: set }),
-  ]);
-  return view;
+  return viewOf(deps, await modifyUser(deps, admin, userId, fixed(set)));
 }
 
 /**
@@ -168,11 +202,11 @@ export async function changeUser(deps: AdminDeps, admin: Identity, userId: strin
  * profile and username record: a DELETE that fails midway leaves a disabled user that
  * the same DELETE finishes.
  */
-export async function deleteUser(deps: AdminDeps, admin: Identity, userId: string): Promise<void> {
+export async function deleteUser(deps: AdminDeps, admin: TenantActor, userId: string): Promise<void> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     // After a refused erasure: gone means erased (by this call, whose answer was lost, or another).
     if (attempt > 0 && !(await deps.store.users.findById(admin.tenantId, userId))) break;
-    const disabled = await changeKeepingAdmin(deps, admin, userId, { status: 'disabled' }, true);
+    const { user: disabled } = await changeKeepingAdmin(deps, admin, userId, fixed({ status: 'disabled' }));
     await deps.store.tenantUsers.eraseOwned(admin.tenantId, userId);
     if (await deps.store.tenantUsers.erase(disabled)) break;
     if (attempt === ATTEMPTS - 1) throw stillContended();
@@ -180,8 +214,8 @@ export async function deleteUser(deps: AdminDeps, admin: Identity, userId: strin
   }
   // A login that read the user before it was disabled may have opened a session since.
   await deps.store.tenantUsers.eraseOwned(admin.tenantId, userId);
-  deps.log.info('admin_user_deleted', { tenantId: admin.tenantId, actorId: admin.userId, userId });
-  await recordEvent(deps, { ...byAdmin(admin, userId), type: 'admin_user_deleted', outcome: 'success' });
+  deps.log.info('admin_user_deleted', { tenantId: admin.tenantId, actorId: actorIdOf(admin), userId });
+  await recordEvent(deps, { ...byActor(admin, userId), type: 'admin_user_deleted', outcome: 'success' });
 }
 
 /** Ends every session and grant of the user (tried again while the user changes); the number of live sessions ended. */

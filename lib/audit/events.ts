@@ -58,6 +58,11 @@ export const AUDIT_EVENT_TYPES = [
   'invitation_resent',
   'invitation_revoked',
   'invitation_accepted',
+  // SCIM provisioning (docs/api.md 13.3): its tokens, and users it creates; its changes and
+  // deletions are admin_user_* events with the token as actor.
+  'scim_token_created',
+  'scim_token_deleted',
+  'user_provisioned',
   // Staff lifecycle (docs/api.md 13.2): one event per import call, with its counts.
   'users_imported',
 ] as const;
@@ -145,9 +150,12 @@ export const auditDetailsSchema = z.strictObject({
 });
 export type AuditDetails = z.output<typeof auditDetailsSchema>;
 
-/** Who did it: a user (an ADMIN, the user themselves, the account a sign-in claimed), an OAuth client, or the service. */
+/**
+ * Who did it: a user (an ADMIN, the user themselves, the account a sign-in claimed), an
+ * OAuth client, a SCIM token (its id, docs/api.md 13.3), or the service.
+ */
 export const auditActorSchema = z.strictObject({
-  type: z.enum(['user', 'client', 'system']),
+  type: z.enum(['user', 'client', 'scim', 'system']),
   /** Null for a sign-in of an unknown username. */
   id: z.string().max(128).nullable(),
 });

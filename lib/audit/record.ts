@@ -81,3 +81,18 @@ export const byAdmin = (admin: Pick<Identity, 'tenantId' | 'userId'>, targetUser
   actor: { type: 'user' as const, id: admin.userId },
   targetUserId,
 });
+
+/** A SCIM client acting with one of its tenant's tokens (docs/api.md 13.3). */
+export interface ScimCaller {
+  tenantId: string;
+  scimTokenId: string;
+}
+
+/** Who administers a tenant's users: an ADMIN of it, or a SCIM client with a token of it. */
+export type TenantActor = Pick<Identity, 'tenantId' | 'userId'> | ScimCaller;
+
+/** The actor of something an ADMIN or a SCIM client did to a user of their tenant. */
+export const byActor = (actor: TenantActor, targetUserId: string | null = null) =>
+  'scimTokenId' in actor
+    ? { tenantId: actor.tenantId, actor: { type: 'scim' as const, id: actor.scimTokenId }, targetUserId }
+    : byAdmin(actor, targetUserId);

@@ -9,6 +9,7 @@ import { AppError, type AuthorizationErrorCode, ValidationError } from '../error
 import type { Reply } from '../http/reply';
 import { username } from '../http/schemas';
 import { SECOND_FACTORS } from '../mfa/methods';
+import { secondFactor } from '../mfa/second-factor';
 import { type AuthorizationRequest, authorizationQuery, authorize, checkAuthorizationRequest, withQuery } from '../oauth/authorization';
 import type { OAuthClient } from '../oauth/client';
 import { isWithinScope } from '../oauth/scope';
@@ -301,7 +302,11 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
   try {
     // No code yet: a user with an active method goes on to the second-factor page.
     const toSecondFactor = (user: User) => advance(deps, interaction, 'second_factor', { userId: user.id });
-    signed = await browserSignIn(deps, event, interaction, { firstFactor: password, secondFactor: {}, asksForCode: toSecondFactor });
+    signed = await browserSignIn(deps, event, interaction, {
+      firstFactor: password,
+      secondFactor: { request: {}, check: secondFactor },
+      asksForCode: toSecondFactor,
+    });
   } catch (error) {
     if (error instanceof AppError && (error.code === 'INVALID_CREDENTIALS' || error.code === 'LOCKED' || error.statusCode === 429))
       return again(error.message, error.statusCode, error.headers);
@@ -343,7 +348,7 @@ export async function submitSecondFactor(
     // The password was proven on the sign-in page of this interaction; the page stays where it is when a code is asked for.
     signed = await browserSignIn(deps, event, interaction, {
       firstFactor: { kind: 'password-proven', user },
-      secondFactor: { mfaCode: form.code || undefined, mfaMethod: form.method },
+      secondFactor: { request: { mfaCode: form.code || undefined, mfaMethod: form.method }, check: secondFactor },
       asksForCode: async () => undefined,
     });
   } catch (error) {

@@ -1,7 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as z from 'zod';
-import type { Identity } from '../caller';
-import { ROLES } from '../caller';
+import { type Identity, isAmr, ROLES } from '../caller';
 
 /**
  * The authorizer's context as API Gateway hands it over (`requestContext.authorizer.lambda`).
@@ -42,7 +41,10 @@ export function identityFromEvent(event: APIGatewayProxyEventV2): Identity | nul
   if (event.headers?.[OFFLINE_OVERRIDE] !== undefined) return null;
   const parsed = contextSchema.safeParse(lambdaContext(event));
   if (!parsed.success) return null;
-  return { ...parsed.data, amr: parsed.data.amr.split(',').filter(Boolean), authTime: Number(parsed.data.authTime) };
+  // Only the methods a session can carry (lib/caller.ts): a context with another does not parse.
+  const amr = parsed.data.amr.split(',').filter(Boolean);
+  if (!amr.every(isAmr)) return null;
+  return { ...parsed.data, amr, authTime: Number(parsed.data.authTime) };
 }
 
 /** True when the authorizer could not check the token because a dependency failed. */

@@ -19,7 +19,9 @@ export type Caller =
   /** An OAuth client: HTTP Basic, or `client_id` and `client_secret` in the body. */
   | 'client'
   /** An OAuth access token as `Authorization: Bearer` (RFC 6750), no authorizer (userinfo). */
-  | 'oauthToken';
+  | 'oauthToken'
+  /** A SCIM token as `Authorization: Bearer`, no authorizer (docs/api.md 13.3). */
+  | 'scimToken';
 
 export type BodyType = 'json' | 'form';
 

@@ -1,6 +1,6 @@
 import { epochSeconds } from '../clock';
 import { UnauthorizedError } from '../errors';
-import type { SecondFactorRequest } from '../mfa/second-factor';
+import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
 import type { Identity } from '../tokens/access-token';
 import type { Device } from './device';
 import { issueAccessToken } from './sessions';
@@ -28,7 +28,7 @@ export async function reauthenticate(
   const { user, amr, opened } = await signIn(deps, {
     tenantId,
     firstFactor: { kind: 'password', username, password: request.password },
-    secondFactor: { mfaCode: request.mfaCode, mfaMethod: request.mfaMethod },
+    secondFactor: { request: { mfaCode: request.mfaCode, mfaMethod: request.mfaMethod }, check: secondFactor },
     reauthenticating: identity,
     opening: {
       open: (_, amr) =>

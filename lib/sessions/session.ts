@@ -1,12 +1,8 @@
 import * as z from 'zod';
+import { AMR_VALUES } from '../caller';
 import { refreshStateSchema } from '../token-families/refresh-family';
 
-/**
- * Authentication methods references (RFC 8176) a session was established with: a
- * passkey is `hwk` (device-bound) or `swk` (synced) with `user` (docs/api.md 12).
- */
-export const AMR_VALUES = ['pwd', 'otp', 'hwk', 'swk', 'user'] as const;
-export type Amr = (typeof AMR_VALUES)[number];
+export { AMR_VALUES, type Amr } from '../caller';
 
 /**
  * A login session: a refresh-token family (lib/token-families) of one user, as stored.

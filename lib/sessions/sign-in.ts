@@ -6,7 +6,7 @@ import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { AppError, TooManyRequestsError, UnauthorizedError, ValidationError } from '../errors';
 import type { MfaEnrollment } from '../mfa/methods';
-import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
+import type { SecondFactorRequest, secondFactor } from '../mfa/second-factor';
 import { notifyUser } from '../notifications/notify';
 import type { AttemptPolicy, AttemptSubject, ReserveResult } from '../store/login-attempts';
 import type { Identity } from '../tokens/access-token';
@@ -265,11 +265,25 @@ export interface Opening<T> {
   open(user: User, amr: Amr[]): Promise<T>;
 }
 
+/** The second factor's check: lib/mfa/second-factor.ts `secondFactor`, or the same rules. */
+export type SecondFactorCheck = typeof secondFactor;
+
+/**
+ * The second factor after a password: the code sent with it (a user with an active method
+ * must give one, docs/api.md 4.1) and the check that weighs it. The doors that take a
+ * password hand the check in, so that a door whose first factor satisfies MFA by itself
+ * (a passkey) does not carry the code checks in its bundle (docs/performance.md).
+ */
+export interface SecondFactorStep {
+  request: SecondFactorRequest;
+  check: SecondFactorCheck;
+}
+
 export interface SignInAttempt<T> {
   tenantId: string;
   firstFactor: FirstFactor;
-  /** The code sent with a password; a user with an active method must give one (docs/api.md 4.1). */
-  secondFactor?: SecondFactorRequest;
+  /** Required after a password (`password`, `password-proven`). */
+  secondFactor?: SecondFactorStep;
   /**
    * The door asks for the code on a page of its own (docs/api.md 11.7): asking is a step,
    * not a refused sign-in. Called with the user when a code is needed, before the request
@@ -372,9 +386,10 @@ async function proveSecondFactor(
 ): Promise<Amr[]> {
   if (proof.amr) return proof.amr;
   const { user } = proof;
-  const request = attempt.secondFactor ?? {};
+  if (!attempt.secondFactor) throw new Error(`A ${attempt.firstFactor.kind} sign-in needs its second factor step`);
+  const { request, check } = attempt.secondFactor;
   try {
-    return await secondFactor(deps, { tenantId: user.tenantId, userId: user.id, username: user.username }, request, proof.mfaMethods);
+    return await check(deps, { tenantId: user.tenantId, userId: user.id, username: user.username }, request, proof.mfaMethods);
   } catch (error) {
     if (attempt.asksForCode && error instanceof AppError && error.code === 'MFA_REQUIRED') {
       await attempt.asksForCode(user);

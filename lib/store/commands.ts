@@ -78,6 +78,8 @@ export interface QueryCommandInput {
   Limit?: number | undefined;
   ScanIndexForward?: boolean | undefined;
   ConsistentRead?: boolean | undefined;
+  /** `COUNT`: only how many items match, none of them. */
+  Select?: 'COUNT' | undefined;
 }
 /** A page of a query; `LastEvaluatedKey` is where the next one starts. */
 export interface QueryCommandOutput {

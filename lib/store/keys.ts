@@ -230,6 +230,20 @@ export const keys = {
     sk: `MESSAGE#${String(sentAt).padStart(12, '0')}#${part(id)}`,
   }),
   outboxAddressPartition: (address: string) => `OUTBOX#ADDRESS#${part(normalizeEmail(address))}`,
+  /** The uniqueness record of a SCIM `externalId` in a tenant (docs/api.md 13.3); holds the user id. */
+  externalId: (tenantId: string, externalId: string): Key => ({
+    pk: `${tenantPrefix(tenantId)}#EXTERNALID#${part(externalId)}`,
+    sk: 'EXTERNALID',
+  }),
+  /** A SCIM token of a tenant (docs/api.md 13.3): a tenant's few tokens share one partition. */
+  scimToken: (tenantId: string, tokenId: string): Key => ({ pk: `${tenantPrefix(tenantId)}#SCIMTOKENS`, sk: `TOKEN#${part(tokenId)}` }),
+  /** The partition of a tenant's SCIM tokens. */
+  scimTokensPartition: (tenantId: string) => `${tenantPrefix(tenantId)}#SCIMTOKENS`,
+  /** The request budget of one SCIM token (docs/api.md 13.3). */
+  scimRequests: (tenantId: string, tokenId: string): Key => ({
+    pk: `${tenantPrefix(tenantId)}#SCIMTOKENS`,
+    sk: `REQUESTS#${part(tokenId)}`,
+  }),
 };
 
 /** What a send quota counts (lib/abuse/send-quota.ts); `global` counts the whole service. */

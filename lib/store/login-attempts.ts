@@ -28,7 +28,9 @@ export type AttemptSubject =
   /** Reset codes sent for a username at the request of unknown sources (docs/api.md 8.7). */
   | { kind: 'reset-request'; tenantId: string; username: string }
   /** Messages sent, per scope (lib/abuse/send-quota.ts); `global` counts the whole service. */
-  | { kind: 'send'; tenantId: string; scope: SendScope; id: string };
+  | { kind: 'send'; tenantId: string; scope: SendScope; id: string }
+  /** Requests made with one SCIM token (docs/api.md 13.3). */
+  | { kind: 'scim'; tenantId: string; tokenId: string };
 
 function keyOf(subject: AttemptSubject): Key {
   switch (subject.kind) {
@@ -48,6 +50,8 @@ function keyOf(subject: AttemptSubject): Key {
       return keys.resetAttempts(subject.tenantId, subject.username);
     case 'reset-request':
       return keys.resetRequests(subject.tenantId, subject.username);
+    case 'scim':
+      return keys.scimRequests(subject.tenantId, subject.tokenId);
   }
 }
 

@@ -28,6 +28,14 @@ export interface UserFilter {
 export type UserChange = Partial<Pick<User, 'role' | 'shopId' | 'status'>>;
 
 /**
+ * What a SCIM client changes besides (docs/api.md 13.3): its attributes as sent, null to
+ * remove one. Written only if the user's `version` is still the one read, and moves it on.
+ */
+export type ProfileChange = {
+  [K in 'externalId' | 'displayName' | 'name' | 'emails' | 'email' | 'emailVerified' | 'scimGroups']?: User[K] | null;
+} & { updatedAt: string };
+
+/**
  * The tenant-level view of users that the administration needs, on the tenant index
  * (`gsi1`, partition `keys.tenantUsersPartition`). Users written before the index
  * attributes existed are not in it (docs/guides/tenant-admins.md).
@@ -38,6 +46,8 @@ export interface TenantUserStore {
     tenantId: string,
     options: UserFilter & { limit: number; after?: UserPosition | undefined },
   ): Promise<{ users: ListedUser[]; next?: UserPosition }>;
+  /** How many users the tenant index holds (docs/api.md 13.3: a SCIM list's `totalResults`). */
+  count(tenantId: string): Promise<number>;
   /** Up to 3 ids of active ADMINs of the tenant other than `exceptId`, from the index (eventually consistent: candidates only). */
   otherActiveAdmins(tenantId: string, exceptId: string): Promise<string[]>;
   /** Epoch seconds of the user's newest session (the last sign-in), if any. */
@@ -47,7 +57,11 @@ export interface TenantUserStore {
    * every session and grant, and with `guardAdminId` in the same transaction the check that
    * this user is still an active ADMIN. False when any of that no longer holds: read again.
    */
-  change(user: User, set: UserChange, options: { revoke: boolean; guardAdminId?: string | undefined }): Promise<boolean>;
+  change(
+    user: User,
+    set: UserChange,
+    options: { revoke: boolean; guardAdminId?: string | undefined; profile?: ProfileChange | undefined },
+  ): Promise<boolean>;
   /**
    * Deletes the profile and username record of the user as read, in one transaction with the
    * check that `guardAdminId` is an active ADMIN. False when that no longer holds.
@@ -71,6 +85,16 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
       ConditionExpression: '#role = :admin AND #status = :active',
       ExpressionAttributeNames: { '#role': 'role', '#status': 'status' },
       ExpressionAttributeValues: { ':admin': 'ADMIN', ':active': 'active' },
+    },
+  });
+
+  /** Deletes a user's externalId record, if it is still theirs. */
+  const dropExternalId = (tenantId: string, externalId: string, userId: string) => ({
+    Delete: {
+      TableName: table,
+      Key: keys.externalId(tenantId, externalId),
+      ConditionExpression: 'attribute_not_exists(pk) OR userId = :owner',
+      ExpressionAttributeValues: { ':owner': userId },
     },
   });
 
@@ -161,6 +185,27 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
       return next ? { users, next } : { users };
     },
 
+    async count(tenantId) {
+      let total = 0;
+      let ExclusiveStartKey: Record<string, unknown> | undefined;
+      do {
+        const page = await doc.send(
+          new QueryCommand({
+            TableName: table,
+            IndexName: OWNER_INDEX.name,
+            KeyConditionExpression: '#pk = :pk',
+            ExpressionAttributeNames: { '#pk': OWNER_INDEX.partitionKey },
+            ExpressionAttributeValues: { ':pk': keys.tenantUsersPartition(tenantId) },
+            Select: 'COUNT',
+            ExclusiveStartKey,
+          }),
+        );
+        total += page.Count ?? 0;
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return total;
+    },
+
     async otherActiveAdmins(tenantId, exceptId) {
       const found: string[] = [];
       const admins = ownerIndexItems(dynamo, {
@@ -200,11 +245,24 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
       return typeof createdAt === 'number' ? createdAt : undefined;
     },
 
-    async change(user, set, { revoke, guardAdminId }) {
-      const { ConditionExpression, current } = sameGeneration(user);
-      const changes = Object.entries({ ...set, ...(revoke ? { sessionEpoch: current + 1 } : {}) }).filter(
-        ([, value]) => value !== undefined,
-      );
+    async change(user, set, { revoke, guardAdminId, profile }) {
+      const generation = sameGeneration(user);
+      const version = user.version ?? 0;
+      // A SCIM change applies to the user as read, attributes and all: one at a time (docs/api.md 13.3).
+      const ConditionExpression = profile
+        ? `${generation.ConditionExpression} AND ${version === 0 ? '(attribute_not_exists(version) OR version = :version)' : 'version = :version'}`
+        : generation.ConditionExpression;
+      const { current } = generation;
+      // The email index entry follows the email (docs/api.md 13).
+      const emailIndex =
+        profile?.email === undefined ? {} : { gsi2pk: profile.email === null ? null : keys.userEmail(user.tenantId, profile.email).gsi2pk };
+      const all = {
+        ...set,
+        ...(revoke ? { sessionEpoch: current + 1 } : {}),
+        ...(profile ? { ...profile, ...emailIndex, version: version + 1 } : {}),
+      };
+      const removed = Object.entries(all).flatMap(([name, value]) => (value === null ? [name] : []));
+      const changes = Object.entries(all).filter(([, value]) => value !== undefined && value !== null);
       // Users created before the tenant index get its attributes with their first change.
       const index = keys.tenantUser(user.tenantId, user.createdAt, user.id);
       changes.push(['gsi1pk', index.gsi1pk], ['gsi1sk', index.gsi1sk]);
@@ -213,14 +271,36 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
           Update: {
             TableName: table,
             Key: keys.user(user.tenantId, user.id),
-            UpdateExpression: `SET ${changes.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
+            UpdateExpression: `SET ${changes.map((_, i) => `#f${i} = :f${i}`).join(', ')}${
+              removed.length > 0 ? ` REMOVE ${removed.map((_, i) => `#r${i}`).join(', ')}` : ''
+            }`,
             ConditionExpression,
-            ExpressionAttributeNames: Object.fromEntries(changes.map(([name], i) => [`#f${i}`, name])),
-            ExpressionAttributeValues: { ...Object.fromEntries(changes.map(([, value], i) => [`:f${i}`, value])), ':current': current },
+            ExpressionAttributeNames: {
+              ...Object.fromEntries(changes.map(([name], i) => [`#f${i}`, name])),
+              ...Object.fromEntries(removed.map((name, i) => [`#r${i}`, name])),
+            },
+            ExpressionAttributeValues: {
+              ...Object.fromEntries(changes.map(([, value], i) => [`:f${i}`, value])),
+              ':current': current,
+              ...(profile ? { ':version': version } : {}),
+            },
           },
         },
       ];
       if (guardAdminId !== undefined) items.push(guard(user.tenantId, guardAdminId));
+      // The externalId's uniqueness record moves with it (docs/api.md 13.3).
+      if (profile?.externalId !== undefined && profile.externalId !== user.externalId) {
+        if (user.externalId !== undefined) items.push(dropExternalId(user.tenantId, user.externalId, user.id));
+        if (profile.externalId !== null) {
+          items.push({
+            Put: {
+              TableName: table,
+              Item: { ...keys.externalId(user.tenantId, profile.externalId), userId: user.id },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
+          });
+        }
+      }
       return transactOnce(dynamo, random, items);
     },
 
@@ -247,6 +327,7 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
                 },
               },
               ...(guardAdminId !== undefined ? [guard(user.tenantId, guardAdminId)] : []),
+              ...(user.externalId !== undefined ? [dropExternalId(user.tenantId, user.externalId, user.id)] : []),
             ],
           }),
         );

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { ROLES } from '../caller';
 import { GetCommand, UpdateCommand } from './commands';
 import type { Dynamo } from './dynamo';
 import { keys } from './keys';
@@ -13,6 +14,8 @@ export const tenantSchema = z.object({
   defaultShopId: z.string().optional(),
   /** The name the hosted pages show (docs/api.md 9.14); absent until an ADMIN sets one. */
   displayName: z.string().optional(),
+  /** The role of a user provisioned over SCIM without a group (docs/api.md 13.3); ANALYST when absent. */
+  scimDefaultRole: z.enum(ROLES).optional(),
 });
 export type Tenant = z.output<typeof tenantSchema>;
 
@@ -26,11 +29,14 @@ export interface TenantStore {
   /** When the tenant was created (epoch seconds), or undefined without a tenant record. */
   createdAt(tenantId: string): Promise<number | undefined>;
   /**
-   * Sets the tenant's display name (docs/api.md 9.14): one update, the same again after a
+   * Sets the tenant's settings given (docs/api.md 9.14): one update, the same again after a
    * lost answer. The tenant as changed.
    */
-  setDisplayName(tenantId: string, displayName: string): Promise<Tenant>;
+  updateSettings(tenantId: string, settings: TenantSettings): Promise<Tenant>;
 }
+
+/** What an ADMIN sets of the tenant (docs/api.md 9.14). */
+export type TenantSettings = Partial<Pick<Tenant, 'displayName' | 'scimDefaultRole'>>;
 
 export function dynamoTenantStore({ doc, table }: Dynamo): TenantStore {
   return {
@@ -51,15 +57,19 @@ export function dynamoTenantStore({ doc, table }: Dynamo): TenantStore {
       return Number.isFinite(created) ? Math.floor(created / 1000) : undefined;
     },
 
-    async setDisplayName(tenantId, displayName) {
+    async updateSettings(tenantId, settings) {
+      const given = Object.entries(settings).filter(([, value]) => value !== undefined);
       const { Attributes } = await doc.send(
         new UpdateCommand({
           TableName: table,
           Key: keys.tenant(tenantId),
           // A tenant older than tenant records gets one, of an unknown (so: old) creation time.
-          UpdateExpression:
-            'SET displayName = :name, tenantId = if_not_exists(tenantId, :tenant), createdAt = if_not_exists(createdAt, :unknown)',
-          ExpressionAttributeValues: { ':name': displayName, ':tenant': tenantId, ':unknown': UNKNOWN_CREATION },
+          UpdateExpression: `SET ${given.map(([name]) => `${name} = :${name}, `).join('')}tenantId = if_not_exists(tenantId, :tenant), createdAt = if_not_exists(createdAt, :unknown)`,
+          ExpressionAttributeValues: {
+            ...Object.fromEntries(given.map(([name, value]) => [`:${name}`, value])),
+            ':tenant': tenantId,
+            ':unknown': UNKNOWN_CREATION,
+          },
           ReturnValues: 'ALL_NEW',
         }),
       );

@@ -9,7 +9,7 @@ import { shopItem } from './shops';
 import { EMAIL_INDEX } from './table';
 import { transactOnce, transactOnceOrReasons } from './write-once';
 
-export type CreateUserResult = 'created' | 'username_taken' | 'tenant_exists' | 'refused' | 'conflict';
+export type CreateUserResult = 'created' | 'username_taken' | 'tenant_exists' | 'external_id_taken' | 'refused' | 'conflict';
 
 /**
  * What is written in the transaction that creates a user (an invitation consumed, docs/api.md
@@ -26,12 +26,16 @@ export interface UserStore {
    * Addresses are not unique: several users may share one.
    */
   findByEmail(tenantId: string, email: string): Promise<User[]>;
+  /** The user of a SCIM `externalId` in the tenant (docs/api.md 13.3), by its uniqueness record. */
+  findByExternalId(tenantId: string, externalId: string): Promise<User | undefined>;
   /**
    * Stores a user and its username record in one transaction. With `createTenant`
    * the tenant record and its default shop (the user's) are created in the same
-   * transaction and must not exist yet. With `consuming`, its items are written in the
-   * same transaction, the first once (lib/store/write-once.ts): `refused` when its condition fails,
-   * `conflict` when a concurrent transaction touched one of the items (the caller may try again).
+   * transaction and must not exist yet. A user with an `externalId` (SCIM, docs/api.md
+   * 13.3) gets its uniqueness record in the same transaction. With `consuming`, its items
+   * are written in the same transaction, the first once (lib/store/write-once.ts): `refused`
+   * when its condition fails, `conflict` when a concurrent transaction touched one of the
+   * items (the caller may try again).
    */
   create(user: User, options: { createTenant: boolean; consuming?: ConsumedWith }): Promise<CreateUserResult>;
   /** Replaces the password hash only if it is still `expected` (used to rehash on login). */
@@ -69,6 +73,15 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
       // time does not tell whether a username exists.
       const found = await findById(tenantId, typeof Item?.userId === 'string' ? Item.userId : NO_USER);
       return Item ? found : undefined;
+    },
+
+    async findByExternalId(tenantId, externalId) {
+      const { Item } = await doc.send(
+        new GetCommand({ TableName: table, Key: keys.externalId(tenantId, externalId), ConsistentRead: true }),
+      );
+      if (typeof Item?.userId !== 'string') return undefined;
+      const user = await findById(tenantId, Item.userId);
+      return user?.externalId === externalId ? user : undefined;
     },
 
     async findByEmail(tenantId, email) {
@@ -134,6 +147,16 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
         const shop = { tenantId: user.tenantId, shopId: user.shopId, name: user.shopId, createdAt: user.createdAt, createdBy: user.id };
         items.push({ Put: { TableName: table, Item: shopItem(shop), ConditionExpression: 'attribute_not_exists(pk)' } });
       }
+      const externalIdAt = items.length;
+      if (user.externalId !== undefined) {
+        items.push({
+          Put: {
+            TableName: table,
+            Item: { ...keys.externalId(user.tenantId, user.externalId), userId: user.id },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        });
+      }
       if (consuming) {
         const [consumed, ...alongside] = consuming;
         const outcome = await transactOnceOrReasons(dynamo, random, [consumed, ...items, ...alongside]);
@@ -141,6 +164,7 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
         if (outcome.includes('TransactionConflict')) return 'conflict';
         if (outcome[0] === 'ConditionalCheckFailed') return 'refused';
         if (outcome[1] === 'ConditionalCheckFailed') return 'username_taken';
+        if (user.externalId !== undefined && outcome[externalIdAt + 1] === 'ConditionalCheckFailed') return 'external_id_taken';
         throw new Error('user creation refused without a reason');
       }
       try {
@@ -148,6 +172,7 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
         return 'created';
       } catch (error) {
         const failed = failedConditions(error);
+        if (failed?.[externalIdAt]) return 'external_id_taken';
         if (failed?.[2]) return 'tenant_exists';
         if (failed?.[0]) return 'username_taken';
         throw error;

@@ -1,6 +1,6 @@
 import { errors, jwtVerify } from 'jose';
 import * as z from 'zod';
-import type { Identity } from '../caller';
+import { AMR_VALUES, type Identity } from '../caller';
 import { ROLES } from '../users/user';
 import { type KeySet, type PublicKeySet, signJwt } from './signing-keys';
 
@@ -39,7 +39,8 @@ const sessionClaims = z.object({
   tenantId: z.string().min(1),
   shopId: z.string().min(1),
   sid: z.string().min(1),
-  amr: z.array(z.string()),
+  /** Sessions carry these only (lib/caller.ts): a token with another is not ours to honour. */
+  amr: z.array(z.enum(AMR_VALUES)),
   /** Absent from tokens issued before it was added: their `iat` stands in. */
   auth_time: z.number().int().optional(),
 });

@@ -1,4 +1,4 @@
-import type { SecondFactorRequest } from '../mfa/second-factor';
+import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
 import type { Device } from '../sessions/device';
 import type { AuthPayload } from '../sessions/sessions';
 import { apiSession, type PasswordRequest, type SignInDeps, signIn, withDeviceToken } from '../sessions/sign-in';
@@ -19,7 +19,7 @@ export async function login(deps: SignInDeps, request: LoginRequest, device: Dev
   const { opened } = await signIn(deps, {
     tenantId,
     firstFactor: { kind: 'password', username, password, deviceToken, sourceIp },
-    secondFactor: { mfaCode, mfaMethod },
+    secondFactor: { request: { mfaCode, mfaMethod }, check: secondFactor },
     opening: withDeviceToken(deps, apiSession(deps, device)),
   });
   return { ...opened.opened, deviceToken: opened.deviceToken };

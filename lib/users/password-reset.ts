@@ -18,7 +18,17 @@ import type { User } from './user';
 
 type ResetDeps = Pick<
   Deps,
-  'config' | 'clock' | 'random' | 'log' | 'store' | 'hasher' | 'mfaSecrets' | 'mfaDelivery' | 'source' | 'deviceTokens'
+  | 'config'
+  | 'clock'
+  | 'random'
+  | 'log'
+  | 'store'
+  | 'hasher'
+  | 'mfaSecrets'
+  | 'mfaDelivery'
+  | 'source'
+  | 'deviceTokens'
+  | 'forgotAnswerFloorMs'
 >;
 
 /** The audit event of a reset step (docs/api.md 9.8): the caller is anonymous, the account is the one the username names. */
@@ -102,7 +112,8 @@ async function unknownSourceAllowance(deps: ResetDeps, subject: { tenantId: stri
  * RESET_CODES_FROM_UNKNOWN_SOURCES an hour, so strangers cannot spend the account's send
  * quota; a device the user signed in from always gets its code. Known and unknown
  * usernames (and accounts without a channel) do the same reads, the same digest and the
- * same conditional writes, and answer the same 202 in at least FORGOT_ANSWER_FLOOR_MS;
+ * same conditional writes, and answer the same 202 in at least FORGOT_ANSWER_FLOOR_MS
+ * (`deps.forgotAnswerFloorMs`, lowered by tests whose subject it is not);
  * only a known account's code is handed to the delivery port, whose failure is logged,
  * never answered. A known account's request is an audit event, written alongside the
  * code (and within the floor): the answer never tells.
@@ -110,7 +121,6 @@ async function unknownSourceAllowance(deps: ResetDeps, subject: { tenantId: stri
 export async function requestPasswordReset(
   deps: ResetDeps,
   { tenantId, username, deviceToken }: ForgotRequest,
-  floorMs = FORGOT_ANSWER_FLOOR_MS,
 ): Promise<{ message: typeof FORGOT_MESSAGE }> {
   const started = performance.now();
   const now = epochSeconds(deps.clock);
@@ -159,7 +169,7 @@ export async function requestPasswordReset(
     const withheld = !allowed ? 'unknown_source_limit' : knownDevice ? 'throttled' : 'outstanding';
     deps.log.info('password_reset_code_not_sent', { tenantId, username, reason: issued ? 'no_channel' : withheld });
   }
-  const left = floorMs - (performance.now() - started);
+  const left = (deps.forgotAnswerFloorMs ?? FORGOT_ANSWER_FLOOR_MS) - (performance.now() - started);
   if (left > 0) await sleep(left);
   return { message: FORGOT_MESSAGE };
 }

@@ -35,6 +35,20 @@ export const userSchema = z.object({
   signInEpoch: z.number().int().nonnegative().optional(),
   /** ISO 8601. */
   createdAt: z.string(),
+  /**
+   * What a SCIM client sent of the user (docs/api.md 13.3), stored and returned as sent:
+   * its `externalId` (unique in the tenant), `displayName`, `name` and `emails`.
+   */
+  externalId: z.string().optional(),
+  displayName: z.string().optional(),
+  name: z.record(z.string(), z.unknown()).optional(),
+  emails: z.array(z.record(z.string(), z.unknown())).optional(),
+  /** The SCIM groups (roles) the user is a member of (docs/api.md 13.3); the role is the highest of them. */
+  scimGroups: z.array(z.enum(ROLES)).optional(),
+  /** Moves on with every SCIM change (its ETag): concurrent PATCHes of one user apply one at a time (docs/api.md 13.3). */
+  version: z.number().int().nonnegative().optional(),
+  /** ISO 8601 of the last SCIM change (`meta.lastModified`). */
+  updatedAt: z.string().optional(),
 });
 
 export type User = z.output<typeof userSchema>;

@@ -23,6 +23,7 @@ import * as oauthApi from '../../lib/oauth/api-schemas';
 import * as clients from '../../lib/oauth/client-api-schemas';
 import { rfcErrorFormat } from '../../lib/oauth/errors';
 import * as passkeys from '../../lib/passkeys/api-schemas';
+import * as scim from '../../lib/scim/api-schemas';
 import * as sessionsApi from '../../lib/sessions/api-schemas';
 import * as account from '../../lib/users/account-schemas';
 import { type Route, routesFromServerlessYml } from './serverless-routes';
@@ -122,6 +123,14 @@ const RESPONSE_SCHEMAS = {
   InvitationEnvelope: [envelopeOf(invitations.oneInvitation), '13.1'],
   InvitationListEnvelope: [envelopeOf(invitations.invitationList), '13.1'],
   InvitationRevokedEnvelope: [envelopeOf(api.message('Invitation revoked')), '13.1'],
+  // SCIM provisioning (docs/api.md 13.3): SCIM's own documents, not the envelope.
+  ScimTokenCreatedEnvelope: [envelopeOf(scim.scimTokenCreated), '13.3'],
+  ScimTokenListEnvelope: [envelopeOf(scim.scimTokenList), '13.3'],
+  ScimTokenDeletedEnvelope: [envelopeOf(api.message('SCIM token deleted')), '13.3'],
+  ScimUser: [scim.scimResource, '13.3'],
+  ScimGroup: [scim.scimResource, '13.3'],
+  ScimListResponse: [scim.scimResource, '13.3'],
+  ScimDocument: [scim.scimResource, '13.3'],
 } as const satisfies Record<string, readonly [z.ZodType, string]>;
 type ResponseSchemaName = keyof typeof RESPONSE_SCHEMAS;
 
@@ -298,6 +307,7 @@ const SECURITY: Record<Caller, Json[] | undefined> = {
   // `{}`: the credentials in the body (client_secret_post), which OpenAPI has no scheme for.
   client: [{ clientBasic: [] }, {}],
   oauthToken: [{ oauthAccessToken: [] }],
+  scimToken: [{ scimToken: [] }],
 };
 
 /** The answers of a hosted page: HTML documents, every failure the error page naming its message. */
@@ -486,6 +496,11 @@ export async function openApiDocument(): Promise<Json> {
           scheme: 'bearer',
           bearerFormat: 'JWT',
           description: 'An OAuth access token from the token endpoint (docs/api.md 4.7); userinfo wants one with scope `openid`.',
+        },
+        scimToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A SCIM token from POST /admin/scim-tokens (docs/api.md 13.3).',
         },
         clientBasic: {
           type: 'http',

@@ -454,6 +454,68 @@ async function driveEveryRoute(app: App, deps: TestDeps) {
     'audit of a user',
   );
 
+  // SCIM provisioning (docs/api.md 13.3): tokens, users, groups, discovery.
+  const scimCreated = await app.request('adminCreateScimToken', { token: adminToken, body: { name: 'Okta' } });
+  expectStatus(scimCreated, 201, 'create SCIM token');
+  expectStatus(await app.request('adminListScimTokens', { token: adminToken }), 200, 'list SCIM tokens');
+  const scimHeaders = { authorization: `Bearer ${scimCreated.body.data.token}`, 'content-type': 'application/scim+json' };
+  const scimUser = await app.request('scimCreateUser', {
+    headers: scimHeaders,
+    body: { userName: 'scim-roles', externalId: 'ext-roles', emails: [{ value: 'scim-roles@example.com', primary: true }] },
+  });
+  expectStatus(scimUser, 201, 'SCIM create user');
+  const scimPath = { userId: scimUser.body.id };
+  for (const filter of ['userName eq "scim-roles"', 'externalId eq "ext-roles"', 'emails.value eq "scim-roles@example.com"', undefined]) {
+    expectStatus(await app.request('scimListUsers', { headers: scimHeaders, query: filter ? { filter } : {} }), 200, 'SCIM list users');
+  }
+  expectStatus(await app.request('scimReadUser', { headers: scimHeaders, pathParameters: scimPath }), 200, 'SCIM read user');
+  expectStatus(
+    await app.request('scimReplaceUser', {
+      headers: scimHeaders,
+      pathParameters: scimPath,
+      body: { userName: 'scim-roles', externalId: 'ext-2' },
+    }),
+    200,
+    'SCIM replace user',
+  );
+  const scimPatch = { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'] };
+  expectStatus(
+    await app.request('scimPatchUser', {
+      headers: scimHeaders,
+      pathParameters: scimPath,
+      body: { ...scimPatch, Operations: [{ op: 'Replace', path: 'active', value: 'False' }] },
+    }),
+    200,
+    'SCIM patch user',
+  );
+  expectStatus(await app.request('scimListGroups', { headers: scimHeaders }), 200, 'SCIM list groups');
+  expectStatus(
+    await app.request('scimPatchGroup', {
+      headers: scimHeaders,
+      pathParameters: { groupId: 'MANAGER' },
+      body: { ...scimPatch, Operations: [{ op: 'add', path: 'members', value: [{ value: scimUser.body.id }] }] },
+    }),
+    204,
+    'SCIM patch group',
+  );
+  expectStatus(
+    await app.request('scimReadGroup', { headers: scimHeaders, pathParameters: { groupId: 'MANAGER' } }),
+    200,
+    'SCIM read group',
+  );
+  expectStatus(
+    await app.request('scimFixedGroups', { method: 'POST', headers: scimHeaders, body: { displayName: 'X' } }),
+    403,
+    'SCIM new group',
+  );
+  expectStatus(await app.request('scimDeleteUser', { headers: scimHeaders, pathParameters: scimPath }), 204, 'SCIM delete user');
+  for (const name of ['scimServiceProviderConfig', 'scimResourceTypes', 'scimSchemas']) expectStatus(await app.request(name), 200, name);
+  expectStatus(
+    await app.request('adminDeleteScimToken', { token: adminToken, pathParameters: { tokenId: scimCreated.body.data.scimToken.id } }),
+    200,
+    'delete SCIM token',
+  );
+
   // Passkeys: registration, listing, sign-in, removal; an ADMIN's MFA reset erases them.
   const heidi = await newUser();
   const heidiKeys = softwareAuthenticator();

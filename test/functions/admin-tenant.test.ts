@@ -38,7 +38,15 @@ describe('tenant administration: tenant settings (docs/api.md 9.14)', () => {
       headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
       body: {
         success: true,
-        data: { tenant: { id: tenantId, displayName: null, createdAt: expect.stringMatching(ISO), defaultShopId: 'main-shop' } },
+        data: {
+          tenant: {
+            id: tenantId,
+            displayName: null,
+            createdAt: expect.stringMatching(ISO),
+            defaultShopId: 'main-shop',
+            scimDefaultRole: 'ANALYST',
+          },
+        },
       },
     });
     const renamed = await app.request('adminUpdateTenant', { token, body: { displayName: '  Acme Shops GmbH  ' } });
@@ -48,7 +56,13 @@ describe('tenant administration: tenant settings (docs/api.md 9.14)', () => {
       body: {
         success: true,
         data: {
-          tenant: { id: tenantId, displayName: 'Acme Shops GmbH', createdAt: expect.stringMatching(ISO), defaultShopId: 'main-shop' },
+          tenant: {
+            id: tenantId,
+            displayName: 'Acme Shops GmbH',
+            createdAt: expect.stringMatching(ISO),
+            defaultShopId: 'main-shop',
+            scimDefaultRole: 'ANALYST',
+          },
         },
       },
     });
@@ -83,6 +97,7 @@ describe('tenant administration: tenant settings (docs/api.md 9.14)', () => {
       displayName: null,
       createdAt: '1970-01-01T00:00:00.000Z',
       defaultShopId: deps.config.defaultShopId,
+      scimDefaultRole: 'ANALYST',
     });
     const renamed = await app.request('adminUpdateTenant', { token, body: { displayName: 'Old Tenant' } });
     expect(renamed.body.data.tenant).toMatchObject({ id: tenantId, displayName: 'Old Tenant', createdAt: '1970-01-01T00:00:00.000Z' });
@@ -93,7 +108,8 @@ describe('tenant administration: tenant settings (docs/api.md 9.14)', () => {
     [{ displayName: 'n'.repeat(101) }, 'displayName: Too big: expected string to have <=100 characters'],
     [{ displayName: 'line\nbreak' }, expect.stringMatching(/^displayName: Invalid string: must match pattern/)],
     [{ displayName: 'right\u202eleft' }, expect.stringMatching(/^displayName: Invalid string: must match pattern/)],
-    [{}, 'displayName: Invalid input: expected string, received undefined'],
+    [{}, 'body: Expected displayName or scimDefaultRole'],
+    [{ scimDefaultRole: 'OWNER' }, expect.stringMatching(/^scimDefaultRole: Invalid option/)],
     [{ displayName: 'x', tenantId: 'other' }, expect.stringMatching(/^body: Unrecognized key/)],
   ])('answers 400 for the body %j and changes nothing', async (body, error) => {
     const { token } = await newTenant();

@@ -1,13 +1,16 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { makeHandler as makeMe } from '../../functions/me';
+import { makeHandler as makeMe, response as meAnswer } from '../../functions/me';
 import { UpdateCommand } from '../../lib/store/commands';
 import { keys } from '../../lib/store/keys';
+import { signAccessToken } from '../../lib/tokens/access-token';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
+import { softwareAuthenticator } from '../helpers/authenticator';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
 import { call } from '../helpers/http';
 import { localDynamo } from '../helpers/local-dynamo';
+import { activateTotp } from '../helpers/mfa';
 
 const PASSWORD = 'correct horse battery';
 
@@ -189,6 +192,59 @@ describe('sessions', () => {
             authTime: decodeJwt(token).auth_time,
           },
         },
+      });
+    });
+
+    // docs/api.md 4.9: the documented answer (MeEnvelope) holds for every kind of session.
+    it('answers what its response schema describes, for password, passkey and TOTP sessions', async () => {
+      const { token: adminToken } = await login();
+      const { token } = await registerStaff(app, adminToken, { username: 'mina', password: PASSWORD, role: 'ANALYST', tenantId });
+      const passkeys = softwareAuthenticator({ backupEligible: true });
+      const creation = (await app.request('passkeyRegistrationOptions', { token, body: {} })).body.data.options;
+      const registered = await app.request('passkeyRegistration', { token, body: { credential: passkeys.create(creation).response } });
+      expect(registered.status).toBe(201);
+      const request = (await app.request('passkeyAuthenticationOptions', { body: { tenantId, username: 'mina' } })).body.data.options;
+      const passkey = await app.request('passkeyAuthentication', { body: { tenantId, credential: passkeys.get(request) } });
+      expect(passkey.status).toBe(200);
+      const amrs: unknown[] = [];
+      const ask = async (session: string) => {
+        const answer = await app.request('me', { token: session });
+        expect(answer.status).toBe(200);
+        expect(meAnswer.safeParse(answer.body.data).error).toBeUndefined();
+        amrs.push(answer.body.data.user.amr);
+      };
+      await ask(token);
+      await ask(passkey.body.data.token);
+      // Activating the first method ends the other sessions (docs/api.md 4.5): the passkey's is asked first.
+      const { code } = await activateTotp(app, deps, token);
+      const totp = await app.request('login', { body: { username: 'mina', password: PASSWORD, tenantId, mfaCode: code() } });
+      expect(totp.status).toBe(200);
+      await ask(totp.body.data.token);
+      expect(amrs).toEqual([['pwd'], ['swk', 'user'], ['pwd', 'otp']]);
+    });
+
+    // `mfa` belongs to ID tokens (lib/oidc/claims.ts); no session carries it, so no access token of ours does.
+    it('answers 401 for a token signed with our key whose amr names a method no session carries', async () => {
+      const { token } = await login();
+      const claims = decodeJwt(token);
+      const settings = { issuer: deps.config.issuer, audience: deps.config.accessTokenAudience, ttlSeconds: 900 };
+      const identity = {
+        userId: String(claims.sub),
+        username: 'root',
+        role: 'ADMIN' as const,
+        tenantId,
+        shopId: 'default',
+        sessionId: String(claims.sid),
+        amr: ['pwd' as const],
+        authTime: Number(claims.auth_time),
+      };
+      const signed = async (amr: string[]) =>
+        (await signAccessToken(deps.keySet, settings, { ...identity, amr: amr as typeof identity.amr }, 'me-amr', Number(claims.iat)))
+          .token;
+      expect((await app.request('me', { token: await signed(['pwd']) })).status).toBe(200);
+      expect(await app.request('me', { token: await signed(['pwd', 'otp', 'mfa']) })).toMatchObject({
+        status: 401,
+        body: failure('Unauthorized'),
       });
     });
 

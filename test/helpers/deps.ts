@@ -76,6 +76,11 @@ export interface TestDepsOptions {
    * TEST_ARGON2ID: only for tests whose subject is hashing itself (its parameters, its timing).
    */
   productionHashing?: boolean;
+  /**
+   * Answer a forgotten password no sooner than production does (FORGOT_ANSWER_FLOOR_MS,
+   * 400 ms) instead of at once: only for tests whose subject is that timing.
+   */
+  productionTiming?: boolean;
 }
 
 /**
@@ -127,6 +132,7 @@ export async function testDeps(env: Record<string, string> = {}, options: TestDe
     outbox,
     clientSecretHasher: clientSecretHasher(peppers),
     deviceTokens: deviceTokens(peppers, cryptoRandom),
+    forgotAnswerFloorMs: options.productionTiming ? undefined : 0,
     get logs() {
       return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     },

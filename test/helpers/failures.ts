@@ -51,6 +51,7 @@ const CODE_OF: Record<string, ErrorCode> = {
   'Invalid cursor': 'INVALID_CURSOR',
   'A tenant must keep an active ADMIN': 'LAST_ADMIN',
   'User not found': 'NOT_FOUND',
+  'SCIM token not found': 'NOT_FOUND',
   // OAuth client lifecycle (docs/api.md 9.9-9.13)
   'Client not found': 'CLIENT_NOT_FOUND',
   'Invalid post_logout_redirect_uri': 'INVALID_REDIRECT_URI',

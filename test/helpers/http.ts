@@ -77,7 +77,9 @@ export const isServiceUnavailable = (response: Response) =>
   (typeof response.body === 'string'
     ? // A hosted page's answer (docs/api.md 11.9): the error page.
       response.body.includes('<p class="error" role="alert">Service unavailable</p>')
-    : response.body?.success === false && response.body.error === 'Service unavailable');
+    : (response.body?.success === false && response.body.error === 'Service unavailable') ||
+      // A SCIM route's answer (docs/api.md 13.3): SCIM's error shape.
+      (response.body?.status === '503' && response.body.detail === 'Service unavailable'));
 
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 

@@ -3,7 +3,7 @@
  * users and their username records in pairs, tenants with their first user, refresh
  * token families (sessions, OAuth grants) with a current token newer than every
  * retired one, MFA methods with what their status needs, OAuth clients with a whole
- * secret (or, deleted, with none).
+ * secret (or, deleted, with none), SCIM externalIds with their uniqueness records.
   }
  * retired one, MFA methods with what their status needs, recovery codes only beside an
  * active method (docs/api.md 8.6).
@@ -16,6 +16,17 @@ export function halfWrittenState(items: Array<Record<string, unknown>>): string[
   for (const record of usernames) if (!userIds.has(String(record.userId))) findings.push(`username record without its user: ${record.pk}`);
   const named = new Set(usernames.map((record) => String(record.userId)));
   for (const user of users) if (!named.has(String(user.id))) findings.push(`user without its username record: ${user.id}`);
+  // A SCIM externalId and its uniqueness record (docs/api.md 13.3) exist in pairs.
+  const externalIds = items.filter((item) => item.sk === 'EXTERNALID');
+  const byId = new Map(users.map((user) => [String(user.id), user]));
+  for (const record of externalIds) {
+    const owner = byId.get(String(record.userId));
+    if (!owner || !String(record.pk).endsWith(`#EXTERNALID#${String(owner.externalId).replace(/%/g, '%25').replace(/#/g, '%23')}`))
+      findings.push(`externalId record without its user: ${record.pk}`);
+  }
+  const claimed = new Set(externalIds.map((record) => String(record.userId)));
+  for (const user of users)
+    if (user.externalId !== undefined && !claimed.has(String(user.id))) findings.push(`externalId without its record: ${user.id}`);
   for (const tenant of items.filter((item) => item.sk === 'TENANT'))
     if (!userIds.has(String(tenant.createdBy))) findings.push(`tenant without its first user: ${tenant.pk}`);
   for (const family of items.filter((item) => item.sk === 'SESSION' || (item.sk === 'GRANT' && item.refreshHash !== undefined))) {

@@ -102,7 +102,7 @@ describe("operators' runbook: signing key rotation (add, activate, retire)", () 
       tenantId,
       shopId: admin.user.shopId,
       sessionId: sid,
-      amr: ['pwd'],
+      amr: ['pwd' as const],
       authTime: 1_700_000_000,
     };
     const forged = await signAccessToken(

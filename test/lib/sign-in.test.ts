@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEventType } from '../../lib/audit/events';
 import { AppError } from '../../lib/errors';
+import { type SecondFactorRequest, secondFactor } from '../../lib/mfa/second-factor';
 import type { Amr } from '../../lib/sessions/session';
-import { type FirstFactor, type Opening, type SignInAttempt, signIn } from '../../lib/sessions/sign-in';
+import { type FirstFactor, type Opening, type SecondFactorStep, type SignInAttempt, signIn } from '../../lib/sessions/sign-in';
 import type { User } from '../../lib/users/user';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
@@ -59,8 +60,10 @@ describe('the sign-in pipeline (lib/sessions/sign-in.ts)', () => {
     tenantId,
     firstFactor,
     opening,
+    secondFactor: step(),
     ...more,
   });
+  const step = (request: SecondFactorRequest = {}): SecondFactorStep => ({ request, check: secondFactor });
   const password = (value = PASSWORD): FirstFactor => ({ kind: 'password', username: 'alice', password: value });
 
   it('opens with amr ["pwd"] after a right password for a user without MFA, and audits the success', async () => {
@@ -115,7 +118,10 @@ describe('the sign-in pipeline (lib/sessions/sign-in.ts)', () => {
     expect(await events(tenantId, user.id, 'login_failed')).toEqual([
       { outcome: 'failure', details: { username: 'alice', reason: 'mfa_required' } },
     ]);
-    const signed = await signIn(deps, attempt(tenantId, password(), opening, { secondFactor: { mfaCode: code(), mfaMethod: 'TOTP' } }));
+    const signed = await signIn(
+      deps,
+      attempt(tenantId, password(), opening, { secondFactor: step({ mfaCode: code(), mfaMethod: 'TOTP' }) }),
+    );
     expect(signed.amr).toEqual(['pwd', 'otp']);
     expect(calls).toEqual([{ userId: user.id, amr: ['pwd', 'otp'] }]);
   });
@@ -158,12 +164,12 @@ describe('the sign-in pipeline (lib/sessions/sign-in.ts)', () => {
     const { calls, opening } = recordingOpening();
     const proven: FirstFactor = { kind: 'password-proven', user };
     expect(
-      await refusal(signIn(deps, attempt(tenantId, proven, opening, { secondFactor: { mfaCode: '000000', mfaMethod: 'TOTP' } }))),
+      await refusal(signIn(deps, attempt(tenantId, proven, opening, { secondFactor: step({ mfaCode: '000000', mfaMethod: 'TOTP' }) }))),
     ).toEqual({ status: 401, message: 'Invalid MFA code', code: 'INVALID_MFA_CODE' });
     expect(await events(tenantId, user.id, 'login_failed')).toEqual([
       { outcome: 'failure', details: { username: 'alice', reason: 'invalid_mfa_code', method: 'TOTP' } },
     ]);
-    await signIn(deps, attempt(tenantId, proven, opening, { secondFactor: { mfaCode: code(), mfaMethod: 'TOTP' } }));
+    await signIn(deps, attempt(tenantId, proven, opening, { secondFactor: step({ mfaCode: code(), mfaMethod: 'TOTP' }) }));
     expect(calls).toEqual([{ userId: user.id, amr: ['pwd', 'otp'] }]);
   });
 

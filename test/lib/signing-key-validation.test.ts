@@ -97,7 +97,7 @@ describe('secretsManagerKeyProvider keeps the last good key set', () => {
       tenantId: 't',
       shopId: 's',
       sessionId: 'sid',
-      amr: ['pwd'],
+      amr: ['pwd' as const],
       authTime: 1_700_000_000,
     };
     const bad: Array<[string, SigningKeysDocument]> = [

@@ -12,6 +12,7 @@ import { createTable, scanTable } from '../helpers/isolated-table';
 import { activateTotp, newTotpSecret } from '../helpers/mfa';
 import { authorizationCode, basic, createClient, form, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
 import { verifiedEmail } from '../helpers/recovery';
+import { scimClient, scimTokenOf } from '../helpers/scim';
 
 /**
  * Cross-tenant attempts on every operation. An attacker who is ADMIN
@@ -43,6 +44,8 @@ describe('cross-tenant attempts on every operation', () => {
   let attackerResetCode: string;
   let victimInvitation: { id: string; token: string };
   let before: Array<Record<string, unknown>>;
+  let attackerScim: ReturnType<typeof scimClient>;
+  let victimScimToken: { id: string; token: string };
 
   /**
    * Everything of tenant B but its failed-login counters and its audit trail, and its failed-reset counters (which count
@@ -111,6 +114,13 @@ describe('cross-tenant attempts on every operation', () => {
     });
     const link = /\/invitations\/(\S+)/.exec((await deps.outbox.emails('invitee@example.com')).at(-1)?.text ?? '')?.[1] ?? '';
     victimInvitation = { id: invited.body.data.invitation.id, token: link };
+    // SCIM (docs/api.md 13.3): A's token; B's token and a user B provisioned with it.
+    attackerScim = scimClient(app, (await scimTokenOf(app, attacker.token)).token);
+    victimScimToken = await scimTokenOf(app, victim.token);
+    const provisioned = await scimClient(app, victimScimToken.token)('scimCreateUser', {
+      body: { userName: 'victim-scim', externalId: 'victim-ext', emails: [{ value: 'victim-scim@example.com' }] },
+    });
+    expect(provisioned.status).toBe(201);
     before = await victimRecords();
     eventsBefore = new Set((await victimEvents()).map((event) => event.id));
   });
@@ -472,7 +482,7 @@ describe('cross-tenant attempts on every operation', () => {
           tenantId: b,
           shopId: 'default',
           sessionId: String(claims.sid),
-          amr: ['pwd'],
+          amr: ['pwd' as const],
           authTime: Number(claims.iat),
         };
         const { token } = await signAccessToken(
@@ -916,6 +926,106 @@ describe('cross-tenant attempts on every operation', () => {
     ],
   ];
 
+  const scimNotFound = (r: Response) => expect(r).toMatchObject({ status: 404, body: { status: '404', detail: 'User not found' } });
+  const noResources = (r: Response) => expect(r).toMatchObject({ status: 200, body: { totalResults: 0, Resources: [] } });
+  attempts.unshift(
+    [
+      'adminDeleteScimToken',
+      "A's ADMIN deletes B's SCIM token",
+      () => app.request('adminDeleteScimToken', { token: attacker.token, pathParameters: { tokenId: victimScimToken.id } }),
+      (r) => expect(r).toEqual(refused(404, 'SCIM token not found')),
+    ],
+    [
+      'adminListScimTokens',
+      "A's ADMIN lists SCIM tokens",
+      () => app.request('adminListScimTokens', { token: attacker.token }),
+      (r) => expect(r.body.data.scimTokens.map((t: { id: string }) => t.id)).not.toContain(victimScimToken.id),
+    ],
+    [
+      'adminCreateScimToken',
+      "A's ADMIN creates a SCIM token naming B",
+      () => app.request('adminCreateScimToken', { token: attacker.token, body: { name: 'x', tenantId: b } }),
+      (r) => expect(r.status).toBe(400),
+    ],
+    [
+      'scimReadUser',
+      "A's SCIM token reads B's ADMIN",
+      () => attackerScim('scimReadUser', { pathParameters: { userId: victim.user.id } }),
+      scimNotFound,
+    ],
+    [
+      'scimPatchUser',
+      "A's SCIM token disables B's OPERATOR",
+      () =>
+        attackerScim('scimPatchUser', {
+          pathParameters: { userId: victimUser.userId },
+          body: {
+            schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+            Operations: [{ op: 'replace', path: 'active', value: 'False' }],
+          },
+        }),
+      scimNotFound,
+    ],
+    [
+      'scimReplaceUser',
+      "A's SCIM token replaces B's ADMIN",
+      () => attackerScim('scimReplaceUser', { pathParameters: { userId: victim.user.id }, body: { userName: 'admin', active: false } }),
+      scimNotFound,
+    ],
+    [
+      'scimDeleteUser',
+      "A's SCIM token deletes B's OPERATOR",
+      () => attackerScim('scimDeleteUser', { pathParameters: { userId: victimUser.userId } }),
+      scimNotFound,
+    ],
+    [
+      'scimListUsers',
+      "A's SCIM token filters on B's externalId",
+      () => attackerScim('scimListUsers', { query: { filter: 'externalId eq "victim-ext"' } }),
+      noResources,
+    ],
+    [
+      'scimListUsers',
+      "A's SCIM token filters on B's email",
+      () => attackerScim('scimListUsers', { query: { filter: 'emails.value eq "victim-scim@example.com"' } }),
+      noResources,
+    ],
+    [
+      'scimListUsers',
+      "A's SCIM token lists users",
+      () => attackerScim('scimListUsers'),
+      (r) => expect(r.body.Resources.map((u: { userName: string }) => u.userName)).toEqual(['admin']),
+    ],
+    [
+      'scimPatchGroup',
+      "A's SCIM token adds B's OPERATOR to ADMIN",
+      () =>
+        attackerScim('scimPatchGroup', {
+          pathParameters: { groupId: 'ADMIN' },
+          body: {
+            schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'],
+            Operations: [{ op: 'add', path: 'members', value: [{ value: victimUser.userId }] }],
+          },
+        }),
+      (r) => expect(r.status).toBe(400),
+    ],
+    [
+      'scimReadGroup',
+      "A's SCIM token reads the ADMIN group",
+      () => attackerScim('scimReadGroup', { pathParameters: { groupId: 'ADMIN' } }),
+      (r) => expect(r.body.members.map((m: { value: string }) => m.value)).toEqual([attacker.user.id]),
+    ],
+    [
+      'scimCreateUser',
+      "A's SCIM token creates B's username, naming B's shop",
+      () =>
+        attackerScim('scimCreateUser', {
+          body: { userName: 'victim-scim', 'urn:ietf:params:scim:schemas:extension:commerce:2.0:User': { shopId: 'victim-shop' } },
+        }),
+      (r) => expect(r).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } }),
+    ],
+  );
+
   it.each(attempts)('%s: %s', async (_, __, attempt, check) => {
     check(await attempt());
   });
@@ -961,6 +1071,16 @@ describe('cross-tenant attempts on every operation', () => {
       'adminImportUsers',
       'adminListShops',
       'adminListAudit',
+      'adminCreateScimToken',
+      'adminListScimTokens',
+      'adminDeleteScimToken',
+      'scimListUsers',
+      'scimReadUser',
+      'scimReplaceUser',
+      'scimPatchUser',
+      'scimDeleteUser',
+      'scimPatchGroup',
+      'scimReadGroup',
       'adminReadTenant',
       'adminUpdateTenant',
       'passwordForgot',
@@ -1020,6 +1140,10 @@ describe('cross-tenant attempts on every operation', () => {
     expect((await app.request('refreshToken', { body: { refreshToken: victim.refreshToken } })).status).toBe(200);
     expect((await app.request('login', { body: { username: 'admin', password: PASSWORD, tenantId: b } })).status).toBe(200);
     expect((await app.request('emailVerify', { token: victim.token, body: { code: victimEmailCode } })).status).toBe(200);
+    expect(
+      (await scimClient(app, victimScimToken.token)('scimListUsers', { query: { filter: 'externalId eq "victim-ext"' } })).body
+        .totalResults,
+    ).toBe(1);
   });
 });
 

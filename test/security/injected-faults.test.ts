@@ -12,6 +12,7 @@ import { createTable, scanTable } from '../helpers/isolated-table';
 import { activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
 import { authorizationCode, createClient, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
 import { verifiedEmail } from '../helpers/recovery';
+import { scimClient, scimTokenOf } from '../helpers/scim';
 import { halfWrittenState } from '../helpers/table-invariants';
 
 /**
@@ -63,7 +64,16 @@ describe('a database fault at every step of every operation', () => {
     adminToken = (await registerAdmin(app, tenantId, 'admin', PASSWORD)).token;
     adminTokenAt = deps.clock.now();
     client = await createClient(app, adminToken, tenantId);
+    scimToken = undefined;
   });
+
+  /** The SCIM client of the test's tenant (docs/api.md 13.3), its token made on first use. */
+  let scimToken: string | undefined;
+  const scim = async () => {
+    scimToken ??= (await scimTokenOf(app, adminToken)).token;
+    return scimClient(app, scimToken);
+  };
+  const scimPatch = (Operations: unknown[]) => ({ schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations });
 
   let serial = 0;
   const newUser = async () => {
@@ -767,6 +777,64 @@ describe('a database fault at every step of every operation', () => {
       },
       run: (credential) => app.request('passkeyAuthentication', { body: { tenantId, credential } }),
       ok: (r) => r.status === 200,
+    },
+    {
+      name: 'adminCreateScimToken',
+      prepare: async () => undefined,
+      run: () => app.request('adminCreateScimToken', { token: adminToken, body: { name: 'Okta' } }),
+      ok: (r) => r.status === 201,
+    },
+    {
+      name: 'adminDeleteScimToken',
+      prepare: async () => (await scimTokenOf(app, adminToken)).id,
+      run: (tokenId: string) => app.request('adminDeleteScimToken', { token: adminToken, pathParameters: { tokenId } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'scimCreateUser',
+      prepare: async () => ({ client: await scim(), userName: `scim-${serial++}` }),
+      run: ({ client, userName }) =>
+        client('scimCreateUser', { body: { userName, externalId: `ext-${userName}`, emails: [{ value: `${userName}@example.com` }] } }),
+      ok: (r) => r.status === 201,
+    },
+    {
+      name: 'scimPatchUser (disable)',
+      prepare: async () => ({ client: await scim(), user: await newUser() }),
+      run: ({ client, user }) =>
+        client('scimPatchUser', {
+          pathParameters: { userId: user.userId },
+          body: scimPatch([
+            { op: 'Replace', path: 'active', value: 'False' },
+            { op: 'add', path: 'externalId', value: `x-${user.userId}` },
+          ]),
+        }),
+      ok: (r) => r.status === 200 && r.body.active === false,
+    },
+    {
+      name: 'scimReplaceUser',
+      prepare: async () => ({ client: await scim(), user: await newUser() }),
+      run: ({ client, user }) =>
+        client('scimReplaceUser', {
+          pathParameters: { userId: user.userId },
+          body: { userName: user.username, externalId: `r-${user.userId}` },
+        }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'scimPatchGroup',
+      prepare: async () => ({ client: await scim(), user: await newUser() }),
+      run: ({ client, user }) =>
+        client('scimPatchGroup', {
+          pathParameters: { groupId: 'MANAGER' },
+          body: scimPatch([{ op: 'add', path: 'members', value: [{ value: user.userId }] }]),
+        }),
+      ok: (r) => r.status === 204,
+    },
+    {
+      name: 'scimDeleteUser',
+      prepare: async () => ({ client: await scim(), user: await newUser() }),
+      run: ({ client, user }) => client('scimDeleteUser', { pathParameters: { userId: user.userId } }),
+      ok: (r) => r.status === 204,
     },
     {
       name: 'removePasskey',

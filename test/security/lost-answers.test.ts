@@ -12,6 +12,7 @@ import { losingAnswers, mentioning } from '../helpers/lost-answers';
 import { authenticator, newTotpSecret } from '../helpers/mfa';
 import { authorizationCode, createClient, grantTokens, newSecret, tokenRequest } from '../helpers/oauth';
 import { verifiedEmail } from '../helpers/recovery';
+import { scimClient, scimTokenOf } from '../helpers/scim';
 
 /**
  * A fault the outage test met when the database froze for longer than
@@ -370,6 +371,43 @@ describe('writes retried after a lost answer', () => {
     expect(dynamo.lost()).toBe(lostBefore + 2);
     expect(await deps.store.users.findById(tenantId, userId)).toBeUndefined();
     expect((await app.request('adminDeleteUser', { token: admin.token, pathParameters: { userId } })).status).toBe(404);
+  });
+
+  it('SCIM: a retried token, user creation, PATCH and group change each succeed once (docs/api.md 13.3)', async () => {
+    const tenantId = uniqueTenant('lost');
+    const admin = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+    const lostBefore = dynamo.lost();
+    dynamo.loseNext(mentioning('PutItemCommand', 'tokenHash'));
+    const { id: tokenId, token } = await scimTokenOf(app, admin.token);
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+    const scim = scimClient(app, token);
+
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'EXTERNALID'));
+    const created = await scim('scimCreateUser', { body: { userName: 'lost-scim', externalId: 'lost-ext' } });
+    expect(created).toMatchObject({ status: 201, body: { userName: 'lost-scim', externalId: 'lost-ext' } });
+    expect(dynamo.lost()).toBe(lostBefore + 2);
+    const userId = created.body.id as string;
+
+    const patch = { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'] };
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'newer@example.com'));
+    const patched = await scim('scimPatchUser', {
+      pathParameters: { userId },
+      body: { ...patch, Operations: [{ op: 'add', path: 'emails', value: [{ value: 'newer@example.com' }] }] },
+    });
+    expect(patched).toMatchObject({ status: 200, body: { emails: [{ value: 'newer@example.com' }], meta: { version: 'W/"1"' } } });
+    expect(dynamo.lost()).toBe(lostBefore + 3);
+
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'scimGroups'));
+    const joined = await scim('scimPatchGroup', {
+      pathParameters: { groupId: 'FINANCE' },
+      body: { ...patch, Operations: [{ op: 'add', path: 'members', value: [{ value: userId }] }] },
+    });
+    expect(joined.status).toBe(204);
+    expect(dynamo.lost()).toBe(lostBefore + 4);
+    expect(await deps.store.users.findById(tenantId, userId)).toMatchObject({ role: 'FINANCE', scimGroups: ['FINANCE'], version: 2 });
+    expect((await app.request('adminListScimTokens', { token: admin.token })).body.data.scimTokens).toEqual([
+      expect.objectContaining({ id: tokenId }),
+    ]);
   });
 
   it('OAuth clients: a retried rotation applies once and answers the same; a retried change and deletion succeed', async () => {

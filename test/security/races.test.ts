@@ -13,6 +13,7 @@ import { activateDelivered, activateTotp, authenticator, newTotpSecret } from '.
 import { authorizationCode, createClient, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
 import { patientStores } from '../helpers/patient-stores';
 import { verifiedEmail } from '../helpers/recovery';
+import { scimClient, scimTokenOf } from '../helpers/scim';
 
 /**
  * Races: many concurrent requests that may succeed only once, at
@@ -228,6 +229,36 @@ describe('races', () => {
     expect(answers.map((answer) => answer.status)).toEqual([200, 200]);
     expect(await app.identityOf(token)).not.toBeNull();
     expect(await app.identityOf(other.body.data.token)).toBeNull();
+  });
+
+  it(`SCIM: ${N} creations of one userName and externalId, and removals of both ADMINs from the ADMIN group at once (docs/api.md 13.3)`, async () => {
+    const tenantId = uniqueTenant('race-scim');
+    const admin = await registerAdmin(app, tenantId, 'admin', PASSWORD);
+    const scim = scimClient(app, (await scimTokenOf(app, admin.token)).token);
+    const creations = await Promise.all(
+      Array.from({ length: N }, (_, i) =>
+        scim('scimCreateUser', { body: { userName: i % 2 ? 'Racer' : 'racer', externalId: 'race-ext' } }),
+      ),
+    );
+    expect(count(creations, 201)).toBe(1);
+    expect(count(creations, 409)).toBe(N - 1);
+    expect((await items(tenantId)).filter((item) => item.sk === 'EXTERNALID')).toHaveLength(1);
+
+    const second = await scim('scimCreateUser', { body: { userName: 'second-admin' } });
+    const patch = { schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'] };
+    const promote = { ...patch, Operations: [{ op: 'add', path: 'members', value: [{ value: second.body.id }] }] };
+    expect((await scim('scimPatchGroup', { pathParameters: { groupId: 'ADMIN' }, body: promote })).status).toBe(204);
+    const removals = await Promise.all(
+      [admin.user.id, second.body.id].map((userId) =>
+        scim('scimPatchGroup', {
+          pathParameters: { groupId: 'ADMIN' },
+          body: { ...patch, Operations: [{ op: 'remove', path: `members[value eq "${userId}"]` }] },
+        }),
+      ),
+    );
+    expect(removals.map((answer) => answer.status).sort()).toEqual([204, 400]);
+    const admins = (await items(tenantId)).filter((item) => item.sk === 'PROFILE' && item.role === 'ADMIN' && item.status === 'active');
+    expect(admins).toHaveLength(1);
   });
 
   it('ADMINs demoting, disabling and deleting one another and themselves at once: an active ADMIN stays', async () => {

@@ -585,6 +585,26 @@ describe('secrets in the clear (responses, output, table)', () => {
     expect(notices.map((notice) => notice.notification.event)).toEqual(['password-reset']);
     expect(secretsIn(JSON.stringify(notices), secrets)).toEqual([]);
 
+    // SCIM (docs/api.md 13.3): the token is answered once; a password an IdP pushes is never kept.
+    const scimCreated = await send('SCIM token', 'adminCreateScimToken', { token: adminToken, body: { name: 'Okta' } }, (r) => [
+      r.body?.data?.token,
+    ]);
+    const scimToken = String(scimCreated.body.data.token);
+    known('SCIM token secret part', scimToken.split('.').at(-1));
+    expect((await send('SCIM token list', 'adminListScimTokens', { token: adminToken })).status).toBe(200);
+    const scimHeaders = { authorization: `Bearer ${scimToken}`, 'content-type': 'application/scim+json' };
+    const pushed = known('SCIM pushed password', passphrase());
+    expect(
+      (await send('SCIM user', 'scimCreateUser', { headers: scimHeaders, body: { userName: 'scim-secret', password: pushed } })).status,
+    ).toBe(201);
+    expect(
+      (await send('SCIM user', 'scimListUsers', { headers: scimHeaders, query: { filter: 'userName eq "scim-secret"' } })).status,
+    ).toBe(200);
+    const scimTokenId = String(scimCreated.body.data.scimToken.id);
+    expect(
+      (await send('SCIM token deletion', 'adminDeleteScimToken', { token: adminToken, pathParameters: { tokenId: scimTokenId } })).status,
+    ).toBe(200);
+
     expect([...flows]).toEqual(
       expect.arrayContaining([
         'login',
@@ -625,6 +645,8 @@ describe('secrets in the clear (responses, output, table)', () => {
         'invitation',
         'invitation page',
         'invitation accept',
+        'SCIM token',
+        'SCIM user',
         'import',
         'login (imported hash)',
       ]),
@@ -710,6 +732,7 @@ describe('secrets in the clear (responses, output, table)', () => {
       'OAuth refresh token',
       'reset code',
       'verification code',
+      'SCIM token',
     ];
     for (const kind of kinds)
       expect(
