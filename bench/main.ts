@@ -45,6 +45,7 @@ import { bundleFiles, localFunctionEnv, withContractRoutes } from './adapter';
 import { auditCost } from './audit-cost';
 import { type ColdStart, coldStarts, coldStartTable, coldStartTargets } from './cold-starts';
 import { type ImportFigures, importStage } from './import';
+import { seedInvitations } from './invitations';
 import { type LoadResult, machineBusySeconds, measure, type Watched } from './load';
 import { type OAuthOutcome, oauthScenarios, peerTokenEndpoint, type Scenario } from './oauth';
 import { seedPasskeySignIns } from './passkeys';
@@ -86,6 +87,8 @@ const settings = {
   coldStartRuns: smoke ? 1 : quick ? 7 : 10,
   /** Passkey sign-ins made ready, each single-use. */
   passkeySignIns: smoke ? 200 : quick ? 10_000 : 40_000,
+  /** Invitation links made ready, each single-use (one connection, Argon2id each: a few hundred a run). */
+  invitations: smoke ? 200 : quick ? 1_000 : 3_000,
   /** Login events written to time one audit write. */
   auditEvents: smoke ? 50 : 2000,
   introspectionTokens: smoke ? 50 : 1000,
@@ -489,6 +492,29 @@ async function main() {
             next: passkeys.next,
           }),
         'assertion check (ES256 verify), 2 conditional writes, session + token',
+      );
+    }
+    // An invitation accepted (docs/api.md 13.1): Argon2id of the new password, the invitation
+    // used with the user created in one transaction, then the session and ES256 token.
+    if (wanted('invitation')) {
+      say('seeding pending invitations');
+      const invitations = await seedInvitations(doc, config, TENANT, settings.invitations);
+      await run(
+        'invitation acceptance',
+        () =>
+          measure({
+            url: api.url,
+            method: 'POST',
+            path: '/auth/invitations/accept',
+            headers: { 'content-type': 'application/json' },
+            connections: settings.loginConnections,
+            durationSeconds: settings.durationSeconds,
+            warmupSeconds: settings.warmupSeconds,
+            watch: api.watch,
+            around: api.profile?.('invitation'),
+            next: invitations.next,
+          }),
+        `Argon2id, 1 transaction, session + token; ${settings.loginConnections} connection`,
       );
     }
     // An ADMIN's page of 100 users (the tenant index, one query, then each user's MFA methods).

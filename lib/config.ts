@@ -68,6 +68,8 @@ export interface Config {
     notificationUser: number;
     notificationDestination: number;
     notificationGlobal: number;
+    /** Invitation emails one tenant may send (docs/api.md 13.1), counted apart from codes and notices. */
+    invitationTenant: number;
   };
   /** Failed logins one source address (an IPv6 /64) may make in 15 minutes, across accounts (docs/api.md 10). */
   loginFailuresPerSource: number;
@@ -229,6 +231,7 @@ export function readConfig(env: Env = process.env): Config {
       newTenant: int(env, 'SEND_QUOTA_PER_NEW_TENANT', 10, 1, 1000),
       newTenants: int(env, 'SEND_QUOTA_NEW_TENANTS', 100, 1, 1_000_000),
       ...readNotificationQuotas(env),
+      invitationTenant: int(env, 'INVITE_QUOTA_PER_TENANT', 50, 1, 10_000),
     },
     loginFailuresPerSource: int(env, 'LOGIN_FAILURES_PER_SOURCE', 100, 1, 10_000_000),
     clientAuthFailuresPerSource: int(env, 'CLIENT_AUTH_FAILURES_PER_SOURCE', 100, 1, 10_000_000),

@@ -16,6 +16,7 @@ import { type AccountCodeStore, dynamoAccountCodeStore } from './store/account-c
 import { type AuditStore, dynamoAuditStore } from './store/audit';
 import { createDynamo, type Dynamo } from './store/dynamo';
 import { dynamoInteractionStore, type InteractionStore } from './store/interactions';
+import { dynamoInvitationStore, type InvitationStore } from './store/invitations';
 import { type AttemptCounter, dynamoAttemptCounter } from './store/login-attempts';
 import { dynamoMfaOutbox, dynamoMfaStore, type MfaStore } from './store/mfa';
 import { dynamoOAuthClientStore, type OAuthClientStore } from './store/oauth-clients';
@@ -53,6 +54,8 @@ export interface Stores {
   interactions: InteractionStore;
   /** Passkeys and their challenges (docs/api.md 12). */
   passkeys: PasskeyStore;
+  /** Invitations of staff (docs/api.md 13.1). */
+  invitations: InvitationStore;
   /** SCIM tokens (docs/api.md 13.3). */
   scimTokens: ScimTokenStore;
 }
@@ -90,8 +93,9 @@ export interface Deps {
 
 /** Every store on one DynamoDB table; `random` marks write-once writes, `clock` tells when a deleted client's id is free again. */
 export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'random' | 'clock'>): Stores {
+  const users = dynamoUserStore(dynamo, random);
   return {
-    users: dynamoUserStore(dynamo, random),
+    users,
     tenants: dynamoTenantStore(dynamo),
     sessions: dynamoSessionStore(dynamo, random),
     attempts: dynamoAttemptCounter(dynamo),
@@ -105,6 +109,7 @@ export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'rand
     accountCodes: dynamoAccountCodeStore(dynamo, random),
     interactions: dynamoInteractionStore(dynamo, random),
     passkeys: dynamoPasskeyStore(dynamo, random),
+    invitations: dynamoInvitationStore(dynamo, random, users),
     scimTokens: dynamoScimTokenStore(dynamo, random),
   };
 }

@@ -83,6 +83,12 @@ export const ERROR_CODES = [
   'PASSKEY_NOT_FOUND',
   'PASSKEY_ALREADY_REGISTERED',
   'TOO_MANY_PASSKEYS',
+  // Invitations (docs/api.md 13.1): 400, 404, 409.
+  'INVALID_INVITATION',
+  'INVITATION_NOT_FOUND',
+  'INVITATION_PENDING',
+  'INVITATION_NOT_PENDING',
+  'USER_EXISTS',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { type Clock, epochSeconds } from '../clock';
 import { TooManyRequestsError } from '../errors';
-import type { CodeDelivery, DeliveryMessage } from '../mfa/delivery';
+import type { CodeDelivery, CodeMessage, InvitationMessage, NotificationMessage } from '../mfa/delivery';
 import type { SendScope } from '../store/keys';
 import type { AttemptCounter, AttemptPolicy } from '../store/login-attempts';
 import type { TenantStore } from '../store/tenants';
@@ -22,6 +22,10 @@ import type { TenantStore } from '../store/tenants';
  * codes can be asked for by anyone, and a notice must never be silenced by someone
  * else's requests. The service-wide notification window is larger than the
  * per-destination one (lib/config.ts checks it), so no one address exhausts it.
+ *
+ * Invitation emails (`INVITE_QUOTA_PER_TENANT`, docs/api.md 13.1) are counted per tenant
+ * only: an ADMIN invites many addresses once each, so a per-address window would not
+ * bound them, and they must not use up the windows of codes or notices.
  */
 export type SendQuotas = Record<SendScope, number> & { newTenant: number };
 
@@ -51,7 +55,12 @@ export function quotaDelivery(
   return {
     async send(message) {
       const now = epochSeconds(clock);
-      const scopes = 'notification' in message ? notificationScopes(message, quotas) : await codeScopes(message, quotas, now);
+      const scopes =
+        'invitationId' in message
+          ? invitationScopes(message, quotas)
+          : 'notification' in message
+            ? notificationScopes(message, quotas)
+            : await codeScopes(message, quotas, now);
       for (const [scope, id, max] of scopes) {
         const policy: AttemptPolicy = { max, windowSeconds: HOUR };
         const reserved = await attempts.reserve({ kind: 'send', tenantId: message.tenantId, scope, id }, now, policy);
@@ -61,7 +70,7 @@ export function quotaDelivery(
     },
   };
 
-  async function codeScopes(message: DeliveryMessage, quotas: SendQuotas, now: number): Promise<Scope[]> {
+  async function codeScopes(message: CodeMessage, quotas: SendQuotas, now: number): Promise<Scope[]> {
     const created = await tenants.createdAt(message.tenantId);
     const young = created !== undefined && now - created < NEW_TENANT_SECONDS;
     return [
@@ -78,8 +87,13 @@ export function quotaDelivery(
 type Scope = [SendScope, string, number];
 
 /** The windows of a security notification: the user's, its address's, the service's. */
-const notificationScopes = (message: DeliveryMessage, quotas: SendQuotas): Scope[] => [
+const notificationScopes = (message: NotificationMessage, quotas: SendQuotas): Scope[] => [
   ['notificationUser', message.userId, quotas.notificationUser],
   ['notificationDestination', digestOf(message.destination), quotas.notificationDestination],
   ['notificationGlobal', 'all', quotas.notificationGlobal],
+];
+
+/** The window of an invitation email: its tenant's. */
+const invitationScopes = (message: InvitationMessage, quotas: SendQuotas): Scope[] => [
+  ['invitationTenant', message.tenantId, quotas.invitationTenant],
 ];

@@ -53,6 +53,11 @@ export const AUDIT_EVENT_TYPES = [
   'passkey_registered',
   'passkey_registration_failed',
   'passkey_removed',
+  // Invitations (docs/api.md 13.1); the account an accepted one creates is its target.
+  'invitation_created',
+  'invitation_resent',
+  'invitation_revoked',
+  'invitation_accepted',
   // SCIM provisioning (docs/api.md 13.3): its tokens, and users it creates; its changes and
   // deletions are admin_user_* events with the token as actor.
   'scim_token_created',
@@ -137,6 +142,8 @@ export const auditDetailsSchema = z.strictObject({
   passkeyId: boundedId.optional(),
   /** The passkeys a password reset removed (docs/api.md 8.7). */
   passkeysRemoved: z.number().int().nonnegative().optional(),
+  /** An invitation's id (docs/api.md 13.1): never its token or link. */
+  invitationId: boundedId.optional(),
   /** An import's counts (docs/api.md 13.2): users created, rows failed. */
   imported: z.number().int().nonnegative().optional(),
   failed: z.number().int().nonnegative().optional(),

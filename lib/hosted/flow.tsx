@@ -196,13 +196,13 @@ type BrowserSignIn = SignedIn<{ opened: { session: Session; cookie: string }; de
 
 /**
  * A sign-in through the hosted pages: the sign-in pipeline (lib/sessions/sign-in.ts) of
- * the interaction's tenant, whose opening is a new browser session (a new id, docs/api.md
+ * the interaction's tenant (or an accepted invitation's, docs/api.md 13.1), whose opening is a new browser session (a new id, docs/api.md
  * 11.6; the browser's previous session of the tenant ends) with a new device token.
  */
 export function browserSignIn(
   deps: HostedDeps,
   event: APIGatewayProxyEventV2,
-  interaction: Interaction,
+  interaction: Pick<Interaction, 'tenantId'>,
   attempt: Pick<SignInAttempt<unknown>, 'firstFactor' | 'secondFactor' | 'asksForCode'>,
 ): Promise<BrowserSignIn> {
   const opening: Opening<{ session: Session; cookie: string }> = {

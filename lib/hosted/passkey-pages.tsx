@@ -12,7 +12,8 @@ import { Layout, Problem } from './pages';
 /**
  * The script of every passkey form: `data-passkey="get"` signs in (the button, and
  * conditional mediation on the username field when the browser offers it),
- * `data-passkey="create"` adds a passkey. The credential goes back in the form's hidden
+ * `data-passkey="create"` adds a passkey (named after the form's username field, when it
+ * has one: an invitation's new account, docs/api.md 13.1). The credential goes back in the form's hidden
  * `credential` field as its JSON form (WebAuthn Level 3, 5.1 `toJSON()`).
  */
 export const PASSKEY_SCRIPT = `'use strict';
@@ -26,9 +27,11 @@ export const PASSKEY_SCRIPT = `'use strict';
   const bytes = (text) => Uint8Array.from(atob(text.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0)).buffer;
   const text = (buffer) => btoa(String.fromCharCode(...new Uint8Array(buffer))).replace(/[+]/g, '-').replace(/[/]/g, '_').replace(/=+$/, '');
   const ids = (list) => (list || []).map((item) => ({ ...item, id: bytes(item.id) }));
+  const username = form.querySelector('input[name=username]');
+  const named = () => (username && username.value ? { name: username.value, displayName: username.value } : {});
   const publicKey = () =>
     ceremony === 'create'
-      ? { ...options, challenge: bytes(options.challenge), user: { ...options.user, id: bytes(options.user.id) }, excludeCredentials: ids(options.excludeCredentials) }
+      ? { ...options, challenge: bytes(options.challenge), user: { ...options.user, ...named(), id: bytes(options.user.id) }, excludeCredentials: ids(options.excludeCredentials) }
       : { ...options, challenge: bytes(options.challenge), allowCredentials: ids(options.allowCredentials) };
   const json = (credential) => {
     if (typeof credential.toJSON === 'function') return credential.toJSON();

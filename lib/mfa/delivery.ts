@@ -42,8 +42,17 @@ export interface NotificationMessage {
   notification: Notification;
 }
 
-/** Everything the delivery port carries: a code, or a notification. */
-export type DeliveryMessage = CodeMessage | NotificationMessage;
+/** An invitation email (docs/api.md 13.1): to someone who has no account yet, with the link to accept it. */
+export interface InvitationMessage {
+  tenantId: string;
+  invitationId: string;
+  method: 'EMAIL';
+  destination: string;
+  notification: Notification;
+}
+
+/** Everything the delivery port carries: a code, a notification, or an invitation. */
+export type DeliveryMessage = CodeMessage | NotificationMessage | InvitationMessage;
 
 /**
  * The delivery port (docs/api.md 4.4, 8.9): Amazon SNS and SES in AWS, the outbox
@@ -145,7 +154,17 @@ export const outboxNotificationSchema = z.object({
   sentAt: z.number(),
 });
 
+/** What the outbox keeps of every email, by address (local development only; `npm run outbox -- --email`). */
+export const outboxEmailSchema = z.object({
+  destination: z.string(),
+  subject: z.string(),
+  text: z.string(),
+  /** Epoch seconds. */
+  sentAt: z.number(),
+});
+
 export type OutboxMessage = z.output<typeof outboxCodeSchema>;
+export type OutboxEmail = z.output<typeof outboxEmailSchema>;
 export type OutboxNotification = z.output<typeof outboxNotificationSchema>;
 
 /**
@@ -153,10 +172,12 @@ export type OutboxNotification = z.output<typeof outboxNotificationSchema>;
  * per user, method and purpose, and the user's latest notifications.
  */
 export interface MfaOutbox {
-  put(message: (CodeMessage | NotificationMessage) & { sentAt: number }): Promise<void>;
+  put(message: DeliveryMessage & { sentAt: number }): Promise<void>;
   latest(tenantId: string, userId: string, method: DeliveredMethod, purpose?: CodePurpose): Promise<OutboxMessage | undefined>;
   /** The user's notifications, newest first. */
   notifications(tenantId: string, userId: string): Promise<OutboxNotification[]>;
+  /** Every email sent to the address (codes, notifications, invitations), oldest first. */
+  emails(address: string): Promise<OutboxEmail[]>;
 }
 
 /**

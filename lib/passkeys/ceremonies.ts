@@ -130,6 +130,16 @@ export async function passkeyRegistrationOptions(
     issueChallenge(deps, account.tenantId, 'registration', account.userId),
     deps.store.passkeys.listByUser(account.tenantId, account.userId),
   ]);
+  return creationOptions(deps, account, challenge, registered.map(descriptor));
+}
+
+/** The creation options of a registration's challenge for the account (Level 3 5.4). */
+function creationOptions(
+  deps: CeremonyDeps,
+  account: { userId: string; username: string },
+  challenge: string,
+  excludeCredentials: CredentialDescriptor[],
+): PublicKeyCredentialCreationOptionsJSON {
   const { rpId, rpName } = deps.config.webauthn;
   return {
     rp: { id: rpId, name: rpName },
@@ -137,7 +147,7 @@ export async function passkeyRegistrationOptions(
     challenge,
     pubKeyCredParams: ALGORITHMS.map((alg) => ({ type: 'public-key', alg })),
     timeout: CHALLENGE_TTL_SECONDS * 1000,
-    excludeCredentials: registered.map(descriptor),
+    excludeCredentials,
     authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'required' },
     attestation: 'none',
     hints: [],
@@ -211,6 +221,78 @@ function signatureIsValid(passkey: Passkey, authenticatorData: Uint8Array, clien
 const defaultName = (now: number) => `Passkey ${new Date(now * 1000).toISOString().slice(0, 10)}`;
 
 /**
+ * A registration response checked against a registration challenge of the tenant (Level 3
+ * 7.1): the challenge used (once), our origin and RP ID, user verification, a key of an
+ * algorithm we check. The passkey it makes (without its name), for the user the challenge
+ * was issued to; undefined for any failure.
+ */
+async function checkedRegistration(
+  deps: CeremonyDeps,
+  tenantId: string,
+  credential: unknown,
+  now: number,
+): Promise<{ userId: string | undefined; passkey: Omit<Passkey, 'userId' | 'name'> } | undefined> {
+  const parsed = registrationResponse.safeParse(credential);
+  if (!parsed.success) return undefined;
+  const { response } = parsed.data;
+  const clientDataJSON = bytes(response.clientDataJSON);
+  const clientData = checkedClientData(deps, clientDataJSON, ClientDataType.Create);
+  if (!clientData) return undefined;
+  const challenge = await deps.store.passkeys.consumeChallenge(tenantId, clientData.challenge, 'registration', now);
+  if (!challenge) return undefined;
+  const authenticatorDataBytes = authenticatorDataOf(bytes(response.attestationObject));
+  const authenticatorData = authenticatorDataBytes && parsedAuthenticatorData(authenticatorDataBytes);
+  if (!authenticatorDataBytes || !authenticatorData) return undefined;
+  const created = authenticatorData.credential;
+  if (!checksFlags(deps, authenticatorData) || !created || text(created.id) !== parsed.data.rawId) return undefined;
+  const publicKey = publicKeyOf(created.publicKey);
+  if (!publicKey) return undefined;
+  return {
+    userId: challenge.userId,
+    passkey: {
+      id: passkeyIdOf(created.id),
+      tenantId,
+      credentialId: text(created.id),
+      publicKey: publicKey.key.export({ type: 'spki', format: 'der' }).toString('base64url'),
+      algorithm: publicKey.algorithm,
+      counter: authenticatorData.signatureCounter,
+      backupEligible: ((authenticatorDataBytes[32] ?? 0) & BACKUP_ELIGIBLE) !== 0,
+      transports: response.transports ?? [],
+      createdAt: now,
+    },
+  };
+}
+
+/**
+ * docs/api.md 13.1: the creation options of the first passkey of an account that does not
+ * exist yet (an invitation's), its challenge bound to the id the account will have.
+ */
+export async function newAccountRegistrationOptions(
+  deps: CeremonyDeps,
+  account: { tenantId: string; userId: string; username: string },
+): Promise<PublicKeyCredentialCreationOptionsJSON> {
+  const challenge = await issueChallenge(deps, account.tenantId, 'registration', account.userId);
+  return creationOptions(deps, account, challenge, []);
+}
+
+/**
+ * docs/api.md 13.1: the first passkey of a new account, checked (the challenge used) but not
+ * stored: the account it is for (the challenge's) is made first. The sign-in's `amr` as a
+ * passkey sign-in's. 400 `Invalid passkey registration` for any failure.
+ */
+export async function newAccountPasskey(
+  deps: CeremonyDeps,
+  tenantId: string,
+  credential: unknown,
+  name: string,
+): Promise<{ passkey: Passkey; amr: Amr[] }> {
+  const checked = await checkedRegistration(deps, tenantId, credential, epochSeconds(deps.clock));
+  if (!checked?.userId) throw invalidRegistration();
+  const passkey: Passkey = { ...checked.passkey, userId: checked.userId, name };
+  return { passkey, amr: [passkey.backupEligible ? 'swk' : 'hwk', 'user'] };
+}
+
+/**
  * docs/api.md 12.2: checks a registration response (Level 3 7.1) against its challenge
  * (used once, for this user, in this tenant, within 5 minutes), the configured origins
  * and RP ID, and user verification; then stores the passkey, once per credential id in
@@ -235,40 +317,15 @@ export async function registerPasskey(
     });
     return error;
   };
-  const parsed = registrationResponse.safeParse(credential);
-  if (!parsed.success) throw await refuse('invalid_passkey');
-  const { response } = parsed.data;
-  const clientDataJSON = bytes(response.clientDataJSON);
-  const clientData = checkedClientData(deps, clientDataJSON, ClientDataType.Create);
-  if (!clientData) throw await refuse('invalid_passkey');
-  const challenge = await deps.store.passkeys.consumeChallenge(account.tenantId, clientData.challenge, 'registration', now);
-  if (!challenge || challenge.userId !== account.userId) throw await refuse('invalid_passkey');
-
-  const authenticatorDataBytes = authenticatorDataOf(bytes(response.attestationObject));
-  const authenticatorData = authenticatorDataBytes && parsedAuthenticatorData(authenticatorDataBytes);
-  if (!authenticatorDataBytes || !authenticatorData) throw await refuse('invalid_passkey');
-  const created = authenticatorData.credential;
-  if (!checksFlags(deps, authenticatorData) || !created || text(created.id) !== parsed.data.rawId) throw await refuse('invalid_passkey');
-  const publicKey = publicKeyOf(created.publicKey);
-  if (!publicKey) throw await refuse('invalid_passkey');
+  const checked = await checkedRegistration(deps, account.tenantId, credential, now);
+  if (!checked || checked.userId !== account.userId) throw await refuse('invalid_passkey');
 
   const registered = await deps.store.passkeys.listByUser(account.tenantId, account.userId);
   if (registered.length >= MAX_PASSKEYS_PER_USER) {
     throw await refuse('passkey_limit', new ConflictError('Too many passkeys', { code: 'TOO_MANY_PASSKEYS' }));
   }
-  const passkey: Passkey = {
-    id: passkeyIdOf(created.id),
-    tenantId: account.tenantId,
-    userId: account.userId,
-    credentialId: text(created.id),
-    publicKey: publicKey.key.export({ type: 'spki', format: 'der' }).toString('base64url'),
-    algorithm: publicKey.algorithm,
-    counter: authenticatorData.signatureCounter,
-    backupEligible: ((authenticatorDataBytes[32] ?? 0) & BACKUP_ELIGIBLE) !== 0,
-    transports: response.transports ?? [],
-    name: name ?? defaultName(now),
-    createdAt: now,
-  };
+  const passkey: Passkey = { ...checked.passkey, userId: account.userId, name: name ?? defaultName(now) };
+
   if (!(await deps.store.passkeys.register(passkey))) {
     throw await refuse('passkey_taken', new ConflictError('Passkey already registered', { code: 'PASSKEY_ALREADY_REGISTERED' }));
   }

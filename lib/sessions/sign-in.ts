@@ -249,13 +249,16 @@ interface SignInEvents {
  * `password-proven` by an earlier step of the same interaction (the hosted second-factor
  * page), `passkey` by lib/passkeys/ceremonies.ts (possession and user verification: it
  * satisfies MFA, docs/api.md 12.6), `federated` by the organization's identity provider,
- * whose `amr` the session takes.
+ * whose `amr` the session takes, `invitation` by the acceptance of an invitation that
+ * created the account with the password or passkey just chosen (docs/api.md 13.1): the
+ * account has no second factor yet.
  */
 export type FirstFactor =
   | ({ kind: 'password' } & Omit<PasswordRequest, 'tenantId'>)
   | { kind: 'password-proven'; user: User }
   | { kind: 'passkey'; user: User; amr: Amr[]; passkeyId: string }
-  | { kind: 'federated'; user: User; amr: Amr[] };
+  | { kind: 'federated'; user: User; amr: Amr[] }
+  | { kind: 'invitation'; user: User; amr: Amr[]; invitationId: string };
 
 /** What a sign-in opens once both factors hold: a new session, or a new proof in the caller's. */
 export interface Opening<T> {
@@ -330,7 +333,12 @@ function eventsOf(deps: SignInDeps, attempt: SignInAttempt<unknown>): SignInEven
   }
   // The account the attempt claims: the username as typed, else the one the factor proved.
   const claimed = (user: User | undefined) => (firstFactor.kind === 'password' ? firstFactor.username : user?.username);
-  const proof = firstFactor.kind === 'passkey' ? { passkeyId: firstFactor.passkeyId } : {};
+  const proof =
+    firstFactor.kind === 'passkey'
+      ? { passkeyId: firstFactor.passkeyId }
+      : firstFactor.kind === 'invitation'
+        ? { invitationId: firstFactor.invitationId }
+        : {};
   return {
     refused: (user, locked, details) =>
       signInEvent(deps, attempt.tenantId, claimed(user), user, locked ? 'login_locked' : 'login_failed', { ...details, ...proof }),
@@ -360,6 +368,7 @@ async function proveFirstFactor(deps: SignInDeps, attempt: SignInAttempt<unknown
       return { user: firstFactor.user, afterSuccess: Promise.resolve() };
     case 'passkey':
     case 'federated':
+    case 'invitation':
       return { user: firstFactor.user, amr: firstFactor.amr, afterSuccess: Promise.resolve() };
   }
 }

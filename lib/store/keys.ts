@@ -208,6 +208,28 @@ export const keys = {
   }),
   /** The owner index partition of the events about one user. */
   auditUserPartition,
+  /** An invitation (docs/api.md 13.1), by its id. */
+  invitation: (tenantId: string, id: string): Key => ({ pk: `${tenantPrefix(tenantId)}#INVITATION#${part(id)}`, sk: 'INVITATION' }),
+  /**
+   * The pending invitation of an email address in a tenant: holds its id and expiry, so
+   * that one address has one pending invitation at a time (one conditional write).
+   */
+  pendingInvitation: (tenantId: string, email: string): Key => ({
+    pk: `${tenantPrefix(tenantId)}#INVITEE#${part(normalizeEmail(email))}`,
+    sk: 'PENDING',
+  }),
+  /** The tenant index entry of an invitation (`gsi1`): one query lists a tenant's invitations, newest first. */
+  tenantInvitation: (tenantId: string, createdAt: string, id: string) => ({
+    gsi1pk: `${tenantPrefix(tenantId)}#INVITATIONS`,
+    gsi1sk: `INVITATION#${createdAt}#${part(id)}`,
+  }),
+  tenantInvitationsPartition: (tenantId: string) => `${tenantPrefix(tenantId)}#INVITATIONS`,
+  /** The local outbox's messages to one email address, in the order they were sent (local development only). */
+  outboxAddress: (address: string, sentAt: number, id: string): Key => ({
+    pk: `OUTBOX#ADDRESS#${part(normalizeEmail(address))}`,
+    sk: `MESSAGE#${String(sentAt).padStart(12, '0')}#${part(id)}`,
+  }),
+  outboxAddressPartition: (address: string) => `OUTBOX#ADDRESS#${part(normalizeEmail(address))}`,
   /** The uniqueness record of a SCIM `externalId` in a tenant (docs/api.md 13.3); holds the user id. */
   externalId: (tenantId: string, externalId: string): Key => ({
     pk: `${tenantPrefix(tenantId)}#EXTERNALID#${part(externalId)}`,
@@ -234,4 +256,6 @@ export type SendScope =
   /** Security notifications are counted apart from codes (lib/abuse/send-quota.ts). */
   | 'notificationUser'
   | 'notificationDestination'
-  | 'notificationGlobal';
+  | 'notificationGlobal'
+  /** Invitation emails, per tenant (docs/api.md 13.1). */
+  | 'invitationTenant';

@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type { Random } from '../crypto/random';
 import { CODE_TTL_SECONDS, RESEND_INTERVAL_SECONDS } from '../mfa/codes';
-import { type MfaOutbox, outboxCodeSchema, outboxNotificationSchema } from '../mfa/delivery';
+import { type DeliveryMessage, type MfaOutbox, outboxCodeSchema, outboxEmailSchema, outboxNotificationSchema } from '../mfa/delivery';
 import { enrollmentSchema, type MfaEnrollment, type MfaMethod, type SecondFactor } from '../mfa/methods';
 import { type RecoveryCodes, recoveryCodesSchema } from '../mfa/recovery-codes';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from './commands';
@@ -332,8 +333,32 @@ const NOTICES_LISTED = 20;
  * user's notifications of the last day. Local only.
  */
 export function dynamoMfaOutbox({ doc, table }: Dynamo): MfaOutbox {
+  /**
+   * Every email by its address, as `npm run outbox -- --email` prints it: in the order
+   * sent, also within one second (the real time of the write breaks ties; tests freeze the clock).
+   */
+  const putEmail = async (message: DeliveryMessage & { sentAt: number }) => {
+    const { subject, text } =
+      'notification' in message
+        ? message.notification
+        : { subject: `Code (${message.purpose ?? 'mfa'})`, text: `${message.code} is your code (${message.purpose ?? 'mfa'}).` };
+    const item = { destination: message.destination, subject, text, sentAt: message.sentAt };
+    await doc.send(
+      new PutCommand({
+        TableName: table,
+        Item: {
+          ...keys.outboxAddress(message.destination, message.sentAt, `${String(Date.now()).padStart(15, '0')}#${randomUUID()}`),
+          ...item,
+          [TTL_ATTRIBUTE]: message.sentAt + NOTICES_KEPT_SECONDS,
+        },
+      }),
+    );
+  };
   return {
     async put(message) {
+      if (message.method === 'EMAIL') await putEmail(message);
+      // An invitation goes to someone without an account: kept by address only.
+      if ('invitationId' in message) return;
       const notice = 'notification' in message;
       const key = notice
         ? keys.outboxNotification(message.tenantId, message.userId, message.sentAt, message.notification.event)
@@ -364,6 +389,18 @@ export function dynamoMfaOutbox({ doc, table }: Dynamo): MfaOutbox {
         }),
       );
       return (Items ?? []).flatMap((item) => parseRecord(outboxNotificationSchema, 'outbox notification', item) ?? []);
+    },
+
+    async emails(address) {
+      const { Items } = await doc.send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditionExpression: 'pk = :pk',
+          ExpressionAttributeValues: { ':pk': keys.outboxAddressPartition(address) },
+          ConsistentRead: true,
+        }),
+      );
+      return (Items ?? []).flatMap((item) => parseRecord(outboxEmailSchema, 'outbox email', item) ?? []);
     },
   };
 }

@@ -1,15 +1,21 @@
 import type { Random } from '../crypto/random';
 import { type User, userSchema } from '../users/user';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from './commands';
+import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteItem, UpdateCommand } from './commands';
 import { type Dynamo, failedConditions, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { parseRecord } from './records';
 import { type RevokeSessionsOptions, sessionRevocationItems } from './session-revocation';
 import { shopItem } from './shops';
 import { EMAIL_INDEX } from './table';
-import { transactOnce } from './write-once';
+import { transactOnce, transactOnceOrReasons } from './write-once';
 
-export type CreateUserResult = 'created' | 'username_taken' | 'tenant_exists' | 'external_id_taken';
+export type CreateUserResult = 'created' | 'username_taken' | 'tenant_exists' | 'external_id_taken' | 'refused' | 'conflict';
+
+/**
+ * What is written in the transaction that creates a user (an invitation consumed, docs/api.md
+ * 13.1): its first item a conditional update, written once; the others alongside.
+ */
+export type ConsumedWith = [{ Update: NonNullable<TransactWriteItem['Update']> }, ...TransactWriteItem[]];
 
 export interface UserStore {
   findById(tenantId: string, userId: string): Promise<User | undefined>;
@@ -26,9 +32,12 @@ export interface UserStore {
    * Stores a user and its username record in one transaction. With `createTenant`
    * the tenant record and its default shop (the user's) are created in the same
    * transaction and must not exist yet. A user with an `externalId` (SCIM, docs/api.md
-   * 13.3) gets its uniqueness record in the same transaction.
+   * 13.3) gets its uniqueness record in the same transaction. With `consuming`, its items
+   * are written in the same transaction, the first once (lib/store/write-once.ts): `refused`
+   * when its condition fails, `conflict` when a concurrent transaction touched one of the
+   * items (the caller may try again).
    */
-  create(user: User, options: { createTenant: boolean }): Promise<CreateUserResult>;
+  create(user: User, options: { createTenant: boolean; consuming?: ConsumedWith }): Promise<CreateUserResult>;
   /** Replaces the password hash only if it is still `expected` (used to rehash on login). */
   replacePasswordHash(user: User, expected: string, next: string): Promise<boolean>;
   /**
@@ -98,7 +107,7 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
       return users;
     },
 
-    async create(user, { createTenant }) {
+    async create(user, { createTenant, consuming }) {
       const items: Array<{ Put: { TableName: string; Item: Record<string, unknown>; ConditionExpression: string } }> = [
         {
           Put: {
@@ -147,6 +156,16 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
             ConditionExpression: 'attribute_not_exists(pk)',
           },
         });
+      }
+      if (consuming) {
+        const [consumed, ...alongside] = consuming;
+        const outcome = await transactOnceOrReasons(dynamo, random, [consumed, ...items, ...alongside]);
+        if (outcome === true) return 'created';
+        if (outcome.includes('TransactionConflict')) return 'conflict';
+        if (outcome[0] === 'ConditionalCheckFailed') return 'refused';
+        if (outcome[1] === 'ConditionalCheckFailed') return 'username_taken';
+        if (user.externalId !== undefined && outcome[externalIdAt + 1] === 'ConditionalCheckFailed') return 'external_id_taken';
+        throw new Error('user creation refused without a reason');
       }
       try {
         await doc.send(new TransactWriteCommand({ TransactItems: items }));

@@ -89,6 +89,19 @@ export async function transactOnce(
   random: Random,
   items: NonNullable<TransactWriteCommandInput['TransactItems']>,
 ): Promise<boolean> {
+  return (await transactOnceOrReasons(dynamo, random, items)) === true;
+}
+
+/**
+ * transactOnce, telling why a refused transaction was refused: true when it was written
+ * (on this attempt or an earlier one whose answer was lost), else the cancellation code
+ * of each item by position (`ConditionalCheckFailed`, `TransactionConflict`, `None`).
+ */
+export async function transactOnceOrReasons(
+  dynamo: Dynamo,
+  random: Random,
+  items: NonNullable<TransactWriteCommandInput['TransactItems']>,
+): Promise<true | Array<string | undefined>> {
   const [first, ...rest] = items;
   const update = first?.Update;
   if (!update) throw new Error('transactOnce: the first item must be an update');
@@ -106,9 +119,9 @@ export async function transactOnce(
     return true;
   } catch (error) {
     const reasons = cancellationCodes(error);
-    if (reasons?.includes('TransactionConflict')) return false;
-    if (!reasons?.includes('ConditionalCheckFailed')) throw error;
+    if (!reasons?.includes('ConditionalCheckFailed') && !reasons?.includes('TransactionConflict')) throw error;
+    // A retry after a lost answer may meet its own transaction, applied or still settling.
     const { Item } = await dynamo.doc.send(new GetCommand({ TableName: update.TableName, Key: update.Key, ConsistentRead: true }));
-    return Item?.[WRITE_MARKER] === marker;
+    return Item?.[WRITE_MARKER] === marker ? true : reasons;
   }
 }

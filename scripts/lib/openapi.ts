@@ -18,6 +18,7 @@ import * as envelope from '../../lib/http/envelope-schemas';
 import { schemaFailure } from '../../lib/http/middlewares/validate';
 import type { BodyType, Caller, OperationDoc } from '../../lib/http/operation-doc';
 import { failureEnvelope } from '../../lib/http/respond';
+import * as invitations from '../../lib/invitations/api-schemas';
 import * as oauthApi from '../../lib/oauth/api-schemas';
 import * as clients from '../../lib/oauth/client-api-schemas';
 import { rfcErrorFormat } from '../../lib/oauth/errors';
@@ -117,6 +118,11 @@ const RESPONSE_SCHEMAS = {
   PasskeyRemovedEnvelope: [envelopeOf(api.message('Passkey removed')), '12.4'],
   PasskeyRegistrationOptionsEnvelope: [envelopeOf(passkeys.registrationOptions), '12.1'],
   PasskeyAuthenticationOptionsEnvelope: [envelopeOf(passkeys.authenticationOptions), '12.5'],
+  // Invitations (docs/api.md 13.1).
+  Invitation: [invitations.invitation, '13.1'],
+  InvitationEnvelope: [envelopeOf(invitations.oneInvitation), '13.1'],
+  InvitationListEnvelope: [envelopeOf(invitations.invitationList), '13.1'],
+  InvitationRevokedEnvelope: [envelopeOf(api.message('Invitation revoked')), '13.1'],
   // SCIM provisioning (docs/api.md 13.3): SCIM's own documents, not the envelope.
   ScimTokenCreatedEnvelope: [envelopeOf(scim.scimTokenCreated), '13.3'],
   ScimTokenListEnvelope: [envelopeOf(scim.scimTokenList), '13.3'],

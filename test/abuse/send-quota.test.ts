@@ -18,6 +18,7 @@ const QUOTAS: SendQuotas = {
   newTenant: 2,
   newTenants: 5,
   notificationUser: 5,
+  invitationTenant: 3,
   notificationDestination: 7,
   notificationGlobal: 12,
 };
@@ -91,7 +92,14 @@ describe('send quotas (every message the delivery port sends)', () => {
     await send({ tenantId, userId: 'other', destination: '+15559990002' });
     await send({ tenantId, userId: 'third', destination: '+15559990003' });
     await expect(send({ tenantId, userId: 'fourth', destination: '+15559990004' })).rejects.toMatchObject({ statusCode: 429 });
-    expect(sent.map((message) => message.userId)).toEqual(['busy', 'busy', 'busy', 'busy', 'other', 'third']);
+    expect(sent.map((message) => ('userId' in message ? message.userId : undefined))).toEqual([
+      'busy',
+      'busy',
+      'busy',
+      'busy',
+      'other',
+      'third',
+    ]);
   });
 
   it('stops every message of the service at the global quota (the circuit breaker)', async () => {

@@ -34,7 +34,17 @@ const statementsOf = (role: Resource): Statement[] => role.Properties.Policies.f
 const actions = (s: Statement) => [s.Action].flat();
 
 /** Functions that hash passwords and so need the native Argon2 binding. */
-const HASHING = ['login', 'register', 'reauthenticate', 'changePassword', 'passwordReset', 'hostedSignIn'];
+const HASHING = [
+  'login',
+  'register',
+  'reauthenticate',
+  'changePassword',
+  'passwordReset',
+  'hostedSignIn',
+  // An invitation accepted with a password (docs/api.md 13.1).
+  'acceptInvitation',
+  'hostedInvitationAccept',
+];
 /** One function per operation of docs/api.md section 1, and the authorizer. */
 const FUNCTIONS = [
   'Authorizer',
@@ -106,10 +116,26 @@ const FUNCTIONS = [
   'HostedPasskeysPage',
   'HostedPasskeyRegister',
   // Staff lifecycle: the user import (docs/api.md 13.2).
+  // Invitations (docs/api.md 13.1).
+  'AdminCreateInvitation',
+  'AdminListInvitations',
+  'AdminRevokeInvitation',
+  'AdminResendInvitation',
+  'AcceptInvitation',
+  'HostedInvitationPage',
+  'HostedInvitationAccept',
   'AdminImportUsers',
 ];
 /** Functions that check WebAuthn answers, and alone bundle the WebAuthn library (docs/api.md 11.11, 12). */
-const WEBAUTHN = ['PasskeyRegistration', 'PasskeyAuthentication', 'HostedPasskeySignIn', 'HostedPasskeyRegister'];
+const WEBAUTHN = [
+  'PasskeyRegistration',
+  'PasskeyAuthentication',
+  'HostedPasskeySignIn',
+  'HostedPasskeyRegister',
+  // An invitation accepted with a passkey (docs/api.md 13.1).
+  'HostedInvitationAccept',
+  'AcceptInvitation',
+];
 /** Functions that record audit events (lib/audit/record.ts), and so put them. */
 const AUDITING = [
   'Login',
@@ -145,6 +171,12 @@ const AUDITING = [
   'RemovePasskey',
   'PasskeyAuthentication',
   // The user import (docs/api.md 13.2).
+  // Invitations (docs/api.md 13.1).
+  'AdminCreateInvitation',
+  'AdminRevokeInvitation',
+  'AdminResendInvitation',
+  'AcceptInvitation',
+  'HostedInvitationAccept',
   'AdminImportUsers',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
@@ -158,6 +190,9 @@ const EMAILING = [
   'DisableMFA',
   'GenerateRecoveryCodes',
   // A passkey added or removed (docs/api.md 8.9).
+  // An invitation (docs/api.md 13.1).
+  'AdminCreateInvitation',
+  'AdminResendInvitation',
   'PasskeyRegistration',
   'RemovePasskey',
   'HostedPasskeyRegister',
@@ -193,6 +228,9 @@ const PEPPERED = [
   'HostedPasskeySignIn',
   // A device token makes a forgot-password caller a known device (docs/api.md 8.7).
   'PasswordForgot',
+  // The first sign-in of an invited account hands out a device token (docs/api.md 13.1).
+  'AcceptInvitation',
+  'HostedInvitationAccept',
 ];
 /** A statement that lets a function query the table's indexes, and do nothing else there. */
 const isIndexQuery = (s: Statement) =>
@@ -201,7 +239,7 @@ const isIndexQuery = (s: Statement) =>
   JSON.stringify(actions(s)) === JSON.stringify(['dynamodb:Query']);
 const WRITES = /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|TransactWriteItems)$/;
 /** Functions that sign tokens, and so alone may read the private signing keys. */
-const SIGNING = ['Login', 'RefreshToken', 'Register', 'Reauthenticate', 'Oauth2Token', 'PasskeyAuthentication'];
+const SIGNING = ['Login', 'RefreshToken', 'Register', 'Reauthenticate', 'Oauth2Token', 'PasskeyAuthentication', 'AcceptInvitation'];
 /** Functions that only verify tokens: the public keys document is all they may read. */
 const VERIFYING = ['Authorizer', 'Jwks', 'Revoke', 'Introspect', 'UserInfo', 'Oauth2Logout'];
 /** The Deny that keeps the SMS senders' `sns:Publish` on "*" off every topic and endpoint. */

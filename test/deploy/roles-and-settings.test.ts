@@ -73,6 +73,7 @@ const SETTINGS: Record<string, string[]> = {
     'NOTIFY_QUOTA_PER_USER',
     'NOTIFY_QUOTA_PER_DESTINATION',
     'NOTIFY_QUOTA_GLOBAL',
+    'INVITE_QUOTA_PER_TENANT',
   ],
   loginFailuresPerSource: ['LOGIN_FAILURES_PER_SOURCE'],
   clientAuthFailuresPerSource: ['CLIENT_AUTH_FAILURES_PER_SOURCE'],
@@ -639,6 +640,36 @@ async function driveEveryRoute(app: App, deps: TestDeps) {
   await postForm(app, kimJar, 'hostedSecondFactor', { csrf: csrfOf(kimFactor) || kimPage.csrf, method: 'SMS' }, issuerOrigin);
   // The JSON authorize of a signed-in caller.
   expect((await authorizationCode(app, frank.token, client)).code).toBeTruthy();
+
+  // Invitations (docs/api.md 13.1): created, listed, resent, revoked, accepted by JSON and on the hosted page.
+  const invite = async (email: string) =>
+    expectStatus(await app.request('adminCreateInvitation', { token: adminToken, body: { email, role: 'ANALYST' } }), 201, 'invitation')
+      .body.data.invitation.id as string;
+  const linkOf = async (email: string) => /\/invitations\/(\S+)/.exec((await deps.outbox.emails(email)).at(-1)?.text ?? '')?.[1] ?? '';
+  const invited = await invite(`kept@${tenantId}.example`);
+  expectStatus(await app.request('adminListInvitations', { token: adminToken, query: { status: 'pending' } }), 200, 'invitations');
+  expectStatus(await app.request('adminResendInvitation', { token: adminToken, pathParameters: { id: invited } }), 200, 'resend');
+  expectStatus(await app.request('adminRevokeInvitation', { token: adminToken, pathParameters: { id: invited } }), 200, 'revoke');
+  await invite(`json@${tenantId}.example`);
+  expectStatus(
+    await app.request('acceptInvitation', {
+      body: { token: await linkOf(`json@${tenantId}.example`), username: 'invited-json', password: PASSWORD },
+    }),
+    201,
+    'accept invitation',
+  );
+  await invite(`page@${tenantId}.example`);
+  const invitationToken = await linkOf(`page@${tenantId}.example`);
+  expectStatus(await app.request('hostedInvitationPage', { pathParameters: { token: invitationToken } }), 200, 'invitation page');
+  expectStatus(
+    await app.request('hostedInvitationAccept', {
+      pathParameters: { token: invitationToken },
+      headers: { 'content-type': FORM, origin: issuerOrigin },
+      body: new URLSearchParams({ username: 'invited-page', password: PASSWORD }).toString(),
+    }),
+    200,
+    'hosted invitation',
+  );
 }
 
 const unescapeHtml = (text: string) =>

@@ -63,6 +63,11 @@ const CODE_OF: Record<string, ErrorCode> = {
   // Shops (docs/api.md 9.7)
   'Unknown shop': 'UNKNOWN_SHOP',
   'Shop already exists': 'SHOP_EXISTS',
+  'Invalid invitation': 'INVALID_INVITATION',
+  'Invitation not found': 'INVITATION_NOT_FOUND',
+  'Invitation already pending': 'INVITATION_PENDING',
+  'Invitation is not pending': 'INVITATION_NOT_PENDING',
+  'User already exists': 'USER_EXISTS',
   // Forgotten password and email (docs/api.md 8.7, 8.8)
   'Invalid reset code': 'INVALID_RESET_CODE',
   'Invalid verification code': 'INVALID_VERIFICATION_CODE',

@@ -55,5 +55,20 @@ export function halfWrittenState(items: Array<Record<string, unknown>>): string[
     const active = items.some((item) => item.pk === recovery.pk && String(item.sk).startsWith('METHOD#') && item.status === 'active');
     if (!active) findings.push(`recovery codes without an active method: ${recovery.pk}`);
   }
+  // Invitations (docs/api.md 13.1): an address's pending record names a pending invitation,
+  // a pending invitation holds its address, an accepted one made its user.
+  const invitations = new Map(items.filter((item) => item.sk === 'INVITATION').map((item) => [String(item.id), item]));
+  const held = new Set<string>();
+  for (const record of items.filter((item) => item.sk === 'PENDING')) {
+    held.add(String(record.invitationId));
+    if (invitations.get(String(record.invitationId))?.status !== 'pending')
+      findings.push(`pending address record without its pending invitation: ${record.pk}`);
+  }
+  for (const invitation of invitations.values()) {
+    if (invitation.status === 'pending' && !held.has(String(invitation.id)))
+      findings.push(`pending invitation without its address record: ${invitation.pk}`);
+    if (invitation.status === 'accepted' && !userIds.has(String(invitation.acceptedUserId)))
+      findings.push(`accepted invitation without its user: ${invitation.pk}`);
+  }
   return findings;
 }

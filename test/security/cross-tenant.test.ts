@@ -42,6 +42,7 @@ describe('cross-tenant attempts on every operation', () => {
   let victimSmsCode: string;
   let victimEmailCode: string;
   let attackerResetCode: string;
+  let victimInvitation: { id: string; token: string };
   let before: Array<Record<string, unknown>>;
   let attackerScim: ReturnType<typeof scimClient>;
   let victimScimToken: { id: string; token: string };
@@ -105,6 +106,14 @@ describe('cross-tenant attempts on every operation', () => {
     await verifiedEmail(app, deps, attacker.token, a, attacker.user.id, 'attacker@example.com');
     expect((await app.request('passwordForgot', { body: { username: 'admin', tenantId: a } })).status).toBe(202);
     attackerResetCode = (await deps.outbox.latest(a, attacker.user.id, 'EMAIL', 'reset'))?.code ?? '';
+    // B's pending invitation and its link, and a shop of B's alone (docs/api.md 13.1).
+    await app.request('adminCreateShop', { token: victim.token, body: { shopId: 'victim-store', name: 'Victim store' } });
+    const invited = await app.request('adminCreateInvitation', {
+      token: victim.token,
+      body: { email: 'invitee@example.com', role: 'OPERATOR' },
+    });
+    const link = /\/invitations\/(\S+)/.exec((await deps.outbox.emails('invitee@example.com')).at(-1)?.text ?? '')?.[1] ?? '';
+    victimInvitation = { id: invited.body.data.invitation.id, token: link };
     // SCIM (docs/api.md 13.3): A's token; B's token and a user B provisioned with it.
     attackerScim = scimClient(app, (await scimTokenOf(app, attacker.token)).token);
     victimScimToken = await scimTokenOf(app, victim.token);
@@ -853,6 +862,56 @@ describe('cross-tenant attempts on every operation', () => {
       },
       (r) => expect([r.status, String(r.body).includes('<h1>Signed out</h1>')]).toEqual([200, true]),
     ],
+    // Invitations (docs/api.md 13.1).
+    [
+      'adminRevokeInvitation',
+      "A's ADMIN revokes B's invitation: 404, as an unknown one",
+      () => app.request('adminRevokeInvitation', { token: attacker.token, pathParameters: { id: victimInvitation.id } }),
+      (r) => expect(r).toEqual(refused(404, 'Invitation not found')),
+    ],
+    [
+      'adminResendInvitation',
+      "A's ADMIN resends B's invitation: 404, and no email",
+      () => app.request('adminResendInvitation', { token: attacker.token, pathParameters: { id: victimInvitation.id } }),
+      (r) => expect(r).toEqual(refused(404, 'Invitation not found')),
+    ],
+    [
+      'adminListInvitations',
+      "A's ADMIN lists invitations: none of B's",
+      () => app.request('adminListInvitations', { token: attacker.token }),
+      (r) => expect(r.body).toEqual({ success: true, data: { invitations: [] } }),
+    ],
+    [
+      'adminCreateInvitation',
+      "A's ADMIN invites into B's shop, or names B's tenant",
+      async () => {
+        const intoShop = await app.request('adminCreateInvitation', {
+          token: attacker.token,
+          body: { email: 'mole-invitee@example.com', role: 'ADMIN', shopId: 'victim-store' },
+        });
+        expect(intoShop).toEqual(refused(400, 'Unknown shop'));
+        return app.request('adminCreateInvitation', {
+          token: attacker.token,
+          body: { email: 'mole@example.com', role: 'ADMIN', tenantId: b },
+        });
+      },
+      (r) => expect([r.status, r.body.code]).toEqual([400, 'VALIDATION_FAILED']),
+    ],
+    [
+      'acceptInvitation',
+      "B's invitation link relabelled with A's tenant: 400 Invalid invitation",
+      () =>
+        app.request('acceptInvitation', {
+          body: { token: withTenant(victimInvitation.token, a), username: 'mole', password: ATTACKER_PASSWORD },
+        }),
+      (r) => expect(r).toEqual(refused(400, 'Invalid invitation')),
+    ],
+    [
+      'hostedInvitationPage',
+      "B's invitation link relabelled with A's tenant, on the hosted page: 400",
+      () => app.request('hostedInvitationPage', { pathParameters: { token: withTenant(victimInvitation.token, a) } }),
+      (r) => expect([r.status, String(r.body).includes('Invalid invitation')]).toEqual([400, true]),
+    ],
     // Last: it ends A's session.
     [
       'logout',
@@ -1029,6 +1088,12 @@ describe('cross-tenant attempts on every operation', () => {
       'emailSet',
       'emailVerify',
       'oauth2Logout',
+      'adminCreateInvitation',
+      'adminListInvitations',
+      'adminRevokeInvitation',
+      'adminResendInvitation',
+      'acceptInvitation',
+      'hostedInvitationPage',
     ]) {
       expect(operations, operation).toContain(operation);
     }

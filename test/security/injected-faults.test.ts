@@ -106,6 +106,13 @@ describe('a database fault at every step of every operation', () => {
     await verifiedEmail(app, deps, user.token, tenantId, user.userId, `${user.username}@example.com`);
     return user;
   };
+  /** A pending invitation of a new address, and the token its email carries. */
+  const invitation = async () => {
+    const email = `invitee-${serial++}@example.com`;
+    const created = await app.request('adminCreateInvitation', { token: adminToken, body: { email, role: 'ANALYST' } });
+    const token = /\/invitations\/(\S+)/.exec((await deps.outbox.emails(email)).at(-1)?.text ?? '')?.[1] ?? '';
+    return { id: created.body.data.invitation.id as string, token };
+  };
   const redeem = (code: string, verifier: string) =>
     app.request(
       'oauth2Token',
@@ -490,6 +497,42 @@ describe('a database fault at every step of every operation', () => {
         return user;
       },
       run: (user) => app.request('adminResetUserMfa', { token: adminToken, pathParameters: { userId: user.userId } }),
+      ok: (r) => r.status === 200,
+    },
+    // Invitations (docs/api.md 13.1): the email is the last step, so a refused send revokes the invitation.
+    {
+      name: 'adminCreateInvitation (stored, then emailed)',
+      prepare: async () => `invitee-${serial++}@example.com`,
+      run: (email: string) => app.request('adminCreateInvitation', { token: adminToken, body: { email, role: 'ANALYST' } }),
+      ok: (r) => r.status === 201,
+    },
+    {
+      name: 'adminResendInvitation',
+      prepare: () => invitation(),
+      run: ({ id }) => app.request('adminResendInvitation', { token: adminToken, pathParameters: { id } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'adminRevokeInvitation',
+      prepare: () => invitation(),
+      run: ({ id }) => app.request('adminRevokeInvitation', { token: adminToken, pathParameters: { id } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'acceptInvitation (the account with the invitation used, then the session)',
+      prepare: () => invitation(),
+      run: ({ token }) => app.request('acceptInvitation', { body: { token, username: `joiner-${serial++}`, password: PASSWORD } }),
+      ok: (r) => r.status === 201,
+    },
+    {
+      name: 'hostedInvitationAccept (the account, then the browser session)',
+      prepare: () => invitation(),
+      run: ({ token }) =>
+        app.request('hostedInvitationAccept', {
+          pathParameters: { token },
+          headers: { 'content-type': 'application/x-www-form-urlencoded', origin: issuerOrigin() },
+          body: new URLSearchParams({ username: `joiner-${serial++}`, password: PASSWORD }).toString(),
+        }),
       ok: (r) => r.status === 200,
     },
     {

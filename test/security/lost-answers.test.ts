@@ -665,4 +665,42 @@ describe('writes retried after a lost answer', () => {
     expect(dynamo.lost()).toBe(lostBefore + 4);
     expect((await app.request('removePasskey', { token, pathParameters: { id } })).body).toEqual(failure('Passkey not found'));
   });
+
+  it('invitations: a retried creation, resend, revocation and acceptance each take effect once (docs/api.md 13.1)', async () => {
+    const tenantId = uniqueTenant('lost');
+    const admin = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+    const linkOf = async (email: string) => /\/invitations\/(\S+)/.exec((await deps.outbox.emails(email)).at(-1)?.text ?? '')?.[1] ?? '';
+    const lostBefore = dynamo.lost();
+    const email = `lost@${tenantId}.example`;
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', '#INVITEE#'));
+    const created = await app.request('adminCreateInvitation', { token: admin.token, body: { email, role: 'ANALYST' } });
+    expect(created).toMatchObject({ status: 201, body: { success: true, data: { invitation: { email, status: 'pending' } } } });
+    const { id } = created.body.data.invitation;
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', ':expires'));
+    expect(await app.request('adminResendInvitation', { token: admin.token, pathParameters: { id } })).toMatchObject({ status: 200 });
+    const token = await linkOf(email);
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', ':accepted'));
+    const accepted = await app.request('acceptInvitation', { body: { token, username: 'lost-joiner', password: 'correct horse battery' } });
+    expect(accepted, JSON.stringify(accepted.body)).toMatchObject({
+      status: 201,
+      body: { success: true, data: { user: { username: 'lost-joiner', role: 'ANALYST' } } },
+    });
+    expect(await app.request('acceptInvitation', { body: { token, username: 'other', password: 'correct horse battery' } })).toMatchObject({
+      status: 400,
+      body: failure('Invalid invitation'),
+    });
+    const second = await app.request('adminCreateInvitation', {
+      token: admin.token,
+      body: { email: `two@${tenantId}.example`, role: 'ANALYST' },
+    });
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', ':revoked'));
+    expect(
+      await app.request('adminRevokeInvitation', { token: admin.token, pathParameters: { id: second.body.data.invitation.id } }),
+    ).toMatchObject({ status: 200, body: { success: true, data: { message: 'Invitation revoked' } } });
+    expect(dynamo.lost()).toBe(lostBefore + 4);
+    const listed = await app.request('adminListInvitations', { token: admin.token });
+    expect(listed.body.data.invitations.map((each: { status: string }) => each.status).sort()).toEqual(['accepted', 'revoked']);
+    const trail = await app.request('adminListAudit', { token: admin.token, query: { type: 'invitation_revoked' } });
+    expect(trail.body.data.events).toHaveLength(1);
+  });
 });

@@ -660,4 +660,59 @@ describe('races', () => {
     expect(count(signIns, 200)).toBe(1);
     expect(signIns.filter((answer) => answer.status === 401 && answer.body.error === 'Invalid passkey')).toHaveLength(N - 1);
   });
+
+  describe('invitations (docs/api.md 13.1)', () => {
+    const FORM_TYPE = 'application/x-www-form-urlencoded';
+    const linkOf = async (email: string) => /\/invitations\/(\S+)/.exec((await deps.outbox.emails(email)).at(-1)?.text ?? '')?.[1] ?? '';
+
+    it(`${N} acceptances of one link at once, by JSON and by the hosted page: exactly one account`, async () => {
+      const tenantId = uniqueTenant('accept');
+      const admin = await registerAdmin(app, tenantId);
+      const email = `race@${tenantId}.example`;
+      expect((await app.request('adminCreateInvitation', { token: admin.token, body: { email, role: 'ANALYST' } })).status).toBe(201);
+      const token = await linkOf(email);
+      const origin = new URL(deps.config.issuer).origin;
+      const answers = await Promise.all(
+        Array.from({ length: N }, (_, i) =>
+          i % 2 === 0
+            ? app.request('acceptInvitation', { body: { token, username: `taker-${i}`, password: `${PASSWORD} ${i}` } })
+            : app.request('hostedInvitationAccept', {
+                pathParameters: { token },
+                headers: { 'content-type': FORM_TYPE, origin },
+                body: new URLSearchParams({ username: `taker-${i}`, password: `${PASSWORD} ${i}` }).toString(),
+              }),
+        ),
+      );
+      const won = answers.filter((answer) => answer.status === 201 || answer.status === 200);
+      expect(won).toHaveLength(1);
+      const lost = answers.filter((answer) => answer.status === 400);
+      expect(lost).toHaveLength(N - 1);
+      for (const answer of lost) {
+        if (typeof answer.body === 'string') expect(answer.body).toContain('Invalid invitation');
+        else expect(answer.body.error).toBe('Invalid invitation');
+      }
+      const records = await items(tenantId);
+      expect(records.filter((item) => item.sk === 'PROFILE' && item.email === email)).toHaveLength(1);
+      expect(records.filter((item) => item.sk === 'USERNAME')).toHaveLength(2);
+      expect(records.filter((item) => item.sk === 'INVITATION').map((item) => item.status)).toEqual(['accepted']);
+    });
+
+    it(`${N} invitations of one address at once (any case): one 201, the others 409, one pending record`, async () => {
+      const tenantId = uniqueTenant('invite');
+      const admin = await registerAdmin(app, tenantId);
+      const answers = await Promise.all(
+        Array.from({ length: N }, (_, i) =>
+          app.request('adminCreateInvitation', {
+            token: admin.token,
+            body: { email: i % 2 ? 'Same@Example.com' : 'same@example.com', role: 'ANALYST' },
+          }),
+        ),
+      );
+      expect(count(answers, 201)).toBe(1);
+      expect(answers.filter((answer) => answer.status === 409 && answer.body.error === 'Invitation already pending')).toHaveLength(N - 1);
+      const records = await items(tenantId);
+      expect(records.filter((item) => item.sk === 'PENDING')).toHaveLength(1);
+      expect(records.filter((item) => item.sk === 'INVITATION')).toHaveLength(1);
+    });
+  });
 });

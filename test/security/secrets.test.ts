@@ -521,6 +521,49 @@ describe('secrets in the clear (responses, output, table)', () => {
       ).status,
     ).toBe(401);
 
+    // Invitations (docs/api.md 13.1): the links, and the passwords chosen with them.
+    const invitee = `i${randomBytes(4).toString('hex')}@example.com`;
+    const invited = await send('invitation', 'adminCreateInvitation', { token: adminToken, body: { email: invitee, role: 'ANALYST' } });
+    expect(invited.status).toBe(201);
+    const linkIn = async (email: string) => /\/invitations\/(\S+)/.exec((await deps.outbox.emails(email)).at(-1)?.text ?? '')?.[1];
+    const firstLink = known('invitation token (resent since)', await linkIn(invitee));
+    const resent = await send('invitation', 'adminResendInvitation', {
+      token: adminToken,
+      pathParameters: { id: invited.body.data.invitation.id },
+    });
+    expect(resent.status).toBe(200);
+    const link = known('invitation token', await linkIn(invitee));
+    expect(link).not.toBe(firstLink);
+    const pagePassword = known('invitation page password', passphrase());
+    // The page carries its own link in the form's action: it is what the browser navigated to.
+    const shown = await send('invitation page', 'hostedInvitationPage', { pathParameters: { token: link } }, () => [link]);
+    expect(shown.status).toBe(200);
+    const pageAccepted = await send('invitation page', 'hostedInvitationAccept', {
+      pathParameters: { token: link },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: new URL(deps.config.issuer).origin },
+      body: new URLSearchParams({ username: 'invited-page', password: pagePassword }).toString(),
+    });
+    expect(pageAccepted.status).toBe(200);
+    const jsonInvitee = `j${randomBytes(4).toString('hex')}@example.com`;
+    expect(
+      (await send('invitation', 'adminCreateInvitation', { token: adminToken, body: { email: jsonInvitee, role: 'ANALYST' } })).status,
+    ).toBe(201);
+    const jsonLink = known('invitation token (JSON)', await linkIn(jsonInvitee));
+    const jsonPassword = known('invitation JSON password', passphrase());
+    const jsonAccepted = await send(
+      'invitation accept',
+      'acceptInvitation',
+      { body: { token: jsonLink, username: 'invited-json', password: jsonPassword } },
+      sessionIssued,
+    );
+    expect(jsonAccepted.status).toBe(201);
+    known('invitation session token', jsonAccepted.body.data.token);
+    expect(
+      (await send('invitation accept', 'acceptInvitation', { body: { token: jsonLink, username: 'again', password: jsonPassword } }))
+        .status,
+    ).toBe(400);
+    expect((await send('invitation', 'adminListInvitations', { token: adminToken })).status).toBe(200);
+
     // Every flow of the issue ran.
     // Email verification and password reset (docs/api.md 8.7, 8.8), and the notifications they cause (8.9)
     const resetUser = await mfaUser('reset-user');
@@ -599,6 +642,9 @@ describe('secrets in the clear (responses, output, table)', () => {
         'email verify',
         'password forgot',
         'password reset',
+        'invitation',
+        'invitation page',
+        'invitation accept',
         'SCIM token',
         'SCIM user',
         'import',

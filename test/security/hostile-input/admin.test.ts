@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { body as createInvitationBody } from '../../../functions/admin-create-invitation';
 import { body as createShopBody } from '../../../functions/admin-create-shop';
 import { body as importBody } from '../../../functions/admin-import-users';
 import { body as updateTenantBody } from '../../../functions/admin-update-tenant';
@@ -101,6 +102,44 @@ describe('hostile input to the tenant administration', () => {
           .filter((body) => (typeof body !== 'string' || body.trim() !== '') && !createShopBody.safeParse(asSent(body)).success)
           .map((body) => ({ body: asText(body) })),
     ],
+    // Invitations (docs/api.md 13.1).
+    [
+      'adminCreateInvitation',
+      () =>
+        fc
+          .oneof(
+            fc.dictionary(fc.constantFrom('email', 'role', 'shopId', 'username', 'tenantId', '__proto__'), anyValue, { maxKeys: 4 }),
+            fc.record({
+              email: fc.oneof(nasty, fc.constantFrom('a@b', '@example.com', `${'x'.repeat(250)}@e.co`)),
+              role: fc.constant('ANALYST'),
+            }),
+            anyValue,
+          )
+          // A valid invitation is not hostile: left to the functional tests.
+          .filter((body) => (typeof body !== 'string' || body.trim() !== '') && !createInvitationBody.safeParse(asSent(body)).success)
+          .map((body) => ({ body: asText(body) })),
+    ],
+    [
+      'adminListInvitations',
+      () =>
+        fc
+          .dictionary(fc.constantFrom('status', 'limit', 'tenantId', '__proto__'), queryValue, { minKeys: 1, maxKeys: 3 })
+          .map((query) => ({ query })),
+    ],
+    ['adminRevokeInvitation', () => fc.oneof(nasty, fc.uuid()).map((id) => ({ pathParameters: { id } }))],
+    ['adminResendInvitation', () => fc.oneof(nasty, fc.uuid()).map((id) => ({ pathParameters: { id } }))],
+    [
+      'acceptInvitation',
+      () =>
+        fc
+          .oneof(
+            fc.dictionary(fc.constantFrom('token', 'username', 'password', 'tenantId', '__proto__'), anyValue, { maxKeys: 4 }),
+            fc.record({ token: nasty, username: fc.constant('someone'), password: fc.constant('a fine passphrase') }),
+            anyValue,
+          )
+          .filter((body) => typeof body !== 'string' || body.trim() !== '')
+          .map((body) => ({ body: asText(body) })),
+    ],
     [
       'adminImportUsers',
       () =>
@@ -200,7 +239,8 @@ describe('hostile input to the tenant administration', () => {
       await fc.assert(
         fc.asyncProperty(requests(), async (request) => {
           const response = await app.request(route, { ...request, token });
-          if ((route === 'adminListUsers' || route === 'adminListAudit') && response.status === 200) return;
+          if ((route === 'adminListUsers' || route === 'adminListAudit' || route === 'adminListInvitations') && response.status === 200)
+            return;
           expect(response.status).toBeGreaterThanOrEqual(400);
           expect(response.status).toBeLessThan(500);
           expect(isFailureEnvelope(response.body), JSON.stringify(response.body)).toBe(true);
@@ -211,4 +251,17 @@ describe('hostile input to the tenant administration', () => {
     },
     180_000,
   );
+
+  it('answers every hostile invitation link on the hosted page with the 400 page and changes nothing (docs/api.md 13.1)', async () => {
+    const before = await scanTable(endpoint, tableName);
+    await fc.assert(
+      fc.asyncProperty(nasty, async (link) => {
+        const response = await app.request('hostedInvitationPage', { pathParameters: { token: link } });
+        expect(response.status).toBe(400);
+        expect(String(response.headers['Content-Type'])).toContain('text/html');
+      }),
+      { numRuns: RUNS },
+    );
+    expect(await scanTable(endpoint, tableName)).toEqual(before);
+  }, 180_000);
 });

@@ -1,0 +1,35 @@
+import * as z from 'zod';
+import { type Deps, defaultDeps } from '../lib/deps';
+import { httpHandler } from '../lib/http/handler';
+import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
+import { ok } from '../lib/http/reply';
+import { invitationList } from '../lib/invitations/api-schemas';
+import { inviterOf, listInvitations } from '../lib/invitations/invitations';
+
+/** docs/api.md 13.1. */
+export const query = z.strictObject({ status: z.enum(['pending', 'accepted', 'revoked', 'expired']).optional() });
+
+/** The `data` of the success envelope (docs/api.md 5). */
+export const response = invitationList;
+
+/** GET /admin/invitations (docs/api.md 13.1): the tenant's invitations, newest first. */
+export function makeHandler(deps: Deps) {
+  return httpHandler(
+    deps,
+    { identity: 'optional', response, query, authorize: async (caller) => void inviterOf(caller) },
+    async ({ query, identity, deps }) => ok({ invitations: await listInvitations(deps, inviterOf(identity), query.status) }),
+  );
+}
+
+export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '13.1',
+  summary: 'List the tenant’s invitations, newest first, optionally of one status (ADMIN or MANAGER)',
+  tag: 'admin',
+  caller: 'admin',
+  query: true,
+  answers: [{ status: 200, description: 'The invitations.', body: 'InvitationListEnvelope', headers: noStore }],
+  failures: [permissionDenied],
+};

@@ -1,0 +1,208 @@
+import * as z from 'zod';
+import type { Random } from '../crypto/random';
+import { ROLES, type User } from '../users/user';
+import { GetCommand, QueryCommand, type TransactWriteItem } from './commands';
+import type { Dynamo } from './dynamo';
+import { keys } from './keys';
+import { parseRecord } from './records';
+import { OWNER_INDEX } from './table';
+import type { ConsumedWith, CreateUserResult, UserStore } from './users';
+import { transactOnceOrReasons } from './write-once';
+
+/** An invitation (docs/api.md 13.1). The token is kept only as its hash. */
+export const invitationSchema = z.object({
+  id: z.string(),
+  tenantId: z.string(),
+  /** As the ADMIN typed it, trimmed and lower-cased. */
+  email: z.string(),
+  role: z.enum(ROLES),
+  shopId: z.string(),
+  /** The username the acceptance page suggests. */
+  username: z.string().optional(),
+  status: z.enum(['pending', 'accepted', 'revoked']),
+  tokenHash: z.string(),
+  /** Epoch seconds. */
+  expiresAt: z.number(),
+  /** ISO 8601. */
+  createdAt: z.string(),
+  /** The ADMIN or MANAGER who invited. */
+  createdBy: z.string(),
+  /** The account the acceptance created. */
+  acceptedUserId: z.string().optional(),
+});
+export type Invitation = z.output<typeof invitationSchema>;
+
+export type InvitationWrite = 'written' | 'pending_elsewhere' | 'not_pending';
+
+export interface InvitationStore {
+  /**
+   * Stores a new invitation and makes it its address's pending one, in one transaction:
+   * `pending_elsewhere` when the address has another pending invitation that has not expired.
+   */
+  create(invitation: Invitation, now: number): Promise<InvitationWrite>;
+  find(tenantId: string, id: string): Promise<Invitation | undefined>;
+  /** Every invitation of the tenant, newest first. */
+  list(tenantId: string): Promise<Invitation[]>;
+  /**
+   * A new token and expiry for a pending invitation (its old link dies), which stays its
+   * address's pending one: `not_pending` when it was accepted or revoked meanwhile,
+   * `pending_elsewhere` when the address has another pending invitation now.
+   */
+  renew(invitation: Invitation, tokenHash: string, expiresAt: number, now: number): Promise<InvitationWrite>;
+  /** Revokes a pending invitation: `not_pending` when it is not pending (anymore). */
+  revoke(invitation: Invitation): Promise<InvitationWrite>;
+  /**
+   * Accepts the invitation: creates its user (UserStore.create) in one transaction with the
+   * invitation marked accepted by that user, if it is still pending, unexpired and of this
+   * token (`refused` otherwise), and its address freed.
+   */
+  accept(invitation: Invitation, tokenHash: string, user: User, now: number): Promise<CreateUserResult>;
+}
+
+type Item = Record<string, unknown>;
+
+/** An update that sets every attribute of `values` (names and values by position, so any attribute name is safe). */
+function setAll(values: Item): {
+  UpdateExpression: string;
+  ExpressionAttributeNames: Record<string, string>;
+  ExpressionAttributeValues: Item;
+} {
+  const entries = Object.entries(values).filter(([, value]) => value !== undefined);
+  return {
+    UpdateExpression: `SET ${entries.map((_, index) => `#a${index} = :a${index}`).join(', ')}`,
+    ExpressionAttributeNames: Object.fromEntries(entries.map(([name], index) => [`#a${index}`, name])),
+    ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], index) => [`:a${index}`, value])),
+  };
+}
+
+export function dynamoInvitationStore(dynamo: Dynamo, random: Random, users: Pick<UserStore, 'create'>): InvitationStore {
+  const { doc, table } = dynamo;
+  const parse = (item: Item | undefined) => parseRecord(invitationSchema, 'invitation', item);
+
+  /** The address's pending-invitation record, put if it is free: none, expired, or this invitation's own. */
+  const claimAddress = (invitation: Invitation, expiresAt: number, now: number): TransactWriteItem => ({
+    Put: {
+      TableName: table,
+      Item: { ...keys.pendingInvitation(invitation.tenantId, invitation.email), invitationId: invitation.id, expiresAt },
+      ConditionExpression: 'attribute_not_exists(pk) OR expiresAt <= :now OR invitationId = :id',
+      ExpressionAttributeValues: { ':now': now, ':id': invitation.id },
+    },
+  });
+  /** The address's pending-invitation record deleted, if it is this invitation's. */
+  const freeAddress = (invitation: Invitation): TransactWriteItem => ({
+    Delete: {
+      TableName: table,
+      Key: keys.pendingInvitation(invitation.tenantId, invitation.email),
+      ConditionExpression: 'attribute_not_exists(pk) OR invitationId = :id',
+      ExpressionAttributeValues: { ':id': invitation.id },
+    },
+  });
+  /** Why a transaction on a pending invitation was refused: it is no longer pending, or its address is taken. */
+  const refusal = (reasons: Array<string | undefined>): InvitationWrite =>
+    reasons[0] === 'ConditionalCheckFailed' || reasons.includes('TransactionConflict') ? 'not_pending' : 'pending_elsewhere';
+
+  return {
+    async create(invitation, now) {
+      const stored = { ...invitation, ...keys.tenantInvitation(invitation.tenantId, invitation.createdAt, invitation.id) };
+      const outcome = await transactOnceOrReasons(dynamo, random, [
+        {
+          Update: {
+            TableName: table,
+            Key: keys.invitation(invitation.tenantId, invitation.id),
+            ...setAll(stored),
+            ConditionExpression: 'attribute_not_exists(pk)',
+          },
+        },
+        claimAddress(invitation, invitation.expiresAt, now),
+      ]);
+      if (outcome === true) return 'written';
+      if (outcome[1] === 'ConditionalCheckFailed') return 'pending_elsewhere';
+      throw new Error('invitation creation refused');
+    },
+
+    async find(tenantId, id) {
+      const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.invitation(tenantId, id), ConsistentRead: true }));
+      return parse(Item);
+    },
+
+    async list(tenantId) {
+      const invitations: Invitation[] = [];
+      let ExclusiveStartKey: Item | undefined;
+      do {
+        const page = await doc.send(
+          new QueryCommand({
+            TableName: table,
+            IndexName: OWNER_INDEX.name,
+            KeyConditionExpression: 'gsi1pk = :pk',
+            ExpressionAttributeValues: { ':pk': keys.tenantInvitationsPartition(tenantId) },
+            ScanIndexForward: false,
+            ExclusiveStartKey,
+          }),
+        );
+        for (const item of page.Items ?? []) {
+          const invitation = parse(item);
+          if (invitation) invitations.push(invitation);
+        }
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return invitations;
+    },
+
+    async renew(invitation, tokenHash, expiresAt, now) {
+      const outcome = await transactOnceOrReasons(dynamo, random, [
+        {
+          Update: {
+            TableName: table,
+            Key: keys.invitation(invitation.tenantId, invitation.id),
+            UpdateExpression: 'SET tokenHash = :hash, expiresAt = :expires',
+            ConditionExpression: '#status = :pending',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':hash': tokenHash, ':expires': expiresAt, ':pending': 'pending' },
+          },
+        },
+        claimAddress(invitation, expiresAt, now),
+      ]);
+      return outcome === true ? 'written' : refusal(outcome);
+    },
+
+    async revoke(invitation) {
+      const outcome = await transactOnceOrReasons(dynamo, random, [
+        {
+          Update: {
+            TableName: table,
+            Key: keys.invitation(invitation.tenantId, invitation.id),
+            UpdateExpression: 'SET #status = :revoked',
+            ConditionExpression: '#status = :pending',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: { ':revoked': 'revoked', ':pending': 'pending' },
+          },
+        },
+        freeAddress(invitation),
+      ]);
+      return outcome === true ? 'written' : 'not_pending';
+    },
+
+    accept(invitation, tokenHash, user, now) {
+      const consuming: ConsumedWith = [
+        {
+          Update: {
+            TableName: table,
+            Key: keys.invitation(invitation.tenantId, invitation.id),
+            UpdateExpression: 'SET #status = :accepted, acceptedUserId = :user',
+            ConditionExpression: '#status = :pending AND tokenHash = :hash AND expiresAt > :now',
+            ExpressionAttributeNames: { '#status': 'status' },
+            ExpressionAttributeValues: {
+              ':accepted': 'accepted',
+              ':user': user.id,
+              ':pending': 'pending',
+              ':hash': tokenHash,
+              ':now': now,
+            },
+          },
+        },
+        freeAddress(invitation),
+      ];
+      return users.create(user, { createTenant: false, consuming });
+    },
+  };
+}
