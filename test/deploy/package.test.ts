@@ -125,6 +125,23 @@ const FUNCTIONS = [
   'HostedInvitationPage',
   'HostedInvitationAccept',
   'AdminImportUsers',
+  // SCIM 2.0 provisioning and its tokens (docs/api.md 13.3).
+  'AdminCreateScimToken',
+  'AdminListScimTokens',
+  'AdminDeleteScimToken',
+  'ScimListUsers',
+  'ScimCreateUser',
+  'ScimReadUser',
+  'ScimReplaceUser',
+  'ScimPatchUser',
+  'ScimDeleteUser',
+  'ScimListGroups',
+  'ScimReadGroup',
+  'ScimPatchGroup',
+  'ScimFixedGroups',
+  'ScimServiceProviderConfig',
+  'ScimResourceTypes',
+  'ScimSchemas',
 ];
 /** Functions that check WebAuthn answers, and alone bundle the WebAuthn library (docs/api.md 11.11, 12). */
 const WEBAUTHN = [
@@ -170,14 +187,21 @@ const AUDITING = [
   'PasskeyRegistration',
   'RemovePasskey',
   'PasskeyAuthentication',
-  // The user import (docs/api.md 13.2).
-  // Invitations (docs/api.md 13.1).
+  // Invitations and the user import (docs/api.md 13.1, 13.2).
   'AdminCreateInvitation',
   'AdminRevokeInvitation',
   'AdminResendInvitation',
   'AcceptInvitation',
   'HostedInvitationAccept',
   'AdminImportUsers',
+  // SCIM tokens and the SCIM writes, with the token as actor (docs/api.md 13.3).
+  'AdminCreateScimToken',
+  'AdminDeleteScimToken',
+  'ScimCreateUser',
+  'ScimReplaceUser',
+  'ScimPatchUser',
+  'ScimDeleteUser',
+  'ScimPatchGroup',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'PasswordForgot', 'PasswordReset', 'HostedSignIn', 'HostedSecondFactor'];
@@ -311,10 +335,10 @@ describe('the deployment package', () => {
     }
   });
 
-  it('lets the authorizer read sessions with their users, and keys, and write nothing', () => {
+  it('lets the authorizer read sessions with their users (BatchGetItem, and GetItem for the isolated read), and keys, and write nothing', () => {
     const authorizer = statementsOf(resources.AuthorizerIamRoleLambdaExecution!);
     const granted = authorizer.flatMap(actions).filter((a) => !a.startsWith('logs:'));
-    expect(granted.sort()).toEqual(['dynamodb:BatchGetItem', 'secretsmanager:GetSecretValue']);
+    expect(granted.sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'secretsmanager:GetSecretValue']);
     expect(granted.filter((a) => WRITES.test(a))).toEqual([]);
   });
 
