@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, registerAdmin } from '../helpers/app';
-import { type BrowserStack, startBrowserStack } from '../helpers/browser';
+import { type BrowserStack, PASSKEY_STACK, startBrowserStack } from '../helpers/browser';
 import { type TestDeps, uniqueTenant } from '../helpers/deps';
 
 /**
@@ -18,11 +18,7 @@ describe('invitations on the hosted page (chromium)', () => {
   const password = 'a long unusual passphrase';
 
   beforeAll(async () => {
-    // Passkeys need a domain for the RP ID (never an IP address).
-    stack = await startBrowserStack({
-      host: 'localhost',
-      env: (issuer) => ({ WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGINS: issuer }),
-    });
+    stack = await startBrowserStack(PASSKEY_STACK);
     ({ issuer, deps, app } = stack);
     tenantId = uniqueTenant('invite-web');
     adminToken = (await registerAdmin(app, tenantId, 'admin', password)).token;

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, registerAdmin, registerStaff } from '../helpers/app';
-import { type BrowserStack, startBrowserStack } from '../helpers/browser';
+import { type BrowserStack, PASSKEY_STACK, startBrowserStack } from '../helpers/browser';
 import { type TestDeps, uniqueTenant } from '../helpers/deps';
 import { activateTotp } from '../helpers/mfa';
 import { createClient, pkcePair, type TestClient, tokenRequest } from '../helpers/oauth';
@@ -26,10 +26,7 @@ describe('passkeys on the hosted pages (chromium)', () => {
   const password = 'a long unusual passphrase';
 
   beforeAll(async () => {
-    stack = await startBrowserStack({
-      host: 'localhost',
-      env: (issuer) => ({ WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGINS: issuer }),
-    });
+    stack = await startBrowserStack(PASSKEY_STACK);
     ({ issuer, deps, app } = stack);
     const { appsBase } = stack;
     tenantId = uniqueTenant('passkeyweb');

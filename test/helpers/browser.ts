@@ -46,6 +46,12 @@ export interface VirtualAuthenticator {
   authenticatorId: string;
 }
 
+/** A stack where passkeys work: WebAuthn needs a domain for the RP ID, never an IP address. */
+export const PASSKEY_STACK: BrowserStackOptions = {
+  host: 'localhost',
+  env: (issuer) => ({ WEBAUTHN_RP_ID: 'localhost', WEBAUTHN_ORIGINS: issuer }),
+};
+
 /**
  * The hosted pages' browser tests' stack: the service's functions on real HTTP (the run's
  * DynamoDB Local, a clock at real time), partner apps answering redirects on another site,
