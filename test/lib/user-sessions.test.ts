@@ -125,6 +125,7 @@ describe("a user's sessions and grants", () => {
 });
 
 describe('the owner index', () => {
+  // DynamoDB Local builds one index at a time, each taking seconds on a busy machine.
   it('is added to a table made before it, and left alone once there', async () => {
     const client = localClient();
     const tableName = `old-table-${Date.now()}`;
@@ -147,5 +148,5 @@ describe('the owner index', () => {
     expect(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName).sort()).toEqual([OWNER_INDEX.name, EMAIL_INDEX.name].sort());
     expect(await ensureTable(client, tableName)).toBe('exists');
     client.destroy();
-  });
+  }, 60_000);
 });
