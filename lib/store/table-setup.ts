@@ -37,9 +37,9 @@ const indexes: Array<{ index: GlobalSecondaryIndex; attributes: AttributeDefinit
   },
 ];
 
-/** Waits (up to a minute) until no index of the table is still being built: DynamoDB builds one at a time. */
+/** Waits (up to two minutes) until no index of the table is still being built: DynamoDB builds one at a time. */
 async function untilIndexesActive(client: DynamoDBClient, tableName: string): Promise<void> {
-  for (let round = 0; round < 600; round++) {
+  for (let round = 0; round < 1200; round++) {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     if ((Table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE')) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -58,7 +58,9 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     const present = new Set(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName));
     const missing = indexes.filter(({ index }) => !present.has(index.IndexName));
-    for (const { index, attributes } of missing) {
+    for (const [position, { index, attributes }] of missing.entries()) {
+      // The one before must be built first; the last may finish building while the table serves.
+      if (position > 0) await untilIndexesActive(client, tableName);
       await client.send(
         new UpdateTableCommand({
           TableName: tableName,
@@ -66,7 +68,6 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
           GlobalSecondaryIndexUpdates: [{ Create: index }],
         }),
       );
-      await untilIndexesActive(client, tableName);
     }
     return missing.length === 0 ? 'exists' : 'indexed';
   } catch (error) {
