@@ -23,9 +23,12 @@ import type { TenantStore } from '../store/tenants';
  * else's requests. The service-wide notification window is larger than the
  * per-destination one (lib/config.ts checks it), so no one address exhausts it.
  *
- * Invitation emails (`INVITE_QUOTA_PER_TENANT`, docs/api.md 13.1) are counted per tenant
- * only: an ADMIN invites many addresses once each, so a per-address window would not
- * bound them, and they must not use up the windows of codes or notices.
+ * Invitation emails (`INVITE_QUOTA_PER_TENANT`, docs/api.md 13.1) have a per-tenant window
+ * of their own instead of the per-destination, per-user and per-tenant ones: an ADMIN
+ * invites many addresses once each, so a per-address window would not bound them. They
+ * still count in the service-wide window, and a tenant younger than a day counts them in
+ * its new-tenant window and the new tenants' pool as it does codes: otherwise N fresh
+ * anonymous tenants could send N times the invitation window (docs/api.md 10.5).
  */
 export type SendQuotas = Record<SendScope, number> & { newTenant: number };
 
@@ -57,7 +60,7 @@ export function quotaDelivery(
       const now = epochSeconds(clock);
       const scopes =
         'invitationId' in message
-          ? invitationScopes(message, quotas)
+          ? await invitationScopes(message, quotas, now)
           : 'notification' in message
             ? notificationScopes(message, quotas)
             : await codeScopes(message, quotas, now);
@@ -70,16 +73,37 @@ export function quotaDelivery(
     },
   };
 
+  async function isYoung(tenantId: string, now: number): Promise<boolean> {
+    const created = await tenants.createdAt(tenantId);
+    return created !== undefined && now - created < NEW_TENANT_SECONDS;
+  }
+
   async function codeScopes(message: CodeMessage, quotas: SendQuotas, now: number): Promise<Scope[]> {
-    const created = await tenants.createdAt(message.tenantId);
-    const young = created !== undefined && now - created < NEW_TENANT_SECONDS;
+    const young = await isYoung(message.tenantId, now);
     return [
       ['destination', digestOf(message.destination), quotas.destination],
       ['user', message.userId, quotas.user],
       ['tenant', message.tenantId, young ? quotas.newTenant : quotas.tenant],
-      ...(young ? [['newTenants', 'all', quotas.newTenants] as Scope] : []),
+      ...(young ? newTenantPool() : []),
       ['global', 'all', quotas.global],
     ];
+  }
+
+  /**
+   * The windows of an invitation email: its tenant's invitation window; for a tenant
+   * younger than a day also its new-tenant window and the new tenants' pool; the service's.
+   */
+  async function invitationScopes(message: InvitationMessage, quotas: SendQuotas, now: number): Promise<Scope[]> {
+    const young = await isYoung(message.tenantId, now);
+    return [
+      ['invitationTenant', message.tenantId, quotas.invitationTenant],
+      ...(young ? [['tenant', message.tenantId, quotas.newTenant] as Scope, ...newTenantPool()] : []),
+      ['global', 'all', quotas.global],
+    ];
+  }
+
+  function newTenantPool(): Scope[] {
+    return [['newTenants', 'all', quotas.newTenants]];
   }
 }
 
@@ -91,9 +115,4 @@ const notificationScopes = (message: NotificationMessage, quotas: SendQuotas): S
   ['notificationUser', message.userId, quotas.notificationUser],
   ['notificationDestination', digestOf(message.destination), quotas.notificationDestination],
   ['notificationGlobal', 'all', quotas.notificationGlobal],
-];
-
-/** The window of an invitation email: its tenant's. */
-const invitationScopes = (message: InvitationMessage, quotas: SendQuotas): Scope[] => [
-  ['invitationTenant', message.tenantId, quotas.invitationTenant],
 ];

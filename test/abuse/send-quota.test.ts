@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from 'vitest';
 import { NEW_TENANT_SECONDS, quotaDelivery, type SendQuotas } from '../../lib/abuse/send-quota';
-import type { CodeMessage, DeliveryMessage, NotificationMessage } from '../../lib/mfa/delivery';
+import type { CodeMessage, DeliveryMessage, InvitationMessage, NotificationMessage } from '../../lib/mfa/delivery';
 import { dynamoAttemptCounter } from '../../lib/store/login-attempts';
 import { registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
@@ -46,7 +46,17 @@ describe('send quotas (every message the delivery port sends)', () => {
     const base: CodeMessage = { tenantId: 't1', userId: 'u1', method: 'SMS', destination: '+15550000001', code: '123456' };
     send = (message) => delivery.send({ ...base, ...message });
     notify = (message) => delivery.send({ ...notice, ...message });
+    invite = (message) => delivery.send({ ...invitation, ...message });
   }
+
+  let invite: (message: Partial<InvitationMessage>) => Promise<unknown>;
+  const invitation: InvitationMessage = {
+    tenantId: 't1',
+    invitationId: 'i1',
+    method: 'EMAIL',
+    destination: 'bob@example.com',
+    notification: { event: 'invitation', subject: 'You are invited', text: 'Join.', html: '<p>Join.</p>' },
+  };
 
   let notify: (message: Partial<NotificationMessage>) => Promise<unknown>;
   const notice: NotificationMessage = {
@@ -178,6 +188,30 @@ describe('send quotas (every message the delivery port sends)', () => {
     const later = [];
     for (let i = 0; i < 3; i++) later.push(await outcome({ tenantId: 'new-a', userId: `l${i}`, destination: `+1777300${i}` }));
     expect(later).toEqual(['sent', 'sent', 'sent']);
+  });
+
+  it('counts invitation emails in the service-wide window, and those of new tenants in their windows and pool', async () => {
+    const tenants = { born: 0, createdAt: async (tenantId: string) => (tenantId.startsWith('new-') ? tenants.born : 0) };
+    await quotaOn(tenants);
+    tenants.born = Math.floor(clock.now() / 1000) - 60;
+    // One new tenant: 2 an hour (its new-tenant window), below its invitation window of 3.
+    const one = [];
+    for (let i = 0; i < 3; i++)
+      one.push(await outcome(invite({ tenantId: 'new-a', invitationId: `a${i}`, destination: `a${i}@example.com` })));
+    expect(one).toEqual(['sent', 'sent', '429']);
+    // All new tenants together: 5 an hour (2 spent above), whether codes or invitations.
+    const pool = [];
+    for (let i = 0; i < 4; i++)
+      pool.push(await outcome(invite({ tenantId: `new-${i}`, invitationId: `p${i}`, destination: `p${i}@example.com` })));
+    expect(pool).toEqual(['sent', 'sent', 'sent', '429']);
+    expect(await outcome(send({ tenantId: 'new-9', userId: 'p9', destination: '+17774009' }))).toBe('429');
+    // The whole service: 8 an hour, 5 spent above; established tenants' invitations spend the rest.
+    const service = [];
+    for (let i = 0; i < 4; i++)
+      service.push(await outcome(invite({ tenantId: `old-${i}`, invitationId: `o${i}`, destination: `o${i}@example.com` })));
+    expect(service).toEqual(['sent', 'sent', 'sent', '429']);
+    expect(await outcome(send({ tenantId: 'old-9', userId: 'o9', destination: '+17775009' }))).toBe('429');
+    expect(sent).toHaveLength(8);
   });
 });
 
