@@ -75,6 +75,13 @@ function setAll(values: Item): {
   };
 }
 
+/** How many times a transaction cancelled only by TransactionConflict is tried. */
+const CONFLICT_TRIES = 3;
+
+/** A refusal caused by concurrent transactions alone: no condition failed. */
+const conflictOnly = (outcome: true | Array<string | undefined>): outcome is Array<string | undefined> =>
+  outcome !== true && outcome.includes('TransactionConflict') && !outcome.includes('ConditionalCheckFailed');
+
 export function dynamoInvitationStore(dynamo: Dynamo, random: Random, users: Pick<UserStore, 'create'>): InvitationStore {
   const { doc, table } = dynamo;
   const parse = (item: Item | undefined) => parseRecord(invitationSchema, 'invitation', item);
@@ -97,14 +104,29 @@ export function dynamoInvitationStore(dynamo: Dynamo, random: Random, users: Pic
       ExpressionAttributeValues: { ':id': invitation.id },
     },
   });
+  /**
+   * transactOnceOrReasons, tried again while it is cancelled only by a concurrent
+   * transaction on one of its items (TransactionConflict, no condition failed): such a
+   * cancellation says nothing about the invitation, and a second try meets the other
+   * transaction's result (a failed condition or a free path).
+   */
+  const transactRetryingConflicts = async (items: TransactWriteItem[]): Promise<true | Array<string | undefined>> => {
+    let outcome = await transactOnceOrReasons(dynamo, random, items);
+    for (let retry = 1; retry < CONFLICT_TRIES && conflictOnly(outcome); retry++)
+      outcome = await transactOnceOrReasons(dynamo, random, items);
+    return outcome;
+  };
   /** Why a transaction on a pending invitation was refused: it is no longer pending, or its address is taken. */
-  const refusal = (reasons: Array<string | undefined>): InvitationWrite =>
-    reasons[0] === 'ConditionalCheckFailed' || reasons.includes('TransactionConflict') ? 'not_pending' : 'pending_elsewhere';
+  const refusal = (reasons: Array<string | undefined>): InvitationWrite => {
+    if (reasons[0] === 'ConditionalCheckFailed') return 'not_pending';
+    if (reasons[1] === 'ConditionalCheckFailed') return 'pending_elsewhere';
+    throw new Error(`invitation write kept conflicting: ${reasons.join(',')}`);
+  };
 
   return {
     async create(invitation, now) {
       const stored = { ...invitation, ...keys.tenantInvitation(invitation.tenantId, invitation.createdAt, invitation.id) };
-      const outcome = await transactOnceOrReasons(dynamo, random, [
+      const outcome = await transactRetryingConflicts([
         {
           Update: {
             TableName: table,
@@ -116,7 +138,8 @@ export function dynamoInvitationStore(dynamo: Dynamo, random: Random, users: Pic
         claimAddress(invitation, invitation.expiresAt, now),
       ]);
       if (outcome === true) return 'written';
-      if (outcome[1] === 'ConditionalCheckFailed') return 'pending_elsewhere';
+      // Still in conflict after the tries: another create of the address is under way.
+      if (outcome[1] === 'ConditionalCheckFailed' || conflictOnly(outcome)) return 'pending_elsewhere';
       throw new Error('invitation creation refused');
     },
 
@@ -149,7 +172,7 @@ export function dynamoInvitationStore(dynamo: Dynamo, random: Random, users: Pic
     },
 
     async renew(invitation, tokenHash, expiresAt, now) {
-      const outcome = await transactOnceOrReasons(dynamo, random, [
+      const outcome = await transactRetryingConflicts([
         {
           Update: {
             TableName: table,

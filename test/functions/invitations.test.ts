@@ -1,8 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { dynamoInvitationStore } from '../../lib/store/invitations';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { softwareAuthenticator } from '../helpers/authenticator';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
+import { localDynamo } from '../helpers/local-dynamo';
 import { FORM } from '../helpers/oauth';
 
 const PASSWORD = 'tenant admin passphrase';
@@ -413,3 +416,56 @@ describe('invitations (docs/api.md 13.1)', () => {
     });
   });
 });
+
+describe('invitation store: transactions cancelled by a concurrent one (TransactionConflict)', () => {
+  /** The store on a document client whose next `count` transactions are cancelled by a conflict on the address item. */
+  async function conflicting(count: number) {
+    const deps = await testDeps();
+    const app = testApp(deps);
+    const tenantId = uniqueTenant('invite-conflict');
+    const { token } = await registerAdmin(app, tenantId, 'admin', PASSWORD);
+    const created = await app.request('adminCreateInvitation', { token, body: { email: `first@${tenantId}.example`, role: 'ANALYST' } });
+    const pending = await deps.store.invitations.find(tenantId, created.body.data.invitation.id);
+    if (!pending) throw new Error('the invitation was not stored');
+    const dynamo = localDynamo();
+    const faults = { left: count, thrown: 0 };
+    dynamo.doc.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'TransactWriteItemsCommand' && faults.left > 0) {
+          faults.left--;
+          faults.thrown++;
+          throw Object.assign(new Error('Transaction cancelled'), {
+            name: 'TransactionCanceledException',
+            $metadata: {},
+            CancellationReasons: [{ Code: 'None' }, { Code: 'TransactionConflict' }],
+          });
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'transactionConflict' },
+    );
+    const store = dynamoInvitationStore(dynamo, deps.random, deps.store.users);
+    const fresh = { ...pending, id: randomUUID(), email: `second@${tenantId}.example` };
+    return { deps, store, pending, fresh, faults };
+  }
+
+  it('create tries again and writes; a conflict that persists answers pending elsewhere, not a 500', async () => {
+    const once = await conflicting(1);
+    expect(await once.store.create(once.fresh, nowSeconds(once.deps))).toBe('written');
+    expect(once.faults.thrown).toBe(1);
+    expect(await once.deps.store.invitations.find(once.fresh.tenantId, once.fresh.id)).toMatchObject({ status: 'pending' });
+    const always = await conflicting(Number.POSITIVE_INFINITY);
+    expect(await always.store.create(always.fresh, nowSeconds(always.deps))).toBe('pending_elsewhere');
+    expect(await always.deps.store.invitations.find(always.fresh.tenantId, always.fresh.id)).toBeUndefined();
+  });
+
+  it('renew tries again and writes, instead of answering not pending', async () => {
+    const { deps, store, pending, faults } = await conflicting(1);
+    const expiresAt = nowSeconds(deps) + 7 * DAY;
+    expect(await store.renew(pending, 'renewed-hash', expiresAt, nowSeconds(deps))).toBe('written');
+    expect(faults.thrown).toBe(1);
+    expect(await deps.store.invitations.find(pending.tenantId, pending.id)).toMatchObject({ tokenHash: 'renewed-hash', expiresAt });
+  });
+});
+
+const nowSeconds = (deps: TestDeps) => Math.floor(deps.clock.now() / 1000);
