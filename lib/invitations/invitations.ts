@@ -203,7 +203,8 @@ export async function listInvitations(
 
 /**
  * docs/api.md 13.1: a new link for a pending invitation (expired ones included), valid 7
- * days; the old link is dead. 409 `Invitation is not pending` once accepted or revoked,
+ * days; the old link is dead once the new one was sent (an email that cannot be sent
+ * leaves the old link as it was). 409 `Invitation is not pending` once accepted or revoked,
  * 409 `Invitation already pending` when the address was invited again since it expired.
  */
 export async function resendInvitation(deps: InvitationDeps, inviter: Identity, id: string): Promise<InvitationView> {
@@ -215,7 +216,13 @@ export async function resendInvitation(deps: InvitationDeps, inviter: Identity, 
   const outcome = await deps.store.invitations.renew(invitation, renewed.tokenHash, renewed.expiresAt, now);
   if (outcome === 'not_pending') throw notPending();
   if (outcome === 'pending_elsewhere') throw new ConflictError(INVITATION_PENDING, { code: 'INVITATION_PENDING' });
-  await send(deps, renewed, token);
+  try {
+    await send(deps, renewed, token);
+  } catch (error) {
+    // No new link went out (429, 503): the old one must keep working.
+    await deps.store.invitations.restore(invitation, renewed.tokenHash);
+    throw error;
+  }
   await recordEvent(deps, { ...byAdmin(inviter), type: 'invitation_resent', outcome: 'success', details: { invitationId: id } });
   return viewOf(renewed, now);
 }

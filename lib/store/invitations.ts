@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import type { Random } from '../crypto/random';
 import { ROLES, type User } from '../users/user';
-import { GetCommand, QueryCommand, type TransactWriteItem } from './commands';
-import type { Dynamo } from './dynamo';
+import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteItem } from './commands';
+import { cancellationCodes, type Dynamo } from './dynamo';
 import { keys } from './keys';
 import { parseRecord } from './records';
 import { OWNER_INDEX } from './table';
@@ -49,6 +49,12 @@ export interface InvitationStore {
    * `pending_elsewhere` when the address has another pending invitation now.
    */
   renew(invitation: Invitation, tokenHash: string, expiresAt: number, now: number): Promise<InvitationWrite>;
+  /**
+   * Undoes a renewal whose email could not be sent: the invitation's token and expiry (and
+   * its address record's expiry) become those of `previous` again, so its old link works,
+   * if it still has `renewedHash` (not accepted, revoked or renewed again meanwhile).
+   */
+  restore(previous: Invitation, renewedHash: string): Promise<void>;
   /** Revokes a pending invitation: `not_pending` when it is not pending (anymore). */
   revoke(invitation: Invitation): Promise<InvitationWrite>;
   /**
@@ -186,6 +192,44 @@ export function dynamoInvitationStore(dynamo: Dynamo, random: Random, users: Pic
         claimAddress(invitation, expiresAt, now),
       ]);
       return outcome === true ? 'written' : refusal(outcome);
+    },
+
+    async restore(previous, renewedHash) {
+      try {
+        await doc.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Update: {
+                  TableName: table,
+                  Key: keys.invitation(previous.tenantId, previous.id),
+                  UpdateExpression: 'SET tokenHash = :hash, expiresAt = :expires',
+                  ConditionExpression: '#status = :pending AND tokenHash = :renewed',
+                  ExpressionAttributeNames: { '#status': 'status' },
+                  ExpressionAttributeValues: {
+                    ':hash': previous.tokenHash,
+                    ':expires': previous.expiresAt,
+                    ':pending': 'pending',
+                    ':renewed': renewedHash,
+                  },
+                },
+              },
+              {
+                Update: {
+                  TableName: table,
+                  Key: keys.pendingInvitation(previous.tenantId, previous.email),
+                  UpdateExpression: 'SET expiresAt = :expires',
+                  ConditionExpression: 'invitationId = :id',
+                  ExpressionAttributeValues: { ':expires': previous.expiresAt, ':id': previous.id },
+                },
+              },
+            ],
+          }),
+        );
+      } catch (error) {
+        // Accepted, revoked or renewed again meanwhile: that newer state stands.
+        if (!cancellationCodes(error)?.includes('ConditionalCheckFailed')) throw error;
+      }
     },
 
     async revoke(invitation) {

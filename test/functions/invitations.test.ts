@@ -307,6 +307,28 @@ describe('invitations (docs/api.md 13.1)', () => {
     ).toBe(201);
   });
 
+  it('resend refused by the quota (429) sends nothing and leaves the old link working until its expiry', async () => {
+    const ownDeps = await testDeps({ INVITE_QUOTA_PER_TENANT: '1' });
+    const ownApp = testApp(ownDeps);
+    const ownTenant = uniqueTenant('invite-resend-quota');
+    const { token } = await registerAdmin(ownApp, ownTenant, 'admin', PASSWORD);
+    const email = `kept@${ownTenant}.example`;
+    const created = await ownApp.request('adminCreateInvitation', { token, body: { email, role: 'ANALYST' } });
+    const first = await linkTo(ownDeps, email);
+    const stored = await ownDeps.store.invitations.find(ownTenant, created.body.data.invitation.id);
+    expect(await ownApp.request('adminResendInvitation', { token, pathParameters: { id: created.body.data.invitation.id } })).toMatchObject(
+      { status: 429, headers: expect.objectContaining({ 'Retry-After': expect.any(String) }), body: failure('Too many requests') },
+    );
+    expect((await linkTo(ownDeps, email)).count).toBe(first.count);
+    expect(await ownDeps.store.invitations.find(ownTenant, created.body.data.invitation.id)).toMatchObject({
+      tokenHash: stored?.tokenHash,
+      expiresAt: stored?.expiresAt,
+    });
+    expect(
+      (await ownApp.request('acceptInvitation', { body: { token: first.token, username: 'kept', password: NEW_PASSWORD } })).status,
+    ).toBe(201);
+  });
+
   it('counts invitation emails per tenant (INVITE_QUOTA_PER_TENANT): over it 429, and the address stays free', async () => {
     const ownDeps = await testDeps({ INVITE_QUOTA_PER_TENANT: '2' });
     const ownApp = testApp(ownDeps);
