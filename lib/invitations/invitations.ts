@@ -204,12 +204,16 @@ export async function listInvitations(
 /**
  * docs/api.md 13.1: a new link for a pending invitation (expired ones included), valid 7
  * days; the old link is dead once the new one was sent (an email that cannot be sent
- * leaves the old link as it was). 409 `Invitation is not pending` once accepted or revoked,
+ * leaves the old link as it was). 409 `User already exists` when a user of the tenant has
+ * its address now. 409 `Invitation is not pending` once accepted or revoked,
  * 409 `Invitation already pending` when the address was invited again since it expired.
  */
 export async function resendInvitation(deps: InvitationDeps, inviter: Identity, id: string): Promise<InvitationView> {
   const invitation = await findOwn(deps, inviter, id);
   if (invitation.status !== 'pending') throw notPending();
+  // As for a new invitation: the address may have become a user's since it was invited.
+  if ((await deps.store.users.findByEmail(invitation.tenantId, invitation.email)).length > 0)
+    throw new ConflictError(USER_EXISTS, { code: 'USER_EXISTS' });
   const now = epochSeconds(deps.clock);
   const token = tokenOf(invitation.tenantId, id, deps.random.token());
   const renewed = { ...invitation, tokenHash: hashToken(token), expiresAt: now + INVITATION_TTL_SECONDS };

@@ -230,6 +230,21 @@ describe('invitations (docs/api.md 13.1)', () => {
       );
     });
 
+    it('resend: 409 User already exists once a user of the tenant has the address, and nothing is sent', async () => {
+      const email = newAddress();
+      const created = await invite(admin, { email, role: 'ANALYST' });
+      const registered = await app.request('register', {
+        token: admin,
+        body: { username: `taken${address}`, password: PASSWORD, role: 'ANALYST', tenantId, email },
+      });
+      expect(registered.status).toBe(201);
+      const sentBefore = await deps.outbox.emails(email);
+      expect(await app.request('adminResendInvitation', { token: admin, pathParameters: { id: created.body.data.invitation.id } })).toEqual(
+        refused(409, 'User already exists'),
+      );
+      expect(await deps.outbox.emails(email)).toEqual(sentBefore);
+    });
+
     it('revoke: 200, the link dies, the address may be invited again; revoking again answers the same', async () => {
       const email = newAddress();
       const created = await invite(admin, { email, role: 'ANALYST' });
