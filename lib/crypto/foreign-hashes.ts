@@ -13,8 +13,11 @@ import type { PasswordHashFormat } from './hash-formats';
 const pbkdf2Async = promisify(pbkdf2);
 const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, length: number, options: object) => Promise<Buffer>;
 
-/** Room for scrypt's working memory (128·N·r, and 128·r·p for its blocks) at the ceiling, beyond node's 32 MiB default. */
-const scryptMaxmem = (n: number, r: number, p: number) => 128 * n * r + 128 * r * p + 1024 * 1024;
+/**
+ * Room for scrypt's working memory as OpenSSL counts it (EVP_PBE_scrypt: 128·r·(N+2) for V
+ * and 128·r·p for B), beyond node's 32 MiB default, with a margin.
+ */
+const scryptMaxmem = (n: number, r: number, p: number) => 128 * r * (n + 2) + 128 * r * p + 1024 * 1024;
 
 const sameBytes = (a: Buffer, b: Buffer) => constantEquals(a.toString('base64'), b.toString('base64'));
 

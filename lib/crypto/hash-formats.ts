@@ -73,8 +73,10 @@ const unsupported: HashReading = { usable: false, reason: 'unsupported' };
 const usable = (format: PasswordHashFormat): HashReading => ({ usable: true, format });
 
 function readScrypt(n: number, r: number, p: number, salt: Buffer, digest: Buffer): HashReading {
-  // N a power of two above 1 (scrypt's rule); N·r·p bounded.
+  // N a power of two above 1 (scrypt's rule), below 2^(16·r) (RFC 7914 section 2, which
+  // OpenSSL enforces: such a hash could never be verified); N·r·p bounded.
   if (n < 2 || (n & (n - 1)) !== 0 || n > 2 ** 30) return unsupported;
+  if (16 * r < 64 && n >= 2 ** (16 * r)) return unsupported;
   if (n * r * p > HASH_CEILINGS.scryptWork) return refused(`scrypt: N·r·p at most ${HASH_CEILINGS.scryptWork}`);
   return usable({ kind: 'scrypt', n, r, p, salt, digest });
 }

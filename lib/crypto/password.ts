@@ -43,7 +43,11 @@ export interface PasswordHasher {
   verifyDummy(password: string): Promise<void>;
 }
 
-export function argon2idHasher(params: Argon2Params = OWASP_ARGON2ID): PasswordHasher {
+/**
+ * The service's hasher: Argon2id with `params`; hashes of other platforms are verified by
+ * `foreign` (lib/crypto/foreign-hashes.ts; a parameter so that its failure can be tested).
+ */
+export function argon2idHasher(params: Argon2Params = OWASP_ARGON2ID, foreign: typeof verifyForeign = verifyForeign): PasswordHasher {
   const options = { algorithm: ARGON2ID, ...params } as const;
   // A PHC string with the current parameters and random salt and digest: verifying
   // against it does the full Argon2id work and always fails. Nothing is hashed at start.
@@ -71,7 +75,10 @@ export function argon2idHasher(params: Argon2Params = OWASP_ARGON2ID): PasswordH
       }
       const { format } = reading;
       if (format.kind !== 'argon2') {
-        const ok = await verifyForeign(format, stored, password);
+        // A hash that passed the checks but that the verifier still refuses (parameters
+        // OpenSSL will not run) is unusable, answered as a wrong password, not a 500.
+        const ok = await foreign(format, stored, password).catch(() => undefined);
+        if (ok === undefined) return { ok: false, stale: false, unusable: true };
         return { ok, stale: ok };
       }
       const ok = await verify(stored, password);

@@ -77,6 +77,22 @@ describe('the hash formats (lib/crypto/hash-formats.ts, lib/crypto/password.ts)'
     expect(await hasher.verify(own, PASSWORD)).toEqual({ ok: true, stale: false });
   });
 
+  it('verifies scrypt with a large r and a small N: the memory OpenSSL counts, 128·r·(N+2) + 128·r·p', async () => {
+    const salt = 'seasalt';
+    const digest = scryptSync(PASSWORD, salt, 64, { N: 2, r: 8192, p: 1, maxmem: 64 * 1024 * 1024 });
+    const stored = `scrypt$2$${salt}$8192$1$${b64(digest)}`;
+    expect(await hasher.verify(stored, PASSWORD)).toEqual({ ok: true, stale: true });
+    expect(await hasher.verify(stored, `${PASSWORD}x`)).toEqual({ ok: false, stale: false });
+  });
+
+  it('answers a foreign hash its verifier throws on as unusable (a wrong password), not a failure', async () => {
+    const refusing = argon2idHasher({ memoryCost: 1024, timeCost: 1, parallelism: 1 }, async () => {
+      throw new Error('memory limit exceeded');
+    });
+    const { 'scrypt, Django': stored = '' } = await vectors(PASSWORD);
+    expect(await refusing.verify(stored, PASSWORD)).toEqual({ ok: false, stale: false, unusable: true });
+  });
+
   it('answers a hash above a ceiling as unusable, without doing its work', async () => {
     const started = Date.now();
     const hostile = `$2b$31$${'a'.repeat(53)}`;
@@ -241,6 +257,9 @@ describe('imported hashes at POST /auth/login (docs/api.md 13.2)', () => {
       `$scrypt$ln=0,r=8,p=1$${'a'.repeat(22)}$${'a'.repeat(43)}`,
       `$7$C6..../....SodiumChloride$kBGj9fHznVYFQMEn/qDCfrDevf9YDtcDdKvEqHJLV8D`,
       `scrypt$1000$salt$8$1$${'a'.repeat(86)}==`,
+      // N at or above 2^(16·r) (RFC 7914 section 2): OpenSSL refuses to compute it.
+      `scrypt$65536$salt$1$16$${'a'.repeat(86)}==`,
+      `$scrypt$ln=16,r=1,p=1$${'a'.repeat(22)}$${'a'.repeat(43)}`,
       `$argon2d$v=19$m=65536,t=3,p=4$${'a'.repeat(22)}$${'a'.repeat(43)}`,
       `$argon2id$v=19$m=65536,t=3,p=4$${'a'.repeat(43)}`,
       `$argon2id$v=19$m=4,t=1,p=1$${'a'.repeat(22)}$${'a'.repeat(43)}`,
