@@ -13,8 +13,13 @@ export interface Argon2Params {
 /** OWASP Password Storage Cheat Sheet: Argon2id, m=19 MiB, t=2, p=1. */
 export const OWASP_ARGON2ID: Argon2Params = { memoryCost: 19456, timeCost: 2, parallelism: 1 };
 
-// `Algorithm` is a const enum in the binding's types; isolatedModules cannot inline it.
+// `Algorithm` and `Version` are const enums in the binding's types; isolatedModules cannot inline them.
 const ARGON2ID = 2;
+/** Argon2 version 0x13 (RFC 9106), the binding's `Version.V0x13`; 0 is the older 0x10. */
+const ARGON2_VERSION_13 = 1;
+/** What the service's own hashes carry (the binding's defaults): a 32-byte digest and a 16-byte salt (RFC 9106 section 4). */
+const OWN_OUTPUT_BYTES = 32;
+const OWN_SALT_BYTES = 16;
 
 /** What checking a password against a stored hash found. */
 export interface PasswordVerdict {
@@ -59,6 +64,9 @@ export function argon2idHasher(params: Argon2Params = OWASP_ARGON2ID, foreign: t
     const used = parseOptions(stored);
     return (
       used.algorithm !== ARGON2ID ||
+      used.version !== ARGON2_VERSION_13 ||
+      used.outputLen !== OWN_OUTPUT_BYTES ||
+      used.saltLen < OWN_SALT_BYTES ||
       used.memoryCost !== params.memoryCost ||
       used.timeCost !== params.timeCost ||
       used.parallelism !== params.parallelism

@@ -77,6 +77,16 @@ describe('the hash formats (lib/crypto/hash-formats.ts, lib/crypto/password.ts)'
     expect(await hasher.verify(own, PASSWORD)).toEqual({ ok: true, stale: false });
   });
 
+  it.each([
+    ['version 0x10', { version: 0 }],
+    ['a 16-byte digest', { outputLen: 16 }],
+    ['an 8-byte salt', { salt: Buffer.alloc(8, 7) }],
+  ])('counts an Argon2id of today’s costs but %s as stale, so the first sign-in replaces it', async (_, weaker) => {
+    const stored = await argon2Hash(PASSWORD, { algorithm: 2, memoryCost: 1024, timeCost: 1, parallelism: 1, ...weaker });
+    expect(await hasher.verify(stored, PASSWORD)).toEqual({ ok: true, stale: true });
+    expect(await hasher.verify(stored, `${PASSWORD}x`)).toEqual({ ok: false, stale: false });
+  });
+
   it('verifies scrypt with a large r and a small N: the memory OpenSSL counts, 128·r·(N+2) + 128·r·p', async () => {
     const salt = 'seasalt';
     const digest = scryptSync(PASSWORD, salt, 64, { N: 2, r: 8192, p: 1, maxmem: 64 * 1024 * 1024 });
