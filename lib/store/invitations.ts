@@ -233,20 +233,23 @@ export function dynamoInvitationStore(dynamo: Dynamo, random: Random, users: Pic
     },
 
     async revoke(invitation) {
-      const outcome = await transactOnceOrReasons(dynamo, random, [
-        {
-          Update: {
-            TableName: table,
-            Key: keys.invitation(invitation.tenantId, invitation.id),
-            UpdateExpression: 'SET #status = :revoked',
-            ConditionExpression: '#status = :pending',
-            ExpressionAttributeNames: { '#status': 'status' },
-            ExpressionAttributeValues: { ':revoked': 'revoked', ':pending': 'pending' },
-          },
+      const revoked: TransactWriteItem = {
+        Update: {
+          TableName: table,
+          Key: keys.invitation(invitation.tenantId, invitation.id),
+          UpdateExpression: 'SET #status = :revoked',
+          ConditionExpression: '#status = :pending',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':revoked': 'revoked', ':pending': 'pending' },
         },
-        freeAddress(invitation),
-      ]);
-      return outcome === true ? 'written' : 'not_pending';
+      };
+      const outcome = await transactOnceOrReasons(dynamo, random, [revoked, freeAddress(invitation)]);
+      if (outcome === true) return 'written';
+      // Only the address refused: it expired and was invited again, so it is not this
+      // invitation's to free; the status alone is revoked.
+      if (outcome[0] !== 'ConditionalCheckFailed' && outcome[1] === 'ConditionalCheckFailed')
+        return (await transactOnceOrReasons(dynamo, random, [revoked])) === true ? 'written' : 'not_pending';
+      return 'not_pending';
     },
 
     accept(invitation, tokenHash, user, now) {

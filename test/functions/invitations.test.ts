@@ -322,6 +322,35 @@ describe('invitations (docs/api.md 13.1)', () => {
     ).toBe(201);
   });
 
+  it('revoke of an expired invitation whose address was invited again: 200, and the new invitation keeps the address', async () => {
+    const ownDeps = await testDeps();
+    const ownApp = testApp(ownDeps);
+    const ownTenant = uniqueTenant('invite-revoke-expired');
+    const email = `again@${ownTenant}.example`;
+    const { token } = await registerAdmin(ownApp, ownTenant, 'admin', PASSWORD);
+    const expired = await ownApp.request('adminCreateInvitation', { token, body: { email, role: 'ANALYST' } });
+    ownDeps.clock.advance(7 * DAY);
+    const login = await ownApp.request('login', { body: { username: 'admin', password: PASSWORD, tenantId: ownTenant } });
+    const fresh = login.body.data.token;
+    const again = await ownApp.request('adminCreateInvitation', { token: fresh, body: { email, role: 'ANALYST' } });
+    expect(again.status).toBe(201);
+    expect(
+      await ownApp.request('adminRevokeInvitation', { token: fresh, pathParameters: { id: expired.body.data.invitation.id } }),
+    ).toEqual({
+      status: 200,
+      headers: expect.objectContaining({ 'Cache-Control': 'no-store' }),
+      body: { success: true, data: { message: 'Invitation revoked' } },
+    });
+    const listed = await ownApp.request('adminListInvitations', { token: fresh });
+    expect(listed.body.data.invitations.map((each: { id: string; status: string }) => [each.id, each.status])).toEqual([
+      [again.body.data.invitation.id, 'pending'],
+      [expired.body.data.invitation.id, 'revoked'],
+    ]);
+    expect(await ownApp.request('adminCreateInvitation', { token: fresh, body: { email, role: 'ANALYST' } })).toEqual(
+      refused(409, 'Invitation already pending'),
+    );
+  });
+
   it('resend refused by the quota (429) sends nothing and leaves the old link working until its expiry', async () => {
     const ownDeps = await testDeps({ INVITE_QUOTA_PER_TENANT: '1' });
     const ownApp = testApp(ownDeps);
