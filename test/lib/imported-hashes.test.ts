@@ -103,6 +103,20 @@ describe('the hash formats (lib/crypto/hash-formats.ts, lib/crypto/password.ts)'
     expect(await refusing.verify(stored, PASSWORD)).toEqual({ ok: false, stale: false, unusable: true });
   });
 
+  it('spends on a cheap foreign hash at least what an unknown user costs, so time names no username', async () => {
+    // A costly dummy (about 100 ms) against a foreign verifier that answers at once.
+    const costly = argon2idHasher({ memoryCost: 65536, timeCost: 3, parallelism: 1 }, async () => true);
+    const { 'scrypt, Django': stored = '' } = await vectors(PASSWORD);
+    const time = async (work: () => Promise<unknown>) => {
+      const started = performance.now();
+      await work();
+      return performance.now() - started;
+    };
+    const unknown = await time(() => costly.verifyDummy(PASSWORD));
+    const imported = await time(() => costly.verify(stored, PASSWORD));
+    expect(imported).toBeGreaterThan(unknown * 0.5);
+  });
+
   it('answers a hash above a ceiling as unusable, without doing its work', async () => {
     const started = Date.now();
     const hostile = `$2b$31$${'a'.repeat(53)}`;
