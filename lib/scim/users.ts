@@ -156,28 +156,46 @@ function attributeOf(path: string): string {
   return lower.split(/[.[]/)[0] ?? lower;
 }
 
-/** Every path a PATCH names must be one of a stored attribute (400 `invalidPath`). */
-function checkPaths(request: PatchRequest) {
-  for (const operation of request.Operations) {
-    const paths = operation.path !== undefined ? [operation.path] : Object.keys(isRecord(operation.value) ? operation.value : {});
-    if (operation.path === undefined && !isRecord(operation.value)) {
+/**
+ * A path as RFC 7644 3.5.2 writes one: an attribute (or an extension's URN and an attribute),
+ * a value filter, a sub-attribute. Anything else is refused (400 `invalidPath`).
+ */
+const WELL_FORMED = /^(?:urn:[\w.:-]+:)?[A-Za-z][\w$-]*(?:\[[^\]]*\])?(?:\.[A-Za-z][\w$-]*)?$|^urn:[\w.:-]+$/i;
+
+/** Whether a path names a stored attribute; a well-formed path of another is ignored, a malformed one refused. */
+function isStored(path: string): boolean {
+  if (PATCHABLE.includes(attributeOf(path))) return true;
+  if (!WELL_FORMED.test(path)) throw scimErrors.invalidPath(`Malformed path: ${path.slice(0, 100)}`);
+  return false;
+}
+
+/**
+ * The operations on stored attributes. Operations (and keys of a path-less value) on other
+ * attributes are ignored, as POST and PUT ignore them (RFC 7644 3.3): Entra ID puts every
+ * attribute it maps (title, phoneNumbers, the enterprise extension) in the PATCH that also
+ * carries `active`, and refusing them would leave a deprovisioned user active.
+ */
+function storedOperations(request: PatchRequest): PatchRequest['Operations'] {
+  return request.Operations.flatMap((operation) => {
+    if (operation.path !== undefined) return isStored(operation.path) ? [operation] : [];
+    if (!isRecord(operation.value)) {
       if (operation.op === 'remove') throw scimErrors.noTarget('A remove needs a path');
       throw scimErrors.invalidValue('An operation without a path needs an object value');
     }
-    for (const path of paths)
-      if (!PATCHABLE.includes(attributeOf(path))) throw scimErrors.invalidPath(`Unknown attribute: ${path.slice(0, 100)}`);
-  }
+    const value = Object.fromEntries(Object.entries(operation.value).filter(([name]) => isStored(name)));
+    return Object.keys(value).length > 0 ? [{ ...operation, value }] : [];
+  });
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * RFC 7644 3.5.2 through scim-patch, its refusals as SCIM errors; a path names a stored
- * attribute or is refused. A `replace` whose value filter matches nothing adds the value
+ * RFC 7644 3.5.2 through scim-patch, its refusals as SCIM errors; operations on attributes
+ * that are not stored are ignored. A `replace` whose value filter matches nothing adds the value
  * (`emails[type eq "work"].value` on a user without a work email), as Entra ID expects.
  */
 function applyPatch(resource: ScimUser, request: PatchRequest): Record<string, unknown> {
-  checkPaths(request);
+  const operations = storedOperations(request);
   const document = {
     ...resource,
     meta: { ...resource.meta, created: new Date(resource.meta.created), lastModified: new Date(resource.meta.lastModified) },
@@ -187,7 +205,7 @@ function applyPatch(resource: ScimUser, request: PatchRequest): Record<string, u
     // Paths compare case-insensitively (RFC 7644 3.10); scim-patch matches them as given.
     patched = scimPatch(
       document,
-      request.Operations.map(({ op, path, value }) => ({
+      operations.map(({ op, path, value }) => ({
         op,
         ...(path !== undefined ? { path: canonicalPath(path) } : {}),
         value,
@@ -217,9 +235,20 @@ function canonicalPath(path: string): string {
   return path.replace(/^[A-Za-z]+/, (head) => names[head.toLowerCase()] ?? head);
 }
 
-/** docs/api.md 13.3: PATCH applies RFC 7644 3.5.2 operations to the user as read; concurrent ones apply one after another. */
+/**
+ * docs/api.md 13.3: PATCH applies RFC 7644 3.5.2 operations to the user as read; concurrent
+ * ones apply one after another. A `userName` other than the stored one is ignored (it cannot
+ * change), not refused: Entra ID sends a renamed UPN with every later PATCH, `active` included.
+ */
 export function patchScimUser(deps: ScimDeps, caller: ScimCaller, userId: string, request: PatchRequest): Promise<ScimUser> {
-  return scimChange(deps, caller, userId, (user) => changesOf(deps, user, parseUserInput(applyPatch(resourceOf(deps, user), request))));
+  return scimChange(deps, caller, userId, (user) => {
+    const patched = applyPatch(resourceOf(deps, user), request);
+    if (typeof patched.userName !== 'string' || normalizeUsername(patched.userName) !== normalizeUsername(user.username)) {
+      deps.log.info('scim_username_change_ignored', { tenantId: caller.tenantId, scimTokenId: caller.scimTokenId, userId });
+      patched.userName = user.username;
+    }
+    return changesOf(deps, user, parseUserInput(patched));
+  });
 }
 
 /** A filter term the service answers (docs/api.md 13.3): `eq` on userName, externalId or emails.value. */

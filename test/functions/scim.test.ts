@@ -277,6 +277,50 @@ describe('SCIM 2.0 provisioning (docs/api.md 13.3)', () => {
     });
   });
 
+  describe('PATCH /Users of attributes that cannot change or are not stored', () => {
+    it('disables the user when Entra ID sends a renamed userName with active "False"; the userName stays', async () => {
+      const { id } = await provision('upn.before@example.com');
+      const response = await scim('scimPatchUser', {
+        pathParameters: { userId: id },
+        body: {
+          schemas: [PATCH],
+          Operations: [
+            { op: 'Replace', path: 'userName', value: 'new@x' },
+            { op: 'Replace', path: 'active', value: 'False' },
+          ],
+        },
+      });
+      expect(response).toEqual({
+        status: 200,
+        headers: expect.objectContaining({ 'Content-Type': SCIM_JSON }),
+        body: expect.objectContaining({ id, userName: 'upn.before@example.com', active: false }),
+      });
+      expect(await deps.store.users.findById(tenantId, id)).toMatchObject({ username: 'upn.before@example.com', status: 'disabled' });
+    });
+
+    it.each([
+      ['a path of an attribute not stored', { op: 'Replace', path: 'title', value: 'Engineer' }],
+      ['a value filter path of one', { op: 'Add', path: 'phoneNumbers[type eq "work"].value', value: '+44 20 7946 0000' }],
+      [
+        'an enterprise extension path',
+        { op: 'Replace', path: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department', value: 'R&D' },
+      ],
+      ['a key of a path-less value', { op: 'replace', value: { title: 'Engineer', displayName: 'Ada E' } }],
+    ])('ignores %s and applies the rest', async (_, operation) => {
+      const { id } = await provision(`ignored-${Math.random().toString(36).slice(2, 8)}`);
+      const response = await scim('scimPatchUser', {
+        pathParameters: { userId: id },
+        body: { schemas: [PATCH], Operations: [operation, { op: 'Replace', path: 'displayName', value: 'Ada E' }] },
+      });
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ displayName: 'Ada E', active: true });
+      expect(response.body).not.toHaveProperty('title');
+      expect(Object.keys(response.body).sort()).toEqual(
+        ['schemas', 'id', 'userName', 'name', 'displayName', 'emails', 'active', 'groups', COMMERCE, 'meta'].sort(),
+      );
+    });
+  });
+
   describe('errors in SCIM’s shape, never a 500', () => {
     it.each([
       ['a filter on another attribute', { filter: 'displayName eq "x"' }, 'invalidFilter'],
@@ -314,13 +358,12 @@ describe('SCIM 2.0 provisioning (docs/api.md 13.3)', () => {
     });
 
     it.each([
-      ['an unknown attribute path', [{ op: 'replace', path: 'nickName', value: 'x' }], 'invalidPath'],
-      ['an unknown attribute in a value', [{ op: 'replace', value: { title: 'x' } }], 'invalidPath'],
+      ['a malformed path', [{ op: 'replace', path: 'nick name', value: 'x' }], 'invalidPath'],
+      ['a malformed key of a value', [{ op: 'replace', value: { 'nick name': 'x' } }], 'invalidPath'],
       ['an unknown op', [{ op: 'move', path: 'active', value: true }], 'invalidValue'],
       ['a remove without path', [{ op: 'remove' }], 'noTarget'],
       ['a bad value', [{ op: 'replace', path: 'active', value: 'perhaps' }], 'invalidValue'],
       ['a filter path that does not parse', [{ op: 'replace', path: 'emails[type eq].value', value: 'x@example.com' }], 'invalidValue'],
-      ['a userName change', [{ op: 'replace', path: 'userName', value: 'renamed' }], 'mutability'],
       ['no operations', [], 'invalidValue'],
     ])('PATCH /Users answers 400 for %s and changes nothing', async (_, Operations, scimType) => {
       const { id } = await provision(`patch-${scimType}-${Math.random().toString(36).slice(2, 8)}`);
