@@ -321,6 +321,37 @@ describe('SCIM 2.0 provisioning (docs/api.md 13.3)', () => {
     });
   });
 
+  describe('PATCH /Users names attributes regardless of case and URN prefix (RFC 7644 3.10)', () => {
+    beforeAll(async () => {
+      const shop = await app.request('adminCreateShop', { token: admin.token, body: { shopId: 'annex', name: 'Annex' } });
+      expect(shop.status).toBe(201);
+    });
+
+    it.each([
+      ['a path-less value in another case', { op: 'replace', value: { Active: false } }, { active: false }],
+      ['a core-URN path in another case', { op: 'replace', path: `${USER}:Active`, value: false }, { active: false }],
+      ['a core-URN key of a path-less value', { op: 'replace', value: { [USER]: { ACTIVE: 'False' } } }, { active: false }],
+      [
+        'a sub-attribute in another case',
+        { op: 'replace', path: 'NAME.GIVENNAME', value: 'Grace' },
+        { name: { givenName: 'Grace', familyName: 'Lovelace' } },
+      ],
+      ['the extension as a path', { op: 'replace', path: COMMERCE, value: { shopId: 'annex' } }, { [COMMERCE]: { shopId: 'annex' } }],
+      ['the extension as a key', { op: 'replace', value: { [COMMERCE]: { ShopId: 'annex' } } }, { [COMMERCE]: { shopId: 'annex' } }],
+      [
+        'the extension in another case',
+        { op: 'replace', path: `${COMMERCE.toUpperCase()}:SHOPID`, value: 'annex' },
+        { [COMMERCE]: { shopId: 'annex' } },
+      ],
+    ])('applies %s', async (_, operation, expected) => {
+      const { id } = await provision(`canonical-${Math.random().toString(36).slice(2, 8)}`);
+      const response = await scim('scimPatchUser', { pathParameters: { userId: id }, body: { schemas: [PATCH], Operations: [operation] } });
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ ...expected, meta: { version: 'W/"1"' } });
+      expect((await scim('scimReadUser', { pathParameters: { userId: id } })).body).toEqual(response.body);
+    });
+  });
+
   describe('errors in SCIM’s shape, never a 500', () => {
     it.each([
       ['a filter on another attribute', { filter: 'displayName eq "x"' }, 'invalidFilter'],
