@@ -98,7 +98,9 @@ export async function patchScimGroup(deps: ScimDeps, caller: ScimCaller, groupId
   const fallback = tenant?.scimDefaultRole ?? SCIM_DEFAULT_ROLE;
   for (const [userId, op] of changes) {
     await modifyUser(deps, caller, userId, async (user: User) => {
-      const groups = new Set(user.scimGroups ?? []);
+      // A user never put in a group over SCIM is a member of their role's group (membersOf reads
+      // `role`), unless that role is the default one, which is what being in no group means.
+      const groups = new Set(user.scimGroups ?? (user.role === fallback ? [] : [user.role]));
       if (op === 'add') groups.add(role);
       else groups.delete(role);
       const next = highest([...groups]) ?? fallback;

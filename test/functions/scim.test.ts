@@ -414,6 +414,18 @@ describe('SCIM 2.0 provisioning (docs/api.md 13.3)', () => {
     });
   });
 
+  it('keeps the role of a user created outside SCIM when a lower group is added: an ADMIN added to MANAGER stays ADMIN', async () => {
+    const staff = await registerStaff(app, admin.token, { username: 'admin-outside-scim', password: PASSWORD, role: 'ADMIN', tenantId });
+    const joined = await scim('scimPatchGroup', {
+      pathParameters: { groupId: 'MANAGER' },
+      body: { schemas: [PATCH], Operations: [{ op: 'add', path: 'members', value: [{ value: staff.user.id }] }] },
+    });
+    expect(joined.status).toBe(204);
+    expect(await deps.store.users.findById(tenantId, staff.user.id)).toMatchObject({ role: 'ADMIN', scimGroups: ['ADMIN', 'MANAGER'] });
+    const admins = await scim('scimReadGroup', { pathParameters: { groupId: 'ADMIN' } });
+    expect(admins.body.members).toContainEqual(expect.objectContaining({ value: staff.user.id }));
+  });
+
   it('keeps the last active ADMIN: 400 mutability', async () => {
     const lone = uniqueTenant('scim-lone');
     const loneAdmin = await registerAdmin(app, lone, 'admin', PASSWORD);
