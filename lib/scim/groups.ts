@@ -78,6 +78,13 @@ function memberIds(path: string | undefined, value: unknown): string[] {
   });
 }
 
+/** Okta's path-less `replace` of `{ id, displayName }` with the group's own name: nothing to change. */
+function namesItself(value: unknown, role: Role): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const entries = Object.entries(value);
+  return entries.length > 0 && entries.every(([name, given]) => ['id', 'displayname'].includes(name.toLowerCase()) && given === role);
+}
+
 /**
  * docs/api.md 13.3: adds users to or removes them from a role's group. A user's role is
  * the highest of their groups, or the tenant's SCIM default role without one; each user is
@@ -89,6 +96,9 @@ export async function patchScimGroup(deps: ScimDeps, caller: ScimCaller, groupId
   const changes = new Map<string, 'add' | 'remove'>();
   for (const { op, path, value } of request.Operations) {
     if (op === 'replace' && path?.toLowerCase() === 'displayname' && value === role) continue;
+    // Entra ID's group mapping sends the group's objectId as externalId: not stored, ignored as on users.
+    if (path?.toLowerCase() === 'externalid') continue;
+    if (op === 'replace' && path === undefined && namesItself(value, role)) continue;
     if (op === 'replace') throw scimErrors.mutability('Groups are fixed: members are added and removed');
     for (const id of memberIds(path, value)) changes.set(id, op);
   }

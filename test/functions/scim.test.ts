@@ -404,6 +404,14 @@ describe('SCIM 2.0 provisioning (docs/api.md 13.3)', () => {
       expect(await deps.store.users.findById(tenantId, id)).toEqual(before);
     });
 
+    it('PATCH /Groups refuses a path-less replace of another name: 400 mutability', async () => {
+      const response = await scim('scimPatchGroup', {
+        pathParameters: { groupId: 'MANAGER' },
+        body: { schemas: [PATCH], Operations: [{ op: 'replace', value: { id: 'MANAGER', displayName: 'BOSSES' } }] },
+      });
+      expect(response).toEqual({ status: 400, headers: expect.anything(), body: scimError(400, 'mutability') });
+    });
+
     it('refuses to create or delete groups', async () => {
       expect(await scim('scimFixedGroups', { method: 'POST', body: { displayName: 'NEW' } })).toEqual({
         status: 403,
@@ -412,6 +420,19 @@ describe('SCIM 2.0 provisioning (docs/api.md 13.3)', () => {
       });
       expect((await scim('scimReadGroup', { pathParameters: { groupId: 'NOPE' } })).status).toBe(404);
     });
+  });
+
+  it.each([
+    ['Entra ID’s externalId', { op: 'Add', path: 'externalId', value: 'b7c3a1e0-entra-object-id' }],
+    ['Okta’s path-less replace of its own id and name', { op: 'replace', value: { id: 'MANAGER', displayName: 'MANAGER' } }],
+  ])('PATCH /Groups treats %s as a no-op: 204', async (_, operation) => {
+    const before = await scim('scimReadGroup', { pathParameters: { groupId: 'MANAGER' } });
+    const response = await scim('scimPatchGroup', {
+      pathParameters: { groupId: 'MANAGER' },
+      body: { schemas: [PATCH], Operations: [operation] },
+    });
+    expect(response.status).toBe(204);
+    expect(await scim('scimReadGroup', { pathParameters: { groupId: 'MANAGER' } })).toEqual(before);
   });
 
   it('keeps the role of a user created outside SCIM when a lower group is added: an ADMIN added to MANAGER stays ADMIN', async () => {
