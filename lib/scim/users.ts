@@ -1,4 +1,6 @@
-import { scimPatch } from 'scim-patch';
+import { InvalidScimPatchRequest, NoPathInScimPatchOp, NoTarget, scimPatch } from 'scim-patch';
+// Not re-exported by the package's index; the same module its scimPatch throws from.
+import { FilterArrayTargetNotFound } from 'scim-patch/lib/src/errors/scimErrors';
 import { type Filter, parse } from 'scim2-parse-filter';
 import { tenantShop } from '../admin/shops';
 import { SCIM_DEFAULT_ROLE } from '../admin/tenant';
@@ -9,7 +11,7 @@ import { fitsAfterNormalization } from '../http/schemas';
 import { normalizeEmail, normalizeUsername } from '../store/keys';
 import type { ProfileChange, UserChange } from '../store/tenant-users';
 import type { User } from '../users/user';
-import { scimErrors } from './errors';
+import { type ScimError, scimErrors } from './errors';
 import {
   COMMERCE_SCHEMA,
   LIST_SCHEMA,
@@ -300,21 +302,25 @@ function applyPatch(resource: ScimUser, request: PatchRequest): Record<string, u
   };
   let patched: Record<string, unknown>;
   try {
-    patched = scimPatch(
-      document,
-      operations.map(({ op, path, value }) => ({ op, ...(path !== undefined ? { path } : {}), value })) as never,
-      { mutateDocument: false, treatMissingAsAdd: true },
-    );
+    patched = scimPatch(document, operations as never, { mutateDocument: false, treatMissingAsAdd: true });
   } catch (error) {
-    const name = error instanceof Error ? error.name : '';
-    const message = error instanceof Error ? error.message.slice(0, 200) : 'Invalid patch';
-    if (name === 'NoTarget' || name === 'NoPathInScimPatchOp') throw scimErrors.noTarget(message);
-    if (name === 'InvalidScimPatchRequest') throw scimErrors.invalidSyntax(message);
-    throw scimErrors.invalidValue(message);
+    throw patchError(error);
   }
   const unknown = Object.keys(patched).find((name) => !RESOURCE_KEYS.includes(name));
   if (unknown !== undefined) throw scimErrors.invalidPath(`Unknown attribute: ${unknown.slice(0, 100)}`);
   return Object.fromEntries(Object.entries(patched).filter(([name]) => !READ_ONLY.includes(name)));
+}
+
+/**
+ * A refusal of scim-patch as RFC 7644 3.12 names it. Its errors are all named `Error`, so
+ * they are told apart by class.
+ */
+function patchError(error: unknown): ScimError {
+  const message = error instanceof Error ? error.message.slice(0, 200) : 'Invalid patch';
+  if (error instanceof NoTarget || error instanceof NoPathInScimPatchOp || error instanceof FilterArrayTargetNotFound)
+    return scimErrors.noTarget(message);
+  if (error instanceof InvalidScimPatchRequest) return scimErrors.invalidSyntax(message);
+  return scimErrors.invalidValue(message);
 }
 
 /**

@@ -393,6 +393,7 @@ describe('SCIM 2.0 provisioning (docs/api.md 13.3)', () => {
       ['a malformed key of a value', [{ op: 'replace', value: { 'nick name': 'x' } }], 'invalidPath'],
       ['an unknown op', [{ op: 'move', path: 'active', value: true }], 'invalidValue'],
       ['a remove without path', [{ op: 'remove' }], 'noTarget'],
+      ['an add without a value', [{ op: 'add', path: 'displayName' }], 'invalidSyntax'],
       ['a bad value', [{ op: 'replace', path: 'active', value: 'perhaps' }], 'invalidValue'],
       ['a filter path that does not parse', [{ op: 'replace', path: 'emails[type eq].value', value: 'x@example.com' }], 'invalidValue'],
       ['no operations', [], 'invalidValue'],
