@@ -1,6 +1,6 @@
 import { InvalidScimPatchRequest, NoPathInScimPatchOp, NoTarget, scimPatch } from 'scim-patch';
 // Not re-exported by the package's index; the same module its scimPatch throws from.
-import { FilterArrayTargetNotFound } from 'scim-patch/lib/src/errors/scimErrors';
+import { FilterArrayTargetNotFound, FilterOnEmptyArray } from 'scim-patch/lib/src/errors/scimErrors';
 import { type Filter, parse } from 'scim2-parse-filter';
 import { tenantShop } from '../admin/shops';
 import { SCIM_DEFAULT_ROLE } from '../admin/tenant';
@@ -292,7 +292,8 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 /**
  * RFC 7644 3.5.2 through scim-patch, its refusals as SCIM errors; operations on attributes
  * that are not stored are ignored. A `replace` whose value filter matches nothing adds the value
- * (`emails[type eq "work"].value` on a user without a work email), as Entra ID expects.
+ * (`emails[type eq "work"].value` on a user without a work email), as Entra ID expects; a
+ * `remove` that matches nothing changes nothing.
  */
 function applyPatch(resource: ScimUser, request: PatchRequest): Record<string, unknown> {
   const operations = request.Operations.flatMap(storedOperations);
@@ -300,11 +301,22 @@ function applyPatch(resource: ScimUser, request: PatchRequest): Record<string, u
     ...resource,
     meta: { ...resource.meta, created: new Date(resource.meta.created), lastModified: new Date(resource.meta.lastModified) },
   };
-  let patched: Record<string, unknown>;
-  try {
-    patched = scimPatch(document, operations as never, { mutateDocument: false, treatMissingAsAdd: true });
-  } catch (error) {
-    throw patchError(error);
+  let patched: Record<string, unknown> = document;
+  for (const operation of operations) {
+    try {
+      patched = scimPatch(patched as typeof document, [operation] as never, { mutateDocument: false, treatMissingAsAdd: true });
+    } catch (error) {
+      // RFC 7644 3.5.2.2: removing what is not there leaves the resource as it is.
+      // A value filter on an attribute the user has not (emails) is scim-patch's FilterOnEmptyArray.
+      const nothing = error instanceof FilterArrayTargetNotFound || error instanceof FilterOnEmptyArray || error instanceof NoTarget;
+      if (operation.op === 'remove' && nothing) continue;
+      throw patchError(error);
+    }
+  }
+  // Removing `emails[type eq "work"].value` leaves the entry without an address: the email is gone.
+  if (Array.isArray(patched.emails)) {
+    const emails = patched.emails.filter((email) => !isRecord(email) || email.value !== undefined);
+    patched = { ...patched, emails: emails.length > 0 ? emails : undefined };
   }
   const unknown = Object.keys(patched).find((name) => !RESOURCE_KEYS.includes(name));
   if (unknown !== undefined) throw scimErrors.invalidPath(`Unknown attribute: ${unknown.slice(0, 100)}`);

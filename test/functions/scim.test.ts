@@ -352,6 +352,36 @@ describe('SCIM 2.0 provisioning (docs/api.md 13.3)', () => {
     });
   });
 
+  describe('PATCH /Users removing emails', () => {
+    it('removes the work email by its value path, the user then without email; the same remove again changes nothing', async () => {
+      const { id } = await provision(`no-email-${Math.random().toString(36).slice(2, 8)}`);
+      const remove = { schemas: [PATCH], Operations: [{ op: 'remove', path: 'emails[type eq "work"].value' }] };
+      const removed = await scim('scimPatchUser', { pathParameters: { userId: id }, body: remove });
+      expect(removed.status).toBe(200);
+      expect(removed.body).not.toHaveProperty('emails');
+      expect(removed.body.meta.version).toBe('W/"1"');
+      expect((await deps.store.users.findById(tenantId, id))?.email).toBeUndefined();
+      const again = await scim('scimPatchUser', { pathParameters: { userId: id }, body: remove });
+      expect(again.status).toBe(200);
+      expect(again.body).not.toHaveProperty('emails');
+    });
+
+    it('keeps the other emails when the work one is removed', async () => {
+      const { id } = await provision(`two-emails-${Math.random().toString(36).slice(2, 8)}`, {
+        emails: [
+          { value: 'work@example.com', type: 'work', primary: true },
+          { value: 'home@example.com', type: 'home' },
+        ],
+      });
+      const removed = await scim('scimPatchUser', {
+        pathParameters: { userId: id },
+        body: { schemas: [PATCH], Operations: [{ op: 'remove', path: 'emails[type eq "work"].value' }] },
+      });
+      expect(removed.status).toBe(200);
+      expect(removed.body.emails).toEqual([{ value: 'home@example.com', type: 'home' }]);
+    });
+  });
+
   describe('errors in SCIM’s shape, never a 500', () => {
     it.each([
       ['a filter on another attribute', { filter: 'displayName eq "x"' }, 'invalidFilter'],
