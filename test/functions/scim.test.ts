@@ -154,7 +154,7 @@ describe('SCIM 2.0 provisioning (docs/api.md 13.3)', () => {
       });
       expect(created).toEqual({
         status: 201,
-        headers: expect.objectContaining({ 'Content-Type': SCIM_JSON }),
+        headers: expect.objectContaining({ 'Content-Type': SCIM_JSON, Location: created.body.meta.location }),
         body: {
           schemas: [USER, COMMERCE],
           id: expect.any(String),
