@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createScimToken } from '../../lib/scim/tokens';
 import { PutCommand } from '../../lib/store/commands';
 import { keys } from '../../lib/store/keys';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
@@ -90,6 +91,16 @@ describe('SCIM 2.0 provisioning (docs/api.md 13.3)', () => {
       expect(deletions.body.data.events).toEqual([
         expect.objectContaining({ actor: { type: 'user', id: admin.user.id }, outcome: 'success' }),
       ]);
+    });
+
+    it('accepts the token of a tenant whose id is 512 bytes (683 characters of base64url)', async () => {
+      const longTenant = `legacy-${'x'.repeat(505)}`;
+      const identity = await app.identityOf(admin.token);
+      if (!identity) throw new Error('the ADMIN has no identity');
+      const { token } = await createScimToken(deps, { ...identity, tenantId: longTenant }, 'long tenant');
+      expect(token.split('.')[0]).toHaveLength(683);
+      const listed = await scimClient(app, token)('scimListGroups');
+      expect(listed.status).toBe(200);
     });
 
     it('checks the token before the body: no token and a bad body is 401, never 400', async () => {
