@@ -106,7 +106,9 @@ export async function patchScimGroup(deps: ScimDeps, caller: ScimCaller, groupId
   if (users.some((user) => user === undefined)) throw scimErrors.invalidValue('members: unknown user');
   const tenant = await deps.store.tenants.find(caller.tenantId);
   const fallback = tenant?.scimDefaultRole ?? SCIM_DEFAULT_ROLE;
-  for (const [userId, op] of changes) {
+  // Adds first: a PATCH that replaces the last ADMIN (remove A, add B) must not be refused by the rule of 9.3.
+  const ordered = [...changes].sort(([, a], [, b]) => (a === b ? 0 : a === 'add' ? -1 : 1));
+  for (const [userId, op] of ordered) {
     await modifyUser(deps, caller, userId, async (user: User) => {
       // A user never put in a group over SCIM is a member of their role's group (membersOf reads
       // `role`), unless that role is the default one, which is what being in no group means.

@@ -489,6 +489,31 @@ describe('SCIM 2.0 provisioning (docs/api.md 13.3)', () => {
     expect(admins.body.members).toContainEqual(expect.objectContaining({ value: staff.user.id }));
   });
 
+  it('hands the ADMIN group over in one PATCH: remove the last ADMIN and add another applies the add first', async () => {
+    const lone = uniqueTenant('scim-handover');
+    const loneAdmin = await registerAdmin(app, lone, 'admin', PASSWORD);
+    const successor = await registerStaff(app, loneAdmin.token, {
+      username: 'successor',
+      password: PASSWORD,
+      role: 'MANAGER',
+      tenantId: lone,
+    });
+    const client = scimClient(app, (await scimTokenOf(app, loneAdmin.token)).token);
+    const handover = await client('scimPatchGroup', {
+      pathParameters: { groupId: 'ADMIN' },
+      body: {
+        schemas: [PATCH],
+        Operations: [
+          { op: 'remove', path: `members[value eq "${loneAdmin.user.id}"]` },
+          { op: 'add', path: 'members', value: [{ value: successor.user.id }] },
+        ],
+      },
+    });
+    expect(handover.status).toBe(204);
+    expect((await deps.store.users.findById(lone, successor.user.id))?.role).toBe('ADMIN');
+    expect((await deps.store.users.findById(lone, loneAdmin.user.id))?.role).toBe('ANALYST');
+  });
+
   it('keeps the last active ADMIN: 400 mutability', async () => {
     const lone = uniqueTenant('scim-lone');
     const loneAdmin = await registerAdmin(app, lone, 'admin', PASSWORD);
