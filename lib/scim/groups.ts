@@ -78,6 +78,13 @@ function memberIds(path: string | undefined, value: unknown): string[] {
   });
 }
 
+/** Okta's path-less `replace` of `{ id, displayName }` with the group's own name: nothing to change. */
+function namesItself(value: unknown, role: Role): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const entries = Object.entries(value);
+  return entries.length > 0 && entries.every(([name, given]) => ['id', 'displayname'].includes(name.toLowerCase()) && given === role);
+}
+
 /**
  * docs/api.md 13.3: adds users to or removes them from a role's group. A user's role is
  * the highest of their groups, or the tenant's SCIM default role without one; each user is
@@ -89,6 +96,9 @@ export async function patchScimGroup(deps: ScimDeps, caller: ScimCaller, groupId
   const changes = new Map<string, 'add' | 'remove'>();
   for (const { op, path, value } of request.Operations) {
     if (op === 'replace' && path?.toLowerCase() === 'displayname' && value === role) continue;
+    // Entra ID's group mapping sends the group's objectId as externalId: not stored, ignored as on users.
+    if (path?.toLowerCase() === 'externalid') continue;
+    if (op === 'replace' && path === undefined && namesItself(value, role)) continue;
     if (op === 'replace') throw scimErrors.mutability('Groups are fixed: members are added and removed');
     for (const id of memberIds(path, value)) changes.set(id, op);
   }
@@ -96,9 +106,13 @@ export async function patchScimGroup(deps: ScimDeps, caller: ScimCaller, groupId
   if (users.some((user) => user === undefined)) throw scimErrors.invalidValue('members: unknown user');
   const tenant = await deps.store.tenants.find(caller.tenantId);
   const fallback = tenant?.scimDefaultRole ?? SCIM_DEFAULT_ROLE;
-  for (const [userId, op] of changes) {
+  // Adds first: a PATCH that replaces the last ADMIN (remove A, add B) must not be refused by the rule of 9.3.
+  const ordered = [...changes].sort(([, a], [, b]) => (a === b ? 0 : a === 'add' ? -1 : 1));
+  for (const [userId, op] of ordered) {
     await modifyUser(deps, caller, userId, async (user: User) => {
-      const groups = new Set(user.scimGroups ?? []);
+      // A user never put in a group over SCIM is a member of their role's group (membersOf reads
+      // `role`), unless that role is the default one, which is what being in no group means.
+      const groups = new Set(user.scimGroups ?? (user.role === fallback ? [] : [user.role]));
       if (op === 'add') groups.add(role);
       else groups.delete(role);
       const next = highest([...groups]) ?? fallback;

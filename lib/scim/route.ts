@@ -42,5 +42,6 @@ export function scimDocumentRoute(deps: Deps, make: (deps: Deps) => unknown): Ht
   return httpHandler(deps, { identity: 'none', formatError: scimErrorFormat }, async () => scimAnswer(make(deps)));
 }
 
-/** A SCIM answer: `application/scim+json`. */
-export const scimAnswer = (json: unknown, status = 200): Reply => document(json, status, SCIM_JSON);
+/** A SCIM answer: `application/scim+json`, and any header the route adds (`Location`). */
+export const scimAnswer = (json: unknown, status = 200, headers: Record<string, string> = {}): Reply =>
+  document(json, status, { ...headers, ...SCIM_JSON });

@@ -52,9 +52,6 @@ export const userInput = z.object({
 });
 export type UserInput = z.output<typeof userInput>;
 
-/** The attributes a PATCH path may name (RFC 7644 3.5.2): the stored ones; their names compare case-insensitively. */
-export const PATCHABLE = ['username', 'externalid', 'name', 'displayname', 'emails', 'active', COMMERCE_SCHEMA.toLowerCase()];
-
 /** RFC 7644 3.5.2: a PATCH request, `op` in any letter case. */
 export const patchRequest = z.object({
   schemas: z.array(z.string()).optional(),

@@ -38,8 +38,9 @@ const viewOf = (token: ScimToken): ScimTokenView => ({ id: token.id, name: token
 export const formatScimToken = (tenantId: string, id: string, secret: string) =>
   `${Buffer.from(tenantId).toString('base64url')}.${id}.${secret}`;
 
+/** A tenant id of up to 512 bytes (docs/api.md 10.2) is up to 683 characters of base64url. */
 function partsOf(token: string): { tenantId: string; tokenId: string } | undefined {
-  const match = /^([A-Za-z0-9_-]{1,200})\.([0-9a-f-]{36})\.[A-Za-z0-9_-]{43}$/.exec(token);
+  const match = /^([A-Za-z0-9_-]{1,683})\.([0-9a-f-]{36})\.[A-Za-z0-9_-]{43}$/.exec(token);
   if (!match?.[1] || !match[2]) return undefined;
   return { tenantId: Buffer.from(match[1], 'base64url').toString('utf8'), tokenId: match[2] };
 }

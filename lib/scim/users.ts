@@ -1,4 +1,6 @@
-import { scimPatch } from 'scim-patch';
+import { InvalidScimPatchRequest, NoPathInScimPatchOp, NoTarget, scimPatch } from 'scim-patch';
+// Not re-exported by the package's index; the same module its scimPatch throws from.
+import { FilterArrayTargetNotFound, FilterOnEmptyArray } from 'scim-patch/lib/src/errors/scimErrors';
 import { type Filter, parse } from 'scim2-parse-filter';
 import { tenantShop } from '../admin/shops';
 import { SCIM_DEFAULT_ROLE } from '../admin/tenant';
@@ -9,13 +11,12 @@ import { fitsAfterNormalization } from '../http/schemas';
 import { normalizeEmail, normalizeUsername } from '../store/keys';
 import type { ProfileChange, UserChange } from '../store/tenant-users';
 import type { User } from '../users/user';
-import { scimErrors } from './errors';
+import { type ScimError, scimErrors } from './errors';
 import {
   COMMERCE_SCHEMA,
   LIST_SCHEMA,
   type ListQuery,
   MAX_RESULTS,
-  PATCHABLE,
   type PatchRequest,
   parseScim,
   USER_SCHEMA,
@@ -148,78 +149,206 @@ export function replaceScimUser(deps: ScimDeps, caller: ScimCaller, userId: stri
 
 const READ_ONLY = ['id', 'meta', 'groups', 'schemas'];
 
-/** The attribute a PATCH path names (RFC 7644 3.5.2): its first part, or the extension's URN. */
-function attributeOf(path: string): string {
+/** The stored attributes as the resource spells them, by their lower-case name (RFC 7644 3.10: names compare regardless of case). */
+const ATTRIBUTES: Record<string, string> = {
+  username: 'userName',
+  externalid: 'externalId',
+  name: 'name',
+  displayname: 'displayName',
+  emails: 'emails',
+  active: 'active',
+};
+
+/** The sub-attributes of the complex stored attributes, the same way. */
+const SUB_ATTRIBUTES: Record<string, Record<string, string>> = {
+  name: {
+    formatted: 'formatted',
+    familyname: 'familyName',
+    givenname: 'givenName',
+    middlename: 'middleName',
+    honorificprefix: 'honorificPrefix',
+    honorificsuffix: 'honorificSuffix',
+  },
+  emails: { value: 'value', type: 'type', primary: 'primary', display: 'display' },
+  [COMMERCE_SCHEMA]: { shopid: 'shopId' },
+};
+
+/**
+ * A path as RFC 7644 3.5.2 writes one: an attribute (or an extension's URN and an attribute),
+ * a value filter, a sub-attribute; or an extension's URN alone.
+ */
+const WELL_FORMED = /^(?:urn:[\w.:-]+:)?[A-Za-z][\w$-]*(?:\[[^\]]*\])?(?:\.[A-Za-z][\w$-]*)?$|^urn:[\w.:-]+$/i;
+const ATTRIBUTE_PATH = /^([A-Za-z][\w$-]*)(\[[^\]]*\])?(?:\.([A-Za-z][\w$-]*))?$/;
+
+/** What a path names: nothing stored (ignored), the core schema or the commerce extension as a whole, or a canonical path. */
+type Target =
+  | { kind: 'ignored' }
+  | { kind: 'core' }
+  | { kind: 'commerce' }
+  | { kind: 'path'; path: string; attribute: string; whole: boolean };
+
+const canonicalName = (names: Record<string, string> | undefined, name: string) => names?.[name.toLowerCase()] ?? name;
+
+/** A path with the attribute names the resource uses; a malformed one is 400 `invalidPath`, a read-only one too. */
+function targetOf(path: string): Target {
   const lower = path.toLowerCase();
-  if (lower.startsWith(`${COMMERCE_SCHEMA.toLowerCase()}`)) return COMMERCE_SCHEMA.toLowerCase();
-  if (lower.startsWith(`${USER_SCHEMA.toLowerCase()}:`)) return attributeOf(path.slice(USER_SCHEMA.length + 1));
-  return lower.split(/[.[]/)[0] ?? lower;
+  const core = USER_SCHEMA.toLowerCase();
+  const commerce = COMMERCE_SCHEMA.toLowerCase();
+  if (lower === core) return { kind: 'core' };
+  if (lower.startsWith(`${core}:`)) return targetOf(path.slice(core.length + 1));
+  if (lower === commerce) return { kind: 'commerce' };
+  if (lower.startsWith(`${commerce}:`)) {
+    const sub = canonicalName(SUB_ATTRIBUTES[COMMERCE_SCHEMA], path.slice(commerce.length + 1));
+    return { kind: 'path', path: `${COMMERCE_SCHEMA}:${sub}`, attribute: COMMERCE_SCHEMA, whole: false };
+  }
+  const parts = ATTRIBUTE_PATH.exec(path);
+  if (!WELL_FORMED.test(path) || (!parts && !lower.startsWith('urn:')))
+    throw scimErrors.invalidPath(`Malformed path: ${path.slice(0, 100)}`);
+  if (!parts?.[1]) return { kind: 'ignored' };
+  if (READ_ONLY.includes(parts[1].toLowerCase())) throw scimErrors.invalidPath(`Read-only attribute: ${parts[1]}`);
+  const attribute = ATTRIBUTES[parts[1].toLowerCase()];
+  if (attribute === undefined) return { kind: 'ignored' };
+  const sub = parts[3] !== undefined ? `.${canonicalName(SUB_ATTRIBUTES[attribute], parts[3])}` : '';
+  return { kind: 'path', path: `${attribute}${parts[2] ?? ''}${sub}`, attribute, whole: parts[2] === undefined && sub === '' };
 }
 
-/** Every path a PATCH names must be one of a stored attribute (400 `invalidPath`). */
-function checkPaths(request: PatchRequest) {
-  for (const operation of request.Operations) {
-    const paths = operation.path !== undefined ? [operation.path] : Object.keys(isRecord(operation.value) ? operation.value : {});
-    if (operation.path === undefined && !isRecord(operation.value)) {
-      if (operation.op === 'remove') throw scimErrors.noTarget('A remove needs a path');
-      throw scimErrors.invalidValue('An operation without a path needs an object value');
-    }
-    for (const path of paths)
-      if (!PATCHABLE.includes(attributeOf(path))) throw scimErrors.invalidPath(`Unknown attribute: ${path.slice(0, 100)}`);
+/** A value of a whole attribute with its sub-attributes' names as the resource spells them. */
+function canonicalValue(attribute: string, value: unknown): unknown {
+  const names = SUB_ATTRIBUTES[attribute];
+  const rename = (entry: unknown) =>
+    names && isRecord(entry) ? Object.fromEntries(Object.entries(entry).map(([name, sub]) => [canonicalName(names, name), sub])) : entry;
+  return Array.isArray(value) ? value.map(rename) : rename(value);
+}
+
+type Operation = PatchRequest['Operations'][number];
+
+/** The operations of a whole extension: one per sub-attribute (scim-patch would file `urn:…:2.0:User` under `urn:…:2.0`). */
+function commerceOperations(op: Operation['op'], value: unknown): Operation[] {
+  if (op === 'remove') return [{ op, path: `${COMMERCE_SCHEMA}:shopId` }];
+  if (!isRecord(value)) throw scimErrors.invalidValue(`${COMMERCE_SCHEMA}: expected an object`);
+  return Object.entries(value).map(([name, sub]) => ({
+    op,
+    path: `${COMMERCE_SCHEMA}:${canonicalName(SUB_ATTRIBUTES[COMMERCE_SCHEMA], name)}`,
+    value: sub,
+  }));
+}
+
+/** A path-less value's attributes: whole ones stay in one path-less operation, the rest become operations with a path. */
+function valueOperations(op: Operation['op'], value: Record<string, unknown>): Operation[] {
+  const whole: Record<string, unknown> = {};
+  const more: Operation[] = [];
+  for (const [name, sub] of Object.entries(value)) {
+    const target = targetOf(name);
+    if (target.kind === 'core') {
+      if (!isRecord(sub)) throw scimErrors.invalidValue(`${USER_SCHEMA}: expected an object`);
+      more.push(...valueOperations(op, sub));
+    } else if (target.kind === 'commerce') more.push(...commerceOperations(op, sub));
+    else if (target.kind === 'path' && target.whole) whole[target.attribute] = canonicalValue(target.attribute, sub);
+    else if (target.kind === 'path') more.push({ op, path: target.path, value: sub });
+  }
+  return [...(Object.keys(whole).length > 0 ? [{ op, value: whole }] : []), ...more];
+}
+
+/**
+ * The operations on stored attributes, their names and URN-prefixed paths or keys written as
+ * the resource spells them, since scim-patch applies them as written and the resource would
+ * keep `Active` beside `active`. Operations (and keys of a path-less value) on other
+ * attributes are ignored, as POST and PUT ignore them (RFC 7644 3.3): Entra ID puts every
+ * attribute it maps (title, phoneNumbers, the enterprise extension) in the PATCH that also
+ * carries `active`, and refusing them would leave a deprovisioned user active.
+ */
+function storedOperations(operation: Operation): Operation[] {
+  const { op, path, value } = operation;
+  if (path === undefined) {
+    if (isRecord(value)) return valueOperations(op, value);
+    if (op === 'remove') throw scimErrors.noTarget('A remove needs a path');
+    throw scimErrors.invalidValue('An operation without a path needs an object value');
+  }
+  const target = targetOf(path);
+  switch (target.kind) {
+    case 'ignored':
+      return [];
+    case 'core':
+      if (!isRecord(value)) throw scimErrors.invalidValue(`${USER_SCHEMA}: expected an object`);
+      return valueOperations(op, value);
+    case 'commerce':
+      return commerceOperations(op, value);
+    case 'path':
+      return [
+        {
+          op,
+          path: target.path,
+          ...('value' in operation ? { value: target.whole ? canonicalValue(target.attribute, value) : value } : {}),
+        },
+      ];
   }
 }
+
+/** The attributes a patched resource may hold: any other is a name the operations above failed to canonicalise. */
+const RESOURCE_KEYS = [...READ_ONLY, ...Object.values(ATTRIBUTES), COMMERCE_SCHEMA];
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
- * RFC 7644 3.5.2 through scim-patch, its refusals as SCIM errors; a path names a stored
- * attribute or is refused. A `replace` whose value filter matches nothing adds the value
- * (`emails[type eq "work"].value` on a user without a work email), as Entra ID expects.
+ * RFC 7644 3.5.2 through scim-patch, its refusals as SCIM errors; operations on attributes
+ * that are not stored are ignored. A `replace` whose value filter matches nothing adds the value
+ * (`emails[type eq "work"].value` on a user without a work email), as Entra ID expects; a
+ * `remove` that matches nothing changes nothing.
  */
 function applyPatch(resource: ScimUser, request: PatchRequest): Record<string, unknown> {
-  checkPaths(request);
+  const operations = request.Operations.flatMap(storedOperations);
   const document = {
     ...resource,
     meta: { ...resource.meta, created: new Date(resource.meta.created), lastModified: new Date(resource.meta.lastModified) },
   };
-  let patched: Record<string, unknown>;
-  try {
-    // Paths compare case-insensitively (RFC 7644 3.10); scim-patch matches them as given.
-    patched = scimPatch(
-      document,
-      request.Operations.map(({ op, path, value }) => ({
-        op,
-        ...(path !== undefined ? { path: canonicalPath(path) } : {}),
-        value,
-      })) as never,
-      { mutateDocument: false, treatMissingAsAdd: true },
-    );
-  } catch (error) {
-    const name = error instanceof Error ? error.name : '';
-    const message = error instanceof Error ? error.message.slice(0, 200) : 'Invalid patch';
-    if (name === 'NoTarget' || name === 'NoPathInScimPatchOp') throw scimErrors.noTarget(message);
-    if (name === 'InvalidScimPatchRequest') throw scimErrors.invalidSyntax(message);
-    throw scimErrors.invalidValue(message);
+  let patched: Record<string, unknown> = document;
+  for (const operation of operations) {
+    try {
+      patched = scimPatch(patched as typeof document, [operation] as never, { mutateDocument: false, treatMissingAsAdd: true });
+    } catch (error) {
+      // RFC 7644 3.5.2.2: removing what is not there leaves the resource as it is.
+      // A value filter on an attribute the user has not (emails) is scim-patch's FilterOnEmptyArray.
+      const nothing = error instanceof FilterArrayTargetNotFound || error instanceof FilterOnEmptyArray || error instanceof NoTarget;
+      if (operation.op === 'remove' && nothing) continue;
+      throw patchError(error);
+    }
   }
+  // Removing `emails[type eq "work"].value` leaves the entry without an address: the email is gone.
+  if (Array.isArray(patched.emails)) {
+    const emails = patched.emails.filter((email) => !isRecord(email) || email.value !== undefined);
+    patched = { ...patched, emails: emails.length > 0 ? emails : undefined };
+  }
+  const unknown = Object.keys(patched).find((name) => !RESOURCE_KEYS.includes(name));
+  if (unknown !== undefined) throw scimErrors.invalidPath(`Unknown attribute: ${unknown.slice(0, 100)}`);
   return Object.fromEntries(Object.entries(patched).filter(([name]) => !READ_ONLY.includes(name)));
 }
 
-/** The attribute names of a path as the resource spells them (`ACTIVE` → `active`). */
-function canonicalPath(path: string): string {
-  const names: Record<string, string> = {
-    username: 'userName',
-    externalid: 'externalId',
-    displayname: 'displayName',
-    active: 'active',
-    name: 'name',
-    emails: 'emails',
-  };
-  return path.replace(/^[A-Za-z]+/, (head) => names[head.toLowerCase()] ?? head);
+/**
+ * A refusal of scim-patch as RFC 7644 3.12 names it. Its errors are all named `Error`, so
+ * they are told apart by class.
+ */
+function patchError(error: unknown): ScimError {
+  const message = error instanceof Error ? error.message.slice(0, 200) : 'Invalid patch';
+  if (error instanceof NoTarget || error instanceof NoPathInScimPatchOp || error instanceof FilterArrayTargetNotFound)
+    return scimErrors.noTarget(message);
+  if (error instanceof InvalidScimPatchRequest) return scimErrors.invalidSyntax(message);
+  return scimErrors.invalidValue(message);
 }
 
-/** docs/api.md 13.3: PATCH applies RFC 7644 3.5.2 operations to the user as read; concurrent ones apply one after another. */
+/**
+ * docs/api.md 13.3: PATCH applies RFC 7644 3.5.2 operations to the user as read; concurrent
+ * ones apply one after another. A `userName` other than the stored one is ignored (it cannot
+ * change), not refused: Entra ID sends a renamed UPN with every later PATCH, `active` included.
+ */
 export function patchScimUser(deps: ScimDeps, caller: ScimCaller, userId: string, request: PatchRequest): Promise<ScimUser> {
-  return scimChange(deps, caller, userId, (user) => changesOf(deps, user, parseUserInput(applyPatch(resourceOf(deps, user), request))));
+  return scimChange(deps, caller, userId, (user) => {
+    const patched = applyPatch(resourceOf(deps, user), request);
+    if (typeof patched.userName !== 'string' || normalizeUsername(patched.userName) !== normalizeUsername(user.username)) {
+      deps.log.info('scim_username_change_ignored', { tenantId: caller.tenantId, scimTokenId: caller.scimTokenId, userId });
+      patched.userName = user.username;
+    }
+    return changesOf(deps, user, parseUserInput(patched));
+  });
 }
 
 /** A filter term the service answers (docs/api.md 13.3): `eq` on userName, externalId or emails.value. */

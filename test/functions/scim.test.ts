@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createScimToken } from '../../lib/scim/tokens';
 import { PutCommand } from '../../lib/store/commands';
 import { keys } from '../../lib/store/keys';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
@@ -92,6 +93,16 @@ describe('SCIM 2.0 provisioning (docs/api.md 13.3)', () => {
       ]);
     });
 
+    it('accepts the token of a tenant whose id is 512 bytes (683 characters of base64url)', async () => {
+      const longTenant = `legacy-${'x'.repeat(505)}`;
+      const identity = await app.identityOf(admin.token);
+      if (!identity) throw new Error('the ADMIN has no identity');
+      const { token } = await createScimToken(deps, { ...identity, tenantId: longTenant }, 'long tenant');
+      expect(token.split('.')[0]).toHaveLength(683);
+      const listed = await scimClient(app, token)('scimListGroups');
+      expect(listed.status).toBe(200);
+    });
+
     it('checks the token before the body: no token and a bad body is 401, never 400', async () => {
       const response = await app.request('scimCreateUser', { headers: { 'content-type': 'application/scim+json' }, body: '{"userName":' });
       expect(response).toEqual({ status: 401, headers: expect.objectContaining({ 'Content-Type': SCIM_JSON }), body: scimError(401) });
@@ -154,7 +165,7 @@ describe('SCIM 2.0 provisioning (docs/api.md 13.3)', () => {
       });
       expect(created).toEqual({
         status: 201,
-        headers: expect.objectContaining({ 'Content-Type': SCIM_JSON }),
+        headers: expect.objectContaining({ 'Content-Type': SCIM_JSON, Location: created.body.meta.location }),
         body: {
           schemas: [USER, COMMERCE],
           id: expect.any(String),
@@ -277,6 +288,111 @@ describe('SCIM 2.0 provisioning (docs/api.md 13.3)', () => {
     });
   });
 
+  describe('PATCH /Users of attributes that cannot change or are not stored', () => {
+    it('disables the user when Entra ID sends a renamed userName with active "False"; the userName stays', async () => {
+      const { id } = await provision('upn.before@example.com');
+      const response = await scim('scimPatchUser', {
+        pathParameters: { userId: id },
+        body: {
+          schemas: [PATCH],
+          Operations: [
+            { op: 'Replace', path: 'userName', value: 'new@x' },
+            { op: 'Replace', path: 'active', value: 'False' },
+          ],
+        },
+      });
+      expect(response).toEqual({
+        status: 200,
+        headers: expect.objectContaining({ 'Content-Type': SCIM_JSON }),
+        body: expect.objectContaining({ id, userName: 'upn.before@example.com', active: false }),
+      });
+      expect(await deps.store.users.findById(tenantId, id)).toMatchObject({ username: 'upn.before@example.com', status: 'disabled' });
+    });
+
+    it.each([
+      ['a path of an attribute not stored', { op: 'Replace', path: 'title', value: 'Engineer' }],
+      ['a value filter path of one', { op: 'Add', path: 'phoneNumbers[type eq "work"].value', value: '+44 20 7946 0000' }],
+      [
+        'an enterprise extension path',
+        { op: 'Replace', path: 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:department', value: 'R&D' },
+      ],
+      ['a key of a path-less value', { op: 'replace', value: { title: 'Engineer', displayName: 'Ada E' } }],
+    ])('ignores %s and applies the rest', async (_, operation) => {
+      const { id } = await provision(`ignored-${Math.random().toString(36).slice(2, 8)}`);
+      const response = await scim('scimPatchUser', {
+        pathParameters: { userId: id },
+        body: { schemas: [PATCH], Operations: [operation, { op: 'Replace', path: 'displayName', value: 'Ada E' }] },
+      });
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ displayName: 'Ada E', active: true });
+      expect(response.body).not.toHaveProperty('title');
+      expect(Object.keys(response.body).sort()).toEqual(
+        ['schemas', 'id', 'userName', 'name', 'displayName', 'emails', 'active', 'groups', COMMERCE, 'meta'].sort(),
+      );
+    });
+  });
+
+  describe('PATCH /Users names attributes regardless of case and URN prefix (RFC 7644 3.10)', () => {
+    beforeAll(async () => {
+      const shop = await app.request('adminCreateShop', { token: admin.token, body: { shopId: 'annex', name: 'Annex' } });
+      expect(shop.status).toBe(201);
+    });
+
+    it.each([
+      ['a path-less value in another case', { op: 'replace', value: { Active: false } }, { active: false }],
+      ['a core-URN path in another case', { op: 'replace', path: `${USER}:Active`, value: false }, { active: false }],
+      ['a core-URN key of a path-less value', { op: 'replace', value: { [USER]: { ACTIVE: 'False' } } }, { active: false }],
+      [
+        'a sub-attribute in another case',
+        { op: 'replace', path: 'NAME.GIVENNAME', value: 'Grace' },
+        { name: { givenName: 'Grace', familyName: 'Lovelace' } },
+      ],
+      ['the extension as a path', { op: 'replace', path: COMMERCE, value: { shopId: 'annex' } }, { [COMMERCE]: { shopId: 'annex' } }],
+      ['the extension as a key', { op: 'replace', value: { [COMMERCE]: { ShopId: 'annex' } } }, { [COMMERCE]: { shopId: 'annex' } }],
+      [
+        'the extension in another case',
+        { op: 'replace', path: `${COMMERCE.toUpperCase()}:SHOPID`, value: 'annex' },
+        { [COMMERCE]: { shopId: 'annex' } },
+      ],
+    ])('applies %s', async (_, operation, expected) => {
+      const { id } = await provision(`canonical-${Math.random().toString(36).slice(2, 8)}`);
+      const response = await scim('scimPatchUser', { pathParameters: { userId: id }, body: { schemas: [PATCH], Operations: [operation] } });
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ ...expected, meta: { version: 'W/"1"' } });
+      expect((await scim('scimReadUser', { pathParameters: { userId: id } })).body).toEqual(response.body);
+    });
+  });
+
+  describe('PATCH /Users removing emails', () => {
+    it('removes the work email by its value path, the user then without email; the same remove again changes nothing', async () => {
+      const { id } = await provision(`no-email-${Math.random().toString(36).slice(2, 8)}`);
+      const remove = { schemas: [PATCH], Operations: [{ op: 'remove', path: 'emails[type eq "work"].value' }] };
+      const removed = await scim('scimPatchUser', { pathParameters: { userId: id }, body: remove });
+      expect(removed.status).toBe(200);
+      expect(removed.body).not.toHaveProperty('emails');
+      expect(removed.body.meta.version).toBe('W/"1"');
+      expect((await deps.store.users.findById(tenantId, id))?.email).toBeUndefined();
+      const again = await scim('scimPatchUser', { pathParameters: { userId: id }, body: remove });
+      expect(again.status).toBe(200);
+      expect(again.body).not.toHaveProperty('emails');
+    });
+
+    it('keeps the other emails when the work one is removed', async () => {
+      const { id } = await provision(`two-emails-${Math.random().toString(36).slice(2, 8)}`, {
+        emails: [
+          { value: 'work@example.com', type: 'work', primary: true },
+          { value: 'home@example.com', type: 'home' },
+        ],
+      });
+      const removed = await scim('scimPatchUser', {
+        pathParameters: { userId: id },
+        body: { schemas: [PATCH], Operations: [{ op: 'remove', path: 'emails[type eq "work"].value' }] },
+      });
+      expect(removed.status).toBe(200);
+      expect(removed.body.emails).toEqual([{ value: 'home@example.com', type: 'home' }]);
+    });
+  });
+
   describe('errors in SCIM’s shape, never a 500', () => {
     it.each([
       ['a filter on another attribute', { filter: 'displayName eq "x"' }, 'invalidFilter'],
@@ -314,13 +430,13 @@ describe('SCIM 2.0 provisioning (docs/api.md 13.3)', () => {
     });
 
     it.each([
-      ['an unknown attribute path', [{ op: 'replace', path: 'nickName', value: 'x' }], 'invalidPath'],
-      ['an unknown attribute in a value', [{ op: 'replace', value: { title: 'x' } }], 'invalidPath'],
+      ['a malformed path', [{ op: 'replace', path: 'nick name', value: 'x' }], 'invalidPath'],
+      ['a malformed key of a value', [{ op: 'replace', value: { 'nick name': 'x' } }], 'invalidPath'],
       ['an unknown op', [{ op: 'move', path: 'active', value: true }], 'invalidValue'],
       ['a remove without path', [{ op: 'remove' }], 'noTarget'],
+      ['an add without a value', [{ op: 'add', path: 'displayName' }], 'invalidSyntax'],
       ['a bad value', [{ op: 'replace', path: 'active', value: 'perhaps' }], 'invalidValue'],
       ['a filter path that does not parse', [{ op: 'replace', path: 'emails[type eq].value', value: 'x@example.com' }], 'invalidValue'],
-      ['a userName change', [{ op: 'replace', path: 'userName', value: 'renamed' }], 'mutability'],
       ['no operations', [], 'invalidValue'],
     ])('PATCH /Users answers 400 for %s and changes nothing', async (_, Operations, scimType) => {
       const { id } = await provision(`patch-${scimType}-${Math.random().toString(36).slice(2, 8)}`);
@@ -328,6 +444,14 @@ describe('SCIM 2.0 provisioning (docs/api.md 13.3)', () => {
       const response = await scim('scimPatchUser', { pathParameters: { userId: id }, body: { schemas: [PATCH], Operations } });
       expect(response).toEqual({ status: 400, headers: expect.anything(), body: scimError(400, scimType) });
       expect(await deps.store.users.findById(tenantId, id)).toEqual(before);
+    });
+
+    it('PATCH /Groups refuses a path-less replace of another name: 400 mutability', async () => {
+      const response = await scim('scimPatchGroup', {
+        pathParameters: { groupId: 'MANAGER' },
+        body: { schemas: [PATCH], Operations: [{ op: 'replace', value: { id: 'MANAGER', displayName: 'BOSSES' } }] },
+      });
+      expect(response).toEqual({ status: 400, headers: expect.anything(), body: scimError(400, 'mutability') });
     });
 
     it('refuses to create or delete groups', async () => {
@@ -338,6 +462,56 @@ describe('SCIM 2.0 provisioning (docs/api.md 13.3)', () => {
       });
       expect((await scim('scimReadGroup', { pathParameters: { groupId: 'NOPE' } })).status).toBe(404);
     });
+  });
+
+  it.each([
+    ['Entra ID’s externalId', { op: 'Add', path: 'externalId', value: 'b7c3a1e0-entra-object-id' }],
+    ['Okta’s path-less replace of its own id and name', { op: 'replace', value: { id: 'MANAGER', displayName: 'MANAGER' } }],
+  ])('PATCH /Groups treats %s as a no-op: 204', async (_, operation) => {
+    const before = await scim('scimReadGroup', { pathParameters: { groupId: 'MANAGER' } });
+    const response = await scim('scimPatchGroup', {
+      pathParameters: { groupId: 'MANAGER' },
+      body: { schemas: [PATCH], Operations: [operation] },
+    });
+    expect(response.status).toBe(204);
+    expect(await scim('scimReadGroup', { pathParameters: { groupId: 'MANAGER' } })).toEqual(before);
+  });
+
+  it('keeps the role of a user created outside SCIM when a lower group is added: an ADMIN added to MANAGER stays ADMIN', async () => {
+    const staff = await registerStaff(app, admin.token, { username: 'admin-outside-scim', password: PASSWORD, role: 'ADMIN', tenantId });
+    const joined = await scim('scimPatchGroup', {
+      pathParameters: { groupId: 'MANAGER' },
+      body: { schemas: [PATCH], Operations: [{ op: 'add', path: 'members', value: [{ value: staff.user.id }] }] },
+    });
+    expect(joined.status).toBe(204);
+    expect(await deps.store.users.findById(tenantId, staff.user.id)).toMatchObject({ role: 'ADMIN', scimGroups: ['ADMIN', 'MANAGER'] });
+    const admins = await scim('scimReadGroup', { pathParameters: { groupId: 'ADMIN' } });
+    expect(admins.body.members).toContainEqual(expect.objectContaining({ value: staff.user.id }));
+  });
+
+  it('hands the ADMIN group over in one PATCH: remove the last ADMIN and add another applies the add first', async () => {
+    const lone = uniqueTenant('scim-handover');
+    const loneAdmin = await registerAdmin(app, lone, 'admin', PASSWORD);
+    const successor = await registerStaff(app, loneAdmin.token, {
+      username: 'successor',
+      password: PASSWORD,
+      role: 'MANAGER',
+      tenantId: lone,
+    });
+    const client = scimClient(app, (await scimTokenOf(app, loneAdmin.token)).token);
+    const handover = await client('scimPatchGroup', {
+      pathParameters: { groupId: 'ADMIN' },
+      body: {
+        schemas: [PATCH],
+        Operations: [
+          { op: 'remove', path: `members[value eq "${loneAdmin.user.id}"]` },
+          { op: 'add', path: 'members', value: [{ value: successor.user.id }] },
+        ],
+      },
+    });
+    expect(handover.status).toBe(204);
+    expect((await deps.store.users.findById(lone, successor.user.id))?.role).toBe('ADMIN');
+    expect((await deps.store.users.findById(lone, loneAdmin.user.id))?.role).toBe('ANALYST');
   });
 
   it('keeps the last active ADMIN: 400 mutability', async () => {
