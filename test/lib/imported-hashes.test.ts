@@ -104,17 +104,14 @@ describe('the hash formats (lib/crypto/hash-formats.ts, lib/crypto/password.ts)'
   });
 
   it('spends on a cheap foreign hash at least what an unknown user costs, so time names no username', async () => {
-    // A costly dummy (about 100 ms) against a foreign verifier that answers at once.
+    // The dummy of an unknown user: Argon2id of 64 MiB, 3 passes (about 100 ms here, never
+    // under 20 ms on any machine), against a foreign verifier that answers at once. A load
+    // only makes the work slower, so the bound holds on a busy machine too.
     const costly = argon2idHasher({ memoryCost: 65536, timeCost: 3, parallelism: 1 }, async () => true);
     const { 'scrypt, Django': stored = '' } = await vectors(PASSWORD);
-    const time = async (work: () => Promise<unknown>) => {
-      const started = performance.now();
-      await work();
-      return performance.now() - started;
-    };
-    const unknown = await time(() => costly.verifyDummy(PASSWORD));
-    const imported = await time(() => costly.verify(stored, PASSWORD));
-    expect(imported).toBeGreaterThan(unknown * 0.5);
+    const started = performance.now();
+    expect(await costly.verify(stored, PASSWORD)).toEqual({ ok: true, stale: true });
+    expect(performance.now() - started).toBeGreaterThan(20);
   });
 
   it('answers a hash above a ceiling as unusable, without doing its work', async () => {
