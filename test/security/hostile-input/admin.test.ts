@@ -12,7 +12,7 @@ import { nearRealTime } from '../../helpers/clock';
 import { testDeps, uniqueTenant } from '../../helpers/deps';
 import { isFailureEnvelope } from '../../helpers/failures';
 import { createTable, scanTable } from '../../helpers/isolated-table';
-import { anyValue, nasty } from './mixed-requests';
+import { anyValue, asSent, asText, nasty } from './mixed-requests';
 
 /**
  * Hostile path parameters, queries and bodies to the tenant administration (docs/api.md
@@ -20,16 +20,6 @@ import { anyValue, nasty } from './mixed-requests';
  * well-formed listing, a 200), and the table does not change.
  */
 const RUNS = 300;
-const asText = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
-/** What the function reads of a body sent as `asText` does: a string that is JSON (`"{}"`) arrives as its value. */
-const asSent = (value: unknown) => {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value;
-  }
-};
 const queryValue = fc.oneof(nasty, fc.constantFrom('0', '101', '-1', '1.5', 'ADMIN', 'active', 'e30', 'eyJ0IjoieCJ9'));
 
 describe('hostile input to the tenant administration', () => {

@@ -8,7 +8,7 @@ import { testDeps, uniqueTenant } from '../../helpers/deps';
 import { isFailureEnvelope } from '../../helpers/failures';
 import { createTable, scanTable } from '../../helpers/isolated-table';
 import { createClient, newSecret } from '../../helpers/oauth';
-import { anyValue, nasty } from './mixed-requests';
+import { anyValue, asSent, asText, nasty } from './mixed-requests';
 
 /**
  * Hostile path parameters, queries and bodies to the OAuth client lifecycle (docs/api.md
@@ -16,15 +16,6 @@ import { anyValue, nasty } from './mixed-requests';
  * envelope (or, for the listing without parameters, a 200), and the table does not change.
  */
 const RUNS = 300;
-const asText = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
-const asSent = (value: unknown) => {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value;
-  }
-};
 
 describe('hostile input to the OAuth client lifecycle', () => {
   const endpoint = inject('dynamodbEndpoint');

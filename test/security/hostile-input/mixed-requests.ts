@@ -20,6 +20,18 @@ import { basic, createClient, FORM, type TestClient } from '../../helpers/oauth'
  */
 const RUNS = 1000;
 
+/** A generated body as sent: a string as it is, anything else as its JSON. */
+export const asText = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
+/** What the function reads of a body sent as `asText` does: a string that is JSON (`"{}"`) arrives as its value. */
+export const asSent = (value: unknown) => {
+  if (typeof value !== 'string') return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+};
+
 const hugeString = fc.integer({ min: 15_000, max: 17_000 }).map((n) => 'é'.repeat(Math.floor(n / 2)));
 /**
  * Strings that NFKC makes longer, as the table's keys normalise them:

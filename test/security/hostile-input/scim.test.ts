@@ -7,7 +7,7 @@ import { testDeps, uniqueTenant } from '../../helpers/deps';
 import type { Response } from '../../helpers/http';
 import { createTable, scanTable } from '../../helpers/isolated-table';
 import { scimClient, scimTokenOf } from '../../helpers/scim';
-import { anyValue, nasty } from './mixed-requests';
+import { anyValue, asSent, asText, nasty } from './mixed-requests';
 
 /**
  * Hostile filters, ids and bodies to the SCIM routes (docs/api.md 13.3), sent with a real
@@ -16,15 +16,6 @@ import { anyValue, nasty } from './mixed-requests';
  */
 const RUNS = 150;
 const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
-const asText = (value: unknown) => (typeof value === 'string' ? value : (JSON.stringify(value) ?? ''));
-const asSent = (value: unknown) => {
-  if (typeof value !== 'string') return value;
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value;
-  }
-};
 
 /** A 4xx in RFC 7644 3.12's shape, or a success. */
 function expectScimAnswer(response: Response) {
