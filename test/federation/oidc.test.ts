@@ -238,11 +238,17 @@ describe('verifyOidcCallback', () => {
     expect(callback.searchParams.get('iss')).toBe(`${mixUp.issuer}/another-issuer`);
     expect(await refusalOf(verifyOidcCallback(deps, mixUpConnection, pending, callback))).toBe('invalid_response');
     // Without the RFC 9207 parameter, the ID token's own iss is refused.
-    callback.searchParams.delete('iss');
     const again = pendingRequest();
     const second = await callbackFrom(mixUpConnection, again);
     second.searchParams.delete('iss');
     expect(await refusalOf(verifyOidcCallback(deps, mixUpConnection, again, second))).toBe('invalid_response');
+  });
+
+  it('fetches the JWKS once for the issuer’s many sign-ins', async () => {
+    const pending = pendingRequest();
+    await verifyOidcCallback(deps, connection, pending, await callbackFrom(connection, pending));
+    expect(server.requests.filter((path) => path === '/jwks')).toHaveLength(1);
+    expect(server.requests.filter((path) => path === '/token').length).toBeGreaterThan(3);
   });
 
   it('refuses with idp_denied an error answer of the IdP', async () => {

@@ -183,7 +183,8 @@ export async function startOidcIdp(options: TestIdpOptions): Promise<TestIdp> {
       const original = res.end.bind(res);
       res.end = ((chunk: unknown, ...rest: unknown[]) => {
         if (typeof chunk === 'string' || Buffer.isBuffer(chunk)) {
-          const document = { ...JSON.parse(chunk.toString()), issuer };
+          // Without RFC 9207's flag, an answer without `iss` reaches the ID token's own check.
+          const { authorization_response_iss_parameter_supported: _, ...document } = { ...JSON.parse(chunk.toString()), issuer };
           res.removeHeader('content-length');
           return original(JSON.stringify(document), ...(rest as []));
         }
