@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import type { Deps } from '../deps';
 import { openClientSecret } from './client-secret';
 import { type FederatedClaims, federationEndpoints, type OidcConnection } from './connection';
-import { FederationRefused } from './refused';
+import { FederationRefused } from './refusal';
 
 /*
  * The OpenID Connect upstream (docs/api.md 14.4): the authorization code flow with PKCE
@@ -102,21 +102,26 @@ function within(deadline: AbortSignal): client.CustomFetch {
 /** What went wrong, for the audit trail: the IdP did not answer, said no, or answered what fails a check. */
 function refusal(error: unknown): FederationRefused {
   if (error instanceof FederationRefused) return error;
-  if (error instanceof client.AuthorizationResponseError) return new FederationRefused('idp_denied');
+  if (error instanceof client.AuthorizationResponseError) return new FederationRefused('idp_denied', error.error);
   if (error instanceof client.ClientError) {
+    const detail = `${error.code}: ${error.message}${error.cause instanceof Error ? ` (${error.cause.message})` : ''}`;
     switch (error.code) {
       case 'OAUTH_TIMEOUT':
       case 'OAUTH_ABORT':
-        return new FederationRefused('idp_unreachable');
+        return new FederationRefused('idp_unreachable', detail);
       case 'OAUTH_RESPONSE_IS_NOT_CONFORM':
-      case 'OAUTH_RESPONSE_IS_NOT_JSON':
-        return new FederationRefused(error.cause instanceof Response && error.cause.status >= 500 ? 'idp_unreachable' : 'invalid_response');
+      case 'OAUTH_RESPONSE_IS_NOT_JSON': {
+        const status = error.cause instanceof Response ? error.cause.status : 0;
+        return new FederationRefused(status >= 500 ? 'idp_unreachable' : 'invalid_response', `${detail} (HTTP ${status})`);
+      }
     }
-    return new FederationRefused('invalid_response');
+    return new FederationRefused('invalid_response', detail);
   }
-  if (error instanceof client.ResponseBodyError) return new FederationRefused('invalid_response');
+  if (error instanceof client.ResponseBodyError) return new FederationRefused('invalid_response', `token endpoint: ${error.error}`);
   // fetch's own failure (refused, reset, DNS): a TypeError without the library's argument code.
-  if (error instanceof TypeError && !('code' in error)) return new FederationRefused('idp_unreachable');
+  if (error instanceof TypeError && !('code' in error)) {
+    return new FederationRefused('idp_unreachable', error.cause instanceof Error ? error.cause.message : error.message);
+  }
   throw error;
 }
 
@@ -180,12 +185,12 @@ export async function oidcAuthorizationUrl(
   connection: OidcConnection,
   pending: PendingOidcRequest,
   loginHint?: string,
-): Promise<URL> {
+): Promise<string> {
   if (!pending.codeVerifier || !pending.nonce) throw new Error('An OIDC sign-in needs a PKCE verifier and a nonce');
   try {
     const { config } = await configurationFor(deps, connection, AbortSignal.timeout(deps.idpDeadlineMs ?? IDP_DEADLINE_MS));
     const scopes = new Set(['openid', ...connection.scopes]);
-    return client.buildAuthorizationUrl(config, {
+    const url = client.buildAuthorizationUrl(config, {
       response_type: 'code',
       redirect_uri: federationEndpoints(deps.config.issuer, connection.id).redirectUri,
       scope: [...scopes].join(' '),
@@ -195,6 +200,7 @@ export async function oidcAuthorizationUrl(
       code_challenge_method: 'S256',
       ...(loginHint ? { login_hint: loginHint } : {}),
     });
+    return url.href;
   } catch (error) {
     throw refusal(error);
   }

@@ -10,7 +10,7 @@ import {
   type PendingOidcRequest,
   verifyOidcCallback,
 } from '../../lib/federation/oidc';
-import { FederationRefused } from '../../lib/federation/refused';
+import { FederationRefused } from '../../lib/federation/refusal';
 import { type TestDeps, testDeps } from '../helpers/deps';
 import { signInAt, startOidcIdp, type TestIdp } from '../helpers/oidc-idp';
 
@@ -66,7 +66,7 @@ const pendingRequest = (): Required<PendingOidcRequest> => ({
 
 /** The authorization URL, the IdP's sign-in as `login`, and the callback it sends the browser to. */
 async function callbackFrom(connection: OidcConnection, pending: PendingOidcRequest, login = 'alice', tamper?: (url: URL) => void) {
-  const url = await oidcAuthorizationUrl(deps, connection, pending);
+  const url = new URL(await oidcAuthorizationUrl(deps, connection, pending));
   tamper?.(url);
   return signInAt(url, login);
 }
@@ -93,7 +93,7 @@ describe('oidcAuthorizationUrl', () => {
     const server = await idp();
     const connection = await connectionTo(server, { scopes: ['email', 'groups'] });
     const pending = pendingRequest();
-    const url = await oidcAuthorizationUrl(deps, connection, pending, 'alice@shop.example');
+    const url = new URL(await oidcAuthorizationUrl(deps, connection, pending, 'alice@shop.example'));
     expect(`${url.origin}${url.pathname}`).toBe(`${server.issuer}/auth`);
     expect(Object.fromEntries(url.searchParams)).toEqual({
       client_id: server.clientId,
