@@ -940,6 +940,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sso/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * OpenID Connect callback: the organization's identity provider sends the browser back; on to the app
+         * @description docs/api.md 14.4. Source: functions/sso-oidc-callback.ts.
+         */
+        get: operations["ssoOidcCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/oauth2/hosted/second-factor": {
         parameters: {
             query?: never;
@@ -2172,7 +2192,7 @@ export interface components {
             outcome: "success" | "failure";
             details: {
                 /** @enum {string} */
-                reason?: "unknown_user" | "wrong_password" | "disabled" | "mfa_required" | "invalid_mfa_code" | "mfa_method_not_enabled" | "password_attempts" | "mfa_attempts" | "mfa_method_locked" | "password_too_common" | "invalid_code" | "invalid_passkey" | "passkey_cloned" | "passkey_taken" | "passkey_limit" | "session_ended" | "federation_expired" | "federation_wrong_browser" | "federation_connection_disabled" | "federation_invalid_response" | "federation_replayed" | "federation_idp_unreachable" | "federation_domain_not_allowed" | "federation_no_account";
+                reason?: "unknown_user" | "wrong_password" | "disabled" | "mfa_required" | "invalid_mfa_code" | "mfa_method_not_enabled" | "password_attempts" | "mfa_attempts" | "mfa_method_locked" | "password_too_common" | "invalid_code" | "invalid_passkey" | "passkey_cloned" | "passkey_taken" | "passkey_limit" | "session_ended" | "federation_expired" | "federation_wrong_browser" | "federation_connection_disabled" | "federation_invalid_response" | "federation_idp_denied" | "federation_email_not_verified" | "federation_replayed" | "federation_idp_unreachable" | "federation_domain_not_allowed" | "federation_no_account";
                 username?: string;
                 /** @enum {string} */
                 method?: "TOTP" | "SMS" | "EMAIL" | "RECOVERY";
@@ -5552,6 +5572,85 @@ export interface operations {
             };
             /** @description The error page: `Internal server error` */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Service unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    ssoOidcCallback: {
+        parameters: {
+            query?: {
+                state?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consent page (a third-party app the user has not yet allowed). */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Back to the app with the code. */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error page: `Sign-in failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `This account is not allowed for this organization`, `No account for this user` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Your organization's sign-in service did not answer` */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };
