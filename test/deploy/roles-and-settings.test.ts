@@ -3,6 +3,8 @@ import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../lib/config';
+import { sealClientSecret } from '../../lib/federation/client-secret';
+import type { OidcConnection } from '../../lib/federation/connection';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { softwareAuthenticator } from '../helpers/authenticator';
 import { type AwsUsage, recordingDeps } from '../helpers/aws-usage';
@@ -12,6 +14,7 @@ import type { Response } from '../helpers/http';
 import { LAMBDA_SETTINGS } from '../helpers/lambda-env';
 import { activateDelivered, activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
 import { authorizationCode, createClient, FORM, grantTokens, newSecret, redeemCode, type TestClient, tokenRequest } from '../helpers/oauth';
+import { signInAt, startOidcIdp } from '../helpers/oidc-idp';
 import { verifiedEmail } from '../helpers/recovery';
 
 /**
@@ -703,6 +706,46 @@ async function driveEveryRoute(app: App, deps: TestDeps) {
     502,
     'sso begin',
   );
+
+  // The OIDC upstream (docs/api.md 14.4): a real IdP on loopback; its answer provisions a user just in time.
+  const idp = await startOidcIdp({ redirectUri: `${deps.config.issuer}/sso/oidc/callback` });
+  try {
+    idp.accounts.set('quinn', { email: `quinn@${domain}`, email_verified: true, groups: ['staff'] });
+    const oidc: OidcConnection = {
+      id: `roles-oidc-${tenantId}`,
+      tenantId,
+      type: 'oidc',
+      name: 'OIDC IdP',
+      issuer: idp.issuer,
+      clientId: idp.clientId,
+      clientSecretSealed: '',
+      scopes: ['openid', 'email', 'groups'],
+      roleClaim: 'groups',
+      roleMapping: { staff: 'ANALYST' },
+      domains: [domain],
+      defaultRole: 'ANALYST',
+      jitProvisioning: true,
+      ssoRequired: false,
+      enabled: true,
+      createdAt: connectedAt,
+      updatedAt: connectedAt,
+      createdBy: admin.user.id,
+    };
+    oidc.clientSecretSealed = await sealClientSecret(deps, oidc, idp.clientSecret);
+    await deps.store.connections.create(oidc);
+    const oidcJar = new CookieJar();
+    await browserAuthorize(app, oidcJar, client);
+    const toIdp = oidcJar.take(await app.request('ssoBegin', { method: 'GET', headers: oidcJar.header(), query: { connection: oidc.id } }));
+    const back = await signInAt(new URL(expectStatus(toIdp, 302, 'sso begin (oidc)').headers.Location ?? ''), 'quinn');
+    const answered = await app.request('ssoOidcCallback', {
+      method: 'GET',
+      headers: oidcJar.header(),
+      query: Object.fromEntries(back.searchParams),
+    });
+    expect([200, 303], 'sso oidc callback').toContain(answered.status);
+  } finally {
+    await idp.close();
+  }
 }
 
 const unescapeHtml = (text: string) =>
