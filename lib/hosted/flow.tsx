@@ -24,7 +24,7 @@ import { isOfCurrentEpoch, type User } from '../users/user';
 import { currentBrowserSession, SESSION_COOKIE, startBrowserSession } from './browser-session';
 import { browserRedirect, checkOrigin, cookiesOf, crossSite, hostCookie, page } from './http';
 import { INTERACTION_TTL_SECONDS, type Interaction, type InteractionStage } from './interaction';
-import { ConsentPage, SecondFactorPage, SignInPage } from './pages';
+import { ConsentPage, ContinuePage, SecondFactorPage, SignInPage } from './pages';
 import { passkeySignIn } from './passkey-pages';
 import { tenantName } from './tenant-name';
 
@@ -337,7 +337,12 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
   // Home-realm discovery (docs/api.md 14.3): an email of a connection's verified domain goes
   // to its IdP, with or without a password typed (a password is never checked for it).
   const federated = await connectionForEmail(deps, tenantId, form.username);
-  if (federated) return browserRedirect(ssoBeginUrl(deps, federated, form.username), { afterForm: true });
+  if (federated) {
+    const location = ssoBeginUrl(deps, federated, form.username);
+    return page(200, <ContinuePage tenant={await tenantName(deps, tenantId)} location={location} />, {
+      redirectUri: interaction.request.redirect_uri,
+    });
+  }
   // Anyone else: the first step is done, the password is asked for.
   if (form.password === undefined) return again(undefined, 200);
   // The JSON login's one username rule (docs/api.md 10.2): one that grows past its bound

@@ -28,12 +28,24 @@ export interface FormContext {
 }
 
 /** The frame of every hosted page: the tenant at the top, the title, the content. */
-export function Layout({ title, tenant, children }: { title: string; tenant?: string | undefined; children: ComponentChildren }) {
+export function Layout({
+  title,
+  tenant,
+  refresh,
+  children,
+}: {
+  title: string;
+  tenant?: string | undefined;
+  /** A same-origin URL the browser goes on to at once (a meta refresh: no script needed). */
+  refresh?: string | undefined;
+  children: ComponentChildren;
+}) {
   return (
     <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
+        {refresh === undefined ? null : <meta http-equiv="refresh" content={`0;url=${refresh}`} />}
         <title>{title}</title>
         <style>{STYLESHEET}</style>
       </head>
@@ -160,6 +172,22 @@ export function ConsentPage({ tenant, clientName, username, scopes, csrf }: Cons
           Deny
         </button>
       </form>
+    </Layout>
+  );
+}
+
+/**
+ * On to the organization's sign-in (docs/api.md 14.3), after the identifier form: a page,
+ * not a redirect, because browsers hold every redirect that follows a form to the form's
+ * page's CSP `form-action`, which cannot name an IdP not yet known when the page was made.
+ */
+export function ContinuePage({ tenant, location }: { tenant: string; location: string }) {
+  return (
+    <Layout title="Continue to your organization" tenant={tenant} refresh={location}>
+      <p>Your organization signs you in with its own sign-in page.</p>
+      <p>
+        <a href={location}>Continue</a>
+      </p>
     </Layout>
   );
 }

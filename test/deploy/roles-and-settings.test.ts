@@ -9,7 +9,7 @@ import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app'
 import { softwareAuthenticator } from '../helpers/authenticator';
 import { type AwsUsage, recordingDeps } from '../helpers/aws-usage';
 import { type TestDeps, uniqueTenant } from '../helpers/deps';
-import { browserAuthorize, CookieJar, csrfOf, postForm } from '../helpers/hosted';
+import { browserAuthorize, CookieJar, continueLocation, csrfOf, postForm } from '../helpers/hosted';
 import type { Response } from '../helpers/http';
 import { LAMBDA_SETTINGS } from '../helpers/lambda-env';
 import { activateDelivered, activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
@@ -700,7 +700,7 @@ async function driveEveryRoute(app: App, deps: TestDeps) {
   const ssoJar = new CookieJar();
   const ssoPage = await browserAuthorize(app, ssoJar, client);
   const discovered = await postForm(app, ssoJar, 'hostedSignIn', { csrf: ssoPage.csrf, username: `pat@${domain}` }, issuerOrigin);
-  const begin = new URL(expectStatus(discovered, 303, 'home-realm discovery').headers.Location ?? '');
+  const begin = new URL(continueLocation(expectStatus(discovered, 200, 'home-realm discovery')) ?? '');
   expectStatus(
     await app.request('ssoBegin', { method: 'GET', headers: ssoJar.header(), query: Object.fromEntries(begin.searchParams) }),
     502,

@@ -58,3 +58,15 @@ export async function postForm(
   });
   return jar.take(response);
 }
+
+/**
+ * Where the "Continue to your organization" page (docs/api.md 14.3) sends the browser:
+ * its meta refresh, which must be its link too. Undefined on any other page.
+ */
+export function continueLocation(page: Response): string | undefined {
+  const body = String(page.body);
+  const refresh = /<meta http-equiv="refresh" content="0;url=([^"]+)"/.exec(body)?.[1];
+  const link = /<a href="([^"]+)">Continue<\/a>/.exec(body)?.[1];
+  if (refresh === undefined || refresh !== link) return undefined;
+  return refresh.replace(/&amp;/g, '&');
+}
