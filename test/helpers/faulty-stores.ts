@@ -43,12 +43,15 @@ export function connectionReset(): Error {
   return Object.assign(new Error('socket hang up'), { code: 'ECONNRESET', name: 'Error' });
 }
 
+/** Store members that only build the items of another store's transaction (no database call): not counted, not failed. */
+const ITEM_BUILDERS = new Set(['linkWithNewUser']);
+
 function wrap<T extends object>(target: T, name: string, plan: FaultPlan): T {
   const control = plan as FaultPlan & { armed: () => { at: number; mode: FaultMode } | undefined; markFired: () => void };
   return new Proxy(target, {
     get(object, property, receiver) {
       const value = Reflect.get(object, property, receiver);
-      if (typeof value !== 'function') return value;
+      if (typeof value !== 'function' || ITEM_BUILDERS.has(String(property))) return value;
       return async (...args: unknown[]) => {
         plan.calls.push(`${name}.${String(property)}`);
         const n = plan.calls.length;

@@ -114,6 +114,8 @@ export async function startOidcIdp(options: TestIdpOptions): Promise<TestIdp> {
     acrValues: ACR_VALUES,
     conformIdTokenClaims: !(options.claimsInIdToken ?? true),
     features: { devInteractions: { enabled: false } },
+    // Lifetimes of its own artifacts, set so that oidc-provider does not log a notice for each default.
+    ttl: { AccessToken: 600, AuthorizationCode: 60, Grant: 3600, IdToken: 3600, Interaction: 600, Session: 3600 },
     interactions: { url: (_ctx: unknown, interaction: { uid: string }) => `/interaction/${interaction.uid}` },
     findAccount: async (_ctx: unknown, sub: string) => {
       const account = accounts.get(sub);

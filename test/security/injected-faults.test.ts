@@ -1,6 +1,8 @@
 import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
-import { beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { sealClientSecret } from '../../lib/federation/client-secret';
+import type { OidcConnection } from '../../lib/federation/connection';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { softwareAuthenticator } from '../helpers/authenticator';
 import { nearRealTime } from '../helpers/clock';
@@ -11,6 +13,7 @@ import { isServiceUnavailable, type Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
 import { authorizationCode, createClient, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
+import { signInAt, startOidcIdp, type TestIdp } from '../helpers/oidc-idp';
 import { verifiedEmail } from '../helpers/recovery';
 import { scimClient, scimTokenOf } from '../helpers/scim';
 import { halfWrittenState } from '../helpers/table-invariants';
@@ -112,6 +115,49 @@ describe('a database fault at every step of every operation', () => {
     const created = await app.request('adminCreateInvitation', { token: adminToken, body: { email, role: 'ANALYST' } });
     const token = /\/invitations\/(\S+)/.exec((await deps.outbox.emails(email)).at(-1)?.text ?? '')?.[1] ?? '';
     return { id: created.body.data.invitation.id as string, token };
+  };
+  /** The merchant's OIDC IdP (oidc-provider on loopback), one for the file. */
+  let idp: Promise<TestIdp> | undefined;
+  const oidcIdp = () => (idp ??= startOidcIdp({ redirectUri: `${deps.config.issuer}/sso/oidc/callback` }));
+  afterAll(async () => (await idp)?.close());
+  /** The test's tenant's connection to it, with its domain verified (made once per table). */
+  const oidcConnections = new Map<string, Promise<OidcConnection>>();
+  const oidcConnection = () => {
+    let made = oidcConnections.get(tableName);
+    if (!made) {
+      made = (async () => {
+        const server = await oidcIdp();
+        const domain = `${tenantId}.example`;
+        await deps.store.domains.create({ tenantId, domain, status: 'pending', token: 't', createdAt: 'now' });
+        await deps.store.domains.verify({ tenantId, domain }, 'now');
+        const now = new Date().toISOString();
+        const connection: OidcConnection = {
+          id: deps.random.id(),
+          tenantId,
+          type: 'oidc',
+          name: 'Merchant IdP',
+          issuer: server.issuer,
+          clientId: server.clientId,
+          clientSecretSealed: '',
+          scopes: ['openid', 'email', 'groups'],
+          roleClaim: 'groups',
+          roleMapping: { staff: 'ANALYST' },
+          domains: [domain],
+          defaultRole: 'ANALYST',
+          jitProvisioning: true,
+          ssoRequired: false,
+          enabled: true,
+          createdAt: now,
+          updatedAt: now,
+          createdBy: 'admin',
+        };
+        connection.clientSecretSealed = await sealClientSecret(deps, connection, server.clientSecret);
+        await deps.store.connections.create(connection);
+        return connection;
+      })();
+      oidcConnections.set(tableName, made);
+    }
+    return made;
   };
   const redeem = (code: string, verifier: string) =>
     app.request(
@@ -688,6 +734,24 @@ describe('a database fault at every step of every operation', () => {
           body: new URLSearchParams({ csrf }).toString(),
         }),
       ok: (r) => r.status === 200 && String(r.body).includes('<h1>Signed out</h1>'),
+    },
+    {
+      name: 'OIDC callback (a federated user provisioned just in time, then the consent page)',
+      prepare: async () => {
+        const connection = await oidcConnection();
+        const jar = new CookieJar();
+        await browserAuthorize(app, jar, client);
+        const begun = jar.take(
+          await app.request('ssoBegin', { method: 'GET', headers: jar.header(), query: { connection: connection.id } }),
+        );
+        const login = `fed-${serial++}`;
+        (await oidcIdp()).accounts.set(login, { email: `${login}@${tenantId}.example`, email_verified: true, groups: ['staff'] });
+        const back = await signInAt(new URL(begun.headers.Location ?? ''), login);
+        return { jar, query: Object.fromEntries(back.searchParams) };
+      },
+      run: ({ jar, query }: { jar: CookieJar; query: Record<string, string> }) =>
+        app.request('ssoOidcCallback', { method: 'GET', headers: jar.header(), query }),
+      ok: (r) => r.status === 200 && String(r.body).includes('value="allow"'),
     },
     {
       name: 'adminCreateShop',
