@@ -108,8 +108,7 @@ async function provision(deps: CompleteDeps, connection: Connection, claims: Fed
   };
   for (const username of [email, `${email}~${deps.random.token(4).toLowerCase()}`]) {
     const user = { ...base, username };
-    const consuming = deps.store.federatedIdentities.linkWithNewUser(tenantId, connectionId, claims.subject, user.id, now);
-    const result = await deps.store.users.create(user, { createTenant: false, consuming });
+    const result = await deps.store.federatedIdentities.createLinked(user, connectionId, claims.subject);
     if (result === 'created') {
       deps.log.info('user_provisioned', { tenantId, userId: user.id, connectionId, role: user.role });
       await recordEvent(deps, {

@@ -1,16 +1,11 @@
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { hashToken } from '../../lib/crypto/token-hash';
-import { completeFederation, FederationRefused, mappedRole } from '../../lib/federation/complete';
+import { FederationRefused, mappedRole } from '../../lib/federation/complete';
 import type { Connection, FederatedClaims } from '../../lib/federation/connection';
-import type { Reply } from '../../lib/http/reply';
-import type { FederationRequest } from '../../lib/store/federation';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
-import { browserAuthorize, CookieJar, continueLocation, csrfOf, postForm } from '../helpers/hosted';
-import type { Response } from '../helpers/http';
-import { createClient, redeemCode, type TestClient } from '../helpers/oauth';
+import { answerOf, federatedSignIn, setOff, storedConnection, verifiedDomain } from '../helpers/federation';
+import { browserAuthorize, CookieJar, continueLocation, postForm } from '../helpers/hosted';
+import { createClient, type TestClient, tokenRequest } from '../helpers/oauth';
 
 /*
  * The core of a federated sign-in (docs/api.md 14.3) with the protocol left out: the IdP's
@@ -27,30 +22,8 @@ describe('federated sign-in: discovery, linking, provisioning, role mapping (doc
   let domain: string;
   let origin: string;
 
-  const newConnection = async (tenant: string, change: Partial<Connection> = {}): Promise<Connection> => {
-    const now = new Date().toISOString();
-    const created: Connection = {
-      id: deps.random.id(),
-      tenantId: tenant,
-      type: 'saml',
-      name: 'Corporate IdP',
-      domains: [domain],
-      roleMapping: { 'shop-admins': 'ADMIN', finance: 'FINANCE', staff: 'ANALYST' },
-      defaultRole: 'ANALYST',
-      jitProvisioning: true,
-      ssoRequired: false,
-      enabled: true,
-      createdAt: now,
-      updatedAt: now,
-      createdBy: 'admin',
-      idpEntityId: 'https://idp.example.test',
-      ssoUrl: 'https://idp.example.test/sso',
-      signingCertificates: ['PEM'],
-      ...change,
-    } as Connection;
-    await deps.store.connections.create(created);
-    return created;
-  };
+  const newConnection = (tenant: string, change: Partial<Connection> = {}) =>
+    storedConnection(deps, tenant, { domains: [domain], ...change });
 
   beforeAll(async () => {
     deps = await testDeps();
@@ -60,63 +33,13 @@ describe('federated sign-in: discovery, linking, provisioning, role mapping (doc
     domain = `${tenantId}.example`;
     adminToken = (await registerAdmin(app, tenantId)).token;
     client = await createClient(app, adminToken, tenantId, { scope: 'openid orders:read' });
-    await deps.store.domains.create({ tenantId, domain, status: 'pending', token: 't', createdAt: 'now' });
-    expect(await deps.store.domains.verify({ tenantId, domain }, 'now')).toBe('verified');
+    await verifiedDomain(deps, tenantId, domain);
     connection = await newConnection(tenantId);
   });
 
-  /** The event of a request of the browser with the jar's cookies. */
-  const eventOf = (jar: CookieJar): APIGatewayProxyEventV2 =>
-    ({
-      headers: { ...jar.header(), 'user-agent': 'test-browser' },
-      cookies: [...jar.cookies].map(([name, value]) => `${name}=${value}`),
-      requestContext: { http: { sourceIp: '203.0.113.7', userAgent: 'test-browser', method: 'POST', path: '/' } },
-    }) as unknown as APIGatewayProxyEventV2;
-
-  /** What beginFederation leaves behind: a pending request, and its cookie in the jar. */
-  const setOff = async (jar: CookieJar, toConnection = connection): Promise<FederationRequest> => {
-    const cookie = jar.cookies.get('__Host-interaction') ?? '';
-    const interactionId = cookie.split('.')[1] ?? '';
-    const secret = deps.random.token(32);
-    const now = Math.floor(deps.clock.now() / 1000);
-    const pending: FederationRequest = {
-      key: deps.random.token(32),
-      tenantId: toConnection.tenantId,
-      connectionId: toConnection.id,
-      interactionId,
-      browserHash: hashToken(secret),
-      createdAt: now,
-      expiresAt: now + 600,
-    };
-    await deps.store.federationRequests.create(pending);
-    jar.cookies.set('__Host-federation', secret);
-    return pending;
-  };
-
-  const asResponse = (reply: Reply): Response =>
-    ({ status: reply.statusCode, headers: reply.headers ?? {}, body: reply.html ?? reply.json, cookies: reply.cookies }) as Response;
-
-  /** A whole federated sign-in of `claims`: the hosted page, the IdP's answer, consent; the code's tokens or the page refused. */
-  const federatedSignIn = async (claims: FederatedClaims, options: { jar?: CookieJar; to?: Connection } = {}) => {
-    const jar = options.jar ?? new CookieJar();
-    const started = await browserAuthorize(app, jar, client, { scope: 'openid orders:read' });
-    const pending = await setOff(jar, options.to);
-    const answered = await completeFederation(deps, eventOf(jar), { key: pending.key }, async () => claims).then(
-      asResponse,
-      (error: { statusCode: number; message: string }) => ({ status: error.statusCode, body: error.message }) as unknown as Response,
-    );
-    if (answered.status !== 200 && answered.status !== 303) return { refused: answered, jar, pending };
-    jar.take(answered);
-    // Consent once per client; after that the code comes at once.
-    const consented =
-      answered.status === 200 ? await postForm(app, jar, 'hostedConsent', { csrf: csrfOf(answered), decision: 'allow' }, origin) : answered;
-    expect(consented.status).toBe(303);
-    const code = new URL(consented.headers.Location ?? '').searchParams.get('code') ?? '';
-    const tokens = await redeemCode(app, client, { code, verifier: started.verifier });
-    expect(tokens.status).toBe(200);
-    const body = tokens.body as { access_token: string; id_token: string };
-    return { tokens: body, jar, pending, idToken: decodeJwt(body.id_token), accessToken: decodeJwt(body.access_token) };
-  };
+  const setOffFor = (jar: CookieJar, to = connection) => setOff(deps, jar, to);
+  const signInAs = (claims: FederatedClaims, options: { jar?: CookieJar; to?: Connection } = {}) =>
+    federatedSignIn(deps, app, client, options.to ?? connection, claims, options.jar);
 
   const email = (name: string) => `${name}@${domain}`;
   const auditOf = async (type: 'login_failed' | 'login_succeeded') =>
@@ -153,7 +76,7 @@ describe('federated sign-in: discovery, linking, provisioning, role mapping (doc
   });
 
   it('provisions a new user just in time with the mapped role, amr fed (+mfa) and idp in the tokens', async () => {
-    const signed = await federatedSignIn({ subject: 'okta|frank', email: email('frank'), roles: ['finance', 'staff'], mfa: true });
+    const signed = await signInAs({ subject: 'okta|frank', email: email('frank'), roles: ['finance', 'staff'], mfa: true });
     expect(signed.idToken).toMatchObject({ amr: ['fed', 'mfa'], idp: connection.id });
     expect(signed.accessToken).toMatchObject({ idp: connection.id });
     const [user] = await deps.store.users.findByEmail(tenantId, email('frank'));
@@ -167,15 +90,15 @@ describe('federated sign-in: discovery, linking, provisioning, role mapping (doc
   });
 
   it('re-applies the IdP’s role at every sign-in, and signs the same identity into the same account', async () => {
-    await federatedSignIn({ subject: 'okta|gina', email: email('gina'), roles: ['staff'], mfa: false });
+    await signInAs({ subject: 'okta|gina', email: email('gina'), roles: ['staff'], mfa: false });
     const [first] = await deps.store.users.findByEmail(tenantId, email('gina'));
     expect(first?.role).toBe('ANALYST');
-    const again = await federatedSignIn({ subject: 'okta|gina', email: email('gina'), roles: ['finance'], mfa: false });
+    const again = await signInAs({ subject: 'okta|gina', email: email('gina'), roles: ['finance'], mfa: false });
     expect(again.idToken?.amr).toEqual(['fed']);
     const users = await deps.store.users.findByEmail(tenantId, email('gina'));
     expect(users.map((user) => [user.id, user.role])).toEqual([[first?.id, 'FINANCE']]);
     // No value of the mapping: the default role.
-    await federatedSignIn({ subject: 'okta|gina', email: email('gina'), roles: ['unknown-group'], mfa: false });
+    await signInAs({ subject: 'okta|gina', email: email('gina'), roles: ['unknown-group'], mfa: false });
     expect((await deps.store.users.findById(tenantId, first?.id ?? ''))?.role).toBe('ANALYST');
   });
 
@@ -194,7 +117,7 @@ describe('federated sign-in: discovery, linking, provisioning, role mapping (doc
       updatedAt: now,
     };
     expect(await deps.store.users.create(hank, { createTenant: false })).toBe('created');
-    const signed = await federatedSignIn({ subject: 'okta|hank', email: email('Hank'), roles: ['staff'], mfa: false });
+    const signed = await signInAs({ subject: 'okta|hank', email: email('Hank'), roles: ['staff'], mfa: false });
     expect(signed.idToken?.sub).toBe(hank.id);
     expect((await deps.store.users.findById(tenantId, hank.id))?.role).toBe('ANALYST');
     expect(await deps.store.federatedIdentities.find(tenantId, connection.id, 'okta|hank')).toEqual({ userId: hank.id });
@@ -203,15 +126,16 @@ describe('federated sign-in: discovery, linking, provisioning, role mapping (doc
   });
 
   it('refuses an email outside the tenant’s verified domains, and a connection’s tenant never signs in another’s user', async () => {
-    const outside = await federatedSignIn({ subject: 'okta|ivan', email: 'ivan@gmail.example', roles: [], mfa: false });
-    expect(outside.refused).toMatchObject({ status: 403, body: 'This account is not allowed for this organization' });
+    const outside = await signInAs({ subject: 'okta|ivan', email: 'ivan@gmail.example', roles: [], mfa: false });
+    expect(outside.refused?.status).toBe(403);
+    expect(outside.refused?.body).toContain('This account is not allowed for this organization');
     // A domain verified by another tenant, even if listed on this connection.
     const other = uniqueTenant('fed-core');
     const theirs = `${other}.example`;
     await deps.store.domains.create({ tenantId: other, domain: theirs, status: 'pending', token: 't', createdAt: 'now' });
     await deps.store.domains.verify({ tenantId: other, domain: theirs }, 'now');
     const greedy = await newConnection(tenantId, { domains: [domain, theirs] });
-    const stolen = await federatedSignIn({ subject: 'okta|judy', email: `judy@${theirs}`, roles: [], mfa: false }, { to: greedy });
+    const stolen = await signInAs({ subject: 'okta|judy', email: `judy@${theirs}`, roles: [], mfa: false }, { to: greedy });
     expect(stolen.refused?.status).toBe(403);
     expect(await deps.store.users.findByEmail(tenantId, `judy@${theirs}`)).toEqual([]);
     expect(await failures('federation_domain_not_allowed')).toHaveLength(2);
@@ -220,8 +144,9 @@ describe('federated sign-in: discovery, linking, provisioning, role mapping (doc
 
   it('without JIT provisioning, an unknown identity has no account', async () => {
     const closed = await newConnection(tenantId, { jitProvisioning: false });
-    const signed = await federatedSignIn({ subject: 'okta|kim', email: email('kim'), roles: [], mfa: false }, { to: closed });
-    expect(signed.refused).toMatchObject({ status: 403, body: 'No account for this user' });
+    const signed = await signInAs({ subject: 'okta|kim', email: email('kim'), roles: [], mfa: false }, { to: closed });
+    expect(signed.refused?.status).toBe(403);
+    expect(signed.refused?.body).toContain('No account for this user');
     expect(await deps.store.users.findByEmail(tenantId, email('kim'))).toEqual([]);
     expect(await failures('federation_no_account')).toEqual([expect.objectContaining({ connectionId: closed.id })]);
     await deps.store.connections.delete(closed);
@@ -229,47 +154,84 @@ describe('federated sign-in: discovery, linking, provisioning, role mapping (doc
 
   it('answers a pending request once, to the browser that set off, and never through a disabled connection', async () => {
     const claims = { subject: 'okta|leo', email: email('leo'), roles: [], mfa: false };
-    const signed = await federatedSignIn(claims);
+    const signed = await signInAs(claims);
     expect(signed.tokens).toBeDefined();
-    const replay = await completeFederation(deps, eventOf(signed.jar), { key: signed.pending.key }, async () => claims).catch(
-      (error: { statusCode: number }) => error.statusCode,
-    );
-    expect(replay).toBe(400);
+    const replay = await answerOf(deps, signed.jar, signed.pending.key, claims);
+    expect(replay.status).toBe(400);
+    expect(replay.body).toContain('Sign-in failed');
 
     const elsewhere = new CookieJar();
     await browserAuthorize(app, elsewhere, client);
-    const pending = await setOff(elsewhere);
+    const pending = await setOffFor(elsewhere);
     elsewhere.cookies.set('__Host-federation', 'another-browsers-secret');
-    await expect(completeFederation(deps, eventOf(elsewhere), { key: pending.key }, async () => claims)).rejects.toMatchObject({
-      statusCode: 400,
-    });
+    expect((await answerOf(deps, elsewhere, pending.key, claims)).status).toBe(400);
     expect(await failures('federation_wrong_browser')).toHaveLength(1);
 
     const protocol = new CookieJar();
     await browserAuthorize(app, protocol, client);
-    const checked = await setOff(protocol);
-    await expect(
-      completeFederation(deps, eventOf(protocol), { key: checked.key }, async () => {
-        throw new FederationRefused('invalid_response', 'signature');
-      }),
-    ).rejects.toMatchObject({ statusCode: 400, message: 'Sign-in failed' });
+    const checked = await setOffFor(protocol);
+    const refused = await answerOf(deps, protocol, checked.key, async () => {
+      throw new FederationRefused('invalid_response', 'signature');
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toContain('Sign-in failed');
+    // What the IdP sent is never on the page: the detail goes to the log.
+    expect(refused.body).not.toContain('signature');
     expect(await failures('federation_invalid_response')).toHaveLength(1);
   });
 
   it('ends the sessions of a connection once it is disabled, and refuses new sign-ins through it', async () => {
     const other = await newConnection(tenantId);
-    const signed = await federatedSignIn({ subject: 'okta|mia', email: email('mia'), roles: [], mfa: false }, { to: other });
+    const signed = await signInAs({ subject: 'okta|mia', email: email('mia'), roles: [], mfa: false }, { to: other });
     expect(signed.jar.cookies.get('__Host-session')).toBeTruthy();
     // Single sign-on while the connection is enabled: the code at once (consent remembered).
     const before = await browserAuthorize(app, signed.jar, client, { scope: 'openid orders:read' });
     expect(before.response.status).toBe(302);
+    const tokens = signed.tokens as NonNullable<typeof signed.tokens>;
+    const userInfo = () => app.request('userInfo', { method: 'GET', headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect((await userInfo()).status).toBe(200);
     await deps.store.connections.update(other, { enabled: false, updatedAt: new Date().toISOString() });
+    // What a partner app holds from the session ends with it: userinfo, introspection, refresh.
+    expect((await userInfo()).status).toBe(401);
+    const introspected = await app.request('introspect', tokenRequest(client, { token: tokens.access_token }));
+    expect(introspected.body).toMatchObject({ active: false });
+    const refreshed = await app.request(
+      'oauth2Token',
+      tokenRequest(client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }),
+    );
+    expect(refreshed).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     // The browser session is over: the next authorization asks who is signing in again.
     const after = await browserAuthorize(app, signed.jar, client, { scope: 'openid orders:read' });
     expect(after.response.status).toBe(200);
     expect(String(after.response.body)).toContain('Username or email');
-    const refused = await federatedSignIn({ subject: 'okta|mia', email: email('mia'), roles: [], mfa: false }, { to: other });
+    const refused = await signInAs({ subject: 'okta|mia', email: email('mia'), roles: [], mfa: false }, { to: other });
     expect(refused.refused?.status).toBe(400);
     expect(await failures('federation_connection_disabled')).toHaveLength(1);
+  });
+
+  it('ends the sessions of a deleted connection too, and a deleted user’s identity starts afresh', async () => {
+    const other = await newConnection(tenantId);
+    const claims = { subject: 'okta|nina', email: email('nina'), roles: [], mfa: false };
+    const signed = await signInAs(claims, { to: other });
+    const userId = String(signed.idToken?.sub);
+    // The user is deleted: its link goes with it, and the same identity is provisioned anew.
+    const deleted = await app.request('adminDeleteUser', { token: adminToken, pathParameters: { userId } });
+    expect(deleted.status).toBe(200);
+    expect(await deps.store.federatedIdentities.find(tenantId, other.id, claims.subject)).toBeUndefined();
+    const anew = await signInAs(claims, { to: other });
+    expect(anew.idToken?.sub).not.toBe(userId);
+    expect((await browserAuthorize(app, anew.jar, client, { scope: 'openid orders:read' })).response.status).toBe(302);
+    expect(await deps.store.connections.delete(other)).toBe(true);
+    const after = await browserAuthorize(app, anew.jar, client, { scope: 'openid orders:read' });
+    expect(after.response.status).toBe(200);
+  });
+
+  it('is an ordinary session: an ADMIN’s sign-out of the user ends it', async () => {
+    const signed = await signInAs({ subject: 'okta|olga', email: email('olga'), roles: [], mfa: false });
+    const userId = String(signed.idToken?.sub);
+    expect((await browserAuthorize(app, signed.jar, client, { scope: 'openid orders:read' })).response.status).toBe(302);
+    const out = await app.request('adminSignOutUser', { token: adminToken, pathParameters: { userId } });
+    expect(out.status).toBe(200);
+    expect((await browserAuthorize(app, signed.jar, client, { scope: 'openid orders:read' })).response.status).toBe(200);
   });
 });
