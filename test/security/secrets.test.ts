@@ -2,17 +2,21 @@ import { randomBytes, randomInt } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { cryptoRandom } from '../../lib/crypto/random';
+import { sealClientSecret } from '../../lib/federation/client-secret';
+import type { OidcConnection } from '../../lib/federation/connection';
 import { outboxDelivery } from '../../lib/mfa/delivery';
 import { generateRecoveryCode } from '../../lib/mfa/recovery-codes';
 import { dynamoMfaOutbox } from '../../lib/store/mfa';
 import { type App, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { browserAuthorize, CookieJar } from '../helpers/hosted';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { localDynamo } from '../helpers/local-dynamo';
 import { authenticator, newTotpSecret } from '../helpers/mfa';
-import { basic, form, pkcePair } from '../helpers/oauth';
+import { basic, createClient, form, pkcePair } from '../helpers/oauth';
+import { signInAt, startOidcIdp } from '../helpers/oidc-idp';
 import { captureOutput, containsSecret, type KnownSecret, secretsIn } from '../helpers/secret-search';
 
 /**
@@ -605,8 +609,53 @@ describe('secrets in the clear (responses, output, table)', () => {
       (await send('SCIM token deletion', 'adminDeleteScimToken', { token: adminToken, pathParameters: { tokenId: scimTokenId } })).status,
     ).toBe(200);
 
+    // Enterprise sign-in over OIDC (docs/api.md 14.4): the IdP's client secret (stored sealed) and
+    // the IdP's authorization code (in the callback's query) stay out of answers, output and table.
+    const idp = await startOidcIdp({ redirectUri: `${deps.config.issuer}/sso/oidc/callback` });
+    try {
+      const domain = `${tenantId}.example`;
+      await deps.store.domains.create({ tenantId, domain, status: 'pending', token: 't', createdAt: 'now' });
+      await deps.store.domains.verify({ tenantId, domain }, 'now');
+      const now = new Date().toISOString();
+      const connection: OidcConnection = {
+        id: deps.random.id(),
+        tenantId,
+        type: 'oidc',
+        name: 'Merchant IdP',
+        issuer: idp.issuer,
+        clientId: idp.clientId,
+        clientSecretSealed: '',
+        scopes: ['openid', 'email'],
+        domains: [domain],
+        defaultRole: 'ANALYST',
+        jitProvisioning: true,
+        ssoRequired: false,
+        enabled: true,
+        createdAt: now,
+        updatedAt: now,
+        createdBy: 'admin',
+      };
+      connection.clientSecretSealed = await sealClientSecret(deps, connection, known('IdP client secret', idp.clientSecret));
+      await deps.store.connections.create(connection);
+      idp.accounts.set('fed-secret', { email: `fed-secret@${domain}`, email_verified: true });
+      const fedClient = await createClient(app, adminToken, tenantId, { scope: 'openid orders:read' });
+      const jar = new CookieJar();
+      await browserAuthorize(app, jar, fedClient);
+      const begun = jar.take(
+        await send('federated sign-in (OIDC)', 'ssoBegin', { method: 'GET', headers: jar.header(), query: { connection: connection.id } }),
+      );
+      const back = await signInAt(new URL(begun.headers.Location ?? ''), 'fed-secret');
+      known('IdP authorization code', back.searchParams.get('code') ?? undefined);
+      const query = Object.fromEntries(back.searchParams);
+      const answered = await send('federated sign-in (OIDC)', 'ssoOidcCallback', { method: 'GET', headers: jar.header(), query });
+      expect(answered.status).toBe(200);
+    } finally {
+      await idp.close();
+    }
+
     expect([...flows]).toEqual(
       expect.arrayContaining([
+        'federated sign-in (OIDC)',
         'login',
         'register',
         'refresh',
@@ -728,6 +777,8 @@ describe('secrets in the clear (responses, output, table)', () => {
       'recovery code',
       'client secret',
       'authorization code',
+      'IdP client secret',
+      'IdP authorization code',
       'PKCE verifier',
       'OAuth refresh token',
       'reset code',
