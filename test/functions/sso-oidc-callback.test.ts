@@ -218,6 +218,16 @@ describe('GET /sso/oidc/callback', () => {
     expect(await failures('federation_invalid_response')).toEqual([expect.objectContaining({ connectionId: connection.id })]);
   });
 
+  it('signs in once when the same answer arrives twice at once (a double-clicked link, a replay in flight)', async () => {
+    idp.accounts.set('olive', { email: email('olive') });
+    const jar = new CookieJar();
+    const { begun } = await setOff(jar, { to: connection });
+    const back = await signInAt(new URL(begun.headers.Location ?? ''), 'olive');
+    const answers = await Promise.all([callback(jar, back), callback(jar, back), callback(jar, back)]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400, 400]);
+    expect(await deps.store.users.findByEmail(tenantId, email('olive'))).toHaveLength(1);
+  });
+
   it('refuses an ID token of another issuer, and one signed by a key the IdP does not publish', async () => {
     for (const options of [{ foreignIssuer: true }, { signingKey: 'foreign' as const }]) {
       const rogue = await startIdp(options);
