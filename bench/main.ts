@@ -44,6 +44,7 @@ import { routesFromServerlessYml } from '../scripts/lib/serverless-routes';
 import { bundleFiles, localFunctionEnv, withContractRoutes } from './adapter';
 import { auditCost } from './audit-cost';
 import { type ColdStart, coldStarts, coldStartTable, coldStartTargets } from './cold-starts';
+import { seedOidcCallbacks } from './federation';
 import { type ImportFigures, importStage } from './import';
 import { seedInvitations } from './invitations';
 import { type LoadResult, machineBusySeconds, measure, type Watched } from './load';
@@ -89,6 +90,8 @@ const settings = {
   passkeySignIns: smoke ? 200 : quick ? 10_000 : 40_000,
   /** Invitation links made ready, each single-use (one connection, Argon2id each: a few hundred a run). */
   invitations: smoke ? 200 : quick ? 1_000 : 3_000,
+  /** Browsers that set off to the bench OIDC IdP, one per callback (docs/api.md 14.4). */
+  oidcCallbacks: smoke ? 100 : quick ? 800 : 3_000,
   /** Login events written to time one audit write. */
   auditEvents: smoke ? 50 : 2000,
   introspectionTokens: smoke ? 50 : 1000,
@@ -596,6 +599,36 @@ async function main() {
       scenarios[name] = scenario;
       if ('skipped' in scenario) say(`skipped: ${name}: ${scenario.skipped}`);
       else say(`  ${name}: ${whole(scenario.requestsPerSecond)} req/s, p50 ${fixed(scenario.p50Ms, 2)} ms, non-2xx ${scenario.non2xx}`);
+    }
+
+    // A federated sign-in's return (docs/api.md 14.4): the pending sign-in taken, the IdP's code
+    // redeemed and its ID token checked, the linked user signed in; last, since it gives the
+    // tenant a connection (its hosted sign-in asks for the identifier first from then on).
+    if (wanted('OIDC')) {
+      say(`setting off ${whole(settings.oidcCallbacks)} browsers to a bench OIDC IdP`);
+      const adminToken = await accessTokenFor(keySet, config, adminSession.seeded.identity);
+      const oidc = await seedOidcCallbacks(api.url, config, TENANT, adminToken, settings.oidcCallbacks);
+      try {
+        await run(
+          'OIDC callback',
+          () =>
+            measure({
+              url: api.url,
+              method: 'GET',
+              path: '/sso/oidc/callback',
+              connections: settings.connections,
+              durationSeconds: settings.durationSeconds,
+              warmupSeconds: settings.warmupSeconds,
+              watch: api.watch,
+              around: api.profile?.('oidc-callback'),
+              next: oidc.next,
+              check: (body) => body.includes('value="allow"'),
+            }),
+          'pending sign-in taken, token request to the IdP, ID token (ES256) checked, linked user, session, consent page; server CPU ms',
+        );
+      } finally {
+        await oidc.close();
+      }
     }
 
     /** Every bundle's cold start, with 200 sessions (identities) of `seeded` and 200 unused refresh tokens of `tokens`. */
