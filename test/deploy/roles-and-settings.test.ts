@@ -3,8 +3,6 @@ import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../lib/config';
-import { sealClientSecret } from '../../lib/federation/client-secret';
-import type { OidcConnection } from '../../lib/federation/connection';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { softwareAuthenticator } from '../helpers/authenticator';
 import { type AwsUsage, recordingDeps } from '../helpers/aws-usage';
@@ -14,7 +12,7 @@ import type { Response } from '../helpers/http';
 import { LAMBDA_SETTINGS } from '../helpers/lambda-env';
 import { activateDelivered, activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
 import { authorizationCode, createClient, FORM, grantTokens, newSecret, redeemCode, type TestClient, tokenRequest } from '../helpers/oauth';
-import { signInAt, startOidcIdp } from '../helpers/oidc-idp';
+import { signInAt, startOidcIdp, storedOidcConnection } from '../helpers/oidc-idp';
 import { verifiedEmail } from '../helpers/recovery';
 
 /**
@@ -711,28 +709,7 @@ async function driveEveryRoute(app: App, deps: TestDeps) {
   const idp = await startOidcIdp({ redirectUri: `${deps.config.issuer}/sso/oidc/callback` });
   try {
     idp.accounts.set('quinn', { email: `quinn@${domain}`, email_verified: true, groups: ['staff'] });
-    const oidc: OidcConnection = {
-      id: `roles-oidc-${tenantId}`,
-      tenantId,
-      type: 'oidc',
-      name: 'OIDC IdP',
-      issuer: idp.issuer,
-      clientId: idp.clientId,
-      clientSecretSealed: '',
-      scopes: ['openid', 'email', 'groups'],
-      roleClaim: 'groups',
-      roleMapping: { staff: 'ANALYST' },
-      domains: [domain],
-      defaultRole: 'ANALYST',
-      jitProvisioning: true,
-      ssoRequired: false,
-      enabled: true,
-      createdAt: connectedAt,
-      updatedAt: connectedAt,
-      createdBy: admin.user.id,
-    };
-    oidc.clientSecretSealed = await sealClientSecret(deps, oidc, idp.clientSecret);
-    await deps.store.connections.create(oidc);
+    const oidc = await storedOidcConnection(deps, tenantId, idp, { createdBy: admin.user.id });
     const oidcJar = new CookieJar();
     await browserAuthorize(app, oidcJar, client);
     const toIdp = oidcJar.take(await app.request('ssoBegin', { method: 'GET', headers: oidcJar.header(), query: { connection: oidc.id } }));

@@ -1,13 +1,13 @@
 import * as client from 'openid-client';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sealClientSecret } from '../../lib/federation/client-secret';
 import type { OidcConnection } from '../../lib/federation/connection';
 import { registerAdmin } from '../helpers/app';
 import { type BrowserStack, startBrowserStack } from '../helpers/browser';
 import { uniqueTenant } from '../helpers/deps';
+import { verifiedDomain } from '../helpers/federation';
 import { createClient } from '../helpers/oauth';
-import { startOidcIdp, type TestIdp } from '../helpers/oidc-idp';
+import { startOidcIdp, storedOidcConnection, type TestIdp } from '../helpers/oidc-idp';
 
 /**
  * Enterprise sign-in over OpenID Connect in a real browser (docs/api.md 14.3, 14.4):
@@ -45,32 +45,9 @@ describe('enterprise sign-in through an OpenID Connect IdP (chromium)', () => {
       execute: [client.allowInsecureRequests],
     });
 
-    await deps.store.domains.create({ tenantId, domain, status: 'pending', token: 't', createdAt: 'now' });
-    expect(await deps.store.domains.verify({ tenantId, domain }, 'now')).toBe('verified');
+    await verifiedDomain(deps, tenantId, domain);
     idp = await startOidcIdp({ redirectUri: `${issuer}/sso/oidc/callback` });
-    const now = new Date().toISOString();
-    connection = {
-      id: deps.random.id(),
-      tenantId,
-      type: 'oidc',
-      name: 'Merchant IdP',
-      issuer: idp.issuer,
-      clientId: idp.clientId,
-      clientSecretSealed: '',
-      scopes: ['openid', 'email', 'groups'],
-      roleClaim: 'groups',
-      roleMapping: { 'shop-admins': 'ADMIN', staff: 'ANALYST' },
-      domains: [domain],
-      defaultRole: 'ANALYST',
-      jitProvisioning: true,
-      ssoRequired: false,
-      enabled: true,
-      createdAt: now,
-      updatedAt: now,
-      createdBy: admin.user.id,
-    };
-    connection.clientSecretSealed = await sealClientSecret(deps, connection, idp.clientSecret);
-    expect(await deps.store.connections.create(connection)).toBe(true);
+    connection = await storedOidcConnection(deps, tenantId, idp, { roleMapping: { 'shop-admins': 'ADMIN', staff: 'ANALYST' } });
   });
 
   afterAll(async () => {

@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sealClientSecret } from '../../lib/federation/client-secret';
 import { federationEndpoints, type OidcConnection } from '../../lib/federation/connection';
 import {
   assertsMultiFactor,
@@ -12,7 +11,7 @@ import {
 } from '../../lib/federation/oidc';
 import { FederationRefused } from '../../lib/federation/refusal';
 import { type TestDeps, testDeps } from '../helpers/deps';
-import { signInAt, startOidcIdp, type TestIdp } from '../helpers/oidc-idp';
+import { signInAt, startOidcIdp, storedOidcConnection, type TestIdp } from '../helpers/oidc-idp';
 
 /**
  * The OIDC upstream's protocol checks (docs/api.md 14.4) against oidc-provider as the
@@ -33,30 +32,8 @@ async function idp(options: Parameters<typeof startOidcIdp>[0] extends infer O ?
   return started;
 }
 
-async function connectionTo(server: Pick<TestIdp, 'issuer' | 'clientId' | 'clientSecret'>, change: Partial<OidcConnection> = {}) {
-  const connection: OidcConnection = {
-    id: `conn-${randomBytes(6).toString('hex')}`,
-    tenantId: 'tenant-oidc',
-    type: 'oidc',
-    name: 'Merchant IdP',
-    issuer: server.issuer,
-    clientId: server.clientId,
-    clientSecretSealed: '',
-    scopes: ['openid', 'email', 'groups'],
-    roleClaim: 'groups',
-    domains: ['shop.example'],
-    defaultRole: 'ANALYST',
-    jitProvisioning: true,
-    ssoRequired: false,
-    enabled: true,
-    createdAt: new Date().toISOString(),
-    updatedAt: new Date().toISOString(),
-    createdBy: 'admin',
-    ...change,
-  };
-  connection.clientSecretSealed = await sealClientSecret(deps, connection, server.clientSecret);
-  return connection;
-}
+const connectionTo = (server: Pick<TestIdp, 'issuer' | 'clientId' | 'clientSecret'>, change: Partial<OidcConnection> = {}) =>
+  storedOidcConnection(deps, 'tenant-oidc', server, { domains: ['shop.example'], ...change });
 
 const pendingRequest = (): Required<PendingOidcRequest> => ({
   key: randomBytes(32).toString('base64url'),

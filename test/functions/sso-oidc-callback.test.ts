@@ -1,13 +1,13 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sealClientSecret } from '../../lib/federation/client-secret';
 import type { OidcConnection } from '../../lib/federation/connection';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { verifiedDomain } from '../helpers/federation';
 import { browserAuthorize, CookieJar, continueLocation, csrfOf, postForm } from '../helpers/hosted';
 import type { Response } from '../helpers/http';
 import { createClient, redeemCode, type TestClient } from '../helpers/oauth';
-import { signInAt, startOidcIdp, type TestIdp, type TestIdpOptions } from '../helpers/oidc-idp';
+import { signInAt, startOidcIdp, storedOidcConnection, type TestIdp, type TestIdpOptions } from '../helpers/oidc-idp';
 
 /**
  * GET /sso/oidc/callback (docs/api.md 14.4) through the functions, against oidc-provider
@@ -34,34 +34,7 @@ describe('GET /sso/oidc/callback', () => {
     return started;
   };
 
-  /** A connection of the tenant to `server` (stored as POST /admin/connections stores it). */
-  const connect = async (server: TestIdp, change: Partial<OidcConnection> = {}): Promise<OidcConnection> => {
-    const now = new Date().toISOString();
-    const created: OidcConnection = {
-      id: deps.random.id(),
-      tenantId,
-      type: 'oidc',
-      name: 'Merchant IdP',
-      issuer: server.issuer,
-      clientId: server.clientId,
-      clientSecretSealed: '',
-      scopes: ['openid', 'email', 'groups'],
-      roleClaim: 'groups',
-      roleMapping: { 'shop-admins': 'ADMIN', finance: 'FINANCE', staff: 'ANALYST' },
-      domains: [domain],
-      defaultRole: 'ANALYST',
-      jitProvisioning: true,
-      ssoRequired: false,
-      enabled: true,
-      createdAt: now,
-      updatedAt: now,
-      createdBy: 'admin',
-      ...change,
-    };
-    created.clientSecretSealed = await sealClientSecret(deps, created, server.clientSecret);
-    expect(await deps.store.connections.create(created)).toBe(true);
-    return created;
-  };
+  const connect = (server: TestIdp) => storedOidcConnection(deps, tenantId, server);
 
   /**
    * The browser up to the IdP: the app's authorization request, then either home-realm
@@ -127,8 +100,7 @@ describe('GET /sso/oidc/callback', () => {
     domain = `${tenantId}.example`;
     const admin = await registerAdmin(app, tenantId);
     client = await createClient(app, admin.token, tenantId, { scope: 'openid orders:read' });
-    await deps.store.domains.create({ tenantId, domain, status: 'pending', token: 't', createdAt: 'now' });
-    expect(await deps.store.domains.verify({ tenantId, domain }, 'now')).toBe('verified');
+    await verifiedDomain(deps, tenantId, domain);
     idp = await startIdp();
     connection = await connect(idp);
   });

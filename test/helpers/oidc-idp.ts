@@ -2,6 +2,9 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import Provider, { type KoaContextWithOidc } from 'oidc-provider';
+import type { Deps } from '../../lib/deps';
+import { sealClientSecret } from '../../lib/federation/client-secret';
+import type { OidcConnection } from '../../lib/federation/connection';
 
 /**
  * A merchant's identity provider for the tests (docs/api.md 14.4): panva's oidc-provider
@@ -235,4 +238,42 @@ export async function signInAt(authorizationUrl: URL | string, login: string): P
     throw new Error(`The IdP answered ${answer.status} at ${url.pathname}: ${await answer.text()}`);
   }
   throw new Error('Too many redirects at the IdP');
+}
+
+/**
+ * The tenant's OIDC connection to `idp`, stored as POST /admin/connections stores it (the
+ * client secret sealed), with test defaults: `groups` mapped to roles, JIT provisioning,
+ * the domain `<tenant>.example`.
+ */
+export async function storedOidcConnection(
+  deps: Pick<Deps, 'store' | 'random' | 'mfaSecrets'>,
+  tenantId: string,
+  idp: Pick<TestIdp, 'issuer' | 'clientId' | 'clientSecret'>,
+  change: Partial<OidcConnection> = {},
+): Promise<OidcConnection> {
+  const now = new Date().toISOString();
+  const connection: OidcConnection = {
+    id: deps.random.id(),
+    tenantId,
+    type: 'oidc',
+    name: 'Merchant IdP',
+    issuer: idp.issuer,
+    clientId: idp.clientId,
+    clientSecretSealed: '',
+    scopes: ['openid', 'email', 'groups'],
+    roleClaim: 'groups',
+    roleMapping: { 'shop-admins': 'ADMIN', finance: 'FINANCE', staff: 'ANALYST' },
+    domains: [`${tenantId}.example`],
+    defaultRole: 'ANALYST',
+    jitProvisioning: true,
+    ssoRequired: false,
+    enabled: true,
+    createdAt: now,
+    updatedAt: now,
+    createdBy: 'admin',
+    ...change,
+  };
+  connection.clientSecretSealed = await sealClientSecret(deps, connection, idp.clientSecret);
+  if (!(await deps.store.connections.create(connection))) throw new Error(`connection ${connection.id} not stored`);
+  return connection;
 }

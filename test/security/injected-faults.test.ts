@@ -1,19 +1,19 @@
 import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { sealClientSecret } from '../../lib/federation/client-secret';
 import type { OidcConnection } from '../../lib/federation/connection';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { softwareAuthenticator } from '../helpers/authenticator';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { type FaultMode, faultPlan, faultyStores } from '../helpers/faulty-stores';
+import { verifiedDomain } from '../helpers/federation';
 import { browserAuthorize, CookieJar, csrfOf, postForm } from '../helpers/hosted';
 import { isServiceUnavailable, type Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
 import { authorizationCode, createClient, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
-import { signInAt, startOidcIdp, type TestIdp } from '../helpers/oidc-idp';
+import { signInAt, startOidcIdp, storedOidcConnection, type TestIdp } from '../helpers/oidc-idp';
 import { verifiedEmail } from '../helpers/recovery';
 import { scimClient, scimTokenOf } from '../helpers/scim';
 import { halfWrittenState } from '../helpers/table-invariants';
@@ -126,34 +126,8 @@ describe('a database fault at every step of every operation', () => {
     let made = oidcConnections.get(tableName);
     if (!made) {
       made = (async () => {
-        const server = await oidcIdp();
-        const domain = `${tenantId}.example`;
-        await deps.store.domains.create({ tenantId, domain, status: 'pending', token: 't', createdAt: 'now' });
-        await deps.store.domains.verify({ tenantId, domain }, 'now');
-        const now = new Date().toISOString();
-        const connection: OidcConnection = {
-          id: deps.random.id(),
-          tenantId,
-          type: 'oidc',
-          name: 'Merchant IdP',
-          issuer: server.issuer,
-          clientId: server.clientId,
-          clientSecretSealed: '',
-          scopes: ['openid', 'email', 'groups'],
-          roleClaim: 'groups',
-          roleMapping: { staff: 'ANALYST' },
-          domains: [domain],
-          defaultRole: 'ANALYST',
-          jitProvisioning: true,
-          ssoRequired: false,
-          enabled: true,
-          createdAt: now,
-          updatedAt: now,
-          createdBy: 'admin',
-        };
-        connection.clientSecretSealed = await sealClientSecret(deps, connection, server.clientSecret);
-        await deps.store.connections.create(connection);
-        return connection;
+        await verifiedDomain(deps, tenantId);
+        return storedOidcConnection(deps, tenantId, await oidcIdp());
       })();
       oidcConnections.set(tableName, made);
     }

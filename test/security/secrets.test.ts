@@ -2,21 +2,20 @@ import { randomBytes, randomInt } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { cryptoRandom } from '../../lib/crypto/random';
-import { sealClientSecret } from '../../lib/federation/client-secret';
-import type { OidcConnection } from '../../lib/federation/connection';
 import { outboxDelivery } from '../../lib/mfa/delivery';
 import { generateRecoveryCode } from '../../lib/mfa/recovery-codes';
 import { dynamoMfaOutbox } from '../../lib/store/mfa';
 import { type App, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { verifiedDomain } from '../helpers/federation';
 import { browserAuthorize, CookieJar } from '../helpers/hosted';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { localDynamo } from '../helpers/local-dynamo';
 import { authenticator, newTotpSecret } from '../helpers/mfa';
 import { basic, createClient, form, pkcePair } from '../helpers/oauth';
-import { signInAt, startOidcIdp } from '../helpers/oidc-idp';
+import { signInAt, startOidcIdp, storedOidcConnection } from '../helpers/oidc-idp';
 import { captureOutput, containsSecret, type KnownSecret, secretsIn } from '../helpers/secret-search';
 
 /**
@@ -613,30 +612,9 @@ describe('secrets in the clear (responses, output, table)', () => {
     // the IdP's authorization code (in the callback's query) stay out of answers, output and table.
     const idp = await startOidcIdp({ redirectUri: `${deps.config.issuer}/sso/oidc/callback` });
     try {
-      const domain = `${tenantId}.example`;
-      await deps.store.domains.create({ tenantId, domain, status: 'pending', token: 't', createdAt: 'now' });
-      await deps.store.domains.verify({ tenantId, domain }, 'now');
-      const now = new Date().toISOString();
-      const connection: OidcConnection = {
-        id: deps.random.id(),
-        tenantId,
-        type: 'oidc',
-        name: 'Merchant IdP',
-        issuer: idp.issuer,
-        clientId: idp.clientId,
-        clientSecretSealed: '',
-        scopes: ['openid', 'email'],
-        domains: [domain],
-        defaultRole: 'ANALYST',
-        jitProvisioning: true,
-        ssoRequired: false,
-        enabled: true,
-        createdAt: now,
-        updatedAt: now,
-        createdBy: 'admin',
-      };
-      connection.clientSecretSealed = await sealClientSecret(deps, connection, known('IdP client secret', idp.clientSecret));
-      await deps.store.connections.create(connection);
+      const domain = await verifiedDomain(deps, tenantId);
+      known('IdP client secret', idp.clientSecret);
+      const connection = await storedOidcConnection(deps, tenantId, idp);
       idp.accounts.set('fed-secret', { email: `fed-secret@${domain}`, email_verified: true });
       const fedClient = await createClient(app, adminToken, tenantId, { scope: 'openid orders:read' });
       const jar = new CookieJar();

@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { sealClientSecret } from '../../../lib/federation/client-secret';
 import type { OidcConnection } from '../../../lib/federation/connection';
 import { type App, registerAdmin, testApp } from '../../helpers/app';
 import { nearRealTime } from '../../helpers/clock';
@@ -9,7 +8,7 @@ import { setOff, verifiedDomain } from '../../helpers/federation';
 import { browserAuthorize, CookieJar } from '../../helpers/hosted';
 import { createTable, scanTable } from '../../helpers/isolated-table';
 import { createClient, type TestClient } from '../../helpers/oauth';
-import { startOidcIdp, type TestIdp } from '../../helpers/oidc-idp';
+import { startOidcIdp, storedOidcConnection, type TestIdp } from '../../helpers/oidc-idp';
 import { nasty } from './mixed-requests';
 
 /**
@@ -39,27 +38,7 @@ describe('hostile input to the OIDC callback', () => {
     client = await createClient(app, admin.token, tenantId);
     const domain = await verifiedDomain(deps, tenantId);
     idp = await startOidcIdp({ redirectUri: `${deps.config.issuer}/sso/oidc/callback` });
-    const now = new Date().toISOString();
-    connection = {
-      id: deps.random.id(),
-      tenantId,
-      type: 'oidc',
-      name: 'Merchant IdP',
-      issuer: idp.issuer,
-      clientId: idp.clientId,
-      clientSecretSealed: '',
-      scopes: ['openid', 'email'],
-      domains: [domain],
-      defaultRole: 'ANALYST',
-      jitProvisioning: true,
-      ssoRequired: false,
-      enabled: true,
-      createdAt: now,
-      updatedAt: now,
-      createdBy: 'admin',
-    };
-    connection.clientSecretSealed = await sealClientSecret(deps, connection, idp.clientSecret);
-    await deps.store.connections.create(connection);
+    connection = await storedOidcConnection(deps, tenantId, idp, { domains: [domain] });
     await browserAuthorize(app, jar, client);
   });
 
