@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OidcConnection } from '../../lib/federation/connection';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
-import { verifiedDomain } from '../helpers/federation';
+import { userWithVerifiedEmail, verifiedDomain } from '../helpers/federation';
 import { browserAuthorize, CookieJar, continueLocation, csrfOf, postForm } from '../helpers/hosted';
 import type { Response } from '../helpers/http';
 import { createClient, redeemCode, type TestClient } from '../helpers/oauth';
@@ -135,20 +135,7 @@ describe('GET /sso/oidc/callback', () => {
   });
 
   it('links the first sign-in to the tenant’s user with the same verified email', async () => {
-    const now = new Date().toISOString();
-    const hank = {
-      id: deps.random.id(),
-      tenantId,
-      shopId: 'default',
-      username: 'hank',
-      role: 'OPERATOR' as const,
-      status: 'active' as const,
-      email: email('hank'),
-      emailVerified: true,
-      createdAt: now,
-      updatedAt: now,
-    };
-    expect(await deps.store.users.create(hank, { createTenant: false })).toBe('created');
+    const hank = await userWithVerifiedEmail(deps, tenantId, 'hank', email('hank'));
     idp.accounts.set('hank-at-idp', { email: email('hank'), email_verified: true, groups: ['staff'] });
     const signed = await federatedSignIn('hank-at-idp', { typed: email('hank') });
     expect(signed.idToken?.sub).toBe(hank.id);

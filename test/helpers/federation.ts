@@ -118,3 +118,22 @@ export async function federatedSignIn(
   const body = tokens.body as { access_token: string; id_token: string; refresh_token: string };
   return { tokens: body, jar, pending, idToken: decodeJwt(body.id_token), accessToken: decodeJwt(body.access_token) };
 }
+
+/** A user of the tenant with a verified email (one a federated identity links to at its first sign-in, docs/api.md 14.3). */
+export async function userWithVerifiedEmail(deps: Pick<Deps, 'store' | 'random'>, tenantId: string, username: string, email: string) {
+  const now = new Date().toISOString();
+  const user = {
+    id: deps.random.id(),
+    tenantId,
+    shopId: 'default',
+    username,
+    role: 'OPERATOR' as const,
+    status: 'active' as const,
+    email,
+    emailVerified: true,
+    createdAt: now,
+    updatedAt: now,
+  };
+  expect(await deps.store.users.create(user, { createTenant: false })).toBe('created');
+  return user;
+}
