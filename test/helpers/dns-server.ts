@@ -10,8 +10,8 @@ import * as dnsPacket from 'dns-packet';
 export interface TestDnsServer {
   /** `127.0.0.1:<port>`, the value of DNS_SERVERS. */
   address: string;
-  /** TXT records by name (lower-case, no trailing dot); each record is one string. */
-  txt: Map<string, string[]>;
+  /** TXT records by name (lower-case, no trailing dot); a record is one string, or its character-strings. */
+  txt: Map<string, Array<string | string[]>>;
   /** Drop every query unanswered. */
   silent: boolean;
   /** The names asked about, in order. */
