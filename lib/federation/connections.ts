@@ -200,7 +200,9 @@ export async function updateConnection(deps: AdminDeps, admin: Identity, id: str
 /** docs/api.md 14.1: deletes the tenant's connection; its sessions end at their next request. */
 export async function deleteConnection(deps: AdminDeps, admin: Identity, id: string): Promise<void> {
   const connection = await tenantConnection(deps, admin.tenantId, id);
-  if (!(await deps.store.connections.delete(connection))) throw new NotFoundError(CONNECTION_NOT_FOUND, { code: 'CONNECTION_NOT_FOUND' });
+  // False: gone since the read, by another DELETE or by this one's own write retried after
+  // its answer was lost. Deleted either way.
+  await deps.store.connections.delete(connection);
   deps.log.info('connection_deleted', { tenantId: admin.tenantId, actorId: admin.userId, connectionId: id });
   await recordEvent(deps, {
     ...byAdmin(admin),

@@ -99,7 +99,10 @@ export async function verifyDomain(deps: DomainDeps, admin: Identity, name: stri
 
 /** Ours, not the contract's (docs/api.md 14.2): removes the tenant's domain and frees its claim. */
 export async function deleteDomain(deps: DomainDeps, admin: Identity, name: string): Promise<void> {
-  if (!(await deps.store.domains.delete(admin.tenantId, name))) throw notFound();
+  if (!(await deps.store.domains.find(admin.tenantId, name))) throw notFound();
+  // False: gone since the read, by another DELETE or by this one's own write retried after
+  // its answer was lost. Deleted either way.
+  await deps.store.domains.delete(admin.tenantId, name);
   deps.log.info('domain_deleted', { tenantId: admin.tenantId, actorId: admin.userId, domain: name });
   await recordEvent(deps, { ...byAdmin(admin), type: 'domain_deleted', outcome: 'success', details: { domain: name } });
 }
