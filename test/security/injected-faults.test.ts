@@ -1,11 +1,13 @@
 import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
-import { beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { softwareAuthenticator } from '../helpers/authenticator';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
 import { type FaultMode, faultPlan, faultyStores } from '../helpers/faulty-stores';
+import { connectionOf, oidcConnection, verifiedDomain } from '../helpers/federation-admin';
 import { browserAuthorize, CookieJar, csrfOf, postForm } from '../helpers/hosted';
 import { isServiceUnavailable, type Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
@@ -46,6 +48,13 @@ describe('a database fault at every step of every operation', () => {
   let client: TestClient;
   const issuerOrigin = () => new URL(deps.config.issuer).origin;
 
+  // Domain verification (docs/api.md 14.2) asks a DNS server of the test's.
+  let dns: TestDnsServer;
+  beforeAll(async () => {
+    dns = await startDnsServer();
+  });
+  afterAll(() => dns.close());
+
   // Each test on a table of its own, with the same functions for all of its runs: after
   // every fault the whole table is scanned for half-written state, and a table shared by
   // every operation made each scan (and the file) slower than the one before.
@@ -54,7 +63,7 @@ describe('a database fault at every step of every operation', () => {
     await createTable(endpoint, tableName);
     // One tenant sends hundreds of codes here (verified emails, reset codes, SMS): past the
     // default per-tenant send quota, which test/abuse/ checks on its own.
-    deps = await testDeps({ TABLE_NAME: tableName, SEND_QUOTA_PER_TENANT: '100000' });
+    deps = await testDeps({ TABLE_NAME: tableName, SEND_QUOTA_PER_TENANT: '100000', DNS_SERVERS: dns.address });
     nearRealTime(deps);
     const faulty = faultyStores(deps.store, deps.mfaDelivery, plan);
     deps.store = faulty.stores;
@@ -835,6 +844,53 @@ describe('a database fault at every step of every operation', () => {
       prepare: async () => ({ client: await scim(), user: await newUser() }),
       run: ({ client, user }) => client('scimDeleteUser', { pathParameters: { userId: user.userId } }),
       ok: (r) => r.status === 204,
+    },
+    // Enterprise sign-in administration (docs/api.md 14.1, 14.2).
+    {
+      name: 'adminCreateConnection',
+      prepare: async () => `corp-${serial++}.example`,
+      run: (domain: string) => app.request('adminCreateConnection', { token: adminToken, body: oidcConnection([domain]) }),
+      ok: (r) => r.status === 201,
+    },
+    {
+      name: 'adminUpdateConnection (a new client secret)',
+      prepare: async () => connectionOf(app, adminToken, oidcConnection([`corp-${serial++}.example`])),
+      run: (id: string) =>
+        app.request('adminUpdateConnection', { token: adminToken, pathParameters: { id }, body: { clientSecret: `secret ${serial++}` } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'adminDeleteConnection',
+      prepare: async () => connectionOf(app, adminToken, oidcConnection([`corp-${serial++}.example`])),
+      run: (id: string) => app.request('adminDeleteConnection', { token: adminToken, pathParameters: { id } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'adminAddDomain',
+      prepare: async () => `corp-${serial++}.example`,
+      run: (domain: string) => app.request('adminAddDomain', { token: adminToken, body: { domain } }),
+      ok: (r) => r.status === 201,
+    },
+    {
+      name: 'adminVerifyDomain',
+      prepare: async () => {
+        const domain = `corp-${serial++}-${tenantId}.example`;
+        const added = await app.request('adminAddDomain', { token: adminToken, body: { domain } });
+        dns.txt.set(added.body.data.verification.name, [added.body.data.verification.value]);
+        return domain;
+      },
+      run: (domain: string) => app.request('adminVerifyDomain', { token: adminToken, pathParameters: { domain } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'adminDeleteDomain (verified)',
+      prepare: async () => {
+        const domain = `corp-${serial++}-${tenantId}.example`;
+        await verifiedDomain(app, dns, adminToken, domain);
+        return domain;
+      },
+      run: (domain: string) => app.request('adminDeleteDomain', { token: adminToken, pathParameters: { domain } }),
+      ok: (r) => r.status === 200,
     },
     {
       name: 'removePasskey',
