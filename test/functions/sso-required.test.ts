@@ -56,8 +56,14 @@ describe('POST /auth/login with a connection that requires SSO (docs/api.md 14.1
       ...deps,
       hasher: {
         ...hasher,
-        verify: (...args) => (hashes.verify++, hasher.verify(...args)),
-        verifyDummy: (p) => (hashes.verify++, hasher.verifyDummy(p)),
+        verify: (...args) => {
+          hashes.verify++;
+          return hasher.verify(...args);
+        },
+        verifyDummy: (password) => {
+          hashes.verify++;
+          return hasher.verifyDummy(password);
+        },
       },
     });
     expect(await counting.request('login', { body: { username, password: 'anything at all', tenantId } })).toEqual(ssoRequired);

@@ -8,6 +8,7 @@ import { dynamoMfaOutbox } from '../../lib/store/mfa';
 import { type App, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { oidcConnection } from '../helpers/federation-admin';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { localDynamo } from '../helpers/local-dynamo';
@@ -605,8 +606,30 @@ describe('secrets in the clear (responses, output, table)', () => {
       (await send('SCIM token deletion', 'adminDeleteScimToken', { token: adminToken, pathParameters: { tokenId: scimTokenId } })).status,
     ).toBe(200);
 
+    // An IdP connection (docs/api.md 14.1): its client secret is stored sealed, never answered, logged or audited.
+    const idpSecret = known('IdP client secret', passphrase());
+    const connection = await send('IdP connection', 'adminCreateConnection', {
+      token: adminToken,
+      body: oidcConnection([`${tenantId}.example`], { clientSecret: idpSecret }),
+    });
+    expect(connection.status).toBe(201);
+    const connectionId = String(connection.body.data.connection.id);
+    const rotatedIdpSecret = known('rotated IdP client secret', passphrase());
+    const changed = await send('IdP connection', 'adminUpdateConnection', {
+      token: adminToken,
+      pathParameters: { id: connectionId },
+      body: { clientSecret: rotatedIdpSecret },
+    });
+    expect(changed.status).toBe(200);
+    expect((await send('IdP connection', 'adminListConnections', { token: adminToken })).status).toBe(200);
+    expect((await send('IdP connection', 'adminReadConnection', { token: adminToken, pathParameters: { id: connectionId } })).status).toBe(
+      200,
+    );
+    expect((await send('IdP connection', 'adminListAudit', { token: adminToken, query: { limit: '100' } })).status).toBe(200);
+
     expect([...flows]).toEqual(
       expect.arrayContaining([
+        'IdP connection',
         'login',
         'register',
         'refresh',
@@ -733,6 +756,7 @@ describe('secrets in the clear (responses, output, table)', () => {
       'reset code',
       'verification code',
       'SCIM token',
+      'IdP client secret',
     ];
     for (const kind of kinds)
       expect(
