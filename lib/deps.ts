@@ -131,7 +131,7 @@ export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'rand
     scimTokens: dynamoScimTokenStore(dynamo, random),
     connections: dynamoConnectionStore(dynamo, random),
     domains: dynamoDomainStore(dynamo, random),
-    federatedIdentities: dynamoFederatedIdentityStore(dynamo, random),
+    federatedIdentities: dynamoFederatedIdentityStore(dynamo, random, users),
     federationRequests: dynamoFederationRequestStore(dynamo, random),
     samlAssertions: dynamoSamlAssertionStore(dynamo, random),
   };

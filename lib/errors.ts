@@ -96,6 +96,10 @@ export const ERROR_CODES = [
   'DOMAIN_NOT_FOUND',
   'DOMAIN_EXISTS',
   'DOMAIN_CLAIMED',
+  // Enterprise sign-in (docs/api.md 14): the error page of a refused federated sign-in (400, 403, 502).
+  'FEDERATION_FAILED',
+  'ACCOUNT_NOT_ALLOWED',
+  'NO_FEDERATED_ACCOUNT',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

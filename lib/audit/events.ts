@@ -99,6 +99,18 @@ export const AUDIT_REASONS = [
   'session_ended',
   // A password sign-in of a user whose domain's connection requires the IdP (docs/api.md 14.1).
   'sso_required',
+  // A federated sign-in refused (docs/api.md 14.3): no pending request (expired, replayed,
+  // unsolicited), another browser, the connection disabled or deleted, the IdP's answer
+  // refused by the protocol's checks or a SAML assertion seen before, the IdP unreachable,
+  // an email outside the tenant's verified domains, no account to link or provision.
+  'federation_expired',
+  'federation_wrong_browser',
+  'federation_connection_disabled',
+  'federation_invalid_response',
+  'federation_replayed',
+  'federation_idp_unreachable',
+  'federation_domain_not_allowed',
+  'federation_no_account',
 ] as const;
 
 const boundedId = z.string().min(1).max(128);
@@ -151,13 +163,13 @@ export const auditDetailsSchema = z.strictObject({
   passkeyId: boundedId.optional(),
   /** The passkeys a password reset removed (docs/api.md 8.7). */
   passkeysRemoved: z.number().int().nonnegative().optional(),
+  /** The connection of a federated sign-in or of an ADMIN's change to it (docs/api.md 14). */
+  connectionId: boundedId.optional(),
   /** An invitation's id (docs/api.md 13.1): never its token or link. */
   invitationId: boundedId.optional(),
   /** An import's counts (docs/api.md 13.2): users created, rows failed. */
   imported: z.number().int().nonnegative().optional(),
   failed: z.number().int().nonnegative().optional(),
-  /** A connection to the tenant's identity provider (docs/api.md 14.1): its id, never its client secret. */
-  connectionId: boundedId.optional(),
   /** A domain of the tenant (docs/api.md 14.2). */
   domain: z.string().max(253).optional(),
 });

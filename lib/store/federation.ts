@@ -2,13 +2,14 @@ import * as z from 'zod';
 import type { Random } from '../crypto/random';
 import { hashToken } from '../crypto/token-hash';
 import { type Connection, connectionSchema, type TenantDomain, tenantDomainSchema } from '../federation/connection';
+import type { User } from '../users/user';
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from './commands';
 import { type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { ownerIndexItems } from './owner-index';
 import { parseRecord } from './records';
 import { TTL_ATTRIBUTE } from './table';
-import type { ConsumedWith } from './users';
+import type { CreateUserResult, UserStore } from './users';
 import { transactOnceOrReasons, writeOnce } from './write-once';
 
 /*
@@ -77,8 +78,11 @@ export interface FederatedIdentityStore {
   find(tenantId: string, connectionId: string, subject: string): Promise<{ userId: string } | undefined>;
   /** Links the identity to the user: false if it is linked already (to whoever). */
   link(tenantId: string, connectionId: string, subject: string, userId: string, createdAt: string): Promise<boolean>;
-  /** The first item of the transaction that creates a user with this identity linked (UserStore.create `consuming`). */
-  linkWithNewUser(tenantId: string, connectionId: string, subject: string, userId: string, createdAt: string): ConsumedWith;
+  /**
+   * Creates the user (UserStore.create) with the identity linked to it, in one transaction:
+   * `refused` when the identity is linked already (a concurrent first sign-in).
+   */
+  createLinked(user: User, connectionId: string, subject: string): Promise<CreateUserResult>;
   /** Removes the link if it still names `userId` (a link to a deleted user). */
   unlink(tenantId: string, connectionId: string, subject: string, userId: string): Promise<void>;
 }
@@ -313,10 +317,13 @@ export function dynamoDomainStore(dynamo: Dynamo, random: Random): DomainStore {
   };
 }
 
-export function dynamoFederatedIdentityStore(dynamo: Dynamo, random: Random): FederatedIdentityStore {
+export function dynamoFederatedIdentityStore(dynamo: Dynamo, random: Random, users: UserStore): FederatedIdentityStore {
   const { doc, table } = dynamo;
   const keyOf = (tenantId: string, connectionId: string, subject: string) =>
     keys.federatedIdentity(tenantId, connectionId, hashToken(subject));
+  // In the user's owner partition, so that deleting the user erases its links (TenantUserStore.eraseOwned).
+  const ownerOf = (tenantId: string, connectionId: string, subject: string, userId: string, createdAt: string) =>
+    keys.ownedBy(tenantId, userId, 'FEDID', Math.floor(Date.parse(createdAt) / 1000) || 0, `${connectionId}#${hashToken(subject)}`);
   return {
     async find(tenantId, connectionId, subject) {
       const { Item } = await doc.send(
@@ -328,25 +335,41 @@ export function dynamoFederatedIdentityStore(dynamo: Dynamo, random: Random): Fe
     async link(tenantId, connectionId, subject, userId, createdAt) {
       const { written } = await writeOnce(dynamo, random, {
         put: {
-          Item: { ...keyOf(tenantId, connectionId, subject), tenantId, connectionId, userId, createdAt },
+          Item: {
+            ...keyOf(tenantId, connectionId, subject),
+            ...ownerOf(tenantId, connectionId, subject, userId, createdAt),
+            tenantId,
+            connectionId,
+            userId,
+            createdAt,
+          },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       });
       return written;
     },
 
-    linkWithNewUser(tenantId, connectionId, subject, userId, createdAt) {
-      return [
-        {
-          Update: {
-            TableName: table,
-            Key: keyOf(tenantId, connectionId, subject),
-            UpdateExpression: 'SET tenantId = :tenant, connectionId = :connection, userId = :user, createdAt = :at',
-            ConditionExpression: 'attribute_not_exists(pk)',
-            ExpressionAttributeValues: { ':tenant': tenantId, ':connection': connectionId, ':user': userId, ':at': createdAt },
+    createLinked(user, connectionId, subject) {
+      const { tenantId, id: userId, createdAt } = user;
+      const owner = ownerOf(tenantId, connectionId, subject, userId, createdAt);
+      const link = {
+        Update: {
+          TableName: table,
+          Key: keyOf(tenantId, connectionId, subject),
+          UpdateExpression:
+            'SET tenantId = :tenant, connectionId = :connection, userId = :user, createdAt = :at, gsi1pk = :owner, gsi1sk = :owned',
+          ConditionExpression: 'attribute_not_exists(pk)',
+          ExpressionAttributeValues: {
+            ':tenant': tenantId,
+            ':connection': connectionId,
+            ':user': userId,
+            ':at': createdAt,
+            ':owner': owner.gsi1pk,
+            ':owned': owner.gsi1sk,
           },
         },
-      ];
+      };
+      return users.create(user, { createTenant: false, consuming: [link] });
     },
 
     async unlink(tenantId, connectionId, subject, userId) {

@@ -111,7 +111,7 @@ export const keys = {
    * The owner index (lib/store/table.ts) entry of what a user owns: their sessions and
    * grants, listed newest first by one query on the index.
    */
-  ownedBy: (tenantId: string, userId: string, kind: 'SESSION' | 'GRANT' | 'PASSKEY', createdAt: number, id: string) => ({
+  ownedBy: (tenantId: string, userId: string, kind: 'SESSION' | 'GRANT' | 'PASSKEY' | 'FEDID', createdAt: number, id: string) => ({
     gsi1pk: `${tenantPrefix(tenantId)}#OWNER#${part(userId)}`,
     gsi1sk: `${kind}#${String(createdAt).padStart(12, '0')}#${part(id)}`,
   }),

@@ -679,18 +679,51 @@ async function driveEveryRoute(app: App, deps: TestDeps, dns: TestDnsServer) {
     'hosted invitation',
   );
 
-  // Enterprise sign-in (docs/api.md 14.1, 14.2): connections and domains, and a login refused for SSO.
+  // Federation (docs/api.md 14): home-realm discovery sends an email of a connection's
+  // verified domain on to its identity provider.
   const domain = `${tenantId}.example`;
-  expectStatus(await app.request('adminAddDomain', { token: adminToken, body: { domain: `pending.${domain}` } }), 201, 'add domain');
-  await verifiedDomain(app, dns, adminToken, domain);
+  await deps.store.domains.create({ tenantId, domain, status: 'pending', token: 'roles', createdAt: new Date().toISOString() });
+  await deps.store.domains.verify({ tenantId, domain }, new Date().toISOString());
+  const connectedAt = new Date().toISOString();
+  await deps.store.connections.create({
+    id: `roles-${tenantId}`,
+    tenantId,
+    type: 'saml',
+    name: 'Corporate IdP',
+    domains: [domain],
+    defaultRole: 'ANALYST',
+    jitProvisioning: true,
+    ssoRequired: false,
+    enabled: true,
+    createdAt: connectedAt,
+    updatedAt: connectedAt,
+    createdBy: admin.user.id,
+    idpEntityId: 'https://idp.example.test',
+    ssoUrl: 'https://idp.example.test/sso',
+    signingCertificates: ['PEM'],
+  });
+  const ssoJar = new CookieJar();
+  const ssoPage = await browserAuthorize(app, ssoJar, client);
+  const discovered = await postForm(app, ssoJar, 'hostedSignIn', { csrf: ssoPage.csrf, username: `pat@${domain}` }, issuerOrigin);
+  const begin = new URL(expectStatus(discovered, 303, 'home-realm discovery').headers.Location ?? '');
+  expectStatus(
+    await app.request('ssoBegin', { method: 'GET', headers: ssoJar.header(), query: Object.fromEntries(begin.searchParams) }),
+    502,
+    'sso begin',
+  );
+
+  // Enterprise sign-in (docs/api.md 14.1, 14.2): connections and domains, and a login refused for SSO.
+  const corp = `corp.${tenantId}.example`;
+  expectStatus(await app.request('adminAddDomain', { token: adminToken, body: { domain: `pending.${corp}` } }), 201, 'add domain');
+  await verifiedDomain(app, dns, adminToken, corp);
   expectStatus(await app.request('adminListDomains', { token: adminToken }), 200, 'domains');
   expectStatus(
-    await app.request('adminDeleteDomain', { token: adminToken, pathParameters: { domain: `pending.${domain}` } }),
+    await app.request('adminDeleteDomain', { token: adminToken, pathParameters: { domain: `pending.${corp}` } }),
     200,
     'delete domain',
   );
-  const oidcId = await connectionOf(app, adminToken, oidcConnection([domain], { ssoRequired: true }));
-  const samlId = await connectionOf(app, adminToken, await samlConnection([domain]));
+  const oidcId = await connectionOf(app, adminToken, oidcConnection([corp], { ssoRequired: true }));
+  const samlId = await connectionOf(app, adminToken, await samlConnection([corp]));
   expectStatus(await app.request('adminListConnections', { token: adminToken }), 200, 'connections');
   expectStatus(await app.request('adminReadConnection', { token: adminToken, pathParameters: { id: samlId } }), 200, 'connection');
   expectStatus(
@@ -702,7 +735,7 @@ async function driveEveryRoute(app: App, deps: TestDeps, dns: TestDnsServer) {
     200,
     'update connection',
   );
-  expectStatus(await app.request('login', { body: { username: `ada@${domain}`, password: PASSWORD, tenantId } }), 403, 'SSO required');
+  expectStatus(await app.request('login', { body: { username: `ada@${corp}`, password: PASSWORD, tenantId } }), 403, 'SSO required');
   expectStatus(await app.request('adminDeleteConnection', { token: adminToken, pathParameters: { id: samlId } }), 200, 'delete connection');
 }
 

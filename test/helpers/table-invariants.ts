@@ -55,6 +55,9 @@ export function halfWrittenState(items: Array<Record<string, unknown>>): string[
     const active = items.some((item) => item.pk === recovery.pk && String(item.sk).startsWith('METHOD#') && item.status === 'active');
     if (!active) findings.push(`recovery codes without an active method: ${recovery.pk}`);
   }
+  // A federated identity (docs/api.md 14.3) is linked to a user that exists: made with it, erased with it.
+  for (const link of items.filter((item) => item.sk === 'FEDID'))
+    if (!userIds.has(String(link.userId))) findings.push(`federated identity without its user: ${link.pk}`);
   // Invitations (docs/api.md 13.1): an address's pending record names a pending invitation,
   // a pending invitation holds its address, an accepted one made its user.
   const invitations = new Map(items.filter((item) => item.sk === 'INVITATION').map((item) => [String(item.id), item]));
