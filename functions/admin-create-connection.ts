@@ -1,7 +1,7 @@
 import { type Deps, defaultDeps } from '../lib/deps';
 import { newConnection } from '../lib/federation/admin-input';
 import { oneConnection } from '../lib/federation/api-schemas';
-import { createConnection } from '../lib/federation/connections';
+import { createConnection } from '../lib/federation/connection-changes';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';

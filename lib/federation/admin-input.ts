@@ -1,6 +1,5 @@
 import * as z from 'zod';
 import { ROLES } from '../users/user';
-import { MAX_SIGNING_CERTIFICATES, METADATA_MAX_CHARS } from './metadata';
 
 /*
  * What a tenant's ADMIN sends to the connection and domain routes (docs/api.md 14.1,
@@ -8,6 +7,11 @@ import { MAX_SIGNING_CERTIFICATES, METADATA_MAX_CHARS } from './metadata';
  * configuration (https, or http on loopback under `npm start`) or the stored connection
  * are lib/federation/connections.ts's.
  */
+
+/** Larger than any IdP's metadata seen (ADFS's with its many roles is tens of KiB): lib/federation/metadata.ts. */
+export const METADATA_MAX_CHARS = 128 * 1024;
+/** Certificates a connection may list (an IdP rolls over with two or three at once). */
+export const MAX_SIGNING_CERTIFICATES = 10;
 
 /** One line of visible text: no control or format characters, no line or paragraph separator. */
 const ONE_LINE = /^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u;

@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { DOMParser } from '@xmldom/xmldom';
+import { MAX_SIGNING_CERTIFICATES, METADATA_MAX_CHARS } from './admin-input';
 
 /*
  * SAML 2.0 IdP metadata (SAML Metadata 2.0, 2.4.3) as a tenant's ADMIN pastes it
@@ -12,11 +13,6 @@ import { DOMParser } from '@xmldom/xmldom';
 const METADATA = 'urn:oasis:names:tc:SAML:2.0:metadata';
 const DSIG = 'http://www.w3.org/2000/09/xmldsig#';
 const HTTP_REDIRECT = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
-
-/** Larger than any IdP's metadata seen (ADFS's with its many roles is tens of KiB). */
-export const METADATA_MAX_CHARS = 128 * 1024;
-/** Certificates a connection may list (an IdP rolls over with two or three at once). */
-export const MAX_SIGNING_CERTIFICATES = 10;
 
 /** What a SAML connection keeps of its IdP's metadata. */
 export interface IdpMetadata {

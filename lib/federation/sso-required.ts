@@ -1,5 +1,7 @@
 import type { Deps } from '../deps';
 import { ForbiddenError } from '../errors';
+import type { SignInAttempt } from '../sessions/sign-in';
+import type { User } from '../users/user';
 import type { Connection } from './connection';
 import { connectionForEmail } from './discovery';
 
@@ -15,4 +17,13 @@ export const ssoRequired = () => new ForbiddenError(SSO_REQUIRED, { code: 'SSO_R
  */
 export function ssoConnectionFor(deps: Pick<Deps, 'store'>, tenantId: string, email: string): Promise<Connection | undefined> {
   return connectionForEmail(deps, tenantId, email, { ssoRequired: true });
+}
+
+/**
+ * The sign-in pipeline's `refuse` step of a password door (docs/api.md 14.1): the user the
+ * password proved, when their stored email is at such a domain, is sent to their IdP.
+ */
+export function refusingSsoUsers(deps: Pick<Deps, 'store'>, tenantId: string): NonNullable<SignInAttempt<unknown>['refuse']> {
+  return async (user: User) =>
+    user.email && (await ssoConnectionFor(deps, tenantId, user.email)) ? { reason: 'sso_required', error: ssoRequired() } : undefined;
 }

@@ -1,9 +1,8 @@
-import { ssoConnectionFor, ssoRequired } from '../federation/sso-required';
+import { refusingSsoUsers, ssoConnectionFor, ssoRequired } from '../federation/sso-required';
 import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
 import type { Device } from '../sessions/device';
 import type { AuthPayload } from '../sessions/sessions';
 import { apiSession, type PasswordRequest, type SignInDeps, signIn, signInEvent, withDeviceToken } from '../sessions/sign-in';
-import type { User } from './user';
 
 /** A login request (docs/api.md 4.1): the password, what chooses its attempt budget, and the second factor. */
 export type LoginRequest = PasswordRequest & SecondFactorRequest;
@@ -29,8 +28,7 @@ export async function login(deps: SignInDeps, request: LoginRequest, device: Dev
     secondFactor: { request: { mfaCode, mfaMethod }, check: secondFactor },
     // ...nor does the password of a user whose stored email is one: refused once the password
     // proved who it is, so that the answer says nothing of unknown usernames.
-    refuse: async (user: User) =>
-      user.email && (await ssoConnectionFor(deps, tenantId, user.email)) ? { reason: 'sso_required', error: ssoRequired() } : undefined,
+    refuse: refusingSsoUsers(deps, tenantId),
     opening: withDeviceToken(deps, apiSession(deps, device)),
   });
   return { ...opened.opened, deviceToken: opened.deviceToken };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { METADATA_MAX_CHARS, MetadataError, parseIdpMetadata, pemCertificate } from '../../lib/federation/metadata';
+import { METADATA_MAX_CHARS } from '../../lib/federation/admin-input';
+import { MetadataError, parseIdpMetadata, pemCertificate } from '../../lib/federation/metadata';
 import { certificateBody, idpCertificate, idpMetadata } from '../helpers/federation-admin';
 
 const refused = (xml: string) => {

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { connectionPatch, newConnection, newDomain } from '../../../lib/federation/admin-input';
-import { METADATA_MAX_CHARS } from '../../../lib/federation/metadata';
+import { connectionPatch, METADATA_MAX_CHARS, newConnection, newDomain } from '../../../lib/federation/admin-input';
 import { type App, type AppRequest, type RouteName, registerAdmin, testApp } from '../../helpers/app';
 import { nearRealTime } from '../../helpers/clock';
 import { testDeps, uniqueTenant } from '../../helpers/deps';
