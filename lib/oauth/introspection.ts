@@ -1,5 +1,7 @@
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
+import { connectionOf } from '../sessions/live-session';
+import { isOfLiveConnection } from '../sessions/liveness';
 import { isOfCurrentEpoch } from '../users/user';
 import type { OAuthAccessClaims } from './access-token';
 import type { OAuthClient } from './client';
@@ -48,8 +50,9 @@ function accessTokenAnswer(claims: OAuthAccessClaims, issuer: OAuthClient): Intr
 
 /** A user's grant lives only while its user is active and has not had every session and grant revoked since. */
 async function userStillGrants(deps: Pick<Deps, 'store'>, grant: OAuthGrant): Promise<boolean> {
-  const user = await deps.store.users.findById(grant.tenantId, grant.subject);
-  return user !== undefined && user.status === 'active' && isOfCurrentEpoch(user, grant);
+  const [user, connection] = await Promise.all([deps.store.users.findById(grant.tenantId, grant.subject), connectionOf(deps, grant)]);
+  // A grant made in a federated session ends with its connection (docs/api.md 14.1).
+  return user !== undefined && user.status === 'active' && isOfCurrentEpoch(user, grant) && isOfLiveConnection(grant, connection);
 }
 
 /**

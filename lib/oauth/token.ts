@@ -5,7 +5,7 @@ import type { Deps } from '../deps';
 import { authenticationMethods, isOpenIdScope, userClaims } from '../oidc/claims';
 import { signIdToken } from '../oidc/id-token';
 import { connectionOf } from '../sessions/live-session';
-import { isLiveFor } from '../sessions/liveness';
+import { isLiveFor, isOfLiveConnection } from '../sessions/liveness';
 import { rotateRefreshToken } from '../token-families/refresh-family';
 import { NoRs256KeyError } from '../tokens/signing-keys';
 import { epochOf, isOfCurrentEpoch, type User } from '../users/user';
@@ -289,8 +289,9 @@ async function refreshGrant(
   }
   if (result.outcome === 'invalid') throw oauthErrors.invalidGrant();
   const grant = result.record;
-  const user = await deps.store.users.findById(tenantId, grant.subject);
-  if (user?.status !== 'active' || !isOfCurrentEpoch(user, grant)) {
+  const [user, connection] = await Promise.all([deps.store.users.findById(tenantId, grant.subject), connectionOf(deps, grant)]);
+  // A grant made in a federated session ends with its connection (docs/api.md 14.1).
+  if (user?.status !== 'active' || !isOfCurrentEpoch(user, grant) || !isOfLiveConnection(grant, connection)) {
     await deps.store.oauthGrants.revoke(family, now, 'user_inactive');
     throw oauthErrors.invalidGrant();
   }

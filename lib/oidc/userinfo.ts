@@ -3,6 +3,8 @@ import type { Deps } from '../deps';
 import { AppError, type BearerErrorCode, UnauthorizedError } from '../errors';
 import { verifyOAuthAccessToken } from '../oauth/access-token';
 import { narrowedTo, parseScope } from '../oauth/scope';
+import { connectionOf } from '../sessions/live-session';
+import { isOfLiveConnection } from '../sessions/liveness';
 import { isOfCurrentEpoch } from '../users/user';
 import { isOpenIdScope, type UserClaims, userClaims } from './claims';
 
@@ -54,8 +56,8 @@ export async function userInfo(
   if (grant?.kind !== 'authorization_code' || grant.clientId !== claims.client_id || grant.subject !== claims.sub) throw invalidToken();
   if (client?.tenantId !== claims.tenantId) throw invalidToken();
   if (grant.revokedAt !== undefined || grant.expiresAt <= now) throw invalidToken();
-  const user = await deps.store.users.findById(grant.tenantId, grant.subject);
-  if (user?.status !== 'active' || !isOfCurrentEpoch(user, grant)) throw invalidToken();
+  const [user, connection] = await Promise.all([deps.store.users.findById(grant.tenantId, grant.subject), connectionOf(deps, grant)]);
+  if (user?.status !== 'active' || !isOfCurrentEpoch(user, grant) || !isOfLiveConnection(grant, connection)) throw invalidToken();
   // Only what the client's registration still allows (docs/api.md 9.11).
   const scope = narrowedTo(parseScope(claims.scope) ?? [], client.scopes);
   if (!isOpenIdScope(scope)) throw insufficientScope();

@@ -32,6 +32,18 @@ export interface LivenessConnection {
  * (docs/api.md 14.1): the caller reads it (lib/sessions/live-session.ts `connectionOf`),
  * and one judged without it is over.
  */
+/**
+ * Whether what a federated sign-in opened (a session, or an OAuth grant made in one:
+ * `idp`) may still live: its connection exists, is enabled and is of its tenant
+ * (docs/api.md 14.1). Anything of no connection may.
+ */
+export function isOfLiveConnection(
+  owned: { idp?: string | undefined; tenantId: string },
+  connection: LivenessConnection | undefined,
+): boolean {
+  return owned.idp === undefined || (connection?.enabled === true && connection.id === owned.idp && connection.tenantId === owned.tenantId);
+}
+
 export function isLiveFor(
   user: LivenessUser | undefined,
   session: LivenessSession | undefined,
@@ -39,9 +51,7 @@ export function isLiveFor(
   connection?: LivenessConnection | undefined,
 ): boolean {
   if (!user || !session) return false;
-  if (session.idp !== undefined && !(connection?.enabled && connection.id === session.idp && connection.tenantId === session.tenantId)) {
-    return false;
-  }
+  if (!isOfLiveConnection(session, connection)) return false;
   if (session.tenantId !== user.tenantId || session.userId !== user.id) return false;
   if (!isLive(session, now)) return false;
   if (session.browserHash !== undefined && (session.seenAt ?? 0) <= now - BROWSER_IDLE_SECONDS) return false;

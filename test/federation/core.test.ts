@@ -5,7 +5,7 @@ import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { answerOf, federatedSignIn, setOff, storedConnection, verifiedDomain } from '../helpers/federation';
 import { browserAuthorize, CookieJar, postForm } from '../helpers/hosted';
-import { createClient, type TestClient } from '../helpers/oauth';
+import { createClient, type TestClient, tokenRequest } from '../helpers/oauth';
 
 /*
  * The core of a federated sign-in (docs/api.md 14.3) with the protocol left out: the IdP's
@@ -186,7 +186,19 @@ describe('federated sign-in: discovery, linking, provisioning, role mapping (doc
     // Single sign-on while the connection is enabled: the code at once (consent remembered).
     const before = await browserAuthorize(app, signed.jar, client, { scope: 'openid orders:read' });
     expect(before.response.status).toBe(302);
+    const tokens = signed.tokens as NonNullable<typeof signed.tokens>;
+    const userInfo = () => app.request('userInfo', { method: 'GET', headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect((await userInfo()).status).toBe(200);
     await deps.store.connections.update(other, { enabled: false, updatedAt: new Date().toISOString() });
+    // What a partner app holds from the session ends with it: userinfo, introspection, refresh.
+    expect((await userInfo()).status).toBe(401);
+    const introspected = await app.request('introspect', tokenRequest(client, { token: tokens.access_token }));
+    expect(introspected.body).toMatchObject({ active: false });
+    const refreshed = await app.request(
+      'oauth2Token',
+      tokenRequest(client, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token }),
+    );
+    expect(refreshed).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     // The browser session is over: the next authorization asks who is signing in again.
     const after = await browserAuthorize(app, signed.jar, client, { scope: 'openid orders:read' });
     expect(after.response.status).toBe(200);

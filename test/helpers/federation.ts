@@ -115,6 +115,6 @@ export async function federatedSignIn(
   const code = new URL(consented.headers.Location ?? '').searchParams.get('code') ?? '';
   const tokens = await redeemCode(app, client, { code, verifier: started.verifier });
   expect(tokens.status, JSON.stringify(tokens.body)).toBe(200);
-  const body = tokens.body as { access_token: string; id_token: string };
+  const body = tokens.body as { access_token: string; id_token: string; refresh_token: string };
   return { tokens: body, jar, pending, idToken: decodeJwt(body.id_token), accessToken: decodeJwt(body.access_token) };
 }
