@@ -8,6 +8,7 @@ import type { Deps } from '../deps';
 import { AppError, type AuthorizationErrorCode, ValidationError } from '../errors';
 import type { Connection } from '../federation/connection';
 import { connectionForEmail } from '../federation/discovery';
+import { refusingSsoUsers, SsoRequiredError } from '../federation/sso-required';
 import type { Reply } from '../http/reply';
 import { username } from '../http/schemas';
 import { SECOND_FACTORS } from '../mfa/methods';
@@ -234,7 +235,7 @@ export function browserSignIn(
   deps: HostedDeps,
   event: APIGatewayProxyEventV2,
   interaction: Pick<Interaction, 'tenantId'>,
-  attempt: Pick<SignInAttempt<unknown>, 'firstFactor' | 'secondFactor' | 'asksForCode'>,
+  attempt: Pick<SignInAttempt<unknown>, 'firstFactor' | 'secondFactor' | 'asksForCode' | 'refuse'>,
 ): Promise<BrowserSignIn> {
   const opening: Opening<{ session: Session; cookie: string }> = {
     open: async (user, amr, origin) => {
@@ -357,8 +358,11 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
       firstFactor: password,
       secondFactor: { request: {}, check: secondFactor },
       asksForCode: toSecondFactor,
+      // A user whose stored email is at a domain that requires SSO goes to its IdP (docs/api.md 14.1).
+      refuse: refusingSsoUsers(deps, tenantId),
     });
   } catch (error) {
+    if (error instanceof SsoRequiredError) return browserRedirect(ssoBeginUrl(deps, error.connection, error.email), { afterForm: true });
     if (error instanceof AppError && (error.code === 'INVALID_CREDENTIALS' || error.code === 'LOCKED' || error.statusCode === 429))
       return again(error.message, error.statusCode, error.headers);
     if (!(error instanceof AppError && error.code === 'MFA_REQUIRED')) throw error;

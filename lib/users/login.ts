@@ -1,4 +1,4 @@
-import { refusingSsoUsers, ssoConnectionFor, ssoRequired } from '../federation/sso-required';
+import { refusingSsoUsers, SsoRequiredError, ssoConnectionFor } from '../federation/sso-required';
 import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
 import type { Device } from '../sessions/device';
 import type { AuthPayload } from '../sessions/sessions';
@@ -18,9 +18,10 @@ export type LoginPayload = AuthPayload & { deviceToken: string };
 export async function login(deps: SignInDeps, request: LoginRequest, device: Device = {}): Promise<LoginPayload> {
   const { tenantId, username, password, deviceToken, sourceIp, mfaCode, mfaMethod } = request;
   // docs/api.md 14.1: an email of a domain whose organization requires its IdP never reaches the password.
-  if (username.includes('@') && (await ssoConnectionFor(deps, tenantId, username))) {
+  const required = username.includes('@') ? await ssoConnectionFor(deps, tenantId, username) : undefined;
+  if (required) {
     await signInEvent(deps, tenantId, username, undefined, 'login_failed', { reason: 'sso_required' });
-    throw ssoRequired();
+    throw new SsoRequiredError(required, username);
   }
   const { opened } = await signIn(deps, {
     tenantId,

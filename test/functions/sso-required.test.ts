@@ -6,7 +6,9 @@ import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
 import { failure } from '../helpers/failures';
 import { connectionOf, oidcConnection, verifiedDomain } from '../helpers/federation-admin';
+import { browserAuthorize, CookieJar, postForm } from '../helpers/hosted';
 import { activateTotp, newTotpSecret } from '../helpers/mfa';
+import { createClient } from '../helpers/oauth';
 
 const PASSWORD = 'sso required passphrase';
 const ssoRequired = { status: 403, headers: expect.anything(), body: failure('Sign in with your organization') };
@@ -94,6 +96,26 @@ describe('POST /auth/login with a connection that requires SSO (docs/api.md 14.1
     await activateTotp(app, deps, session.body.data.token, newTotpSecret());
     await app.request('adminUpdateConnection', { token, pathParameters: { id: connectionId }, body: { ssoRequired: true } });
     expect(await login(`mfa-${tenantId}`)).toEqual(ssoRequired);
+  });
+
+  it('sends a user whose stored email is at the domain from the hosted sign-in’s password to the IdP (docs/api.md 11.7)', async () => {
+    await register(`hosted-${tenantId}`, `hosted@${domain}`);
+    const client = await createClient(app, token, tenantId);
+    const jar = new CookieJar();
+    const { csrf } = await browserAuthorize(app, jar, client);
+    const origin = deps.config.issuer;
+    const username = `hosted-${tenantId}`;
+    const wrong = await postForm(app, jar, 'hostedSignIn', { csrf, username, password: 'not the password' }, origin);
+    expect(wrong.status).toBe(401);
+    const sent = await postForm(app, jar, 'hostedSignIn', { csrf, username, password: PASSWORD }, origin);
+    expect(sent.status).toBe(303);
+    const location = new URL(sent.headers.Location ?? '');
+    expect([location.pathname, location.searchParams.get('connection'), location.searchParams.get('login_hint')]).toEqual([
+      '/sso/begin',
+      connectionId,
+      `hosted@${domain}`,
+    ]);
+    expect(jar.cookies.has('__Host-session')).toBe(false);
   });
 
   it('lets the password work for other domains, a disabled connection, one without ssoRequired, and a domain no longer verified', async () => {
