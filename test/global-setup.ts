@@ -11,7 +11,7 @@ declare module 'vitest' {
 
 /** Starts one in-memory DynamoDB Local for the run, creates the table, and stops it (by PID) at the end. */
 export default async function setup(project: TestProject) {
-  const db = await startDynamoDbLocal();
+  const db = await startDynamoDbLocal({ shortLived: true });
   const tableName = 'identity-test';
   await createTable(db.endpoint, tableName);
   project.provide('dynamodbEndpoint', db.endpoint);
