@@ -13,7 +13,7 @@ import { halfWrittenState } from '../helpers/table-invariants';
 /*
  * The database itself goes away: behind a gate of the test's own (test/helpers/database-gate.ts),
  * DynamoDB Local is stopped, killed, frozen or hung under the functions, as their sockets
- * see it (injected-faults.test.ts fails single calls instead, lost-answers.test.ts loses
+ * see it (injected-faults/ fails single calls instead, lost-answers.test.ts loses
  * answers of applied writes). Each test has a table of its own, scanned past the gate.
  */
 const PASSWORD = 'outage tolerant passphrase';
