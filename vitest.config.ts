@@ -1,6 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 const shared = {
+  // One DynamoDB Local for the run, a table of its own per project (test/global-setup.ts).
+  globalSetup: ['test/global-setup.ts'],
   testTimeout: 20_000,
   hookTimeout: 60_000,
 };
@@ -14,9 +16,6 @@ const stack = ['test/e2e/local-stack.test.ts', 'test/docs/walkthroughs.test.ts',
 
 export default defineConfig({
   test: {
-    // One DynamoDB Local for the run, every project's files on it (set per project, each
-    // project started a JVM of its own: four in all).
-    globalSetup: ['test/global-setup.ts'],
     // DynamoDB Local is one JVM; two workers keep it busy without starving it.
     maxWorkers: 3,
     projects: [
