@@ -1,21 +1,21 @@
 import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
-import { softwareAuthenticator } from '../helpers/authenticator';
-import { nearRealTime } from '../helpers/clock';
-import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
-import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
-import { type FaultMode, faultPlan, faultyStores } from '../helpers/faulty-stores';
-import { connectionOf, oidcConnection, verifiedDomain } from '../helpers/federation-admin';
-import { browserAuthorize, CookieJar, csrfOf, postForm } from '../helpers/hosted';
-import { isServiceUnavailable, type Response } from '../helpers/http';
-import { createTable, scanTable } from '../helpers/isolated-table';
-import { activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
-import { authorizationCode, createClient, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
-import { verifiedEmail } from '../helpers/recovery';
-import { scimClient, scimTokenOf } from '../helpers/scim';
-import { halfWrittenState } from '../helpers/table-invariants';
+import { type App, registerAdmin, registerStaff, testApp } from '../../helpers/app';
+import { softwareAuthenticator } from '../../helpers/authenticator';
+import { nearRealTime } from '../../helpers/clock';
+import { type TestDeps, testDeps, uniqueTenant } from '../../helpers/deps';
+import { startDnsServer, type TestDnsServer } from '../../helpers/dns-server';
+import { type FaultMode, faultPlan, faultyStores } from '../../helpers/faulty-stores';
+import { connectionOf, oidcConnection, verifiedDomain } from '../../helpers/federation-admin';
+import { browserAuthorize, CookieJar, csrfOf, postForm } from '../../helpers/hosted';
+import { isServiceUnavailable, type Response } from '../../helpers/http';
+import { createTable, scanTable } from '../../helpers/isolated-table';
+import { activateTotp, authenticator, newTotpSecret } from '../../helpers/mfa';
+import { authorizationCode, createClient, newSecret, type TestClient, tokenRequest } from '../../helpers/oauth';
+import { verifiedEmail } from '../../helpers/recovery';
+import { scimClient, scimTokenOf } from '../../helpers/scim';
+import { halfWrittenState } from '../../helpers/table-invariants';
 
 /**
  * Step by step: for every operation, each of its database calls (and
@@ -35,7 +35,16 @@ interface Scenario<C = unknown> {
   ok: (response: Response) => boolean;
 }
 
-describe('a database fault at every step of every operation', () => {
+/**
+ * The scenarios below in two halves, one per test file (part-1.test.ts, part-2.test.ts),
+ * so that two workers share them: `part` 0 takes the even-numbered scenarios and counts
+ * the faults of all, 1 the odd-numbered and the redemption checks.
+ */
+export function describeFaultSteps(part: 0 | 1) {
+  describe(`a database fault at every step of every operation (part ${part + 1} of 2)`, () => faultSteps(part));
+}
+
+function faultSteps(part: 0 | 1) {
   const endpoint = inject('dynamodbEndpoint');
   const plan = faultPlan();
   let tables = 0;
@@ -917,7 +926,8 @@ describe('a database fault at every step of every operation', () => {
       .filter(Boolean)
       .map((line) => (JSON.parse(line) as { event?: string }).event);
 
-  it.each(scenarios.map((scenario) => [scenario.name, scenario] as const))(
+  const mine = scenarios.filter((_, index) => index % 2 === part);
+  it.each(mine.map((scenario) => [scenario.name, scenario] as const))(
     '%s',
     async (_, scenario) => {
       // A clean run counts the calls to fail.
@@ -968,39 +978,41 @@ describe('a database fault at every step of every operation', () => {
    * The token endpoint marks the code used and stores its grant in one transaction, so a
    * fault there, before or after it applied, never leaves a used code without its grant.
    */
-  it.each(['before', 'after'] as const)(
-    'leaves no redeemed authorization code without its grant (fault %s the redemption)',
-    async (when) => {
-      const { code, verifier } = await authorizationCode(app, (await newUser()).token, client);
-      plan.reset();
-      await redeem(code, verifier);
-      const at = plan.calls.indexOf('authorizationCodes.redeem') + 1;
-      expect(at).toBeGreaterThan(0);
-      const fresh = await authorizationCode(app, (await newUser()).token, client);
-      plan.arm(at, when);
-      expect(isServiceUnavailable(await redeem(fresh.code, fresh.verifier))).toBe(true);
-      plan.disarm();
-      const items = await scanTable(endpoint, tableName);
-      const grants = new Set(items.filter((item) => item.sk === 'GRANT' && item.clientId !== undefined).map((item) => String(item.id)));
-      const orphans = items.filter((item) => item.sk === 'CODE' && item.usedAt !== undefined && !grants.has(String(item.grantId)));
-      expect(orphans).toEqual([]);
-    },
-  );
+  if (part === 1)
+    it.each(['before', 'after'] as const)(
+      'leaves no redeemed authorization code without its grant (fault %s the redemption)',
+      async (when) => {
+        const { code, verifier } = await authorizationCode(app, (await newUser()).token, client);
+        plan.reset();
+        await redeem(code, verifier);
+        const at = plan.calls.indexOf('authorizationCodes.redeem') + 1;
+        expect(at).toBeGreaterThan(0);
+        const fresh = await authorizationCode(app, (await newUser()).token, client);
+        plan.arm(at, when);
+        expect(isServiceUnavailable(await redeem(fresh.code, fresh.verifier))).toBe(true);
+        plan.disarm();
+        const items = await scanTable(endpoint, tableName);
+        const grants = new Set(items.filter((item) => item.sk === 'GRANT' && item.clientId !== undefined).map((item) => String(item.id)));
+        const orphans = items.filter((item) => item.sk === 'CODE' && item.usedAt !== undefined && !grants.has(String(item.grantId)));
+        expect(orphans).toEqual([]);
+      },
+    );
 
   // Counts the faults the tests above inject (a fault before and after each call of a
   // clean run) on its own, so that it holds whichever tests run and in whatever order.
-  it('injects over 100 faults across the operations', async () => {
-    const callsPerOperation: Record<string, number> = {};
-    for (const scenario of scenarios) {
-      const context = await scenario.prepare();
-      plan.reset();
-      const clean = await scenario.run(context);
-      expect(scenario.ok(clean), `${scenario.name}: ${clean.status} ${JSON.stringify(clean.body)}`).toBe(true);
-      callsPerOperation[scenario.name] = plan.calls.length;
-    }
-    const faults = 2 * Object.values(callsPerOperation).reduce((sum, calls) => sum + calls, 0);
-    if (process.env.SHOW_COUNTS) console.log({ operations: scenarios.length, faults, callsPerOperation });
-    expect(Object.keys(callsPerOperation)).toHaveLength(scenarios.length);
-    expect(faults).toBeGreaterThan(100);
-  });
-});
+  if (part === 0)
+    it('injects over 100 faults across the operations', async () => {
+      const callsPerOperation: Record<string, number> = {};
+      for (const scenario of scenarios) {
+        const context = await scenario.prepare();
+        plan.reset();
+        const clean = await scenario.run(context);
+        expect(scenario.ok(clean), `${scenario.name}: ${clean.status} ${JSON.stringify(clean.body)}`).toBe(true);
+        callsPerOperation[scenario.name] = plan.calls.length;
+      }
+      const faults = 2 * Object.values(callsPerOperation).reduce((sum, calls) => sum + calls, 0);
+      if (process.env.SHOW_COUNTS) console.log({ operations: scenarios.length, faults, callsPerOperation });
+      expect(Object.keys(callsPerOperation)).toHaveLength(scenarios.length);
+      expect(faults).toBeGreaterThan(100);
+    });
+}
