@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 const shared = {
+  // One DynamoDB Local for the run, a table of its own per project (test/global-setup.ts).
   globalSetup: ['test/global-setup.ts'],
   testTimeout: 20_000,
   hookTimeout: 60_000,

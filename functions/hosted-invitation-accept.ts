@@ -2,8 +2,8 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { ForbiddenError, ValidationError } from '../lib/errors';
 import { hostedPage } from '../lib/hosted/http';
 import { acceptInvitationForm, invitationToken, submitInvitation } from '../lib/hosted/invitation-flow';
-import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc } from '../lib/http/operation-doc';
+import { pageHandler } from '../lib/http/page-handler';
 import { INVALID_INVITATION } from '../lib/invitations/invitations';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 
@@ -15,7 +15,7 @@ export const params = invitationToken;
 /** POST /invitations/{token} (docs/api.md 13.1): creates the invited account and signs the browser in. */
 export function makeHandler(deps: Deps) {
   requireClientSecretPepper(deps.config);
-  return httpHandler(deps, { ...hostedPage, body, params }, ({ deps, event, body, params }) =>
+  return pageHandler(deps, { ...hostedPage, body, params }, ({ deps, event, body, params }) =>
     submitInvitation(deps, event, params.token, body),
   );
 }

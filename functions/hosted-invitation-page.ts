@@ -2,15 +2,15 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { ValidationError } from '../lib/errors';
 import { hostedPage } from '../lib/hosted/http';
 import { invitationToken, showInvitation } from '../lib/hosted/invitation-flow';
-import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc } from '../lib/http/operation-doc';
+import { pageHandler } from '../lib/http/page-handler';
 import { INVALID_INVITATION } from '../lib/invitations/invitations';
 
 export const params = invitationToken;
 
 /** GET /invitations/{token} (docs/api.md 13.1): the hosted acceptance page of an invitation. */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { ...hostedPage, params }, ({ deps, params }) => showInvitation(deps, params.token));
+  return pageHandler(deps, { ...hostedPage, params }, ({ deps, params }) => showInvitation(deps, params.token));
 }
 
 export const handler = makeHandler(defaultDeps());

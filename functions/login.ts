@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { deviceCookie, presentedDeviceToken } from '../lib/abuse/device-token';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
-import { UnauthorizedError, ValidationError } from '../lib/errors';
+import { ForbiddenError, UnauthorizedError, ValidationError } from '../lib/errors';
+import { SSO_REQUIRED } from '../lib/federation/sso-required';
 import { httpHandler } from '../lib/http/handler';
 import { locked, mfaHeaders, noStore, type OperationDoc } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
@@ -61,6 +62,7 @@ export const operation: OperationDoc = {
     new UnauthorizedError('Invalid credentials', {}, { code: 'INVALID_CREDENTIALS' }),
     new UnauthorizedError('MFA code required', mfaHeaders, { code: 'MFA_REQUIRED' }),
     new UnauthorizedError('Invalid MFA code', mfaHeaders, { code: 'INVALID_MFA_CODE' }),
+    new ForbiddenError(SSO_REQUIRED, { code: 'SSO_REQUIRED' }),
     locked,
   ],
 };

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { CANONICAL_ID } from './http/schemas';
 
 /**
@@ -77,6 +78,16 @@ export interface Config {
   clientAuthFailuresPerSource: number;
   /** Passkeys (docs/api.md 12): the relying party and the origins its ceremonies may come from. */
   webauthn: WebAuthnConfig;
+  /**
+   * The DNS servers domain verification asks (docs/api.md 14.2), `host:port` each
+   * (`DNS_SERVERS`, comma-separated); empty: the system's.
+   */
+  dnsServers: string[];
+  /**
+   * Identity providers may be plain `http` on a loopback host (docs/api.md 14.1): only
+   * against DynamoDB Local (`npm start`, the tests), never in a deployed stage.
+   */
+  loopbackIdentityProviders: boolean;
 }
 
 /**
@@ -238,7 +249,25 @@ export function readConfig(env: Env = process.env): Config {
     oauthClientSecretPepper: readClientSecretPepper(env),
     audit: { shards: int(env, 'AUDIT_SHARDS', 8, 1, 64) },
     webauthn: readWebAuthnConfig(env),
+    dnsServers: readDnsServers(env),
+    loopbackIdentityProviders: Boolean(env.DYNAMODB_ENDPOINT?.trim()),
   };
+}
+
+/** `DNS_SERVERS`: `address:port` (IPv6 in brackets, `[::1]:53`), comma-separated (docs/api.md 14.2). */
+function readDnsServers(env: Env): string[] {
+  const raw = env.DNS_SERVERS?.trim();
+  if (!raw) return [];
+  const servers = raw.split(',').map((server) => server.trim());
+  for (const server of servers) {
+    const match = /^(?:\[([^\]]+)\]|([0-9.]+)):(\d{1,5})$/.exec(server);
+    const address = match?.[1] ?? match?.[2] ?? '';
+    const port = Number(match?.[3]);
+    if (isIP(address) === 0 || (match?.[1] !== undefined && isIP(address) !== 6) || port < 1 || port > 65_535) {
+      throw new ConfigError(`Environment variable DNS_SERVERS must list IP address:port pairs, comma-separated, got "${raw}"`);
+    }
+  }
+  return servers;
 }
 
 /**

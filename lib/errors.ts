@@ -89,6 +89,13 @@ export const ERROR_CODES = [
   'INVITATION_PENDING',
   'INVITATION_NOT_PENDING',
   'USER_EXISTS',
+  // Enterprise sign-in (docs/api.md 14.1, 14.2): 400, 403, 404, 409.
+  'DOMAIN_NOT_VERIFIED',
+  'SSO_REQUIRED',
+  'CONNECTION_NOT_FOUND',
+  'DOMAIN_NOT_FOUND',
+  'DOMAIN_EXISTS',
+  'DOMAIN_CLAIMED',
   // Enterprise sign-in (docs/api.md 14): the error page of a refused federated sign-in (400, 403, 502).
   'FEDERATION_FAILED',
   'ACCOUNT_NOT_ALLOWED',

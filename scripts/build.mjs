@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
+import { zodWithoutJsonSchema } from './lib/zod-json-schema-stub.mjs';
 
 const entries = (dir) =>
   readdirSync(dir)
@@ -61,7 +62,8 @@ const functions = await build({
     '@zxcvbn-ts/language-common',
     ...(sdkClient ? ['@aws-sdk/lib-dynamodb'] : []),
   ],
-  plugins: sdkClient ? [sdkDynamoClient] : [],
+  // zod's JSON Schema generation, which no function runs: scripts/lib/zod-json-schema-stub.mjs.
+  plugins: [zodWithoutJsonSchema, ...(sdkClient ? [sdkDynamoClient] : [])],
   metafile: true,
 });
 await build({

@@ -65,11 +65,21 @@ async function waitUntilReady(endpoint: string, child: ChildProcess, timeoutMs: 
   }
 }
 
-/**
- * Starts DynamoDB Local on 127.0.0.1. With `dataDir` the data is kept on disk there,
- * otherwise in memory.
- */
-export async function startDynamoDbLocal(options: { port?: number; dataDir?: string } = {}): Promise<DynamoDbLocal> {
+export interface DynamoDbLocalOptions {
+  port?: number;
+  /** Keep the data on disk there; otherwise in memory. */
+  dataDir?: string;
+  /**
+   * A run of minutes (the tests): the JVM compiles with its quick compiler only (C1,
+   * -XX:TieredStopAtLevel=1). The optimising compiler (C2) pays off in a long-lived
+   * process; in a test run its compiling was half of DynamoDB Local's CPU time, and
+   * DynamoDB Local most of the run's (docs/testing.md).
+   */
+  shortLived?: boolean;
+}
+
+/** Starts DynamoDB Local on 127.0.0.1. */
+export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
   checkJava();
   const dist = distributionDir();
   const port = options.port ?? (await freePort());
@@ -81,6 +91,7 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
     'java',
     [
       '-Xmx512m',
+      ...(options.shortLived ? ['-XX:TieredStopAtLevel=1'] : []),
       `-Djava.library.path=${join(dist, 'DynamoDBLocal_lib')}`,
       '-jar',
       join(dist, 'DynamoDBLocal.jar'),

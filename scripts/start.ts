@@ -38,6 +38,8 @@ async function main() {
       MFA_KEY_SOURCE: 'file',
       MFA_KEY_FILE: process.env.MFA_KEY_FILE ?? '.data/mfa-key.json',
       AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
+      // Domain verification asks these DNS servers (docs/api.md 14.2), e.g. a local one that answers TXT records.
+      DNS_SERVERS: process.env.DNS_SERVERS ?? '',
     },
   });
 

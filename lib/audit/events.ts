@@ -65,6 +65,13 @@ export const AUDIT_EVENT_TYPES = [
   'user_provisioned',
   // Staff lifecycle (docs/api.md 13.2): one event per import call, with its counts.
   'users_imported',
+  // Enterprise sign-in (docs/api.md 14.1, 14.2): the tenant's connections and domains.
+  'connection_created',
+  'connection_updated',
+  'connection_deleted',
+  'domain_added',
+  'domain_verified',
+  'domain_deleted',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
@@ -90,6 +97,8 @@ export const AUDIT_REASONS = [
   'passkey_limit',
   // The registering session ended while the ceremony ran (docs/api.md 12.2).
   'session_ended',
+  // A password sign-in of a user whose domain's connection requires the IdP (docs/api.md 14.1).
+  'sso_required',
   // A federated sign-in refused (docs/api.md 14.3): no pending request (expired, replayed,
   // unsolicited), another browser, the connection disabled or deleted, the IdP's answer
   // refused by the protocol's checks or a SAML assertion seen before, the IdP unreachable,
@@ -163,6 +172,8 @@ export const auditDetailsSchema = z.strictObject({
   /** An import's counts (docs/api.md 13.2): users created, rows failed. */
   imported: z.number().int().nonnegative().optional(),
   failed: z.number().int().nonnegative().optional(),
+  /** A domain of the tenant (docs/api.md 14.2). */
+  domain: z.string().max(253).optional(),
 });
 export type AuditDetails = z.output<typeof auditDetailsSchema>;
 

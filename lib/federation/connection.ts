@@ -92,6 +92,7 @@ export function connectionView(connection: Connection, issuer: string) {
   if (connection.type === 'oidc') {
     return {
       ...shared,
+      type: connection.type,
       issuer: connection.issuer,
       clientId: connection.clientId,
       scopes: connection.scopes,
@@ -101,6 +102,7 @@ export function connectionView(connection: Connection, issuer: string) {
   }
   return {
     ...shared,
+    type: connection.type,
     entityId: connection.idpEntityId,
     ssoUrl: connection.ssoUrl,
     signingCertificates: connection.signingCertificates,

@@ -83,9 +83,9 @@ export function forgetDiscoveredIssuers(): void {
   discovered.clear();
 }
 
-/** Plain http only to a loopback IdP, and only against DynamoDB Local (`npm start`, the tests; docs/api.md 14.1). */
-function plainHttpAllowed(config: Pick<Config, 'dynamodbEndpoint'>, issuer: URL): boolean {
-  return Boolean(config.dynamodbEndpoint) && issuer.protocol === 'http:' && LOOPBACK.has(issuer.hostname);
+/** Plain http only to a loopback IdP, and only where the stage allows it (`npm start`, the tests; docs/api.md 14.1). */
+function plainHttpAllowed(config: Pick<Config, 'loopbackIdentityProviders'>, issuer: URL): boolean {
+  return config.loopbackIdentityProviders && issuer.protocol === 'http:' && LOOPBACK.has(issuer.hostname);
 }
 
 /** One request's exchanges with the IdP, each also bound by what is left of the deadline. */

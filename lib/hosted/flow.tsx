@@ -8,6 +8,7 @@ import type { Deps } from '../deps';
 import { AppError, type AuthorizationErrorCode, ValidationError } from '../errors';
 import type { Connection } from '../federation/connection';
 import { connectionForEmail } from '../federation/discovery';
+import { refusingSsoUsers, SsoRequiredError } from '../federation/sso-required';
 import type { Reply } from '../http/reply';
 import { username } from '../http/schemas';
 import { SECOND_FACTORS } from '../mfa/methods';
@@ -234,7 +235,7 @@ export function browserSignIn(
   deps: HostedDeps,
   event: APIGatewayProxyEventV2,
   interaction: Pick<Interaction, 'tenantId'>,
-  attempt: Pick<SignInAttempt<unknown>, 'firstFactor' | 'secondFactor' | 'asksForCode'>,
+  attempt: Pick<SignInAttempt<unknown>, 'firstFactor' | 'secondFactor' | 'asksForCode' | 'refuse'>,
 ): Promise<BrowserSignIn> {
   const opening: Opening<{ session: Session; cookie: string }> = {
     open: async (user, amr, origin) => {
@@ -334,15 +335,15 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
     );
     return page(status, content, { redirectUri: interaction.request.redirect_uri, headers, scripts });
   };
+  // On to the IdP after this form: a page, not a redirect (lib/hosted/pages.tsx ContinuePage).
+  const toIdp = async (connection: Connection, email: string) =>
+    page(200, <ContinuePage tenant={await tenantName(deps, tenantId)} location={ssoBeginUrl(deps, connection, email)} />, {
+      redirectUri: interaction.request.redirect_uri,
+    });
   // Home-realm discovery (docs/api.md 14.3): an email of a connection's verified domain goes
   // to its IdP, with or without a password typed (a password is never checked for it).
   const federated = await connectionForEmail(deps, tenantId, form.username);
-  if (federated) {
-    const location = ssoBeginUrl(deps, federated, form.username);
-    return page(200, <ContinuePage tenant={await tenantName(deps, tenantId)} location={location} />, {
-      redirectUri: interaction.request.redirect_uri,
-    });
-  }
+  if (federated) return toIdp(federated, form.username);
   // Anyone else: the first step is done, the password is asked for.
   if (form.password === undefined) return again(undefined, 200);
   // The JSON login's one username rule (docs/api.md 10.2): one that grows past its bound
@@ -362,8 +363,11 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
       firstFactor: password,
       secondFactor: { request: {}, check: secondFactor },
       asksForCode: toSecondFactor,
+      // A user whose stored email is at a domain that requires SSO goes to its IdP (docs/api.md 14.1).
+      refuse: refusingSsoUsers(deps, tenantId),
     });
   } catch (error) {
+    if (error instanceof SsoRequiredError) return toIdp(error.connection, error.email);
     if (error instanceof AppError && (error.code === 'INVALID_CREDENTIALS' || error.code === 'LOCKED' || error.statusCode === 429))
       return again(error.message, error.statusCode, error.headers);
     if (!(error instanceof AppError && error.code === 'MFA_REQUIRED')) throw error;

@@ -297,6 +297,12 @@ export interface SignInAttempt<T> {
   asksForCode?: (user: User) => Promise<unknown>;
   opening: Opening<T>;
   /**
+   * A rule of the door that refuses the user the first factor proved, before the second
+   * factor (docs/api.md 14.1: the password of a user whose organization requires its IdP),
+   * audited as a refused sign-in with its reason.
+   */
+  refuse?: (user: User) => Promise<{ reason: NonNullable<AuditDetails['reason']>; error: AppError } | undefined>;
+  /**
    * The session of this identity proves its user again (reauthenticate, docs/api.md 8.1):
    * a wrong password is 400, the password must be the session user's, and the audit trail
    * records `reauthenticated` / `reauthentication_failed` instead of a sign-in.
@@ -425,6 +431,11 @@ export async function signIn<T>(deps: SignInDeps, attempt: SignInAttempt<T>): Pr
   const proof = await proveFirstFactor(deps, attempt, events);
   try {
     const { user } = proof;
+    const refusal = await attempt.refuse?.(user);
+    if (refusal) {
+      await events.refused(user, false, { reason: refusal.reason });
+      throw refusal.error;
+    }
     const amr = await proveSecondFactor(deps, attempt, proof, events);
     const origin = attempt.firstFactor.kind === 'federated' ? { idp: attempt.firstFactor.connectionId } : {};
     const [opened] = await Promise.all([attempt.opening.open(user, amr, origin), events.succeeded(user, amr)]);

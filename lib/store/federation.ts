@@ -20,8 +20,16 @@ import { transactOnceOrReasons, writeOnce } from './write-once';
 
 type Item = Record<string, unknown>;
 
-/** What an ADMIN may change of a connection (docs/api.md 14.1): everything but its id, type and tenant. */
-export type ConnectionChange = Partial<Omit<Connection, 'id' | 'type' | 'tenantId' | 'createdAt' | 'createdBy'>> & { updatedAt: string };
+/**
+ * What an ADMIN may change of a connection (docs/api.md 14.1): everything but its id, type
+ * and tenant, the fields of its type included (distributed over the union: `Omit` of a
+ * union keeps only the keys both kinds share).
+ */
+export type ConnectionChange = (Connection extends infer C
+  ? C extends Connection
+    ? Partial<Omit<C, 'id' | 'type' | 'tenantId' | 'createdAt' | 'createdBy'>>
+    : never
+  : never) & { updatedAt: string };
 
 export interface ConnectionStore {
   /** Stores a new connection: false if its id is taken (ids are random: not expected). */

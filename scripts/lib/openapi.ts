@@ -14,6 +14,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as z from 'zod';
 import * as admin from '../../lib/admin/api-schemas';
 import { type AppError, PayloadTooLargeError, UnsupportedContentTypeError, ValidationError } from '../../lib/errors';
+import * as federation from '../../lib/federation/api-schemas';
 import * as envelope from '../../lib/http/envelope-schemas';
 import { schemaFailure } from '../../lib/http/middlewares/validate';
 import type { BodyType, Caller, OperationDoc } from '../../lib/http/operation-doc';
@@ -131,6 +132,16 @@ const RESPONSE_SCHEMAS = {
   ScimGroup: [scim.scimResource, '13.3'],
   ScimListResponse: [scim.scimResource, '13.3'],
   ScimDocument: [scim.scimResource, '13.3'],
+  // Enterprise sign-in (docs/api.md 14.1, 14.2).
+  Connection: [federation.connection, '14.1'],
+  ConnectionEnvelope: [envelopeOf(federation.oneConnection), '14.1'],
+  ConnectionListEnvelope: [envelopeOf(federation.connectionList), '14.1'],
+  ConnectionDeletedEnvelope: [envelopeOf(api.message('Connection deleted')), '14.1'],
+  Domain: [federation.domain, '14.2'],
+  DomainAddedEnvelope: [envelopeOf(federation.domainAdded), '14.2'],
+  DomainListEnvelope: [envelopeOf(federation.domainList), '14.2'],
+  DomainVerifiedEnvelope: [envelopeOf(federation.domainVerified), '14.2'],
+  DomainDeletedEnvelope: [envelopeOf(api.message('Domain deleted')), '14.2'],
 } as const satisfies Record<string, readonly [z.ZodType, string]>;
 type ResponseSchemaName = keyof typeof RESPONSE_SCHEMAS;
 

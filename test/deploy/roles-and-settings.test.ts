@@ -1,12 +1,14 @@
 import { execFileSync } from 'node:child_process';
 import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../lib/config';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { softwareAuthenticator } from '../helpers/authenticator';
 import { type AwsUsage, recordingDeps } from '../helpers/aws-usage';
 import { type TestDeps, uniqueTenant } from '../helpers/deps';
+import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
+import { connectionOf, oidcConnection, samlConnection, verifiedDomain } from '../helpers/federation-admin';
 import { browserAuthorize, CookieJar, continueLocation, csrfOf, postForm } from '../helpers/hosted';
 import type { Response } from '../helpers/http';
 import { LAMBDA_SETTINGS } from '../helpers/lambda-env';
@@ -79,6 +81,8 @@ const SETTINGS: Record<string, string[]> = {
   loginFailuresPerSource: ['LOGIN_FAILURES_PER_SOURCE'],
   clientAuthFailuresPerSource: ['CLIENT_AUTH_FAILURES_PER_SOURCE'],
   webauthn: ['WEBAUTHN_RP_ID', 'WEBAUTHN_ORIGINS', 'WEBAUTHN_RP_NAME'],
+  dnsServers: ['DNS_SERVERS'],
+  loopbackIdentityProviders: ['DYNAMODB_ENDPOINT'],
 };
 /** Variables that say where the code runs rather than configure it. */
 const RUNTIME = ['AWS_LAMBDA_FUNCTION_NAME'];
@@ -117,6 +121,7 @@ describe('each function’s role and settings in serverless.yml against what it 
   /** serverless.yml's function of each route key (`POST /auth/login`), and `authorizer`. */
   const functionOf = new Map<string, string>([['authorizer', 'authorizer']]);
   let usage: AwsUsage;
+  let dns: TestDnsServer;
   let deps: TestDeps;
   let app: App;
   const byFunction = (of: Map<string, Set<string>>) => {
@@ -143,16 +148,19 @@ describe('each function’s role and settings in serverless.yml against what it 
         if (event.httpApi) functionOf.set(`${event.httpApi.method.toUpperCase()} ${event.httpApi.path}`, name);
     }
 
-    const recording = await recordingDeps();
+    // Domain verification (docs/api.md 14.2) asks a DNS server of the test's.
+    dns = await startDnsServer();
+    const recording = await recordingDeps({ DNS_SERVERS: dns.address });
     usage = recording.usage;
     deps = recording;
     app = testApp(deps);
-    await driveEveryRoute(app, deps).catch((error: unknown) => {
+    await driveEveryRoute(app, deps, dns).catch((error: unknown) => {
       // What the functions logged of a failure says more than its status.
       console.error(deps.logs.filter((line) => line.level === 'error').slice(0, 3));
       throw error;
     });
   }, 240_000);
+  afterAll(() => dns?.close());
 
   it('grants each function every AWS operation it performs', () => {
     const missing: string[] = [];
@@ -231,7 +239,7 @@ describe('each function’s role and settings in serverless.yml against what it 
 });
 
 /** Every route of the service, through flows as callers run them (the answers checked on the way). */
-async function driveEveryRoute(app: App, deps: TestDeps) {
+async function driveEveryRoute(app: App, deps: TestDeps, dns: TestDnsServer) {
   const expectStatus = (response: Response, status: number, what: string) => {
     expect(response.status, `${what}: ${String(JSON.stringify(response.body)).slice(0, 300)}`).toBe(status);
     return response;
@@ -704,6 +712,32 @@ async function driveEveryRoute(app: App, deps: TestDeps) {
     502,
     'sso begin',
   );
+
+  // Enterprise sign-in (docs/api.md 14.1, 14.2): connections and domains, and a login refused for SSO.
+  const corp = `corp.${tenantId}.example`;
+  expectStatus(await app.request('adminAddDomain', { token: adminToken, body: { domain: `pending.${corp}` } }), 201, 'add domain');
+  await verifiedDomain(app, dns, adminToken, corp);
+  expectStatus(await app.request('adminListDomains', { token: adminToken }), 200, 'domains');
+  expectStatus(
+    await app.request('adminDeleteDomain', { token: adminToken, pathParameters: { domain: `pending.${corp}` } }),
+    200,
+    'delete domain',
+  );
+  const oidcId = await connectionOf(app, adminToken, oidcConnection([corp], { ssoRequired: true }));
+  const samlId = await connectionOf(app, adminToken, await samlConnection([corp]));
+  expectStatus(await app.request('adminListConnections', { token: adminToken }), 200, 'connections');
+  expectStatus(await app.request('adminReadConnection', { token: adminToken, pathParameters: { id: samlId } }), 200, 'connection');
+  expectStatus(
+    await app.request('adminUpdateConnection', {
+      token: adminToken,
+      pathParameters: { id: oidcId },
+      body: { clientSecret: 'a new client secret' },
+    }),
+    200,
+    'update connection',
+  );
+  expectStatus(await app.request('login', { body: { username: `ada@${corp}`, password: PASSWORD, tenantId } }), 403, 'SSO required');
+  expectStatus(await app.request('adminDeleteConnection', { token: adminToken, pathParameters: { id: samlId } }), 200, 'delete connection');
 
   // The OIDC upstream (docs/api.md 14.4): a real IdP on loopback; its answer provisions a user just in time.
   const idp = await startOidcIdp({ redirectUri: `${deps.config.issuer}/sso/oidc/callback` });

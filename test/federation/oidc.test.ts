@@ -112,7 +112,7 @@ describe('oidcAuthorizationUrl', () => {
     const remote = await connectionTo(server, { issuer: 'http://idp.example.com' });
     expect(await refusalOf(oidcAuthorizationUrl(deps, remote, pendingRequest()))).toBe('invalid_response');
     forgetDiscoveredIssuers();
-    const deployed: OidcDeps = { ...deps, config: { ...deps.config, dynamodbEndpoint: undefined } };
+    const deployed: OidcDeps = { ...deps, config: { ...deps.config, loopbackIdentityProviders: false } };
     expect(await refusalOf(oidcAuthorizationUrl(deployed, await connectionTo(server), pendingRequest()))).toBe('invalid_response');
   });
 });

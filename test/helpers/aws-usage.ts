@@ -106,9 +106,9 @@ function perFunction<T extends object>(make: () => T): T {
  * not only the first: any use may be a fresh instance's first; and the ports that cache
  * are one per function (perFunction).
  */
-export async function recordingDeps(): Promise<TestDeps & { usage: AwsUsage }> {
+export async function recordingDeps(env: Record<string, string> = {}): Promise<TestDeps & { usage: AwsUsage }> {
   const usage: AwsUsage = { operations: new Map(), config: new Map() };
-  const base = await testDeps({ SEND_QUOTA_PER_USER: '1000' });
+  const base = await testDeps({ SEND_QUOTA_PER_USER: '1000', ...env });
   /** Notes an operation and the setting that locates its resource, then does what the port does. */
   const operation = <T>(what: string, settings: string, then: () => T = () => undefined as T): T => {
     note(usage.operations, what);

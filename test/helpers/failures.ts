@@ -89,6 +89,13 @@ const CODE_OF: Record<string, ErrorCode> = {
   'Passkey not found': 'PASSKEY_NOT_FOUND',
   'Passkey already registered': 'PASSKEY_ALREADY_REGISTERED',
   'Too many passkeys': 'TOO_MANY_PASSKEYS',
+  // Enterprise sign-in (docs/api.md 14.1, 14.2).
+  'Connection not found': 'CONNECTION_NOT_FOUND',
+  'Domain not found': 'DOMAIN_NOT_FOUND',
+  'Domain already added': 'DOMAIN_EXISTS',
+  'Domain already claimed': 'DOMAIN_CLAIMED',
+  'Domain not verified': 'DOMAIN_NOT_VERIFIED',
+  'Sign in with your organization': 'SSO_REQUIRED',
 };
 
 /** The field the MFA enrolment names for its per-method checks of `secret`. */

@@ -5,8 +5,8 @@ import { createDynamo, type Dynamo } from '../../lib/store/dynamo';
 /**
  * The one place tests make DynamoDB Local clients. Each goes to the run's DynamoDB Local
  * (started by test/global-setup.ts and injected), unless `endpoint` names another: the
- * outage tests and the soak stack start their own. DynamoDB Local runs with -sharedDb,
- * so region and credentials do not matter.
+ * outage tests' gate in front of it (test/helpers/database-gate.ts), or the soak stack's
+ * own. DynamoDB Local runs with -sharedDb, so region and credentials do not matter.
  */
 const LOCAL = { region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } };
 

@@ -73,5 +73,19 @@ export function halfWrittenState(items: Array<Record<string, unknown>>): string[
     if (invitation.status === 'accepted' && !userIds.has(String(invitation.acceptedUserId)))
       findings.push(`accepted invitation without its user: ${invitation.pk}`);
   }
+  // Domains (docs/api.md 14.2): a claim is taken in the transaction that marks its tenant's
+  // record verified, and freed before that record is deleted.
+  const verified = new Set(
+    items
+      .filter((item) => String(item.sk).startsWith('DOMAIN#') && item.status === 'verified')
+      .map((item) => `${String(item.tenantId)} ${String(item.domain)}`),
+  );
+  for (const claim of items.filter((item) => item.sk === 'CLAIM' && String(item.pk).startsWith('DOMAIN#')))
+    if (!verified.has(`${String(claim.tenantId)} ${String(claim.domain)}`))
+      findings.push(`domain claim without its verified domain: ${claim.pk}`);
+  // Connections (docs/api.md 14.1): an OIDC connection holds its sealed client secret.
+  for (const connection of items.filter((item) => item.sk === 'CONNECTION'))
+    if (connection.type === 'oidc' && typeof connection.clientSecretSealed !== 'string')
+      findings.push(`OIDC connection without its client secret: ${connection.pk}`);
   return findings;
 }

@@ -1,5 +1,7 @@
+import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { zodWithoutJsonSchema } from '../../scripts/lib/zod-json-schema-stub.mjs';
 
 /*
  * What a function's bundle carries decides its size and cold start (docs/performance.md:
@@ -22,8 +24,8 @@ const EXTERNAL = [
  * dozen bytes that carry none of its code.
  */
 const NO_CODE_BYTES = 64;
-/** The modules a function's bundle holds code of. */
-async function inputsOf(name: string): Promise<string[]> {
+/** The modules a function's bundle holds code of, with the bytes of each (more than NO_CODE_BYTES). */
+async function inputSizes(name: string): Promise<Record<string, number>> {
   const { metafile } = await build({
     entryPoints: [`functions/${name}.ts`],
     bundle: true,
@@ -36,11 +38,17 @@ async function inputsOf(name: string): Promise<string[]> {
     write: false,
     metafile: true,
     logLevel: 'silent',
+    plugins: [zodWithoutJsonSchema],
   });
-  return Object.values(metafile.outputs).flatMap((output) =>
-    Object.entries(output.inputs).flatMap(([file, { bytesInOutput }]) => (bytesInOutput > NO_CODE_BYTES ? [file] : [])),
+  return Object.fromEntries(
+    Object.values(metafile.outputs).flatMap((output) =>
+      Object.entries(output.inputs).flatMap(([file, { bytesInOutput }]) => (bytesInOutput > NO_CODE_BYTES ? [[file, bytesInOutput]] : [])),
+    ),
   );
 }
+
+/** The modules a function's bundle holds code of. */
+const inputsOf = async (name: string) => Object.keys(await inputSizes(name));
 
 /** Each function's inputs that match `pattern`, by function. */
 async function matching(functions: string[], pattern: RegExp): Promise<Record<string, string[]>> {
@@ -69,5 +77,45 @@ describe('the function bundles', () => {
     expect(jsonChain['hosted-passkey-sign-in']).toEqual([]);
     expect(jsonChain['hosted-consent']).toEqual([]);
     expect(jsonChain.me).toHaveLength(3);
+  });
+
+  it('leave the JSON chain out of the invitation pages, which run the page chain', async () => {
+    const jsonChain = await matching(['hosted-invitation-page', 'hosted-invitation-accept'], /@middy\/(http-cors|http-security-headers)\//);
+    expect(jsonChain).toEqual({ 'hosted-invitation-page': [], 'hosted-invitation-accept': [] });
+  });
+
+  it("leave zod's JSON Schema generation out, and its schemas still parse and refuse in a bundle", async () => {
+    // The stand-ins' bytes (unminified here); zod's own two modules are 37 KB unminified.
+    for (const name of ['me', 'hosted-invitation-accept']) {
+      const sizes = Object.entries(await inputSizes(name)).filter(([file]) =>
+        /zod\/v4\/core\/(json-schema-processors|to-json-schema)\.js/.test(file),
+      );
+      expect(sizes).toHaveLength(2);
+      expect(
+        sizes.reduce((sum, [, bytes]) => sum + bytes, 0),
+        name,
+      ).toBeLessThan(3_000);
+    }
+    // A bundle of a module that uses zod as the functions do, built with the same stand-in.
+    const { outputFiles } = await build({
+      stdin: {
+        contents: `import * as z from 'zod';
+          const form = z.strictObject({ username: z.string().min(1).max(8), age: z.number().int().optional() });
+          module.exports = { ok: form.safeParse({ username: 'ann' }), bad: form.safeParse({ username: '', x: 1 }), form };`,
+        resolveDir: process.cwd(),
+      },
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      write: false,
+      logLevel: 'silent',
+      plugins: [zodWithoutJsonSchema],
+    });
+    const module = { exports: {} as Record<string, any> };
+    new Function('module', 'exports', 'require', outputFiles[0]?.text ?? '')(module, module.exports, createRequire(import.meta.url));
+    expect(module.exports.ok).toEqual({ success: true, data: { username: 'ann' } });
+    expect(module.exports.bad.success).toBe(false);
+    expect(module.exports.bad.error.issues.map((issue: { code: string }) => issue.code).sort()).toEqual(['too_small', 'unrecognized_keys']);
+    expect(() => module.exports.form.toJSONSchema()).toThrow('zod JSON Schema generation is not bundled into the functions');
   });
 });

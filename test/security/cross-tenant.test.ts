@@ -1,11 +1,13 @@
 import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { signAccessToken } from '../../lib/tokens/access-token';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
 import { failure } from '../helpers/failures';
+import { connectionOf, oidcConnection, samlConnection, verifiedDomain } from '../helpers/federation-admin';
 import { browserAuthorize, CookieJar, postForm } from '../helpers/hosted';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
@@ -46,6 +48,11 @@ describe('cross-tenant attempts on every operation', () => {
   let before: Array<Record<string, unknown>>;
   let attackerScim: ReturnType<typeof scimClient>;
   let victimScimToken: { id: string; token: string };
+  let dns: TestDnsServer;
+  /** B's connection, B's verified domain (its connection requires SSO) and B's pending one (docs/api.md 14). */
+  let victimConnection: string;
+  let victimDomain: string;
+  let victimPendingDomain: string;
 
   /**
    * Everything of tenant B but its failed-login counters and its audit trail, and its failed-reset counters (which count
@@ -64,7 +71,8 @@ describe('cross-tenant attempts on every operation', () => {
 
   beforeAll(async () => {
     await createTable(endpoint, tableName);
-    deps = await testDeps({ TABLE_NAME: tableName });
+    dns = await startDnsServer();
+    deps = await testDeps({ TABLE_NAME: tableName, DNS_SERVERS: dns.address });
     // DynamoDB Local deletes items whose TTL has passed in real time: keep the clock near it.
     nearRealTime(deps);
     app = testApp(deps);
@@ -121,9 +129,18 @@ describe('cross-tenant attempts on every operation', () => {
       body: { userName: 'victim-scim', externalId: 'victim-ext', emails: [{ value: 'victim-scim@example.com' }] },
     });
     expect(provisioned.status).toBe(201);
+    // Enterprise sign-in (docs/api.md 14): B's connection requiring SSO for B's verified domain, and a pending one.
+    victimDomain = `${b}.example`;
+    victimPendingDomain = `pending.${b}.example`;
+    await verifiedDomain(app, dns, victim.token, victimDomain);
+    expect((await app.request('adminAddDomain', { token: victim.token, body: { domain: victimPendingDomain } })).status).toBe(201);
+    victimConnection = await connectionOf(app, victim.token, oidcConnection([victimDomain], { ssoRequired: true }));
+    await connectionOf(app, victim.token, await samlConnection([victimDomain]));
     before = await victimRecords();
     eventsBefore = new Set((await victimEvents()).map((event) => event.id));
   });
+
+  afterAll(() => dns?.close());
 
   const refused = (status: number, error: string) => ({ status, headers: expect.any(Object), body: failure(error) });
   /** A browser signed in to tenant A through the hosted pages (docs/api.md 11.6). */
@@ -928,7 +945,69 @@ describe('cross-tenant attempts on every operation', () => {
 
   const scimNotFound = (r: Response) => expect(r).toMatchObject({ status: 404, body: { status: '404', detail: 'User not found' } });
   const noResources = (r: Response) => expect(r).toMatchObject({ status: 200, body: { totalResults: 0, Resources: [] } });
+  const connectionNotFound = (r: Response) => expect(r).toEqual(refused(404, 'Connection not found'));
   attempts.unshift(
+    [
+      'adminReadConnection',
+      "A's ADMIN reads B's connection",
+      () => app.request('adminReadConnection', { token: attacker.token, pathParameters: { id: victimConnection } }),
+      connectionNotFound,
+    ],
+    [
+      'adminUpdateConnection',
+      "A's ADMIN disables B's connection",
+      () =>
+        app.request('adminUpdateConnection', { token: attacker.token, pathParameters: { id: victimConnection }, body: { enabled: false } }),
+      connectionNotFound,
+    ],
+    [
+      'adminDeleteConnection',
+      "A's ADMIN deletes B's connection",
+      () => app.request('adminDeleteConnection', { token: attacker.token, pathParameters: { id: victimConnection } }),
+      connectionNotFound,
+    ],
+    [
+      'adminListConnections',
+      "A's ADMIN lists connections",
+      () => app.request('adminListConnections', { token: attacker.token }),
+      (r) => expect(r).toMatchObject({ status: 200, body: { data: { connections: [] } } }),
+    ],
+    [
+      'adminCreateConnection',
+      "A's ADMIN creates a connection naming B",
+      () => app.request('adminCreateConnection', { token: attacker.token, body: { ...oidcConnection([victimDomain]), tenantId: b } }),
+      (r) => expect(r.status).toBe(400),
+    ],
+    [
+      'adminAddDomain',
+      "A's ADMIN adds B's verified domain",
+      () => app.request('adminAddDomain', { token: attacker.token, body: { domain: victimDomain } }),
+      (r) => expect(r).toEqual(refused(409, 'Domain already claimed')),
+    ],
+    [
+      'adminVerifyDomain',
+      "A's ADMIN verifies B's pending domain",
+      () => app.request('adminVerifyDomain', { token: attacker.token, pathParameters: { domain: victimPendingDomain } }),
+      (r) => expect(r).toEqual(refused(404, 'Domain not found')),
+    ],
+    [
+      'adminDeleteDomain',
+      "A's ADMIN deletes B's verified domain",
+      () => app.request('adminDeleteDomain', { token: attacker.token, pathParameters: { domain: victimDomain } }),
+      (r) => expect(r).toEqual(refused(404, 'Domain not found')),
+    ],
+    [
+      'adminListDomains',
+      "A's ADMIN lists domains",
+      () => app.request('adminListDomains', { token: attacker.token }),
+      (r) => expect(r).toMatchObject({ status: 200, body: { data: { domains: [] } } }),
+    ],
+    [
+      'login',
+      "A password sign-in to A with a username at B's SSO-required domain: B's connection does not apply (401, not 403)",
+      () => app.request('login', { body: { username: `someone@${victimDomain}`, password: ATTACKER_PASSWORD, tenantId: a } }),
+      (r) => expect(r).toEqual(refused(401, 'Invalid credentials')),
+    ],
     [
       'adminDeleteScimToken',
       "A's ADMIN deletes B's SCIM token",
@@ -1094,6 +1173,15 @@ describe('cross-tenant attempts on every operation', () => {
       'adminResendInvitation',
       'acceptInvitation',
       'hostedInvitationPage',
+      'adminCreateConnection',
+      'adminListConnections',
+      'adminReadConnection',
+      'adminUpdateConnection',
+      'adminDeleteConnection',
+      'adminAddDomain',
+      'adminListDomains',
+      'adminVerifyDomain',
+      'adminDeleteDomain',
     ]) {
       expect(operations, operation).toContain(operation);
     }

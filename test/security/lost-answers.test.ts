@@ -6,7 +6,9 @@ import { type App, registerAdmin, testApp } from '../helpers/app';
 import { softwareAuthenticator } from '../helpers/authenticator';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { startDnsServer } from '../helpers/dns-server';
 import { failure } from '../helpers/failures';
+import { oidcConnection } from '../helpers/federation-admin';
 import { browserAuthorize, CookieJar, csrfOf, postForm } from '../helpers/hosted';
 import { losingAnswers, mentioning } from '../helpers/lost-answers';
 import { authenticator, newTotpSecret } from '../helpers/mfa';
@@ -702,5 +704,45 @@ describe('writes retried after a lost answer', () => {
     expect(listed.body.data.invitations.map((each: { status: string }) => each.status).sort()).toEqual(['accepted', 'revoked']);
     const trail = await app.request('adminListAudit', { token: admin.token, query: { type: 'invitation_revoked' } });
     expect(trail.body.data.events).toHaveLength(1);
+  });
+
+  it('federation admin: a connection created, changed and deleted, a domain added, verified and deleted, each once', async () => {
+    const dns = await startDnsServer();
+    try {
+      const fed = testApp({ ...deps, config: { ...deps.config, dnsServers: [dns.address] } });
+      const tenantId = uniqueTenant('lost');
+      const admin = await registerAdmin(fed, tenantId);
+      const lostBefore = dynamo.lost();
+      dynamo.loseNext(mentioning('PutItemCommand', 'CONNECTION#'));
+      const created = await fed.request('adminCreateConnection', { token: admin.token, body: oidcConnection([`${tenantId}.example`]) });
+      expect(created).toMatchObject({ status: 201, body: { success: true, data: { connection: { name: 'Acme Okta' } } } });
+      const { id } = created.body.data.connection;
+      expect(await deps.store.connections.listByTenant(tenantId)).toHaveLength(1);
+      dynamo.loseNext(mentioning('UpdateItemCommand', 'CONNECTION#'));
+      const changed = await fed.request('adminUpdateConnection', { token: admin.token, pathParameters: { id }, body: { enabled: false } });
+      expect(changed).toMatchObject({ status: 200, body: { data: { connection: { enabled: false } } } });
+      dynamo.loseNext(mentioning('DeleteItemCommand', 'CONNECTION#'));
+      expect(await fed.request('adminDeleteConnection', { token: admin.token, pathParameters: { id } })).toMatchObject({ status: 200 });
+      expect(await deps.store.connections.find(id)).toBeUndefined();
+
+      const domain = `${tenantId}.example`;
+      dynamo.loseNext(mentioning('PutItemCommand', '#DOMAINS'));
+      const added = await fed.request('adminAddDomain', { token: admin.token, body: { domain } });
+      expect(added).toMatchObject({ status: 201, body: { data: { domain, status: 'pending' } } });
+      dns.txt.set(added.body.data.verification.name, [added.body.data.verification.value]);
+      dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'CLAIM'));
+      expect(await fed.request('adminVerifyDomain', { token: admin.token, pathParameters: { domain } })).toMatchObject({
+        status: 200,
+        body: { data: { domain, status: 'verified' } },
+      });
+      expect(await deps.store.domains.claimOf(domain)).toMatchObject({ tenantId });
+      dynamo.loseNext(mentioning('DeleteItemCommand', '#DOMAINS'));
+      expect(await fed.request('adminDeleteDomain', { token: admin.token, pathParameters: { domain } })).toMatchObject({ status: 200 });
+      expect(dynamo.lost()).toBe(lostBefore + 6);
+      expect(await deps.store.domains.listByTenant(tenantId)).toEqual([]);
+      expect(await deps.store.domains.claimOf(domain)).toBeUndefined();
+    } finally {
+      await dns.close();
+    }
   });
 });

@@ -1,11 +1,8 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type DynamoDbLocal, freePort, startDynamoDbLocal } from '../../scripts/dynamodb-local';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
+import { type DatabaseGate, databaseGate } from '../helpers/database-gate';
 import { testDeps, uniqueTenant } from '../helpers/deps';
 import { isServiceUnavailable, type Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
@@ -14,12 +11,20 @@ import { authorizationCode, createClient, type TestClient, tokenRequest } from '
 import { halfWrittenState } from '../helpers/table-invariants';
 
 /*
- * The database itself goes away: a DynamoDB Local of the test's own is stopped,
- * killed, frozen or hung under the functions (injected-faults.test.ts fails single
- * calls instead, lost-answers.test.ts loses answers of applied writes).
+ * The database itself goes away: behind a gate of the test's own (test/helpers/database-gate.ts),
+ * DynamoDB Local is stopped, killed, frozen or hung under the functions, as their sockets
+ * see it (injected-faults/ fails single calls instead, lost-answers.test.ts loses
+ * answers of applied writes). Each test has a table of its own, scanned past the gate.
  */
 const PASSWORD = 'outage tolerant passphrase';
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+const endpoint = inject('dynamodbEndpoint');
+/** A table of its own for one test, and a gate in front of the database for its functions. */
+const outageTable = async (name: string) => {
+  const tableName = `${name}-${Date.now()}`;
+  await createTable(endpoint, tableName);
+  return { tableName, gate: await databaseGate(endpoint) };
+};
 
 /**
  * Stops DynamoDB Local in the middle of a stream of requests and brings it back:
@@ -27,16 +32,14 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
  * same (not restarted) functions work again once the database is back.
  */
 describe('database stopped and restarted between requests', () => {
-  let db: DynamoDbLocal | undefined;
-  afterAll(async () => db?.stop());
+  let gate: DatabaseGate | undefined;
+  afterAll(async () => gate?.close());
 
   it('fails cleanly while the database is down and recovers without a restart', async () => {
-    const port = await freePort();
-    const dataDir = mkdtempSync(join(tmpdir(), 'identity-faults-'));
-    db = await startDynamoDbLocal({ port, dataDir });
-    const tableName = 'faults';
-    await createTable(db.endpoint, tableName);
-    const deps = await testDeps({ TABLE_NAME: tableName, DYNAMODB_ENDPOINT: db.endpoint });
+    const outage = await outageTable('faults');
+    gate = outage.gate;
+    const { tableName } = outage;
+    const deps = await testDeps({ TABLE_NAME: tableName, DYNAMODB_ENDPOINT: gate.endpoint });
     const app = testApp(deps);
     const tenantId = uniqueTenant();
     const admin = await app.request('register', { body: { username: 'admin', password: PASSWORD, role: 'ADMIN', tenantId } });
@@ -77,9 +80,9 @@ describe('database stopped and restarted between requests', () => {
     };
 
     for (let i = 0; i < 5; i++) await step();
-    await db.stop();
+    await gate.stop();
     for (let i = 0; i < 5; i++) await step();
-    db = await startDynamoDbLocal({ port, dataDir });
+    await gate.start();
     for (let i = 0; i < 5; i++) await step();
 
     expect(statuses.filter((s) => s >= 500).length).toBeGreaterThanOrEqual(5);
@@ -88,7 +91,7 @@ describe('database stopped and restarted between requests', () => {
     expect(deps.logText()).not.toContain(PASSWORD);
 
     // Nothing half-written: every user has its username record and the other way round.
-    const items = await scanTable(db.endpoint, tableName);
+    const items = await scanTable(endpoint, tableName);
     const users = items.filter((item) => String(item.pk).includes('#USER#'));
     const usernames = items.filter((item) => String(item.pk).includes('#USERNAME#'));
     expect(usernames.map((u) => u.userId).sort()).toEqual(users.map((u) => u.id).sort());
@@ -108,16 +111,14 @@ describe('database stopped and restarted between requests', () => {
  * half-written, and after the restart the same functions answer as before.
  */
 describe('OAuth client lifecycle with the database stopped', () => {
-  let db: DynamoDbLocal | undefined;
-  afterAll(async () => db?.stop());
+  let gate: DatabaseGate | undefined;
+  afterAll(async () => gate?.close());
 
   it('answers 503 while the database is down, and rotates and deletes once it is back', async () => {
-    const port = await freePort();
-    const dataDir = mkdtempSync(join(tmpdir(), 'identity-client-outage-'));
-    db = await startDynamoDbLocal({ port, dataDir });
-    const tableName = 'client-outage';
-    await createTable(db.endpoint, tableName);
-    const deps = nearRealTime(await testDeps({ TABLE_NAME: tableName, DYNAMODB_ENDPOINT: db.endpoint }));
+    const outage = await outageTable('client-outage');
+    gate = outage.gate;
+    const { tableName } = outage;
+    const deps = nearRealTime(await testDeps({ TABLE_NAME: tableName, DYNAMODB_ENDPOINT: gate.endpoint }));
     const app = testApp(deps);
     const tenantId = uniqueTenant('client-outage');
     const { token } = await registerAdmin(app, tenantId, 'admin', PASSWORD);
@@ -133,12 +134,12 @@ describe('OAuth client lifecycle with the database stopped', () => {
       app.request('deleteOAuth2Client', { token, pathParameters }),
     ];
 
-    await db.stop();
+    await gate.stop();
     for (const answer of await Promise.all(requests())) {
       expect(isServiceUnavailable(answer), `${answer.status} ${JSON.stringify(answer.body)}`).toBe(true);
     }
-    db = await startDynamoDbLocal({ port, dataDir });
-    expect(halfWrittenState(await scanTable(db.endpoint, tableName))).toEqual([]);
+    await gate.start();
+    expect(halfWrittenState(await scanTable(endpoint, tableName))).toEqual([]);
     // Nothing of the refused requests applied: the old secret is still the only one.
     expect((await app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' }))).status).toBe(200);
     expect((await app.request('oauth2Token', tokenRequest(next, { grant_type: 'client_credentials' }))).status).toBe(401);
@@ -162,21 +163,16 @@ describe('OAuth client lifecycle with the database stopped', () => {
  * database is back. Then a database that hangs: 503 before the Lambda timeout.
  */
 describe('database outage with requests in flight', () => {
-  let db: DynamoDbLocal | undefined;
-  let port: number;
-  let dataDir: string;
+  let gate: DatabaseGate | undefined;
+  let tableName: string;
   beforeAll(async () => {
-    port = await freePort();
-    dataDir = mkdtempSync(join(tmpdir(), 'identity-outage-'));
-    db = await startDynamoDbLocal({ port, dataDir });
-    await createTable(db.endpoint, 'outage');
+    ({ gate, tableName } = await outageTable('outage'));
   });
-  afterAll(async () => db?.stop());
+  afterAll(async () => gate?.close());
 
   it('answers success or 503 while killed, frozen and restarted, and keeps every held token working', async () => {
-    if (!db) throw new Error('no database');
-    const tableName = 'outage';
-    const deps = await testDeps({ TABLE_NAME: tableName, DYNAMODB_ENDPOINT: db.endpoint });
+    if (!gate) throw new Error('no gate');
+    const deps = await testDeps({ TABLE_NAME: tableName, DYNAMODB_ENDPOINT: gate.endpoint });
     nearRealTime(deps);
     const app = testApp(deps);
     const tenantId = uniqueTenant('outage');
@@ -265,19 +261,19 @@ describe('database outage with requests in flight', () => {
     await sleep(1500);
     // Killed mid-request: whatever was in flight gets no answer from the database.
     phase = 'killed';
-    process.kill(db.pid, 'SIGKILL');
+    await gate.kill();
     await sleep(1500);
     phase = 'restarting';
-    db = await startDynamoDbLocal({ port, dataDir });
+    await gate.start();
     phase = 'back';
     await sleep(1500);
     // Frozen for less than the client's request timeout (2 s): requests wait and resume.
     // (Longer, the SDK retries writes that land after thawing; those retries must find
     // their own writes: lost-answers.test.ts. A hung database is the next test.)
     phase = 'frozen';
-    process.kill(db.pid, 'SIGSTOP');
+    gate.freeze();
     await sleep(1500);
-    process.kill(db.pid, 'SIGCONT');
+    gate.thaw();
     phase = 'thawed';
     await sleep(2500);
     phase = 'final';
@@ -309,7 +305,7 @@ describe('database outage with requests in flight', () => {
     expect(new Set(outcomes.slice(before).map((outcome) => outcome.op)).size).toBeGreaterThanOrEqual(9);
     expect(deps.logText()).not.toContain(PASSWORD);
 
-    expect(halfWrittenState(await scanTable(db.endpoint, tableName))).toEqual([]);
+    expect(halfWrittenState(await scanTable(endpoint, tableName))).toEqual([]);
     for (const [username, refreshToken] of heldSessions) {
       expect((await app.request('refreshToken', { body: { refreshToken } })).status, `session of ${username}`).toBe(200);
     }
@@ -336,8 +332,8 @@ describe('database outage with requests in flight', () => {
   }, 120_000);
 
   it('answers a request to a hung database with a 503 before the Lambda timeout (10 s)', async () => {
-    if (!db) throw new Error('no database');
-    const deps = await testDeps({ TABLE_NAME: 'outage', DYNAMODB_ENDPOINT: db.endpoint });
+    if (!gate) throw new Error('no gate');
+    const deps = await testDeps({ TABLE_NAME: tableName, DYNAMODB_ENDPOINT: gate.endpoint });
     nearRealTime(deps);
     const app = testApp(deps);
     const tenantId = uniqueTenant('hung');
@@ -370,7 +366,7 @@ describe('database outage with requests in flight', () => {
       app.request('revokeGrant', { token: admin.token, pathParameters: { grantId: String(grant.body.refresh_token).split('.')[0] ?? '' } }),
       app.request('getAccount', { token: admin.token }),
     ];
-    process.kill(db.pid, 'SIGSTOP');
+    gate.freeze();
     const started = Date.now();
     let answers: Array<{ response?: Response; ms: number }>;
     try {
@@ -383,7 +379,7 @@ describe('database outage with requests in flight', () => {
         ),
       );
     } finally {
-      process.kill(db.pid, 'SIGCONT');
+      gate.thaw();
     }
     await Promise.allSettled(requests);
     if (process.env.SHOW_COUNTS) console.log(answers.map(({ response, ms }) => [response?.status, ms]));
@@ -405,15 +401,14 @@ describe('database outage with requests in flight', () => {
  * the codes still count) once it is back.
  */
 describe('MFA lifecycle with the database stopped', () => {
-  let db: DynamoDbLocal | undefined;
-  afterAll(async () => db?.stop());
+  let gate: DatabaseGate | undefined;
+  afterAll(async () => gate?.close());
 
   it('answers 503 while it is down and works again without a restart', async () => {
-    const port = await freePort();
-    const dataDir = mkdtempSync(join(tmpdir(), 'identity-mfa-outage-'));
-    db = await startDynamoDbLocal({ port, dataDir });
-    await createTable(db.endpoint, 'mfa-outage');
-    const deps = await testDeps({ TABLE_NAME: 'mfa-outage', DYNAMODB_ENDPOINT: db.endpoint });
+    const outage = await outageTable('mfa-outage');
+    gate = outage.gate;
+    const { tableName } = outage;
+    const deps = await testDeps({ TABLE_NAME: tableName, DYNAMODB_ENDPOINT: gate.endpoint });
     nearRealTime(deps);
     const app = testApp(deps);
     const tenantId = uniqueTenant('mfa-outage');
@@ -433,16 +428,16 @@ describe('MFA lifecycle with the database stopped', () => {
       login({ mfaMethod: 'RECOVERY', mfaCode: codes[0] }),
     ];
 
-    await db.stop();
+    await gate.stop();
     for (const response of await Promise.all(requests())) {
       expect(isServiceUnavailable(response), JSON.stringify(response.body)).toBe(true);
     }
-    db = await startDynamoDbLocal({ port, dataDir });
+    await gate.start();
     expect((await app.request('listMFA', { token })).body.data.mfa.recoveryCodesRemaining).toBe(10);
     expect((await login({ mfaMethod: 'RECOVERY', mfaCode: codes[0] })).status).toBe(200);
     expect((await app.request('generateRecoveryCodes', { token })).status).toBe(200);
     expect((await app.request('disableMFA', { token, body: { method: 'TOTP' } })).status).toBe(200);
-    expect(halfWrittenState(await scanTable(db.endpoint, 'mfa-outage'))).toEqual([]);
+    expect(halfWrittenState(await scanTable(endpoint, tableName))).toEqual([]);
   }, 120_000);
 });
 
@@ -452,15 +447,14 @@ describe('MFA lifecycle with the database stopped', () => {
  * the same functions work once it is back, with no half-made shop.
  */
 describe('shops and the audit trail with the database stopped', () => {
-  let db: DynamoDbLocal | undefined;
-  afterAll(async () => db?.stop());
+  let gate: DatabaseGate | undefined;
+  afterAll(async () => gate?.close());
 
   it('answers 503 while it is down and works again after, without a restart', async () => {
-    const port = await freePort();
-    const dataDir = mkdtempSync(join(tmpdir(), 'identity-shops-outage-'));
-    db = await startDynamoDbLocal({ port, dataDir });
-    await createTable(db.endpoint, 'shops-outage');
-    const deps = nearRealTime(await testDeps({ TABLE_NAME: 'shops-outage', DYNAMODB_ENDPOINT: db.endpoint }));
+    const outage = await outageTable('shops-outage');
+    gate = outage.gate;
+    const { tableName } = outage;
+    const deps = nearRealTime(await testDeps({ TABLE_NAME: tableName, DYNAMODB_ENDPOINT: gate.endpoint }));
     const app = testApp(deps);
     const tenantId = uniqueTenant('shops-outage');
     const admin = await registerAdmin(app, tenantId, 'admin', PASSWORD);
@@ -471,11 +465,11 @@ describe('shops and the audit trail with the database stopped', () => {
       app.request('login', { body: { username: 'admin', password: PASSWORD, tenantId } }),
     ];
 
-    await db.stop();
+    await gate.stop();
     for (const response of await Promise.all(requests())) expect(isServiceUnavailable(response), JSON.stringify(response.body)).toBe(true);
-    db = await startDynamoDbLocal({ port, dataDir });
+    await gate.start();
     expect((await Promise.all(requests())).map((response) => response.status)).toEqual([201, 200, 200, 200]);
-    const shops = (await scanTable(db.endpoint, 'shops-outage')).filter((item) => String(item.sk).startsWith('SHOP#'));
+    const shops = (await scanTable(endpoint, tableName)).filter((item) => String(item.sk).startsWith('SHOP#'));
     expect(shops.map((shop) => shop.shopId).sort()).toEqual(['default', 'during']);
   }, 120_000);
 });

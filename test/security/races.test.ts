@@ -6,6 +6,7 @@ import { type App, registerAdmin, testApp } from '../helpers/app';
 import { softwareAuthenticator } from '../helpers/authenticator';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { startDnsServer } from '../helpers/dns-server';
 import { browserAuthorize, CookieJar, postForm } from '../helpers/hosted';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
@@ -23,6 +24,8 @@ import { scimClient, scimTokenOf } from '../helpers/scim';
  */
 const PASSWORD = 'correct horse battery';
 const N = 20;
+/** Tenants racing for one domain (each verification is a transaction on the same claim). */
+const TENANTS = 8;
 const count = (answers: Response[], status: number) => answers.filter((answer) => answer.status === status).length;
 
 describe('races', () => {
@@ -120,6 +123,46 @@ describe('races', () => {
     const stored = (await deps.store.users.findByUsername(tenantId, 'moved'))?.passwordHash;
     expect(stored).toMatch(/^\$argon2id\$/);
     expect((await app.request('login', { body: { username: 'moved', password: PASSWORD, tenantId } })).status).toBe(200);
+  });
+
+  it(`${TENANTS} tenants verifying one domain at once, and ${N} additions of one domain by one tenant: one claim each (docs/api.md 14.2)`, async () => {
+    const dns = await startDnsServer();
+    try {
+      const fed = testApp({ ...deps, config: { ...deps.config, dnsServers: [dns.address] } });
+      const domain = `${uniqueTenant('race')}.example`;
+      const tenants = await Promise.all(
+        Array.from({ length: TENANTS }, async () => {
+          const tenantId = uniqueTenant('race');
+          return { tenantId, token: (await registerAdmin(fed, tenantId)).token };
+        }),
+      );
+      const added = await Promise.all(tenants.map(({ token }) => fed.request('adminAddDomain', { token, body: { domain } })));
+      expect(added.map((answer) => answer.status)).toEqual(tenants.map(() => 201));
+      // Every tenant's record published: the claim alone decides.
+      dns.txt.set(
+        `_identity-verification.${domain}`,
+        added.map((answer) => answer.body.data.verification.value),
+      );
+      const verified = await Promise.all(
+        tenants.map(({ token }) => fed.request('adminVerifyDomain', { token, pathParameters: { domain } })),
+      );
+      expect(count(verified, 200)).toBe(1);
+      expect(verified.filter((answer) => answer.status === 409 && answer.body.error === 'Domain already claimed')).toHaveLength(
+        TENANTS - 1,
+      );
+      const winner = tenants[verified.findIndex((answer) => answer.status === 200)];
+      expect(await deps.store.domains.claimOf(domain)).toMatchObject({ tenantId: winner?.tenantId });
+      const records = await Promise.all(tenants.map(({ tenantId }) => deps.store.domains.find(tenantId, domain)));
+      expect(records.filter((record) => record?.status === 'verified').map((record) => record?.tenantId)).toEqual([winner?.tenantId]);
+
+      const other = `${uniqueTenant('race')}.example`;
+      const token = tenants[0]?.token;
+      const adds = await Promise.all(Array.from({ length: N }, () => fed.request('adminAddDomain', { token, body: { domain: other } })));
+      expect(count(adds, 201)).toBe(1);
+      expect(adds.filter((answer) => answer.status === 409 && answer.body.error === 'Domain already added')).toHaveLength(N - 1);
+    } finally {
+      await dns.close();
+    }
   });
 
   it(`${N} ADMINs' renames of the tenant at once: each answers its own name, the record keeps one of them whole`, async () => {

@@ -9,6 +9,7 @@ import { type App, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { verifiedDomain } from '../helpers/federation';
+import { oidcConnection } from '../helpers/federation-admin';
 import { browserAuthorize, CookieJar } from '../helpers/hosted';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
@@ -608,19 +609,44 @@ describe('secrets in the clear (responses, output, table)', () => {
       (await send('SCIM token deletion', 'adminDeleteScimToken', { token: adminToken, pathParameters: { tokenId: scimTokenId } })).status,
     ).toBe(200);
 
+    // An IdP connection (docs/api.md 14.1): its client secret is stored sealed, never answered, logged or audited.
+    const idpSecret = known('IdP client secret', passphrase());
+    const connection = await send('IdP connection', 'adminCreateConnection', {
+      token: adminToken,
+      body: oidcConnection([`${tenantId}.example`], { clientSecret: idpSecret }),
+    });
+    expect(connection.status).toBe(201);
+    const connectionId = String(connection.body.data.connection.id);
+    const rotatedIdpSecret = known('rotated IdP client secret', passphrase());
+    const changed = await send('IdP connection', 'adminUpdateConnection', {
+      token: adminToken,
+      pathParameters: { id: connectionId },
+      body: { clientSecret: rotatedIdpSecret },
+    });
+    expect(changed.status).toBe(200);
+    expect((await send('IdP connection', 'adminListConnections', { token: adminToken })).status).toBe(200);
+    expect((await send('IdP connection', 'adminReadConnection', { token: adminToken, pathParameters: { id: connectionId } })).status).toBe(
+      200,
+    );
+    expect((await send('IdP connection', 'adminListAudit', { token: adminToken, query: { limit: '100' } })).status).toBe(200);
+
     // Enterprise sign-in over OIDC (docs/api.md 14.4): the IdP's client secret (stored sealed) and
     // the IdP's authorization code (in the callback's query) stay out of answers, output and table.
     const idp = await startOidcIdp({ redirectUri: `${deps.config.issuer}/sso/oidc/callback` });
     try {
       const domain = await verifiedDomain(deps, tenantId);
-      known('IdP client secret', idp.clientSecret);
-      const connection = await storedOidcConnection(deps, tenantId, idp);
+      known('IdP client secret (the test IdP)', idp.clientSecret);
+      const fedConnection = await storedOidcConnection(deps, tenantId, idp);
       idp.accounts.set('fed-secret', { email: `fed-secret@${domain}`, email_verified: true });
       const fedClient = await createClient(app, adminToken, tenantId, { scope: 'openid orders:read' });
       const jar = new CookieJar();
       await browserAuthorize(app, jar, fedClient);
       const begun = jar.take(
-        await send('federated sign-in (OIDC)', 'ssoBegin', { method: 'GET', headers: jar.header(), query: { connection: connection.id } }),
+        await send('federated sign-in (OIDC)', 'ssoBegin', {
+          method: 'GET',
+          headers: jar.header(),
+          query: { connection: fedConnection.id },
+        }),
       );
       const back = await signInAt(new URL(begun.headers.Location ?? ''), 'fed-secret');
       known('IdP authorization code', back.searchParams.get('code') ?? undefined);
@@ -633,6 +659,7 @@ describe('secrets in the clear (responses, output, table)', () => {
 
     expect([...flows]).toEqual(
       expect.arrayContaining([
+        'IdP connection',
         'federated sign-in (OIDC)',
         'login',
         'register',
@@ -755,13 +782,13 @@ describe('secrets in the clear (responses, output, table)', () => {
       'recovery code',
       'client secret',
       'authorization code',
-      'IdP client secret',
       'IdP authorization code',
       'PKCE verifier',
       'OAuth refresh token',
       'reset code',
       'verification code',
       'SCIM token',
+      'IdP client secret',
     ];
     for (const kind of kinds)
       expect(

@@ -1,22 +1,24 @@
 import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
-import { afterAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import type { OidcConnection } from '../../lib/federation/connection';
-import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
-import { softwareAuthenticator } from '../helpers/authenticator';
-import { nearRealTime } from '../helpers/clock';
-import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
-import { type FaultMode, faultPlan, faultyStores } from '../helpers/faulty-stores';
-import { verifiedDomain } from '../helpers/federation';
-import { browserAuthorize, CookieJar, csrfOf, postForm } from '../helpers/hosted';
-import { isServiceUnavailable, type Response } from '../helpers/http';
-import { createTable, scanTable } from '../helpers/isolated-table';
-import { activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
-import { authorizationCode, createClient, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
-import { signInAt, startOidcIdp, storedOidcConnection, type TestIdp } from '../helpers/oidc-idp';
-import { verifiedEmail } from '../helpers/recovery';
-import { scimClient, scimTokenOf } from '../helpers/scim';
-import { halfWrittenState } from '../helpers/table-invariants';
+import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import type { OidcConnection } from '../../../lib/federation/connection';
+import { type App, registerAdmin, registerStaff, testApp } from '../../helpers/app';
+import { softwareAuthenticator } from '../../helpers/authenticator';
+import { nearRealTime } from '../../helpers/clock';
+import { type TestDeps, testDeps, uniqueTenant } from '../../helpers/deps';
+import { startDnsServer, type TestDnsServer } from '../../helpers/dns-server';
+import { type FaultMode, faultPlan, faultyStores } from '../../helpers/faulty-stores';
+import { verifiedDomain as storedVerifiedDomain } from '../../helpers/federation';
+import { connectionOf, oidcConnection, verifiedDomain } from '../../helpers/federation-admin';
+import { browserAuthorize, CookieJar, csrfOf, postForm } from '../../helpers/hosted';
+import { isServiceUnavailable, type Response } from '../../helpers/http';
+import { createTable, scanTable } from '../../helpers/isolated-table';
+import { activateTotp, authenticator, newTotpSecret } from '../../helpers/mfa';
+import { authorizationCode, createClient, newSecret, type TestClient, tokenRequest } from '../../helpers/oauth';
+import { signInAt, startOidcIdp, storedOidcConnection, type TestIdp } from '../../helpers/oidc-idp';
+import { verifiedEmail } from '../../helpers/recovery';
+import { scimClient, scimTokenOf } from '../../helpers/scim';
+import { halfWrittenState } from '../../helpers/table-invariants';
 
 /**
  * Step by step: for every operation, each of its database calls (and
@@ -36,7 +38,16 @@ interface Scenario<C = unknown> {
   ok: (response: Response) => boolean;
 }
 
-describe('a database fault at every step of every operation', () => {
+/**
+ * The scenarios below in two halves, one per test file (part-1.test.ts, part-2.test.ts),
+ * so that two workers share them: `part` 0 takes the even-numbered scenarios and counts
+ * the faults of all, 1 the odd-numbered and the redemption checks.
+ */
+export function describeFaultSteps(part: 0 | 1) {
+  describe(`a database fault at every step of every operation (part ${part + 1} of 2)`, () => faultSteps(part));
+}
+
+function faultSteps(part: 0 | 1) {
   const endpoint = inject('dynamodbEndpoint');
   const plan = faultPlan();
   let tables = 0;
@@ -49,6 +60,13 @@ describe('a database fault at every step of every operation', () => {
   let client: TestClient;
   const issuerOrigin = () => new URL(deps.config.issuer).origin;
 
+  // Domain verification (docs/api.md 14.2) asks a DNS server of the test's.
+  let dns: TestDnsServer;
+  beforeAll(async () => {
+    dns = await startDnsServer();
+  });
+  afterAll(() => dns.close());
+
   // Each test on a table of its own, with the same functions for all of its runs: after
   // every fault the whole table is scanned for half-written state, and a table shared by
   // every operation made each scan (and the file) slower than the one before.
@@ -57,7 +75,7 @@ describe('a database fault at every step of every operation', () => {
     await createTable(endpoint, tableName);
     // One tenant sends hundreds of codes here (verified emails, reset codes, SMS): past the
     // default per-tenant send quota, which test/abuse/ checks on its own.
-    deps = await testDeps({ TABLE_NAME: tableName, SEND_QUOTA_PER_TENANT: '100000' });
+    deps = await testDeps({ TABLE_NAME: tableName, SEND_QUOTA_PER_TENANT: '100000', DNS_SERVERS: dns.address });
     nearRealTime(deps);
     const faulty = faultyStores(deps.store, deps.mfaDelivery, plan);
     deps.store = faulty.stores;
@@ -122,11 +140,11 @@ describe('a database fault at every step of every operation', () => {
   afterAll(async () => (await idp)?.close());
   /** The test's tenant's connection to it, with its domain verified (made once per table). */
   const oidcConnections = new Map<string, Promise<OidcConnection>>();
-  const oidcConnection = () => {
+  const oidcSignInConnection = () => {
     let made = oidcConnections.get(tableName);
     if (!made) {
       made = (async () => {
-        await verifiedDomain(deps, tenantId);
+        await storedVerifiedDomain(deps, tenantId);
         return storedOidcConnection(deps, tenantId, await oidcIdp());
       })();
       oidcConnections.set(tableName, made);
@@ -712,7 +730,7 @@ describe('a database fault at every step of every operation', () => {
     {
       name: 'OIDC callback (a federated user provisioned just in time, then the consent page)',
       prepare: async () => {
-        const connection = await oidcConnection();
+        const connection = await oidcSignInConnection();
         const jar = new CookieJar();
         await browserAuthorize(app, jar, client);
         const begun = jar.take(
@@ -874,6 +892,53 @@ describe('a database fault at every step of every operation', () => {
       run: ({ client, user }) => client('scimDeleteUser', { pathParameters: { userId: user.userId } }),
       ok: (r) => r.status === 204,
     },
+    // Enterprise sign-in administration (docs/api.md 14.1, 14.2).
+    {
+      name: 'adminCreateConnection',
+      prepare: async () => `corp-${serial++}.example`,
+      run: (domain: string) => app.request('adminCreateConnection', { token: adminToken, body: oidcConnection([domain]) }),
+      ok: (r) => r.status === 201,
+    },
+    {
+      name: 'adminUpdateConnection (a new client secret)',
+      prepare: async () => connectionOf(app, adminToken, oidcConnection([`corp-${serial++}.example`])),
+      run: (id: string) =>
+        app.request('adminUpdateConnection', { token: adminToken, pathParameters: { id }, body: { clientSecret: `secret ${serial++}` } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'adminDeleteConnection',
+      prepare: async () => connectionOf(app, adminToken, oidcConnection([`corp-${serial++}.example`])),
+      run: (id: string) => app.request('adminDeleteConnection', { token: adminToken, pathParameters: { id } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'adminAddDomain',
+      prepare: async () => `corp-${serial++}.example`,
+      run: (domain: string) => app.request('adminAddDomain', { token: adminToken, body: { domain } }),
+      ok: (r) => r.status === 201,
+    },
+    {
+      name: 'adminVerifyDomain',
+      prepare: async () => {
+        const domain = `corp-${serial++}-${tenantId}.example`;
+        const added = await app.request('adminAddDomain', { token: adminToken, body: { domain } });
+        dns.txt.set(added.body.data.verification.name, [added.body.data.verification.value]);
+        return domain;
+      },
+      run: (domain: string) => app.request('adminVerifyDomain', { token: adminToken, pathParameters: { domain } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'adminDeleteDomain (verified)',
+      prepare: async () => {
+        const domain = `corp-${serial++}-${tenantId}.example`;
+        await verifiedDomain(app, dns, adminToken, domain);
+        return domain;
+      },
+      run: (domain: string) => app.request('adminDeleteDomain', { token: adminToken, pathParameters: { domain } }),
+      ok: (r) => r.status === 200,
+    },
     {
       name: 'removePasskey',
       prepare: async () => {
@@ -899,7 +964,8 @@ describe('a database fault at every step of every operation', () => {
       .filter(Boolean)
       .map((line) => (JSON.parse(line) as { event?: string }).event);
 
-  it.each(scenarios.map((scenario) => [scenario.name, scenario] as const))(
+  const mine = scenarios.filter((_, index) => index % 2 === part);
+  it.each(mine.map((scenario) => [scenario.name, scenario] as const))(
     '%s',
     async (_, scenario) => {
       // A clean run counts the calls to fail.
@@ -950,39 +1016,41 @@ describe('a database fault at every step of every operation', () => {
    * The token endpoint marks the code used and stores its grant in one transaction, so a
    * fault there, before or after it applied, never leaves a used code without its grant.
    */
-  it.each(['before', 'after'] as const)(
-    'leaves no redeemed authorization code without its grant (fault %s the redemption)',
-    async (when) => {
-      const { code, verifier } = await authorizationCode(app, (await newUser()).token, client);
-      plan.reset();
-      await redeem(code, verifier);
-      const at = plan.calls.indexOf('authorizationCodes.redeem') + 1;
-      expect(at).toBeGreaterThan(0);
-      const fresh = await authorizationCode(app, (await newUser()).token, client);
-      plan.arm(at, when);
-      expect(isServiceUnavailable(await redeem(fresh.code, fresh.verifier))).toBe(true);
-      plan.disarm();
-      const items = await scanTable(endpoint, tableName);
-      const grants = new Set(items.filter((item) => item.sk === 'GRANT' && item.clientId !== undefined).map((item) => String(item.id)));
-      const orphans = items.filter((item) => item.sk === 'CODE' && item.usedAt !== undefined && !grants.has(String(item.grantId)));
-      expect(orphans).toEqual([]);
-    },
-  );
+  if (part === 1)
+    it.each(['before', 'after'] as const)(
+      'leaves no redeemed authorization code without its grant (fault %s the redemption)',
+      async (when) => {
+        const { code, verifier } = await authorizationCode(app, (await newUser()).token, client);
+        plan.reset();
+        await redeem(code, verifier);
+        const at = plan.calls.indexOf('authorizationCodes.redeem') + 1;
+        expect(at).toBeGreaterThan(0);
+        const fresh = await authorizationCode(app, (await newUser()).token, client);
+        plan.arm(at, when);
+        expect(isServiceUnavailable(await redeem(fresh.code, fresh.verifier))).toBe(true);
+        plan.disarm();
+        const items = await scanTable(endpoint, tableName);
+        const grants = new Set(items.filter((item) => item.sk === 'GRANT' && item.clientId !== undefined).map((item) => String(item.id)));
+        const orphans = items.filter((item) => item.sk === 'CODE' && item.usedAt !== undefined && !grants.has(String(item.grantId)));
+        expect(orphans).toEqual([]);
+      },
+    );
 
   // Counts the faults the tests above inject (a fault before and after each call of a
   // clean run) on its own, so that it holds whichever tests run and in whatever order.
-  it('injects over 100 faults across the operations', async () => {
-    const callsPerOperation: Record<string, number> = {};
-    for (const scenario of scenarios) {
-      const context = await scenario.prepare();
-      plan.reset();
-      const clean = await scenario.run(context);
-      expect(scenario.ok(clean), `${scenario.name}: ${clean.status} ${JSON.stringify(clean.body)}`).toBe(true);
-      callsPerOperation[scenario.name] = plan.calls.length;
-    }
-    const faults = 2 * Object.values(callsPerOperation).reduce((sum, calls) => sum + calls, 0);
-    if (process.env.SHOW_COUNTS) console.log({ operations: scenarios.length, faults, callsPerOperation });
-    expect(Object.keys(callsPerOperation)).toHaveLength(scenarios.length);
-    expect(faults).toBeGreaterThan(100);
-  });
-});
+  if (part === 0)
+    it('injects over 100 faults across the operations', async () => {
+      const callsPerOperation: Record<string, number> = {};
+      for (const scenario of scenarios) {
+        const context = await scenario.prepare();
+        plan.reset();
+        const clean = await scenario.run(context);
+        expect(scenario.ok(clean), `${scenario.name}: ${clean.status} ${JSON.stringify(clean.body)}`).toBe(true);
+        callsPerOperation[scenario.name] = plan.calls.length;
+      }
+      const faults = 2 * Object.values(callsPerOperation).reduce((sum, calls) => sum + calls, 0);
+      if (process.env.SHOW_COUNTS) console.log({ operations: scenarios.length, faults, callsPerOperation });
+      expect(Object.keys(callsPerOperation)).toHaveLength(scenarios.length);
+      expect(faults).toBeGreaterThan(100);
+    });
+}

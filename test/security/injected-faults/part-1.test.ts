@@ -1,0 +1,4 @@
+import { describeFaultSteps } from './steps';
+
+// A database fault at every step of every operation (./steps.ts): the even-numbered scenarios, and the count of all faults.
+describeFaultSteps(0);
