@@ -142,6 +142,8 @@ const FUNCTIONS = [
   'ScimServiceProviderConfig',
   'ScimResourceTypes',
   'ScimSchemas',
+  // Enterprise sign-in over OpenID Connect (docs/api.md 14.4).
+  'SsoOidcCallback',
 ];
 /** Functions that check WebAuthn answers, and alone bundle the WebAuthn library (docs/api.md 11.11, 12). */
 const WEBAUTHN = [
@@ -202,6 +204,8 @@ const AUDITING = [
   'ScimPatchUser',
   'ScimDeleteUser',
   'ScimPatchGroup',
+  // A federated sign-in, or its refusal (docs/api.md 14.4).
+  'SsoOidcCallback',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'PasswordForgot', 'PasswordReset', 'HostedSignIn', 'HostedSecondFactor'];
@@ -235,6 +239,8 @@ const MFA_KEY: Record<string, string[]> = {
   EmailVerify: ['kms:Decrypt'],
   HostedSignIn: ['kms:Decrypt', 'kms:GenerateDataKey'],
   HostedSecondFactor: ['kms:Decrypt', 'kms:GenerateDataKey'],
+  // The OIDC connection's client secret is opened, never sealed, at the callback (docs/api.md 14.4).
+  SsoOidcCallback: ['kms:Decrypt'],
 };
 /** Functions that hash client secrets with the pepper, or MAC device tokens under a subkey of it (login, register). */
 const PEPPERED = [
@@ -255,6 +261,8 @@ const PEPPERED = [
   // The first sign-in of an invited account hands out a device token (docs/api.md 13.1).
   'AcceptInvitation',
   'HostedInvitationAccept',
+  // So does a federated sign-in (docs/api.md 14.4).
+  'SsoOidcCallback',
 ];
 /** A statement that lets a function query the table's indexes, and do nothing else there. */
 const isIndexQuery = (s: Statement) =>
