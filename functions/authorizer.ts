@@ -36,11 +36,11 @@ export function makeHandler(deps: Deps) {
         deps.log.info('token_rejected', { reason: verified.reason, requestId: event.requestContext?.requestId });
         return anonymous;
       }
-      const { tenantId, sessionId, userId } = verified.identity;
+      const { tenantId, sessionId, userId, idp } = verified.identity;
       // The session must be the token's user's: a token naming someone else's session (or
       // its own session with someone else's sub) gets nothing, even if it was signed with our
       // key. Role, shop and recency come from the records, not from the token.
-      const live = await liveSession(deps, { tenantId, sessionId, userId }, now);
+      const live = await liveSession(deps, { tenantId, sessionId, userId, idp }, now);
       if (!live) {
         deps.log.info('token_rejected', { reason: 'session_inactive', tenantId, userId, requestId: event.requestContext?.requestId });
         return anonymous;

@@ -10,10 +10,11 @@ export type Role = (typeof ROLES)[number];
 /**
  * Authentication methods references (RFC 8176) a session was established with: a
  * password `pwd`, a one-time code `otp`, a passkey `hwk` (device-bound) or `swk` (synced)
- * with `user` (docs/api.md 12). ID tokens add `mfa` (lib/oidc/claims.ts); sessions and
- * their access tokens never carry it.
+ * with `user` (docs/api.md 12), or the organization's identity provider `fed` (docs/api.md
+ * 14.3), with `mfa` when that IdP asserted a multi-factor sign-in. ID tokens add `mfa`
+ * to a sign-in of more than one factor here (lib/oidc/claims.ts).
  */
-export const AMR_VALUES = ['pwd', 'otp', 'hwk', 'swk', 'user'] as const;
+export const AMR_VALUES = ['pwd', 'otp', 'hwk', 'swk', 'user', 'fed', 'mfa'] as const;
 export type Amr = (typeof AMR_VALUES)[number];
 
 const AMR_SET: ReadonlySet<string> = new Set(AMR_VALUES);
@@ -30,4 +31,6 @@ export interface Identity {
   amr: Amr[];
   /** Epoch seconds of the session's last proof of the password or a factor (OIDC `auth_time`). */
   authTime: number;
+  /** The connection (docs/api.md 14) a federated session was opened through. */
+  idp?: string | undefined;
 }

@@ -15,6 +15,18 @@ import { type ClientSecretHasher, clientSecretHasher, pepperLoader } from './oau
 import { type AccountCodeStore, dynamoAccountCodeStore } from './store/account-codes';
 import { type AuditStore, dynamoAuditStore } from './store/audit';
 import { createDynamo, type Dynamo } from './store/dynamo';
+import {
+  type ConnectionStore,
+  type DomainStore,
+  dynamoConnectionStore,
+  dynamoDomainStore,
+  dynamoFederatedIdentityStore,
+  dynamoFederationRequestStore,
+  dynamoSamlAssertionStore,
+  type FederatedIdentityStore,
+  type FederationRequestStore,
+  type SamlAssertionStore,
+} from './store/federation';
 import { dynamoInteractionStore, type InteractionStore } from './store/interactions';
 import { dynamoInvitationStore, type InvitationStore } from './store/invitations';
 import { type AttemptCounter, dynamoAttemptCounter } from './store/login-attempts';
@@ -58,6 +70,12 @@ export interface Stores {
   invitations: InvitationStore;
   /** SCIM tokens (docs/api.md 13.3). */
   scimTokens: ScimTokenStore;
+  /** Federation (docs/api.md 14): connections, domains, linked identities, pending sign-ins, SAML assertion ids. */
+  connections: ConnectionStore;
+  domains: DomainStore;
+  federatedIdentities: FederatedIdentityStore;
+  federationRequests: FederationRequestStore;
+  samlAssertions: SamlAssertionStore;
 }
 
 /** Everything a function needs from the outside world; tests pass their own. */
@@ -111,6 +129,11 @@ export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'rand
     passkeys: dynamoPasskeyStore(dynamo, random),
     invitations: dynamoInvitationStore(dynamo, random, users),
     scimTokens: dynamoScimTokenStore(dynamo, random),
+    connections: dynamoConnectionStore(dynamo, random),
+    domains: dynamoDomainStore(dynamo, random),
+    federatedIdentities: dynamoFederatedIdentityStore(dynamo, random),
+    federationRequests: dynamoFederationRequestStore(dynamo, random),
+    samlAssertions: dynamoSamlAssertionStore(dynamo, random),
   };
 }
 

@@ -4,6 +4,7 @@ import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
 import type { MfaMethod } from '../mfa/methods';
+import { connectionsOf } from '../sessions/live-session';
 import { isLiveFor } from '../sessions/liveness';
 import type { ListedUser, ProfileChange, UserChange, UserFilter, UserPosition } from '../store/tenant-users';
 import type { Identity } from '../tokens/access-token';
@@ -223,7 +224,9 @@ async function revokeAll(deps: AdminDeps, admin: Identity, userId: string): Prom
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const user = await findUser(deps, admin, userId);
     const now = epochSeconds(deps.clock);
-    const live = (await deps.store.sessions.listByUser(admin.tenantId, userId)).filter((session) => isLiveFor(user, session, now));
+    const sessions = await deps.store.sessions.listByUser(admin.tenantId, userId);
+    const connection = await connectionsOf(deps, sessions);
+    const live = sessions.filter((session) => isLiveFor(user, session, now, connection(session)));
     if (await deps.store.users.revokeSessions(user)) return live.length;
     await backOff(attempt);
   }

@@ -142,6 +142,8 @@ export const auditDetailsSchema = z.strictObject({
   passkeyId: boundedId.optional(),
   /** The passkeys a password reset removed (docs/api.md 8.7). */
   passkeysRemoved: z.number().int().nonnegative().optional(),
+  /** The connection of a federated sign-in or of an ADMIN's change to it (docs/api.md 14). */
+  connectionId: boundedId.optional(),
   /** An invitation's id (docs/api.md 13.1): never its token or link. */
   invitationId: boundedId.optional(),
   /** An import's counts (docs/api.md 13.2): users created, rows failed. */

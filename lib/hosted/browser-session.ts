@@ -2,6 +2,7 @@ import { epochSeconds } from '../clock';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
 import type { Device } from '../sessions/device';
+import { connectionOf } from '../sessions/live-session';
 import { BROWSER_IDLE_SECONDS, isLiveFor } from '../sessions/liveness';
 import type { Amr, Session } from '../sessions/session';
 import { newSession } from '../sessions/sessions';
@@ -41,9 +42,11 @@ export async function startBrowserSession(
   user: User,
   amr: Amr[],
   device: Device,
+  origin: Pick<Session, 'idp'> = {},
 ): Promise<{ session: Session; cookie: string }> {
   const secret = deps.random.token();
   const { session } = newSession(deps, user, amr, device, {
+    ...(origin.idp === undefined ? {} : { idp: origin.idp }),
     browserHash: hashToken(secret),
     seenAt: epochSeconds(deps.clock),
     maxAgeSeconds: BROWSER_MAX_AGE_SECONDS,
@@ -77,8 +80,8 @@ export async function currentBrowserSession(
     now - BROWSER_IDLE_SECONDS,
   );
   if (!session) return undefined;
-  const user = await deps.store.users.findById(tenantId, session.userId);
-  if (!user || !isLiveFor(user, session, now)) return undefined;
+  const [user, connection] = await Promise.all([deps.store.users.findById(tenantId, session.userId), connectionOf(deps, session)]);
+  if (!user || !isLiveFor(user, session, now, connection)) return undefined;
   return { session, user };
 }
 

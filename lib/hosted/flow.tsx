@@ -206,9 +206,9 @@ export function browserSignIn(
   attempt: Pick<SignInAttempt<unknown>, 'firstFactor' | 'secondFactor' | 'asksForCode'>,
 ): Promise<BrowserSignIn> {
   const opening: Opening<{ session: Session; cookie: string }> = {
-    open: async (user, amr) => {
+    open: async (user, amr, origin) => {
       const previous = await currentBrowserSession(deps, cookiesOf(event).get(SESSION_COOKIE), interaction.tenantId);
-      const opened = await startBrowserSession(deps, user, amr, deviceOf(event));
+      const opened = await startBrowserSession(deps, user, amr, deviceOf(event), origin);
       if (previous) {
         const ended = { tenantId: previous.session.tenantId, id: previous.session.id };
         await deps.store.sessions.revoke(ended, epochSeconds(deps.clock), 'signed_in_again');

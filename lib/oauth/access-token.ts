@@ -24,6 +24,8 @@ export interface OAuthAccessClaims {
    * for them, and their revocation is a deny record under their `jti`.
    */
   grant_id?: string | undefined;
+  /** The connection of a federated sign-in (docs/api.md 14.3). */
+  idp?: string | undefined;
   iat: number;
   exp: number;
   jti: string;
@@ -37,12 +39,13 @@ export interface OAuthAccessClaims {
  * (which wants our own audience and a session) never accepts it. `aud` defaults to the client.
  */
 export function signOAuthAccessToken(keys: KeySet, claims: Omit<OAuthAccessClaims, 'aud' | 'exp'> & { aud?: string | undefined }): string {
-  const { iss, client_id, sub, scope, tenantId, grant_id, iat, jti } = claims;
+  const { iss, client_id, sub, scope, tenantId, grant_id, idp, iat, jti } = claims;
   return signJwt(keys, 'at+jwt', {
     client_id,
     scope,
     tenantId,
     ...(grant_id === undefined ? {} : { grant_id }),
+    ...(idp === undefined ? {} : { idp }),
     iss,
     aud: claims.aud ?? client_id,
     sub,
@@ -60,6 +63,7 @@ const accessClaims = z.object({
   scope: z.string(),
   tenantId: z.string().min(1),
   grant_id: z.string().min(1).optional(),
+  idp: z.string().min(1).optional(),
   iat: z.number(),
   exp: z.number(),
   jti: z.string().min(1),

@@ -34,6 +34,8 @@ export const grantSchema = refreshStateSchema.partial().extend({
    */
   authTime: z.number().optional(),
   amr: z.array(z.string()).optional(),
+  /** The connection of the federated session the code was issued in (docs/api.md 14.3): `idp` in its tokens. */
+  idp: z.string().optional(),
 });
 
 export type OAuthGrant = z.output<typeof grantSchema>;

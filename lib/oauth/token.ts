@@ -4,6 +4,7 @@ import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
 import { authenticationMethods, isOpenIdScope, userClaims } from '../oidc/claims';
 import { signIdToken } from '../oidc/id-token';
+import { connectionOf } from '../sessions/live-session';
 import { isLiveFor } from '../sessions/liveness';
 import { rotateRefreshToken } from '../token-families/refresh-family';
 import { NoRs256KeyError } from '../tokens/signing-keys';
@@ -100,6 +101,8 @@ interface TokenSubject {
   grantId?: string | undefined;
   /** The resource server (RFC 8707), when one was asked for. */
   resource?: string | undefined;
+  /** The connection of a federated sign-in (docs/api.md 14.3): the token's `idp`. */
+  idp?: string | undefined;
 }
 
 /** What the ID token of a user's grant says besides the user's claims (docs/api.md 11.1). */
@@ -110,6 +113,8 @@ interface IdTokenSubject {
   authTime: number;
   amr: string[];
   nonce?: string | undefined;
+  /** The connection of a federated sign-in (docs/api.md 14.3). */
+  idp?: string | undefined;
 }
 
 async function tokenResponse(
@@ -129,6 +134,7 @@ async function tokenResponse(
     scope: formatScope(scope),
     tenantId: to.tenantId,
     grant_id: to.grantId,
+    idp: to.idp,
     iat: now,
     jti: deps.random.id(),
   });
@@ -142,6 +148,7 @@ async function tokenResponse(
           amr: authenticationMethods(oidc.amr),
           sid: oidc.sessionId,
           nonce: oidc.nonce,
+          idp: oidc.idp,
           accessToken,
           iat: now,
         })
@@ -197,7 +204,7 @@ async function redeemAuthorizationCode(
   const resource = resourceFor(client, request.resource, code.resource);
   // The user and the session the code was issued in must still be live (one consistent read).
   const { session, user } = await deps.store.sessions.findWithOwner(tenantId, code.sessionId, code.userId);
-  if (!session || !user || !isLiveFor(user, session, now)) throw oauthErrors.invalidGrant();
+  if (!session || !user || !isLiveFor(user, session, now, await connectionOf(deps, session))) throw oauthErrors.invalidGrant();
   // Read before the code is spent: a failed read leaves the code to a retry, not to reuse detection.
   const claimsUser = isOpenIdScope(scope) ? await claimsSource(deps, tenantId, user.id) : undefined;
   // Likewise an RS256 client while the keys hold no RS256 key (docs/api.md 11.1): refused before, not after.
@@ -220,6 +227,7 @@ async function redeemAuthorizationCode(
     userEpoch: epochOf(user),
     authTime: session.authTime ?? session.createdAt,
     amr: [...session.amr],
+    ...(session.idp === undefined ? {} : { idp: session.idp }),
     expiresAt: now + (withRefresh ? GRANT_MAX_AGE_SECONDS : OAUTH_ACCESS_TOKEN_TTL_SECONDS),
     ...(refreshToken === undefined ? {} : { refreshHash: hashToken(refreshToken), refreshGeneration: 0, retired: {} }),
   };
@@ -234,6 +242,7 @@ async function redeemAuthorizationCode(
         authTime: grant.authTime ?? now,
         amr: grant.amr ?? [],
         nonce: code.nonce,
+        idp: grant.idp,
       }
     : undefined;
   return tokenResponse(deps, { ...grant, grantId: grant.id }, grant.scope, now, refreshToken, oidc);
@@ -296,7 +305,14 @@ async function refreshGrant(
   const scope = requestedScope(request.scope, allowed);
   // Grants redeemed before ID tokens existed have no session proof recorded: their `iat` stands in.
   const oidc = isOpenIdScope(scope)
-    ? { user, client, sessionId: grant.sessionId ?? grant.id, authTime: grant.authTime ?? grant.createdAt, amr: grant.amr ?? ['pwd'] }
+    ? {
+        user,
+        client,
+        sessionId: grant.sessionId ?? grant.id,
+        authTime: grant.authTime ?? grant.createdAt,
+        amr: grant.amr ?? ['pwd'],
+        idp: grant.idp,
+      }
     : undefined;
   return tokenResponse(deps, { ...grant, grantId: grant.id, resource }, scope, now, next, oidc);
 }

@@ -58,5 +58,5 @@ export function userClaims(user: User, scope: readonly string[]): UserClaims {
  */
 export function authenticationMethods(amr: readonly string[]): string[] {
   const methods = [...new Set(amr)];
-  return methods.length > 1 ? [...methods, 'mfa'] : methods;
+  return methods.length > 1 && !methods.includes('mfa') ? [...methods, 'mfa'] : methods;
 }

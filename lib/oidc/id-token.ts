@@ -19,6 +19,8 @@ export interface IdTokenContext {
   sid: string;
   /** The authorization request's `nonce`, on the ID token of a code only (OIDC Core 12.2: not on refresh). */
   nonce?: string | undefined;
+  /** The connection of a federated sign-in (docs/api.md 14.3). */
+  idp?: string | undefined;
   /** The access token issued with it: `at_hash` binds the two (OIDC Core 3.3.2.11). */
   accessToken: string;
   /** Epoch seconds. */
@@ -48,6 +50,7 @@ export function signIdToken(keys: KeySet, alg: SigningAlgorithm, user: UserClaim
       ...(context.nonce === undefined ? {} : { nonce: context.nonce }),
       amr: context.amr,
       sid: context.sid,
+      ...(context.idp === undefined ? {} : { idp: context.idp }),
       at_hash: accessTokenHash(context.accessToken),
     },
     alg,

@@ -1,12 +1,33 @@
 import type { Deps } from '../deps';
+import type { Connection } from '../federation/connection';
 import type { Identity } from '../tokens/access-token';
 import { isLiveFor } from './liveness';
+import type { Session } from './session';
 
-/** Who an access token names: its user, in its tenant, in its session. */
+/** Who an access token names: its user, in its tenant, in its session (and the connection of a federated one). */
 export interface SessionClaim {
   tenantId: string;
   sessionId: string;
   userId: string;
+  idp?: string | undefined;
+}
+
+/**
+ * The connection a federated session came through (docs/api.md 14.1), which the
+ * liveness rule needs for such a session; nothing is read for any other.
+ */
+export function connectionOf(deps: Pick<Deps, 'store'>, session: Pick<Session, 'idp'> | undefined): Promise<Connection | undefined> {
+  return session?.idp === undefined ? Promise.resolve(undefined) : deps.store.connections.find(session.idp);
+}
+
+/** The connections of a list of sessions, each read once, for judging them all (listings). */
+export async function connectionsOf(
+  deps: Pick<Deps, 'store'>,
+  sessions: ReadonlyArray<Pick<Session, 'idp'>>,
+): Promise<(session: Pick<Session, 'idp'>) => Connection | undefined> {
+  const ids = [...new Set(sessions.flatMap((session) => (session.idp === undefined ? [] : [session.idp])))];
+  const found = new Map(await Promise.all(ids.map(async (id) => [id, await deps.store.connections.find(id)] as const)));
+  return (session) => (session.idp === undefined ? undefined : found.get(session.idp));
 }
 
 /**
@@ -20,7 +41,8 @@ export interface SessionClaim {
  * password change or a first MFA activation keeping the caller's session in the user's
  * new generation) can fall between them and make a live session look revoked. A refusal
  * of two records that exist is therefore confirmed by a read of both as of one moment
- * before it stands; a session that is live needs no second read.
+ * before it stands; a session that is live needs no second read. The connection of a
+ * federated session is read alongside when the token names it, else after the session.
  */
 export async function liveSession(
   deps: Pick<Deps, 'store'>,
@@ -28,9 +50,11 @@ export async function liveSession(
   now: number,
 ): Promise<Pick<Identity, 'username' | 'role' | 'shopId' | 'authTime' | 'amr'> | undefined> {
   const find = (isolated: boolean) => deps.store.sessions.findWithOwner(claim.tenantId, claim.sessionId, claim.userId, { isolated });
-  let { session, user } = await find(false);
-  if (session && user && !isLiveFor(user, session, now)) ({ session, user } = await find(true));
-  if (!session || !user || user.id !== claim.userId || !isLiveFor(user, session, now)) return undefined;
+  const [records, named] = await Promise.all([find(false), connectionOf(deps, claim)]);
+  let { session, user } = records;
+  const connection = session?.idp === claim.idp ? named : await connectionOf(deps, session);
+  if (session && user && !isLiveFor(user, session, now, connection)) ({ session, user } = await find(true));
+  if (!session || !user || user.id !== claim.userId || !isLiveFor(user, session, now, connection)) return undefined;
   return {
     username: user.username,
     role: user.role,

@@ -11,8 +11,15 @@ export type LivenessUser = Pick<User, 'id' | 'tenantId' | 'status' | 'sessionEpo
 /** What the rule reads of a session (the authorizer's read has no more). */
 export type LivenessSession = Pick<
   Session,
-  'tenantId' | 'userId' | 'expiresAt' | 'revokedAt' | 'userEpoch' | 'signInEpoch' | 'browserHash' | 'seenAt'
+  'tenantId' | 'userId' | 'expiresAt' | 'revokedAt' | 'userEpoch' | 'signInEpoch' | 'browserHash' | 'seenAt' | 'idp'
 >;
+
+/** What the rule reads of the connection a federated session came through (docs/api.md 14.3). */
+export interface LivenessConnection {
+  id: string;
+  tenantId: string;
+  enabled: boolean;
+}
 
 /**
  * Whether a session is live for its user at `now` (epoch seconds): the one rule every
@@ -21,9 +28,20 @@ export type LivenessSession = Pick<
  * session was used within its idle timeout; it began in the user's current session
  * generation (no password change or reset, MFA reset, disabling or "sign out everywhere"
  * since) and sign-in generation (no "sign out my other sessions" since); the user is active.
+ * A federated session (`idp`) lives only while its connection exists and is enabled
+ * (docs/api.md 14.1): the caller reads it (lib/sessions/live-session.ts `connectionOf`),
+ * and one judged without it is over.
  */
-export function isLiveFor(user: LivenessUser | undefined, session: LivenessSession | undefined, now: number): boolean {
+export function isLiveFor(
+  user: LivenessUser | undefined,
+  session: LivenessSession | undefined,
+  now: number,
+  connection?: LivenessConnection | undefined,
+): boolean {
   if (!user || !session) return false;
+  if (session.idp !== undefined && !(connection?.enabled && connection.id === session.idp && connection.tenantId === session.tenantId)) {
+    return false;
+  }
   if (session.tenantId !== user.tenantId || session.userId !== user.id) return false;
   if (!isLive(session, now)) return false;
   if (session.browserHash !== undefined && (session.seenAt ?? 0) <= now - BROWSER_IDLE_SECONDS) return false;

@@ -28,6 +28,8 @@ export const sessionSchema = refreshStateSchema.extend({
   browserHash: z.string().optional(),
   /** Epoch seconds of the browser session's last use, for its idle timeout (docs/api.md 11.6). */
   seenAt: z.number().optional(),
+  /** The connection a federated sign-in came through (docs/api.md 14.3): the session lives only while it is enabled. */
+  idp: z.string().optional(),
 });
 
 export type Session = z.output<typeof sessionSchema>;

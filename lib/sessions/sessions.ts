@@ -7,6 +7,7 @@ import { rotateRefreshToken } from '../token-families/refresh-family';
 import { type Identity, signAccessToken } from '../tokens/access-token';
 import { epochOf, signInEpochOf, type User, type UserSummary, userSummary } from '../users/user';
 import type { Device } from './device';
+import { connectionOf } from './live-session';
 import { isLiveFor } from './liveness';
 import { formatRefreshToken, parseRefreshToken } from './refresh-token';
 import type { Amr, Session } from './session';
@@ -35,6 +36,7 @@ export function identityOf(user: User, session: Session): Identity {
     sessionId: session.id,
     amr: session.amr,
     authTime: session.authTime ?? session.createdAt,
+    ...(session.idp === undefined ? {} : { idp: session.idp }),
   };
 }
 
@@ -73,7 +75,7 @@ export function newSession(
   user: User,
   amr: Amr[],
   device: Device = {},
-  extra: Pick<Session, 'browserHash' | 'seenAt'> & { maxAgeSeconds?: number } = {},
+  extra: Pick<Session, 'browserHash' | 'seenAt' | 'idp'> & { maxAgeSeconds?: number } = {},
 ): { session: Session; refreshToken: string } {
   const now = epochSeconds(deps.clock);
   const sessionId = deps.random.token(16);
@@ -100,8 +102,14 @@ export function newSession(
 }
 
 /** Starts a session for an authenticated user, recording the device it came from, and issues its first tokens. */
-export async function startSession(deps: SessionDeps, user: User, amr: Amr[], device: Device = {}): Promise<AuthPayload> {
-  const { session, refreshToken } = newSession(deps, user, amr, device);
+export async function startSession(
+  deps: SessionDeps,
+  user: User,
+  amr: Amr[],
+  device: Device = {},
+  origin: Pick<Session, 'idp'> = {},
+): Promise<AuthPayload> {
+  const { session, refreshToken } = newSession(deps, user, amr, device, origin.idp === undefined ? {} : { idp: origin.idp });
   await deps.store.sessions.create(session);
   return authPayload(deps, user, session, refreshToken);
 }
@@ -149,8 +157,8 @@ export async function refreshSession(
     throw invalid();
   }
   const session = result.record;
-  const user = await deps.store.users.findById(tenantId, session.userId);
-  if (!user || !isLiveFor(user, session, now)) {
+  const [user, connection] = await Promise.all([deps.store.users.findById(tenantId, session.userId), connectionOf(deps, session)]);
+  if (!user || !isLiveFor(user, session, now, connection)) {
     await deps.store.sessions.revoke(family, now, 'user_inactive');
     throw invalid();
   }

@@ -257,12 +257,17 @@ export type FirstFactor =
   | ({ kind: 'password' } & Omit<PasswordRequest, 'tenantId'>)
   | { kind: 'password-proven'; user: User }
   | { kind: 'passkey'; user: User; amr: Amr[]; passkeyId: string }
-  | { kind: 'federated'; user: User; amr: Amr[] }
+  | { kind: 'federated'; user: User; amr: Amr[]; connectionId: string }
   | { kind: 'invitation'; user: User; amr: Amr[]; invitationId: string };
+
+/** Where a sign-in came from, for what it opens: the connection of a federated one (docs/api.md 14.3). */
+export interface Origin {
+  idp?: string | undefined;
+}
 
 /** What a sign-in opens once both factors hold: a new session, or a new proof in the caller's. */
 export interface Opening<T> {
-  open(user: User, amr: Amr[]): Promise<T>;
+  open(user: User, amr: Amr[], origin: Origin): Promise<T>;
 }
 
 /** The second factor's check: lib/mfa/second-factor.ts `secondFactor`, or the same rules. */
@@ -338,7 +343,9 @@ function eventsOf(deps: SignInDeps, attempt: SignInAttempt<unknown>): SignInEven
       ? { passkeyId: firstFactor.passkeyId }
       : firstFactor.kind === 'invitation'
         ? { invitationId: firstFactor.invitationId }
-        : {};
+        : firstFactor.kind === 'federated'
+          ? { connectionId: firstFactor.connectionId }
+          : {};
   return {
     refused: (user, locked, details) =>
       signInEvent(deps, attempt.tenantId, claimed(user), user, locked ? 'login_locked' : 'login_failed', { ...details, ...proof }),
@@ -419,7 +426,8 @@ export async function signIn<T>(deps: SignInDeps, attempt: SignInAttempt<T>): Pr
   try {
     const { user } = proof;
     const amr = await proveSecondFactor(deps, attempt, proof, events);
-    const [opened] = await Promise.all([attempt.opening.open(user, amr), events.succeeded(user, amr)]);
+    const origin = attempt.firstFactor.kind === 'federated' ? { idp: attempt.firstFactor.connectionId } : {};
+    const [opened] = await Promise.all([attempt.opening.open(user, amr, origin), events.succeeded(user, amr)]);
     if (!attempt.reauthenticating) {
       const door = attempt.door ? { door: attempt.door } : {};
       deps.log.info('login_succeeded', { tenantId: user.tenantId, userId: user.id, username: user.username, amr, ...door });
@@ -435,7 +443,7 @@ export async function signIn<T>(deps: SignInDeps, attempt: SignInAttempt<T>): Pr
 
 /** A new session of the JSON API: its Auth payload (docs/api.md 5.2), recording the device it came from. */
 export function apiSession(deps: SignInDeps, device: Device = {}): Opening<AuthPayload> {
-  return { open: (user, amr) => startSession(deps, user, amr, device) };
+  return { open: (user, amr, origin) => startSession(deps, user, amr, device, origin) };
 }
 
 /** A new device token of the user's account (docs/api.md 10.1): the browser or app that signed in is a known device. */
@@ -446,8 +454,8 @@ function issueDeviceToken(deps: Pick<Deps, 'clock' | 'deviceTokens'>, user: User
 /** The opening, and a new device token of the account issued alongside it. */
 export function withDeviceToken<T>(deps: SignInDeps, opening: Opening<T>): Opening<{ opened: T; deviceToken: string }> {
   return {
-    open: async (user, amr) => {
-      const [opened, deviceToken] = await Promise.all([opening.open(user, amr), issueDeviceToken(deps, user)]);
+    open: async (user, amr, origin) => {
+      const [opened, deviceToken] = await Promise.all([opening.open(user, amr, origin), issueDeviceToken(deps, user)]);
       return { opened, deviceToken };
     },
   };

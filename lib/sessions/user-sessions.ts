@@ -4,6 +4,7 @@ import type { Deps } from '../deps';
 import { NotFoundError, ServiceUnavailableError, UnauthorizedError } from '../errors';
 import type { Identity } from '../tokens/access-token';
 import type { User } from '../users/user';
+import { connectionOf, connectionsOf } from './live-session';
 import { isLiveFor } from './liveness';
 import type { Session } from './session';
 
@@ -53,13 +54,13 @@ async function ownUser(deps: SessionDeps, identity: Identity): Promise<User> {
 /** The user's live sessions, newest first, from the owner index (eventually consistent), with the caller's own always in. */
 async function liveSessions(deps: SessionDeps, identity: Identity, user: User): Promise<Session[]> {
   const now = epochSeconds(deps.clock);
-  const live = (await deps.store.sessions.listByUser(identity.tenantId, identity.userId)).filter((session) =>
-    isLiveFor(user, session, now),
-  );
+  const sessions = await deps.store.sessions.listByUser(identity.tenantId, identity.userId);
+  const connection = await connectionsOf(deps, sessions);
+  const live = sessions.filter((session) => isLiveFor(user, session, now, connection(session)));
   if (live.some((session) => session.id === identity.sessionId)) return live;
   // A session a moment old may not be in the index yet; the caller's own is read directly.
   const current = await deps.store.sessions.find(identity.tenantId, identity.sessionId);
-  if (!current || !isLiveFor(user, current, now)) return live;
+  if (!current || !isLiveFor(user, current, now, await connectionOf(deps, current))) return live;
   return [current, ...live];
 }
 
@@ -106,7 +107,7 @@ export async function signOutOtherSessions(deps: SessionDeps, identity: Identity
       return { revoked: others.length };
     }
     const { session, user: owner } = await deps.store.sessions.findWithOwner(tenantId, sessionId, userId);
-    if (!isLiveFor(owner, session, epochSeconds(deps.clock))) throw new UnauthorizedError();
+    if (!isLiveFor(owner, session, epochSeconds(deps.clock), await connectionOf(deps, session))) throw new UnauthorizedError();
   }
   // The user kept changing under us: the caller may try again.
   throw new ServiceUnavailableError();

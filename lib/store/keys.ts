@@ -64,6 +64,35 @@ export const keys = {
    * record names its tenant (README.md, Deviations from the contract).
    */
   oauthClient: (clientId: string): Key => ({ pk: `CLIENT#${part(clientId)}`, sk: 'CLIENT' }),
+  /**
+   * A connection to a tenant's identity provider (docs/api.md 14.1). Like an OAuth client,
+   * its key has no tenant: the SAML ACS URL names only the connection, so connection ids
+   * are unique across tenants and the record names its tenant.
+   */
+  connection: (connectionId: string): Key => ({ pk: `CONNECTION#${part(connectionId)}`, sk: 'CONNECTION' }),
+  /** The tenant index entry of a connection (the owner index, `gsi1`): one query lists a tenant's connections. */
+  tenantConnection: (tenantId: string, createdAt: string, connectionId: string) => ({
+    gsi1pk: `${tenantPrefix(tenantId)}#CONNECTIONS`,
+    gsi1sk: `CONNECTION#${createdAt}#${part(connectionId)}`,
+  }),
+  tenantConnectionsPartition: (tenantId: string) => `${tenantPrefix(tenantId)}#CONNECTIONS`,
+  /** A domain of a tenant (docs/api.md 14.2); a tenant's domains share one partition, listed consistently. */
+  tenantDomain: (tenantId: string, domain: string): Key => ({ pk: `${tenantPrefix(tenantId)}#DOMAINS`, sk: `DOMAIN#${part(domain)}` }),
+  tenantDomainsPartition: (tenantId: string) => `${tenantPrefix(tenantId)}#DOMAINS`,
+  /** The one tenant a domain is verified for (docs/api.md 14.2): a key of no tenant, so one tenant can hold it. */
+  domainClaim: (domain: string): Key => ({ pk: `DOMAIN#${part(domain)}`, sk: 'CLAIM' }),
+  /** A federated identity (connection, IdP subject) linked to a user (docs/api.md 14.3), by the digest of the subject. */
+  federatedIdentity: (tenantId: string, connectionId: string, subjectDigest: string): Key => ({
+    pk: `${tenantPrefix(tenantId)}#FEDID#${part(connectionId)}#${part(subjectDigest)}`,
+    sk: 'FEDID',
+  }),
+  /** A sign-in sent to an identity provider and not back yet (docs/api.md 14.3), by the digest of its state or request id. */
+  federationRequest: (keyDigest: string): Key => ({ pk: `FEDREQ#${part(keyDigest)}`, sk: 'FEDREQ' }),
+  /** A SAML assertion id seen from a connection (docs/api.md 14.5), kept until the assertion expires: accepted once. */
+  samlAssertion: (connectionId: string, idDigest: string): Key => ({
+    pk: `SAMLASSERTION#${part(connectionId)}#${part(idDigest)}`,
+    sk: 'ASSERTION',
+  }),
   /** An authorization code, by the hash of the code, under the tenant of its client. */
   authorizationCode: (tenantId: string, codeHash: string): Key => ({
     pk: `${tenantPrefix(tenantId)}#OAUTHCODE#${part(codeHash)}`,

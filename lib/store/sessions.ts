@@ -81,6 +81,7 @@ export const sessionStateSchema = sessionSchema.pick({
   amr: true,
   browserHash: true,
   seenAt: true,
+  idp: true,
 });
 export type SessionState = z.output<typeof sessionStateSchema>;
 
@@ -122,7 +123,7 @@ export function dynamoSessionStore(dynamo: Dynamo, random: Random): SessionStore
   // What the liveness rule reads of a session and its user (lib/sessions/liveness.ts).
   const projection = {
     ProjectionExpression:
-      'pk, sk, tenantId, userId, expiresAt, revokedAt, authTime, createdAt, userEpoch, signInEpoch, amr, browserHash, seenAt, ' +
+      'pk, sk, tenantId, userId, expiresAt, revokedAt, authTime, createdAt, userEpoch, signInEpoch, amr, browserHash, seenAt, idp, ' +
       'id, username, #role, shopId, #status, sessionEpoch',
     ExpressionAttributeNames: { '#role': 'role', '#status': 'status' },
   };

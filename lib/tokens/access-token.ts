@@ -22,6 +22,7 @@ export async function signAccessToken(keys: KeySet, settings: TokenSettings, ide
     sid: identity.sessionId,
     amr: identity.amr,
     auth_time: identity.authTime,
+    ...(identity.idp === undefined ? {} : { idp: identity.idp }),
     iss: settings.issuer,
     aud: settings.audience,
     sub: identity.userId,
@@ -43,6 +44,8 @@ const sessionClaims = z.object({
   amr: z.array(z.enum(AMR_VALUES)),
   /** Absent from tokens issued before it was added: their `iat` stands in. */
   auth_time: z.number().int().optional(),
+  /** The connection of a federated session (docs/api.md 14.3). */
+  idp: z.string().min(1).optional(),
 });
 
 export type VerifyFailure = 'malformed' | 'signature' | 'expired' | 'claims';
@@ -70,9 +73,10 @@ export async function verifyAccessToken(
     });
     const claims = sessionClaims.safeParse(payload);
     if (!claims.success) return { ok: false, reason: 'claims' };
-    const { sub, sid, auth_time, username, role, tenantId, shopId, amr } = claims.data;
+    const { sub, sid, auth_time, username, role, tenantId, shopId, amr, idp } = claims.data;
     const authTime = auth_time ?? (typeof payload.iat === 'number' ? payload.iat : 0);
-    return { ok: true, identity: { userId: sub, sessionId: sid, username, role, tenantId, shopId, amr, authTime } };
+    const identity = { userId: sub, sessionId: sid, username, role, tenantId, shopId, amr, authTime };
+    return { ok: true, identity: idp === undefined ? identity : { ...identity, idp } };
   } catch (error) {
     if (error instanceof errors.JWTExpired) return { ok: false, reason: 'expired' };
     if (error instanceof errors.JWTClaimValidationFailed) return { ok: false, reason: 'claims' };

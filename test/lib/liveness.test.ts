@@ -42,3 +42,23 @@ describe('isLiveFor (docs/api.md 3, 8.3, 11.6)', () => {
     expect(isLiveFor(who, which, NOW)).toBe(false);
   });
 });
+
+describe('isLiveFor: a federated session (docs/api.md 14.1)', () => {
+  const federated: LivenessSession = { ...session, idp: 'conn-1' };
+  const connection = { id: 'conn-1', tenantId: 'acme', enabled: true };
+
+  it('holds while its connection exists and is enabled', () => {
+    expect(isLiveFor(user, federated, NOW, connection)).toBe(true);
+    // A session of no connection does not need one.
+    expect(isLiveFor(user, session, NOW, undefined)).toBe(true);
+  });
+
+  it.each([
+    ['its connection deleted (or not read)', undefined],
+    ['its connection disabled', { ...connection, enabled: false }],
+    ['another connection', { ...connection, id: 'conn-2' }],
+    ["another tenant's connection of the same id", { ...connection, tenantId: 'other' }],
+  ])('does not hold with %s', (_, given) => {
+    expect(isLiveFor(user, federated, NOW, given)).toBe(false);
+  });
+});

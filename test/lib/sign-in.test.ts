@@ -13,10 +13,10 @@ const PASSWORD = 'correct horse battery';
 
 /** An opening that records what the pipeline opened it with. */
 function recordingOpening() {
-  const calls: Array<{ userId: string; amr: Amr[] }> = [];
+  const calls: Array<{ userId: string; amr: Amr[]; idp?: string }> = [];
   const opening: Opening<string> = {
-    open: async (user, amr) => {
-      calls.push({ userId: user.id, amr });
+    open: async (user, amr, origin) => {
+      calls.push({ userId: user.id, amr, ...(origin.idp === undefined ? {} : { idp: origin.idp }) });
       return `opened for ${user.username}`;
     },
   };
@@ -144,16 +144,16 @@ describe('the sign-in pipeline (lib/sessions/sign-in.ts)', () => {
     const { calls, opening } = recordingOpening();
     const passkey: FirstFactor = { kind: 'passkey', user, amr: ['hwk', 'user'], passkeyId: 'passkey-1' };
     expect((await signIn(deps, attempt(tenantId, passkey, opening))).amr).toEqual(['hwk', 'user']);
-    const federated: FirstFactor = { kind: 'federated', user, amr: ['pwd', 'otp'] };
-    expect((await signIn(deps, attempt(tenantId, federated, opening))).amr).toEqual(['pwd', 'otp']);
+    const federated: FirstFactor = { kind: 'federated', user, amr: ['fed', 'mfa'], connectionId: 'connection-1' };
+    expect((await signIn(deps, attempt(tenantId, federated, opening))).amr).toEqual(['fed', 'mfa']);
     expect(calls).toEqual([
       { userId: user.id, amr: ['hwk', 'user'] },
-      { userId: user.id, amr: ['pwd', 'otp'] },
+      { userId: user.id, amr: ['fed', 'mfa'], idp: 'connection-1' },
     ]);
     expect(await events(tenantId, user.id, 'login_succeeded')).toEqual(
       expect.arrayContaining([
         { outcome: 'success', details: { username: 'alice', amr: ['hwk', 'user'], passkeyId: 'passkey-1' } },
-        { outcome: 'success', details: { username: 'alice', amr: ['pwd', 'otp'] } },
+        { outcome: 'success', details: { username: 'alice', amr: ['fed', 'mfa'], connectionId: 'connection-1' } },
       ]),
     );
   });
