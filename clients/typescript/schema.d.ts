@@ -1412,6 +1412,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sso/saml/{connectionId}/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SAML service-provider metadata of a connection (entity id, ACS URL, NameID formats)
+         * @description docs/api.md 14.5. Source: functions/sso-saml-metadata.ts.
+         */
+        get: operations["ssoSamlMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1660,7 +1680,7 @@ export interface components {
             tenantId: string;
             shopId: string;
             sessionId: string;
-            amr: ("pwd" | "otp" | "hwk" | "swk" | "user")[];
+            amr: ("pwd" | "otp" | "hwk" | "swk" | "user" | "fed" | "mfa")[];
             authTime: number;
         };
         MeEnvelope: {
@@ -2156,7 +2176,7 @@ export interface components {
                 username?: string;
                 /** @enum {string} */
                 method?: "TOTP" | "SMS" | "EMAIL" | "RECOVERY";
-                amr?: ("pwd" | "otp" | "hwk" | "swk" | "user")[];
+                amr?: ("pwd" | "otp" | "hwk" | "swk" | "user" | "fed" | "mfa")[];
                 /** @enum {string} */
                 role?: "ADMIN" | "MANAGER" | "OPERATOR" | "FINANCE" | "SOURCING" | "LOGISTICS" | "ANALYST";
                 shopId?: string;
@@ -2171,6 +2191,7 @@ export interface components {
                 remaining?: number;
                 passkeyId?: string;
                 passkeysRemoved?: number;
+                connectionId?: string;
                 invitationId?: string;
                 imported?: number;
                 failed?: number;
@@ -7131,6 +7152,48 @@ export interface operations {
                     "text/html": string;
                 };
             };
+        };
+    };
+    ssoSamlMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The SP metadata, `application/samlmetadata+xml`. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "public, max-age=300";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation: `<field>: <message>`, e.g. `connectionId: Invalid input: expected string, received undefined` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Connection not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

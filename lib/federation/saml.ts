@@ -1,6 +1,7 @@
 import { type Profile, SAML, type SamlConfig, SamlStatusError, ValidateInResponseTo } from '@node-saml/node-saml';
 import type { Clock } from '../clock';
 import type { Config } from '../config';
+import type { FederationRequest, SamlAssertionStore } from '../store/federation';
 import { type FederatedClaims, federationEndpoints, type SamlConnection } from './connection';
 
 /*
@@ -39,7 +40,7 @@ const MULTI_FACTOR_CONTEXTS = new Set([
 const AUTHN_METHODS_ATTRIBUTE = 'http://schemas.microsoft.com/claims/authnmethodsreferences';
 
 /** Why a SAML response was refused; `complete.ts` records it in the audit trail as `federation_<reason>`. */
-export type SamlRefusal = 'invalid_response' | 'replayed_assertion' | 'idp_error';
+export type SamlRefusal = 'invalid_response' | 'replayed';
 
 /** A response that fails a check of docs/api.md 14.5; `detail` is for the log line, never for the page. */
 export class SamlResponseRefused extends Error {
@@ -52,26 +53,18 @@ export class SamlResponseRefused extends Error {
   }
 }
 
-/** The pending federated sign-in a SAML response must answer (lib/store/federation.ts). */
-export interface SamlPending {
-  /** The AuthnRequest's ID (made an XML ID by {@link samlRequestId}) and the RelayState. */
-  key: string;
-}
-
-/** Accepts an assertion ID once per connection (lib/store/federation.ts). */
-export interface SamlAssertionLedger {
-  accept(connectionId: string, assertionId: string, expiresAt: number): Promise<boolean>;
-}
+/** The pending sign-in a response must answer: its key is the AuthnRequest's ID (made an XML ID by {@link samlRequestId}) and the RelayState. */
+export type SamlPending = Pick<FederationRequest, 'key'>;
 
 export interface SamlDeps {
   config: Pick<Config, 'issuer'>;
   clock: Clock;
-  store: { samlAssertions: SamlAssertionLedger };
+  store: { samlAssertions: SamlAssertionStore };
 }
 
 /** The fields the IdP posts to the ACS (SAML bindings 3.5.4, HTTP-POST). */
 export interface SamlPost {
-  SAMLResponse: string;
+  SAMLResponse?: string | undefined;
   RelayState?: string | undefined;
 }
 
@@ -104,9 +97,21 @@ export function samlFor(issuer: string, connection: SamlConnection, requestId: s
   return new SAML(options);
 }
 
-/** Where the browser goes to sign in at the IdP: an AuthnRequest by HTTP-Redirect (SAML bindings 3.4), RelayState the pending key. */
-export async function samlRedirectUrl(deps: Pick<SamlDeps, 'config'>, connection: SamlConnection, pending: SamlPending): Promise<string> {
-  return samlFor(deps.config.issuer, connection, samlRequestId(pending.key)).getAuthorizeUrlAsync(pending.key, undefined, {});
+/**
+ * Where the browser goes to sign in at the IdP: an AuthnRequest by HTTP-Redirect (SAML
+ * bindings 3.4), RelayState the pending key. The address typed on the sign-in page goes
+ * along as `login_hint`, which Entra ID and Okta prefill and other IdPs ignore.
+ */
+export async function samlRedirectUrl(
+  deps: Pick<SamlDeps, 'config'>,
+  connection: SamlConnection,
+  pending: SamlPending,
+  loginHint?: string | undefined,
+): Promise<string> {
+  const additionalParams: Record<string, string> = loginHint ? { login_hint: loginHint } : {};
+  return samlFor(deps.config.issuer, connection, samlRequestId(pending.key)).getAuthorizeUrlAsync(pending.key, undefined, {
+    additionalParams,
+  });
 }
 
 /**
@@ -125,11 +130,12 @@ export async function verifySamlResponse(
 ): Promise<FederatedClaims> {
   const { acsUrl } = federationEndpoints(deps.config.issuer, connection.id);
   const requestId = samlRequestId(pending.key);
-  const xml = decodeResponse(form.SAMLResponse);
+  const encoded = form.SAMLResponse ?? refuse('invalid_response', 'no SAMLResponse');
+  const xml = decodeResponse(encoded);
   checkShape(xml);
   checkEnvelope(xml, { acsUrl, requestId });
 
-  const profile = await verifiedProfile(deps.config.issuer, connection, requestId, form.SAMLResponse);
+  const profile = await verifiedProfile(deps.config.issuer, connection, requestId, encoded);
   const assertion = signedAssertion(profile);
   if (text(assertion.Issuer) !== connection.idpEntityId) refuse('invalid_response', 'issuer is not the connection entity id');
   const now = deps.clock.now();
@@ -140,7 +146,7 @@ export async function verifySamlResponse(
   if (!assertionId) refuse('invalid_response', 'assertion without ID');
   const expiresAt = Math.min(confirmedUntil, validUntil ?? confirmedUntil) + SAML_CLOCK_SKEW_MS;
   if (!(await deps.store.samlAssertions.accept(connection.id, assertionId, Math.ceil(expiresAt / 1000)))) {
-    refuse('replayed_assertion', 'assertion ID already used');
+    refuse('replayed', 'assertion ID already used');
   }
   return claimsOf(profile, assertion, connection);
 }
@@ -205,7 +211,7 @@ async function verifiedProfile(issuer: string, connection: SamlConnection, reque
     result = await samlFor(issuer, connection, requestId).validatePostResponseAsync({ SAMLResponse: encoded });
   } catch (error) {
     const detail = error instanceof Error ? error.message : 'unreadable response';
-    refuse(error instanceof SamlStatusError ? 'idp_error' : 'invalid_response', detail);
+    refuse('invalid_response', error instanceof SamlStatusError ? `the IdP answered ${detail}` : detail);
   }
   if (!result.profile || result.loggedOut) refuse('invalid_response', 'no assertion');
   return result.profile;

@@ -16,6 +16,7 @@ const CODE_OF: Record<string, ErrorCode> = {
   'Service unavailable': 'SERVICE_UNAVAILABLE',
   'Internal server error': 'INTERNAL',
   'Invalid credentials': 'INVALID_CREDENTIALS',
+  'Connection not found': 'NOT_FOUND',
   'MFA code required': 'MFA_REQUIRED',
   'Invalid MFA code': 'INVALID_MFA_CODE',
   'MFA method not enabled': 'MFA_METHOD_NOT_ENABLED',
