@@ -89,6 +89,10 @@ export const ERROR_CODES = [
   'INVITATION_PENDING',
   'INVITATION_NOT_PENDING',
   'USER_EXISTS',
+  // Enterprise sign-in (docs/api.md 14): the error page of a refused federated sign-in (400, 403, 502).
+  'FEDERATION_FAILED',
+  'ACCOUNT_NOT_ALLOWED',
+  'NO_FEDERATED_ACCOUNT',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

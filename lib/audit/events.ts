@@ -90,6 +90,18 @@ export const AUDIT_REASONS = [
   'passkey_limit',
   // The registering session ended while the ceremony ran (docs/api.md 12.2).
   'session_ended',
+  // A federated sign-in refused (docs/api.md 14.3): no pending request (expired, replayed,
+  // unsolicited), another browser, the connection disabled or deleted, the IdP's answer
+  // refused by the protocol's checks or a SAML assertion seen before, the IdP unreachable,
+  // an email outside the tenant's verified domains, no account to link or provision.
+  'federation_expired',
+  'federation_wrong_browser',
+  'federation_connection_disabled',
+  'federation_invalid_response',
+  'federation_replayed',
+  'federation_idp_unreachable',
+  'federation_domain_not_allowed',
+  'federation_no_account',
 ] as const;
 
 const boundedId = z.string().min(1).max(128);

@@ -3,6 +3,7 @@ import type { Clock } from '../clock';
 import type { Config } from '../config';
 import type { FederationRequest, SamlAssertionStore } from '../store/federation';
 import { type FederatedClaims, federationEndpoints, type SamlConnection } from './connection';
+import { type FederationFailure, FederationRefused } from './refusal';
 
 /*
  * SAML 2.0 Web SSO, the service provider's side (docs/api.md 14.5; the library and its
@@ -38,20 +39,6 @@ const MULTI_FACTOR_CONTEXTS = new Set([
 ]);
 /** Entra ID and AD FS also list the methods in this attribute. */
 const AUTHN_METHODS_ATTRIBUTE = 'http://schemas.microsoft.com/claims/authnmethodsreferences';
-
-/** Why a SAML response was refused; `complete.ts` records it in the audit trail as `federation_<reason>`. */
-export type SamlRefusal = 'invalid_response' | 'replayed';
-
-/** A response that fails a check of docs/api.md 14.5; `detail` is for the log line, never for the page. */
-export class SamlResponseRefused extends Error {
-  constructor(
-    readonly reason: SamlRefusal,
-    readonly detail: string,
-  ) {
-    super(`SAML response refused: ${detail}`);
-    this.name = 'SamlResponseRefused';
-  }
-}
 
 /** The pending sign-in a response must answer: its key is the AuthnRequest's ID (made an XML ID by {@link samlRequestId}) and the RelayState. */
 export type SamlPending = Pick<FederationRequest, 'key'>;
@@ -120,7 +107,8 @@ export async function samlRedirectUrl(
  * over the response or its one assertion, claims only from the signed bytes, the IdP's
  * entity id as issuer, our SP entity id as audience, our ACS URL as recipient (and as
  * destination when given), the pending request's ID as InResponseTo, the times within 3
- * minutes of skew, and an assertion ID never seen before. Throws {@link SamlResponseRefused}.
+ * minutes of skew, and an assertion ID never seen before. Throws {@link FederationRefused}
+ * (`invalid_response`, `replayed`), whose detail names the rule for the log.
  */
 export async function verifySamlResponse(
   deps: SamlDeps,
@@ -151,8 +139,8 @@ export async function verifySamlResponse(
   return claimsOf(profile, assertion, connection);
 }
 
-function refuse(reason: SamlRefusal, detail: string): never {
-  throw new SamlResponseRefused(reason, detail);
+function refuse(reason: Extract<FederationFailure, 'invalid_response' | 'replayed'>, detail: string): never {
+  throw new FederationRefused(reason, detail);
 }
 
 function decodeResponse(encoded: string): string {

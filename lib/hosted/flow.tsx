@@ -6,6 +6,8 @@ import { constantEquals } from '../crypto/constant-equals';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
 import { AppError, type AuthorizationErrorCode, ValidationError } from '../errors';
+import type { Connection } from '../federation/connection';
+import { connectionForEmail } from '../federation/discovery';
 import type { Reply } from '../http/reply';
 import { username } from '../http/schemas';
 import { SECOND_FACTORS } from '../mfa/methods';
@@ -50,6 +52,8 @@ export const browserAuthorizationQuery = authorizationQuery.extend({
     .regex(/^\d{1,9}$/)
     .transform(Number)
     .optional(),
+  /** OpenID Connect Core 3.1.2.1: who is signing in; an email of a connection's domain goes to that IdP (docs/api.md 14.3). */
+  login_hint: z.string().max(320).optional(),
 });
 
 const expired = () => new ValidationError('Sign-in expired', { code: 'INTERACTION_EXPIRED' });
@@ -129,12 +133,13 @@ async function beginInteraction(
 export async function beginBrowserAuthorization(deps: HostedDeps, event: APIGatewayProxyEventV2): Promise<Result> {
   const parsed = browserAuthorizationQuery.safeParse(event.queryStringParameters ?? {});
   if (!parsed.success) throw new ValidationError('Invalid authorization request', { code: 'INVALID_AUTHORIZATION_REQUEST' });
-  const { prompt, max_age: maxAge, ...request } = parsed.data;
+  const { prompt, max_age: maxAge, login_hint: loginHint, ...request } = parsed.data;
   const { client, scope } = await checkAuthorizationRequest(deps, request);
   const tenant = client.tenantId;
-  const [current, name] = await Promise.all([
+  const [current, name, connections] = await Promise.all([
     currentBrowserSession(deps, cookiesOf(event).get(SESSION_COOKIE), tenant),
     tenantName(deps, tenant),
+    deps.store.connections.listByTenant(tenant),
   ]);
   const now = epochSeconds(deps.clock);
   const fresh =
@@ -142,12 +147,23 @@ export async function beginBrowserAuthorization(deps: HostedDeps, event: APIGate
   if (!fresh) {
     if (prompt === 'none') return browserRedirect(errorRedirect(deps, request, 'login_required'));
     const { interaction, csrf } = await beginInteraction(deps, tenant, request, 'sign_in');
+    // Home-realm discovery (docs/api.md 14.3): a hint of a connection's domain goes straight to its IdP.
+    const federated = loginHint === undefined ? undefined : await connectionForEmail(deps, tenant, loginHint, { connections });
+    if (federated) return browserRedirect(ssoBeginUrl(deps, federated, loginHint), { cookies: [interactionCookie(interaction)] });
     const { passkey, scripts } = await passkeySignIn(deps, tenant, csrf);
-    return page(200, <SignInPage tenant={name} clientName={clientName(client)} csrf={csrf} passkey={passkey} />, {
-      redirectUri: request.redirect_uri,
-      cookies: [interactionCookie(interaction)],
-      scripts,
-    });
+    const identifierFirst = connections.some((connection) => connection.enabled);
+    return page(
+      200,
+      <SignInPage
+        tenant={name}
+        clientName={clientName(client)}
+        csrf={csrf}
+        passkey={passkey}
+        username={loginHint}
+        identifierFirst={identifierFirst}
+      />,
+      { redirectUri: request.redirect_uri, cookies: [interactionCookie(interaction)], scripts },
+    );
   }
   if (!(await needsConsent(deps, client, current.user, scope, prompt)))
     return browserRedirect(await authorize(deps, identityOf(current.user, current.session), request));
@@ -170,13 +186,28 @@ export async function beginBrowserAuthorization(deps: HostedDeps, event: APIGate
  */
 export async function postedInteraction(deps: HostedDeps, event: APIGatewayProxyEventV2, csrf: string, stage: InteractionStage) {
   checkOrigin(event, deps.config.issuer);
-  const [tenant, id, ...rest] = (cookiesOf(event).get(INTERACTION_COOKIE) ?? '').split('.');
-  if (!tenant || !id || rest.length > 0 || !/^[A-Za-z0-9_-]{1,200}$/.test(tenant) || !/^[A-Za-z0-9_-]{16,128}$/.test(id)) throw expired();
-  const interaction = await deps.store.interactions.find(Buffer.from(tenant, 'base64url').toString('utf8'), id);
+  const interaction = await cookieInteraction(deps, event);
   if (!interaction || !constantEquals(hashToken(csrf), interaction.csrfHash)) throw interaction ? crossSite() : expired();
   if (interaction.stage !== stage || interaction.expiresAt <= epochSeconds(deps.clock)) throw expired();
   const { client } = await checkAuthorizationRequest(deps, interaction.request, interaction.tenantId);
   return { interaction, client };
+}
+
+/** The interaction the browser's interaction cookie names, whatever its state; undefined for none or a malformed cookie. */
+async function cookieInteraction(deps: Pick<HostedDeps, 'store'>, event: APIGatewayProxyEventV2): Promise<Interaction | undefined> {
+  const [tenant, id, ...rest] = (cookiesOf(event).get(INTERACTION_COOKIE) ?? '').split('.');
+  if (!tenant || !id || rest.length > 0 || !/^[A-Za-z0-9_-]{1,200}$/.test(tenant) || !/^[A-Za-z0-9_-]{16,128}$/.test(id)) return undefined;
+  return deps.store.interactions.find(Buffer.from(tenant, 'base64url').toString('utf8'), id);
+}
+
+/**
+ * The pending interaction of this browser still at its sign-in (a navigation, no form:
+ * GET /sso/begin, docs/api.md 14.3), or 400 `Sign-in expired`.
+ */
+export async function interactionAtSignIn(deps: Pick<HostedDeps, 'store' | 'clock'>, event: APIGatewayProxyEventV2): Promise<Interaction> {
+  const interaction = await cookieInteraction(deps, event);
+  if (interaction?.stage !== 'sign_in' || interaction.expiresAt <= epochSeconds(deps.clock)) throw expired();
+  return interaction;
 }
 
 /** Moves the interaction on, or 400 `Sign-in expired` when another request did first. */
@@ -219,21 +250,27 @@ export function browserSignIn(
   return signIn(deps, { tenantId: interaction.tenantId, ...attempt, door: 'hosted', opening: withDeviceToken(deps, opening) });
 }
 
-/** The user signed in (browserSignIn): consent or the code. */
+/**
+ * The user signed in (browserSignIn): consent or the code. A sign-in that came back from
+ * an identity provider (docs/api.md 14.3) has no form of the interaction in hand: its
+ * consent page gets a new CSRF token (`newCsrf`), whose hash replaces the interaction's.
+ */
 export async function signedIn(
   deps: HostedDeps,
   found: { interaction: Interaction; client: OAuthClient },
   { user, amr, opened }: BrowserSignIn,
   csrf: string,
+  options: { newCsrf?: boolean; cookies?: string[] } = {},
 ): Promise<Result> {
   const { interaction, client } = found;
   const { session, cookie } = opened.opened;
   const account = { tenantId: user.tenantId, username: user.username };
   // This browser is a known device of the account at the next hosted sign-in (docs/api.md 10.1).
-  const cookies = [cookie, deviceCookie(account, opened.deviceToken, DEVICE_COOKIE_PATHS.hostedSignIn)];
+  const cookies = [cookie, deviceCookie(account, opened.deviceToken, DEVICE_COOKIE_PATHS.hostedSignIn), ...(options.cookies ?? [])];
   const { scope } = await checkAuthorizationRequest(deps, interaction.request, interaction.tenantId);
   if (await needsConsent(deps, client, user, scope)) {
-    await advance(deps, interaction, 'consent', { userId: user.id, sessionId: session.id, amr });
+    const csrfHash = options.newCsrf ? { csrfHash: hashToken(csrf) } : {};
+    await advance(deps, interaction, 'consent', { userId: user.id, sessionId: session.id, amr, ...csrfHash });
     return page(
       200,
       <ConsentPage
@@ -259,12 +296,20 @@ const isFactorRefusal = (error: unknown): error is AppError =>
   error instanceof AppError && (error.code === 'MFA_REQUIRED' || error.code === 'INVALID_MFA_CODE');
 const methodsOf = (error: AppError) => (error.headers['X-MFA-Methods'] ?? '').split(',').filter(Boolean);
 
-/** The sign-in form; its username is held to the JSON login's rule once the interaction is found (submitSignIn). */
+/**
+ * The sign-in form; its username is held to the JSON login's rule once the interaction is
+ * found (submitSignIn). Without a password it is the first step of a tenant with
+ * connections (docs/api.md 14.3): the username or email alone.
+ */
 export const signInForm = z.strictObject({
   csrf: z.string().min(1).max(128),
-  username: z.string().min(1).max(128),
-  password: z.string().min(1).max(1024),
+  username: z.string().min(1).max(320),
+  password: z.string().min(1).max(1024).optional(),
 });
+
+/** Where a browser sets off to a connection's IdP (docs/api.md 14.3: GET /sso/begin). */
+const ssoBeginUrl = (deps: Pick<HostedDeps, 'config'>, connection: Connection, loginHint: string | undefined) =>
+  withQuery(`${deps.config.issuer}/sso/begin`, { connection: connection.id, login_hint: loginHint });
 
 /**
  * POST /oauth2/hosted/sign-in (docs/api.md 11.7): the password, by the same rules as
@@ -275,7 +320,7 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
   const found = await postedInteraction(deps, event, form.csrf, 'sign_in');
   const { interaction, client } = found;
   const tenantId = interaction.tenantId;
-  const again = async (error: string, status: number, headers: Record<string, string> = {}) => {
+  const again = async (error: string | undefined, status: number, headers: Record<string, string> = {}) => {
     const { passkey, scripts } = await passkeySignIn(deps, tenantId, form.csrf);
     const content = (
       <SignInPage
@@ -289,6 +334,12 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
     );
     return page(status, content, { redirectUri: interaction.request.redirect_uri, headers, scripts });
   };
+  // Home-realm discovery (docs/api.md 14.3): an email of a connection's verified domain goes
+  // to its IdP, with or without a password typed (a password is never checked for it).
+  const federated = await connectionForEmail(deps, tenantId, form.username);
+  if (federated) return browserRedirect(ssoBeginUrl(deps, federated, form.username), { afterForm: true });
+  // Anyone else: the first step is done, the password is asked for.
+  if (form.password === undefined) return again(undefined, 200);
   // The JSON login's one username rule (docs/api.md 10.2): one that grows past its bound
   // under NFKC is refused with 400 on the page, as the JSON route refuses it, never a 500.
   const named = username.safeParse(form.username);

@@ -63,27 +63,33 @@ export interface SignInProps extends FormContext {
   error?: string | undefined;
   /** The passkey sign-in (lib/hosted/passkey-pages.tsx), when the page offers it (docs/api.md 11.11). */
   passkey?: VNode | undefined;
+  /** The tenant has connections (docs/api.md 14.3): the username or email first, the password on the next page. */
+  identifierFirst?: boolean | undefined;
 }
 
-export function SignInPage({ tenant, clientName, username, error, csrf, passkey }: SignInProps) {
+export function SignInPage({ tenant, clientName, username, error, csrf, passkey, identifierFirst }: SignInProps) {
   return (
     <Layout title="Sign in" tenant={tenant}>
       <p>to continue to {clientName}</p>
       <Problem message={error} />
       <form method="post" action="/oauth2/hosted/sign-in">
         <input type="hidden" name="csrf" value={csrf} />
-        <label for="username">Username</label>
+        <label for="username">{identifierFirst ? 'Username or email' : 'Username'}</label>
         <input
           id="username"
           name="username"
           autocomplete={passkey ? 'username webauthn' : 'username'}
           required
-          maxLength={128}
+          maxLength={identifierFirst ? 320 : 128}
           value={username ?? ''}
         />
-        <label for="password">Password</label>
-        <input id="password" name="password" type="password" autocomplete="current-password" required maxLength={1024} />
-        <button type="submit">Sign in</button>
+        {identifierFirst ? null : (
+          <>
+            <label for="password">Password</label>
+            <input id="password" name="password" type="password" autocomplete="current-password" required maxLength={1024} />
+          </>
+        )}
+        <button type="submit">{identifierFirst ? 'Continue' : 'Sign in'}</button>
       </form>
       {passkey}
     </Layout>

@@ -1,6 +1,6 @@
 import { InvalidScimPatchRequest, NoPathInScimPatchOp, NoTarget, scimPatch } from 'scim-patch';
 // Not re-exported by the package's index; the same module its scimPatch throws from.
-import { FilterArrayTargetNotFound, FilterOnEmptyArray } from 'scim-patch/lib/src/errors/scimErrors';
+import { FilterArrayTargetNotFound, FilterOnEmptyArray } from 'scim-patch/lib/src/errors/scimErrors.js';
 import { type Filter, parse } from 'scim2-parse-filter';
 import { tenantShop } from '../admin/shops';
 import { SCIM_DEFAULT_ROLE } from '../admin/tenant';

@@ -22,7 +22,7 @@ export interface InteractionStore {
     from: InteractionStage,
     to: InteractionStage,
     now: number,
-    set?: Pick<Interaction, 'userId' | 'sessionId' | 'amr'>,
+    set?: Partial<Pick<Interaction, 'userId' | 'sessionId' | 'amr' | 'csrfHash'>>,
   ): Promise<Interaction | undefined>;
 }
 

@@ -670,6 +670,39 @@ async function driveEveryRoute(app: App, deps: TestDeps) {
     200,
     'hosted invitation',
   );
+
+  // Federation (docs/api.md 14): home-realm discovery sends an email of a connection's
+  // verified domain on to its identity provider.
+  const domain = `${tenantId}.example`;
+  await deps.store.domains.create({ tenantId, domain, status: 'pending', token: 'roles', createdAt: new Date().toISOString() });
+  await deps.store.domains.verify({ tenantId, domain }, new Date().toISOString());
+  const connectedAt = new Date().toISOString();
+  await deps.store.connections.create({
+    id: `roles-${tenantId}`,
+    tenantId,
+    type: 'saml',
+    name: 'Corporate IdP',
+    domains: [domain],
+    defaultRole: 'ANALYST',
+    jitProvisioning: true,
+    ssoRequired: false,
+    enabled: true,
+    createdAt: connectedAt,
+    updatedAt: connectedAt,
+    createdBy: admin.user.id,
+    idpEntityId: 'https://idp.example.test',
+    ssoUrl: 'https://idp.example.test/sso',
+    signingCertificates: ['PEM'],
+  });
+  const ssoJar = new CookieJar();
+  const ssoPage = await browserAuthorize(app, ssoJar, client);
+  const discovered = await postForm(app, ssoJar, 'hostedSignIn', { csrf: ssoPage.csrf, username: `pat@${domain}` }, issuerOrigin);
+  const begin = new URL(expectStatus(discovered, 303, 'home-realm discovery').headers.Location ?? '');
+  expectStatus(
+    await app.request('ssoBegin', { method: 'GET', headers: ssoJar.header(), query: Object.fromEntries(begin.searchParams) }),
+    502,
+    'sso begin',
+  );
 }
 
 const unescapeHtml = (text: string) =>

@@ -4,13 +4,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { federationEndpoints, type SamlConnection } from '../../lib/federation/connection';
 import {
   type SamlDeps,
-  SamlResponseRefused,
   samlFor,
   samlRedirectUrl,
   samlRequestId,
   samlSpMetadata,
   verifySamlResponse,
 } from '../../lib/federation/saml';
+import { FederationRefused } from '../../lib/federation/refusal';
 import { testClock } from '../helpers/deps';
 import { encodeXml, makeSamlIdp, type ResponseOptions, SAML, type SamlIdp, type SigningKey, signingKey } from '../helpers/saml-idp';
 
@@ -85,8 +85,8 @@ async function refusal(SAMLResponse: string) {
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(SamlResponseRefused);
-  return error as SamlResponseRefused;
+  expect(error).toBeInstanceOf(FederationRefused);
+  return error as FederationRefused;
 }
 
 describe('verifySamlResponse', () => {

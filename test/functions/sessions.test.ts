@@ -223,7 +223,7 @@ describe('sessions', () => {
       expect(amrs).toEqual([['pwd'], ['swk', 'user'], ['pwd', 'otp']]);
     });
 
-    // `mfa` belongs to ID tokens (lib/oidc/claims.ts); no session carries it, so no access token of ours does.
+    // `sms` is an RFC 8176 method no session of ours records (lib/caller.ts), so no access token of ours carries it.
     it('answers 401 for a token signed with our key whose amr names a method no session carries', async () => {
       const { token } = await login();
       const claims = decodeJwt(token);
@@ -242,7 +242,7 @@ describe('sessions', () => {
         (await signAccessToken(deps.keySet, settings, { ...identity, amr: amr as typeof identity.amr }, 'me-amr', Number(claims.iat)))
           .token;
       expect((await app.request('me', { token: await signed(['pwd']) })).status).toBe(200);
-      expect(await app.request('me', { token: await signed(['pwd', 'otp', 'mfa']) })).toMatchObject({
+      expect(await app.request('me', { token: await signed(['pwd', 'sms']) })).toMatchObject({
         status: 401,
         body: failure('Unauthorized'),
       });

@@ -1,0 +1,83 @@
+import { recordEvent } from '../audit/record';
+import { epochSeconds } from '../clock';
+import { hashToken } from '../crypto/token-hash';
+import type { Deps } from '../deps';
+import { browserRedirect } from '../hosted/http';
+import type { Interaction } from '../hosted/interaction';
+import type { Reply } from '../http/reply';
+import type { FederationRequest } from '../store/federation';
+import type { Connection } from './connection';
+import { oidcAuthorizationUrl } from './oidc';
+import { FederationRefused, pageError } from './refusal';
+import { samlRedirectUrl } from './saml';
+
+/*
+ * Setting off to the organization's identity provider (docs/api.md 14.3): a pending
+ * request, single use and bound to this browser by a cookie of its own, then the
+ * protocol's redirect (an OIDC authorization request, a SAML AuthnRequest).
+ */
+
+/** How long the IdP has to send the person back. */
+export const FEDERATION_TTL_SECONDS = 10 * 60;
+
+/**
+ * The cookie that binds the pending request to the browser. `SameSite=None`: a SAML
+ * response comes back as a cross-site POST, which carries no Lax cookie; the secret is in
+ * no URL, and the IdP never sees it.
+ */
+export const FEDERATION_COOKIE = '__Host-federation';
+
+const federationCookie = (secret: string, maxAgeSeconds: number) =>
+  `${FEDERATION_COOKIE}=${secret}; Path=/; Max-Age=${maxAgeSeconds}; Secure; HttpOnly; SameSite=None`;
+
+/** The Set-Cookie that removes the federation cookie once its request is answered. */
+export const endedFederationCookie = () => federationCookie('', 0);
+
+export type BeginDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'mfaSecrets' | 'source'>;
+
+/**
+ * Sends the browser of a pending interaction to the connection's IdP (docs/api.md 14.3).
+ * An IdP that cannot be reached (its OIDC discovery) ends on the error page, audited.
+ */
+export async function beginFederation(
+  deps: BeginDeps,
+  interaction: Pick<Interaction, 'tenantId' | 'id' | 'expiresAt'>,
+  connection: Connection,
+  loginHint?: string | undefined,
+): Promise<Reply> {
+  const now = epochSeconds(deps.clock);
+  const secret = deps.random.token(32);
+  const pending: FederationRequest = {
+    key: deps.random.token(32),
+    tenantId: interaction.tenantId,
+    connectionId: connection.id,
+    interactionId: interaction.id,
+    browserHash: hashToken(secret),
+    ...(connection.type === 'oidc' ? { codeVerifier: deps.random.token(32), nonce: deps.random.token(16) } : {}),
+    createdAt: now,
+    expiresAt: Math.min(now + FEDERATION_TTL_SECONDS, interaction.expiresAt),
+  };
+  let location: string;
+  try {
+    location =
+      connection.type === 'oidc'
+        ? await oidcAuthorizationUrl(deps, connection, pending, loginHint)
+        : await samlRedirectUrl(deps, connection, pending, loginHint);
+  } catch (error) {
+    if (!(error instanceof FederationRefused)) throw error;
+    const { tenantId } = interaction;
+    deps.log.warn('federated_sign_in_refused', { tenantId, connectionId: connection.id, reason: error.reason, detail: error.detail });
+    await recordEvent(deps, {
+      tenantId,
+      type: 'login_failed',
+      actor: { type: 'user', id: null },
+      targetUserId: null,
+      outcome: 'failure',
+      details: { reason: `federation_${error.reason}`, connectionId: connection.id },
+    });
+    throw pageError(error.reason);
+  }
+  await deps.store.federationRequests.create(pending);
+  deps.log.info('federated_sign_in_started', { tenantId: interaction.tenantId, connectionId: connection.id, type: connection.type });
+  return browserRedirect(location, { cookies: [federationCookie(secret, pending.expiresAt - now)] });
+}
