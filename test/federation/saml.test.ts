@@ -2,15 +2,8 @@ import { promisify } from 'node:util';
 import { inflateRaw } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { federationEndpoints, type SamlConnection } from '../../lib/federation/connection';
-import {
-  type SamlDeps,
-  samlFor,
-  samlRedirectUrl,
-  samlRequestId,
-  samlSpMetadata,
-  verifySamlResponse,
-} from '../../lib/federation/saml';
 import { FederationRefused } from '../../lib/federation/refusal';
+import { type SamlDeps, samlFor, samlRedirectUrl, samlRequestId, samlSpMetadata, verifySamlResponse } from '../../lib/federation/saml';
 import { testClock } from '../helpers/deps';
 import { encodeXml, makeSamlIdp, type ResponseOptions, SAML, type SamlIdp, type SigningKey, signingKey } from '../helpers/saml-idp';
 
