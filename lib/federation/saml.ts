@@ -15,6 +15,13 @@ import { type FederationFailure, FederationRefused } from './refusal';
 /** How far the IdP's clock may be from ours (docs/api.md 14.5). */
 export const SAML_CLOCK_SKEW_MS = 3 * 60 * 1000;
 
+/**
+ * The most elements a response may have (docs/api.md 14.5): one with 500 group values has
+ * about 1,000. The signature check's cost grows faster than the document (its XPath
+ * lookups), so a 64 KiB form of empty elements would cost seconds of CPU.
+ */
+export const SAML_MAX_ELEMENTS = 2_000;
+
 const NAMEID_EMAIL = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
 const NAMEID_PERSISTENT = 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent';
 const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer';
@@ -152,15 +159,17 @@ function decodeResponse(encoded: string): string {
  * What a SAML response never needs and attacks use: a DOCTYPE or entity (entity expansion,
  * IDs made of entities), CDATA, comments and processing instructions (xml-crypto's
  * canonical form reads around them, so a signed value could be read otherwise by another
- * parser), more than one response, or assertion, element anywhere (signature wrapping). A
+ * parser), more than one response, or assertion, element anywhere (signature wrapping),
+ * more elements than {@link SAML_MAX_ELEMENTS} (a denial of service). A
  * `<` in text or attribute values is always escaped, so counting `<` constructs is exact.
  */
 function checkShape(xml: string) {
   const body = xml.replace(/^\uFEFF?\s*<\?xml\s[^?]*\?>/, '');
   if (body.includes('<!') || body.includes('<?')) refuse('invalid_response', 'DOCTYPE, CDATA, comment or processing instruction');
+  if ((body.match(/<[A-Za-z_]/g)?.length ?? 0) > SAML_MAX_ELEMENTS) refuse('invalid_response', 'too many elements');
   const count = (name: string) => body.match(new RegExp(`<(?:[A-Za-z_][\\w.-]*:)?${name}[\\s/>]`, 'g'))?.length ?? 0;
   if (count('Response') !== 1) refuse('invalid_response', 'not exactly one Response element');
-  // None is an IdP's error status, which node-saml reads (then `idp_error`).
+  // None is an IdP's error status, which node-saml reads (its status then logged).
   if (count('Assertion') > 1) refuse('invalid_response', 'more than one Assertion element');
   if (count('EncryptedAssertion') !== 0) refuse('invalid_response', 'encrypted assertions are not supported');
 }

@@ -149,6 +149,11 @@ describe('verifySamlResponse', () => {
     expect((await refusal(encodeXml(xml))).reason).toBe('invalid_response');
   });
 
+  it('refuses a document of more than 2,000 elements before checking its signature', async () => {
+    const xml = idp.response(valid()).replace('<samlp:Status>', `<samlp:Status>${'<x/>'.repeat(2_000)}`);
+    expect(await refusal(encodeXml(xml))).toMatchObject({ reason: 'invalid_response', detail: 'too many elements' });
+  });
+
   it('refuses a document with a DOCTYPE', async () => {
     const xml = `<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x "y">]>${idp.response(valid())}`;
     expect((await refusal(encodeXml(xml))).reason).toBe('invalid_response');
