@@ -1,6 +1,8 @@
 import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { federationEndpoints, type SamlConnection } from '../../lib/federation/connection';
+import { samlRequestId } from '../../lib/federation/saml';
 import { signAccessToken } from '../../lib/tokens/access-token';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
@@ -12,6 +14,8 @@ import { createTable, scanTable } from '../helpers/isolated-table';
 import { activateTotp, newTotpSecret } from '../helpers/mfa';
 import { authorizationCode, basic, createClient, form, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
 import { verifiedEmail } from '../helpers/recovery';
+import { makeSamlIdp, type SamlIdp } from '../helpers/saml-idp';
+import { postSamlResponse, samlConnectionOf } from '../helpers/saml-sign-in';
 import { scimClient, scimTokenOf } from '../helpers/scim';
 
 /**
@@ -46,6 +50,8 @@ describe('cross-tenant attempts on every operation', () => {
   let before: Array<Record<string, unknown>>;
   let attackerScim: ReturnType<typeof scimClient>;
   let victimScimToken: { id: string; token: string };
+  let attackerIdp: SamlIdp;
+  let attackerSaml: SamlConnection;
 
   /**
    * Everything of tenant B but its failed-login counters and its audit trail, and its failed-reset counters (which count
@@ -121,6 +127,17 @@ describe('cross-tenant attempts on every operation', () => {
       body: { userName: 'victim-scim', externalId: 'victim-ext', emails: [{ value: 'victim-scim@example.com' }] },
     });
     expect(provisioned.status).toBe(201);
+    // SAML (docs/api.md 14.5): B's verified domain; A's own IdP, whose connection names B's domain.
+    attackerIdp = await makeSamlIdp();
+    const verifiedAt = new Date(deps.clock.now()).toISOString();
+    await deps.store.domains.create({ tenantId: b, domain: `${b}.example`, status: 'pending', token: 'victim', createdAt: verifiedAt });
+    expect(await deps.store.domains.verify({ tenantId: b, domain: `${b}.example` }, verifiedAt)).toBe('verified');
+    attackerSaml = await samlConnectionOf(deps, a, `${a}.example`, {
+      domains: [`${a}.example`, `${b}.example`],
+      idpEntityId: attackerIdp.entityId,
+      ssoUrl: 'https://attacker-idp.example.test/sso',
+      signingCertificates: [attackerIdp.cert],
+    });
     before = await victimRecords();
     eventsBefore = new Set((await victimEvents()).map((event) => event.id));
   });
@@ -144,6 +161,32 @@ describe('cross-tenant attempts on every operation', () => {
     [Buffer.from(tenantId).toString('base64url'), ...refreshToken.split('.').slice(1)].join('.');
 
   const attempts: Array<[string, string, () => Promise<Response>, (r: Response) => void]> = [
+    [
+      'ssoSamlAcs',
+      "A's own IdP asserts an address of B's verified domain",
+      async () => {
+        const jar = new CookieJar();
+        await browserAuthorize(app, jar, attackerClient);
+        const sent = jar.take(
+          await app.request('ssoBegin', { method: 'GET', headers: jar.header(), query: { connection: attackerSaml.id } }),
+        );
+        const relayState = new URL(sent.headers.Location ?? '').searchParams.get('RelayState') ?? '';
+        const { acsUrl, spEntityId } = federationEndpoints(deps.config.issuer, attackerSaml.id);
+        const SAMLResponse = attackerIdp.encodedResponse({
+          acsUrl,
+          spEntityId,
+          inResponseTo: samlRequestId(relayState),
+          nameId: 'victim-user',
+          attributes: { email: [`victim-user@${b}.example`] },
+          now: deps.clock.now(),
+        });
+        return postSamlResponse(app, jar, attackerSaml.id, { SAMLResponse, RelayState: relayState });
+      },
+      (r) => {
+        expect(r.status).toBe(403);
+        expect(String(r.body)).toContain('This account is not allowed for this organization');
+      },
+    ],
     // First, while A's session is live (later attempts end it).
     [
       'passwordReset',
@@ -1094,6 +1137,7 @@ describe('cross-tenant attempts on every operation', () => {
       'adminResendInvitation',
       'acceptInvitation',
       'hostedInvitationPage',
+      'ssoSamlAcs',
     ]) {
       expect(operations, operation).toContain(operation);
     }
