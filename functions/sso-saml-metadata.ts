@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { NotFoundError } from '../lib/errors';
-import { samlSpMetadata } from '../lib/federation/saml';
+import { samlSpMetadata } from '../lib/federation/saml-metadata';
 import { httpHandler } from '../lib/http/handler';
 import type { OperationDoc } from '../lib/http/operation-doc';
 

@@ -4,6 +4,7 @@ import type { Config } from '../config';
 import type { FederationRequest, SamlAssertionStore } from '../store/federation';
 import { type FederatedClaims, federationEndpoints, type SamlConnection } from './connection';
 import { type FederationFailure, FederationRefused } from './refusal';
+import { NAMEID_EMAIL } from './saml-metadata';
 
 /*
  * SAML 2.0 Web SSO, the service provider's side (docs/api.md 14.5; the library and its
@@ -22,8 +23,6 @@ export const SAML_CLOCK_SKEW_MS = 3 * 60 * 1000;
  */
 export const SAML_MAX_ELEMENTS = 2_000;
 
-const NAMEID_EMAIL = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
-const NAMEID_PERSISTENT = 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent';
 const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer';
 
 /** The attributes an IdP commonly puts the email address in, when the NameID is not one. */
@@ -302,25 +301,4 @@ function claimsOf(profile: Profile, assertion: XmlNode, connection: SamlConnecti
     roles: connection.roleAttribute ? attributeValues(profile, connection.roleAttribute) : [],
     mfa: [...classes, ...methods].some((each) => MULTI_FACTOR_CONTEXTS.has(each)),
   };
-}
-
-/** The NameID formats the SP metadata offers (persistent first: the subject that stays). */
-export const SAML_NAMEID_FORMATS = [NAMEID_PERSISTENT, NAMEID_EMAIL] as const;
-
-const escapeXml = (value: string) =>
-  value.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c);
-
-/** The SP metadata of a connection (SAML metadata 2.4.4): what the merchant's IdP is configured with. */
-export function samlSpMetadata(issuer: string, connection: Pick<SamlConnection, 'id'>): string {
-  const { acsUrl, spEntityId } = federationEndpoints(issuer, connection.id);
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="${escapeXml(spEntityId)}">`,
-    '  <md:SPSSODescriptor AuthnRequestsSigned="false" WantAssertionsSigned="true" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">',
-    ...SAML_NAMEID_FORMATS.map((format) => `    <md:NameIDFormat>${format}</md:NameIDFormat>`),
-    `    <md:AssertionConsumerService index="0" isDefault="true" Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST" Location="${escapeXml(acsUrl)}"/>`,
-    '  </md:SPSSODescriptor>',
-    '</md:EntityDescriptor>',
-    '',
-  ].join('\n');
 }

@@ -3,7 +3,8 @@ import { inflateRaw } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { federationEndpoints, type SamlConnection } from '../../lib/federation/connection';
 import { FederationRefused } from '../../lib/federation/refusal';
-import { type SamlDeps, samlFor, samlRedirectUrl, samlRequestId, samlSpMetadata, verifySamlResponse } from '../../lib/federation/saml';
+import { type SamlDeps, samlFor, samlRedirectUrl, samlRequestId, verifySamlResponse } from '../../lib/federation/saml';
+import { samlSpMetadata } from '../../lib/federation/saml-metadata';
 import { testClock } from '../helpers/deps';
 import { encodeXml, makeSamlIdp, type ResponseOptions, SAML, type SamlIdp, type SigningKey, signingKey } from '../helpers/saml-idp';
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { federationEndpoints, type SamlConnection } from '../../lib/federation/connection';
-import { samlSpMetadata } from '../../lib/federation/saml';
+import { samlSpMetadata } from '../../lib/federation/saml-metadata';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
