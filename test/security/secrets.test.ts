@@ -9,11 +9,14 @@ import { type App, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { oidcConnection } from '../helpers/federation-admin';
+import { CookieJar } from '../helpers/hosted';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { localDynamo } from '../helpers/local-dynamo';
 import { authenticator, newTotpSecret } from '../helpers/mfa';
-import { basic, form, pkcePair } from '../helpers/oauth';
+import { basic, createClient, FORM, form, pkcePair } from '../helpers/oauth';
+import { encodeXml, makeSamlIdp } from '../helpers/saml-idp';
+import { samlConnectionOf, startSamlSignIn } from '../helpers/saml-sign-in';
 import { captureOutput, containsSecret, type KnownSecret, secretsIn } from '../helpers/secret-search';
 
 /**
@@ -606,6 +609,34 @@ describe('secrets in the clear (responses, output, table)', () => {
       (await send('SCIM token deletion', 'adminDeleteScimToken', { token: adminToken, pathParameters: { tokenId: scimTokenId } })).status,
     ).toBe(200);
 
+    // SAML (docs/api.md 14.5): the federation cookie's secret and the signed response (a bearer
+    // assertion until it expires) are never logged, stored or answered.
+    const samlClient = await createClient(app, adminToken, tenantId);
+    const idp = await makeSamlIdp();
+    const saml = await samlConnectionOf(deps, tenantId, `${tenantId}.example`, {
+      idpEntityId: idp.entityId,
+      ssoUrl: 'https://idp.example.test/sso',
+      signingCertificates: [idp.cert],
+    });
+    const samlJar = new CookieJar();
+    const samlEmail = `federated@${tenantId}.example`;
+    const samlStart = await startSamlSignIn(app, samlJar, samlClient, samlEmail);
+    known('federation cookie secret', samlJar.cookies.get('__Host-federation'));
+    const samlResponse = idp.response({
+      ...samlStart,
+      inResponseTo: samlStart.requestId,
+      nameId: 'federated',
+      attributes: { email: [samlEmail] },
+      now: deps.clock.now(),
+    });
+    known('SAML response', encodeXml(samlResponse));
+    known('SAML signature value', /<ds:SignatureValue>([^<]+)</.exec(samlResponse)?.[1]);
+    const acs = await send('SAML ACS', 'ssoSamlAcs', {
+      pathParameters: { connectionId: saml.id },
+      headers: { 'content-type': FORM, ...samlJar.header() },
+      body: new URLSearchParams({ SAMLResponse: encodeXml(samlResponse), RelayState: samlStart.relayState }).toString(),
+    });
+    expect(acs.status).toBe(200);
     // An IdP connection (docs/api.md 14.1): its client secret is stored sealed, never answered, logged or audited.
     const idpSecret = known('IdP client secret', passphrase());
     const connection = await send('IdP connection', 'adminCreateConnection', {
@@ -672,6 +703,7 @@ describe('secrets in the clear (responses, output, table)', () => {
         'SCIM user',
         'import',
         'login (imported hash)',
+        'SAML ACS',
       ]),
     );
   }, 60_000);
