@@ -219,13 +219,32 @@ export async function createAdapter(functionsDir: string, table: RouteTable): Pr
     handlers.set(bundle, await loadHandler(file));
   }
   const byKey = new Map(routes.map((route) => [`${route.method} ${route.path}`, route]));
+  // Routes with path parameters (`/sso/saml/{connectionId}/acs`), tried when no route is the path itself, as API Gateway does.
+  const templated = routes
+    .filter((route) => route.path.includes('{'))
+    .map((route) => {
+      const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] ?? '');
+      const pattern = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{\w+\\?\}/g, '([^/]+)');
+      return { route, names, pattern: new RegExp(`^${pattern}$`) };
+    });
+  const routeOf = (method: string, path: string) => {
+    const exact = byKey.get(`${method} ${path}`);
+    if (exact) return { route: exact, params: {} };
+    for (const { route, names, pattern } of templated) {
+      const values = route.method === method ? pattern.exec(path)?.slice(1) : undefined;
+      if (values) return { route, params: Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(values[i] ?? '')])) };
+    }
+    return undefined;
+  };
   const authorize = handlers.get(table.authorizerBundle) as Handler;
 
   async function handle(request: HttpRequest): Promise<HttpResponse> {
     const path = request.url.split('?')[0] ?? '/';
-    const route = byKey.get(`${request.method} ${path}`);
-    if (!route) return json(404, 'Not Found');
+    const found = routeOf(request.method, path);
+    if (!found) return json(404, 'Not Found');
+    const { route, params } = found;
     const event = proxyEvent(request, `${route.method} ${route.path}`);
+    if (Object.keys(params).length > 0) event.pathParameters = params;
     try {
       if (route.authorizer) {
         const verdict = (await authorize(authorizerEvent(event), lambdaContext(table.authorizerBundle))) as {

@@ -52,6 +52,7 @@ import { type OAuthOutcome, oauthScenarios, peerTokenEndpoint, type Scenario } f
 import { seedPasskeySignIns } from './passkeys';
 import { canPin, runPinned, startServer, stopAll, stopChild, tagged } from './processes';
 import { fixed, table, whole } from './report';
+import { seedSamlSignIns } from './saml';
 import { seedScimTenant } from './scim';
 import { accessTokenFor, batchWrite, type SeededSession, seedUsers, sessionFor, tenantItem, userItems, userRecord } from './seed';
 
@@ -92,6 +93,8 @@ const settings = {
   invitations: smoke ? 200 : quick ? 1_000 : 3_000,
   /** Browsers that set off to the bench OIDC IdP, one per callback (docs/api.md 14.4). */
   oidcCallbacks: smoke ? 100 : quick ? 800 : 3_000,
+  /** SAML sign-ins set off before the ACS is measured, each single-use (one connection: some 100 a second). */
+  samlSignIns: smoke ? 300 : quick ? 1_000 : 3_000,
   /** Login events written to time one audit write. */
   auditEvents: smoke ? 50 : 2000,
   introspectionTokens: smoke ? 50 : 1000,
@@ -518,6 +521,34 @@ async function main() {
             next: invitations.next,
           }),
         `Argon2id, 1 transaction, session + token; ${settings.loginConnections} connection`,
+      );
+    }
+    // A SAML sign-in at the ACS (docs/api.md 14.5): the XML signature check, the pending
+    // request taken, the assertion ID recorded, the link read, then the session and consent.
+    if (wanted('SAML')) {
+      say(`setting off ${whole(settings.samlSignIns)} SAML sign-ins`);
+      const saml = await seedSamlSignIns({
+        url: api.url,
+        config,
+        tenantId: TENANT,
+        adminToken: await accessTokenFor(keySet, config, adminSession.seeded.identity),
+        count: settings.samlSignIns,
+      });
+      await run(
+        'SAML ACS sign-in',
+        () =>
+          measure({
+            url: api.url,
+            method: 'POST',
+            path: saml.path,
+            connections: settings.loginConnections,
+            durationSeconds: settings.durationSeconds,
+            warmupSeconds: settings.warmupSeconds,
+            watch: api.watch,
+            around: api.profile?.('saml'),
+            next: saml.next,
+          }),
+        `signature check, 4 conditional writes, session; ${settings.loginConnections} connection, server CPU ms`,
       );
     }
     // An ADMIN's page of 100 users (the tenant index, one query, then each user's MFA methods).

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { deviceCookie } from '../lib/abuse/device-token';
 import { type Deps, defaultDeps } from '../lib/deps';
-import { ValidationError } from '../lib/errors';
+import { ForbiddenError, ValidationError } from '../lib/errors';
+import { SSO_REQUIRED } from '../lib/federation/sso-required';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
@@ -51,5 +52,6 @@ export const operation: OperationDoc = {
     new ValidationError(INVALID_INVITATION, { code: 'INVALID_INVITATION' }),
     new ValidationError('Password is too common', { code: 'PASSWORD_TOO_COMMON' }),
     new ValidationError('Username already exists', { code: 'USERNAME_TAKEN' }),
+    new ForbiddenError(SSO_REQUIRED, { code: 'SSO_REQUIRED' }),
   ],
 };

@@ -1568,6 +1568,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/sso/saml/{connectionId}/acs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * SAML assertion consumer service: the IdP's response (then consent or the code)
+         * @description docs/api.md 14.5. Source: functions/sso-saml-acs.ts.
+         */
+        post: operations["ssoSamlAcs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/sso/saml/{connectionId}/metadata": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SAML service-provider metadata of a connection (entity id, ACS URL, NameID formats)
+         * @description docs/api.md 14.5. Source: functions/sso-saml-metadata.ts.
+         */
+        get: operations["ssoSamlMetadata"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1838,6 +1878,10 @@ export interface components {
             username: string;
             password?: string;
             credential?: string;
+        };
+        SsoSamlAcsRequest: {
+            SAMLResponse?: string;
+            RelayState?: string;
         };
         Failure: {
             /** @constant */
@@ -4464,6 +4508,15 @@ export interface operations {
             };
             /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `token: Invalid input: expected string, received undefined`, `Invalid invitation`, `Password is too common`, `Username already exists` */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Sign in with your organization` */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8109,6 +8162,122 @@ export interface operations {
                     "text/html": string;
                 };
             };
+        };
+    };
+    ssoSamlAcs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["SsoSamlAcsRequest"];
+            };
+        };
+        responses: {
+            /** @description The consent page. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Back to the client with the code. */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error page: `Invalid form body`, `Sign-in expired`, `Sign-in failed` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Cross-site request refused`, `This account is not allowed for this organization`, `No account for this user` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Service unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    ssoSamlMetadata: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The SP metadata, `application/samlmetadata+xml`. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "public, max-age=300";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description validation: `<field>: <message>`, e.g. `connectionId: Invalid input: expected string, received undefined` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Connection not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

@@ -2,6 +2,7 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as z from 'zod';
 import { DEVICE_COOKIE_PATHS, deviceCookie } from '../abuse/device-token';
 import { AppError } from '../errors';
+import { ssoConnectionFor } from '../federation/sso-required';
 import type { Reply } from '../http/reply';
 import { username as usernameSchema } from '../http/schemas';
 import { type Accepted, acceptedFactor, acceptInvitation, INVITATION_PATH, invitationOfToken } from '../invitations/invitations';
@@ -9,7 +10,13 @@ import { newAccountRegistrationOptions } from '../passkeys/ceremonies';
 import type { Invitation } from '../store/invitations';
 import { browserSignIn, type HostedDeps } from './flow';
 import { checkOrigin, page } from './http';
-import { AcceptInvitationPage, InvalidInvitationPage, InvitationAcceptedPage } from './invitation-pages';
+import {
+  AcceptInvitationPage,
+  InvalidInvitationPage,
+  InvitationAcceptedPage,
+  OrganizationAccountReadyPage,
+  OrganizationInvitationPage,
+} from './invitation-pages';
 import { PASSKEYS_PAGE_PATH } from './passkey-flow';
 import { PASSKEY_SCRIPT } from './passkey-pages';
 import { tenantName } from './tenant-name';
@@ -51,12 +58,28 @@ const invalid = () => page(400, <InvalidInvitationPage />);
 const isInvalidInvitation = (error: unknown) => error instanceof AppError && error.code === 'INVALID_INVITATION';
 
 async function form(deps: HostedDeps, token: string, invitation: Invitation, status: number, username: string, error?: string) {
+  const tenant = await tenantName(deps, invitation.tenantId);
+  const action = `${INVITATION_PATH}${token}`;
+  // An address whose organization signs it in (docs/api.md 14.1): no password or passkey of ours.
+  if (await ssoConnectionFor(deps, invitation.tenantId, invitation.email)) {
+    const content = (
+      <OrganizationInvitationPage
+        tenant={tenant}
+        action={action}
+        email={invitation.email}
+        role={invitation.role}
+        username={username}
+        error={error}
+      />
+    );
+    return page(status, content);
+  }
   // The first passkey's challenge is bound to the id the account will have (docs/api.md 13.1).
   const passkeyOptions = await newAccountRegistrationOptions(deps, { tenantId: invitation.tenantId, userId: deps.random.id(), username });
   const content = (
     <AcceptInvitationPage
-      tenant={await tenantName(deps, invitation.tenantId)}
-      action={`${INVITATION_PATH}${token}`}
+      tenant={tenant}
+      action={action}
       email={invitation.email}
       role={invitation.role}
       username={username}
@@ -100,22 +123,38 @@ export async function submitInvitation(
   }
   const username = usernameSchema.safeParse(fields.username);
   if (!username.success) return form(deps, token, invitation, 400, fields.username, `Username: ${username.error.issues[0]?.message}`);
+  // The organization's invitee (docs/api.md 14.1) sends a username alone: its account has no credential of ours.
+  const byOrganization =
+    fields.password === undefined &&
+    fields.credential === undefined &&
+    (await ssoConnectionFor(deps, invitation.tenantId, invitation.email)) !== undefined;
   const password = PASSWORD.safeParse(fields.password ?? '');
   const withPasskey = fields.credential !== undefined && fields.password === undefined;
-  if (!withPasskey && !password.success) return form(deps, token, invitation, 400, username.data, password.error?.issues[0]?.message);
+  if (!byOrganization && !withPasskey && !password.success)
+    return form(deps, token, invitation, 400, username.data, password.error?.issues[0]?.message);
   let accepted: Accepted;
   try {
     accepted = await acceptInvitation(
       deps,
       token,
-      withPasskey
-        ? { username: username.data, credential: parsedCredential(fields.credential ?? '') }
-        : { username: username.data, password: password.data ?? '' },
+      byOrganization
+        ? { username: username.data, organization: true }
+        : withPasskey
+          ? { username: username.data, credential: parsedCredential(fields.credential ?? '') }
+          : { username: username.data, password: password.data ?? '' },
     );
   } catch (error) {
     if (isInvalidInvitation(error)) return invalid();
-    if (error instanceof AppError && error.statusCode === 400) return form(deps, token, invitation, 400, username.data, error.message);
+    // The form shows what is wrong: a taken username, a weak password, or that the organization signs this address in.
+    if (error instanceof AppError && (error.statusCode === 400 || error.code === 'SSO_REQUIRED'))
+      return form(deps, token, invitation, error.statusCode, username.data, error.message);
     throw error;
+  }
+  if (byOrganization) {
+    return page(
+      200,
+      <OrganizationAccountReadyPage tenant={await tenantName(deps, accepted.user.tenantId)} username={accepted.user.username} />,
+    );
   }
   const { user, opened } = await browserSignIn(
     deps,

@@ -78,3 +78,43 @@ export function InvitationAcceptedPage({ tenant, username, passkeysPath }: { ten
     </Layout>
   );
 }
+
+/**
+ * The acceptance page of an address whose organization signs it in (docs/api.md 14.1):
+ * a username only; the account gets no password or passkey of ours.
+ */
+export function OrganizationInvitationPage({
+  tenant,
+  action,
+  email,
+  role,
+  username,
+  error,
+}: Omit<AcceptInvitationProps, 'passkeyOptions'>) {
+  return (
+    <Layout title="Accept your invitation" tenant={tenant}>
+      <p>
+        You are invited to join {tenant} as {role}, with the email address <strong>{email}</strong>.
+      </p>
+      <p>Your organization signs you in: you will not need a password here.</p>
+      <Problem message={error} />
+      <form method="post" action={action}>
+        <label for="username">Username</label>
+        <input id="username" name="username" autocomplete="username" required maxLength={128} value={username} />
+        <button type="submit">Create my account</button>
+      </form>
+    </Layout>
+  );
+}
+
+/** The page after an organization's invitee accepted: the account is ready; they sign in through their organization. */
+export function OrganizationAccountReadyPage({ tenant, username }: { tenant: string; username: string }) {
+  return (
+    <Layout title="Your account is ready" tenant={tenant}>
+      <p>
+        Your account <strong>{username}</strong> is ready.
+      </p>
+      <p>Open the apps of {tenant} and sign in with your organization.</p>
+    </Layout>
+  );
+}

@@ -37,7 +37,7 @@ export interface RouteOptions<
    * answer is not parsed.
    */
   response?: R;
-  /** The largest body the route takes, in bytes; 16 KiB (docs/api.md 2) unless said otherwise. */
+  /** The largest body the route takes, in bytes; 16 KiB (docs/api.md 2), a page's form 8 KiB, unless said otherwise. */
   maxBodyBytes?: number;
   /** Also accept `application/x-www-form-urlencoded` bodies (the OAuth endpoints). */
   acceptForm?: boolean;

@@ -30,6 +30,10 @@ export function pageHandler(
   options: RouteOptions<z.ZodType, z.ZodType>,
   handle: RouteHandler<HttpDeps, unknown, unknown, IdentityRule>,
 ): HttpHandler {
-  const input = [identity(options), pageForm(), httpUrlencodeBodyParser<APIGatewayProxyEventV2>({ disableContentTypeError: true })];
+  const input = [
+    identity(options),
+    pageForm(options.maxBodyBytes),
+    httpUrlencodeBodyParser<APIGatewayProxyEventV2>({ disableContentTypeError: true }),
+  ];
   return routeChain(deps, { ...options, page: true, bodyRefusal: invalidForm }, { outer: [], input }, handle);
 }

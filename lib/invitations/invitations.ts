@@ -6,6 +6,7 @@ import { constantEquals } from '../crypto/constant-equals';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors';
+import { SsoRequiredError, ssoConnectionFor } from '../federation/sso-required';
 import { newAccountPasskey } from '../passkeys/ceremonies';
 import type { Amr } from '../sessions/session';
 import type { FirstFactor } from '../sessions/sign-in';
@@ -258,10 +259,15 @@ export async function invitationOfToken(deps: Pick<Deps, 'clock' | 'store'>, tok
 }
 
 /**
- * How the invitee signs in from now on: a password (docs/api.md 4.3 rules), or a passkey
- * (the registration response to creation options of newAccountRegistrationOptions).
+ * How the invitee signs in from now on: a password (docs/api.md 4.3 rules), a passkey
+ * (the registration response to creation options of newAccountRegistrationOptions), or,
+ * for an address whose organization signs it in (docs/api.md 14.1), that organization's
+ * identity provider: the account is made without a credential of ours.
  */
-export type Acceptance = { username: string; password: string } | { username: string; credential: unknown };
+export type Acceptance =
+  | { username: string; password: string }
+  | { username: string; credential: unknown }
+  | { username: string; organization: true };
 
 /** An accepted invitation: the new user, and the `amr` its first session gets. */
 export interface Accepted {
@@ -271,8 +277,18 @@ export interface Accepted {
   passkeyId?: string | undefined;
 }
 
-/** The user's credential: a password's hash, or a passkey to store once the user exists. */
+/**
+ * The user's credential: a password's hash, or a passkey to store once the user exists;
+ * none for an address of an organization that signs its people in (docs/api.md 14.1),
+ * which may have no credential of ours (403 `Sign in with your organization`).
+ */
 async function credentialOf(deps: AcceptDeps, invitation: Invitation, acceptance: Acceptance) {
+  const organization = await ssoConnectionFor(deps, invitation.tenantId, invitation.email);
+  if (organization && !('organization' in acceptance)) throw new SsoRequiredError(organization, invitation.email);
+  if ('organization' in acceptance) {
+    if (!organization) throw new ValidationError('Choose a password or a passkey', { code: 'VALIDATION_FAILED' });
+    return { userId: deps.random.id(), amr: [] as Amr[] };
+  }
   if ('password' in acceptance) {
     if (await isCommonPassword(acceptance.password)) throw new ValidationError('Password is too common', { code: 'PASSWORD_TOO_COMMON' });
     return { userId: deps.random.id(), passwordHash: await deps.hasher.hash(acceptance.password), amr: ['pwd'] as Amr[] };

@@ -3,6 +3,8 @@ import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../lib/config';
+import { federationEndpoints } from '../../lib/federation/connection';
+import { samlRequestId } from '../../lib/federation/saml';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { softwareAuthenticator } from '../helpers/authenticator';
 import { type AwsUsage, recordingDeps } from '../helpers/aws-usage';
@@ -16,6 +18,8 @@ import { activateDelivered, activateTotp, authenticator, newTotpSecret } from '.
 import { authorizationCode, createClient, FORM, grantTokens, newSecret, redeemCode, type TestClient, tokenRequest } from '../helpers/oauth';
 import { signInAt, startOidcIdp, storedOidcConnection } from '../helpers/oidc-idp';
 import { verifiedEmail } from '../helpers/recovery';
+import { makeSamlIdp } from '../helpers/saml-idp';
+import { postSamlResponse, samlConnectionOf } from '../helpers/saml-sign-in';
 
 /**
  * What serverless.yml gives each function against what the function does: every route is
@@ -685,33 +689,39 @@ async function driveEveryRoute(app: App, deps: TestDeps, dns: TestDnsServer) {
   const domain = `${tenantId}.example`;
   await deps.store.domains.create({ tenantId, domain, status: 'pending', token: 'roles', createdAt: new Date().toISOString() });
   await deps.store.domains.verify({ tenantId, domain }, new Date().toISOString());
-  const connectedAt = new Date().toISOString();
-  await deps.store.connections.create({
-    id: `roles-${tenantId}`,
-    tenantId,
-    type: 'saml',
-    name: 'Corporate IdP',
-    domains: [domain],
-    defaultRole: 'ANALYST',
-    jitProvisioning: true,
-    ssoRequired: false,
-    enabled: true,
-    createdAt: connectedAt,
-    updatedAt: connectedAt,
+  // SAML (docs/api.md 14.5): the SP metadata, the AuthnRequest, the signed response at the ACS.
+  const idp = await makeSamlIdp();
+  const connectionId = `roles-${tenantId}`;
+  await samlConnectionOf(deps, tenantId, domain, {
+    id: connectionId,
     createdBy: admin.user.id,
-    idpEntityId: 'https://idp.example.test',
+    idpEntityId: idp.entityId,
     ssoUrl: 'https://idp.example.test/sso',
-    signingCertificates: ['PEM'],
+    signingCertificates: [idp.cert],
   });
+  expectStatus(await app.request('ssoSamlMetadata', { pathParameters: { connectionId } }), 200, 'SAML metadata');
   const ssoJar = new CookieJar();
   const ssoPage = await browserAuthorize(app, ssoJar, client);
   const discovered = await postForm(app, ssoJar, 'hostedSignIn', { csrf: ssoPage.csrf, username: `pat@${domain}` }, issuerOrigin);
   const begin = new URL(continueLocation(expectStatus(discovered, 200, 'home-realm discovery')) ?? '');
-  expectStatus(
-    await app.request('ssoBegin', { method: 'GET', headers: ssoJar.header(), query: Object.fromEntries(begin.searchParams) }),
-    502,
-    'sso begin',
+  const toIdp = ssoJar.take(
+    expectStatus(
+      await app.request('ssoBegin', { method: 'GET', headers: ssoJar.header(), query: Object.fromEntries(begin.searchParams) }),
+      302,
+      'sso begin',
+    ),
   );
+  const relayState = new URL(toIdp.headers.Location ?? '').searchParams.get('RelayState') ?? '';
+  const { acsUrl, spEntityId } = federationEndpoints(deps.config.issuer, connectionId);
+  const SAMLResponse = idp.encodedResponse({
+    acsUrl,
+    spEntityId,
+    inResponseTo: samlRequestId(relayState),
+    nameId: 'pat-at-the-idp',
+    attributes: { email: [`pat@${domain}`] },
+    now: deps.clock.now(),
+  });
+  expectStatus(await postSamlResponse(app, ssoJar, connectionId, { SAMLResponse, RelayState: relayState }), 200, 'SAML ACS');
 
   // Enterprise sign-in (docs/api.md 14.1, 14.2): connections and domains, and a login refused for SSO.
   const corp = `corp.${tenantId}.example`;
@@ -740,10 +750,10 @@ async function driveEveryRoute(app: App, deps: TestDeps, dns: TestDnsServer) {
   expectStatus(await app.request('adminDeleteConnection', { token: adminToken, pathParameters: { id: samlId } }), 200, 'delete connection');
 
   // The OIDC upstream (docs/api.md 14.4): a real IdP on loopback; its answer provisions a user just in time.
-  const idp = await startOidcIdp({ redirectUri: `${deps.config.issuer}/sso/oidc/callback` });
+  const oidcIdp = await startOidcIdp({ redirectUri: `${deps.config.issuer}/sso/oidc/callback` });
   try {
-    idp.accounts.set('quinn', { email: `quinn@${domain}`, email_verified: true, groups: ['staff'] });
-    const oidc = await storedOidcConnection(deps, tenantId, idp, { createdBy: admin.user.id });
+    oidcIdp.accounts.set('quinn', { email: `quinn@${domain}`, email_verified: true, groups: ['staff'] });
+    const oidc = await storedOidcConnection(deps, tenantId, oidcIdp, { createdBy: admin.user.id });
     const oidcJar = new CookieJar();
     await browserAuthorize(app, oidcJar, client);
     const toIdp = oidcJar.take(await app.request('ssoBegin', { method: 'GET', headers: oidcJar.header(), query: { connection: oidc.id } }));
@@ -755,7 +765,7 @@ async function driveEveryRoute(app: App, deps: TestDeps, dns: TestDnsServer) {
     });
     expect([200, 303], 'sso oidc callback').toContain(answered.status);
   } finally {
-    await idp.close();
+    await oidcIdp.close();
   }
 }
 

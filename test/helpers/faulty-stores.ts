@@ -43,15 +43,17 @@ export function connectionReset(): Error {
   return Object.assign(new Error('socket hang up'), { code: 'ECONNRESET', name: 'Error' });
 }
 
-/** Store members that only build the items of another store's transaction (no database call): not counted, not failed. */
-const ITEM_BUILDERS = new Set(['linkWithNewUser']);
+/** Store methods that return a part of another store's transaction (synchronous, no database call of their own). */
+const TRANSACTION_PARTS = new Set(['linkWithNewUser']);
 
 function wrap<T extends object>(target: T, name: string, plan: FaultPlan): T {
   const control = plan as FaultPlan & { armed: () => { at: number; mode: FaultMode } | undefined; markFired: () => void };
   return new Proxy(target, {
     get(object, property, receiver) {
       const value = Reflect.get(object, property, receiver);
-      if (typeof value !== 'function' || ITEM_BUILDERS.has(String(property))) return value;
+      if (typeof value !== 'function') return value;
+      // A method that only builds an item of the caller's transaction calls no database.
+      if (TRANSACTION_PARTS.has(String(property))) return value.bind(object);
       return async (...args: unknown[]) => {
         plan.calls.push(`${name}.${String(property)}`);
         const n = plan.calls.length;

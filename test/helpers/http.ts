@@ -89,9 +89,9 @@ export async function call(handler: unknown, spec: RequestSpec = {}): Promise<Re
   return {
     status: result.statusCode ?? 200,
     headers: (result.headers ?? {}) as Record<string, string>,
-    // A hosted page (docs/api.md 11.7) is HTML: kept as text.
+    // A hosted page (docs/api.md 11.7) is HTML, SAML metadata (14.5) XML: kept as text.
     body: result.body
-      ? String(result.headers?.['Content-Type'] ?? '').startsWith('text/html')
+      ? /^(text\/html|application\/samlmetadata\+xml)/.test(String(result.headers?.['Content-Type'] ?? ''))
         ? result.body
         : JSON.parse(result.body)
       : undefined,

@@ -1,6 +1,8 @@
 import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { federationEndpoints, type SamlConnection } from '../../lib/federation/connection';
+import { samlRequestId } from '../../lib/federation/saml';
 import { signAccessToken } from '../../lib/tokens/access-token';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
@@ -14,6 +16,8 @@ import { createTable, scanTable } from '../helpers/isolated-table';
 import { activateTotp, newTotpSecret } from '../helpers/mfa';
 import { authorizationCode, basic, createClient, form, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
 import { verifiedEmail } from '../helpers/recovery';
+import { makeSamlIdp, type SamlIdp } from '../helpers/saml-idp';
+import { postSamlResponse, samlConnectionOf } from '../helpers/saml-sign-in';
 import { scimClient, scimTokenOf } from '../helpers/scim';
 
 /**
@@ -53,6 +57,8 @@ describe('cross-tenant attempts on every operation', () => {
   let victimConnection: string;
   let victimDomain: string;
   let victimPendingDomain: string;
+  let attackerIdp: SamlIdp;
+  let attackerSaml: SamlConnection;
 
   /**
    * Everything of tenant B but its failed-login counters and its audit trail, and its failed-reset counters (which count
@@ -136,6 +142,17 @@ describe('cross-tenant attempts on every operation', () => {
     expect((await app.request('adminAddDomain', { token: victim.token, body: { domain: victimPendingDomain } })).status).toBe(201);
     victimConnection = await connectionOf(app, victim.token, oidcConnection([victimDomain], { ssoRequired: true }));
     await connectionOf(app, victim.token, await samlConnection([victimDomain]));
+    // SAML (docs/api.md 14.5): B's verified domain; A's own IdP, whose connection names B's domain.
+    attackerIdp = await makeSamlIdp();
+    const verifiedAt = new Date(deps.clock.now()).toISOString();
+    await deps.store.domains.create({ tenantId: b, domain: `${b}.example`, status: 'pending', token: 'victim', createdAt: verifiedAt });
+    expect(await deps.store.domains.verify({ tenantId: b, domain: `${b}.example` }, verifiedAt)).toBe('verified');
+    attackerSaml = await samlConnectionOf(deps, a, `${a}.example`, {
+      domains: [`${a}.example`, `${b}.example`],
+      idpEntityId: attackerIdp.entityId,
+      ssoUrl: 'https://attacker-idp.example.test/sso',
+      signingCertificates: [attackerIdp.cert],
+    });
     before = await victimRecords();
     eventsBefore = new Set((await victimEvents()).map((event) => event.id));
   });
@@ -161,6 +178,32 @@ describe('cross-tenant attempts on every operation', () => {
     [Buffer.from(tenantId).toString('base64url'), ...refreshToken.split('.').slice(1)].join('.');
 
   const attempts: Array<[string, string, () => Promise<Response>, (r: Response) => void]> = [
+    [
+      'ssoSamlAcs',
+      "A's own IdP asserts an address of B's verified domain",
+      async () => {
+        const jar = new CookieJar();
+        await browserAuthorize(app, jar, attackerClient);
+        const sent = jar.take(
+          await app.request('ssoBegin', { method: 'GET', headers: jar.header(), query: { connection: attackerSaml.id } }),
+        );
+        const relayState = new URL(sent.headers.Location ?? '').searchParams.get('RelayState') ?? '';
+        const { acsUrl, spEntityId } = federationEndpoints(deps.config.issuer, attackerSaml.id);
+        const SAMLResponse = attackerIdp.encodedResponse({
+          acsUrl,
+          spEntityId,
+          inResponseTo: samlRequestId(relayState),
+          nameId: 'victim-user',
+          attributes: { email: [`victim-user@${b}.example`] },
+          now: deps.clock.now(),
+        });
+        return postSamlResponse(app, jar, attackerSaml.id, { SAMLResponse, RelayState: relayState });
+      },
+      (r) => {
+        expect(r.status).toBe(403);
+        expect(String(r.body)).toContain('This account is not allowed for this organization');
+      },
+    ],
     // First, while A's session is live (later attempts end it).
     [
       'passwordReset',
@@ -970,7 +1013,13 @@ describe('cross-tenant attempts on every operation', () => {
       'adminListConnections',
       "A's ADMIN lists connections",
       () => app.request('adminListConnections', { token: attacker.token }),
-      (r) => expect(r).toMatchObject({ status: 200, body: { data: { connections: [] } } }),
+      // A's own connections only (the SAML cases' one names B's domain too): none of B's.
+      (r) => {
+        expect(r.status).toBe(200);
+        const ids = (r.body.data.connections as Array<{ id: string }>).map((connection) => connection.id);
+        expect(ids).not.toContain(victimConnection);
+        expect(ids).toEqual([attackerSaml.id]);
+      },
     ],
     [
       'adminCreateConnection',
@@ -1000,7 +1049,12 @@ describe('cross-tenant attempts on every operation', () => {
       'adminListDomains',
       "A's ADMIN lists domains",
       () => app.request('adminListDomains', { token: attacker.token }),
-      (r) => expect(r).toMatchObject({ status: 200, body: { data: { domains: [] } } }),
+      (r) => {
+        expect(r.status).toBe(200);
+        const domains = (r.body.data.domains as Array<{ domain: string }>).map((domain) => domain.domain);
+        expect(domains).not.toContain(victimDomain);
+        expect(domains).not.toContain(victimPendingDomain);
+      },
     ],
     [
       'login',
@@ -1182,6 +1236,7 @@ describe('cross-tenant attempts on every operation', () => {
       'adminListDomains',
       'adminVerifyDomain',
       'adminDeleteDomain',
+      'ssoSamlAcs',
     ]) {
       expect(operations, operation).toContain(operation);
     }

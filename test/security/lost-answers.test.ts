@@ -14,6 +14,8 @@ import { losingAnswers, mentioning } from '../helpers/lost-answers';
 import { authenticator, newTotpSecret } from '../helpers/mfa';
 import { authorizationCode, createClient, grantTokens, newSecret, tokenRequest } from '../helpers/oauth';
 import { verifiedEmail } from '../helpers/recovery';
+import { makeSamlIdp } from '../helpers/saml-idp';
+import { postSamlResponse, samlConnectionOf, startSamlSignIn } from '../helpers/saml-sign-in';
 import { scimClient, scimTokenOf } from '../helpers/scim';
 
 /**
@@ -601,6 +603,42 @@ describe('writes retried after a lost answer', () => {
     expect(dynamo.lost()).toBe(lostBefore + 1);
     // Single use still holds.
     expect((await postForm(app, jar, 'hostedConsent', { csrf: begun.csrf, decision: 'allow' }, origin)).status).toBe(400);
+  });
+
+  it('SAML: a lost answer to taking the pending sign-in or to recording the assertion ID reads as done, once (docs/api.md 14.5)', async () => {
+    const { token } = await registerAdmin(app, uniqueTenant('lost'));
+    const tenantId = String(decodeJwt(token).tenantId);
+    const [client, idp] = await Promise.all([createClient(app, token, tenantId), makeSamlIdp()]);
+    const saml = await samlConnectionOf(deps, tenantId, `${tenantId}.example`, {
+      idpEntityId: idp.entityId,
+      ssoUrl: 'https://idp.example.test/sso',
+      signingCertificates: [idp.cert],
+    });
+    for (const [what, lose] of [
+      ['pending', mentioning('UpdateItemCommand', 'FEDREQ#')],
+      ['assertion', mentioning('PutItemCommand', 'SAMLASSERTION#')],
+    ] as const) {
+      const email = `lost-${what}@${tenantId}.example`;
+      const jar = new CookieJar();
+      const start = await startSamlSignIn(app, jar, client, email);
+      const form = {
+        SAMLResponse: idp.encodedResponse({
+          ...start,
+          inResponseTo: start.requestId,
+          nameId: what,
+          attributes: { email: [email] },
+          now: deps.clock.now(),
+        }),
+        RelayState: start.relayState,
+      };
+      const lostBefore = dynamo.lost();
+      dynamo.loseNext(lose);
+      expect((await postSamlResponse(app, jar, saml.id, form)).status, what).toBe(200);
+      expect(dynamo.lost(), what).toBe(lostBefore + 1);
+      expect(await deps.store.users.findByEmail(tenantId, email), what).toHaveLength(1);
+      // Single use still holds.
+      expect((await postSamlResponse(app, jar, saml.id, form)).status, what).toBe(400);
+    }
   });
 
   it('RP-initiated logout: a lost answer to the session’s revocation reads as done, and the sign-out is audited once', async () => {

@@ -14,6 +14,8 @@ import { activateDelivered, activateTotp, authenticator, newTotpSecret } from '.
 import { authorizationCode, createClient, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
 import { patientStores } from '../helpers/patient-stores';
 import { verifiedEmail } from '../helpers/recovery';
+import { makeSamlIdp } from '../helpers/saml-idp';
+import { postSamlResponse, type SamlStart, samlConnectionOf, startSamlSignIn } from '../helpers/saml-sign-in';
 import { scimClient, scimTokenOf } from '../helpers/scim';
 
 /**
@@ -756,6 +758,63 @@ describe('races', () => {
       const records = await items(tenantId);
       expect(records.filter((item) => item.sk === 'PENDING')).toHaveLength(1);
       expect(records.filter((item) => item.sk === 'INVITATION')).toHaveLength(1);
+    });
+  });
+
+  describe('SAML (docs/api.md 14.5)', () => {
+    it(`${N} posts of one response, and ${N} sign-ins answered with one assertion ID: one session, one user`, async () => {
+      const tenantId = uniqueTenant('saml-race');
+      const domain = `${tenantId}.example`;
+      const admin = await registerAdmin(app, tenantId);
+      const [client, idp] = await Promise.all([createClient(app, admin.token, tenantId), makeSamlIdp()]);
+      const saml = await samlConnectionOf(deps, tenantId, domain, {
+        idpEntityId: idp.entityId,
+        ssoUrl: 'https://idp.example.test/sso',
+        signingCertificates: [idp.cert],
+      });
+      const email = `racer@${domain}`;
+      const responseTo = (start: SamlStart, assertionId: string) =>
+        idp.encodedResponse({
+          ...start,
+          inResponseTo: start.requestId,
+          nameId: 'racer',
+          attributes: { email: [email] },
+          now: deps.clock.now(),
+          assertionId,
+        });
+
+      // The same form posted N times at once (a double-click, a replaying attacker): the pending sign-in is taken once.
+      const jar = new CookieJar();
+      const start = await startSamlSignIn(app, jar, client, email);
+      const form = { SAMLResponse: responseTo(start, '_race-one'), RelayState: start.relayState };
+      const samePosts = await Promise.all(
+        Array.from({ length: N }, () => {
+          const copy = new CookieJar();
+          for (const [name, value] of jar.cookies) copy.cookies.set(name, value);
+          return postSamlResponse(app, copy, saml.id, form);
+        }),
+      );
+      expect(samePosts.filter((answer) => answer.status === 200 || answer.status === 303)).toHaveLength(1);
+      expect(samePosts.filter((answer) => answer.status === 400)).toHaveLength(N - 1);
+
+      // N sign-ins, each answered by a response of its own, all with one assertion ID: the ID is accepted once.
+      const starts = await Promise.all(
+        Array.from({ length: N }, async () => {
+          const own = new CookieJar();
+          return { jar: own, start: await startSamlSignIn(app, own, client, email) };
+        }),
+      );
+      const answers = await Promise.all(
+        starts.map(({ jar: own, start: each }) =>
+          postSamlResponse(app, own, saml.id, { SAMLResponse: responseTo(each, '_race-two'), RelayState: each.relayState }),
+        ),
+      );
+      expect(answers.filter((answer) => answer.status === 200 || answer.status === 303)).toHaveLength(1);
+      expect(answers.filter((answer) => answer.status === 400)).toHaveLength(N - 1);
+      // One user (provisioned by the first part), one session of each part.
+      const users = await deps.store.users.findByEmail(tenantId, email);
+      expect(users).toHaveLength(1);
+      expect(await deps.store.sessions.listByUser(tenantId, users[0]?.id ?? '')).toHaveLength(2);
     });
   });
 });

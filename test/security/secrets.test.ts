@@ -15,8 +15,10 @@ import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { localDynamo } from '../helpers/local-dynamo';
 import { authenticator, newTotpSecret } from '../helpers/mfa';
-import { basic, createClient, form, pkcePair } from '../helpers/oauth';
+import { basic, createClient, FORM, form, pkcePair } from '../helpers/oauth';
 import { signInAt, startOidcIdp, storedOidcConnection } from '../helpers/oidc-idp';
+import { encodeXml, makeSamlIdp } from '../helpers/saml-idp';
+import { samlConnectionOf, startSamlSignIn } from '../helpers/saml-sign-in';
 import { captureOutput, containsSecret, type KnownSecret, secretsIn } from '../helpers/secret-search';
 
 /**
@@ -609,6 +611,34 @@ describe('secrets in the clear (responses, output, table)', () => {
       (await send('SCIM token deletion', 'adminDeleteScimToken', { token: adminToken, pathParameters: { tokenId: scimTokenId } })).status,
     ).toBe(200);
 
+    // SAML (docs/api.md 14.5): the federation cookie's secret and the signed response (a bearer
+    // assertion until it expires) are never logged, stored or answered.
+    const samlClient = await createClient(app, adminToken, tenantId);
+    const idp = await makeSamlIdp();
+    const saml = await samlConnectionOf(deps, tenantId, `${tenantId}.example`, {
+      idpEntityId: idp.entityId,
+      ssoUrl: 'https://idp.example.test/sso',
+      signingCertificates: [idp.cert],
+    });
+    const samlJar = new CookieJar();
+    const samlEmail = `federated@${tenantId}.example`;
+    const samlStart = await startSamlSignIn(app, samlJar, samlClient, samlEmail);
+    known('federation cookie secret', samlJar.cookies.get('__Host-federation'));
+    const samlResponse = idp.response({
+      ...samlStart,
+      inResponseTo: samlStart.requestId,
+      nameId: 'federated',
+      attributes: { email: [samlEmail] },
+      now: deps.clock.now(),
+    });
+    known('SAML response', encodeXml(samlResponse));
+    known('SAML signature value', /<ds:SignatureValue>([^<]+)</.exec(samlResponse)?.[1]);
+    const acs = await send('SAML ACS', 'ssoSamlAcs', {
+      pathParameters: { connectionId: saml.id },
+      headers: { 'content-type': FORM, ...samlJar.header() },
+      body: new URLSearchParams({ SAMLResponse: encodeXml(samlResponse), RelayState: samlStart.relayState }).toString(),
+    });
+    expect(acs.status).toBe(200);
     // An IdP connection (docs/api.md 14.1): its client secret is stored sealed, never answered, logged or audited.
     const idpSecret = known('IdP client secret', passphrase());
     const connection = await send('IdP connection', 'adminCreateConnection', {
@@ -632,12 +662,12 @@ describe('secrets in the clear (responses, output, table)', () => {
 
     // Enterprise sign-in over OIDC (docs/api.md 14.4): the IdP's client secret (stored sealed) and
     // the IdP's authorization code (in the callback's query) stay out of answers, output and table.
-    const idp = await startOidcIdp({ redirectUri: `${deps.config.issuer}/sso/oidc/callback` });
+    const oidcIdp = await startOidcIdp({ redirectUri: `${deps.config.issuer}/sso/oidc/callback` });
     try {
       const domain = await verifiedDomain(deps, tenantId);
-      known('IdP client secret (the test IdP)', idp.clientSecret);
-      const fedConnection = await storedOidcConnection(deps, tenantId, idp);
-      idp.accounts.set('fed-secret', { email: `fed-secret@${domain}`, email_verified: true });
+      known('IdP client secret (the test IdP)', oidcIdp.clientSecret);
+      const fedConnection = await storedOidcConnection(deps, tenantId, oidcIdp);
+      oidcIdp.accounts.set('fed-secret', { email: `fed-secret@${domain}`, email_verified: true });
       const fedClient = await createClient(app, adminToken, tenantId, { scope: 'openid orders:read' });
       const jar = new CookieJar();
       await browserAuthorize(app, jar, fedClient);
@@ -654,7 +684,7 @@ describe('secrets in the clear (responses, output, table)', () => {
       const answered = await send('federated sign-in (OIDC)', 'ssoOidcCallback', { method: 'GET', headers: jar.header(), query });
       expect(answered.status).toBe(200);
     } finally {
-      await idp.close();
+      await oidcIdp.close();
     }
 
     expect([...flows]).toEqual(
@@ -703,6 +733,7 @@ describe('secrets in the clear (responses, output, table)', () => {
         'SCIM user',
         'import',
         'login (imported hash)',
+        'SAML ACS',
       ]),
     );
   }, 60_000);

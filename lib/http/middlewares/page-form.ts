@@ -27,18 +27,19 @@ function hasRepeatedField(text: string): boolean {
 
 /**
  * Readies the body of a hosted page's request for middy's form parser: a POST must be an
- * `application/x-www-form-urlencoded` form of at most {@link MAX_FORM_BYTES}, no field
- * twice, else 400 `Invalid form body`; the body of any other method is ignored (a browser
- * sends none) and reads as an empty form. It stands where a JSON route has the body limit
- * and the body format (lib/http/handler.ts).
+ * `application/x-www-form-urlencoded` form of at most `maxBytes` ({@link MAX_FORM_BYTES}
+ * unless the route says otherwise: a SAML response, docs/api.md 14.5), no field twice,
+ * else 400 `Invalid form body`; the body of any other method is ignored (a browser sends
+ * none) and reads as an empty form. It stands where a JSON route has the body limit and
+ * the body format (lib/http/handler.ts).
  */
-export function pageForm(): MiddlewareObj<APIGatewayProxyEventV2> {
+export function pageForm(maxBytes = MAX_FORM_BYTES): MiddlewareObj<APIGatewayProxyEventV2> {
   return {
     before: ({ event }) => {
       if (event.requestContext?.http?.method === 'POST') {
         const type = (event.headers?.['content-type'] ?? '').toLowerCase();
         const text = bodyText(event);
-        if (!type.startsWith(FORM) || text.length > MAX_FORM_BYTES || hasRepeatedField(text)) throw invalidForm();
+        if (!type.startsWith(FORM) || text.length > maxBytes || hasRepeatedField(text)) throw invalidForm();
         event.body = text;
       } else {
         event.body = '';

@@ -1,7 +1,7 @@
 import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
-import type { OidcConnection } from '../../../lib/federation/connection';
+import type { OidcConnection, SamlConnection } from '../../../lib/federation/connection';
 import { type App, registerAdmin, registerStaff, testApp } from '../../helpers/app';
 import { softwareAuthenticator } from '../../helpers/authenticator';
 import { nearRealTime } from '../../helpers/clock';
@@ -17,6 +17,8 @@ import { activateTotp, authenticator, newTotpSecret } from '../../helpers/mfa';
 import { authorizationCode, createClient, newSecret, type TestClient, tokenRequest } from '../../helpers/oauth';
 import { signInAt, startOidcIdp, storedOidcConnection, type TestIdp } from '../../helpers/oidc-idp';
 import { verifiedEmail } from '../../helpers/recovery';
+import { makeSamlIdp, type SamlIdp } from '../../helpers/saml-idp';
+import { postSamlResponse, samlConnectionOf, startSamlSignIn } from '../../helpers/saml-sign-in';
 import { scimClient, scimTokenOf } from '../../helpers/scim';
 import { halfWrittenState } from '../../helpers/table-invariants';
 
@@ -951,7 +953,42 @@ function faultSteps(part: 0 | 1) {
       run: ({ token, id }) => app.request('removePasskey', { token, pathParameters: { id } }),
       ok: (r) => r.status === 200,
     },
+    {
+      // docs/api.md 14.5: the pending sign-in taken, the assertion ID recorded, a user provisioned
+      // with its link in one transaction, the session, the audit events.
+      name: 'ssoSamlAcs (a new user provisioned)',
+      prepare: async () => {
+        const saml = await samlOfTenant();
+        const email = `saml-${serial++}@${tenantId}.example`;
+        const jar = new CookieJar();
+        const start = await startSamlSignIn(app, jar, client, email);
+        const SAMLResponse = saml.idp.encodedResponse({
+          ...start,
+          inResponseTo: start.requestId,
+          nameId: `idp-${email}`,
+          attributes: { email: [email] },
+          now: deps.clock.now(),
+        });
+        return { jar, connectionId: saml.connection.id, form: { SAMLResponse, RelayState: start.relayState } };
+      },
+      run: ({ jar, connectionId, form }) => postSamlResponse(app, jar, connectionId, form),
+      ok: (r) => r.status === 200,
+    },
   ];
+  /** The tenant's SAML connection and its IdP (docs/api.md 14.5), made on first use. */
+  let samlTenant: { tenantId: string; idp: SamlIdp; connection: SamlConnection } | undefined;
+  const samlOfTenant = async () => {
+    if (samlTenant?.tenantId !== tenantId) {
+      const idp = await makeSamlIdp();
+      const connection = await samlConnectionOf(deps, tenantId, `${tenantId}.example`, {
+        idpEntityId: idp.entityId,
+        ssoUrl: 'https://idp.example.test/sso',
+        signingCertificates: [idp.cert],
+      });
+      samlTenant = { tenantId, idp, connection };
+    }
+    return samlTenant;
+  };
 
   const halfWritten = async () => halfWrittenState(await scanTable(endpoint, tableName));
 
