@@ -163,7 +163,7 @@ export async function beginBrowserAuthorization(deps: HostedDeps, event: APIGate
         username={loginHint}
         identifierFirst={identifierFirst}
       />,
-      { redirectUri: request.redirect_uri, cookies: [interactionCookie(interaction)], scripts, formTargets: idpOrigins(connections) },
+      { redirectUri: request.redirect_uri, cookies: [interactionCookie(interaction)], scripts },
     );
   }
   if (!(await needsConsent(deps, client, current.user, scope, prompt)))
@@ -309,20 +309,6 @@ export const signInForm = z.strictObject({
 });
 
 /** Where a browser sets off to a connection's IdP (docs/api.md 14.3: GET /sso/begin). */
-/**
- * The origins a sign-in form may end on when discovery sends it to an IdP (the form's
- * answer redirects there through GET /sso/begin, and `form-action` covers redirects):
- * those of the tenant's enabled connections (a SAML SSO URL; an OIDC issuer, whose
- * authorization endpoint is on its origin at the IdPs the service knows).
- */
-function idpOrigins(connections: readonly Connection[]): string[] {
-  return connections.flatMap((connection) => {
-    if (!connection.enabled) return [];
-    const url = URL.parse(connection.type === 'saml' ? connection.ssoUrl : connection.issuer);
-    return url && (url.protocol === 'https:' || url.protocol === 'http:') ? [url.origin] : [];
-  });
-}
-
 const ssoBeginUrl = (deps: Pick<HostedDeps, 'config'>, connection: Connection, loginHint: string | undefined) =>
   withQuery(`${deps.config.issuer}/sso/begin`, { connection: connection.id, login_hint: loginHint });
 
@@ -347,8 +333,7 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
         passkey={passkey}
       />
     );
-    const formTargets = idpOrigins(await deps.store.connections.listByTenant(tenantId));
-    return page(status, content, { redirectUri: interaction.request.redirect_uri, headers, scripts, formTargets });
+    return page(status, content, { redirectUri: interaction.request.redirect_uri, headers, scripts });
   };
   // On to the IdP after this form: a page, not a redirect (lib/hosted/pages.tsx ContinuePage).
   const toIdp = async (connection: Connection, email: string) =>

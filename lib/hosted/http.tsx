@@ -10,16 +10,12 @@ const styleHash = hashSource(STYLESHEET);
 
 /**
  * Where a form may post, its answer's redirect included (browsers apply `form-action` to
- * the redirects that follow a submission): our origin, the client's redirect URI's, and
- * the other origins the page names (the sign-in's identity providers, docs/api.md 14.3).
+ * the redirects that follow a submission): our origin, and the client's redirect URI's.
  */
-function formTargets(redirectUri: string | undefined, others: readonly string[] = []): string {
-  const targets = ["'self'", ...others];
-  if (redirectUri) {
-    const url = new URL(redirectUri);
-    targets.push(url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol);
-  }
-  return [...new Set(targets)].join(' ');
+function formTargets(redirectUri: string | undefined): string {
+  if (!redirectUri) return "'self'";
+  const url = new URL(redirectUri);
+  return `'self' ${url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol}`;
 }
 
 /**
@@ -27,12 +23,12 @@ function formTargets(redirectUri: string | undefined, others: readonly string[] 
  * stylesheet (and the page's own inline scripts, allowed by their hashes: docs/api.md
  * 11.11), no framing, no caching.
  */
-function pageHeaders(redirectUri?: string, scripts: string[] = [], others: readonly string[] = []): Record<string, string> {
+function pageHeaders(redirectUri?: string, scripts: string[] = []): Record<string, string> {
   const scriptSources = scripts.length ? `; script-src ${scripts.map(hashSource).join(' ')}` : '';
   return {
     'Content-Type': 'text/html; charset=utf-8',
     'Cache-Control': 'no-store',
-    'Content-Security-Policy': `default-src 'none'; style-src ${styleHash}; form-action ${formTargets(redirectUri, others)}; frame-ancestors 'none'; base-uri 'none'${scriptSources}`,
+    'Content-Security-Policy': `default-src 'none'; style-src ${styleHash}; form-action ${formTargets(redirectUri)}; frame-ancestors 'none'; base-uri 'none'${scriptSources}`,
     'X-Frame-Options': 'DENY',
     'X-Content-Type-Options': 'nosniff',
     // Not `no-referrer`: under it a browser sends `Origin: null` with the page's own forms.
@@ -47,15 +43,13 @@ export interface PageOptions {
   headers?: Record<string, string>;
   /** The text of each inline script the page runs (none unless it offers passkeys). */
   scripts?: string[];
-  /** Other origins the page's forms may end on: the identity providers its sign-in may go to (docs/api.md 14.3). */
-  formTargets?: readonly string[];
 }
 
 /** A hosted page as the route's reply. */
 export function page(statusCode: number, content: VNode, options: PageOptions = {}): Reply {
   return {
     statusCode,
-    headers: { ...pageHeaders(options.redirectUri, options.scripts, options.formTargets), ...options.headers },
+    headers: { ...pageHeaders(options.redirectUri, options.scripts), ...options.headers },
     html: renderPage(content),
     ...(options.cookies?.length ? { cookies: options.cookies } : {}),
   };
