@@ -142,8 +142,20 @@ const FUNCTIONS = [
   'ScimServiceProviderConfig',
   'ScimResourceTypes',
   'ScimSchemas',
-  // Enterprise sign-in over OpenID Connect (docs/api.md 14.4).
+  // Enterprise sign-in (docs/api.md 14): connections, domains, the way to the IdP and back.
+  'AdminCreateConnection',
+  'AdminListConnections',
+  'AdminReadConnection',
+  'AdminUpdateConnection',
+  'AdminDeleteConnection',
+  'AdminAddDomain',
+  'AdminListDomains',
+  'AdminVerifyDomain',
+  'AdminDeleteDomain',
+  'SsoBegin',
   'SsoOidcCallback',
+  'SsoSamlAcs',
+  'SsoSamlMetadata',
 ];
 /** Functions that check WebAuthn answers, and alone bundle the WebAuthn library (docs/api.md 11.11, 12). */
 const WEBAUTHN = [
@@ -204,8 +216,16 @@ const AUDITING = [
   'ScimPatchUser',
   'ScimDeleteUser',
   'ScimPatchGroup',
-  // A federated sign-in, or its refusal (docs/api.md 14.4).
+  // Connections and domains (docs/api.md 14.1, 14.2); a federated sign-in or its refusal (14.3-14.5).
+  'AdminCreateConnection',
+  'AdminUpdateConnection',
+  'AdminDeleteConnection',
+  'AdminAddDomain',
+  'AdminVerifyDomain',
+  'AdminDeleteDomain',
+  'SsoBegin',
   'SsoOidcCallback',
+  'SsoSamlAcs',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'PasswordForgot', 'PasswordReset', 'HostedSignIn', 'HostedSecondFactor'];
@@ -239,8 +259,11 @@ const MFA_KEY: Record<string, string[]> = {
   EmailVerify: ['kms:Decrypt'],
   HostedSignIn: ['kms:Decrypt', 'kms:GenerateDataKey'],
   HostedSecondFactor: ['kms:Decrypt', 'kms:GenerateDataKey'],
-  // The OIDC connection's client secret is opened, never sealed, at the callback (docs/api.md 14.4).
+  // The OIDC connection's client secret is opened, never sealed, at the callback (docs/api.md 14.4),
+  // and sealed, never opened, by the ADMIN's routes that set it (14.1).
   SsoOidcCallback: ['kms:Decrypt'],
+  AdminCreateConnection: ['kms:GenerateDataKey'],
+  AdminUpdateConnection: ['kms:GenerateDataKey'],
 };
 /** Functions that hash client secrets with the pepper, or MAC device tokens under a subkey of it (login, register). */
 const PEPPERED = [
@@ -261,8 +284,9 @@ const PEPPERED = [
   // The first sign-in of an invited account hands out a device token (docs/api.md 13.1).
   'AcceptInvitation',
   'HostedInvitationAccept',
-  // So does a federated sign-in (docs/api.md 14.4).
+  // So does a federated sign-in (docs/api.md 14.4, 14.5).
   'SsoOidcCallback',
+  'SsoSamlAcs',
 ];
 /** A statement that lets a function query the table's indexes, and do nothing else there. */
 const isIndexQuery = (s: Statement) =>
