@@ -392,9 +392,12 @@ export function dynamoFederatedIdentityStore(dynamo: Dynamo, random: Random, use
 export function dynamoFederationRequestStore(dynamo: Dynamo, random: Random): FederationRequestStore {
   return {
     async create(request) {
+      // The key itself is not stored: only its digest names the record, so a reader of the
+      // table cannot answer for a pending sign-in (the caller of consume brings the key).
+      const { key, ...stored } = request;
       const { written } = await writeOnce(dynamo, random, {
         put: {
-          Item: { ...keys.federationRequest(hashToken(request.key)), ...request, [TTL_ATTRIBUTE]: request.expiresAt },
+          Item: { ...keys.federationRequest(hashToken(key)), ...stored, [TTL_ATTRIBUTE]: request.expiresAt },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       });
@@ -412,7 +415,7 @@ export function dynamoFederationRequestStore(dynamo: Dynamo, random: Random): Fe
           ReturnValues: 'ALL_NEW',
         },
       });
-      return written ? toRequest(item) : undefined;
+      return written && item ? toRequest({ ...item, key }) : undefined;
     },
   };
 }

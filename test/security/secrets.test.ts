@@ -624,6 +624,8 @@ describe('secrets in the clear (responses, output, table)', () => {
     const samlEmail = `federated@${tenantId}.example`;
     const samlStart = await startSamlSignIn(app, samlJar, samlClient, samlEmail);
     known('federation cookie secret', samlJar.cookies.get('__Host-federation'));
+    // The pending request's key (the RelayState): the table keeps only its digest.
+    known('SAML RelayState', samlStart.relayState);
     const samlResponse = idp.response({
       ...samlStart,
       inResponseTo: samlStart.requestId,
@@ -820,6 +822,8 @@ describe('secrets in the clear (responses, output, table)', () => {
       'verification code',
       'SCIM token',
       'IdP client secret',
+      'federation cookie secret',
+      'SAML RelayState',
     ];
     for (const kind of kinds)
       expect(

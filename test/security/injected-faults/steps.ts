@@ -959,7 +959,8 @@ function faultSteps(part: 0 | 1) {
       name: 'ssoSamlAcs (a new user provisioned)',
       prepare: async () => {
         const saml = await samlOfTenant();
-        const email = `saml-${serial++}@${tenantId}.example`;
+        // A domain of its own: the OIDC scenarios' connections name the tenant's main one.
+        const email = `saml-${serial++}@saml.${tenantId}.example`;
         const jar = new CookieJar();
         const start = await startSamlSignIn(app, jar, client, email);
         const SAMLResponse = saml.idp.encodedResponse({
@@ -980,7 +981,7 @@ function faultSteps(part: 0 | 1) {
   const samlOfTenant = async () => {
     if (samlTenant?.tenantId !== tenantId) {
       const idp = await makeSamlIdp();
-      const connection = await samlConnectionOf(deps, tenantId, `${tenantId}.example`, {
+      const connection = await samlConnectionOf(deps, tenantId, `saml.${tenantId}.example`, {
         idpEntityId: idp.entityId,
         ssoUrl: 'https://idp.example.test/sso',
         signingCertificates: [idp.cert],
