@@ -19,7 +19,7 @@ const RUNS = 150;
 
 describe('hostile input to home-realm discovery', () => {
   const endpoint = inject('dynamodbEndpoint');
-  const tableName = `hostile-federation-${Date.now()}`;
+  const tableName = `hostile-discovery-${Date.now()}`;
   let deps: TestDeps;
   let app: App;
   let client: TestClient;

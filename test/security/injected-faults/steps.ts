@@ -73,7 +73,8 @@ function faultSteps(part: 0 | 1) {
   // every fault the whole table is scanned for half-written state, and a table shared by
   // every operation made each scan (and the file) slower than the one before.
   beforeEach(async () => {
-    tableName = `fault-steps-${Date.now()}-${tables++}`;
+    // The part in the name: the two files run at once, and may start a table in the same millisecond.
+    tableName = `fault-steps-${part}-${Date.now()}-${tables++}`;
     await createTable(endpoint, tableName);
     // One tenant sends hundreds of codes here (verified emails, reset codes, SMS): past the
     // default per-tenant send quota, which test/abuse/ checks on its own.
