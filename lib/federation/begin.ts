@@ -7,6 +7,7 @@ import type { Interaction } from '../hosted/interaction';
 import type { Reply } from '../http/reply';
 import type { FederationRequest } from '../store/federation';
 import type { Connection } from './connection';
+import { federationCookie } from './cookie';
 import { oidcAuthorizationUrl } from './oidc';
 import { FederationRefused, pageError } from './refusal';
 import { samlRedirectUrl } from './saml';
@@ -19,19 +20,6 @@ import { samlRedirectUrl } from './saml';
 
 /** How long the IdP has to send the person back. */
 export const FEDERATION_TTL_SECONDS = 10 * 60;
-
-/**
- * The cookie that binds the pending request to the browser. `SameSite=None`: a SAML
- * response comes back as a cross-site POST, which carries no Lax cookie; the secret is in
- * no URL, and the IdP never sees it.
- */
-export const FEDERATION_COOKIE = '__Host-federation';
-
-const federationCookie = (secret: string, maxAgeSeconds: number) =>
-  `${FEDERATION_COOKIE}=${secret}; Path=/; Max-Age=${maxAgeSeconds}; Secure; HttpOnly; SameSite=None`;
-
-/** The Set-Cookie that removes the federation cookie once its request is answered. */
-export const endedFederationCookie = () => federationCookie('', 0);
 
 export type BeginDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'mfaSecrets' | 'source'>;
 

@@ -13,8 +13,8 @@ import type { Amr } from '../sessions/session';
 import { signInEvent } from '../sessions/sign-in';
 import type { FederationRequest } from '../store/federation';
 import { ROLES, type Role, type User } from '../users/user';
-import { endedFederationCookie, FEDERATION_COOKIE } from './begin';
 import type { Connection, FederatedClaims } from './connection';
+import { endedFederationCookie, FEDERATION_COOKIE } from './cookie';
 import { isVerifiedDomainOf } from './discovery';
 import { type FederationFailure, FederationRefused, pageError } from './refusal';
 
