@@ -55,12 +55,12 @@ export function parseIdpMetadata(xml: string): IdpMetadata {
   const fail = () => {
     throw notXml();
   };
-  let document: Document;
+  let document: ReturnType<DOMParser['parseFromString']>;
   try {
     document = new DOMParser({ errorHandler: { warning: () => undefined, error: fail, fatalError: fail } }).parseFromString(
       xml,
       'application/xml',
-    ) as unknown as Document;
+    );
   } catch {
     throw notXml();
   }
