@@ -3,7 +3,7 @@ import { ROLES } from '../users/user';
 
 /*
  * What a tenant's ADMIN sends to the connection and domain routes (docs/api.md 14.1,
- * 14.2), all at the top level of the body (CONTRACT 12). The rules that need the
+ * 14.2), all at the top level of the body. The rules that need the
  * configuration (https, or http on loopback under `npm start`) or the stored connection
  * are lib/federation/connections.ts's.
  */

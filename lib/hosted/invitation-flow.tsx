@@ -60,33 +60,12 @@ const isInvalidInvitation = (error: unknown) => error instanceof AppError && err
 async function form(deps: HostedDeps, token: string, invitation: Invitation, status: number, username: string, error?: string) {
   const tenant = await tenantName(deps, invitation.tenantId);
   const action = `${INVITATION_PATH}${token}`;
+  const props = { tenant, action, email: invitation.email, role: invitation.role, username, error };
   // An address whose organization signs it in (docs/api.md 14.1): no password or passkey of ours.
-  if (await ssoConnectionFor(deps, invitation.tenantId, invitation.email)) {
-    const content = (
-      <OrganizationInvitationPage
-        tenant={tenant}
-        action={action}
-        email={invitation.email}
-        role={invitation.role}
-        username={username}
-        error={error}
-      />
-    );
-    return page(status, content);
-  }
+  if (await ssoConnectionFor(deps, invitation.tenantId, invitation.email)) return page(status, <OrganizationInvitationPage {...props} />);
   // The first passkey's challenge is bound to the id the account will have (docs/api.md 13.1).
   const passkeyOptions = await newAccountRegistrationOptions(deps, { tenantId: invitation.tenantId, userId: deps.random.id(), username });
-  const content = (
-    <AcceptInvitationPage
-      tenant={tenant}
-      action={action}
-      email={invitation.email}
-      role={invitation.role}
-      username={username}
-      error={error}
-      passkeyOptions={passkeyOptions}
-    />
-  );
+  const content = <AcceptInvitationPage {...props} passkeyOptions={passkeyOptions} />;
   return page(status, content, { scripts: [PASSKEY_SCRIPT] });
 }
 
