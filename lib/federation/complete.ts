@@ -185,19 +185,20 @@ export async function completeFederation(
     throw pageError(reason);
   };
 
-  // An answer for a connection (SAML names it in the URL): its tenant's trail records a refusal.
-  if (connectionId !== undefined) {
-    const named = await deps.store.connections.find(connectionId);
-    if (named) tenantId = named.tenantId;
-  }
-  const pending = answer.key ? await deps.store.federationRequests.consume(answer.key, now) : undefined;
+  // An answer for a connection (SAML names it in the URL): its tenant's trail records a
+  // refusal, and the connection read here is the one checked below (one read, alongside).
+  const [named, pending] = await Promise.all([
+    connectionId === undefined ? undefined : deps.store.connections.find(connectionId),
+    answer.key ? deps.store.federationRequests.consume(answer.key, now) : undefined,
+  ]);
+  if (named) tenantId = named.tenantId;
   if (!pending || (connectionId !== undefined && pending.connectionId !== connectionId)) return refuse('expired');
   tenantId = pending.tenantId;
   connectionId = pending.connectionId;
   const secret = cookiesOf(event).get(FEDERATION_COOKIE);
   if (!secret || !constantEquals(hashToken(secret), pending.browserHash)) return refuse('wrong_browser');
   const [connection, interaction] = await Promise.all([
-    deps.store.connections.find(pending.connectionId),
+    named ?? deps.store.connections.find(pending.connectionId),
     deps.store.interactions.find(pending.tenantId, pending.interactionId),
   ]);
   if (!connection?.enabled || connection.tenantId !== pending.tenantId) return refuse('connection_disabled');
