@@ -19,6 +19,8 @@ export const body = z.strictObject({
   post_logout_redirect_uris: z.string().max(8192).optional(),
   /** docs/api.md 11.4: how the client's ID tokens are signed from now on. */
   id_token_signed_response_alg: z.enum(SIGNING_ALGORITHMS).optional(),
+  /** docs/api.md 16.3: whether every token request must come with a DPoP proof from now on. */
+  dpop_bound_access_tokens: z.boolean().optional(),
 });
 
 export const params = clientPath;

@@ -87,6 +87,7 @@ const SETTINGS: Record<string, string[]> = {
   webauthn: ['WEBAUTHN_RP_ID', 'WEBAUTHN_ORIGINS', 'WEBAUTHN_RP_NAME'],
   dnsServers: ['DNS_SERVERS'],
   loopbackIdentityProviders: ['DYNAMODB_ENDPOINT'],
+  dpopNonceRequired: ['DPOP_REQUIRE_NONCE'],
 };
 /** Variables that say where the code runs rather than configure it. */
 const RUNTIME = ['AWS_LAMBDA_FUNCTION_NAME'];
