@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, SignJWT } from 'jose';
+import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, type JWSHeaderParameters, SignJWT } from 'jose';
 import type { Config } from '../../lib/config';
 import { hashToken } from '../../lib/crypto/token-hash';
 import { UpdateCommand } from '../../lib/store/commands';
@@ -31,15 +31,19 @@ export interface ProofClaims {
   nonce?: string;
 }
 
-/** A DPoP proof by `key`; `header` and `claims` override what a client would write, to make refused proofs. */
-export function dpopProof(
+/**
+ * A DPoP proof by `key` as a client writes it. `header` and `claims` override what it
+ * would write (to make refused proofs); such a proof is signed over its bytes as they
+ * are, whatever they hold (an ES256 key only), where jose would refuse to sign them.
+ */
+export async function dpopProof(
   key: DpopKey,
   claims: ProofClaims,
   overrides: { header?: Record<string, unknown>; claims?: Record<string, unknown> } = {},
 ): Promise<string> {
   const { htm = 'POST', htu, iat, accessToken, nonce } = claims;
   const jti = 'jti' in claims ? claims.jti : randomBytes(16).toString('base64url');
-  return new SignJWT({
+  const payload = {
     ...(jti === undefined ? {} : { jti }),
     htm,
     htu,
@@ -47,14 +51,19 @@ export function dpopProof(
     ...(accessToken === undefined ? {} : { ath: hashToken(accessToken) }),
     ...(nonce === undefined ? {} : { nonce }),
     ...overrides.claims,
-  })
-    .setProtectedHeader({ alg: key.alg, typ: 'dpop+jwt', jwk: key.jwk, ...overrides.header })
-    .sign(key.privateKey);
+  };
+  const header = { alg: key.alg, typ: 'dpop+jwt', jwk: key.jwk, ...overrides.header };
+  if (!overrides.header && !overrides.claims)
+    return new SignJWT(payload).setProtectedHeader(header as JWSHeaderParameters & { alg: string }).sign(key.privateKey);
+  const input = `${part(header)}.${part(payload)}`;
+  const signature = await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, key.privateKey, new TextEncoder().encode(input));
+  return `${input}.${Buffer.from(signature).toString('base64url')}`;
 }
+
+const part = (value: unknown) => Buffer.from(JSON.stringify(value) ?? 'null').toString('base64url');
 
 /** An unsigned JWS (`alg: none`) with the header and claims given. */
 export function unsignedJws(header: Record<string, unknown>, claims: Record<string, unknown>): string {
-  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
   return `${part(header)}.${part(claims)}.`;
 }
 
