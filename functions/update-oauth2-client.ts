@@ -40,7 +40,8 @@ export const handler = makeHandler(defaultDeps());
 /** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
 export const operation: OperationDoc = {
   section: '9.11',
-  summary: 'Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark or post-logout URIs (ADMIN only)',
+  summary:
+    'Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark, post-logout URIs or DPoP binding (ADMIN only)',
   tag: 'admin',
   caller: 'admin',
   bodyTypes: ['json'],

@@ -542,7 +542,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark or post-logout URIs (ADMIN only)
+         * Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark, post-logout URIs or DPoP binding (ADMIN only)
          * @description docs/api.md 9.11. Source: functions/update-oauth2-client.ts.
          */
         patch: operations["updateOAuth2Client"];

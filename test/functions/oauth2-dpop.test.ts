@@ -6,6 +6,7 @@ import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps } from '../helpers/deps';
 import { type DpopKey, dpopKey, dpopProof, markPublic, unsignedJws } from '../helpers/dpop';
 import { failure } from '../helpers/failures';
+import { browserAuthorize, CookieJar, postForm } from '../helpers/hosted';
 import {
   authorizationCode,
   createClient,
@@ -192,6 +193,27 @@ describe('DPoP (docs/api.md 16.3)', () => {
         },
       });
       expect(malformed.status).toBe(400);
+    });
+
+    it('keeps dpop_jkt through the browser sign-in (docs/api.md 11.5): the code is bound to that key', async () => {
+      const jar = new CookieJar();
+      const origin = new URL(deps.config.issuer).origin;
+      // A client the user has not consented to yet: the consent page comes after the sign-in.
+      const fresh = await createClient(app, tenant.adminToken, tenant.tenantId, { scope: 'orders:read' });
+      const begun = await browserAuthorize(app, jar, fresh, { dpop_jkt: keyA.jkt });
+      const signedIn = await postForm(
+        app,
+        jar,
+        'hostedSignIn',
+        { csrf: begun.csrf, username: 'admin', password: 'correct horse battery' },
+        origin,
+      );
+      expect(signedIn.status).toBe(200);
+      const allowed = await postForm(app, jar, 'hostedConsent', { csrf: begun.csrf, decision: 'allow' }, origin);
+      const code = new URL(allowed.headers.Location ?? '').searchParams.get('code') ?? '';
+      const issued = { code, verifier: begun.verifier };
+      expect(await redeem(fresh, issued, await tokenProof(keyB))).toMatchObject(invalidGrant);
+      expect((await redeem(fresh, issued, await tokenProof(keyA))).body.token_type).toBe('DPoP');
     });
 
     it('requires a proof of a client registered with dpop_bound_access_tokens (registration, PATCH, read)', async () => {
