@@ -100,6 +100,10 @@ export const ERROR_CODES = [
   'FEDERATION_FAILED',
   'ACCOUNT_NOT_ALLOWED',
   'NO_FEDERATED_ACCOUNT',
+  // The pages of a signed-in person (docs/api.md 15.1).
+  'SIGN_IN_AGAIN',
+  'PAGE_EXPIRED',
+  'TENANT_REQUIRED',
   // DPoP (docs/api.md 16.3, RFC 9449): a refused proof (400 at the token endpoint, 401 at userinfo), a nonce to use (400).
   'INVALID_DPOP_PROOF',
   'USE_DPOP_NONCE',
