@@ -100,6 +100,10 @@ export const ERROR_CODES = [
   'FEDERATION_FAILED',
   'ACCOUNT_NOT_ALLOWED',
   'NO_FEDERATED_ACCOUNT',
+  // Public clients and per-client CORS (docs/api.md 16.1, 16.2): 400.
+  'CLIENT_SECRET_REQUIRED',
+  'PUBLIC_CLIENT_SECRET',
+  'INVALID_ORIGIN',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

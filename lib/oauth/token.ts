@@ -10,7 +10,7 @@ import { rotateRefreshToken } from '../token-families/refresh-family';
 import { NoRs256KeyError } from '../tokens/signing-keys';
 import { epochOf, isOfCurrentEpoch, type User } from '../users/user';
 import { OAUTH_ACCESS_TOKEN_TTL_SECONDS, signOAuthAccessToken } from './access-token';
-import type { OAuthClient } from './client';
+import { isPublicClient, type OAuthClient } from './client';
 import { oauthErrors } from './errors';
 import { formatGrantRefreshToken, type OAuthGrant, parseGrantRefreshToken } from './grant';
 import { verifyPkce } from './pkce';
@@ -275,8 +275,15 @@ async function refreshGrant(
   const family = { tenantId, id: grantId, clientId: client.clientId };
   const rotation = { generation, presentedHash: hashToken(request.refreshToken), nextHash: hashToken(next), now };
   const result = await rotateRefreshToken(deps.store.oauthGrants, family, rotation);
-  if (result.outcome === 'reused') {
-    deps.log.warn('oauth_refresh_token_reuse_detected', { tenantId, clientId: client.clientId, grantId });
+  if (result.outcome === 'other_client') {
+    // A public client's token proves nothing but possession (docs/api.md 16.1): seen in other hands, its grant ends.
+    const owner = await deps.store.oauthClients.find(result.record.clientId);
+    if (owner === undefined || !isPublicClient(owner)) throw oauthErrors.invalidGrant();
+    await deps.store.oauthGrants.revoke({ tenantId, id: grantId }, now, 'refresh_token_other_client');
+  }
+  if (result.outcome === 'reused' || result.outcome === 'other_client') {
+    const event = result.outcome === 'reused' ? 'oauth_refresh_token_reuse_detected' : 'oauth_refresh_token_of_other_client';
+    deps.log.warn(event, { tenantId, clientId: client.clientId, grantId });
     await recordEvent(deps, {
       tenantId,
       type: 'refresh_token_reused',
@@ -334,6 +341,8 @@ async function clientCredentials(deps: TokenDeps, client: OAuthClient, request: 
 /** The token endpoint's logic for an authenticated client: the grant must be one it is registered for. */
 export async function issueTokens(deps: TokenDeps, client: OAuthClient, request: TokenGrant): Promise<TokenResponse> {
   if (!client.grantTypes.includes(request.type)) throw oauthErrors.unauthorizedClient();
+  // docs/api.md 16.1: a public client cannot prove who asks, so never gets a token of its own.
+  if (request.type === 'client_credentials' && isPublicClient(client)) throw oauthErrors.unauthorizedClient();
   switch (request.type) {
     case 'authorization_code':
       return redeemAuthorizationCode(deps, client, request);

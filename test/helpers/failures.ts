@@ -96,6 +96,10 @@ const CODE_OF: Record<string, ErrorCode> = {
   'Domain already claimed': 'DOMAIN_CLAIMED',
   'Domain not verified': 'DOMAIN_NOT_VERIFIED',
   'Sign in with your organization': 'SSO_REQUIRED',
+  // Public clients and per-client CORS (docs/api.md 16.1, 16.2).
+  'Client secret required': 'CLIENT_SECRET_REQUIRED',
+  'A public client has no secret': 'PUBLIC_CLIENT_SECRET',
+  'Invalid allowed_origins': 'INVALID_ORIGIN',
 };
 
 /** The field the MFA enrolment names for its per-method checks of `secret`. */
