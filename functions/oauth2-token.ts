@@ -6,6 +6,7 @@ import { clientSourceLimited, noCache, type OperationDoc } from '../lib/http/ope
 import { document, ok } from '../lib/http/reply';
 import { authenticateClient, presentedClient } from '../lib/oauth/client-auth';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
+import { clientOrigins } from '../lib/oauth/cors';
 import { NO_CACHE, oauthErrors, rfcErrorFormat } from '../lib/oauth/errors';
 import { issueTokens, tokenGrant } from '../lib/oauth/token';
 
@@ -31,7 +32,7 @@ export function makeHandler(deps: Deps) {
   requireClientSecretPepper(deps.config);
   return httpHandler(
     deps,
-    { identity: 'none', body, acceptForm: true, formatError: rfcErrorFormat },
+    { identity: 'none', body, acceptForm: true, formatError: rfcErrorFormat, corsOrigins: clientOrigins(deps) },
     async ({ body, headers, bodyFormat, deps, sourceIp }) => {
       const presented = presentedClient(headers, body, bodyFormat);
       const grant = tokenGrant(body);

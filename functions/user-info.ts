@@ -2,6 +2,7 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc } from '../lib/http/operation-doc';
 import { document } from '../lib/http/reply';
+import { clientOrigins } from '../lib/oauth/cors';
 import { userInfo, userInfoErrors } from '../lib/oidc/userinfo';
 
 /**
@@ -10,7 +11,7 @@ import { userInfo, userInfoErrors } from '../lib/oidc/userinfo';
  * Bearer`; no session authorizer runs (it takes session tokens, not OAuth ones).
  */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'none', acceptForm: true }, async ({ headers, deps }) =>
+  return httpHandler(deps, { identity: 'none', acceptForm: true, corsOrigins: clientOrigins(deps) }, async ({ headers, deps }) =>
     document(await userInfo(deps, headers.authorization)),
   );
 }

@@ -228,6 +228,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/{proxy+}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * CORS preflight of every route: per client on the token, userinfo and revocation endpoints
+         * @description docs/api.md 16.2. Source: functions/cors-preflight.ts.
+         */
+        options: operations["corsPreflight"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/oauth2/token": {
         parameters: {
             query?: never;
@@ -2805,6 +2825,12 @@ export interface components {
         "X-MFA-Methods": string;
         /** @description `Basic realm="oauth2", charset="UTF-8"`, when the client tried HTTP Basic; the RFC 6750 3 challenge (`Bearer`, with `error` when a token was sent) at userinfo. */
         "WWW-Authenticate": string;
+        /** @description The request’s `Origin`, when the route allows it (docs/api.md 2, 16.2); absent otherwise. */
+        "Access-Control-Allow-Origin": string;
+        /** @description The methods of the route (or of every first-party route), for an allowed origin. */
+        "Access-Control-Allow-Methods": string;
+        /** @description The request headers the route takes, for an allowed origin. */
+        "Access-Control-Allow-Headers": string;
     };
     pathItems: never;
 }
@@ -3569,6 +3595,31 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Failure"];
                 };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    corsPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Access-Control-Allow-Origin only for an origin allowed on the route. */
+            204: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description The methods of the route (or of every first-party route), for an allowed origin. */
+                    "Access-Control-Allow-Methods"?: "POST";
+                    /** @description The request headers the route takes, for an allowed origin. */
+                    "Access-Control-Allow-Headers"?: "Content-Type, Authorization";
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -5,6 +5,7 @@ import type { Reply } from '../http/reply';
 import { isPublicClient, type OAuthClient } from './client';
 import { authenticateClient, presentedClient } from './client-auth';
 import { requireClientSecretPepper } from './client-secret';
+import { clientOrigins } from './cors';
 import { oauthErrors, rfcErrorFormat } from './errors';
 
 /** The body of the endpoints where a client asks about one of its tokens (RFC 7009 2.1, RFC 7662 2.1). */
@@ -24,13 +25,20 @@ export const clientTokenBody = z.object({
  */
 export function clientTokenRoute(
   deps: Deps,
-  options: { publicClients: boolean },
+  /** `clientCors`: CORS answers per client (docs/api.md 16.2), for the revocation endpoint. */
+  options: { publicClients: boolean; clientCors?: boolean },
   handle: (deps: Deps, client: OAuthClient, token: string) => Promise<Reply>,
 ) {
   requireClientSecretPepper(deps.config);
   return httpHandler(
     deps,
-    { identity: 'none', body: clientTokenBody, acceptForm: true, formatError: rfcErrorFormat },
+    {
+      identity: 'none',
+      body: clientTokenBody,
+      acceptForm: true,
+      formatError: rfcErrorFormat,
+      ...(options.clientCors ? { corsOrigins: clientOrigins(deps) } : {}),
+    },
     async ({ body, headers, bodyFormat, deps, sourceIp }) => {
       if (bodyFormat !== 'form') throw oauthErrors.formRequired();
       const presented = presentedClient(headers, body, bodyFormat);

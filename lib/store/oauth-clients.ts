@@ -1,8 +1,8 @@
 import { type Clock, epochSeconds } from '../clock';
 import type { Random } from '../crypto/random';
 import { type OAuthClient, oauthClientSchema } from '../oauth/client';
-import { GetCommand, UpdateCommand } from './commands';
-import { type Dynamo, isConditionalCheckFailed } from './dynamo';
+import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand } from './commands';
+import { cancellationCodes, type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { ownerIndexItems } from './owner-index';
 import { parseRecord } from './records';
@@ -51,9 +51,17 @@ export interface OAuthClientStore {
   replaceSecretHash(clientId: string, expected: string, next: string, slot?: SecretSlot): Promise<boolean>;
   /** The tenant's clients, oldest first, from the owner index (eventually consistent: a listing). */
   listByTenant(tenantId: string): Promise<OAuthClient[]>;
-  /** Applies `change` to the tenant's client; undefined when it is not (or no longer) there. */
+  /**
+   * Whether a live client of any tenant lists `origin` among its allowed origins
+   * (docs/api.md 16.2): the origin index names the candidates, the clients decide.
+   */
+  listsOrigin(origin: string): Promise<boolean>;
+  /**
+   * Applies `change` to the tenant's client; undefined when it is not (or no longer)
+   * there. `client.allowedOrigins` is the list as read, which a change of the origins replaces.
+   */
   update(
-    client: Pick<OAuthClient, 'clientId' | 'tenantId' | 'createdAt'>,
+    client: Pick<OAuthClient, 'clientId' | 'tenantId' | 'createdAt' | 'allowedOrigins'>,
     change: ClientChange,
     updatedAt: string,
   ): Promise<OAuthClient | undefined>;
@@ -68,7 +76,10 @@ export interface OAuthClientStore {
    * `reservedUntil` (epoch seconds) and that no lookup finds: false when it is not (or no
    * longer) there.
    */
-  delete(client: Pick<OAuthClient, 'clientId' | 'tenantId'>, at: { deletedAt: string; reservedUntil: number }): Promise<boolean>;
+  delete(
+    client: Pick<OAuthClient, 'clientId' | 'tenantId' | 'allowedOrigins'>,
+    at: { deletedAt: string; reservedUntil: number },
+  ): Promise<boolean>;
 }
 
 /** A deleted client's record: no lookup finds it; it keeps the id taken until its TTL. */
@@ -95,8 +106,15 @@ function setting(set: Record<string, unknown>) {
 /** Still the tenant's, and not deleted. */
 const OF_TENANT = 'attribute_exists(pk) AND tenantId = :tenant AND attribute_not_exists(deletedAt)';
 
+/** How many clients listing one origin a CORS check reads at most (one BatchGetItem). */
+const ORIGIN_CANDIDATES = 100;
+
 /**
- * The DynamoDB client store. There is no per-instance cache: a deletion or a retired
+ * The DynamoDB client store. The origin index (docs/api.md 16.2, `keys.corsOrigin`) is
+ * written ahead of the clients and taken back after them, each client out of an origin's
+ * entry only while it does not list the origin (one transaction): so the index names at
+ * least every client that lists an origin, never fewer, and a check reads the clients it
+ * names. There is no per-instance cache: a deletion or a retired
  * secret must count on the next request in every instance (docs/api.md 9.12, 9.13), and
  * checking that a cached copy is still current costs the same one read as the record
  * itself (docs/decisions/004-no-client-cache.md).
@@ -105,8 +123,84 @@ export function dynamoOAuthClientStore(dynamo: Dynamo, random: Random, clock: Cl
   const { doc, table } = dynamo;
   const index = (client: Pick<OAuthClient, 'clientId' | 'tenantId' | 'createdAt'>) =>
     keys.tenantClient(client.tenantId, client.createdAt, client.clientId);
+  /** Adds the client to the index entry of each origin (idempotent: a string set). */
+  const indexOrigins = (clientId: string, origins: readonly string[]) =>
+    Promise.all(
+      origins.map((origin) =>
+        doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: keys.corsOrigin(origin),
+            UpdateExpression: 'ADD clientIds :id',
+            ExpressionAttributeValues: { ':id': new Set([clientId]) },
+          }),
+        ),
+      ),
+    );
+  /** Takes the client out of each origin's entry, each only while the client (live) does not list it. */
+  const unindexOrigins = (clientId: string, origins: readonly string[]) =>
+    Promise.all(
+      origins.map(async (origin) => {
+        try {
+          await doc.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                {
+                  ConditionCheck: {
+                    TableName: table,
+                    Key: keys.oauthClient(clientId),
+                    ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(deletedAt) OR NOT contains(allowedOrigins, :origin)',
+                    ExpressionAttributeValues: { ':origin': origin },
+                  },
+                },
+                {
+                  Update: {
+                    TableName: table,
+                    Key: keys.corsOrigin(origin),
+                    UpdateExpression: 'DELETE clientIds :id',
+                    ExpressionAttributeValues: { ':id': new Set([clientId]) },
+                  },
+                },
+              ],
+            }),
+          );
+        } catch (error) {
+          // Listed again meanwhile (or a concurrent write): the entry stays, as it must.
+          if (!cancellationCodes(error)) throw error;
+        }
+      }),
+    );
+
+  /** The client's record changed (one conditional write), or undefined when it is not (or no longer) the tenant's. */
+  const updateRecord = async (
+    client: Pick<OAuthClient, 'clientId' | 'tenantId' | 'createdAt'>,
+    change: ClientChange,
+    updatedAt: string,
+  ): Promise<OAuthClient | undefined> => {
+    // Clients registered before the tenant index get its attributes with their first change.
+    const { clauses, names, values } = setting({ ...change, updatedAt, ...index(client) });
+    try {
+      const { Attributes } = await doc.send(
+        new UpdateCommand({
+          TableName: table,
+          Key: keys.oauthClient(client.clientId),
+          UpdateExpression: `SET ${clauses.join(', ')}`,
+          ConditionExpression: OF_TENANT,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ...values, ':tenant': client.tenantId },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return toClient(Attributes);
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return undefined;
+      throw error;
+    }
+  };
+
   return {
     async create(client) {
+      await indexOrigins(client.clientId, client.allowedOrigins);
       const { written } = await writeOnce(dynamo, random, {
         put: {
           Item: { ...keys.oauthClient(client.clientId), ...index(client), ...client },
@@ -157,26 +251,35 @@ export function dynamoOAuthClientStore(dynamo: Dynamo, random: Random, clock: Cl
       return clients;
     },
 
+    async listsOrigin(origin) {
+      const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.corsOrigin(origin), ConsistentRead: true }));
+      const candidates = Item?.clientIds instanceof Set ? [...(Item.clientIds as Set<string>)].slice(0, ORIGIN_CANDIDATES) : [];
+      if (candidates.length === 0) return false;
+      const { Responses, UnprocessedKeys } = await doc.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [table]: {
+              Keys: candidates.map((clientId) => keys.oauthClient(clientId)),
+              ProjectionExpression: 'allowedOrigins, deletedAt',
+            },
+          },
+        }),
+      );
+      const lists = (Responses?.[table] ?? []).some(
+        (item) => !isDeleted(item) && Array.isArray(item.allowedOrigins) && item.allowedOrigins.includes(origin),
+      );
+      if (!lists && Object.keys(UnprocessedKeys ?? {}).length > 0)
+        throw Object.assign(new Error('BatchGetItem left keys unprocessed'), { name: 'ThrottlingException' });
+      return lists;
+    },
+
     async update(client, change, updatedAt) {
-      // Clients registered before the tenant index get its attributes with their first change.
-      const { clauses, names, values } = setting({ ...change, updatedAt, ...index(client) });
-      try {
-        const { Attributes } = await doc.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: keys.oauthClient(client.clientId),
-            UpdateExpression: `SET ${clauses.join(', ')}`,
-            ConditionExpression: OF_TENANT,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ...values, ':tenant': client.tenantId },
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        return toClient(Attributes);
-      } catch (error) {
-        if (isConditionalCheckFailed(error)) return undefined;
-        throw error;
-      }
+      const added = change.allowedOrigins?.filter((origin) => !client.allowedOrigins.includes(origin)) ?? [];
+      await indexOrigins(client.clientId, added);
+      const updated = await updateRecord(client, change, updatedAt);
+      const dropped = change.allowedOrigins ? client.allowedOrigins.filter((origin) => !change.allowedOrigins?.includes(origin)) : [];
+      if (updated) await unindexOrigins(client.clientId, dropped);
+      return updated;
     },
 
     async rotateSecret(client, rotation) {
@@ -217,6 +320,8 @@ export function dynamoOAuthClientStore(dynamo: Dynamo, random: Random, clock: Cl
           ExpressionAttributeValues: { ':tenant': client.tenantId },
         },
       });
+      // The record (deleted) lists no origin any more: its index entries go after it.
+      if (written) await unindexOrigins(client.clientId, client.allowedOrigins);
       return written;
     },
   };
