@@ -36,7 +36,8 @@ function restore(request, h) {
   const answer = request.app.functionAnswer ?? { statusCode: response.statusCode, cors: [] };
   for (const name of Object.keys(response.headers)) if (isCors(name)) delete response.headers[name];
   for (const [name, value] of answer.cors) response.headers[name] = value;
-  if (!request.response.isBoom) response.statusCode = answer.statusCode;
+  // Offline turns every preflight into a 200; nothing else of the status is its to change here.
+  if (request.method === 'options' && !request.response.isBoom) response.statusCode = answer.statusCode;
   return h.continue;
 }
 

@@ -20,3 +20,10 @@ export const CLIENT_CORS_ROUTES: Readonly<Record<string, { methods: string; head
 export function clientOrigins(deps: Pick<Deps, 'store'>): (origin: string) => Promise<boolean> {
   return (origin) => deps.store.oauthClients.listsOrigin(origin);
 }
+
+/**
+ * The public documents a browser app reads before it signs anyone in (discovery, RFC 8414
+ * metadata, the JWKS; docs/api.md 16.2): readable from every origin. They carry no
+ * secret and take no credentials, so any page may read what anyone may fetch.
+ */
+export const everyOrigin = async (_origin: string): Promise<boolean> => true;
