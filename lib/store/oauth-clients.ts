@@ -7,7 +7,7 @@ import { keys } from './keys';
 import { ownerIndexItems } from './owner-index';
 import { parseRecord } from './records';
 import { TTL_ATTRIBUTE } from './table';
-import { writeOnce } from './write-once';
+import { transactOnceOrReasons, writeOnce } from './write-once';
 
 /** What an ADMIN may change of a client (docs/api.md 9.11). */
 export type ClientChange = Partial<
@@ -172,31 +172,32 @@ export function dynamoOAuthClientStore(dynamo: Dynamo, random: Random, clock: Cl
     );
 
   /** The client's record changed (one conditional write), or undefined when it is not (or no longer) the tenant's. */
-  const updateRecord = async (
-    client: Pick<OAuthClient, 'clientId' | 'tenantId' | 'createdAt'>,
-    change: ClientChange,
-    updatedAt: string,
-  ): Promise<OAuthClient | undefined> => {
+  const findClient = async (clientId: string) => {
+    const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.oauthClient(clientId), ConsistentRead: true }));
+    return toClient(Item);
+  };
+  /** The update of a client's record for `change`, only while it is the tenant's. */
+  const recordUpdate = (client: Pick<OAuthClient, 'clientId' | 'tenantId' | 'createdAt'>, change: ClientChange, updatedAt: string) => {
     // Clients registered before the tenant index get its attributes with their first change.
     const { clauses, names, values } = setting({ ...change, updatedAt, ...index(client) });
-    try {
-      const { Attributes } = await doc.send(
-        new UpdateCommand({
-          TableName: table,
-          Key: keys.oauthClient(client.clientId),
-          UpdateExpression: `SET ${clauses.join(', ')}`,
-          ConditionExpression: OF_TENANT,
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: { ...values, ':tenant': client.tenantId },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return toClient(Attributes);
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return undefined;
-      throw error;
-    }
+    return {
+      TableName: table,
+      Key: keys.oauthClient(client.clientId),
+      UpdateExpression: `SET ${clauses.join(', ')}`,
+      ConditionExpression: OF_TENANT,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: { ...values, ':tenant': client.tenantId },
+    };
   };
+  /** The index entry of `origin` gains the client: one item of the transaction that makes the client list it. */
+  const originEntry = (clientId: string, origin: string) => ({
+    Update: {
+      TableName: table,
+      Key: keys.corsOrigin(origin),
+      UpdateExpression: 'ADD clientIds :id',
+      ExpressionAttributeValues: { ':id': new Set([clientId]) },
+    },
+  });
 
   return {
     async create(client) {
@@ -213,10 +214,7 @@ export function dynamoOAuthClientStore(dynamo: Dynamo, random: Random, clock: Cl
       return written ? 'created' : 'exists';
     },
 
-    async find(clientId) {
-      const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.oauthClient(clientId), ConsistentRead: true }));
-      return toClient(Item);
-    },
+    find: findClient,
 
     async replaceSecretHash(clientId, expected, next, slot = 'current') {
       const attribute = slot === 'current' ? 'secretHash' : 'previousSecretHash';
@@ -274,12 +272,34 @@ export function dynamoOAuthClientStore(dynamo: Dynamo, random: Random, clock: Cl
     },
 
     async update(client, change, updatedAt) {
-      const added = change.allowedOrigins?.filter((origin) => !client.allowedOrigins.includes(origin)) ?? [];
-      await indexOrigins(client.clientId, added);
-      const updated = await updateRecord(client, change, updatedAt);
-      const dropped = change.allowedOrigins ? client.allowedOrigins.filter((origin) => !change.allowedOrigins?.includes(origin)) : [];
-      if (updated) await unindexOrigins(client.clientId, dropped);
-      return updated;
+      const update = recordUpdate(client, change, updatedAt);
+      const origins = change.allowedOrigins;
+      if (origins === undefined) {
+        try {
+          return toClient((await doc.send(new UpdateCommand({ ...update, ReturnValues: 'ALL_NEW' }))).Attributes);
+        } catch (error) {
+          if (isConditionalCheckFailed(error)) return undefined;
+          throw error;
+        }
+      }
+      // The client lists its new origins in the same transaction that puts it in their index
+      // entries: a concurrent change's clean-up can never take out an origin listed meanwhile.
+      const items = [{ Update: update }, ...origins.map((origin) => originEntry(client.clientId, origin))];
+      let outcome = await transactOnceOrReasons(dynamo, random, items);
+      // Another change of the client or of an origin's entry at the same moment: try again, a few times.
+      for (let attempt = 1; outcome !== true && outcome.includes('TransactionConflict') && attempt < 5; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 10 * attempt + Math.random() * 20));
+        outcome = await transactOnceOrReasons(dynamo, random, items);
+      }
+      if (outcome !== true) {
+        if (outcome[0] === 'ConditionalCheckFailed') return undefined;
+        throw Object.assign(new Error('origin change kept conflicting'), { name: 'TransactionConflictException' });
+      }
+      await unindexOrigins(
+        client.clientId,
+        client.allowedOrigins.filter((origin) => !origins.includes(origin)),
+      );
+      return findClient(client.clientId);
     },
 
     async rotateSecret(client, rotation) {
