@@ -110,11 +110,10 @@ const OF_TENANT = 'attribute_exists(pk) AND tenantId = :tenant AND attribute_not
 const ORIGIN_CANDIDATES = 100;
 
 /**
- * The DynamoDB client store. The origin index (docs/api.md 16.2, `keys.corsOrigin`) is
- * written ahead of the clients and taken back after them, each client out of an origin's
- * entry only while it does not list the origin (one transaction): so the index names at
- * least every client that lists an origin, never fewer, and a check reads the clients it
- * names. There is no per-instance cache: a deletion or a retired
+ * The DynamoDB client store. The origin index (docs/api.md 16.2, `keys.corsOrigin`) gains a
+ * client in the transaction that makes the client list the origin, and loses it only in
+ * a transaction conditioned on the client not listing it: so the index names at least
+ * every client that lists an origin, never fewer, and a check reads the clients it names. There is no per-instance cache: a deletion or a retired
  * secret must count on the next request in every instance (docs/api.md 9.12, 9.13), and
  * checking that a cached copy is still current costs the same one read as the record
  * itself (docs/decisions/004-no-client-cache.md).
@@ -123,20 +122,6 @@ export function dynamoOAuthClientStore(dynamo: Dynamo, random: Random, clock: Cl
   const { doc, table } = dynamo;
   const index = (client: Pick<OAuthClient, 'clientId' | 'tenantId' | 'createdAt'>) =>
     keys.tenantClient(client.tenantId, client.createdAt, client.clientId);
-  /** Adds the client to the index entry of each origin (idempotent: a string set). */
-  const indexOrigins = (clientId: string, origins: readonly string[]) =>
-    Promise.all(
-      origins.map((origin) =>
-        doc.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: keys.corsOrigin(origin),
-            UpdateExpression: 'ADD clientIds :id',
-            ExpressionAttributeValues: { ':id': new Set([clientId]) },
-          }),
-        ),
-      ),
-    );
   /** Takes the client out of each origin's entry, each only while the client (live) does not list it. */
   const unindexOrigins = (clientId: string, origins: readonly string[]) =>
     Promise.all(
@@ -201,17 +186,39 @@ export function dynamoOAuthClientStore(dynamo: Dynamo, random: Random, clock: Cl
 
   return {
     async create(client) {
-      await indexOrigins(client.clientId, client.allowedOrigins);
-      const { written } = await writeOnce(dynamo, random, {
-        put: {
-          Item: { ...keys.oauthClient(client.clientId), ...index(client), ...client },
-          // A deleted client's id is free again once its reservation ended, also before DynamoDB removed the record.
-          ConditionExpression: 'attribute_not_exists(pk) OR (attribute_exists(deletedAt) AND #ttl < :now)',
-          ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ':now': epochSeconds(clock) },
+      // A deleted client's id is free again once its reservation ended, also before DynamoDB removed the record.
+      const free = 'attribute_not_exists(pk) OR (attribute_exists(deletedAt) AND #ttl < :now)';
+      if (client.allowedOrigins.length === 0) {
+        const { written } = await writeOnce(dynamo, random, {
+          put: {
+            Item: { ...keys.oauthClient(client.clientId), ...index(client), ...client },
+            ConditionExpression: free,
+            ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+            ExpressionAttributeValues: { ':now': epochSeconds(clock) },
+          },
+        });
+        return written ? 'created' : 'exists';
+      }
+      // With origins: the client and its index entries in one transaction (docs/api.md 16.2), so
+      // a refused registration (a taken id) writes nothing. The record is written whole by an
+      // update, which also clears what a deleted client's reservation left.
+      const { clauses, names, values } = setting({ ...index(client), ...client });
+      const outcome = await transactOnceOrReasons(dynamo, random, [
+        {
+          Update: {
+            TableName: table,
+            Key: keys.oauthClient(client.clientId),
+            UpdateExpression: `SET ${clauses.join(', ')} REMOVE deletedAt, #ttl`,
+            ConditionExpression: free,
+            ExpressionAttributeNames: { ...names, '#ttl': TTL_ATTRIBUTE },
+            ExpressionAttributeValues: { ...values, ':now': epochSeconds(clock) },
+          },
         },
-      });
-      return written ? 'created' : 'exists';
+        ...client.allowedOrigins.map((origin) => originEntry(client.clientId, origin)),
+      ]);
+      if (outcome === true) return 'created';
+      if (outcome[0] === 'ConditionalCheckFailed') return 'exists';
+      throw Object.assign(new Error('client registration conflicted'), { name: 'TransactionConflictException' });
     },
 
     find: findClient,

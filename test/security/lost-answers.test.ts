@@ -452,12 +452,12 @@ describe('writes retried after a lost answer', () => {
     expect((await app.request('deleteOAuth2Client', { token: admin.token, pathParameters })).status).toBe(404);
   });
 
-  it('public clients (docs/api.md 16.1, 16.2): a retried origin index entry and registration apply once; a retried change of origins too', async () => {
+  it('public clients (docs/api.md 16.1, 16.2): a retried registration with its origin index entries applies once; a retried change of origins too', async () => {
     const tenantId = uniqueTenant('lost');
     const admin = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
     const clientId = `spa-${tenantId}`;
     const lostBefore = dynamo.lost();
-    dynamo.loseNext(mentioning('UpdateItemCommand', 'clientIds'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'clientIds'));
     const created = await app.request('createOAuth2Client', {
       token: admin.token,
       body: {
@@ -472,6 +472,7 @@ describe('writes retried after a lost answer', () => {
     });
     expect(created.status).toBe(201);
     expect(dynamo.lost()).toBe(lostBefore + 1);
+    expect((await deps.store.oauthClients.find(clientId))?.allowedOrigins).toEqual(['https://spa.lost.example']);
     expect(await deps.store.oauthClients.listsOrigin('https://spa.lost.example')).toBe(true);
 
     dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'clientIds'));
