@@ -130,6 +130,11 @@ describe('per-client CORS', () => {
     });
   });
 
+  it.each(['metadata', 'openIdConfiguration', 'jwks'])('lets every origin read %s, a public document an app reads first', async (route) => {
+    const answer = await app.request(route, { method: 'GET', headers: { origin: EVIL } });
+    expect([answer.status, answer.headers['Access-Control-Allow-Origin']]).toEqual([200, EVIL]);
+  });
+
   describe('the origin index follows the clients (docs/api.md 16.2)', () => {
     const indexed = async (origin: string) => {
       const { Item } = await dynamo().doc.send(new GetCommand({ TableName: deps.config.tableName, Key: keys.corsOrigin(origin) }));
