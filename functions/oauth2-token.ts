@@ -6,6 +6,7 @@ import { clientSourceLimited, noCache, type OperationDoc } from '../lib/http/ope
 import { document, ok } from '../lib/http/reply';
 import { authenticateClient, presentedClient } from '../lib/oauth/client-auth';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
+import { clientOrigins } from '../lib/oauth/cors';
 import { dpopErrors, dpopNonceHeader, verifyDpopProof } from '../lib/oauth/dpop';
 import { NO_CACHE, oauthErrors, rfcErrorFormat } from '../lib/oauth/errors';
 import { issueTokens, tokenGrant } from '../lib/oauth/token';
@@ -34,7 +35,7 @@ export function makeHandler(deps: Deps) {
   const nonces = { nonces: deps.dpopNonces, required: deps.config.dpopNonceRequired };
   return httpHandler(
     deps,
-    { identity: 'none', body, acceptForm: true, formatError: rfcErrorFormat },
+    { identity: 'none', body, acceptForm: true, formatError: rfcErrorFormat, corsOrigins: clientOrigins(deps) },
     async ({ body, headers, bodyFormat, deps, sourceIp, event }) => {
       const presented = presentedClient(headers, body, bodyFormat);
       const grant = tokenGrant(body);

@@ -107,6 +107,10 @@ export const ERROR_CODES = [
   // DPoP (docs/api.md 16.3, RFC 9449): a refused proof (400 at the token endpoint, 401 at userinfo), a nonce to use (400).
   'INVALID_DPOP_PROOF',
   'USE_DPOP_NONCE',
+  // Public clients and per-client CORS (docs/api.md 16.1, 16.2): 400.
+  'CLIENT_SECRET_REQUIRED',
+  'PUBLIC_CLIENT_SECRET',
+  'INVALID_ORIGIN',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

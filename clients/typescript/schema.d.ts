@@ -217,9 +217,33 @@ export interface paths {
          */
         get: operations["oauth2Authorize"];
         put?: never;
-        post?: never;
+        /**
+         * Issue an authorization code for the signed-in user (PKCE S256 required)
+         * @description docs/api.md 4.6. Source: functions/oauth2-authorize.ts.
+         */
+        post: operations["oauth2Authorize"];
         delete?: never;
         options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{proxy+}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * CORS preflight of every route: per client on the token, userinfo and revocation endpoints
+         * @description docs/api.md 16.2. Source: functions/cors-preflight.ts.
+         */
+        options: operations["corsPreflight"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -542,7 +566,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark, post-logout URIs or DPoP binding (ADMIN only)
+         * Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark, post-logout URIs, allowed origins or DPoP binding (ADMIN only)
          * @description docs/api.md 9.11. Source: functions/update-oauth2-client.ts.
          */
         patch: operations["updateOAuth2Client"];
@@ -1666,7 +1690,10 @@ export interface components {
         };
         CreateOAuth2ClientRequest: {
             client_id: string;
-            client_secret: string;
+            client_secret?: string;
+            /** @enum {string} */
+            token_endpoint_auth_method?: "client_secret_basic" | "client_secret_post" | "none";
+            allowed_origins?: string;
             redirect_uri: string;
             grant_types: string;
             scope: string;
@@ -1722,6 +1749,7 @@ export interface components {
             /** @enum {string} */
             id_token_signed_response_alg?: "ES256" | "RS256";
             dpop_bound_access_tokens?: boolean;
+            allowed_origins?: string;
         };
         RotateOAuth2ClientSecretRequest: {
             client_secret: string;
@@ -1890,7 +1918,7 @@ export interface components {
             success: false;
             error: string;
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_FORM" | "PASSWORD_TOO_COMMON" | "FIRST_USER_MUST_BE_ADMIN" | "USERNAME_TAKEN" | "MFA_METHOD_NOT_ENABLED" | "INVALID_MFA_CODE" | "MISSING_PARAMETERS" | "UNSUPPORTED_GRANT_TYPE" | "UNSUPPORTED_RESPONSE_TYPE" | "INVALID_CLIENT" | "UNAUTHORIZED_CLIENT" | "INVALID_GRANT" | "INVALID_SCOPE" | "INVALID_REDIRECT_URI" | "PKCE_REQUIRED" | "UNSUPPORTED_CODE_CHALLENGE_METHOD" | "CLIENT_SECRET_TOO_SHORT" | "CLIENT_SECRET_TOO_WEAK" | "RESERVED_CLIENT_ID" | "SMS_COUNTRY_NOT_ALLOWED" | "INVALID_CURSOR" | "INVALID_RESET_CODE" | "INVALID_VERIFICATION_CODE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_REQUIRED" | "INVALID_REFRESH_TOKEN" | "PERMISSION_DENIED" | "MFA_STEP_UP_REQUIRED" | "RECENT_AUTH_REQUIRED" | "MFA_METHOD_LOCKED" | "NOT_FOUND" | "CONFLICT" | "MFA_ALREADY_ENABLED" | "LAST_ADMIN" | "CLIENT_EXISTS" | "INVALID_TARGET" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_CONTENT_TYPE" | "LOCKED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CLIENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "GRANT_NOT_FOUND" | "UNKNOWN_SHOP" | "SHOP_EXISTS" | "INVALID_NONCE" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "INVALID_AUTHORIZATION_REQUEST" | "INTERACTION_EXPIRED" | "CROSS_SITE_REQUEST" | "INVALID_LOGOUT_REQUEST" | "INVALID_ID_TOKEN_HINT" | "INVALID_PASSKEY_REGISTRATION" | "INVALID_PASSKEY" | "PASSKEY_NOT_FOUND" | "PASSKEY_ALREADY_REGISTERED" | "TOO_MANY_PASSKEYS" | "INVALID_INVITATION" | "INVITATION_NOT_FOUND" | "INVITATION_PENDING" | "INVITATION_NOT_PENDING" | "USER_EXISTS" | "DOMAIN_NOT_VERIFIED" | "SSO_REQUIRED" | "CONNECTION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "DOMAIN_EXISTS" | "DOMAIN_CLAIMED" | "FEDERATION_FAILED" | "ACCOUNT_NOT_ALLOWED" | "NO_FEDERATED_ACCOUNT" | "SIGN_IN_AGAIN" | "PAGE_EXPIRED" | "TENANT_REQUIRED" | "INVALID_DPOP_PROOF" | "USE_DPOP_NONCE";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_FORM" | "PASSWORD_TOO_COMMON" | "FIRST_USER_MUST_BE_ADMIN" | "USERNAME_TAKEN" | "MFA_METHOD_NOT_ENABLED" | "INVALID_MFA_CODE" | "MISSING_PARAMETERS" | "UNSUPPORTED_GRANT_TYPE" | "UNSUPPORTED_RESPONSE_TYPE" | "INVALID_CLIENT" | "UNAUTHORIZED_CLIENT" | "INVALID_GRANT" | "INVALID_SCOPE" | "INVALID_REDIRECT_URI" | "PKCE_REQUIRED" | "UNSUPPORTED_CODE_CHALLENGE_METHOD" | "CLIENT_SECRET_TOO_SHORT" | "CLIENT_SECRET_TOO_WEAK" | "RESERVED_CLIENT_ID" | "SMS_COUNTRY_NOT_ALLOWED" | "INVALID_CURSOR" | "INVALID_RESET_CODE" | "INVALID_VERIFICATION_CODE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_REQUIRED" | "INVALID_REFRESH_TOKEN" | "PERMISSION_DENIED" | "MFA_STEP_UP_REQUIRED" | "RECENT_AUTH_REQUIRED" | "MFA_METHOD_LOCKED" | "NOT_FOUND" | "CONFLICT" | "MFA_ALREADY_ENABLED" | "LAST_ADMIN" | "CLIENT_EXISTS" | "INVALID_TARGET" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_CONTENT_TYPE" | "LOCKED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CLIENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "GRANT_NOT_FOUND" | "UNKNOWN_SHOP" | "SHOP_EXISTS" | "INVALID_NONCE" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "INVALID_AUTHORIZATION_REQUEST" | "INTERACTION_EXPIRED" | "CROSS_SITE_REQUEST" | "INVALID_LOGOUT_REQUEST" | "INVALID_ID_TOKEN_HINT" | "INVALID_PASSKEY_REGISTRATION" | "INVALID_PASSKEY" | "PASSKEY_NOT_FOUND" | "PASSKEY_ALREADY_REGISTERED" | "TOO_MANY_PASSKEYS" | "INVALID_INVITATION" | "INVITATION_NOT_FOUND" | "INVITATION_PENDING" | "INVITATION_NOT_PENDING" | "USER_EXISTS" | "DOMAIN_NOT_VERIFIED" | "SSO_REQUIRED" | "CONNECTION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "DOMAIN_EXISTS" | "DOMAIN_CLAIMED" | "FEDERATION_FAILED" | "ACCOUNT_NOT_ALLOWED" | "NO_FEDERATED_ACCOUNT" | "SIGN_IN_AGAIN" | "PAGE_EXPIRED" | "TENANT_REQUIRED" | "INVALID_DPOP_PROOF" | "USE_DPOP_NONCE" | "CLIENT_SECRET_REQUIRED" | "PUBLIC_CLIENT_SECRET" | "INVALID_ORIGIN";
             fields?: {
                 path: string;
                 message: string;
@@ -1955,6 +1983,9 @@ export interface components {
             redirect_uris: string[];
             grant_types: ("authorization_code" | "refresh_token" | "client_credentials")[];
             scope: string;
+            /** @enum {string} */
+            token_endpoint_auth_method: "client_secret_basic" | "client_secret_post" | "none";
+            allowed_origins?: string[];
             /** @constant */
             introspect_any?: true;
             resources?: string[];
@@ -2035,8 +2066,8 @@ export interface components {
             response_modes_supported: "query"[];
             grant_types_supported: ("authorization_code" | "refresh_token" | "client_credentials")[];
             code_challenge_methods_supported: "S256"[];
-            token_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post")[];
-            revocation_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post")[];
+            token_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post" | "none")[];
+            revocation_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post" | "none")[];
             introspection_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post")[];
             /** @constant */
             authorization_response_iss_parameter_supported: true;
@@ -2053,8 +2084,8 @@ export interface components {
             response_modes_supported: "query"[];
             grant_types_supported: ("authorization_code" | "refresh_token" | "client_credentials")[];
             code_challenge_methods_supported: "S256"[];
-            token_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post")[];
-            revocation_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post")[];
+            token_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post" | "none")[];
+            revocation_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post" | "none")[];
             introspection_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post")[];
             /** @constant */
             authorization_response_iss_parameter_supported: true;
@@ -2254,6 +2285,9 @@ export interface components {
             post_logout_redirect_uris: string[];
             grant_types: ("authorization_code" | "refresh_token" | "client_credentials")[];
             scope: string;
+            /** @enum {string} */
+            token_endpoint_auth_method: "client_secret_basic" | "client_secret_post" | "none";
+            allowed_origins: string[];
             first_party: boolean;
             created_at: string;
             updated_at: string | null;
@@ -2804,6 +2838,12 @@ export interface components {
         "WWW-Authenticate": string;
         /** @description The server nonce a DPoP proof must carry (RFC 9449 8, docs/api.md 16.3). */
         "DPoP-Nonce": string;
+        /** @description The request’s `Origin`, when the route allows it (docs/api.md 2, 16.2); absent otherwise. */
+        "Access-Control-Allow-Origin": string;
+        /** @description The methods of the route (or of every first-party route), for an allowed origin. */
+        "Access-Control-Allow-Methods": string;
+        /** @description The request headers the route takes, for an allowed origin. */
+        "Access-Control-Allow-Headers": string;
     };
     pathItems: never;
 }
@@ -3505,6 +3545,101 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    oauth2Authorize: {
+        parameters: {
+            query: {
+                client_id: string;
+                redirect_uri: string;
+                response_type: string;
+                scope?: string;
+                state?: string;
+                code_challenge?: string;
+                code_challenge_method?: string;
+                resource?: string;
+                nonce?: string;
+                dpop_jkt?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Redirect to the client with the code. */
+            302: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `client_id: Invalid input: expected string, received undefined`, `Unsupported response type`, `Invalid client`, `Invalid redirect_uri`, `Invalid scope`, `Unauthorized client`, `Missing code_challenge`, `Unsupported code_challenge_method`, `Invalid nonce` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Request body too large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Unsupported content type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    corsPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Access-Control-Allow-Origin only for an origin allowed on the route. */
+            204: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description The methods of the route (or of every first-party route), for an allowed origin. */
+                    "Access-Control-Allow-Methods"?: "POST";
+                    /** @description The request headers the route takes, for an allowed origin. */
+                    "Access-Control-Allow-Headers"?: "Content-Type, Authorization";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     oauth2Token: {
         parameters: {
             query?: never;
@@ -3641,7 +3776,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClientCreatedEnvelope"];
                 };
             };
-            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `client_id: Invalid input: expected string, received undefined`, `Invalid redirect_uri`, `Unsupported grant type`, `Invalid scope`, `Client secret too short` */
+            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `client_id: Invalid input: expected string, received undefined`, `Invalid redirect_uri`, `Unsupported grant type`, `Invalid scope`, `Invalid allowed_origins`, `Client secret required`, `A public client has no secret`, `Client secret too short` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4746,7 +4881,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClientEnvelope"];
                 };
             };
-            /** @description validation: `<field>: <message>`, e.g. `clientId: Invalid input: expected string, received undefined`, `Invalid redirect_uri`, `Unsupported grant type`, `Invalid scope`, `Invalid post_logout_redirect_uri` */
+            /** @description validation: `<field>: <message>`, e.g. `clientId: Invalid input: expected string, received undefined`, `Invalid redirect_uri`, `Unsupported grant type`, `Invalid scope`, `Invalid post_logout_redirect_uri`, `Invalid allowed_origins` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4803,7 +4938,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClientEnvelope"];
                 };
             };
-            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `client_secret: Invalid input: expected string, received undefined`, `Client secret too short`, `Client secret too weak` */
+            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `client_secret: Invalid input: expected string, received undefined`, `Client secret too short`, `Client secret too weak`, `A public client has no secret` */
             400: {
                 headers: {
                     [name: string]: unknown;

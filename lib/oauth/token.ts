@@ -10,7 +10,7 @@ import { rotateRefreshToken } from '../token-families/refresh-family';
 import { NoRs256KeyError } from '../tokens/signing-keys';
 import { epochOf, isOfCurrentEpoch, type User } from '../users/user';
 import { OAUTH_ACCESS_TOKEN_TTL_SECONDS, signOAuthAccessToken } from './access-token';
-import type { OAuthClient } from './client';
+import { isPublicClient, type OAuthClient } from './client';
 import { acceptDpopProof, type DpopProof, dpopErrors } from './dpop';
 import { oauthErrors } from './errors';
 import { formatGrantRefreshToken, type OAuthGrant, parseGrantRefreshToken } from './grant';
@@ -108,9 +108,6 @@ interface TokenSubject {
   /** The key of the request's DPoP proof: the token's `cnf.jkt` (RFC 9449 6.1). */
   jkt?: string | undefined;
 }
-
-/** Whether the client is public (docs/api.md 16.1): its refresh tokens are bound to its DPoP key (RFC 9449 5). */
-const isPublicClient = (client: OAuthClient) => client.tokenEndpointAuthMethod === 'none';
 
 /** What the ID token of a user's grant says besides the user's claims (docs/api.md 11.1). */
 interface IdTokenSubject {
@@ -281,18 +278,28 @@ async function refreshGrant(
   if (request.scope || request.resource || isPublicClient(client)) {
     // Checked before the token is spent: a refused scope, resource or key leaves it usable.
     const current = await deps.store.oauthGrants.find(tenantId, grantId);
-    if (!current || current.clientId !== client.clientId || current.revokedAt !== undefined) throw oauthErrors.invalidGrant();
-    // RFC 9449 5: a bound refresh token is used only with a proof by its key.
-    if (current.dpopJkt !== undefined && current.dpopJkt !== proof?.jkt) throw oauthErrors.invalidGrant();
-    requestedScope(request.scope, narrowedTo(current.scope, client.scopes));
-    resourceFor(client, request.resource, current.resource);
+    if (!current || current.revokedAt !== undefined) throw oauthErrors.invalidGrant();
+    // Another client's token goes on to the rotation, which refuses it (and ends a public client's grant, 16.1).
+    if (current.clientId === client.clientId) {
+      // RFC 9449 5: a bound refresh token is used only with a proof by its key.
+      if (current.dpopJkt !== undefined && current.dpopJkt !== proof?.jkt) throw oauthErrors.invalidGrant();
+      requestedScope(request.scope, narrowedTo(current.scope, client.scopes));
+      resourceFor(client, request.resource, current.resource);
+    }
   }
   const next = formatGrantRefreshToken({ grantId, generation: generation + 1, secret: deps.random.token() });
   const family = { tenantId, id: grantId, clientId: client.clientId };
   const rotation = { generation, presentedHash: hashToken(request.refreshToken), nextHash: hashToken(next), now };
   const result = await rotateRefreshToken(deps.store.oauthGrants, family, rotation);
-  if (result.outcome === 'reused') {
-    deps.log.warn('oauth_refresh_token_reuse_detected', { tenantId, clientId: client.clientId, grantId });
+  if (result.outcome === 'other_client') {
+    // A public client's token proves nothing but possession (docs/api.md 16.1): seen in other hands, its grant ends.
+    const owner = await deps.store.oauthClients.find(result.record.clientId);
+    if (owner === undefined || !isPublicClient(owner)) throw oauthErrors.invalidGrant();
+    await deps.store.oauthGrants.revoke({ tenantId, id: grantId }, now, 'refresh_token_other_client');
+  }
+  if (result.outcome === 'reused' || result.outcome === 'other_client') {
+    const event = result.outcome === 'reused' ? 'oauth_refresh_token_reuse_detected' : 'oauth_refresh_token_of_other_client';
+    deps.log.warn(event, { tenantId, clientId: client.clientId, grantId });
     await recordEvent(deps, {
       tenantId,
       type: 'refresh_token_reused',
@@ -366,6 +373,8 @@ export async function issueTokens(deps: TokenDeps, client: OAuthClient, request:
     throw dpopErrors.invalidProof('token');
   }
   if (proof) await acceptDpopProof(deps, 'token', client.tenantId, proof);
+  // docs/api.md 16.1: a public client cannot prove who asks, so never gets a token of its own.
+  if (request.type === 'client_credentials' && isPublicClient(client)) throw oauthErrors.unauthorizedClient();
   switch (request.type) {
     case 'authorization_code':
       return redeemAuthorizationCode(deps, client, request, proof);

@@ -65,6 +65,12 @@ export const keys = {
    */
   oauthClient: (clientId: string): Key => ({ pk: `CLIENT#${part(clientId)}`, sk: 'CLIENT' }),
   /**
+   * The clients that list a web origin for CORS (docs/api.md 16.2), across tenants: a
+   * preflight names no client and no tenant. A hint kept ahead of the clients, which
+   * stay the truth (lib/store/oauth-clients.ts).
+   */
+  corsOrigin: (origin: string): Key => ({ pk: `CORS_ORIGIN#${part(origin)}`, sk: 'CLIENTS' }),
+  /**
    * A connection to a tenant's identity provider (docs/api.md 14.1). Like an OAuth client,
    * its key has no tenant: the SAML ACS URL names only the connection, so connection ids
    * are unique across tenants and the record names its tenant.

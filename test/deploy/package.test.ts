@@ -64,6 +64,7 @@ const FUNCTIONS = [
   'Revoke',
   'Introspect',
   'Metadata',
+  'CorsPreflight',
   'AdminListUsers',
   'AdminReadUser',
   'AdminUpdateUser',
@@ -421,15 +422,13 @@ describe('the deployment package', () => {
     expect(resources.OAuthClientSecretPepper!.DeletionPolicy).toBe('Retain');
   });
 
-  it('lets API Gateway answer CORS for each configured origin, one list entry per origin', () => {
-    expect(resources.HttpApi!.Properties.CorsConfiguration).toEqual({
-      AllowOrigins: ['https://app.example.com', 'https://admin.example.com'],
-      AllowHeaders: ['Content-Type', 'Authorization', 'X-Device-Token'],
-      AllowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-      ExposeHeaders: ['X-MFA-Methods', 'Retry-After'],
-      MaxAge: 600,
-    });
-    // The functions read the same origins from their configuration (lib/config.ts splits them).
+  it('leaves CORS to the functions: no API-wide configuration, every preflight to corsPreflight (docs/decisions/020-public-clients.md)', () => {
+    // API Gateway's own CORS would answer every preflight and replace the functions' headers with one list for every route.
+    expect(resources.HttpApi!.Properties.CorsConfiguration).toBeUndefined();
+    const preflight = ofType('AWS::ApiGatewayV2::Route').filter(([, route]) => String(route.Properties.RouteKey).startsWith('OPTIONS '));
+    expect(preflight.map(([, route]) => route.Properties.RouteKey)).toEqual(['OPTIONS /{proxy+}']);
+    expect(preflight[0]?.[1].Properties.AuthorizationType ?? 'NONE').toBe('NONE');
+    // The functions read the front ends' origins from their configuration (lib/config.ts splits them).
     for (const [name, fn] of ofType('AWS::Lambda::Function')) {
       expect(fn.Properties.Environment.Variables.CORS_ALLOWED_ORIGINS, name).toBe('https://app.example.com, https://admin.example.com');
     }

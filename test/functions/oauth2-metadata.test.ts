@@ -21,8 +21,8 @@ describe('GET /.well-known/oauth-authorization-server', () => {
         response_modes_supported: ['query'],
         grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
         code_challenge_methods_supported: ['S256'],
-        token_endpoint_auth_methods_supported: methods,
-        revocation_endpoint_auth_methods_supported: methods,
+        token_endpoint_auth_methods_supported: [...methods, 'none'],
+        revocation_endpoint_auth_methods_supported: [...methods, 'none'],
         introspection_endpoint_auth_methods_supported: methods,
         authorization_response_iss_parameter_supported: true,
         // docs/api.md 16.3.

@@ -44,8 +44,17 @@ export function halfWrittenState(items: Array<Record<string, unknown>>): string[
     if (method.method === 'TOTP' && typeof method.sealedSecret !== 'string') findings.push(`TOTP method without its secret: ${method.pk}`);
   }
   for (const client of items.filter((item) => item.sk === 'CLIENT')) {
-    if (client.deletedAt === undefined && typeof client.secretHash !== 'string')
+    const isPublic = client.tokenEndpointAuthMethod === 'none';
+    if (client.deletedAt === undefined && !isPublic && typeof client.secretHash !== 'string')
       findings.push(`OAuth client without a secret: ${client.pk}`);
+    if (isPublic && (client.secretHash !== undefined || client.previousSecretHash !== undefined))
+      findings.push(`public OAuth client with a secret: ${client.pk}`);
+    // docs/api.md 16.2: the origin index lists at least every origin a live client lists.
+    for (const origin of client.deletedAt === undefined && Array.isArray(client.allowedOrigins) ? client.allowedOrigins : []) {
+      const entry = items.find((item) => item.sk === 'CLIENTS' && item.pk === `CORS_ORIGIN#${String(origin)}`);
+      const listed = entry?.clientIds instanceof Set ? entry.clientIds : new Set();
+      if (!listed.has(client.clientId)) findings.push(`allowed origin missing from the origin index: ${client.pk} ${String(origin)}`);
+    }
     if ((client.previousSecretHash === undefined) !== (client.previousSecretExpiresAt === undefined))
       findings.push(`OAuth client with half a previous secret: ${client.pk}`);
     if (client.deletedAt !== undefined && (client.secretHash !== undefined || client.gsi1pk !== undefined))

@@ -173,6 +173,28 @@ describe('cross-tenant attempts on every operation', () => {
   afterAll(() => dns?.close());
 
   const refused = (status: number, error: string) => ({ status, headers: expect.any(Object), body: failure(error) });
+  /** A public client of A's (docs/api.md 16.1), registered once. */
+  let attackerPublic: Promise<TestClient> | undefined;
+  const attackerPublicClient = () => {
+    attackerPublic ??= (async () => {
+      const clientId = `spa-${a}`;
+      const created = await app.request('createOAuth2Client', {
+        token: attacker.token,
+        body: {
+          client_id: clientId,
+          token_endpoint_auth_method: 'none',
+          redirect_uri: 'https://attacker.example.com/cb',
+          grant_types: 'authorization_code refresh_token',
+          scope: 'orders:read',
+          tenant_id: a,
+          allowed_origins: 'https://attacker.example.com',
+        },
+      });
+      expect(created.status).toBe(201);
+      return { clientId, clientSecret: '', redirectUri: 'https://attacker.example.com/cb', tenantId: a };
+    })();
+    return attackerPublic;
+  };
   /** A browser signed in to tenant A through the hosted pages (docs/api.md 11.6). */
   const attackerBrowser = async () => {
     const jar = new CookieJar();
@@ -384,6 +406,37 @@ describe('cross-tenant attempts on every operation', () => {
           },
         }),
       (r) => expect(r).toEqual(refused(400, 'Invalid client')),
+    ],
+    [
+      'oauth2Token',
+      "A's public client presents B's refresh token with its client_id alone (docs/api.md 16.1)",
+      async () =>
+        app.request(
+          'oauth2Token',
+          form({
+            grant_type: 'refresh_token',
+            client_id: (await attackerPublicClient()).clientId,
+            refresh_token: victimTokens.refresh_token,
+          }),
+        ),
+      (r) => expect(r).toEqual(rfcRefused(400, 'invalid_grant', 'Invalid grant')),
+    ],
+    [
+      'revoke',
+      "A's public client revokes B's refresh token with its client_id alone: answered, nothing revoked",
+      async () => app.request('revoke', form({ client_id: (await attackerPublicClient()).clientId, token: victimTokens.refresh_token })),
+      (r) => expect(r.status).toBe(200),
+    ],
+    [
+      'updateOAuth2Client',
+      "A's ADMIN lists A's origin on B's client (docs/api.md 16.2)",
+      () =>
+        app.request('updateOAuth2Client', {
+          token: attacker.token,
+          pathParameters: { clientId: victimClient.clientId },
+          body: { allowed_origins: 'https://attacker.example.com' },
+        }),
+      (r) => expect(r).toEqual(refused(404, 'Client not found')),
     ],
     [
       'oauth2Token',
@@ -687,7 +740,11 @@ describe('cross-tenant attempts on every operation', () => {
       'listOAuth2Clients',
       "A's ADMIN lists OAuth clients: only A's",
       () => app.request('listOAuth2Clients', { token: attacker.token }),
-      (r) => expect(r.body.data.clients.map((client: { client_id: string }) => client.client_id)).toEqual([attackerClient.clientId]),
+      // A's public client too, when an attempt above registered it: nothing of B's.
+      (r) =>
+        expect(
+          r.body.data.clients.map((client: { client_id: string }) => client.client_id).filter((id: string) => id !== `spa-${a}`),
+        ).toEqual([attackerClient.clientId]),
     ],
     [
       'listOAuth2Clients',

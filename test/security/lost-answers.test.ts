@@ -453,6 +453,41 @@ describe('writes retried after a lost answer', () => {
     expect((await app.request('deleteOAuth2Client', { token: admin.token, pathParameters })).status).toBe(404);
   });
 
+  it('public clients (docs/api.md 16.1, 16.2): a retried registration with its origin index entries applies once; a retried change of origins too', async () => {
+    const tenantId = uniqueTenant('lost');
+    const admin = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+    const clientId = `spa-${tenantId}`;
+    const lostBefore = dynamo.lost();
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'clientIds'));
+    const created = await app.request('createOAuth2Client', {
+      token: admin.token,
+      body: {
+        client_id: clientId,
+        token_endpoint_auth_method: 'none',
+        redirect_uri: 'https://spa.example.com/cb',
+        grant_types: 'authorization_code',
+        scope: 'orders:read',
+        tenant_id: tenantId,
+        allowed_origins: 'https://spa.lost.example',
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+    expect((await deps.store.oauthClients.find(clientId))?.allowedOrigins).toEqual(['https://spa.lost.example']);
+    expect(await deps.store.oauthClients.listsOrigin('https://spa.lost.example')).toBe(true);
+
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'clientIds'));
+    const changed = await app.request('updateOAuth2Client', {
+      token: admin.token,
+      pathParameters: { clientId },
+      body: { allowed_origins: 'https://other.lost.example' },
+    });
+    expect(changed).toMatchObject({ status: 200, body: { data: { client: { allowed_origins: ['https://other.lost.example'] } } } });
+    expect(dynamo.lost()).toBe(lostBefore + 2);
+    expect(await deps.store.oauthClients.listsOrigin('https://spa.lost.example')).toBe(false);
+    expect(await deps.store.oauthClients.listsOrigin('https://other.lost.example')).toBe(true);
+  });
+
   it('sessions: a retried revocation of one session, and of the other sessions, each answer as the first and apply once', async () => {
     const tenantId = uniqueTenant('lost');
     const { token } = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');

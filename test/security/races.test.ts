@@ -18,6 +18,7 @@ import { verifiedEmail } from '../helpers/recovery';
 import { makeSamlIdp } from '../helpers/saml-idp';
 import { postSamlResponse, type SamlStart, samlConnectionOf, startSamlSignIn } from '../helpers/saml-sign-in';
 import { scimClient, scimTokenOf } from '../helpers/scim';
+import { halfWrittenState } from '../helpers/table-invariants';
 
 /**
  * Races: many concurrent requests that may succeed only once, at
@@ -412,6 +413,40 @@ describe('races', () => {
       expect(count(calls, 200)).toBe(1);
       expect(calls.filter((call) => call.status === 401 && call.body.code === 'INVALID_DPOP_PROOF')).toHaveLength(N - 1);
     });
+  });
+
+  it(`${N} ADMINs' changes of one client's allowed origins at once: the origin index names every origin the client ends with (docs/api.md 16.2)`, async () => {
+    const tenantId = uniqueTenant('origins-race');
+    const adminToken = (await registerAdmin(app, tenantId)).token;
+    const clientId = `spa-${tenantId}`;
+    const origin = (i: number) => `https://o${i}.${tenantId}.example`;
+    const created = await app.request('createOAuth2Client', {
+      token: adminToken,
+      body: {
+        client_id: clientId,
+        token_endpoint_auth_method: 'none',
+        redirect_uri: 'https://spa.example.com/cb',
+        grant_types: 'authorization_code',
+        scope: 'orders:read',
+        tenant_id: tenantId,
+        allowed_origins: `${origin(0)} ${origin(1)}`,
+      },
+    });
+    expect(created.status).toBe(201);
+    const answers = await Promise.all(
+      Array.from({ length: N }, (_, i) =>
+        app.request('updateOAuth2Client', {
+          token: adminToken,
+          pathParameters: { clientId },
+          body: { allowed_origins: i % 2 ? origin(i % 3) : `${origin((i + 1) % 3)} ${origin(0)}` },
+        }),
+      ),
+    );
+    expect(count(answers, 200)).toBe(N);
+    const final = await deps.store.oauthClients.find(clientId);
+    expect(final?.allowedOrigins.length).toBeGreaterThan(0);
+    for (const listed of final?.allowedOrigins ?? []) expect(await deps.store.oauthClients.listsOrigin(listed), listed).toBe(true);
+    expect(halfWrittenState(await scanTable(endpoint, tableName))).toEqual([]);
   });
 
   describe('OAuth client lifecycle', () => {

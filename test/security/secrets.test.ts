@@ -351,6 +351,82 @@ describe('secrets in the clear (responses, output, table)', () => {
     const oauthAccess = known('OAuth access token', issued.body.access_token);
     known('OAuth refresh token secret part', String(oauthRefresh).split('.').at(-1));
 
+    // A public client (docs/api.md 16.1): its code by POST (16.2), its tokens with client_id alone, its refresh and revocation.
+    const spaId = `spa-${tenantId}`;
+    const spaCreated = await send('public client creation', 'createOAuth2Client', {
+      token: adminToken,
+      body: {
+        client_id: spaId,
+        token_endpoint_auth_method: 'none',
+        redirect_uri: 'http://127.0.0.1/callback',
+        grant_types: 'authorization_code refresh_token',
+        scope: 'orders:read',
+        tenant_id: tenantId,
+        allowed_origins: 'https://spa.secrets.example',
+      },
+    });
+    expect(spaCreated.status).toBe(201);
+    const spaPkce = pkcePair();
+    known('PKCE verifier', spaPkce.verifier);
+    const spaRedirect = 'http://127.0.0.1:49152/callback';
+    const byPost = await send(
+      'authorize by POST',
+      'oauth2Authorize',
+      {
+        method: 'POST',
+        token: adminToken,
+        ...form({
+          response_type: 'code',
+          client_id: spaId,
+          redirect_uri: spaRedirect,
+          code_challenge: spaPkce.challenge,
+          code_challenge_method: 'S256',
+        }),
+      },
+      (r) => [new URL(r.headers.Location ?? 'x:').searchParams.get('code') ?? undefined],
+    );
+    const spaCode = known('authorization code', new URL(byPost.headers.Location ?? '').searchParams.get('code') ?? undefined);
+    const spaFrom = { ...form({}).headers, origin: 'https://spa.secrets.example' };
+    const spaTokens = await send(
+      'public client token authorization_code',
+      'oauth2Token',
+      {
+        body: form({
+          grant_type: 'authorization_code',
+          client_id: spaId,
+          code: spaCode,
+          redirect_uri: spaRedirect,
+          code_verifier: spaPkce.verifier,
+        }).body,
+        headers: spaFrom,
+      },
+      oauthIssued,
+    );
+    expect(spaTokens.status).toBe(200);
+    const spaRefresh = known('OAuth refresh token', spaTokens.body.refresh_token);
+    known('OAuth access token', spaTokens.body.access_token);
+    const spaRefreshed = await send(
+      'public client token refresh_token',
+      'oauth2Token',
+      { body: form({ grant_type: 'refresh_token', client_id: spaId, refresh_token: spaRefresh }).body, headers: spaFrom },
+      oauthIssued,
+    );
+    expect(spaRefreshed.status).toBe(200);
+    known('OAuth refresh token', spaRefreshed.body.refresh_token);
+    // Presented by another client: refused, and the grant ends (its log line names no token).
+    expect(
+      (
+        await send(
+          'refresh token of another client',
+          'oauth2Token',
+          form({ ...post, grant_type: 'refresh_token', refresh_token: spaRefreshed.body.refresh_token }),
+        )
+      ).status,
+    ).toBe(400);
+    expect(
+      (await send('public client revocation', 'revoke', form({ client_id: spaId, token: spaRefreshed.body.refresh_token }))).status,
+    ).toBe(200);
+
     // authorization_code, JSON, HTTP Basic; then the code again (reuse)
     const second = await authorize();
     const json = await send(

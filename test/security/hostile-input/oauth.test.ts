@@ -228,6 +228,8 @@ interface RandomOperation {
   /** Answers form requests in RFC format. */
   rfc: boolean;
   withIdentity: boolean;
+  /** The event of the route to call (oauth2Authorize by POST, docs/api.md 16.2); its first when absent. */
+  method?: 'POST';
 }
 
 const RANDOM_OPERATIONS: RandomOperation[] = [
@@ -247,6 +249,13 @@ const RANDOM_OPERATIONS: RandomOperation[] = [
     withIdentity: true,
   },
   { route: 'oauth2Authorize', fields: [], rfc: false, withIdentity: true },
+  {
+    route: 'oauth2Authorize',
+    fields: ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'resource'],
+    rfc: false,
+    withIdentity: true,
+    method: 'POST',
+  },
 ];
 
 describe('hostile input to the OAuth endpoints, random in every field', () => {
@@ -299,6 +308,7 @@ describe('hostile input to the OAuth endpoints, random in every field', () => {
               headers,
               ...(query ? { query } : {}),
               ...(operation.withIdentity && authenticated ? { token } : {}),
+              ...(operation.method ? { method: operation.method } : {}),
             });
             expect(response.status).toBeGreaterThanOrEqual(400);
             expect(response.status).toBeLessThan(500);
