@@ -14,6 +14,7 @@ import { type DataKeySource, type SecretBox, secretBox } from './mfa/secret-box'
 import { type ClientSecretHasher, clientSecretHasher, pepperLoader } from './oauth/client-secret';
 import { type AccountCodeStore, dynamoAccountCodeStore } from './store/account-codes';
 import { type AuditStore, dynamoAuditStore } from './store/audit';
+import { type DeviceCodeStore, dynamoDeviceCodeStore } from './store/device-codes';
 import { createDynamo, type Dynamo } from './store/dynamo';
 import {
   type ConnectionStore,
@@ -76,6 +77,8 @@ export interface Stores {
   federatedIdentities: FederatedIdentityStore;
   federationRequests: FederationRequestStore;
   samlAssertions: SamlAssertionStore;
+  /** Device authorizations and their user codes (docs/api.md 16.4). */
+  deviceCodes: DeviceCodeStore;
 }
 
 /** Everything a function needs from the outside world; tests pass their own. */
@@ -134,6 +137,7 @@ export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'rand
     federatedIdentities: dynamoFederatedIdentityStore(dynamo, random, users),
     federationRequests: dynamoFederationRequestStore(dynamo, random),
     samlAssertions: dynamoSamlAssertionStore(dynamo, random),
+    deviceCodes: dynamoDeviceCodeStore(dynamo, random),
   };
 }
 

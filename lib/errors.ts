@@ -100,6 +100,14 @@ export const ERROR_CODES = [
   'FEDERATION_FAILED',
   'ACCOUNT_NOT_ALLOWED',
   'NO_FEDERATED_ACCOUNT',
+  // Device authorization grant (docs/api.md 16.4): the token endpoint's answers while the user has not approved (400), and the device page's.
+  'AUTHORIZATION_PENDING',
+  'SLOW_DOWN',
+  'ACCESS_DENIED',
+  'EXPIRED_TOKEN',
+  'INVALID_USER_CODE',
+  'USER_CODE_EXPIRED',
+  'USER_CODE_USED',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */
@@ -120,6 +128,11 @@ export const OAUTH_ERROR_CODES = [
   'invalid_scope',
   'invalid_target',
   'temporarily_unavailable',
+  // RFC 8628 3.5: the device authorization grant's answers to a poll.
+  'authorization_pending',
+  'slow_down',
+  'access_denied',
+  'expired_token',
 ] as const;
 
 /** One of {@link OAUTH_ERROR_CODES}. */

@@ -98,6 +98,7 @@ export const authorizationServer = z.strictObject({
   jwks_uri: z.string(),
   revocation_endpoint: z.string(),
   introspection_endpoint: z.string(),
+  device_authorization_endpoint: z.string(),
   response_types_supported: z.array(z.literal('code')),
   response_modes_supported: z.array(z.literal('query')),
   grant_types_supported: z.array(z.enum(GRANT_TYPES)),
