@@ -100,6 +100,10 @@ export const ERROR_CODES = [
   'FEDERATION_FAILED',
   'ACCOUNT_NOT_ALLOWED',
   'NO_FEDERATED_ACCOUNT',
+  // The pages of a signed-in person (docs/api.md 15.1).
+  'SIGN_IN_AGAIN',
+  'PAGE_EXPIRED',
+  'TENANT_REQUIRED',
   // Device authorization grant (docs/api.md 16.4): the token endpoint's answers while the user has not approved (400), and the device page's.
   'AUTHORIZATION_PENDING',
   'SLOW_DOWN',
