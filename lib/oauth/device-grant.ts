@@ -88,7 +88,14 @@ export async function redeemDeviceCode(
   if (!(await deps.store.deviceCodes.redeem(authorization, grant, now))) throw oauthErrors.invalidGrant();
   deps.log.info('device_code_redeemed', { tenantId, clientId: client.clientId, userId: user.id, grantId });
   const oidc = claimsUser
-    ? { user: claimsUser, client, sessionId: authorization.sessionId, authTime: grant.authTime ?? now, amr: grant.amr ?? [], idp: grant.idp }
+    ? {
+        user: claimsUser,
+        client,
+        sessionId: authorization.sessionId,
+        authTime: grant.authTime ?? now,
+        amr: grant.amr ?? [],
+        idp: grant.idp,
+      }
     : undefined;
   return { grant, refreshToken, now, ...(oidc ? { oidc } : {}) };
 }

@@ -349,7 +349,12 @@ export async function issueTokens(deps: TokenDeps, client: OAuthClient, request:
     case 'client_credentials':
       return clientCredentials(deps, client, request);
     case DEVICE_CODE_GRANT: {
-      const { grant, refreshToken, now, oidc } = await redeemDeviceCode(deps, client, request.deviceCode, resourceFor(client, request.resource));
+      const { grant, refreshToken, now, oidc } = await redeemDeviceCode(
+        deps,
+        client,
+        request.deviceCode,
+        resourceFor(client, request.resource),
+      );
       return tokenResponse(deps, { ...grant, grantId: grant.id }, grant.scope, now, refreshToken, oidc);
     }
   }
