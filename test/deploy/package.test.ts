@@ -125,6 +125,10 @@ const FUNCTIONS = [
   'HostedInvitationPage',
   'HostedInvitationAccept',
   'AdminImportUsers',
+  // The device authorization grant (docs/api.md 16.4).
+  'Oauth2DeviceAuthorization',
+  'HostedDevicePage',
+  'HostedDeviceForm',
   // SCIM 2.0 provisioning and its tokens (docs/api.md 13.3).
   'AdminCreateScimToken',
   'AdminListScimTokens',
@@ -226,6 +230,8 @@ const AUDITING = [
   'SsoBegin',
   'SsoOidcCallback',
   'SsoSamlAcs',
+  // The device authorization endpoint authenticates its client (docs/api.md 16.4).
+  'Oauth2DeviceAuthorization',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'PasswordForgot', 'PasswordReset', 'HostedSignIn', 'HostedSecondFactor'];
