@@ -20,7 +20,12 @@ describe('GET /.well-known/oauth-authorization-server', () => {
         device_authorization_endpoint: 'https://id.example.com/oauth2/device_authorization',
         response_types_supported: ['code'],
         response_modes_supported: ['query'],
-        grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code'],
+        grant_types_supported: [
+          'authorization_code',
+          'refresh_token',
+          'client_credentials',
+          'urn:ietf:params:oauth:grant-type:device_code',
+        ],
         code_challenge_methods_supported: ['S256'],
         token_endpoint_auth_methods_supported: methods,
         revocation_endpoint_auth_methods_supported: methods,
