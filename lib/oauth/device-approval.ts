@@ -36,8 +36,9 @@ export const deviceCodeErrors = {
  * A user code typed on the device page (RFC 8628 3.3), for approval or denial by the
  * signed-in user. Every entry first takes a place in the user's window of wrong codes
  * (one conditional write, so concurrent guesses cannot pass the limit); a full window
- * refuses even a right code. Only a live pending code of the user's own tenant, for a
- * client that still exists there, gives the place back; anything else counts as wrong.
+ * refuses even a right code. A code of the user's own tenant (pending, decided or
+ * expired) gives the place back; a code of no authorization or of another tenant's
+ * counts as wrong.
  */
 export async function enterUserCode(
   deps: ApprovalDeps,
@@ -64,10 +65,11 @@ export async function enterUserCode(
   const authorization = code === undefined ? undefined : await deps.store.deviceCodes.findByUserCode(hashToken(code));
   if (!authorization) throw await refuse(deviceCodeErrors.wrong());
   if (authorization.tenantId !== user.tenantId) throw await refuse(deviceCodeErrors.otherTenant());
-  if (authorization.status !== 'pending') throw await refuse(deviceCodeErrors.used());
-  const client = await deps.store.oauthClients.find(authorization.clientId);
-  if (authorization.expiresAt <= now || client?.tenantId !== user.tenantId) throw await refuse(deviceCodeErrors.expired());
+  // A code of the user's tenant, live or not, was read off a device, not guessed.
   await deps.store.attempts.release(subject);
+  if (authorization.status !== 'pending') throw deviceCodeErrors.used();
+  const client = await deps.store.oauthClients.find(authorization.clientId);
+  if (authorization.expiresAt <= now || client?.tenantId !== user.tenantId) throw deviceCodeErrors.expired();
   return { authorization, client };
 }
 
