@@ -254,6 +254,9 @@ describe('device authorization grant', () => {
     const signIn = await openDevicePage(app, fresh, { tenant: tenantId, user_code: userCode });
     expect(signIn.status).toBe(200);
     expect(String(signIn.body)).toContain('name="password"');
+    // A browser signed in to this tenant, sent another tenant's link: that tenant's sign-in, not this session.
+    const elsewhere = await openDevicePage(app, jar, { tenant: other.tenantId });
+    expect(String(elsewhere.body)).toContain(`<header><p>${other.tenantId}</p></header><h1>Sign in</h1>`);
   });
 
   it('refuses a form without the page’s session or from another site', async () => {
