@@ -24,7 +24,14 @@ export const operation: OperationDoc = {
   caller: 'none',
   bodyTypes: ['form'],
   html: true,
-  answers: [{ status: 200, description: 'The app and its scopes to allow or deny, or the decision taken.', headers: noStore }],
+  answers: [
+    { status: 200, description: 'The app and its scopes to allow or deny.', headers: noStore },
+    {
+      status: 303,
+      description: 'The decision recorded: on to `/device?done=allowed` or `done=denied`.',
+      headers: { Location: undefined, ...noStore },
+    },
+  ],
   failures: hostedFailures(
     signInAgain(),
     pageExpired(),

@@ -3717,6 +3717,7 @@ export interface operations {
             query?: {
                 tenant?: string;
                 user_code?: string;
+                done?: "allowed" | "denied";
             };
             header?: never;
             path?: never;
@@ -3777,7 +3778,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The app and its scopes to allow or deny, or the decision taken. */
+            /** @description The app and its scopes to allow or deny. */
             200: {
                 headers: {
                     /** @description How the answer may be cached. */
@@ -3787,6 +3788,16 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+            /** @description The decision recorded: on to `/device?done=allowed` or `done=denied`. */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The error page: `Invalid form body`, `Sign-in expired`, `That code is not right. Check the code on your device and try again.`, `This code has expired. Start again on your device to get a new code.`, `This code has been used already. Start again on your device to get a new code.` */
             400: {

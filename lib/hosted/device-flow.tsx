@@ -6,7 +6,7 @@ import { decideDevice, enterUserCode } from '../oauth/device-approval';
 import { displayUserCode, normalizeUserCode } from '../oauth/device-code';
 import { DeviceCodePage, DeviceConfirmPage, DeviceDonePage } from './device-pages';
 import { clientName, type HostedDeps } from './flow';
-import { page } from './http';
+import { browserRedirect, page } from './http';
 import { browserForForm, browserForPage } from './page-session';
 import { tenantName } from './tenant-name';
 
@@ -20,6 +20,8 @@ import { tenantName } from './tenant-name';
 export const deviceQuery = z.object({
   tenant: z.string().max(64).optional(),
   user_code: z.string().max(64).optional(),
+  /** Where a decision's form ends (a redirect after the POST): what the person decided. */
+  done: z.enum(['allowed', 'denied']).optional(),
 });
 
 /** The device page's form: the code, and once the app was shown, the decision. */
@@ -35,27 +37,22 @@ function pagePath(query: z.output<typeof deviceQuery>): string {
   return search.size === 0 ? '/device' : `/device?${search}`;
 }
 
-/** GET /device: the code form, filled in with the link's code when it is one. */
+/** GET /device: the code form, filled in with the link's code when it is one; or what was just decided. */
 export async function showDevicePage(deps: HostedDeps, event: APIGatewayProxyEventV2, query: z.output<typeof deviceQuery>): Promise<Reply> {
   const browser = await browserForPage(deps, event, pagePath(query));
   if ('reply' in browser) return browser.reply;
   const { user, csrf } = browser.signedIn;
+  const tenant = await tenantName(deps, user.tenantId);
+  if (query.done !== undefined) return page(200, <DeviceDonePage tenant={tenant} allowed={query.done === 'allowed'} />);
   const code = query.user_code === undefined ? undefined : normalizeUserCode(query.user_code);
-  return page(
-    200,
-    <DeviceCodePage
-      tenant={await tenantName(deps, user.tenantId)}
-      username={user.username}
-      userCode={code && displayUserCode(code)}
-      csrf={csrf}
-    />,
-  );
+  return page(200, <DeviceCodePage tenant={tenant} username={user.username} userCode={code && displayUserCode(code)} csrf={csrf} />);
 }
 
 /**
  * POST /device: the form of a signed-in browser (Origin, session, CSRF). A code not right
  * shows the form again with the reason; the other refusals (another organization's code,
- * expired, used, too many wrong codes) are the error page with their status.
+ * expired, used, too many wrong codes) are the error page with their status. A decision
+ * ends in a redirect (303) to the page that says what was decided.
  */
 export async function submitDeviceForm(deps: HostedDeps, event: APIGatewayProxyEventV2, form: z.output<typeof deviceForm>): Promise<Reply> {
   const browser = await browserForForm(deps, event, form.csrf);
@@ -84,5 +81,6 @@ export async function submitDeviceForm(deps: HostedDeps, event: APIGatewayProxyE
   }
   const allowed = form.decision === 'allow';
   await decideDevice(deps, browser, entered, allowed ? 'approved' : 'denied');
-  return page(200, <DeviceDonePage tenant={tenant} clientName={name} allowed={allowed} />);
+  // Post, redirect, get: reloading the answer shows it again rather than posting the decision twice.
+  return browserRedirect(`${deps.config.issuer}/device?done=${allowed ? 'allowed' : 'denied'}`, { afterForm: true });
 }

@@ -77,13 +77,13 @@ export function DeviceConfirmPage({ tenant, clientName, username, scopes, userCo
   );
 }
 
-export function DeviceDonePage({ tenant, clientName, allowed }: { tenant: string; clientName: string; allowed: boolean }) {
+export function DeviceDonePage({ tenant, allowed }: { tenant: string; allowed: boolean }) {
   return (
     <Layout title={allowed ? 'Device connected' : 'Device not connected'} tenant={tenant}>
       <p role="status">
         {allowed
-          ? `${clientName} on the device can now use your account. Go back to the device: it continues by itself.`
-          : `${clientName} on the device was not allowed to use your account.`}
+          ? 'The device can now use your account. Go back to the device: it continues by itself.'
+          : 'The device was not allowed to use your account.'}
       </p>
       <p>
         <a href="/device">Connect another device</a>

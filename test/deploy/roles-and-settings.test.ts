@@ -767,7 +767,7 @@ async function driveEveryRoute(app: App, deps: TestDeps, dns: TestDnsServer) {
     'device page, wrong code',
   );
   expectStatus(await postDeviceForm(app, deviceJar.jar, issuerOrigin, deviceForm), 200, 'device page, the app shown');
-  expectStatus(await postDeviceForm(app, deviceJar.jar, issuerOrigin, { ...deviceForm, decision: 'allow' }), 200, 'device page, allowed');
+  expectStatus(await postDeviceForm(app, deviceJar.jar, issuerOrigin, { ...deviceForm, decision: 'allow' }), 303, 'device page, allowed');
   deps.clock.set(deps.clock.now() + 5_000);
   expectStatus(await pollToken(app, scanner, scannerCodes.device_code), 200, 'device poll, tokens');
 

@@ -129,8 +129,10 @@ describe('device authorization grant', () => {
     expect(String(shown.body)).toContain(userCode);
     expect(String(shown.body)).toMatch(/<li>openid<\/li><li>orders:read<\/li>/);
     const done = await postDeviceForm(app, browser.jar, origin, { csrf: browser.csrf, user_code: userCode, decision: 'allow' });
-    expect(done.status).toBe(200);
-    expect(String(done.body)).toContain('Device connected');
+    expect(done).toMatchObject({ status: 303, headers: expect.objectContaining({ Location: `${origin}/device?done=allowed` }) });
+    // Post, redirect, get: the page the redirect leads to says what was decided.
+    const said = await openDevicePage(app, browser.jar, { done: 'allowed' });
+    expect(String(said.body)).toContain('<h1>Device connected</h1>');
 
     const tokens = await pollToken(app, device, code);
     expect(tokens).toMatchObject({ status: 200, headers: expect.objectContaining(NO_CACHE) });
@@ -173,7 +175,8 @@ describe('device authorization grant', () => {
     const browser = await signedInStaff();
     const { device_code: code, user_code: userCode } = await deviceCodes(app, device);
     const done = await decide(browser, userCode, 'deny');
-    expect(String(done.body)).toContain('Device not connected');
+    expect(done.headers.Location).toBe(`${origin}/device?done=denied`);
+    expect(String((await openDevicePage(app, browser.jar, { done: 'denied' })).body)).toContain('<h1>Device not connected</h1>');
     expect(await pollToken(app, device, code)).toMatchObject(oauthFailure('access_denied', 'Access denied'));
     const audit = await app.request('adminListAudit', { token: adminToken, query: { userId: browser.userId } });
     expect(audit.body.data.events.map((event: { type: string }) => event.type)).toContain('device_denied');

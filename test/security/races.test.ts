@@ -720,10 +720,10 @@ describe('races', () => {
       ),
     );
     // One decision wins; the others find it decided, or (entries in flight fill the window for a moment) wait their turn.
-    expect(count(decisions, 200)).toBe(1);
+    expect(count(decisions, 303)).toBe(1);
     const used = decisions.filter((answer) => answer.status === 400 && String(answer.body).includes('This code has been used already.'));
     expect(used.length + count(decisions, 429)).toBe(N - 1);
-    const allowed = String(decisions.find((answer) => answer.status === 200)?.body).includes('Device connected');
+    const allowed = decisions.find((answer) => answer.status === 303)?.headers.Location?.endsWith('done=allowed');
     const polls = await Promise.all(Array.from({ length: N }, () => pollToken(app, device, codes.device_code)));
     // One poll passes the interval: it answers the decision; the others are too early.
     expect(count(polls, 200)).toBe(allowed ? 1 : 0);

@@ -710,7 +710,7 @@ describe('secrets in the clear (responses, output, table)', () => {
       headers: { 'content-type': FORM, origin, ...deviceJar.header() },
       body: new URLSearchParams({ csrf: csrfOf(devicePage), user_code: userCode, decision: 'allow' }).toString(),
     });
-    expect(allowed.status).toBe(200);
+    expect(allowed.status).toBe(303);
     const deviceTokens = await send(
       'token device_code',
       'oauth2Token',

@@ -997,7 +997,7 @@ function faultSteps(part: 0 | 1) {
       prepare: async () => ({ ...(await deviceOfTenant()), codes: await deviceCodes(app, (await deviceOfTenant()).device) }),
       run: ({ browser, codes }) =>
         postDeviceForm(app, browser.jar, issuerOrigin(), { csrf: browser.csrf, user_code: codes.user_code, decision: 'allow' }),
-      ok: (r) => r.status === 200,
+      ok: (r) => r.status === 303,
     },
     {
       // The poll's one conditional write, then the redemption and its grant in one transaction.
