@@ -86,6 +86,17 @@ describe('device authorization grant', () => {
     expect(await deviceAuthorization(app, wrong)).toMatchObject(oauthFailure('invalid_client', 'Invalid client'));
   });
 
+  it('gives the grant to a client registered for it later, by PATCH', async () => {
+    const plain = await createClient(app, adminToken, tenantId, { grantTypes: 'authorization_code', scope: 'orders:read' });
+    const patched = await app.request('updateOAuth2Client', {
+      token: adminToken,
+      pathParameters: { clientId: plain.clientId },
+      body: { grant_types: `authorization_code ${DEVICE_GRANT}` },
+    });
+    expect(patched).toMatchObject({ status: 200, body: { data: { client: { grant_types: ['authorization_code', DEVICE_GRANT] } } } });
+    expect((await deviceAuthorization(app, plain)).status).toBe(200);
+  });
+
   it('takes form bodies only', async () => {
     const response = await app.request('oauth2DeviceAuthorization', {
       body: { client_id: device.clientId, client_secret: device.clientSecret },
