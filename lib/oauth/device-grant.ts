@@ -36,7 +36,8 @@ export async function redeemDeviceCode(
   deps: GrantDeps,
   client: OAuthClient,
   deviceCode: string,
-  resource: string | undefined,
+  /** RFC 8707: the resource asked for; RFC 9449 5: the key a public client's refresh tokens are bound to. */
+  { resource, dpopJkt }: { resource?: string | undefined; dpopJkt?: string | undefined } = {},
 ): Promise<DeviceCodeIssue> {
   const now = epochSeconds(deps.clock);
   const { tenantId } = client;
@@ -84,6 +85,7 @@ export async function redeemDeviceCode(
     ...(session.idp === undefined ? {} : { idp: session.idp }),
     expiresAt: now + (withRefresh ? GRANT_MAX_AGE_SECONDS : OAUTH_ACCESS_TOKEN_TTL_SECONDS),
     ...(refreshToken === undefined ? {} : { refreshHash: hashToken(refreshToken), refreshGeneration: 0, retired: {} }),
+    ...(dpopJkt === undefined ? {} : { dpopJkt }),
   };
   if (!(await deps.store.deviceCodes.redeem(authorization, grant, now))) throw oauthErrors.invalidGrant();
   deps.log.info('device_code_redeemed', { tenantId, clientId: client.clientId, userId: user.id, grantId });
