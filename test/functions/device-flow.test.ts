@@ -12,6 +12,7 @@ import {
   pollToken,
   postDeviceForm,
 } from '../helpers/device';
+import { dpopKey, dpopProof } from '../helpers/dpop';
 import { CookieJar } from '../helpers/hosted';
 import { createClient, type TestClient, tokenRequest } from '../helpers/oauth';
 
@@ -165,6 +166,18 @@ describe('device authorization grant', () => {
     expect(await pollToken(app, device, code)).toMatchObject(oauthFailure('invalid_grant', 'Invalid grant'));
     const refresh = tokenRequest(device, { grant_type: 'refresh_token', refresh_token: tokens.body.refresh_token });
     expect(await app.request('oauth2Token', refresh)).toMatchObject(oauthFailure('invalid_grant', 'Invalid grant'));
+  });
+
+  it('binds the device’s access token to the key of a DPoP proof sent with the poll (docs/api.md 16.3)', async () => {
+    const browser = await signedInStaff();
+    const { device_code: code, user_code: userCode } = await deviceCodes(app, device);
+    await decide(browser, userCode, 'allow');
+    const key = await dpopKey();
+    const proof = await dpopProof(key, { htu: `${deps.config.issuer}/oauth2/token`, iat: Math.floor(deps.clock.now() / 1000) });
+    const request = tokenRequest(device, { grant_type: DEVICE_GRANT, device_code: code });
+    const tokens = await app.request('oauth2Token', { ...request, headers: { ...request.headers, dpop: proof } });
+    expect(tokens).toMatchObject({ status: 200, body: { token_type: 'DPoP' } });
+    expect(decodeJwt(tokens.body.access_token).cnf).toEqual({ jkt: key.jkt });
   });
 
   it('revokes a device grant from the authorized apps', async () => {
