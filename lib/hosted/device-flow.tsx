@@ -56,25 +56,23 @@ export async function showDevicePage(deps: HostedDeps, event: APIGatewayProxyEve
  */
 export async function submitDeviceForm(deps: HostedDeps, event: APIGatewayProxyEventV2, form: z.output<typeof deviceForm>): Promise<Reply> {
   const browser = await browserForForm(deps, event, form.csrf);
-  const tenant = await tenantName(deps, browser.user.tenantId);
   let entered: Awaited<ReturnType<typeof enterUserCode>>;
   try {
     entered = await enterUserCode(deps, browser, form.user_code);
   } catch (error) {
     if (!(error instanceof AppError && error.code === 'INVALID_USER_CODE')) throw error;
+    const tenant = await tenantName(deps, browser.user.tenantId);
     return page(400, <DeviceCodePage tenant={tenant} username={browser.user.username} error={error.message} csrf={browser.csrf} />);
   }
-  const name = clientName(entered.client);
   if (form.decision === undefined) {
-    const userCode = displayUserCode(normalizeUserCode(form.user_code) ?? '');
     return page(
       200,
       <DeviceConfirmPage
-        tenant={tenant}
-        clientName={name}
+        tenant={await tenantName(deps, browser.user.tenantId)}
+        clientName={clientName(entered.client)}
         username={browser.user.username}
         scopes={entered.authorization.scope}
-        userCode={userCode}
+        userCode={displayUserCode(entered.userCode)}
         csrf={browser.csrf}
       />,
     );

@@ -44,7 +44,7 @@ export async function enterUserCode(
   deps: ApprovalDeps,
   approver: DeviceApprover,
   typed: string,
-): Promise<{ authorization: DeviceAuthorization; client: OAuthClient }> {
+): Promise<{ authorization: DeviceAuthorization; client: OAuthClient; userCode: string }> {
   const { user } = approver;
   const now = epochSeconds(deps.clock);
   const subject: AttemptSubject = { kind: 'user-code', tenantId: user.tenantId, userId: user.id };
@@ -62,7 +62,8 @@ export async function enterUserCode(
     return error;
   };
   const code = normalizeUserCode(typed);
-  const authorization = code === undefined ? undefined : await deps.store.deviceCodes.findByUserCode(hashToken(code));
+  if (code === undefined) throw await refuse(deviceCodeErrors.wrong());
+  const authorization = await deps.store.deviceCodes.findByUserCode(hashToken(code));
   if (!authorization) throw await refuse(deviceCodeErrors.wrong());
   if (authorization.tenantId !== user.tenantId) throw await refuse(deviceCodeErrors.otherTenant());
   // A code of the user's tenant, live or not, was read off a device, not guessed.
@@ -70,7 +71,7 @@ export async function enterUserCode(
   if (authorization.status !== 'pending') throw deviceCodeErrors.used();
   const client = await deps.store.oauthClients.find(authorization.clientId);
   if (authorization.expiresAt <= now || client?.tenantId !== user.tenantId) throw deviceCodeErrors.expired();
-  return { authorization, client };
+  return { authorization, client, userCode: code };
 }
 
 /**
