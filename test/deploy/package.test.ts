@@ -230,8 +230,8 @@ const AUDITING = [
   'SsoBegin',
   'SsoOidcCallback',
   'SsoSamlAcs',
-  // The device authorization endpoint authenticates its client (docs/api.md 16.4).
-  'Oauth2DeviceAuthorization',
+  // A device allowed or denied, wrong codes past the limit (docs/api.md 16.4).
+  'HostedDeviceForm',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'PasswordForgot', 'PasswordReset', 'HostedSignIn', 'HostedSecondFactor'];
@@ -293,6 +293,8 @@ const PEPPERED = [
   // So does a federated sign-in (docs/api.md 14.4, 14.5).
   'SsoOidcCallback',
   'SsoSamlAcs',
+  // The device authorization endpoint authenticates its client (docs/api.md 16.4).
+  'Oauth2DeviceAuthorization',
 ];
 /** A statement that lets a function query the table's indexes, and do nothing else there. */
 const isIndexQuery = (s: Statement) =>
