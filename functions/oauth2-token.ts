@@ -23,6 +23,8 @@ export const body = z.object({
   scope: z.string().max(1024).optional(),
   /** RFC 8707: the resource server the access token is for (one per request). */
   resource: z.string().max(2000).optional(),
+  /** RFC 8628 3.4: the device code grant's (docs/api.md 16.4). */
+  device_code: z.string().max(128).optional(),
 });
 
 /**
@@ -54,7 +56,7 @@ export const handler = makeHandler(defaultDeps());
 /** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
 export const operation: OperationDoc = {
   section: '4.7',
-  summary: 'The token endpoint: authorization_code, refresh_token, client_credentials',
+  summary: 'The token endpoint: authorization_code, refresh_token, client_credentials, device_code',
   tag: 'oauth2',
   caller: 'client',
   bodyTypes: ['json', 'form'],
@@ -84,5 +86,9 @@ export const operation: OperationDoc = {
     oauthErrors.invalidScope(),
     dpopErrors.invalidProof('token'),
     dpopErrors.useNonce('n1.0.AAAAAAAAAAAAAAAAAAAAAA'),
+    oauthErrors.authorizationPending(),
+    oauthErrors.slowDown(),
+    oauthErrors.accessDenied(),
+    oauthErrors.expiredToken(),
   ],
 };

@@ -9,6 +9,7 @@ import { CLAIMS_SUPPORTED, OIDC_SCOPES, type UserClaims } from '../oidc/claims';
 import type { openIdConfiguration } from '../oidc/discovery';
 import { SIGNING_ALGORITHMS } from '../tokens/signing-keys';
 import { ROLES } from '../users/user';
+import type { DeviceAuthorizationResponse } from './device-authorization';
 
 /*
  * The answers of the OAuth 2.0 and OpenID Connect routes (docs/api.md 4.6-4.8, 5.4-5.9,
@@ -26,6 +27,16 @@ export const oauthTokenPayload = z.strictObject({
   /** docs/api.md 11.1: with scope `openid`. */
   id_token: z.string().optional(),
 }) satisfies z.ZodType<TokenResponse>;
+
+/** docs/api.md 16.4: the device authorization answer (RFC 8628 3.2). */
+export const deviceAuthorizationResponse = z.strictObject({
+  device_code: z.string(),
+  user_code: z.string(),
+  verification_uri: z.string(),
+  verification_uri_complete: z.string(),
+  expires_in: z.number().int(),
+  interval: z.number().int(),
+}) satisfies z.ZodType<DeviceAuthorizationResponse>;
 
 /** docs/api.md 5.5: a registered OAuth client, never its secret. */
 export const oauthClient = z.strictObject({
@@ -109,6 +120,7 @@ export const authorizationServer = z.strictObject({
   jwks_uri: z.string(),
   revocation_endpoint: z.string(),
   introspection_endpoint: z.string(),
+  device_authorization_endpoint: z.string(),
   response_types_supported: z.array(z.literal('code')),
   response_modes_supported: z.array(z.literal('query')),
   grant_types_supported: z.array(z.enum(GRANT_TYPES)),

@@ -1,8 +1,9 @@
 import * as z from 'zod';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../tokens/signing-keys';
+import { DEVICE_CODE_GRANT } from './device-code';
 
-/** The grant types a client may be registered with (docs/api.md 4.8). */
-export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
+/** The grant types a client may be registered with (docs/api.md 4.8; the device code's: 16.4). */
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT] as const;
 export type GrantType = (typeof GRANT_TYPES)[number];
 
 /**

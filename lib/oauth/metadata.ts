@@ -18,6 +18,8 @@ export function authorizationServerMetadata(issuer: string) {
     jwks_uri: `${issuer}/.well-known/jwks.json`,
     revocation_endpoint: `${issuer}/oauth2/revoke`,
     introspection_endpoint: `${issuer}/oauth2/introspect`,
+    // RFC 8628 4: where a device asks for its codes (docs/api.md 16.4).
+    device_authorization_endpoint: `${issuer}/oauth2/device_authorization`,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: [...GRANT_TYPES],

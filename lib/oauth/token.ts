@@ -11,9 +11,12 @@ import { NoRs256KeyError } from '../tokens/signing-keys';
 import { epochOf, isOfCurrentEpoch, type User } from '../users/user';
 import { OAUTH_ACCESS_TOKEN_TTL_SECONDS, signOAuthAccessToken } from './access-token';
 import { isPublicClient, type OAuthClient } from './client';
+
+import { DEVICE_CODE_GRANT } from './device-code';
+import { redeemDeviceCode } from './device-grant';
 import { acceptDpopProof, type DpopProof, dpopErrors } from './dpop';
 import { oauthErrors } from './errors';
-import { formatGrantRefreshToken, type OAuthGrant, parseGrantRefreshToken } from './grant';
+import { formatGrantRefreshToken, GRANT_MAX_AGE_SECONDS, type OAuthGrant, parseGrantRefreshToken } from './grant';
 import { verifyPkce } from './pkce';
 import { formatScope, isWithinScope, narrowedTo, parseScope } from './scope';
 
@@ -27,6 +30,8 @@ export interface TokenRequest {
   scope?: string | undefined;
   /** RFC 8707: the resource server the access token is for. */
   resource?: string | undefined;
+  /** RFC 8628 3.4: the device code of the device code grant. */
+  device_code?: string | undefined;
 }
 
 /** The token request's grant, and the resource (RFC 8707) asked for, if any. */
@@ -34,6 +39,7 @@ export type TokenGrant = (
   | { type: 'authorization_code'; code: string; redirectUri: string; codeVerifier: string | undefined }
   | { type: 'refresh_token'; refreshToken: string; scope: string | undefined }
   | { type: 'client_credentials'; scope: string | undefined }
+  | { type: typeof DEVICE_CODE_GRANT; deviceCode: string }
 ) & { resource?: string | undefined };
 
 /** The token payload (docs/api.md 5.4, RFC 6749 5.1). */
@@ -48,8 +54,7 @@ export interface TokenResponse {
   id_token?: string;
 }
 
-/** How long a grant with refresh tokens lives at most: its refresh tokens end then. */
-export const GRANT_MAX_AGE_SECONDS = 30 * 24 * 3600;
+export { GRANT_MAX_AGE_SECONDS } from './grant';
 
 type TokenDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'keys' | 'log' | 'source'>;
 
@@ -71,13 +76,16 @@ export function tokenGrant(request: TokenRequest): TokenGrant {
       return { type: 'refresh_token', refreshToken: request.refresh_token, scope: request.scope, resource };
     case 'client_credentials':
       return { type: 'client_credentials', scope: request.scope, resource };
+    case DEVICE_CODE_GRANT:
+      if (!request.device_code) throw oauthErrors.missingParameters();
+      return { type: DEVICE_CODE_GRANT, deviceCode: request.device_code, resource };
     default:
       throw oauthErrors.unsupportedGrantType();
   }
 }
 
 /** An optional requested scope: within `allowed`, else 400 `Invalid scope` (RFC 6749 3.3, 6). */
-function requestedScope(requested: string | undefined, allowed: string[]): string[] {
+export function requestedScope(requested: string | undefined, allowed: string[]): string[] {
   if (!requested) return allowed;
   const scope = parseScope(requested);
   if (!scope || scope.length === 0 || !isWithinScope(scope, allowed)) throw oauthErrors.invalidScope();
@@ -382,5 +390,12 @@ export async function issueTokens(deps: TokenDeps, client: OAuthClient, request:
       return refreshGrant(deps, client, request, proof);
     case 'client_credentials':
       return clientCredentials(deps, client, request, proof);
+    case DEVICE_CODE_GRANT: {
+      // A public client's refresh tokens are bound to the key of its proof, as for a code (RFC 9449 5).
+      const bindTo = proof && isPublicClient(client) ? proof.jkt : undefined;
+      const resource = resourceFor(client, request.resource);
+      const { grant, refreshToken, now, oidc } = await redeemDeviceCode(deps, client, request.deviceCode, { resource, dpopJkt: bindTo });
+      return tokenResponse(deps, { ...grant, grantId: grant.id, jkt: proof?.jkt }, grant.scope, now, refreshToken, oidc);
+    }
   }
 }

@@ -109,6 +109,21 @@ export const keys = {
     pk: `${tenantPrefix(tenantId)}#OAUTHCODE#${part(codeHash)}`,
     sk: 'CODE',
   }),
+  /** A device authorization (docs/api.md 16.4), by the hash of its device code, under the tenant of its client. */
+  deviceAuthorization: (tenantId: string, deviceCodeHash: string): Key => ({
+    pk: `${tenantPrefix(tenantId)}#DEVICECODE#${part(deviceCodeHash)}`,
+    sk: 'DEVICECODE',
+  }),
+  /**
+   * A user code in use (docs/api.md 16.4), by its hash: a key of no tenant, because the
+   * person typing it may be signed in to any tenant, and a code is in use once at a time.
+   */
+  userCode: (userCodeHash: string): Key => ({ pk: `USERCODE#${part(userCodeHash)}`, sk: 'USERCODE' }),
+  /** The wrong user codes one signed-in user entered (docs/api.md 16.4). */
+  userCodeAttempts: (tenantId: string, userId: string): Key => ({
+    pk: `${tenantPrefix(tenantId)}#USERCODES#${part(userId)}`,
+    sk: 'ATTEMPTS',
+  }),
   /** A pending browser sign-in (docs/api.md 11.5), under the tenant of its client. */
   interaction: (tenantId: string, id: string): Key => ({ pk: `${tenantPrefix(tenantId)}#INTERACTION#${part(id)}`, sk: 'INTERACTION' }),
   /** An OAuth grant (a family of tokens), under the tenant of its client. */

@@ -72,6 +72,7 @@ const RESPONSE_SCHEMAS = {
   OAuthTokenPayload: [api.oauthTokenPayload, '5.4'],
   OAuthTokenPayloadEnvelope: [envelopeOf(api.oauthTokenPayload), '5.4'],
   OAuthClient: [api.oauthClient, '5.5'],
+  DeviceAuthorizationResponse: [api.deviceAuthorizationResponse, '16.4'],
   ClientCreatedEnvelope: [envelopeOf(api.clientCreated), '4.8'],
   OAuthError: [api.oauthError, '5.6'],
   Introspection: [api.introspection, '5.7'],

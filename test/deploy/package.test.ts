@@ -126,6 +126,10 @@ const FUNCTIONS = [
   'HostedInvitationPage',
   'HostedInvitationAccept',
   'AdminImportUsers',
+  // The device authorization grant (docs/api.md 16.4).
+  'Oauth2DeviceAuthorization',
+  'HostedDevicePage',
+  'HostedDeviceForm',
   // SCIM 2.0 provisioning and its tokens (docs/api.md 13.3).
   'AdminCreateScimToken',
   'AdminListScimTokens',
@@ -227,6 +231,8 @@ const AUDITING = [
   'SsoBegin',
   'SsoOidcCallback',
   'SsoSamlAcs',
+  // A device allowed or denied, wrong codes past the limit (docs/api.md 16.4).
+  'HostedDeviceForm',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'PasswordForgot', 'PasswordReset', 'HostedSignIn', 'HostedSecondFactor'];
@@ -288,6 +294,8 @@ const PEPPERED = [
   // So does a federated sign-in (docs/api.md 14.4, 14.5).
   'SsoOidcCallback',
   'SsoSamlAcs',
+  // The device authorization endpoint authenticates its client (docs/api.md 16.4).
+  'Oauth2DeviceAuthorization',
 ];
 /** A statement that lets a function query the table's indexes, and do nothing else there. */
 const isIndexQuery = (s: Statement) =>

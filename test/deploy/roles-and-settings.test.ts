@@ -9,6 +9,7 @@ import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app'
 import { softwareAuthenticator } from '../helpers/authenticator';
 import { type AwsUsage, recordingDeps } from '../helpers/aws-usage';
 import { type TestDeps, uniqueTenant } from '../helpers/deps';
+import { DEVICE_GRANT, deviceBrowser, deviceCodes, pollToken, postDeviceForm } from '../helpers/device';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
 import { dpopKey, dpopProof } from '../helpers/dpop';
 import { connectionOf, oidcConnection, samlConnection, verifiedDomain } from '../helpers/federation-admin';
@@ -854,6 +855,27 @@ async function driveEveryRoute(app: App, deps: TestDeps, dns: TestDnsServer) {
   );
   expectStatus(await app.request('login', { body: { username: `ada@${corp}`, password: PASSWORD, tenantId } }), 403, 'SSO required');
   expectStatus(await app.request('adminDeleteConnection', { token: adminToken, pathParameters: { id: samlId } }), 200, 'delete connection');
+
+  // The device authorization grant (docs/api.md 16.4): the codes, a pending poll, the device
+  // page's sign-in, a wrong code, the app shown, the approval, the tokens.
+  const scanner = await createClient(app, adminToken, tenantId, {
+    grantTypes: `${DEVICE_GRANT} refresh_token`,
+    scope: 'openid orders:read',
+  });
+  const scannerCodes = await deviceCodes(app, scanner);
+  expectStatus(await pollToken(app, scanner, scannerCodes.device_code), 400, 'device poll, pending');
+  const deviceUser = await newUser();
+  const deviceJar = await deviceBrowser(app, issuerOrigin, tenantId, deviceUser.username, PASSWORD);
+  const deviceForm = { csrf: deviceJar.csrf, user_code: scannerCodes.user_code };
+  expectStatus(
+    await postDeviceForm(app, deviceJar.jar, issuerOrigin, { ...deviceForm, user_code: 'BBBB-BBBB' }),
+    400,
+    'device page, wrong code',
+  );
+  expectStatus(await postDeviceForm(app, deviceJar.jar, issuerOrigin, deviceForm), 200, 'device page, the app shown');
+  expectStatus(await postDeviceForm(app, deviceJar.jar, issuerOrigin, { ...deviceForm, decision: 'allow' }), 303, 'device page, allowed');
+  deps.clock.set(deps.clock.now() + 5_000);
+  expectStatus(await pollToken(app, scanner, scannerCodes.device_code), 200, 'device poll, tokens');
 
   // The OIDC upstream (docs/api.md 14.4): a real IdP on loopback; its answer provisions a user just in time.
   const oidcIdp = await startOidcIdp({ redirectUri: `${deps.config.issuer}/sso/oidc/callback` });

@@ -64,6 +64,18 @@ export function halfWrittenState(items: Array<Record<string, unknown>>): string[
     const active = items.some((item) => item.pk === recovery.pk && String(item.sk).startsWith('METHOD#') && item.status === 'active');
     if (!active) findings.push(`recovery codes without an active method: ${recovery.pk}`);
   }
+  // A device authorization and its user code are written together; a redeemed one has its grant (docs/api.md 16.4).
+  const devices = items.filter((item) => item.sk === 'DEVICECODE');
+  const userCodes = new Set(items.filter((item) => item.sk === 'USERCODE').map((item) => String(item.deviceCodeHash)));
+  const deviceHashes = new Set(devices.map((item) => String(item.deviceCodeHash)));
+  const grantIds = new Set(items.filter((item) => item.sk === 'GRANT' && item.clientId !== undefined).map((item) => String(item.id)));
+  for (const device of devices) {
+    if (!userCodes.has(String(device.deviceCodeHash))) findings.push(`device authorization without its user code: ${device.pk}`);
+    if (device.redeemedAt !== undefined && !grantIds.has(String(device.grantId)))
+      findings.push(`redeemed device authorization without its grant: ${device.pk}`);
+  }
+  for (const code of items.filter((item) => item.sk === 'USERCODE'))
+    if (!deviceHashes.has(String(code.deviceCodeHash))) findings.push(`user code without its device authorization: ${code.pk}`);
   // A federated identity (docs/api.md 14.3) is linked to a user that exists: made with it, erased with it.
   for (const link of items.filter((item) => item.sk === 'FEDID'))
     if (!userIds.has(String(link.userId))) findings.push(`federated identity without its user: ${link.pk}`);

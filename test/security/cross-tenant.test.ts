@@ -7,11 +7,12 @@ import { signAccessToken } from '../../lib/tokens/access-token';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { DEVICE_GRANT, deviceAuthorization, deviceCodes, openDevicePage, pollToken, postDeviceForm } from '../helpers/device';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
 import { dpopKey, dpopProof } from '../helpers/dpop';
 import { failure } from '../helpers/failures';
 import { connectionOf, oidcConnection, samlConnection, verifiedDomain } from '../helpers/federation-admin';
-import { browserAuthorize, CookieJar, postForm } from '../helpers/hosted';
+import { browserAuthorize, CookieJar, csrfOf, postForm } from '../helpers/hosted';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { activateTotp, newTotpSecret } from '../helpers/mfa';
@@ -61,6 +62,9 @@ describe('cross-tenant attempts on every operation', () => {
   let victimPendingDomain: string;
   let attackerIdp: SamlIdp;
   let attackerSaml: SamlConnection;
+  /** B's device client and its pending device codes (docs/api.md 16.4); A's client has the grant too. */
+  let victimDevice: TestClient;
+  let victimDeviceCodes: Awaited<ReturnType<typeof deviceCodes>>;
 
   /**
    * Everything of tenant B but its failed-login counters and its audit trail, and its failed-reset counters (which count
@@ -96,7 +100,9 @@ describe('cross-tenant attempts on every operation', () => {
     victimUser = { token: registered.token, userId: registered.user.id };
     expect((await app.request('enableMFA', { token: victimUser.token, body: { method: 'SMS', secret: PHONE } })).status).toBe(200);
     victimSmsCode = (await deps.outbox.latest(b, victimUser.userId, 'SMS'))?.code ?? '';
-    attackerClient = await createClient(app, attacker.token, a);
+    attackerClient = await createClient(app, attacker.token, a, {
+      grantTypes: `authorization_code refresh_token client_credentials ${DEVICE_GRANT}`,
+    });
     victimClient = await createClient(app, victim.token, b);
     const issued = await authorizationCode(app, victim.token, victimClient);
     victimTokens = (
@@ -166,6 +172,8 @@ describe('cross-tenant attempts on every operation', () => {
       ssoUrl: 'https://attacker-idp.example.test/sso',
       signingCertificates: [attackerIdp.cert],
     });
+    victimDevice = await createClient(app, victim.token, b, { grantTypes: DEVICE_GRANT });
+    victimDeviceCodes = await deviceCodes(app, victimDevice);
     before = await victimRecords();
     eventsBefore = new Set((await victimEvents()).map((event) => event.id));
   });
@@ -1251,6 +1259,36 @@ describe('cross-tenant attempts on every operation', () => {
       (r) => expect(r).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } }),
     ],
   );
+  // Last: A's browser signs in again for these, which the session listings above must not see.
+  attempts.push(
+    // The device authorization grant (docs/api.md 16.4): B's codes from A's browser and A's client.
+    [
+      'hostedDeviceForm',
+      "A's signed-in user approves B's user code",
+      async () => {
+        const jar = await attackerBrowser();
+        const origin = new URL(deps.config.issuer).origin;
+        const csrf = csrfOf(await openDevicePage(app, jar));
+        return postDeviceForm(app, jar, origin, { csrf, user_code: victimDeviceCodes.user_code, decision: 'allow' });
+      },
+      (r) => {
+        expect(r.status).toBe(403);
+        expect(String(r.body)).toContain('This code is for a device of another organization.');
+      },
+    ],
+    [
+      'oauth2Token',
+      "A's device client polls with B's device code",
+      () => pollToken(app, attackerClient, victimDeviceCodes.device_code),
+      (r) => expect(r).toEqual(rfcRefused(400, 'invalid_grant', 'Invalid grant')),
+    ],
+    [
+      'oauth2DeviceAuthorization',
+      "A asks for device codes with B's client id and A's secret",
+      () => deviceAuthorization(app, { ...victimDevice, clientSecret: attackerClient.clientSecret }),
+      (r) => expect(r).toEqual(rfcRefused(401, 'invalid_client', 'Invalid client')),
+    ],
+  );
 
   it.each(attempts)('%s: %s', async (_, __, attempt, check) => {
     check(await attempt());
@@ -1330,6 +1368,8 @@ describe('cross-tenant attempts on every operation', () => {
       'adminVerifyDomain',
       'adminDeleteDomain',
       'ssoSamlAcs',
+      'oauth2DeviceAuthorization',
+      'hostedDeviceForm',
     ]) {
       expect(operations, operation).toContain(operation);
     }
@@ -1380,6 +1420,8 @@ describe('cross-tenant attempts on every operation', () => {
       (await scimClient(app, victimScimToken.token)('scimListUsers', { query: { filter: 'externalId eq "victim-ext"' } })).body
         .totalResults,
     ).toBe(1);
+    // B's device still waits for B's users.
+    expect((await pollToken(app, victimDevice, victimDeviceCodes.device_code)).body.error).toBe('authorization_pending');
   });
 });
 

@@ -8,15 +8,16 @@ import { dynamoMfaOutbox } from '../../lib/store/mfa';
 import { type App, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { DEVICE_GRANT } from '../helpers/device';
 import { dpopKey, dpopProof } from '../helpers/dpop';
 import { verifiedDomain } from '../helpers/federation';
 import { oidcConnection } from '../helpers/federation-admin';
-import { browserAuthorize, CookieJar } from '../helpers/hosted';
+import { browserAuthorize, CookieJar, csrfOf, postForm } from '../helpers/hosted';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { localDynamo } from '../helpers/local-dynamo';
 import { authenticator, newTotpSecret } from '../helpers/mfa';
-import { basic, createClient, FORM, form, pkcePair } from '../helpers/oauth';
+import { basic, createClient, FORM, form, pkcePair, tokenRequest } from '../helpers/oauth';
 import { signInAt, startOidcIdp, storedOidcConnection } from '../helpers/oidc-idp';
 import { encodeXml, makeSamlIdp } from '../helpers/saml-idp';
 import { samlConnectionOf, startSamlSignIn } from '../helpers/saml-sign-in';
@@ -778,6 +779,39 @@ describe('secrets in the clear (responses, output, table)', () => {
       await oidcIdp.close();
     }
 
+    // The device authorization grant (docs/api.md 16.4): the device code is the device's alone;
+    // the user code is shown on the device and its page, and stored as a hash only.
+    const scanner = await createClient(app, adminToken, tenantId, { grantTypes: `${DEVICE_GRANT} refresh_token`, scope: 'orders:read' });
+    const codes = await send(
+      'device authorization',
+      'oauth2DeviceAuthorization',
+      form({ client_id: scanner.clientId, client_secret: scanner.clientSecret }),
+      (r) => [r.body.device_code],
+    );
+    known('device code', codes.body.device_code);
+    const userCode = String(codes.body.user_code);
+    const deviceJar = new CookieJar();
+    const signInPage = deviceJar.take(await send('device page', 'hostedDevicePage', { method: 'GET', query: { tenant: tenantId } }));
+    const origin = new URL(deps.config.issuer).origin;
+    await postForm(app, deviceJar, 'hostedSignIn', { csrf: csrfOf(signInPage), username: 'admin', password: adminPassword }, origin);
+    const devicePage = await send('device page', 'hostedDevicePage', { method: 'GET', headers: deviceJar.header() });
+    const allowed = await send('device page', 'hostedDeviceForm', {
+      headers: { 'content-type': FORM, origin, ...deviceJar.header() },
+      body: new URLSearchParams({ csrf: csrfOf(devicePage), user_code: userCode, decision: 'allow' }).toString(),
+    });
+    expect(allowed.status).toBe(303);
+    const deviceTokens = await send(
+      'token device_code',
+      'oauth2Token',
+      tokenRequest(scanner, { grant_type: DEVICE_GRANT, device_code: codes.body.device_code }),
+      (r) => [r.body.access_token, r.body.refresh_token],
+    );
+    expect(deviceTokens.status).toBe(200);
+    known('device OAuth refresh token', deviceTokens.body.refresh_token);
+    const storedText = JSON.stringify(await scanTable(endpoint, identityTable));
+    expect(storedText).not.toContain(userCode.replace('-', ''));
+    expect(`${deps.logText()}\n${output.text()}`).not.toContain(userCode.replace('-', ''));
+
     expect([...flows]).toEqual(
       expect.arrayContaining([
         'IdP connection',
@@ -825,6 +859,9 @@ describe('secrets in the clear (responses, output, table)', () => {
         'import',
         'login (imported hash)',
         'SAML ACS',
+        'device authorization',
+        'device page',
+        'token device_code',
       ]),
     );
   }, 60_000);
@@ -913,6 +950,7 @@ describe('secrets in the clear (responses, output, table)', () => {
       'IdP client secret',
       'federation cookie secret',
       'SAML RelayState',
+      'device code',
     ];
     for (const kind of kinds)
       expect(

@@ -235,10 +235,23 @@ interface RandomOperation {
 const RANDOM_OPERATIONS: RandomOperation[] = [
   {
     route: 'oauth2Token',
-    fields: ['grant_type', 'client_id', 'client_secret', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'scope', 'resource'],
+    fields: [
+      'grant_type',
+      'client_id',
+      'client_secret',
+      'code',
+      'redirect_uri',
+      'code_verifier',
+      'refresh_token',
+      'scope',
+      'resource',
+      'device_code',
+    ],
     rfc: true,
     withIdentity: false,
   },
+  // docs/api.md 16.4: form bodies only; random credentials never authenticate.
+  { route: 'oauth2DeviceAuthorization', fields: ['client_id', 'client_secret', 'scope'], rfc: true, withIdentity: false },
   { route: 'revoke', fields: ['token', 'token_type_hint', 'client_id', 'client_secret'], rfc: true, withIdentity: false },
   { route: 'introspect', fields: ['token', 'token_type_hint', 'client_id', 'client_secret'], rfc: true, withIdentity: false },
   // Hostile values never make a valid registration: redirect URIs are checked first.

@@ -6,6 +6,7 @@ import { type App, registerAdmin, registerStaff, testApp } from '../../helpers/a
 import { softwareAuthenticator } from '../../helpers/authenticator';
 import { nearRealTime } from '../../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../../helpers/deps';
+import { DEVICE_GRANT, deviceAuthorization, deviceBrowser, deviceCodes, pollToken, postDeviceForm } from '../../helpers/device';
 import { startDnsServer, type TestDnsServer } from '../../helpers/dns-server';
 import { type DpopKey, dpopKey, dpopProof } from '../../helpers/dpop';
 import { type FaultMode, faultPlan, faultyStores } from '../../helpers/faulty-stores';
@@ -1126,6 +1127,40 @@ function faultSteps(part: 0 | 1) {
       run: ({ jar, connectionId, form }) => postSamlResponse(app, jar, connectionId, form),
       ok: (r) => r.status === 200,
     },
+    {
+      // docs/api.md 16.4: the authorization and its user code in one transaction.
+      name: 'device authorization',
+      prepare: () => deviceOfTenant(),
+      run: ({ device }) => deviceAuthorization(app, device),
+      ok: (r) => r.status === 200,
+    },
+    {
+      // A code typed on the device page: a place in the window of wrong codes taken, the code found, the place given back.
+      name: 'device page (a code shown)',
+      prepare: async () => ({ ...(await deviceOfTenant()), codes: await deviceCodes(app, (await deviceOfTenant()).device) }),
+      run: ({ browser, codes }) => postDeviceForm(app, browser.jar, issuerOrigin(), { csrf: browser.csrf, user_code: codes.user_code }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      // The decision in one conditional write, then the audit event.
+      name: 'device page (allowed)',
+      prepare: async () => ({ ...(await deviceOfTenant()), codes: await deviceCodes(app, (await deviceOfTenant()).device) }),
+      run: ({ browser, codes }) =>
+        postDeviceForm(app, browser.jar, issuerOrigin(), { csrf: browser.csrf, user_code: codes.user_code, decision: 'allow' }),
+      ok: (r) => r.status === 303,
+    },
+    {
+      // The poll's one conditional write, then the redemption and its grant in one transaction.
+      name: 'token device_code (approved)',
+      prepare: async () => {
+        const { device, browser } = await deviceOfTenant();
+        const codes = await deviceCodes(app, device);
+        await postDeviceForm(app, browser.jar, issuerOrigin(), { csrf: browser.csrf, user_code: codes.user_code, decision: 'allow' });
+        return { device, code: codes.device_code };
+      },
+      run: ({ device, code }) => pollToken(app, device, code),
+      ok: (r) => r.status === 200,
+    },
   ];
   /** A client of the test's tenant with `openid` (userinfo), made on first use. */
   let openIdOf: { tenantId: string; client: TestClient } | undefined;
@@ -1133,6 +1168,17 @@ function faultSteps(part: 0 | 1) {
     if (openIdOf?.tenantId !== tenantId)
       openIdOf = { tenantId, client: await createClient(app, adminToken, tenantId, { scope: 'openid' }) };
     return openIdOf.client;
+  };
+  /** The tenant's device client and a browser signed in at its device page (docs/api.md 16.4), made on first use. */
+  let deviceTenant: { tenantId: string; device: TestClient; browser: { jar: CookieJar; csrf: string } } | undefined;
+  const deviceOfTenant = async () => {
+    if (deviceTenant?.tenantId !== tenantId) {
+      const device = await createClient(app, adminToken, tenantId, { grantTypes: DEVICE_GRANT, scope: 'orders:read' });
+      const user = await newUser();
+      const browser = await deviceBrowser(app, issuerOrigin(), tenantId, user.username, PASSWORD);
+      deviceTenant = { tenantId, device, browser };
+    }
+    return deviceTenant;
   };
   /** The tenant's SAML connection and its IdP (docs/api.md 14.5), made on first use. */
   let samlTenant: { tenantId: string; idp: SamlIdp; connection: SamlConnection } | undefined;
