@@ -180,6 +180,33 @@ describe('device authorization grant', () => {
     expect(decodeJwt(tokens.body.access_token).cnf).toEqual({ jkt: key.jkt });
   });
 
+  it('serves a public device client (docs/api.md 16.1): its id alone asks for codes and polls; a secret is refused', async () => {
+    const scanner: TestClient = {
+      clientId: `scanner-${Date.now()}`,
+      clientSecret: '',
+      redirectUri: 'https://scanner.example.com/cb',
+      tenantId,
+    };
+    const registered = await app.request('createOAuth2Client', {
+      token: adminToken,
+      body: {
+        client_id: scanner.clientId,
+        token_endpoint_auth_method: 'none',
+        redirect_uri: scanner.redirectUri,
+        grant_types: `${DEVICE_GRANT} refresh_token`,
+        scope: 'orders:read',
+        tenant_id: tenantId,
+      },
+    });
+    expect(registered.status).toBe(201);
+    expect((await deviceAuthorization(app, { ...scanner, clientSecret: 'a-guessed-secret' })).status).toBe(401);
+    const browser = await signedInStaff();
+    const { device_code: code, user_code: userCode } = await deviceCodes(app, scanner);
+    await decide(browser, userCode, 'allow');
+    const tokens = await pollToken(app, scanner, code);
+    expect(tokens).toMatchObject({ status: 200, body: { token_type: 'Bearer', refresh_token: expect.any(String) } });
+  });
+
   it('revokes a device grant from the authorized apps', async () => {
     const browser = await signedInStaff();
     const { device_code: code, user_code: userCode } = await deviceCodes(app, device);

@@ -8,7 +8,9 @@ export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 /** POST /oauth2/device_authorization for `client` (docs/api.md 16.4). */
 export function deviceAuthorization(app: App, client: TestClient, scope?: string) {
-  return app.request('oauth2DeviceAuthorization', form({ client_id: client.clientId, client_secret: client.clientSecret, scope }));
+  // A public client (docs/api.md 16.1, an empty `clientSecret` here) sends its id alone.
+  const secret = client.clientSecret === '' ? undefined : client.clientSecret;
+  return app.request('oauth2DeviceAuthorization', form({ client_id: client.clientId, client_secret: secret, scope }));
 }
 
 /** The codes of a new device authorization; throws unless 200. */
