@@ -140,6 +140,14 @@ describe('the console frame', () => {
       body: { displayName: '<b>Acme</b> & "Sons"', logoUrl: 'https://cdn.example.com/logo.svg?v=1', accentColor: '#FFD700' },
     });
     expect(changed.status).toBe(200);
+    // The hosted sign-in page the console begins is branded too (docs/api.md 9.14).
+    const signIn = await openPage(app, new CookieJar(), 'account', { query: { tenant: branded } });
+    expect(text(signIn.body)).toContain(
+      '<header><img src="https://cdn.example.com/logo.svg?v=1" alt="&lt;b>Acme&lt;/b> &amp; &quot;Sons&quot; logo"/><p>&lt;b>Acme&lt;/b> &amp; &quot;Sons&quot;</p></header>',
+    );
+    expect(signIn.headers['Content-Security-Policy']).toMatch(
+      /^default-src 'none'; style-src 'sha256-[^']+' 'sha256-[^']+'; img-src https:\/\/cdn.example.com; form-action 'self';/,
+    );
     const { page } = await signedInJar(app, origin, 'account', { tenantId: branded, username: 'admin', password: PASSWORD });
     const body = text(page.body);
     expect(body).toContain('<img src="https://cdn.example.com/logo.svg?v=1" alt="&lt;b>Acme&lt;/b> &amp; &quot;Sons&quot; logo"/>');
