@@ -129,16 +129,18 @@ export function Field(props: FieldProps) {
   );
 }
 
-/** The summary at the top of a form come back with problems: announced, and linking to each field. */
+/**
+ * The summary at the top of a form come back with problems: announced, and linking to each
+ * field. A refusal of the form as a whole (`problem`) is the frame's, at the top of the page.
+ */
 export function ErrorSummary({ action, form, t }: { action: string; form?: FormState | undefined; t: Translate }) {
   const state = stateOf(form, action);
   if (!state) return null;
   const fields = Object.entries(state.errors).filter(([name]) => name !== '');
-  if (!state.problem && fields.length === 0 && !state.errors['']) return null;
+  if (fields.length === 0 && !state.errors['']) return null;
   return (
     <div class="summary" role="alert" tabIndex={-1}>
       <h2>{t('console:problemSummary')}</h2>
-      {state.problem ? <p>{state.problem}</p> : null}
       {state.errors[''] ? <p>{state.errors['']}</p> : null}
       {fields.length ? (
         <ul>
@@ -184,5 +186,16 @@ export function ActionForm({ context, section, action, form, submit, confirm, ki
         </button>
       ) : null}
     </form>
+  );
+}
+
+/** A refusal of a form as a whole, at the top of the page (lib/console/frame.tsx). */
+export function ProblemSummary({ problem, t }: { problem?: string | undefined; t: Translate }) {
+  if (!problem) return null;
+  return (
+    <div class="summary" role="alert">
+      <h2>{t('console:problemSummary')}</h2>
+      <p>{problem}</p>
+    </div>
   );
 }

@@ -10,7 +10,7 @@ import type { Reply } from '../http/reply';
 import { identityOf } from '../sessions/sessions';
 import type { User } from '../users/user';
 import { flashCookie, flashOf, shownFlashCookie } from './flash';
-import { domainFieldErrors, fieldErrors } from './form';
+import { domainFieldErrors, fieldErrors, ProblemSummary } from './form';
 import { consolePage } from './http';
 import { translator } from './i18n';
 import { isLanguage, languageCookie, languageOf } from './language';
@@ -120,7 +120,13 @@ async function sectionPage(
 ) {
   const view = asView(await section.render(context, form));
   const returnTo = extra.returnTo ?? sectionPath(area.id, section.id);
-  return framed(context, area, section, { status, title: context.t(section.title), ...view, ...extra, returnTo });
+  const content = (
+    <>
+      <ProblemSummary problem={form?.problem} t={context.t} />
+      {view.content}
+    </>
+  );
+  return framed(context, area, section, { status, title: context.t(section.title), ...view, content, ...extra, returnTo });
 }
 
 /**
@@ -154,12 +160,12 @@ function switchLanguage(area: Area, fields: Record<string, string>): Reply {
   return browserRedirect(back, { afterForm: true, cookies: [languageCookie(parsed.data.language)] });
 }
 
-/** Whether a refusal of an action shows the form again (else the error page: a session or a page gone). */
+/** The refusals that end on the error page: a session, a page or a user gone. */
+const PAGE_REFUSALS: readonly string[] = ['SIGN_IN_AGAIN', 'UNAUTHORIZED', 'PAGE_EXPIRED', 'CROSS_SITE_REQUEST'];
+
+/** Whether a refusal of an action shows the form again (a wrong password, a code, a conflict), else the error page. */
 const showsForm = (error: unknown): error is AppError =>
-  error instanceof AppError &&
-  error.statusCode < 500 &&
-  error.statusCode !== 401 &&
-  !['PAGE_EXPIRED', 'CROSS_SITE_REQUEST'].includes(error.code);
+  error instanceof AppError && error.statusCode < 500 && !PAGE_REFUSALS.includes(error.code);
 
 async function outcomeReply(context: PageContext, area: Area, section: Section, outcome: ActionOutcome): Promise<Reply> {
   if ('page' in outcome)

@@ -44,12 +44,13 @@ function messages(): i18n {
 /** The messages of `language`. */
 export function translator(language: Language): Translate {
   const t = messages().getFixedT(language);
-  return (key, values) => t(key, values ?? {});
+  // A count (plural forms) may come as text, from a flash cookie: i18next takes a number.
+  return (key, values) => t(key, values && typeof values.count === 'string' ? { ...values, count: Number(values.count) } : (values ?? {}));
 }
 
-/** Whether `key` names a message (a flash cookie names one, docs/api.md 15.1). */
+/** Whether `key` names a message, or a message of plural forms (a flash cookie names one, docs/api.md 15.1). */
 export function isMessageKey(key: string): boolean {
-  return messages().exists(key, { lng: 'en' });
+  return messages().exists(key, { lng: 'en' }) || messages().exists(`${key}_other`, { lng: 'en' });
 }
 
 /** The catalogues as loaded, by language: for the test that English and German have the same keys. */
