@@ -173,6 +173,10 @@ const WEBAUTHN = [
   // An invitation accepted with a passkey (docs/api.md 13.1).
   'HostedInvitationAccept',
   'AcceptInvitation',
+  // A passkey added on the account page (docs/api.md 15.2); its page function carries the
+  // same sections, actions included (docs/decisions/018-console-frame.md).
+  'AccountAction',
+  'AccountPage',
 ];
 /** Functions that record audit events (lib/audit/record.ts), and so put them. */
 const AUDITING = [
