@@ -10,7 +10,7 @@ import { createClient, grantTokens } from '../helpers/oauth';
  * `npm run screenshots`: the account page (docs/api.md 15.2) and the console's start
  * (15.3) in chromium at a phone's width (360 px, the narrowest the pages promise) and a
  * desktop's, written to docs/screenshots/account-<section>-<width>.png for the guide
- * (docs/guides/tenant-admins.md).
+ * (docs/guides/account-page.md).
  */
 const OUT = 'docs/screenshots';
 const VIEWPORTS = {
