@@ -96,6 +96,14 @@ describe('the console frame', () => {
     expect(text(refused.body)).not.toContain(tenantId);
     const section = await openPage(app, operator, 'admin', { section: 'overview' });
     expect(section.status).toBe(403);
+    // An ADMIN of another tenant naming this one: this tenant's sign-in page, none of its data.
+    const other = uniqueTenant('frame-other');
+    await registerAdmin(app, other, 'admin', PASSWORD);
+    const { jar: otherAdmin } = await signedInJar(app, origin, 'admin', { tenantId: other, username: 'admin', password: PASSWORD });
+    const foreign = await openPage(app, otherAdmin, 'admin', { query: { tenant: tenantId } });
+    expect(foreign.status).toBe(200);
+    expect(text(foreign.body)).toContain('action="/oauth2/hosted/sign-in"');
+    expect(text(foreign.body)).not.toContain(`<dd>${tenantId}</dd>`);
     // The operator's own account page is theirs.
     expect((await openPage(app, operator, 'account')).status).toBe(200);
   });
