@@ -48,7 +48,7 @@ import { seedOidcCallbacks } from './federation';
 import { type ImportFigures, importStage } from './import';
 import { seedInvitations } from './invitations';
 import { type LoadResult, machineBusySeconds, measure, type Watched } from './load';
-import { type OAuthOutcome, oauthScenarios, peerTokenEndpoint, type Scenario } from './oauth';
+import { OAUTH_SCENARIOS, type OAuthOutcome, oauthScenarios, peerTokenEndpoint, type Scenario } from './oauth';
 import { seedPasskeySignIns } from './passkeys';
 import { canPin, runPinned, startServer, stopAll, stopChild, tagged } from './processes';
 import { fixed, table, whole } from './report';
@@ -78,7 +78,6 @@ const functionsSource = process.argv.includes('--functions-dir')
 const only = process.argv.includes('--only') ? (process.argv[process.argv.indexOf('--only') + 1] ?? '') : undefined;
 /** `--cold-starts`: the cold starts alone (docs/performance.md), with the OAuth scenarios that make their events. */
 const coldOnly = process.argv.includes('--cold-starts');
-const OAUTH_SCENARIOS = ['token (client_credentials)', 'token (authorization_code)', 'introspection'];
 const wanted = (scenario: string) =>
   coldOnly ? OAUTH_SCENARIOS.includes(scenario) : only === undefined || only.split(',').some((text) => scenario.includes(text));
 const PEER = 'peer: oidc-provider client_credentials';
@@ -656,6 +655,7 @@ async function main() {
           admin: { identity: adminSession.seeded.identity, token: await accessTokenFor(keySet, config, adminSession.seeded.identity) },
           user: { identity: user.identity, token: meTokensSmall[0] ?? '' },
           tenantId: TENANT,
+          issuer: config.issuer,
           say,
         });
     for (const [name, scenario] of Object.entries(oauth.scenarios)) {

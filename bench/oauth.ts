@@ -1,10 +1,11 @@
 /**
  * The OAuth scenarios (token endpoint with client_credentials and with
- * authorization_code, introspection) and the peer's token endpoint. Ours run only
+ * authorization_code, introspection; the first and the last also with DPoP, docs/api.md
+ * 16.3, next to the Bearer ones) and the peer's token endpoint. Ours run only
  * when the OAuth functions are built and routed; otherwise they are reported as
  * skipped, with the reason.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { toAuthorizerContext } from '../lib/http/identity';
@@ -37,6 +38,8 @@ export interface OAuthInput {
   admin: { identity: Identity; token: string };
   user: { identity: Identity; token: string };
   tenantId: string;
+  /** The functions' ISSUER: a DPoP proof's `htu` is under it. */
+  issuer: string;
   say: (message: string) => void;
 }
 
@@ -61,7 +64,28 @@ const form = (fields: Record<string, string>) => new URLSearchParams(fields).toS
 const CLIENT_CREDENTIALS_BODY = form({ grant_type: 'client_credentials', scope: CLIENT.scope });
 const CLIENT_HEADERS = { 'content-type': 'application/x-www-form-urlencoded', authorization: basic(CLIENT.id, CLIENT.secret) };
 
-const SCENARIOS = ['token (client_credentials)', 'token (authorization_code)', 'introspection'];
+export const OAUTH_SCENARIOS = [
+  'token (client_credentials)',
+  'token (client_credentials, DPoP)',
+  'token (authorization_code)',
+  'introspection',
+  'introspection (DPoP)',
+];
+
+/**
+ * DPoP proofs (RFC 9449) by one P-256 key, signed synchronously here (the load
+ * generator builds each request in `next`); each has its own `jti`, as a client's.
+ */
+function dpopProofs(htu: string) {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const { kty, crv, x, y } = publicKey.export({ format: 'jwk' });
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const header = encode({ typ: 'dpop+jwt', alg: 'ES256', jwk: { kty, crv, x, y } });
+  return () => {
+    const input = `${header}.${encode({ jti: randomBytes(16).toString('base64url'), htm: 'POST', htu, iat: Math.floor(Date.now() / 1000) })}`;
+    return `${input}.${sign('sha256', Buffer.from(input), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
+  };
+}
 
 /** One PKCE verifier for every prepared code (each code is still single-use). */
 const VERIFIER = randomBytes(32).toString('base64url');
@@ -105,7 +129,7 @@ export async function oauthScenarios(input: OAuthInput): Promise<OAuthOutcome> {
   const absent = needed.filter(([method, path]) => !routed(input, method, path));
   if (absent.length > 0) {
     const reason = `${absent.map(([method, path]) => `${method} ${path}`).join(', ')} not built/routed on this commit`;
-    return { scenarios: Object.fromEntries(SCENARIOS.map((name) => [name, { skipped: reason }])), coldStartEvents: {} };
+    return { scenarios: Object.fromEntries(OAUTH_SCENARIOS.map((name) => [name, { skipped: reason }])), coldStartEvents: {} };
   }
   const { api, settings, say } = input;
   const scenarios: Record<string, Scenario> = {};
@@ -151,6 +175,35 @@ export async function oauthScenarios(input: OAuthInput): Promise<OAuthOutcome> {
   scenarios['token (client_credentials)'] = {
     ...cc,
     note: 'client from the instance cache, stateless token (no write), ES256 sign (HTTP Basic, form)',
+  };
+
+  const proof = dpopProofs(`${input.issuer}/oauth2/token`);
+  const dpopToken = async () => {
+    const response = await call(`${api.url}/oauth2/token`, {
+      method: 'POST',
+      expect: 200,
+      headers: { ...CLIENT_HEADERS, dpop: proof() },
+      body: CLIENT_CREDENTIALS_BODY,
+    });
+    return ((await response.json()) as { access_token: string }).access_token;
+  };
+  await dpopToken();
+  say('load: token (client_credentials, DPoP)');
+  const ccDpop = await measure({
+    ...base,
+    method: 'POST',
+    path: '/oauth2/token',
+    headers: CLIENT_HEADERS,
+    body: CLIENT_CREDENTIALS_BODY,
+    durationSeconds: settings.durationSeconds,
+    warmupSeconds: settings.warmupSeconds,
+    around: around('token-client-credentials-dpop'),
+    check: (body) => body.includes('"token_type":"DPoP"'),
+    next: () => ({ headers: { dpop: proof() } }),
+  });
+  scenarios['token (client_credentials, DPoP)'] = {
+    ...ccDpop,
+    note: 'as client_credentials, plus the proof: ES256 verify, JWK thumbprint, jti write (one conditional PutItem)',
   };
 
   // Authorization codes live 60 s and are single-use: they are made just before the
@@ -227,6 +280,26 @@ export async function oauthScenarios(input: OAuthInput): Promise<OAuthOutcome> {
     next: () => ({ body: form({ token: tokens[nextToken++ % tokens.length] as string }) }),
   });
   scenarios.introspection = { ...introspection, note: 'ES256 verify, deny-record read (HTTP Basic, form)' };
+
+  say('  preparing DPoP-bound access tokens to introspect');
+  const { results: boundTokens } = await many(settings.introspectionTokens, 16, dpopToken);
+  let nextBound = 0;
+  say('load: introspection (DPoP)');
+  const introspectionDpop = await measure({
+    ...base,
+    method: 'POST',
+    path: '/oauth2/introspect',
+    headers: CLIENT_HEADERS,
+    durationSeconds: settings.durationSeconds,
+    warmupSeconds: settings.warmupSeconds,
+    around: around('introspection-dpop'),
+    check: (body) => body.includes('"cnf":'),
+    next: () => ({ body: form({ token: boundTokens[nextBound++ % boundTokens.length] as string }) }),
+  });
+  scenarios['introspection (DPoP)'] = {
+    ...introspectionDpop,
+    note: 'as introspection, a DPoP-bound token: token_type DPoP and cnf answered',
+  };
 
   const json = (method: string, url: string, body: string | undefined, headers: Record<string, string> = {}) =>
     proxyEvent({ method, url, headers: { host: 'api.example.com', 'user-agent': 'bench', ...headers }, body: body ?? '' });

@@ -27,6 +27,8 @@ export const body = z.object({
   id_token_signed_response_alg: z.enum(SIGNING_ALGORITHMS).optional(),
   /** docs/api.md 11.12: where RP-initiated logout may send the browser, URIs separated by spaces. */
   post_logout_redirect_uris: z.string().min(1).max(8192).optional(),
+  /** docs/api.md 16.3: RFC 9449 5.2's client metadata; every token request must come with a DPoP proof. */
+  dpop_bound_access_tokens: z.boolean().optional(),
 });
 
 /** The `data` of the success envelope (docs/api.md 5). */

@@ -6,6 +6,7 @@ import { clientSourceLimited, noCache, type OperationDoc } from '../lib/http/ope
 import { document, ok } from '../lib/http/reply';
 import { authenticateClient, presentedClient } from '../lib/oauth/client-auth';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
+import { dpopErrors, dpopNonceHeader, verifyDpopProof } from '../lib/oauth/dpop';
 import { NO_CACHE, oauthErrors, rfcErrorFormat } from '../lib/oauth/errors';
 import { issueTokens, tokenGrant } from '../lib/oauth/token';
 
@@ -25,19 +26,24 @@ export const body = z.object({
 
 /**
  * POST /oauth2/token (docs/api.md 4.7): JSON in and envelope out as the seed, or a form
- * body and RFC 6749 answers. The rules 1–3 of docs/api.md 4.7 come before client authentication.
+ * body and RFC 6749 answers. The rules 1–3 of docs/api.md 4.7 and the DPoP proof's own
+ * checks (docs/api.md 16.3) come before client authentication.
  */
 export function makeHandler(deps: Deps) {
   requireClientSecretPepper(deps.config);
+  const nonces = { nonces: deps.dpopNonces, required: deps.config.dpopNonceRequired };
   return httpHandler(
     deps,
     { identity: 'none', body, acceptForm: true, formatError: rfcErrorFormat },
-    async ({ body, headers, bodyFormat, deps, sourceIp }) => {
+    async ({ body, headers, bodyFormat, deps, sourceIp, event }) => {
       const presented = presentedClient(headers, body, bodyFormat);
       const grant = tokenGrant(body);
+      const dpop = { header: headers.dpop, method: event.requestContext.http.method, url: `${deps.config.issuer}/oauth2/token` };
+      const proof = await verifyDpopProof(deps, 'token', dpop, nonces);
       const client = await authenticateClient(deps, presented, sourceIp);
-      const tokens = await issueTokens(deps, client, grant);
-      return bodyFormat === 'form' ? document(tokens, 200, NO_CACHE) : ok(tokens, 200, NO_CACHE);
+      const tokens = await issueTokens(deps, client, grant, proof);
+      const answerHeaders = { ...NO_CACHE, ...(proof ? await dpopNonceHeader(deps, nonces) : {}) };
+      return bodyFormat === 'form' ? document(tokens, 200, answerHeaders) : ok(tokens, 200, answerHeaders);
     },
   );
 }
@@ -75,5 +81,7 @@ export const operation: OperationDoc = {
     oauthErrors.unauthorizedClient(),
     oauthErrors.invalidGrant(),
     oauthErrors.invalidScope(),
+    dpopErrors.invalidProof('token'),
+    dpopErrors.useNonce('n1.0.AAAAAAAAAAAAAAAAAAAAAA'),
   ],
 };

@@ -19,6 +19,8 @@ export const body = z.strictObject({
   post_logout_redirect_uris: z.string().max(8192).optional(),
   /** docs/api.md 11.4: how the client's ID tokens are signed from now on. */
   id_token_signed_response_alg: z.enum(SIGNING_ALGORITHMS).optional(),
+  /** docs/api.md 16.3: whether every token request must come with a DPoP proof from now on. */
+  dpop_bound_access_tokens: z.boolean().optional(),
 });
 
 export const params = clientPath;
@@ -38,7 +40,8 @@ export const handler = makeHandler(defaultDeps());
 /** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
 export const operation: OperationDoc = {
   section: '9.11',
-  summary: 'Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark or post-logout URIs (ADMIN only)',
+  summary:
+    'Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark, post-logout URIs or DPoP binding (ADMIN only)',
   tag: 'admin',
   caller: 'admin',
   bodyTypes: ['json'],

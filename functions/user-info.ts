@@ -2,16 +2,18 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc } from '../lib/http/operation-doc';
 import { document } from '../lib/http/reply';
+import { dpopErrors } from '../lib/oauth/dpop';
 import { userInfo, userInfoErrors } from '../lib/oidc/userinfo';
 
 /**
  * GET|POST /oauth2/userinfo (docs/api.md 11.2, OIDC Core 5.3): the claims of the user an
  * OAuth access token with `openid` was issued for. The token comes as `Authorization:
- * Bearer`; no session authorizer runs (it takes session tokens, not OAuth ones).
+ * Bearer`, or a DPoP-bound one as `Authorization: DPoP` with its proof (docs/api.md 16.3);
+ * no session authorizer runs (it takes session tokens, not OAuth ones).
  */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'none', acceptForm: true }, async ({ headers, deps }) =>
-    document(await userInfo(deps, headers.authorization)),
+  return httpHandler(deps, { identity: 'none', acceptForm: true }, async ({ headers, deps, event }) =>
+    document(await userInfo(deps, { authorization: headers.authorization, dpop: headers.dpop, method: event.requestContext.http.method })),
   );
 }
 
@@ -24,5 +26,10 @@ export const operation: OperationDoc = {
   tag: 'oauth2',
   caller: 'oauthToken',
   answers: [{ status: 200, description: 'The claims the token’s scope grants.', body: 'UserInfo', headers: noStore }],
-  failures: [userInfoErrors.noToken(), userInfoErrors.invalidToken(), userInfoErrors.insufficientScope()],
+  failures: [
+    userInfoErrors.noToken(),
+    userInfoErrors.invalidToken(),
+    dpopErrors.invalidProof('resource'),
+    userInfoErrors.insufficientScope(),
+  ],
 };

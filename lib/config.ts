@@ -88,6 +88,11 @@ export interface Config {
    * against DynamoDB Local (`npm start`, the tests), never in a deployed stage.
    */
   loopbackIdentityProviders: boolean;
+  /**
+   * Whether the token endpoint requires a server nonce in DPoP proofs (`DPOP_REQUIRE_NONCE`,
+   * `true` or `false`, default false; docs/api.md 16.3).
+   */
+  dpopNonceRequired: boolean;
 }
 
 /**
@@ -251,7 +256,16 @@ export function readConfig(env: Env = process.env): Config {
     webauthn: readWebAuthnConfig(env),
     dnsServers: readDnsServers(env),
     loopbackIdentityProviders: Boolean(env.DYNAMODB_ENDPOINT?.trim()),
+    dpopNonceRequired: readFlag(env, 'DPOP_REQUIRE_NONCE'),
   };
+}
+
+/** A `true`/`false` setting, false when unset. */
+function readFlag(env: Env, name: string): boolean {
+  const raw = env[name]?.trim();
+  if (!raw || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new ConfigError(`Environment variable ${name} must be true or false`);
 }
 
 /** `DNS_SERVERS`: `address:port` (IPv6 in brackets, `[::1]:53`), comma-separated (docs/api.md 14.2). */

@@ -12,8 +12,10 @@ import { fileDataKeys } from './mfa/file-data-keys';
 import { kmsDataKeys } from './mfa/kms-data-keys';
 import { type DataKeySource, type SecretBox, secretBox } from './mfa/secret-box';
 import { type ClientSecretHasher, clientSecretHasher, pepperLoader } from './oauth/client-secret';
+import { type DpopNonces, dpopNonces } from './oauth/dpop-nonce';
 import { type AccountCodeStore, dynamoAccountCodeStore } from './store/account-codes';
 import { type AuditStore, dynamoAuditStore } from './store/audit';
+import { type DpopProofStore, dynamoDpopProofStore } from './store/dpop-proofs';
 import { createDynamo, type Dynamo } from './store/dynamo';
 import {
   type ConnectionStore,
@@ -76,6 +78,8 @@ export interface Stores {
   federatedIdentities: FederatedIdentityStore;
   federationRequests: FederationRequestStore;
   samlAssertions: SamlAssertionStore;
+  /** The DPoP replay cache (docs/api.md 16.3). */
+  dpopProofs: DpopProofStore;
 }
 
 /** Everything a function needs from the outside world; tests pass their own. */
@@ -100,6 +104,8 @@ export interface Deps {
   source?: RequestSource | undefined;
   /** Issues and checks the device tokens of the login lockout (lib/abuse/device-token), keyed by the same peppers. */
   deviceTokens: DeviceTokens;
+  /** The DPoP server nonces of the token endpoint (lib/oauth/dpop-nonce), keyed by the same peppers. */
+  dpopNonces: DpopNonces;
   /**
    * The least time a forgotten-password request takes to answer, so that its timing never
    * tells whether the account exists (docs/api.md 8.7); unset, as in every function:
@@ -134,6 +140,7 @@ export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'rand
     federatedIdentities: dynamoFederatedIdentityStore(dynamo, random, users),
     federationRequests: dynamoFederationRequestStore(dynamo, random),
     samlAssertions: dynamoSamlAssertionStore(dynamo, random),
+    dpopProofs: dynamoDpopProofStore(dynamo, random),
   };
 }
 
@@ -252,6 +259,7 @@ export function defaultDeps(): Deps {
     ...mfaPorts(config, dynamo, systemClock),
     clientSecretHasher: clientSecretHasher(peppers),
     deviceTokens: deviceTokens(peppers, cryptoRandom),
+    dpopNonces: dpopNonces(peppers),
   };
   return defaults;
 }

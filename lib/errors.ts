@@ -104,6 +104,9 @@ export const ERROR_CODES = [
   'SIGN_IN_AGAIN',
   'PAGE_EXPIRED',
   'TENANT_REQUIRED',
+  // DPoP (docs/api.md 16.3, RFC 9449): a refused proof (400 at the token endpoint, 401 at userinfo), a nonce to use (400).
+  'INVALID_DPOP_PROOF',
+  'USE_DPOP_NONCE',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */
@@ -112,8 +115,8 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 /**
  * The `error` codes the token, revocation and introspection endpoints answer with when
  * called the RFC way (docs/api.md 5.6): RFC 6749 5.2 (RFC 7009 2.2.1 and RFC 7662 2.3
- * reuse them), RFC 8707 2 `invalid_target`, and RFC 6749 4.1.2.1's
- * `temporarily_unavailable` for a 5xx.
+ * reuse them), RFC 8707 2 `invalid_target`, RFC 9449 `invalid_dpop_proof` and
+ * `use_dpop_nonce` (docs/api.md 16.3), and RFC 6749 4.1.2.1's `temporarily_unavailable` for a 5xx.
  */
 export const OAUTH_ERROR_CODES = [
   'invalid_request',
@@ -123,6 +126,8 @@ export const OAUTH_ERROR_CODES = [
   'unsupported_grant_type',
   'invalid_scope',
   'invalid_target',
+  'invalid_dpop_proof',
+  'use_dpop_nonce',
   'temporarily_unavailable',
 ] as const;
 

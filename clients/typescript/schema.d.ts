@@ -542,7 +542,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark or post-logout URIs (ADMIN only)
+         * Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark, post-logout URIs or DPoP binding (ADMIN only)
          * @description docs/api.md 9.11. Source: functions/update-oauth2-client.ts.
          */
         patch: operations["updateOAuth2Client"];
@@ -1796,6 +1796,7 @@ export interface components {
             /** @enum {string} */
             id_token_signed_response_alg?: "ES256" | "RS256";
             post_logout_redirect_uris?: string;
+            dpop_bound_access_tokens?: boolean;
         };
         RevokeRequest: {
             token?: string;
@@ -1840,6 +1841,7 @@ export interface components {
             post_logout_redirect_uris?: string;
             /** @enum {string} */
             id_token_signed_response_alg?: "ES256" | "RS256";
+            dpop_bound_access_tokens?: boolean;
         };
         RotateOAuth2ClientSecretRequest: {
             client_secret: string;
@@ -2016,7 +2018,7 @@ export interface components {
             success: false;
             error: string;
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_FORM" | "PASSWORD_TOO_COMMON" | "FIRST_USER_MUST_BE_ADMIN" | "USERNAME_TAKEN" | "MFA_METHOD_NOT_ENABLED" | "INVALID_MFA_CODE" | "MISSING_PARAMETERS" | "UNSUPPORTED_GRANT_TYPE" | "UNSUPPORTED_RESPONSE_TYPE" | "INVALID_CLIENT" | "UNAUTHORIZED_CLIENT" | "INVALID_GRANT" | "INVALID_SCOPE" | "INVALID_REDIRECT_URI" | "PKCE_REQUIRED" | "UNSUPPORTED_CODE_CHALLENGE_METHOD" | "CLIENT_SECRET_TOO_SHORT" | "CLIENT_SECRET_TOO_WEAK" | "RESERVED_CLIENT_ID" | "SMS_COUNTRY_NOT_ALLOWED" | "INVALID_CURSOR" | "INVALID_RESET_CODE" | "INVALID_VERIFICATION_CODE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_REQUIRED" | "INVALID_REFRESH_TOKEN" | "PERMISSION_DENIED" | "MFA_STEP_UP_REQUIRED" | "RECENT_AUTH_REQUIRED" | "MFA_METHOD_LOCKED" | "NOT_FOUND" | "CONFLICT" | "MFA_ALREADY_ENABLED" | "LAST_ADMIN" | "CLIENT_EXISTS" | "INVALID_TARGET" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_CONTENT_TYPE" | "LOCKED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CLIENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "GRANT_NOT_FOUND" | "UNKNOWN_SHOP" | "SHOP_EXISTS" | "INVALID_NONCE" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "INVALID_AUTHORIZATION_REQUEST" | "INTERACTION_EXPIRED" | "CROSS_SITE_REQUEST" | "INVALID_LOGOUT_REQUEST" | "INVALID_ID_TOKEN_HINT" | "INVALID_PASSKEY_REGISTRATION" | "INVALID_PASSKEY" | "PASSKEY_NOT_FOUND" | "PASSKEY_ALREADY_REGISTERED" | "TOO_MANY_PASSKEYS" | "INVALID_INVITATION" | "INVITATION_NOT_FOUND" | "INVITATION_PENDING" | "INVITATION_NOT_PENDING" | "USER_EXISTS" | "DOMAIN_NOT_VERIFIED" | "SSO_REQUIRED" | "CONNECTION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "DOMAIN_EXISTS" | "DOMAIN_CLAIMED" | "FEDERATION_FAILED" | "ACCOUNT_NOT_ALLOWED" | "NO_FEDERATED_ACCOUNT" | "SIGN_IN_AGAIN" | "PAGE_EXPIRED" | "TENANT_REQUIRED";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_FORM" | "PASSWORD_TOO_COMMON" | "FIRST_USER_MUST_BE_ADMIN" | "USERNAME_TAKEN" | "MFA_METHOD_NOT_ENABLED" | "INVALID_MFA_CODE" | "MISSING_PARAMETERS" | "UNSUPPORTED_GRANT_TYPE" | "UNSUPPORTED_RESPONSE_TYPE" | "INVALID_CLIENT" | "UNAUTHORIZED_CLIENT" | "INVALID_GRANT" | "INVALID_SCOPE" | "INVALID_REDIRECT_URI" | "PKCE_REQUIRED" | "UNSUPPORTED_CODE_CHALLENGE_METHOD" | "CLIENT_SECRET_TOO_SHORT" | "CLIENT_SECRET_TOO_WEAK" | "RESERVED_CLIENT_ID" | "SMS_COUNTRY_NOT_ALLOWED" | "INVALID_CURSOR" | "INVALID_RESET_CODE" | "INVALID_VERIFICATION_CODE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_REQUIRED" | "INVALID_REFRESH_TOKEN" | "PERMISSION_DENIED" | "MFA_STEP_UP_REQUIRED" | "RECENT_AUTH_REQUIRED" | "MFA_METHOD_LOCKED" | "NOT_FOUND" | "CONFLICT" | "MFA_ALREADY_ENABLED" | "LAST_ADMIN" | "CLIENT_EXISTS" | "INVALID_TARGET" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_CONTENT_TYPE" | "LOCKED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CLIENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "GRANT_NOT_FOUND" | "UNKNOWN_SHOP" | "SHOP_EXISTS" | "INVALID_NONCE" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "INVALID_AUTHORIZATION_REQUEST" | "INTERACTION_EXPIRED" | "CROSS_SITE_REQUEST" | "INVALID_LOGOUT_REQUEST" | "INVALID_ID_TOKEN_HINT" | "INVALID_PASSKEY_REGISTRATION" | "INVALID_PASSKEY" | "PASSKEY_NOT_FOUND" | "PASSKEY_ALREADY_REGISTERED" | "TOO_MANY_PASSKEYS" | "INVALID_INVITATION" | "INVITATION_NOT_FOUND" | "INVITATION_PENDING" | "INVITATION_NOT_PENDING" | "USER_EXISTS" | "DOMAIN_NOT_VERIFIED" | "SSO_REQUIRED" | "CONNECTION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "DOMAIN_EXISTS" | "DOMAIN_CLAIMED" | "FEDERATION_FAILED" | "ACCOUNT_NOT_ALLOWED" | "NO_FEDERATED_ACCOUNT" | "SIGN_IN_AGAIN" | "PAGE_EXPIRED" | "TENANT_REQUIRED" | "INVALID_DPOP_PROOF" | "USE_DPOP_NONCE";
             fields?: {
                 path: string;
                 message: string;
@@ -2062,8 +2064,8 @@ export interface components {
         };
         OAuthTokenPayload: {
             access_token: string;
-            /** @constant */
-            token_type: "Bearer";
+            /** @enum {string} */
+            token_type: "Bearer" | "DPoP";
             /** @constant */
             expires_in: 3600;
             refresh_token?: string;
@@ -2087,6 +2089,8 @@ export interface components {
             /** @enum {string} */
             id_token_signed_response_alg?: "ES256" | "RS256";
             post_logout_redirect_uris?: string[];
+            /** @constant */
+            dpop_bound_access_tokens?: true;
         };
         ClientCreatedEnvelope: {
             /** @constant */
@@ -2099,7 +2103,7 @@ export interface components {
         };
         OAuthError: {
             /** @enum {string} */
-            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "invalid_target" | "temporarily_unavailable";
+            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "invalid_target" | "invalid_dpop_proof" | "use_dpop_nonce" | "temporarily_unavailable";
             error_description: string;
         };
         Introspection: {
@@ -2115,10 +2119,13 @@ export interface components {
             iat: number;
             exp: number;
             tenantId: string;
-            /** @constant */
-            token_type?: "Bearer";
+            /** @enum {string} */
+            token_type?: "Bearer" | "DPoP";
             aud?: string;
             jti?: string;
+            cnf?: {
+                jkt: string;
+            };
         };
         Jwks: {
             keys: ({
@@ -2161,6 +2168,7 @@ export interface components {
             introspection_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post")[];
             /** @constant */
             authorization_response_iss_parameter_supported: true;
+            dpop_signing_alg_values_supported: ("ES256" | "ES384" | "PS256" | "RS256" | "EdDSA" | "Ed25519")[];
         };
         OpenIdProviderMetadata: {
             issuer: string;
@@ -2178,6 +2186,7 @@ export interface components {
             introspection_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post")[];
             /** @constant */
             authorization_response_iss_parameter_supported: true;
+            dpop_signing_alg_values_supported: ("ES256" | "ES384" | "PS256" | "RS256" | "EdDSA" | "Ed25519")[];
             userinfo_endpoint: string;
             end_session_endpoint: string;
             scopes_supported: ("openid" | "profile" | "email")[];
@@ -2382,6 +2391,8 @@ export interface components {
             resources?: string[];
             /** @enum {string} */
             id_token_signed_response_alg?: "ES256" | "RS256";
+            /** @constant */
+            dpop_bound_access_tokens?: true;
         };
         ClientListEnvelope: {
             /** @constant */
@@ -2919,8 +2930,10 @@ export interface components {
         "Retry-After": string;
         /** @description The active MFA methods of the user, comma-separated (e.g. `TOTP,SMS`), then `RECOVERY` while unused recovery codes remain. */
         "X-MFA-Methods": string;
-        /** @description `Basic realm="oauth2", charset="UTF-8"`, when the client tried HTTP Basic; the RFC 6750 3 challenge (`Bearer`, with `error` when a token was sent) at userinfo. */
+        /** @description `Basic realm="oauth2", charset="UTF-8"`, when the client tried HTTP Basic; the RFC 6750 3 challenge (`Bearer`, with `error` when a token was sent) at userinfo, or the RFC 9449 7.1 `DPoP` one for a DPoP-bound token. */
         "WWW-Authenticate": string;
+        /** @description The server nonce a DPoP proof must carry (RFC 9449 8, docs/api.md 16.3). */
+        "DPoP-Nonce": string;
     };
     pathItems: never;
 }
@@ -3582,6 +3595,7 @@ export interface operations {
                 code_challenge_method?: string;
                 resource?: string;
                 nonce?: string;
+                dpop_jkt?: string;
             };
             header?: never;
             path?: never;
@@ -3648,9 +3662,10 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthTokenPayloadEnvelope"] | components["schemas"]["OAuthTokenPayload"];
                 };
             };
-            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `grant_type: Invalid input: expected string, received undefined`, `client_id: Invalid input: expected string, received undefined`, `Missing required parameters`, `Missing refresh token`, `Unsupported grant type`, `Unauthorized client`, `Invalid grant`, `Invalid scope` */
+            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `grant_type: Invalid input: expected string, received undefined`, `client_id: Invalid input: expected string, received undefined`, `Missing required parameters`, `Missing refresh token`, `Unsupported grant type`, `Unauthorized client`, `Invalid grant`, `Invalid scope`, `Invalid DPoP proof`, `Use the DPoP nonce` */
             400: {
                 headers: {
+                    "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5821,7 +5836,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserInfo"];
                 };
             };
-            /** @description `Unauthorized`, `Invalid token` */
+            /** @description `Unauthorized`, `Invalid token`, `Invalid DPoP proof` */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -5874,7 +5889,7 @@ export interface operations {
                     "application/json": components["schemas"]["Failure"];
                 };
             };
-            /** @description `Unauthorized`, `Invalid token` */
+            /** @description `Unauthorized`, `Invalid token`, `Invalid DPoP proof` */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];

@@ -26,6 +26,8 @@ export interface OAuthAccessClaims {
   grant_id?: string | undefined;
   /** The connection of a federated sign-in (docs/api.md 14.3). */
   idp?: string | undefined;
+  /** A DPoP-bound token (RFC 9449 6.1, docs/api.md 16.3): the thumbprint of the key that must prove each use. */
+  cnf?: { jkt: string } | undefined;
   iat: number;
   exp: number;
   jti: string;
@@ -39,13 +41,14 @@ export interface OAuthAccessClaims {
  * (which wants our own audience and a session) never accepts it. `aud` defaults to the client.
  */
 export function signOAuthAccessToken(keys: KeySet, claims: Omit<OAuthAccessClaims, 'aud' | 'exp'> & { aud?: string | undefined }): string {
-  const { iss, client_id, sub, scope, tenantId, grant_id, idp, iat, jti } = claims;
+  const { iss, client_id, sub, scope, tenantId, grant_id, idp, cnf, iat, jti } = claims;
   return signJwt(keys, 'at+jwt', {
     client_id,
     scope,
     tenantId,
     ...(grant_id === undefined ? {} : { grant_id }),
     ...(idp === undefined ? {} : { idp }),
+    ...(cnf === undefined ? {} : { cnf: { jkt: cnf.jkt } }),
     iss,
     aud: claims.aud ?? client_id,
     sub,
@@ -64,6 +67,7 @@ const accessClaims = z.object({
   tenantId: z.string().min(1),
   grant_id: z.string().min(1).optional(),
   idp: z.string().min(1).optional(),
+  cnf: z.object({ jkt: z.string().min(1) }).optional(),
   iat: z.number(),
   exp: z.number(),
   jti: z.string().min(1),

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { OAUTH_ERROR_CODES } from '../errors';
 import { type ClientView, GRANT_TYPES } from '../oauth/client';
+import { DPOP_SIGNING_ALGORITHMS } from '../oauth/dpop';
 import type { IntrospectionResponse } from '../oauth/introspection';
 import type { authorizationServerMetadata } from '../oauth/metadata';
 import type { TokenResponse } from '../oauth/token';
@@ -17,7 +18,8 @@ import { ROLES } from '../users/user';
 /** docs/api.md 5.4: the token endpoint's answer (RFC 6749 5.1). */
 export const oauthTokenPayload = z.strictObject({
   access_token: z.string(),
-  token_type: z.literal('Bearer'),
+  /** docs/api.md 16.3: `DPoP` for a token bound to the key of the request's proof. */
+  token_type: z.enum(['Bearer', 'DPoP']),
   expires_in: z.literal(3600),
   refresh_token: z.string().optional(),
   scope: z.string(),
@@ -36,6 +38,7 @@ export const oauthClient = z.strictObject({
   resources: z.array(z.string()).optional(),
   id_token_signed_response_alg: z.enum(SIGNING_ALGORITHMS).optional(),
   post_logout_redirect_uris: z.array(z.string()).optional(),
+  dpop_bound_access_tokens: z.literal(true).optional(),
 }) satisfies z.ZodType<ClientView>;
 
 /** docs/api.md 5.6: an error of an OAuth endpoint called with a form body (RFC 6749 5.2). */
@@ -56,9 +59,11 @@ export const introspection = z.discriminatedUnion('active', [
     iat: z.number(),
     exp: z.number(),
     tenantId: z.string(),
-    token_type: z.literal('Bearer').optional(),
+    token_type: z.enum(['Bearer', 'DPoP']).optional(),
     aud: z.string().optional(),
     jti: z.string().optional(),
+    /** docs/api.md 16.3: the key a DPoP-bound token is bound to (RFC 9449 6.2). */
+    cnf: z.strictObject({ jkt: z.string() }).optional(),
   }),
 ]) satisfies z.ZodType<IntrospectionResponse>;
 
@@ -106,6 +111,8 @@ export const authorizationServer = z.strictObject({
   revocation_endpoint_auth_methods_supported: clientAuthMethods,
   introspection_endpoint_auth_methods_supported: clientAuthMethods,
   authorization_response_iss_parameter_supported: z.literal(true),
+  /** docs/api.md 16.3 (RFC 9449 5.1). */
+  dpop_signing_alg_values_supported: z.array(z.enum(DPOP_SIGNING_ALGORITHMS)),
 }) satisfies z.ZodType<ReturnType<typeof authorizationServerMetadata>>;
 
 /** docs/api.md 11.3: the OpenID Provider metadata (OpenID Connect Discovery 1.0 section 3). */

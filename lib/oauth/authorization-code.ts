@@ -21,6 +21,8 @@ export const authorizationCodeSchema = z.object({
   resource: z.string().optional(),
   /** The authorization request's OpenID Connect `nonce`, given back in the ID token (docs/api.md 11.1). */
   nonce: z.string().optional(),
+  /** RFC 9449 10: the `dpop_jkt` of the authorization request; the code is redeemed with a proof by that key only. */
+  dpopJkt: z.string().optional(),
   /** Epoch seconds. */
   createdAt: z.number(),
   expiresAt: z.number(),

@@ -14,6 +14,11 @@ export const authorizationQuery = z.object({
   resource: z.string().max(2000).optional(),
   /** OpenID Connect: given back in the ID token (docs/api.md 11.1); lib/oidc/nonce.ts checks it. */
   nonce: z.string().optional(),
+  /** RFC 9449 10 (docs/api.md 16.3): the thumbprint of the DPoP key the code must be redeemed with. */
+  dpop_jkt: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}$/)
+    .optional(),
 });
 
 /** oauth2Authorize's query (docs/api.md 4.6 plus PKCE, docs/api.md 4.6). */

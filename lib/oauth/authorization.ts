@@ -87,6 +87,7 @@ export async function authorize(
     grantId: deps.random.token(16),
     ...(request.resource ? { resource: request.resource } : {}),
     ...(nonce === undefined ? {} : { nonce }),
+    ...(request.dpop_jkt === undefined ? {} : { dpopJkt: request.dpop_jkt }),
     createdAt: now,
     expiresAt: now + AUTHORIZATION_CODE_TTL_SECONDS,
   });

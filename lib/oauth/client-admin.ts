@@ -69,6 +69,7 @@ export interface ClientUpdate {
   first_party?: boolean | undefined;
   post_logout_redirect_uris?: string | undefined;
   id_token_signed_response_alg?: SigningAlgorithm | undefined;
+  dpop_bound_access_tokens?: boolean | undefined;
 }
 
 /** The rules of registration (docs/api.md 4.8, in its order) for the fields given; then the post-logout URIs. */
@@ -77,6 +78,7 @@ function clientChange(update: ClientUpdate): ClientChange {
     clientName: update.client_name,
     firstParty: update.first_party,
     idTokenSignedResponseAlg: update.id_token_signed_response_alg,
+    dpopBoundAccessTokens: update.dpop_bound_access_tokens,
   };
   if (update.redirect_uri !== undefined) {
     change.redirectUris = parseRedirectUris(update.redirect_uri);

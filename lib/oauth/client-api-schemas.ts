@@ -23,6 +23,7 @@ export const adminClient = z.strictObject({
   introspect_any: z.literal(true).optional(),
   resources: z.array(z.string()).optional(),
   id_token_signed_response_alg: z.enum(SIGNING_ALGORITHMS).optional(),
+  dpop_bound_access_tokens: z.literal(true).optional(),
 }) satisfies z.ZodType<AdminClientView>;
 
 /** docs/api.md 9.9. */

@@ -48,6 +48,10 @@ export const oauthClientSchema = z.object({
   resources: z.array(z.string()).default([]),
   /** How the client's ID tokens are signed (docs/api.md 11.4): ES256 when absent. */
   idTokenSignedResponseAlg: z.enum(SIGNING_ALGORITHMS).optional(),
+  /** RFC 9449 5.2 (docs/api.md 16.3): every token request must come with a DPoP proof. */
+  dpopBoundAccessTokens: z.boolean().optional(),
+  /** How the client authenticates at the token endpoint; `none`: a public client (docs/api.md 16.1). */
+  tokenEndpointAuthMethod: z.string().optional(),
 });
 
 export type OAuthClient = z.output<typeof oauthClientSchema>;
@@ -67,6 +71,8 @@ export interface ClientView {
   id_token_signed_response_alg?: SigningAlgorithm;
   /** Present for a client registered with post-logout URIs (docs/api.md 11.12), in the order given. */
   post_logout_redirect_uris?: string[];
+  /** Present (true) for a client whose every token request must come with a DPoP proof (docs/api.md 16.3). */
+  dpop_bound_access_tokens?: true;
 }
 
 /**
@@ -113,6 +119,7 @@ export function clientView(client: OAuthClient): ClientView {
     ...(client.resources.length ? { resources: [...client.resources] } : {}),
     ...(client.idTokenSignedResponseAlg ? { id_token_signed_response_alg: client.idTokenSignedResponseAlg } : {}),
     ...(client.postLogoutRedirectUris?.length ? { post_logout_redirect_uris: [...client.postLogoutRedirectUris] } : {}),
+    ...(client.dpopBoundAccessTokens ? { dpop_bound_access_tokens: true as const } : {}),
   };
 }
 

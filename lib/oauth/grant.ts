@@ -36,6 +36,8 @@ export const grantSchema = refreshStateSchema.partial().extend({
   amr: z.array(z.string()).optional(),
   /** The connection of the federated session the code was issued in (docs/api.md 14.3): `idp` in its tokens. */
   idp: z.string().optional(),
+  /** A public client's grant redeemed with a DPoP proof: its refresh tokens need a proof by this key (docs/api.md 16.3). */
+  dpopJkt: z.string().optional(),
 });
 
 export type OAuthGrant = z.output<typeof grantSchema>;

@@ -21,9 +21,11 @@ export type IntrospectionResponse =
       iat: number;
       exp: number;
       tenantId: string;
-      token_type?: 'Bearer';
+      token_type?: 'Bearer' | 'DPoP';
       aud?: string;
       jti?: string;
+      /** A DPoP-bound access token's key (RFC 9449 6.2, docs/api.md 16.3). */
+      cnf?: { jkt: string };
     };
 
 /**
@@ -42,9 +44,10 @@ function accessTokenAnswer(claims: OAuthAccessClaims, issuer: OAuthClient): Intr
     iat: claims.iat,
     exp: claims.exp,
     tenantId: claims.tenantId,
-    token_type: 'Bearer',
+    token_type: claims.cnf ? 'DPoP' : 'Bearer',
     aud: claims.aud,
     jti: claims.jti,
+    ...(claims.cnf ? { cnf: { jkt: claims.cnf.jkt } } : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 import { GRANT_TYPES } from './client';
+import { DPOP_SIGNING_ALGORITHMS } from './dpop';
 
 const CLIENT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post'];
 
@@ -24,5 +25,7 @@ export function authorizationServerMetadata(issuer: string) {
     introspection_endpoint_auth_methods_supported: CLIENT_AUTH_METHODS,
     // RFC 9207: the authorization response carries `iss`.
     authorization_response_iss_parameter_supported: true,
+    // RFC 9449 5.1: DPoP proofs at the token endpoint and userinfo (docs/api.md 16.3).
+    dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGORITHMS],
   };
 }

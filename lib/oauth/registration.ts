@@ -23,6 +23,8 @@ export interface ClientRegistration {
   id_token_signed_response_alg?: SigningAlgorithm | undefined;
   /** docs/api.md 11.12: where RP-initiated logout may send the browser, separated by spaces. */
   post_logout_redirect_uris?: string | undefined;
+  /** docs/api.md 16.3 (RFC 9449 5.2): every token request of the client must come with a DPoP proof. */
+  dpop_bound_access_tokens?: boolean | undefined;
 }
 
 /** Client secrets are machine-generated: at least 32 characters (docs/api.md 4.8). */
@@ -86,6 +88,7 @@ export async function registerClient(
     resources,
     ...(registration.id_token_signed_response_alg ? { idTokenSignedResponseAlg: registration.id_token_signed_response_alg } : {}),
     ...(postLogoutRedirectUris.length ? { postLogoutRedirectUris } : {}),
+    ...(registration.dpop_bound_access_tokens ? { dpopBoundAccessTokens: true } : {}),
   };
   if ((await deps.store.oauthClients.create(client)) === 'exists')
     throw new ConflictError('OAuth2 client already exists', { code: 'CLIENT_EXISTS' });

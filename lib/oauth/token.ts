@@ -11,6 +11,7 @@ import { NoRs256KeyError } from '../tokens/signing-keys';
 import { epochOf, isOfCurrentEpoch, type User } from '../users/user';
 import { OAUTH_ACCESS_TOKEN_TTL_SECONDS, signOAuthAccessToken } from './access-token';
 import type { OAuthClient } from './client';
+import { acceptDpopProof, type DpopProof, dpopErrors } from './dpop';
 import { oauthErrors } from './errors';
 import { formatGrantRefreshToken, type OAuthGrant, parseGrantRefreshToken } from './grant';
 import { verifyPkce } from './pkce';
@@ -38,7 +39,8 @@ export type TokenGrant = (
 /** The token payload (docs/api.md 5.4, RFC 6749 5.1). */
 export interface TokenResponse {
   access_token: string;
-  token_type: 'Bearer';
+  /** `DPoP` for a token bound to the key of the request's proof (docs/api.md 16.3). */
+  token_type: 'Bearer' | 'DPoP';
   expires_in: number;
   refresh_token?: string;
   scope: string;
@@ -103,7 +105,12 @@ interface TokenSubject {
   resource?: string | undefined;
   /** The connection of a federated sign-in (docs/api.md 14.3): the token's `idp`. */
   idp?: string | undefined;
+  /** The key of the request's DPoP proof: the token's `cnf.jkt` (RFC 9449 6.1). */
+  jkt?: string | undefined;
 }
+
+/** Whether the client is public (docs/api.md 16.1): its refresh tokens are bound to its DPoP key (RFC 9449 5). */
+const isPublicClient = (client: OAuthClient) => client.tokenEndpointAuthMethod === 'none';
 
 /** What the ID token of a user's grant says besides the user's claims (docs/api.md 11.1). */
 interface IdTokenSubject {
@@ -135,6 +142,7 @@ async function tokenResponse(
     tenantId: to.tenantId,
     grant_id: to.grantId,
     idp: to.idp,
+    cnf: to.jkt === undefined ? undefined : { jkt: to.jkt },
     iat: now,
     jti: deps.random.id(),
   });
@@ -155,7 +163,7 @@ async function tokenResponse(
       : undefined;
   return {
     access_token: accessToken,
-    token_type: 'Bearer',
+    token_type: to.jkt === undefined ? 'Bearer' : 'DPoP',
     expires_in: OAUTH_ACCESS_TOKEN_TTL_SECONDS,
     ...(refreshToken === undefined ? {} : { refresh_token: refreshToken }),
     scope: formatScope(scope),
@@ -184,6 +192,7 @@ async function redeemAuthorizationCode(
   deps: TokenDeps,
   client: OAuthClient,
   request: Extract<TokenGrant, { type: 'authorization_code' }>,
+  proof: DpopProof | undefined,
 ): Promise<TokenResponse> {
   const now = epochSeconds(deps.clock);
   const { tenantId } = client;
@@ -198,6 +207,8 @@ async function redeemAuthorizationCode(
   if (code.expiresAt <= now) throw oauthErrors.invalidGrant();
   if (!verifyPkce(request.codeVerifier, code.codeChallenge)) throw oauthErrors.invalidGrant();
   if (code.redirectUri !== request.redirectUri) throw oauthErrors.invalidGrant();
+  // RFC 9449 10: a code bound to a key at the authorization request is redeemed only with a proof by that key.
+  if (code.dpopJkt !== undefined && code.dpopJkt !== proof?.jkt) throw oauthErrors.invalidGrant();
   // A client narrowed since the code was issued is given only what it may still have (docs/api.md 9.11).
   const scope = narrowedTo(code.scope, client.scopes);
   if (scope.length === 0) throw oauthErrors.invalidGrant();
@@ -228,6 +239,8 @@ async function redeemAuthorizationCode(
     authTime: session.authTime ?? session.createdAt,
     amr: [...session.amr],
     ...(session.idp === undefined ? {} : { idp: session.idp }),
+    // RFC 9449 5: a public client's refresh tokens are bound to the key it redeemed the code with.
+    ...(proof && isPublicClient(client) ? { dpopJkt: proof.jkt } : {}),
     expiresAt: now + (withRefresh ? GRANT_MAX_AGE_SECONDS : OAUTH_ACCESS_TOKEN_TTL_SECONDS),
     ...(refreshToken === undefined ? {} : { refreshHash: hashToken(refreshToken), refreshGeneration: 0, retired: {} }),
   };
@@ -245,7 +258,7 @@ async function redeemAuthorizationCode(
         idp: grant.idp,
       }
     : undefined;
-  return tokenResponse(deps, { ...grant, grantId: grant.id }, grant.scope, now, refreshToken, oidc);
+  return tokenResponse(deps, { ...grant, grantId: grant.id, jkt: proof?.jkt }, grant.scope, now, refreshToken, oidc);
 }
 
 /**
@@ -258,16 +271,19 @@ async function refreshGrant(
   deps: TokenDeps,
   client: OAuthClient,
   request: Extract<TokenGrant, { type: 'refresh_token' }>,
+  proof: DpopProof | undefined,
 ): Promise<TokenResponse> {
   const parsed = parseGrantRefreshToken(request.refreshToken);
   if (!parsed) throw oauthErrors.invalidGrant();
   const { tenantId } = client;
   const { grantId, generation } = parsed;
   const now = epochSeconds(deps.clock);
-  if (request.scope || request.resource) {
-    // Checked before the token is spent: a refused scope or resource leaves it usable.
+  if (request.scope || request.resource || isPublicClient(client)) {
+    // Checked before the token is spent: a refused scope, resource or key leaves it usable.
     const current = await deps.store.oauthGrants.find(tenantId, grantId);
     if (!current || current.clientId !== client.clientId || current.revokedAt !== undefined) throw oauthErrors.invalidGrant();
+    // RFC 9449 5: a bound refresh token is used only with a proof by its key.
+    if (current.dpopJkt !== undefined && current.dpopJkt !== proof?.jkt) throw oauthErrors.invalidGrant();
     requestedScope(request.scope, narrowedTo(current.scope, client.scopes));
     resourceFor(client, request.resource, current.resource);
   }
@@ -315,7 +331,7 @@ async function refreshGrant(
         idp: grant.idp,
       }
     : undefined;
-  return tokenResponse(deps, { ...grant, grantId: grant.id, resource }, scope, now, next, oidc);
+  return tokenResponse(deps, { ...grant, grantId: grant.id, resource, jkt: proof?.jkt }, scope, now, next, oidc);
 }
 
 /**
@@ -324,22 +340,38 @@ async function refreshGrant(
  * writes a deny record under its `jti` until its `exp` (revocation.ts), which
  * introspection reads.
  */
-async function clientCredentials(deps: TokenDeps, client: OAuthClient, request: Extract<TokenGrant, { type: 'client_credentials' }>) {
+async function clientCredentials(
+  deps: TokenDeps,
+  client: OAuthClient,
+  request: Extract<TokenGrant, { type: 'client_credentials' }>,
+  proof: DpopProof | undefined,
+) {
   const scope = requestedScope(request.scope, client.scopes);
   const resource = resourceFor(client, request.resource);
   const now = epochSeconds(deps.clock);
-  return tokenResponse(deps, { clientId: client.clientId, tenantId: client.tenantId, subject: client.clientId, resource }, scope, now);
+  const to = { clientId: client.clientId, tenantId: client.tenantId, subject: client.clientId, resource, jkt: proof?.jkt };
+  return tokenResponse(deps, to, scope, now);
 }
 
-/** The token endpoint's logic for an authenticated client: the grant must be one it is registered for. */
-export async function issueTokens(deps: TokenDeps, client: OAuthClient, request: TokenGrant): Promise<TokenResponse> {
+/**
+ * The token endpoint's logic for an authenticated client: the grant must be one it is
+ * registered for; a client registered with `dpop_bound_access_tokens` must send a DPoP
+ * proof (RFC 9449 5.2), and a proof, checked already (lib/oauth/dpop.ts), is accepted
+ * once, under the client's tenant; its key binds the tokens (docs/api.md 16.3).
+ */
+export async function issueTokens(deps: TokenDeps, client: OAuthClient, request: TokenGrant, proof?: DpopProof): Promise<TokenResponse> {
   if (!client.grantTypes.includes(request.type)) throw oauthErrors.unauthorizedClient();
+  if (client.dpopBoundAccessTokens && !proof) {
+    deps.log.info('dpop_proof_refused', { at: 'token', reason: 'missing', clientId: client.clientId });
+    throw dpopErrors.invalidProof('token');
+  }
+  if (proof) await acceptDpopProof(deps, 'token', client.tenantId, proof);
   switch (request.type) {
     case 'authorization_code':
-      return redeemAuthorizationCode(deps, client, request);
+      return redeemAuthorizationCode(deps, client, request, proof);
     case 'refresh_token':
-      return refreshGrant(deps, client, request);
+      return refreshGrant(deps, client, request, proof);
     case 'client_credentials':
-      return clientCredentials(deps, client, request);
+      return clientCredentials(deps, client, request, proof);
   }
 }

@@ -93,6 +93,11 @@ export const keys = {
     pk: `SAMLASSERTION#${part(connectionId)}#${part(idDigest)}`,
     sk: 'ASSERTION',
   }),
+  /** A DPoP proof's `jti` seen with a key, under the caller's tenant (docs/api.md 16.3), kept while the proof is acceptable: accepted once. */
+  dpopProof: (tenantId: string, jkt: string, jtiDigest: string): Key => ({
+    pk: `${tenantPrefix(tenantId)}#DPOP#${part(jkt)}#${part(jtiDigest)}`,
+    sk: 'DPOP',
+  }),
   /** An authorization code, by the hash of the code, under the tenant of its client. */
   authorizationCode: (tenantId: string, codeHash: string): Key => ({
     pk: `${tenantPrefix(tenantId)}#OAUTHCODE#${part(codeHash)}`,

@@ -13,7 +13,14 @@ import { writeOnce } from './write-once';
 export type ClientChange = Partial<
   Pick<
     OAuthClient,
-    'redirectUris' | 'grantTypes' | 'scopes' | 'clientName' | 'firstParty' | 'postLogoutRedirectUris' | 'idTokenSignedResponseAlg'
+    | 'redirectUris'
+    | 'grantTypes'
+    | 'scopes'
+    | 'clientName'
+    | 'firstParty'
+    | 'postLogoutRedirectUris'
+    | 'idTokenSignedResponseAlg'
+    | 'dpopBoundAccessTokens'
   >
 >;
 

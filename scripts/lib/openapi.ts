@@ -51,7 +51,8 @@ const HEADERS = {
   'X-MFA-Methods':
     'The active MFA methods of the user, comma-separated (e.g. `TOTP,SMS`), then `RECOVERY` while unused recovery codes remain.',
   'WWW-Authenticate':
-    '`Basic realm="oauth2", charset="UTF-8"`, when the client tried HTTP Basic; the RFC 6750 3 challenge (`Bearer`, with `error` when a token was sent) at userinfo.',
+    '`Basic realm="oauth2", charset="UTF-8"`, when the client tried HTTP Basic; the RFC 6750 3 challenge (`Bearer`, with `error` when a token was sent) at userinfo, or the RFC 9449 7.1 `DPoP` one for a DPoP-bound token.',
+  'DPoP-Nonce': 'The server nonce a DPoP proof must carry (RFC 9449 8, docs/api.md 16.3).',
 } as const;
 type HeaderName = keyof typeof HEADERS;
 

@@ -11,6 +11,7 @@ import { type AwsUsage, recordingDeps } from '../helpers/aws-usage';
 import { openPage, postAction, signedInJar } from '../helpers/console';
 import { type TestDeps, uniqueTenant } from '../helpers/deps';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
+import { dpopKey, dpopProof } from '../helpers/dpop';
 import { connectionOf, oidcConnection, samlConnection, verifiedDomain } from '../helpers/federation-admin';
 import { browserAuthorize, CookieJar, continueLocation, csrfOf, postForm } from '../helpers/hosted';
 import type { Response } from '../helpers/http';
@@ -88,6 +89,7 @@ const SETTINGS: Record<string, string[]> = {
   webauthn: ['WEBAUTHN_RP_ID', 'WEBAUTHN_ORIGINS', 'WEBAUTHN_RP_NAME'],
   dnsServers: ['DNS_SERVERS'],
   loopbackIdentityProviders: ['DYNAMODB_ENDPOINT'],
+  dpopNonceRequired: ['DPOP_REQUIRE_NONCE'],
 };
 /** Variables that say where the code runs rather than configure it. */
 const RUNTIME = ['AWS_LAMBDA_FUNCTION_NAME'];
@@ -380,6 +382,25 @@ async function driveEveryRoute(app: App, deps: TestDeps, dns: TestDnsServer) {
   const bearer = { authorization: `Bearer ${openid.access_token}` };
   expectStatus(await app.request('userInfo', { headers: bearer }), 200, 'userinfo');
   expectStatus(await app.request('userInfo', { method: 'POST', headers: bearer }), 200, 'userinfo by POST');
+  // DPoP (docs/api.md 16.3): a bound token, its proof's jti recorded at the token endpoint and at userinfo.
+  const key = await dpopKey();
+  const at = (path: string) => ({ htu: `${deps.config.issuer}${path}`, iat: Math.floor(deps.clock.now() / 1000) });
+  const boundCode = await authorizationCode(app, frank.token, client, { scope: 'openid' });
+  const boundForm = tokenRequest(client, {
+    grant_type: 'authorization_code',
+    code: boundCode.code,
+    redirect_uri: client.redirectUri,
+    code_verifier: boundCode.verifier,
+  });
+  const tokenProof = await dpopProof(key, at('/oauth2/token'));
+  const bound = expectStatus(
+    await app.request('oauth2Token', { ...boundForm, headers: { ...boundForm.headers, dpop: tokenProof } }),
+    200,
+    'DPoP code',
+  );
+  const userinfoProof = await dpopProof(key, { ...at('/oauth2/userinfo'), htm: 'GET', accessToken: bound.body.access_token });
+  const dpopHeaders = { authorization: `DPoP ${bound.body.access_token}`, dpop: userinfoProof };
+  expectStatus(await app.request('userInfo', { headers: dpopHeaders }), 200, 'userinfo with DPoP');
   // A code presented twice revokes what it gave (docs/api.md 4.7).
   expectStatus(await redeem(), 400, 'reused code');
   const fresh = await grantTokens(app, frank.token, client);

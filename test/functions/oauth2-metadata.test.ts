@@ -25,6 +25,8 @@ describe('GET /.well-known/oauth-authorization-server', () => {
         revocation_endpoint_auth_methods_supported: methods,
         introspection_endpoint_auth_methods_supported: methods,
         authorization_response_iss_parameter_supported: true,
+        // docs/api.md 16.3.
+        dpop_signing_alg_values_supported: ['ES256', 'ES384', 'PS256', 'RS256', 'EdDSA', 'Ed25519'],
       },
     });
   });

@@ -1,5 +1,6 @@
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DPOP_SIGNING_ALGORITHMS } from '../../lib/oauth/dpop';
 import { type App, registerStaff, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps } from '../helpers/deps';
@@ -180,7 +181,8 @@ describe('OpenID Connect', () => {
     });
 
     it.each<[string, () => Promise<Record<string, string>>, number, string, string]>([
-      ['no Authorization header', async () => ({}), 401, 'Unauthorized', 'Bearer'],
+      // Both schemes this endpoint takes (docs/api.md 16.3, RFC 9449 7.1).
+      ['no Authorization header', async () => ({}), 401, 'Unauthorized', `Bearer, DPoP algs="${DPOP_SIGNING_ALGORITHMS.join(' ')}"`],
       ['a Basic header', async () => ({ authorization: 'Basic YTpi' }), 401, 'Invalid token', 'Bearer error="invalid_token"'],
       [
         'a token that is no JWT',

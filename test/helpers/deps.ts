@@ -11,6 +11,7 @@ import { createLogger } from '../../lib/log';
 import { type MfaOutbox, outboxDelivery } from '../../lib/mfa/delivery';
 import { secretBox } from '../../lib/mfa/secret-box';
 import { clientSecretHasher, pepperLoader } from '../../lib/oauth/client-secret';
+import { dpopNonces } from '../../lib/oauth/dpop-nonce';
 import type { SecretsClient } from '../../lib/secrets/location';
 import { createDynamo } from '../../lib/store/dynamo';
 import { dynamoMfaOutbox } from '../../lib/store/mfa';
@@ -132,6 +133,7 @@ export async function testDeps(env: Record<string, string> = {}, options: TestDe
     outbox,
     clientSecretHasher: clientSecretHasher(peppers),
     deviceTokens: deviceTokens(peppers, cryptoRandom),
+    dpopNonces: dpopNonces(peppers),
     forgotAnswerFloorMs: options.productionTiming ? undefined : 0,
     get logs() {
       return lines.map((line) => JSON.parse(line) as Record<string, unknown>);

@@ -96,6 +96,9 @@ const CODE_OF: Record<string, ErrorCode> = {
   'Domain already claimed': 'DOMAIN_CLAIMED',
   'Domain not verified': 'DOMAIN_NOT_VERIFIED',
   'Sign in with your organization': 'SSO_REQUIRED',
+  // DPoP (docs/api.md 16.3).
+  'Invalid DPoP proof': 'INVALID_DPOP_PROOF',
+  'Use the DPoP nonce': 'USE_DPOP_NONCE',
 };
 
 /** The field the MFA enrolment names for its per-method checks of `secret`. */

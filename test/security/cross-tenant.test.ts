@@ -9,6 +9,7 @@ import { nearRealTime } from '../helpers/clock';
 import { openPage, postAction } from '../helpers/console';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
+import { dpopKey, dpopProof } from '../helpers/dpop';
 import { failure } from '../helpers/failures';
 import { connectionOf, oidcConnection, samlConnection, verifiedDomain } from '../helpers/federation-admin';
 import { browserAuthorize, CookieJar, csrfOf, postForm } from '../helpers/hosted';
@@ -44,6 +45,7 @@ describe('cross-tenant attempts on every operation', () => {
   let attackerClient: TestClient;
   let victimClient: TestClient;
   let victimTokens: { access_token: string; refresh_token: string };
+  let victimBoundToken: string;
   let victimCode: { code: string; verifier: string };
   let victimCcToken: string;
   let victimSmsCode: string;
@@ -110,6 +112,17 @@ describe('cross-tenant attempts on every operation', () => {
       )
     ).body;
     expect(victimTokens.refresh_token).toEqual(expect.any(String));
+    // A DPoP-bound token of B's (docs/api.md 16.3), as a thief would have it: without the key.
+    const boundCode = await authorizationCode(app, victim.token, victimClient);
+    const boundForm = tokenRequest(victimClient, {
+      grant_type: 'authorization_code',
+      code: boundCode.code,
+      redirect_uri: victimClient.redirectUri,
+      code_verifier: boundCode.verifier,
+    });
+    const proof = await dpopProof(await dpopKey(), { htu: `${deps.config.issuer}/oauth2/token`, iat: Math.floor(deps.clock.now() / 1000) });
+    victimBoundToken = (await app.request('oauth2Token', { ...boundForm, headers: { ...boundForm.headers, dpop: proof } })).body
+      .access_token;
     victimCode = await authorizationCode(app, victim.token, victimClient);
     victimCcToken = (await app.request('oauth2Token', tokenRequest(victimClient, { grant_type: 'client_credentials' }))).body.access_token;
     expect(
@@ -512,6 +525,29 @@ describe('cross-tenant attempts on every operation', () => {
       "A's client introspects B's access token",
       () => app.request('introspect', tokenRequest(attackerClient, { token: victimTokens.access_token })),
       (r) => expect(r.body).toEqual({ active: false }),
+    ],
+    [
+      'introspect',
+      "A's client introspects B's DPoP-bound access token",
+      () => app.request('introspect', tokenRequest(attackerClient, { token: victimBoundToken })),
+      (r) => expect(r.body).toEqual({ active: false }),
+    ],
+    [
+      'userInfo',
+      "A's session sends B's DPoP-bound access token to userinfo as Bearer, and as DPoP with a proof by A's key",
+      async () => {
+        const downgraded = await app.request('userInfo', { headers: { authorization: `Bearer ${victimBoundToken}` } });
+        expect(downgraded.status).toBe(401);
+        const htu = `${deps.config.issuer}/oauth2/userinfo`;
+        const dpop = await dpopProof(await dpopKey(), {
+          htm: 'GET',
+          htu,
+          iat: Math.floor(deps.clock.now() / 1000),
+          accessToken: victimBoundToken,
+        });
+        return app.request('userInfo', { headers: { authorization: `DPoP ${victimBoundToken}`, dpop } });
+      },
+      (r) => expect([r.status, r.headers['WWW-Authenticate']]).toEqual([401, expect.stringMatching(/^DPoP error="invalid_token"/)]),
     ],
     [
       'introspect',

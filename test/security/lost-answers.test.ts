@@ -7,6 +7,7 @@ import { softwareAuthenticator } from '../helpers/authenticator';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { startDnsServer } from '../helpers/dns-server';
+import { dpopKey, dpopProof } from '../helpers/dpop';
 import { failure } from '../helpers/failures';
 import { oidcConnection } from '../helpers/federation-admin';
 import { browserAuthorize, CookieJar, csrfOf, postForm } from '../helpers/hosted';
@@ -639,6 +640,40 @@ describe('writes retried after a lost answer', () => {
       // Single use still holds.
       expect((await postSamlResponse(app, jar, saml.id, form)).status, what).toBe(400);
     }
+  });
+
+  it('DPoP: a lost answer to recording a proof’s jti reads as accepted, and the proof is then a replay (docs/api.md 16.3)', async () => {
+    const { token } = await registerAdmin(app, uniqueTenant('lost'));
+    const tenantId = String(decodeJwt(token).tenantId);
+    const client = await createClient(app, token, tenantId, { scope: 'openid' });
+    const key = await dpopKey();
+    const iat = Math.floor(deps.clock.now() / 1000);
+    const tokenProof = await dpopProof(key, { htu: `${deps.config.issuer}/oauth2/token`, iat });
+    const { code, verifier } = await authorizationCode(app, token, client, { scope: 'openid' });
+    const form = tokenRequest(client, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: client.redirectUri,
+      code_verifier: verifier,
+    });
+    const lostBefore = dynamo.lost();
+    dynamo.loseNext(mentioning('PutItemCommand', '#DPOP#'));
+    const redeemed = await app.request('oauth2Token', { ...form, headers: { ...form.headers, dpop: tokenProof } });
+    expect([redeemed.status, redeemed.body.token_type]).toEqual([200, 'DPoP']);
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+    const again = tokenRequest(client, { grant_type: 'refresh_token', refresh_token: redeemed.body.refresh_token });
+    expect((await app.request('oauth2Token', { ...again, headers: { ...again.headers, dpop: tokenProof } })).body.error).toBe(
+      'invalid_dpop_proof',
+    );
+
+    const accessToken = redeemed.body.access_token;
+    const userinfoProof = await dpopProof(key, { htm: 'GET', htu: `${deps.config.issuer}/oauth2/userinfo`, iat, accessToken });
+    const userinfo = () =>
+      app.request('userInfo', { method: 'GET', headers: { authorization: `DPoP ${accessToken}`, dpop: userinfoProof } });
+    dynamo.loseNext(mentioning('PutItemCommand', '#DPOP#'));
+    expect((await userinfo()).status).toBe(200);
+    expect(dynamo.lost()).toBe(lostBefore + 2);
+    expect((await userinfo()).body.code).toBe('INVALID_DPOP_PROOF');
   });
 
   it('RP-initiated logout: a lost answer to the session’s revocation reads as done, and the sign-out is audited once', async () => {

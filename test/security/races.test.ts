@@ -7,6 +7,7 @@ import { softwareAuthenticator } from '../helpers/authenticator';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { startDnsServer } from '../helpers/dns-server';
+import { dpopKey, dpopProof } from '../helpers/dpop';
 import { browserAuthorize, CookieJar, postForm } from '../helpers/hosted';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
@@ -379,6 +380,37 @@ describe('races', () => {
       const winner = answers.find((answer) => answer.status === 200)?.body;
       expect(await introspect(winner.refresh_token)).toEqual({ active: false });
       expect(await introspect(winner.access_token)).toEqual({ active: false });
+    });
+
+    it(`${N} concurrent uses of one DPoP proof, at the token endpoint and at userinfo: exactly one accepted each (docs/api.md 16.3)`, async () => {
+      const key = await dpopKey();
+      const iat = Math.floor(deps.clock.now() / 1000);
+      const proof = await dpopProof(key, { htu: `${deps.config.issuer}/oauth2/token`, iat });
+      const form = tokenRequest(client, { grant_type: 'client_credentials' });
+      const answers = await Promise.all(
+        Array.from({ length: N }, () => app.request('oauth2Token', { ...form, headers: { ...form.headers, dpop: proof } })),
+      );
+      expect(count(answers, 200)).toBe(1);
+      expect(answers.filter((answer) => answer.status === 400 && answer.body.error === 'invalid_dpop_proof')).toHaveLength(N - 1);
+
+      const oidc = await createClient(app, adminToken, client.tenantId, { scope: 'openid' });
+      const { code, verifier } = await authorizationCode(app, adminToken, oidc, { scope: 'openid' });
+      const redeem = tokenRequest(oidc, {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: oidc.redirectUri,
+        code_verifier: verifier,
+      });
+      const tokenProof = await dpopProof(key, { htu: `${deps.config.issuer}/oauth2/token`, iat });
+      const token = (await app.request('oauth2Token', { ...redeem, headers: { ...redeem.headers, dpop: tokenProof } })).body.access_token;
+      const userinfoProof = await dpopProof(key, { htm: 'GET', htu: `${deps.config.issuer}/oauth2/userinfo`, iat, accessToken: token });
+      const calls = await Promise.all(
+        Array.from({ length: N }, () =>
+          app.request('userInfo', { method: 'GET', headers: { authorization: `DPoP ${token}`, dpop: userinfoProof } }),
+        ),
+      );
+      expect(count(calls, 200)).toBe(1);
+      expect(calls.filter((call) => call.status === 401 && call.body.code === 'INVALID_DPOP_PROOF')).toHaveLength(N - 1);
     });
   });
 

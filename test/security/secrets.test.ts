@@ -8,6 +8,7 @@ import { dynamoMfaOutbox } from '../../lib/store/mfa';
 import { type App, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { dpopKey, dpopProof } from '../helpers/dpop';
 import { verifiedDomain } from '../helpers/federation';
 import { oidcConnection } from '../helpers/federation-admin';
 import { browserAuthorize, CookieJar } from '../helpers/hosted';
@@ -407,6 +408,18 @@ describe('secrets in the clear (responses, output, table)', () => {
       oauthIssued,
     );
     expect(ccJson.status).toBe(200);
+    // DPoP (docs/api.md 16.3): a bound token; the table keeps a digest of the proof's jti, never a token.
+    const proof = await dpopProof(await dpopKey(), { htu: `${deps.config.issuer}/oauth2/token`, iat: Math.floor(deps.clock.now() / 1000) });
+    const ccDpopForm = form({ ...post, grant_type: 'client_credentials' });
+    const ccDpop = await send(
+      'token client_credentials with DPoP',
+      'oauth2Token',
+      { ...ccDpopForm, headers: { ...ccDpopForm.headers, dpop: proof } },
+      oauthIssued,
+    );
+    expect(ccDpop.body.token_type).toBe('DPoP');
+    const dpopAccess = known('DPoP-bound access token', ccDpop.body.access_token);
+    await send('introspect a DPoP-bound token', 'introspect', form({ ...post, token: dpopAccess }));
 
     // introspect and revoke each kind of token, by Basic and in the body
     const third = await authorize();

@@ -97,7 +97,8 @@ describe('hostile input to OpenID Connect', () => {
           expect(answer.status).toBeGreaterThanOrEqual(400);
           expect(answer.status).toBeLessThan(500);
           expect(isFailureEnvelope(answer.body), JSON.stringify(answer.body)).toBe(true);
-          if (answer.status === 401) expect(answer.headers['WWW-Authenticate']).toMatch(/^Bearer( error="invalid_token")?$/);
+          if (answer.status === 401)
+            expect(answer.headers['WWW-Authenticate']).toMatch(/^Bearer( error="invalid_token"|, DPoP algs="[^"]+")?$/);
           expect(answer.headers['Cache-Control']).toBe('no-store');
         },
       ),

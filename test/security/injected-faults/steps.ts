@@ -7,6 +7,7 @@ import { softwareAuthenticator } from '../../helpers/authenticator';
 import { nearRealTime } from '../../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../../helpers/deps';
 import { startDnsServer, type TestDnsServer } from '../../helpers/dns-server';
+import { type DpopKey, dpopKey, dpopProof } from '../../helpers/dpop';
 import { type FaultMode, faultPlan, faultyStores } from '../../helpers/faulty-stores';
 import { verifiedDomain as storedVerifiedDomain } from '../../helpers/federation';
 import { connectionOf, oidcConnection, verifiedDomain } from '../../helpers/federation-admin';
@@ -64,8 +65,10 @@ function faultSteps(part: 0 | 1) {
 
   // Domain verification (docs/api.md 14.2) asks a DNS server of the test's.
   let dns: TestDnsServer;
+  let dpopKeyOfTests: DpopKey;
   beforeAll(async () => {
     dns = await startDnsServer();
+    dpopKeyOfTests = await dpopKey();
   });
   afterAll(() => dns.close());
 
@@ -159,6 +162,14 @@ function faultSteps(part: 0 | 1) {
       'oauth2Token',
       tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }),
     );
+
+  /** DPoP (docs/api.md 16.3): a proof of a token request by the tests' key, and such a request of the tenant's client. */
+  const tokenProof = () =>
+    dpopProof(dpopKeyOfTests, { htu: `${deps.config.issuer}/oauth2/token`, iat: Math.floor(deps.clock.now() / 1000) });
+  const withProof = (fields: Record<string, string>, dpop: string) => {
+    const form = tokenRequest(client, fields);
+    return app.request('oauth2Token', { ...form, headers: { ...form.headers, dpop } });
+  };
 
   const scenarios: Array<Scenario<any>> = [
     {
@@ -485,6 +496,43 @@ function faultSteps(part: 0 | 1) {
         return (await redeem(code, verifier)).body.refresh_token as string;
       },
       run: (token: string) => app.request('revoke', tokenRequest(client, { token })),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'token client_credentials with a DPoP proof (its jti recorded)',
+      prepare: () => tokenProof(),
+      run: (dpop: string) => withProof({ grant_type: 'client_credentials' }, dpop),
+      ok: (r) => r.status === 200 && r.body.token_type === 'DPoP',
+    },
+    {
+      name: 'token authorization_code with a DPoP proof',
+      prepare: async () => ({ ...(await authorizationCode(app, (await newUser()).token, client)), dpop: await tokenProof() }),
+      run: ({ code, verifier, dpop }) =>
+        withProof({ grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }, dpop),
+      ok: (r) => r.status === 200 && r.body.token_type === 'DPoP',
+    },
+    {
+      name: 'userinfo with a DPoP-bound token (the proof’s jti recorded)',
+      prepare: async () => {
+        const oidc = await openIdClient();
+        const { code, verifier } = await authorizationCode(app, (await newUser()).token, oidc, { scope: 'openid' });
+        const form = tokenRequest(oidc, {
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: oidc.redirectUri,
+          code_verifier: verifier,
+        });
+        const redeemed = await app.request('oauth2Token', { ...form, headers: { ...form.headers, dpop: await tokenProof() } });
+        const token = String(redeemed.body.access_token);
+        const at = {
+          htm: 'GET',
+          htu: `${deps.config.issuer}/oauth2/userinfo`,
+          iat: Math.floor(deps.clock.now() / 1000),
+          accessToken: token,
+        };
+        return { token, dpop: await dpopProof(dpopKeyOfTests, at) };
+      },
+      run: ({ token, dpop }) => app.request('userInfo', { method: 'GET', headers: { authorization: `DPoP ${token}`, dpop } }),
       ok: (r) => r.status === 200,
     },
     {
@@ -977,6 +1025,13 @@ function faultSteps(part: 0 | 1) {
       ok: (r) => r.status === 200,
     },
   ];
+  /** A client of the test's tenant with `openid` (userinfo), made on first use. */
+  let openIdOf: { tenantId: string; client: TestClient } | undefined;
+  const openIdClient = async () => {
+    if (openIdOf?.tenantId !== tenantId)
+      openIdOf = { tenantId, client: await createClient(app, adminToken, tenantId, { scope: 'openid' }) };
+    return openIdOf.client;
+  };
   /** The tenant's SAML connection and its IdP (docs/api.md 14.5), made on first use. */
   let samlTenant: { tenantId: string; idp: SamlIdp; connection: SamlConnection } | undefined;
   const samlOfTenant = async () => {
