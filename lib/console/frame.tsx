@@ -199,8 +199,8 @@ export async function runAction(
 ): Promise<Reply> {
   const { csrf = '', ...input } = fields;
   const signedIn = await browserForForm(deps, event, csrf);
-  if (path.section === LANGUAGE_SECTION && path.action === 'set') return switchLanguage(area, input);
   const context = await signedInContext(deps, event, area, signedIn);
+  if (path.section === LANGUAGE_SECTION && path.action === 'set') return switchLanguage(area, input);
   const section = findSection(area, path.section);
   const action = SEGMENT.test(path.action) ? section.actions[path.action] : undefined;
   if (!action) throw new NotFoundError();

@@ -104,6 +104,16 @@ describe('the console frame', () => {
     expect(foreign.status).toBe(200);
     expect(text(foreign.body)).toContain('action="/oauth2/hosted/sign-in"');
     expect(text(foreign.body)).not.toContain(`<dd>${tenantId}</dd>`);
+    // Nor any form of it, the language switch included: 403, no cookie.
+    const form = await postAction(
+      app,
+      operator,
+      'admin',
+      { section: 'language', action: 'set' },
+      { csrf: csrfOf(await openPage(app, operator, 'account')), language: 'de', returnTo: '/admin' },
+      origin,
+    );
+    expect([form.status, form.cookies ?? []]).toEqual([403, []]);
     // The operator's own account page is theirs.
     expect((await openPage(app, operator, 'account')).status).toBe(200);
   });
