@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { credentialField } from '../../../hosted/passkey-flow';
 import { PASSKEY_SCRIPT } from '../../../hosted/passkey-pages';
 import { mayChangeFactors } from '../../../mfa/step-up';
 import { listPasskeys, passkeyRegistrationOptions, registerPasskey, removePasskey } from '../../../passkeys/ceremonies';
@@ -7,19 +8,6 @@ import { formatTime } from '../../dates';
 import { ActionForm, Field } from '../../form';
 import { defineAction, type Section } from '../../section';
 import { confirmAction, recentSignIn, requireRecent } from '../recent';
-
-/** A passkey's credential, as the hosted passkeys page takes it (lib/hosted/passkey-flow.tsx). */
-const credentialField = z
-  .string()
-  .min(1)
-  .max(6000)
-  .transform((text): unknown => {
-    try {
-      return JSON.parse(text);
-    } catch {
-      return undefined;
-    }
-  });
 
 /**
  * Passkeys (docs/api.md 15.2, 12): the user's list, one added with the WebAuthn ceremony
