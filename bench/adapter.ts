@@ -222,9 +222,15 @@ export async function createAdapter(functionsDir: string, table: RouteTable): Pr
   // Routes with path parameters (`/sso/saml/{connectionId}/acs`), tried when no route is the path itself, as API Gateway does.
   const templated = routes
     .filter((route) => route.path.includes('{'))
+    // Greedy routes last, as API Gateway tries them.
+    .sort((a, b) => Number(a.path.includes('+}')) - Number(b.path.includes('+}')))
     .map((route) => {
-      const names = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] ?? '');
-      const pattern = route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{\w+\\?\}/g, '([^/]+)');
+      const names = [...route.path.matchAll(/\{(\w+)\+?\}/g)].map((match) => match[1] ?? '');
+      // `{proxy+}` (the CORS preflight's route) takes the rest of the path.
+      const pattern = route.path
+        .replace(/[.*+?^$()|[\]\\]/g, '\\$&')
+        .replace(/\{\w+\\\+\}/g, '(.+)')
+        .replace(/\\?\{\w+\\?\}/g, '([^/]+)');
       return { route, names, pattern: new RegExp(`^${pattern}$`) };
     });
   const routeOf = (method: string, path: string) => {

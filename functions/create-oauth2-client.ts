@@ -6,7 +6,15 @@ import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operat
 import { ok } from '../lib/http/reply';
 import { existingTenantId } from '../lib/http/schemas';
 import { clientCreated as clientCreatedAnswer } from '../lib/oauth/api-schemas';
-import { clientIdField, clientSecretField, grantTypesField, redirectUriField, scopeField } from '../lib/oauth/client-schemas';
+import { TOKEN_ENDPOINT_AUTH_METHODS } from '../lib/oauth/client';
+import {
+  allowedOriginsField,
+  clientIdField,
+  clientSecretField,
+  grantTypesField,
+  redirectUriField,
+  scopeField,
+} from '../lib/oauth/client-schemas';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { authorizeClientRegistration, registerClient } from '../lib/oauth/registration';
 import { SIGNING_ALGORITHMS } from '../lib/tokens/signing-keys';
@@ -14,7 +22,12 @@ import { SIGNING_ALGORITHMS } from '../lib/tokens/signing-keys';
 /** docs/api.md 5.5; client ids are printable ASCII without spaces (they travel in HTTP Basic and tokens). */
 export const body = z.object({
   client_id: clientIdField,
-  client_secret: clientSecretField,
+  /** Required for a confidential client; a public one has none (docs/api.md 16.1). */
+  client_secret: clientSecretField.optional(),
+  /** docs/api.md 16.1: `none` for a public client (a single-page or native app). */
+  token_endpoint_auth_method: z.enum(TOKEN_ENDPOINT_AUTH_METHODS).optional(),
+  /** docs/api.md 16.2: web origins allowed by CORS on the token, userinfo and revocation endpoints. */
+  allowed_origins: allowedOriginsField.optional(),
   redirect_uri: redirectUriField,
   grant_types: grantTypesField,
   scope: scopeField,
@@ -67,6 +80,9 @@ export const operation: OperationDoc = {
     new ValidationError('Invalid redirect_uri', { code: 'INVALID_REDIRECT_URI' }),
     new ValidationError('Unsupported grant type', { code: 'UNSUPPORTED_GRANT_TYPE' }),
     new ValidationError('Invalid scope', { code: 'INVALID_SCOPE' }),
+    new ValidationError('Invalid allowed_origins', { code: 'INVALID_ORIGIN' }),
+    new ValidationError('Client secret required', { code: 'CLIENT_SECRET_REQUIRED' }),
+    new ValidationError('A public client has no secret', { code: 'PUBLIC_CLIENT_SECRET' }),
     new ValidationError('Client secret too short', { code: 'CLIENT_SECRET_TOO_SHORT' }),
     permissionDenied,
     new ConflictError('OAuth2 client already exists', { code: 'CLIENT_EXISTS' }),

@@ -9,7 +9,9 @@ export const body = clientTokenBody;
 
 /** POST /oauth2/introspect (RFC 7662): form-encoded, client-authenticated; a client sees only its own tokens. */
 export function makeHandler(deps: Deps) {
-  return clientTokenRoute(deps, async (deps, client, token) => document(await introspect(deps, client, token), 200, NO_CACHE));
+  return clientTokenRoute(deps, { publicClients: false }, async (deps, client, token) =>
+    document(await introspect(deps, client, token), 200, NO_CACHE),
+  );
 }
 
 export const handler = makeHandler(defaultDeps());

@@ -2,10 +2,11 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import type { OperationDoc } from '../lib/http/operation-doc';
 import { document } from '../lib/http/reply';
+import { everyOrigin } from '../lib/oauth/cors';
 
 /** GET /.well-known/jwks.json: the public keys of every published signing key, from the public keys document only. */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'none', cacheControl: 'public, max-age=300' }, async () =>
+  return httpHandler(deps, { identity: 'none', corsOrigins: everyOrigin, cacheControl: 'public, max-age=300' }, async () =>
     document((await deps.publicKeys.load()).jwks),
   );
 }

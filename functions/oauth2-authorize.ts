@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { ValidationError } from '../lib/errors';
 import { beginBrowserAuthorization, isBrowserNavigation } from '../lib/hosted/flow';
@@ -7,12 +8,14 @@ import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, unauthorized } from '../lib/http/operation-doc';
 import { redirect } from '../lib/http/reply';
 import { authorizationQuery, authorize } from '../lib/oauth/authorization';
+import { authorizationForm, formAsQuery } from '../lib/oauth/authorization-request';
+import { oauthErrors } from '../lib/oauth/errors';
 
 /** docs/api.md 4.6 plus PKCE (docs/api.md 4.6). */
 export const query = authorizationQuery;
 
 /**
- * GET /oauth2/authorize: with a Bearer token (docs/api.md 4.6) a code for the signed-in
+ * GET|POST /oauth2/authorize: with a Bearer token (docs/api.md 4.6) a code for the signed-in
  * user, by redirect to the client; a browser's navigation without one (docs/api.md 11.5)
  * gets the hosted sign-in. Anything else keeps the 401 of docs/api.md 4.6.
  */
@@ -21,7 +24,23 @@ export function makeHandler(deps: Deps) {
     redirect(await authorize(deps, identity, query)),
   );
   const browser = httpHandler(deps, hostedPage, ({ deps, event }) => beginBrowserAuthorization(deps, event));
-  return (event: APIGatewayProxyEventV2, context: Context) => (isBrowserNavigation(event) ? browser : api)(event, context);
+  // POST (OpenID Connect Core 3.1.2.1, docs/api.md 16.2): the same request as a form body, through the same doors.
+  const apiByPost = httpHandler(
+    deps,
+    { identity: 'required', body: authorizationForm, acceptForm: true },
+    async ({ body, bodyFormat, identity, deps }) => {
+      if (bodyFormat !== 'form') throw oauthErrors.formRequired();
+      return redirect(await authorize(deps, identity, body));
+    },
+  );
+  const browserByPost = httpHandler(deps, { ...hostedPage, body: z.unknown() }, ({ deps, event, body }) =>
+    beginBrowserAuthorization(deps, event, formAsQuery(body)),
+  );
+  return (event: APIGatewayProxyEventV2, context: Context) => {
+    const byPost = event.requestContext.http.method === 'POST';
+    if (isBrowserNavigation(event)) return (byPost ? browserByPost : browser)(event, context);
+    return (byPost ? apiByPost : api)(event, context);
+  };
 }
 
 export const handler = makeHandler(defaultDeps());

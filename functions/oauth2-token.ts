@@ -6,6 +6,7 @@ import { clientSourceLimited, noCache, type OperationDoc } from '../lib/http/ope
 import { document, ok } from '../lib/http/reply';
 import { authenticateClient, presentedClient } from '../lib/oauth/client-auth';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
+import { clientOrigins } from '../lib/oauth/cors';
 import { dpopErrors, dpopNonceHeader, verifyDpopProof } from '../lib/oauth/dpop';
 import { NO_CACHE, oauthErrors, rfcErrorFormat } from '../lib/oauth/errors';
 import { issueTokens, tokenGrant } from '../lib/oauth/token';
@@ -22,6 +23,8 @@ export const body = z.object({
   scope: z.string().max(1024).optional(),
   /** RFC 8707: the resource server the access token is for (one per request). */
   resource: z.string().max(2000).optional(),
+  /** RFC 8628 3.4: the device code grant's (docs/api.md 16.4). */
+  device_code: z.string().max(128).optional(),
 });
 
 /**
@@ -34,7 +37,7 @@ export function makeHandler(deps: Deps) {
   const nonces = { nonces: deps.dpopNonces, required: deps.config.dpopNonceRequired };
   return httpHandler(
     deps,
-    { identity: 'none', body, acceptForm: true, formatError: rfcErrorFormat },
+    { identity: 'none', body, acceptForm: true, formatError: rfcErrorFormat, corsOrigins: clientOrigins(deps) },
     async ({ body, headers, bodyFormat, deps, sourceIp, event }) => {
       const presented = presentedClient(headers, body, bodyFormat);
       const grant = tokenGrant(body);
@@ -53,7 +56,7 @@ export const handler = makeHandler(defaultDeps());
 /** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
 export const operation: OperationDoc = {
   section: '4.7',
-  summary: 'The token endpoint: authorization_code, refresh_token, client_credentials',
+  summary: 'The token endpoint: authorization_code, refresh_token, client_credentials, device_code',
   tag: 'oauth2',
   caller: 'client',
   bodyTypes: ['json', 'form'],
@@ -83,5 +86,9 @@ export const operation: OperationDoc = {
     oauthErrors.invalidScope(),
     dpopErrors.invalidProof('token'),
     dpopErrors.useNonce('n1.0.AAAAAAAAAAAAAAAAAAAAAA'),
+    oauthErrors.authorizationPending(),
+    oauthErrors.slowDown(),
+    oauthErrors.accessDenied(),
+    oauthErrors.expiredToken(),
   ],
 };

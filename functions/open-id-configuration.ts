@@ -2,12 +2,15 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import type { OperationDoc } from '../lib/http/operation-doc';
 import { document } from '../lib/http/reply';
+import { everyOrigin } from '../lib/oauth/cors';
 import { openIdConfiguration } from '../lib/oidc/discovery';
 
 /** GET /.well-known/openid-configuration (docs/api.md 11.3, OpenID Connect Discovery 1.0). */
 export function makeHandler(deps: Deps) {
   const metadata = openIdConfiguration(deps.config.issuer);
-  return httpHandler(deps, { identity: 'none', cacheControl: 'public, max-age=3600' }, async () => document(metadata));
+  return httpHandler(deps, { identity: 'none', corsOrigins: everyOrigin, cacheControl: 'public, max-age=3600' }, async () =>
+    document(metadata),
+  );
 }
 
 export const handler = makeHandler(defaultDeps());

@@ -8,7 +8,7 @@ export const body = clientTokenBody;
 
 /** POST /oauth2/revoke (RFC 7009): form-encoded, client-authenticated; 200 whether or not the token was valid. */
 export function makeHandler(deps: Deps) {
-  return clientTokenRoute(deps, async (deps, client, token) => {
+  return clientTokenRoute(deps, { publicClients: true, clientCors: true }, async (deps, client, token) => {
     await revokeToken(deps, client, token);
     return { statusCode: 200 };
   });

@@ -42,6 +42,7 @@ export const operation: OperationDoc = {
   failures: [
     new ValidationError('Client secret too short', { code: 'CLIENT_SECRET_TOO_SHORT' }),
     new ValidationError('Client secret too weak', { code: 'CLIENT_SECRET_TOO_WEAK' }),
+    new ValidationError('A public client has no secret', { code: 'PUBLIC_CLIENT_SECRET' }),
     permissionDenied,
     new NotFoundError(CLIENT_NOT_FOUND, { code: 'CLIENT_NOT_FOUND' }),
   ],

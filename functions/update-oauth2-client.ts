@@ -6,7 +6,7 @@ import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operat
 import { ok } from '../lib/http/reply';
 import { CLIENT_NOT_FOUND, updateClient } from '../lib/oauth/client-admin';
 import { oneClient as oneClientAnswer } from '../lib/oauth/client-api-schemas';
-import { clientPath, grantTypesField, redirectUriField, scopeField } from '../lib/oauth/client-schemas';
+import { allowedOriginsField, clientPath, grantTypesField, redirectUriField, scopeField } from '../lib/oauth/client-schemas';
 import { SIGNING_ALGORITHMS } from '../lib/tokens/signing-keys';
 
 /** docs/api.md 9.11: what createOAuth2Client takes, each optional, and what only an ADMIN sets. */
@@ -21,6 +21,8 @@ export const body = z.strictObject({
   id_token_signed_response_alg: z.enum(SIGNING_ALGORITHMS).optional(),
   /** docs/api.md 16.3: whether every token request must come with a DPoP proof from now on. */
   dpop_bound_access_tokens: z.boolean().optional(),
+  /** docs/api.md 16.2: the web origins CORS allows for the client; the empty string removes them all. */
+  allowed_origins: allowedOriginsField.optional(),
 });
 
 export const params = clientPath;
@@ -41,7 +43,7 @@ export const handler = makeHandler(defaultDeps());
 export const operation: OperationDoc = {
   section: '9.11',
   summary:
-    'Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark, post-logout URIs or DPoP binding (ADMIN only)',
+    'Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark, post-logout URIs, allowed origins or DPoP binding (ADMIN only)',
   tag: 'admin',
   caller: 'admin',
   bodyTypes: ['json'],
@@ -52,6 +54,7 @@ export const operation: OperationDoc = {
     new ValidationError('Unsupported grant type', { code: 'UNSUPPORTED_GRANT_TYPE' }),
     new ValidationError('Invalid scope', { code: 'INVALID_SCOPE' }),
     new ValidationError('Invalid post_logout_redirect_uri', { code: 'INVALID_REDIRECT_URI' }),
+    new ValidationError('Invalid allowed_origins', { code: 'INVALID_ORIGIN' }),
     permissionDenied,
     new NotFoundError(CLIENT_NOT_FOUND, { code: 'CLIENT_NOT_FOUND' }),
   ],

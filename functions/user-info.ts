@@ -2,6 +2,7 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc } from '../lib/http/operation-doc';
 import { document } from '../lib/http/reply';
+import { clientOrigins } from '../lib/oauth/cors';
 import { dpopErrors } from '../lib/oauth/dpop';
 import { userInfo, userInfoErrors } from '../lib/oidc/userinfo';
 
@@ -12,7 +13,7 @@ import { userInfo, userInfoErrors } from '../lib/oidc/userinfo';
  * no session authorizer runs (it takes session tokens, not OAuth ones).
  */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'none', acceptForm: true }, async ({ headers, deps, event }) =>
+  return httpHandler(deps, { identity: 'none', acceptForm: true, corsOrigins: clientOrigins(deps) }, async ({ headers, deps, event }) =>
     document(await userInfo(deps, { authorization: headers.authorization, dpop: headers.dpop, method: event.requestContext.http.method })),
   );
 }

@@ -15,6 +15,7 @@ import { type ClientSecretHasher, clientSecretHasher, pepperLoader } from './oau
 import { type DpopNonces, dpopNonces } from './oauth/dpop-nonce';
 import { type AccountCodeStore, dynamoAccountCodeStore } from './store/account-codes';
 import { type AuditStore, dynamoAuditStore } from './store/audit';
+import { type DeviceCodeStore, dynamoDeviceCodeStore } from './store/device-codes';
 import { type DpopProofStore, dynamoDpopProofStore } from './store/dpop-proofs';
 import { createDynamo, type Dynamo } from './store/dynamo';
 import {
@@ -80,6 +81,8 @@ export interface Stores {
   samlAssertions: SamlAssertionStore;
   /** The DPoP replay cache (docs/api.md 16.3). */
   dpopProofs: DpopProofStore;
+  /** Device authorizations and their user codes (docs/api.md 16.4). */
+  deviceCodes: DeviceCodeStore;
 }
 
 /** Everything a function needs from the outside world; tests pass their own. */
@@ -141,6 +144,7 @@ export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'rand
     federationRequests: dynamoFederationRequestStore(dynamo, random),
     samlAssertions: dynamoSamlAssertionStore(dynamo, random),
     dpopProofs: dynamoDpopProofStore(dynamo, random),
+    deviceCodes: dynamoDeviceCodeStore(dynamo, random),
   };
 }
 

@@ -107,6 +107,18 @@ export const ERROR_CODES = [
   // DPoP (docs/api.md 16.3, RFC 9449): a refused proof (400 at the token endpoint, 401 at userinfo), a nonce to use (400).
   'INVALID_DPOP_PROOF',
   'USE_DPOP_NONCE',
+  // Public clients and per-client CORS (docs/api.md 16.1, 16.2): 400.
+  'CLIENT_SECRET_REQUIRED',
+  'PUBLIC_CLIENT_SECRET',
+  'INVALID_ORIGIN',
+  // Device authorization grant (docs/api.md 16.4): the token endpoint's answers while the user has not approved (400), and the device page's.
+  'AUTHORIZATION_PENDING',
+  'SLOW_DOWN',
+  'ACCESS_DENIED',
+  'EXPIRED_TOKEN',
+  'INVALID_USER_CODE',
+  'USER_CODE_EXPIRED',
+  'USER_CODE_USED',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */
@@ -129,6 +141,11 @@ export const OAUTH_ERROR_CODES = [
   'invalid_dpop_proof',
   'use_dpop_nonce',
   'temporarily_unavailable',
+  // RFC 8628 3.5: the device authorization grant's answers to a poll.
+  'authorization_pending',
+  'slow_down',
+  'access_denied',
+  'expired_token',
 ] as const;
 
 /** One of {@link OAUTH_ERROR_CODES}. */

@@ -217,9 +217,33 @@ export interface paths {
          */
         get: operations["oauth2Authorize"];
         put?: never;
-        post?: never;
+        /**
+         * Issue an authorization code for the signed-in user (PKCE S256 required)
+         * @description docs/api.md 4.6. Source: functions/oauth2-authorize.ts.
+         */
+        post: operations["oauth2Authorize"];
         delete?: never;
         options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/{proxy+}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        /**
+         * CORS preflight of every route: per client on the token, userinfo and revocation endpoints
+         * @description docs/api.md 16.2. Source: functions/cors-preflight.ts.
+         */
+        options: operations["corsPreflight"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -234,10 +258,54 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * The token endpoint: authorization_code, refresh_token, client_credentials
+         * The token endpoint: authorization_code, refresh_token, client_credentials, device_code
          * @description docs/api.md 4.7. Source: functions/oauth2-token.ts.
          */
         post: operations["oauth2Token"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth2/device_authorization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Device authorization (RFC 8628): a device code for the device, a user code for its user
+         * @description docs/api.md 16.4. Source: functions/oauth2-device-authorization.ts.
+         */
+        post: operations["oauth2DeviceAuthorization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/device": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Device page: type the code a device shows (the hosted sign-in first)
+         * @description docs/api.md 16.4. Source: functions/hosted-device-page.ts.
+         */
+        get: operations["hostedDevicePage"];
+        put?: never;
+        /**
+         * Device page form: the code, then allow or deny the device
+         * @description docs/api.md 16.4. Source: functions/hosted-device-form.ts.
+         */
+        post: operations["hostedDeviceForm"];
         delete?: never;
         options?: never;
         head?: never;
@@ -542,7 +610,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark, post-logout URIs or DPoP binding (ADMIN only)
+         * Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark, post-logout URIs, allowed origins or DPoP binding (ADMIN only)
          * @description docs/api.md 9.11. Source: functions/update-oauth2-client.ts.
          */
         patch: operations["updateOAuth2Client"];
@@ -1783,10 +1851,25 @@ export interface components {
             refresh_token?: string;
             scope?: string;
             resource?: string;
+            device_code?: string;
+        };
+        OAuth2DeviceAuthorizationRequest: {
+            client_id?: string;
+            client_secret?: string;
+            scope?: string;
+        };
+        HostedDeviceFormRequest: {
+            csrf: string;
+            user_code: string;
+            /** @enum {string} */
+            decision?: "allow" | "deny";
         };
         CreateOAuth2ClientRequest: {
             client_id: string;
-            client_secret: string;
+            client_secret?: string;
+            /** @enum {string} */
+            token_endpoint_auth_method?: "client_secret_basic" | "client_secret_post" | "none";
+            allowed_origins?: string;
             redirect_uri: string;
             grant_types: string;
             scope: string;
@@ -1842,6 +1925,7 @@ export interface components {
             /** @enum {string} */
             id_token_signed_response_alg?: "ES256" | "RS256";
             dpop_bound_access_tokens?: boolean;
+            allowed_origins?: string;
         };
         RotateOAuth2ClientSecretRequest: {
             client_secret: string;
@@ -2018,7 +2102,7 @@ export interface components {
             success: false;
             error: string;
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_FORM" | "PASSWORD_TOO_COMMON" | "FIRST_USER_MUST_BE_ADMIN" | "USERNAME_TAKEN" | "MFA_METHOD_NOT_ENABLED" | "INVALID_MFA_CODE" | "MISSING_PARAMETERS" | "UNSUPPORTED_GRANT_TYPE" | "UNSUPPORTED_RESPONSE_TYPE" | "INVALID_CLIENT" | "UNAUTHORIZED_CLIENT" | "INVALID_GRANT" | "INVALID_SCOPE" | "INVALID_REDIRECT_URI" | "PKCE_REQUIRED" | "UNSUPPORTED_CODE_CHALLENGE_METHOD" | "CLIENT_SECRET_TOO_SHORT" | "CLIENT_SECRET_TOO_WEAK" | "RESERVED_CLIENT_ID" | "SMS_COUNTRY_NOT_ALLOWED" | "INVALID_CURSOR" | "INVALID_RESET_CODE" | "INVALID_VERIFICATION_CODE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_REQUIRED" | "INVALID_REFRESH_TOKEN" | "PERMISSION_DENIED" | "MFA_STEP_UP_REQUIRED" | "RECENT_AUTH_REQUIRED" | "MFA_METHOD_LOCKED" | "NOT_FOUND" | "CONFLICT" | "MFA_ALREADY_ENABLED" | "LAST_ADMIN" | "CLIENT_EXISTS" | "INVALID_TARGET" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_CONTENT_TYPE" | "LOCKED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CLIENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "GRANT_NOT_FOUND" | "UNKNOWN_SHOP" | "SHOP_EXISTS" | "INVALID_NONCE" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "INVALID_AUTHORIZATION_REQUEST" | "INTERACTION_EXPIRED" | "CROSS_SITE_REQUEST" | "INVALID_LOGOUT_REQUEST" | "INVALID_ID_TOKEN_HINT" | "INVALID_PASSKEY_REGISTRATION" | "INVALID_PASSKEY" | "PASSKEY_NOT_FOUND" | "PASSKEY_ALREADY_REGISTERED" | "TOO_MANY_PASSKEYS" | "INVALID_INVITATION" | "INVITATION_NOT_FOUND" | "INVITATION_PENDING" | "INVITATION_NOT_PENDING" | "USER_EXISTS" | "DOMAIN_NOT_VERIFIED" | "SSO_REQUIRED" | "CONNECTION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "DOMAIN_EXISTS" | "DOMAIN_CLAIMED" | "FEDERATION_FAILED" | "ACCOUNT_NOT_ALLOWED" | "NO_FEDERATED_ACCOUNT" | "SIGN_IN_AGAIN" | "PAGE_EXPIRED" | "TENANT_REQUIRED" | "INVALID_DPOP_PROOF" | "USE_DPOP_NONCE";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_FORM" | "PASSWORD_TOO_COMMON" | "FIRST_USER_MUST_BE_ADMIN" | "USERNAME_TAKEN" | "MFA_METHOD_NOT_ENABLED" | "INVALID_MFA_CODE" | "MISSING_PARAMETERS" | "UNSUPPORTED_GRANT_TYPE" | "UNSUPPORTED_RESPONSE_TYPE" | "INVALID_CLIENT" | "UNAUTHORIZED_CLIENT" | "INVALID_GRANT" | "INVALID_SCOPE" | "INVALID_REDIRECT_URI" | "PKCE_REQUIRED" | "UNSUPPORTED_CODE_CHALLENGE_METHOD" | "CLIENT_SECRET_TOO_SHORT" | "CLIENT_SECRET_TOO_WEAK" | "RESERVED_CLIENT_ID" | "SMS_COUNTRY_NOT_ALLOWED" | "INVALID_CURSOR" | "INVALID_RESET_CODE" | "INVALID_VERIFICATION_CODE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_REQUIRED" | "INVALID_REFRESH_TOKEN" | "PERMISSION_DENIED" | "MFA_STEP_UP_REQUIRED" | "RECENT_AUTH_REQUIRED" | "MFA_METHOD_LOCKED" | "NOT_FOUND" | "CONFLICT" | "MFA_ALREADY_ENABLED" | "LAST_ADMIN" | "CLIENT_EXISTS" | "INVALID_TARGET" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_CONTENT_TYPE" | "LOCKED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CLIENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "GRANT_NOT_FOUND" | "UNKNOWN_SHOP" | "SHOP_EXISTS" | "INVALID_NONCE" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "INVALID_AUTHORIZATION_REQUEST" | "INTERACTION_EXPIRED" | "CROSS_SITE_REQUEST" | "INVALID_LOGOUT_REQUEST" | "INVALID_ID_TOKEN_HINT" | "INVALID_PASSKEY_REGISTRATION" | "INVALID_PASSKEY" | "PASSKEY_NOT_FOUND" | "PASSKEY_ALREADY_REGISTERED" | "TOO_MANY_PASSKEYS" | "INVALID_INVITATION" | "INVITATION_NOT_FOUND" | "INVITATION_PENDING" | "INVITATION_NOT_PENDING" | "USER_EXISTS" | "DOMAIN_NOT_VERIFIED" | "SSO_REQUIRED" | "CONNECTION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "DOMAIN_EXISTS" | "DOMAIN_CLAIMED" | "FEDERATION_FAILED" | "ACCOUNT_NOT_ALLOWED" | "NO_FEDERATED_ACCOUNT" | "SIGN_IN_AGAIN" | "PAGE_EXPIRED" | "TENANT_REQUIRED" | "INVALID_DPOP_PROOF" | "USE_DPOP_NONCE" | "CLIENT_SECRET_REQUIRED" | "PUBLIC_CLIENT_SECRET" | "INVALID_ORIGIN" | "AUTHORIZATION_PENDING" | "SLOW_DOWN" | "ACCESS_DENIED" | "EXPIRED_TOKEN" | "INVALID_USER_CODE" | "USER_CODE_EXPIRED" | "USER_CODE_USED";
             fields?: {
                 path: string;
                 message: string;
@@ -2081,8 +2165,11 @@ export interface components {
             client_id: string;
             tenant_id: string;
             redirect_uris: string[];
-            grant_types: ("authorization_code" | "refresh_token" | "client_credentials")[];
+            grant_types: ("authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code")[];
             scope: string;
+            /** @enum {string} */
+            token_endpoint_auth_method: "client_secret_basic" | "client_secret_post" | "none";
+            allowed_origins?: string[];
             /** @constant */
             introspect_any?: true;
             resources?: string[];
@@ -2091,6 +2178,14 @@ export interface components {
             post_logout_redirect_uris?: string[];
             /** @constant */
             dpop_bound_access_tokens?: true;
+        };
+        DeviceAuthorizationResponse: {
+            device_code: string;
+            user_code: string;
+            verification_uri: string;
+            verification_uri_complete: string;
+            expires_in: number;
+            interval: number;
         };
         ClientCreatedEnvelope: {
             /** @constant */
@@ -2103,7 +2198,7 @@ export interface components {
         };
         OAuthError: {
             /** @enum {string} */
-            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "invalid_target" | "invalid_dpop_proof" | "use_dpop_nonce" | "temporarily_unavailable";
+            error: "invalid_request" | "invalid_client" | "invalid_grant" | "unauthorized_client" | "unsupported_grant_type" | "invalid_scope" | "invalid_target" | "invalid_dpop_proof" | "use_dpop_nonce" | "temporarily_unavailable" | "authorization_pending" | "slow_down" | "access_denied" | "expired_token";
             error_description: string;
         };
         Introspection: {
@@ -2159,12 +2254,13 @@ export interface components {
             jwks_uri: string;
             revocation_endpoint: string;
             introspection_endpoint: string;
+            device_authorization_endpoint: string;
             response_types_supported: "code"[];
             response_modes_supported: "query"[];
-            grant_types_supported: ("authorization_code" | "refresh_token" | "client_credentials")[];
+            grant_types_supported: ("authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code")[];
             code_challenge_methods_supported: "S256"[];
-            token_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post")[];
-            revocation_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post")[];
+            token_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post" | "none")[];
+            revocation_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post" | "none")[];
             introspection_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post")[];
             /** @constant */
             authorization_response_iss_parameter_supported: true;
@@ -2177,12 +2273,13 @@ export interface components {
             jwks_uri: string;
             revocation_endpoint: string;
             introspection_endpoint: string;
+            device_authorization_endpoint: string;
             response_types_supported: "code"[];
             response_modes_supported: "query"[];
-            grant_types_supported: ("authorization_code" | "refresh_token" | "client_credentials")[];
+            grant_types_supported: ("authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code")[];
             code_challenge_methods_supported: "S256"[];
-            token_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post")[];
-            revocation_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post")[];
+            token_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post" | "none")[];
+            revocation_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post" | "none")[];
             introspection_endpoint_auth_methods_supported: ("client_secret_basic" | "client_secret_post")[];
             /** @constant */
             authorization_response_iss_parameter_supported: true;
@@ -2380,8 +2477,11 @@ export interface components {
             client_name: string | null;
             redirect_uris: string[];
             post_logout_redirect_uris: string[];
-            grant_types: ("authorization_code" | "refresh_token" | "client_credentials")[];
+            grant_types: ("authorization_code" | "refresh_token" | "client_credentials" | "urn:ietf:params:oauth:grant-type:device_code")[];
             scope: string;
+            /** @enum {string} */
+            token_endpoint_auth_method: "client_secret_basic" | "client_secret_post" | "none";
+            allowed_origins: string[];
             first_party: boolean;
             created_at: string;
             updated_at: string | null;
@@ -2542,7 +2642,7 @@ export interface components {
             id: string;
             time: string;
             /** @enum {string} */
-            type: "login_succeeded" | "login_failed" | "login_locked" | "refresh_token_reused" | "password_changed" | "password_change_failed" | "mfa_method_added" | "mfa_method_activated" | "user_registered" | "admin_user_changed" | "admin_user_deleted" | "admin_mfa_reset" | "admin_user_signed_out" | "shop_created" | "oauth_client_created" | "oauth_client_updated" | "oauth_client_deleted" | "oauth_client_secret_rotated" | "session_revoked" | "other_sessions_revoked" | "grant_revoked" | "mfa_method_removed" | "recovery_codes_generated" | "recovery_code_used" | "reauthenticated" | "reauthentication_failed" | "password_reset_requested" | "password_reset" | "password_reset_failed" | "email_changed" | "email_verified" | "email_verification_failed" | "signed_out" | "tenant_updated" | "passkey_registered" | "passkey_registration_failed" | "passkey_removed" | "invitation_created" | "invitation_resent" | "invitation_revoked" | "invitation_accepted" | "scim_token_created" | "scim_token_deleted" | "user_provisioned" | "users_imported" | "connection_created" | "connection_updated" | "connection_deleted" | "domain_added" | "domain_verified" | "domain_deleted";
+            type: "login_succeeded" | "login_failed" | "login_locked" | "refresh_token_reused" | "password_changed" | "password_change_failed" | "mfa_method_added" | "mfa_method_activated" | "user_registered" | "admin_user_changed" | "admin_user_deleted" | "admin_mfa_reset" | "admin_user_signed_out" | "shop_created" | "oauth_client_created" | "oauth_client_updated" | "oauth_client_deleted" | "oauth_client_secret_rotated" | "session_revoked" | "other_sessions_revoked" | "grant_revoked" | "mfa_method_removed" | "recovery_codes_generated" | "recovery_code_used" | "reauthenticated" | "reauthentication_failed" | "password_reset_requested" | "password_reset" | "password_reset_failed" | "email_changed" | "email_verified" | "email_verification_failed" | "signed_out" | "tenant_updated" | "passkey_registered" | "passkey_registration_failed" | "passkey_removed" | "invitation_created" | "invitation_resent" | "invitation_revoked" | "invitation_accepted" | "scim_token_created" | "scim_token_deleted" | "user_provisioned" | "users_imported" | "connection_created" | "connection_updated" | "connection_deleted" | "domain_added" | "domain_verified" | "domain_deleted" | "device_approved" | "device_denied" | "device_code_entry_locked";
             actor: {
                 /** @enum {string} */
                 type: "user" | "client" | "scim" | "system";
@@ -2934,6 +3034,12 @@ export interface components {
         "WWW-Authenticate": string;
         /** @description The server nonce a DPoP proof must carry (RFC 9449 8, docs/api.md 16.3). */
         "DPoP-Nonce": string;
+        /** @description The request’s `Origin`, when the route allows it (docs/api.md 2, 16.2); absent otherwise. */
+        "Access-Control-Allow-Origin": string;
+        /** @description The methods of the route (or of every first-party route), for an allowed origin. */
+        "Access-Control-Allow-Methods": string;
+        /** @description The request headers the route takes, for an allowed origin. */
+        "Access-Control-Allow-Headers": string;
     };
     pathItems: never;
 }
@@ -3635,6 +3741,101 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    oauth2Authorize: {
+        parameters: {
+            query: {
+                client_id: string;
+                redirect_uri: string;
+                response_type: string;
+                scope?: string;
+                state?: string;
+                code_challenge?: string;
+                code_challenge_method?: string;
+                resource?: string;
+                nonce?: string;
+                dpop_jkt?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Redirect to the client with the code. */
+            302: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `client_id: Invalid input: expected string, received undefined`, `Unsupported response type`, `Invalid client`, `Invalid redirect_uri`, `Invalid scope`, `Unauthorized client`, `Missing code_challenge`, `Unsupported code_challenge_method`, `Invalid nonce` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Unauthorized` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Request body too large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Unsupported content type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    corsPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Access-Control-Allow-Origin only for an origin allowed on the route. */
+            204: {
+                headers: {
+                    "Access-Control-Allow-Origin": components["headers"]["Access-Control-Allow-Origin"];
+                    /** @description The methods of the route (or of every first-party route), for an allowed origin. */
+                    "Access-Control-Allow-Methods"?: "POST";
+                    /** @description The request headers the route takes, for an allowed origin. */
+                    "Access-Control-Allow-Headers"?: "Content-Type, Authorization";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     oauth2Token: {
         parameters: {
             query?: never;
@@ -3662,7 +3863,7 @@ export interface operations {
                     "application/json": components["schemas"]["OAuthTokenPayloadEnvelope"] | components["schemas"]["OAuthTokenPayload"];
                 };
             };
-            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `grant_type: Invalid input: expected string, received undefined`, `client_id: Invalid input: expected string, received undefined`, `Missing required parameters`, `Missing refresh token`, `Unsupported grant type`, `Unauthorized client`, `Invalid grant`, `Invalid scope`, `Invalid DPoP proof`, `Use the DPoP nonce` */
+            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `grant_type: Invalid input: expected string, received undefined`, `client_id: Invalid input: expected string, received undefined`, `Missing required parameters`, `Missing refresh token`, `Unsupported grant type`, `Unauthorized client`, `Invalid grant`, `Invalid scope`, `Invalid DPoP proof`, `Use the DPoP nonce`, `Authorization pending`, `Slow down`, `Access denied`, `Device code expired` */
             400: {
                 headers: {
                     "DPoP-Nonce": components["headers"]["DPoP-Nonce"];
@@ -3712,6 +3913,226 @@ export interface operations {
             };
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    oauth2DeviceAuthorization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["OAuth2DeviceAuthorizationRequest"];
+            };
+        };
+        responses: {
+            /** @description The RFC 8628 3.2 document: `device_code`, `user_code`, `verification_uri(_complete)`, `expires_in`, `interval`. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    /** @description `no-cache`, for HTTP/1.0 caches (RFC 6749 5.1). */
+                    Pragma?: "no-cache";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceAuthorizationResponse"];
+                };
+            };
+            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, `Unauthorized client`, `Invalid scope` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description `Invalid client` */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description `Request body too large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description `Unsupported content type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["OAuthError"];
+                };
+            };
+            /** @description `Too many requests` */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"] | components["schemas"]["OAuthError"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    hostedDevicePage: {
+        parameters: {
+            query?: {
+                tenant?: string;
+                user_code?: string;
+                done?: "allowed" | "denied";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The code form, or the tenant’s sign-in page. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Open this page from your organization’s link` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Service unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    hostedDeviceForm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["HostedDeviceFormRequest"];
+            };
+        };
+        responses: {
+            /** @description The app and its scopes to allow or deny. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The decision recorded: on to `/device?done=allowed` or `done=denied`. */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error page: `Invalid form body`, `Sign-in expired`, `That code is not right. Check the code on your device and try again.`, `This code has expired. Start again on your device to get a new code.`, `This code has been used already. Start again on your device to get a new code.` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Sign in again` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Cross-site request refused`, `This page expired`, `This code is for a device of another organization.` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Too many wrong codes. Wait a few minutes, then try again.` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Service unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
         };
     };
     listOAuth2Clients: {
@@ -3771,7 +4192,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClientCreatedEnvelope"];
                 };
             };
-            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `client_id: Invalid input: expected string, received undefined`, `Invalid redirect_uri`, `Unsupported grant type`, `Invalid scope`, `Client secret too short` */
+            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `client_id: Invalid input: expected string, received undefined`, `Invalid redirect_uri`, `Unsupported grant type`, `Invalid scope`, `Invalid allowed_origins`, `Client secret required`, `A public client has no secret`, `Client secret too short` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4876,7 +5297,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClientEnvelope"];
                 };
             };
-            /** @description validation: `<field>: <message>`, e.g. `clientId: Invalid input: expected string, received undefined`, `Invalid redirect_uri`, `Unsupported grant type`, `Invalid scope`, `Invalid post_logout_redirect_uri` */
+            /** @description validation: `<field>: <message>`, e.g. `clientId: Invalid input: expected string, received undefined`, `Invalid redirect_uri`, `Unsupported grant type`, `Invalid scope`, `Invalid post_logout_redirect_uri`, `Invalid allowed_origins` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4933,7 +5354,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClientEnvelope"];
                 };
             };
-            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `client_secret: Invalid input: expected string, received undefined`, `Client secret too short`, `Client secret too weak` */
+            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `client_secret: Invalid input: expected string, received undefined`, `Client secret too short`, `Client secret too weak`, `A public client has no secret` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5507,7 +5928,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 userId?: string;
-                type?: "login_succeeded" | "login_failed" | "login_locked" | "refresh_token_reused" | "password_changed" | "password_change_failed" | "mfa_method_added" | "mfa_method_activated" | "user_registered" | "admin_user_changed" | "admin_user_deleted" | "admin_mfa_reset" | "admin_user_signed_out" | "shop_created" | "oauth_client_created" | "oauth_client_updated" | "oauth_client_deleted" | "oauth_client_secret_rotated" | "session_revoked" | "other_sessions_revoked" | "grant_revoked" | "mfa_method_removed" | "recovery_codes_generated" | "recovery_code_used" | "reauthenticated" | "reauthentication_failed" | "password_reset_requested" | "password_reset" | "password_reset_failed" | "email_changed" | "email_verified" | "email_verification_failed" | "signed_out" | "tenant_updated" | "passkey_registered" | "passkey_registration_failed" | "passkey_removed" | "invitation_created" | "invitation_resent" | "invitation_revoked" | "invitation_accepted" | "scim_token_created" | "scim_token_deleted" | "user_provisioned" | "users_imported" | "connection_created" | "connection_updated" | "connection_deleted" | "domain_added" | "domain_verified" | "domain_deleted";
+                type?: "login_succeeded" | "login_failed" | "login_locked" | "refresh_token_reused" | "password_changed" | "password_change_failed" | "mfa_method_added" | "mfa_method_activated" | "user_registered" | "admin_user_changed" | "admin_user_deleted" | "admin_mfa_reset" | "admin_user_signed_out" | "shop_created" | "oauth_client_created" | "oauth_client_updated" | "oauth_client_deleted" | "oauth_client_secret_rotated" | "session_revoked" | "other_sessions_revoked" | "grant_revoked" | "mfa_method_removed" | "recovery_codes_generated" | "recovery_code_used" | "reauthenticated" | "reauthentication_failed" | "password_reset_requested" | "password_reset" | "password_reset_failed" | "email_changed" | "email_verified" | "email_verification_failed" | "signed_out" | "tenant_updated" | "passkey_registered" | "passkey_registration_failed" | "passkey_removed" | "invitation_created" | "invitation_resent" | "invitation_revoked" | "invitation_accepted" | "scim_token_created" | "scim_token_deleted" | "user_provisioned" | "users_imported" | "connection_created" | "connection_updated" | "connection_deleted" | "domain_added" | "domain_verified" | "domain_deleted" | "device_approved" | "device_denied" | "device_code_entry_locked";
             };
             header?: never;
             path?: never;

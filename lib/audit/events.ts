@@ -72,6 +72,11 @@ export const AUDIT_EVENT_TYPES = [
   'domain_added',
   'domain_verified',
   'domain_deleted',
+  // Device authorization grant (docs/api.md 16.4): a user approved or denied a device on
+  // the device page, or entered so many wrong codes that code entry is refused for a while.
+  'device_approved',
+  'device_denied',
+  'device_code_entry_locked',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 

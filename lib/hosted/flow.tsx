@@ -134,8 +134,13 @@ async function beginInteraction(
  * else the sign-in page. `prompt=none` never shows a page; `prompt=login` and an
  * exceeded `max_age` ask for the password again.
  */
-export async function beginBrowserAuthorization(deps: HostedDeps, event: APIGatewayProxyEventV2): Promise<Result> {
-  const parsed = browserAuthorizationQuery.safeParse(event.queryStringParameters ?? {});
+export async function beginBrowserAuthorization(
+  deps: HostedDeps,
+  event: APIGatewayProxyEventV2,
+  /** The request's parameters: the query, or the form of an authorization request by POST (docs/api.md 16.2). */
+  parameters: unknown = event.queryStringParameters ?? {},
+): Promise<Result> {
+  const parsed = browserAuthorizationQuery.safeParse(parameters);
   if (!parsed.success) throw new ValidationError('Invalid authorization request', { code: 'INVALID_AUTHORIZATION_REQUEST' });
   const { prompt, max_age: maxAge, login_hint: loginHint, ...request } = parsed.data;
   const { client, scope } = await checkAuthorizationRequest(deps, request);

@@ -55,6 +55,12 @@ export interface RouteOptions<
    * tokens, docs/api.md 13.3), where the identity is checked: before the body is read.
    */
   authenticate?: (event: APIGatewayProxyEventV2) => Promise<void>;
+  /**
+   * Lets web origins besides the configured front ends read the answers, decided per
+   * request (docs/api.md 16.2: the origins OAuth clients list, on the token, userinfo and
+   * revocation endpoints).
+   */
+  corsOrigins?: (origin: string) => Promise<boolean>;
 }
 
 export interface RouteRequest<D, B, Q, I extends IdentityRule = IdentityRule, P = unknown> {

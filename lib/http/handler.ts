@@ -83,5 +83,10 @@ export function httpHandler(
   handle: RouteHandler<HttpDeps, unknown, unknown, IdentityRule>,
 ): HttpHandler {
   if (options.page) return pageHandler(deps, options, handle);
-  return routeChain(deps, options, { outer: [cors(deps.config), securityHeaders()], input: jsonInput(options) }, handle);
+  return routeChain(
+    deps,
+    options,
+    { outer: [cors(deps.config, options.corsOrigins), securityHeaders()], input: jsonInput(options) },
+    handle,
+  );
 }

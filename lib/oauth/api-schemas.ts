@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { OAUTH_ERROR_CODES } from '../errors';
-import { type ClientView, GRANT_TYPES } from '../oauth/client';
+import { type ClientView, GRANT_TYPES, TOKEN_ENDPOINT_AUTH_METHODS } from '../oauth/client';
 import { DPOP_SIGNING_ALGORITHMS } from '../oauth/dpop';
 import type { IntrospectionResponse } from '../oauth/introspection';
 import type { authorizationServerMetadata } from '../oauth/metadata';
@@ -9,6 +9,7 @@ import { CLAIMS_SUPPORTED, OIDC_SCOPES, type UserClaims } from '../oidc/claims';
 import type { openIdConfiguration } from '../oidc/discovery';
 import { SIGNING_ALGORITHMS } from '../tokens/signing-keys';
 import { ROLES } from '../users/user';
+import type { DeviceAuthorizationResponse } from './device-authorization';
 
 /*
  * The answers of the OAuth 2.0 and OpenID Connect routes (docs/api.md 4.6-4.8, 5.4-5.9,
@@ -27,6 +28,16 @@ export const oauthTokenPayload = z.strictObject({
   id_token: z.string().optional(),
 }) satisfies z.ZodType<TokenResponse>;
 
+/** docs/api.md 16.4: the device authorization answer (RFC 8628 3.2). */
+export const deviceAuthorizationResponse = z.strictObject({
+  device_code: z.string(),
+  user_code: z.string(),
+  verification_uri: z.string(),
+  verification_uri_complete: z.string(),
+  expires_in: z.number().int(),
+  interval: z.number().int(),
+}) satisfies z.ZodType<DeviceAuthorizationResponse>;
+
 /** docs/api.md 5.5: a registered OAuth client, never its secret. */
 export const oauthClient = z.strictObject({
   client_id: z.string(),
@@ -34,6 +45,10 @@ export const oauthClient = z.strictObject({
   redirect_uris: z.array(z.string()),
   grant_types: z.array(z.enum(GRANT_TYPES)),
   scope: z.string(),
+  /** docs/api.md 16.1: `none` for a public client. */
+  token_endpoint_auth_method: z.enum(TOKEN_ENDPOINT_AUTH_METHODS),
+  /** docs/api.md 16.2. */
+  allowed_origins: z.array(z.string()).optional(),
   introspect_any: z.literal(true).optional(),
   resources: z.array(z.string()).optional(),
   id_token_signed_response_alg: z.enum(SIGNING_ALGORITHMS).optional(),
@@ -94,6 +109,8 @@ export const jwks = z.strictObject({
 });
 
 const clientAuthMethods = z.array(z.enum(['client_secret_basic', 'client_secret_post']));
+/** docs/api.md 16.1: the token and revocation endpoints also take public clients (`none`). */
+const withPublicClients = z.array(z.enum(TOKEN_ENDPOINT_AUTH_METHODS));
 
 /** docs/api.md 5.9: the authorization server metadata (RFC 8414 2). */
 export const authorizationServer = z.strictObject({
@@ -103,12 +120,13 @@ export const authorizationServer = z.strictObject({
   jwks_uri: z.string(),
   revocation_endpoint: z.string(),
   introspection_endpoint: z.string(),
+  device_authorization_endpoint: z.string(),
   response_types_supported: z.array(z.literal('code')),
   response_modes_supported: z.array(z.literal('query')),
   grant_types_supported: z.array(z.enum(GRANT_TYPES)),
   code_challenge_methods_supported: z.array(z.literal('S256')),
-  token_endpoint_auth_methods_supported: clientAuthMethods,
-  revocation_endpoint_auth_methods_supported: clientAuthMethods,
+  token_endpoint_auth_methods_supported: withPublicClients,
+  revocation_endpoint_auth_methods_supported: withPublicClients,
   introspection_endpoint_auth_methods_supported: clientAuthMethods,
   authorization_response_iss_parameter_supported: z.literal(true),
   /** docs/api.md 16.3 (RFC 9449 5.1). */

@@ -23,3 +23,16 @@ export const authorizationQuery = z.object({
 
 /** oauth2Authorize's query (docs/api.md 4.6 plus PKCE, docs/api.md 4.6). */
 export type AuthorizationRequest = z.output<typeof authorizationQuery>;
+
+/**
+ * A form body's parameters as API Gateway hands a query to a function: a parameter given
+ * more than once joined with commas. An authorization request by POST (OpenID Connect
+ * Core 3.1.2.1, docs/api.md 16.2) is so read exactly as the same request by GET.
+ */
+export function formAsQuery(form: unknown): unknown {
+  if (typeof form !== 'object' || form === null) return form;
+  return Object.fromEntries(Object.entries(form).map(([name, value]) => [name, Array.isArray(value) ? value.join(',') : value]));
+}
+
+/** oauth2Authorize's form body by POST: its query's schema, read as a query. */
+export const authorizationForm = z.preprocess(formAsQuery, authorizationQuery);

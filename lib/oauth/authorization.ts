@@ -6,7 +6,7 @@ import { checkNonce } from '../oidc/nonce';
 import type { Identity } from '../tokens/access-token';
 import { AUTHORIZATION_CODE_TTL_SECONDS } from './authorization-code';
 import type { AuthorizationRequest } from './authorization-request';
-import type { OAuthClient } from './client';
+import { matchesRedirectUri, type OAuthClient } from './client';
 import { isWithinScope, parseScope } from './scope';
 
 export { type AuthorizationRequest, authorizationQuery } from './authorization-request';
@@ -43,7 +43,7 @@ export async function checkAuthorizationRequest(
   const client = await deps.store.oauthClients.find(request.client_id);
   if (!client || (tenantId !== undefined && client.tenantId !== tenantId))
     throw new ValidationError('Invalid client', { code: 'INVALID_CLIENT' });
-  if (!client.redirectUris.includes(request.redirect_uri))
+  if (!matchesRedirectUri(client, request.redirect_uri))
     throw new ValidationError('Invalid redirect_uri', { code: 'INVALID_REDIRECT_URI' });
   // No scope asked: the client's registered scope (RFC 6749 3.3 lets the server choose a default).
   const scope = request.scope ? parseScope(request.scope) : client.scopes;

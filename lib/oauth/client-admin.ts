@@ -5,8 +5,16 @@ import { NotFoundError, ServiceUnavailableError, ValidationError } from '../erro
 import type { ClientChange } from '../store/oauth-clients';
 import type { Identity } from '../tokens/access-token';
 import type { SigningAlgorithm } from '../tokens/signing-keys';
-import { type AdminClientView, adminClientView, type OAuthClient, parseGrantTypes, parseRedirectUris } from './client';
-import { checkClientSecret } from './registration';
+import {
+  type AdminClientView,
+  adminClientView,
+  isAllowedRedirectUri,
+  isPublicClient,
+  type OAuthClient,
+  parseGrantTypes,
+  parseRedirectUris,
+} from './client';
+import { allowedOriginsOf, checkClientSecret, checkGrantTypesFor, clientSecretErrors } from './registration';
 import { parseScope } from './scope';
 import { GRANT_MAX_AGE_SECONDS } from './token';
 
@@ -70,9 +78,18 @@ export interface ClientUpdate {
   post_logout_redirect_uris?: string | undefined;
   id_token_signed_response_alg?: SigningAlgorithm | undefined;
   dpop_bound_access_tokens?: boolean | undefined;
+  /** docs/api.md 16.2: the empty string removes them all. */
+  allowed_origins?: string | undefined;
 }
 
-/** The rules of registration (docs/api.md 4.8, in its order) for the fields given; then the post-logout URIs. */
+const invalidRedirectUri = () => new ValidationError('Invalid redirect_uri', { code: 'INVALID_REDIRECT_URI' });
+const invalidPostLogoutUri = () => new ValidationError('Invalid post_logout_redirect_uri', { code: 'INVALID_REDIRECT_URI' });
+
+/**
+ * The rules of registration (docs/api.md 4.8, in its order) for the fields given; then the
+ * post-logout URIs and the allowed origins. URIs are checked here by a public client's
+ * rules, the wider ones, and by the client's own in {@link checkChangeFor}.
+ */
 function clientChange(update: ClientUpdate): ClientChange {
   const change: ClientChange = {
     clientName: update.client_name,
@@ -81,8 +98,8 @@ function clientChange(update: ClientUpdate): ClientChange {
     dpopBoundAccessTokens: update.dpop_bound_access_tokens,
   };
   if (update.redirect_uri !== undefined) {
-    change.redirectUris = parseRedirectUris(update.redirect_uri);
-    if (!change.redirectUris) throw new ValidationError('Invalid redirect_uri', { code: 'INVALID_REDIRECT_URI' });
+    change.redirectUris = parseRedirectUris(update.redirect_uri, 'public');
+    if (!change.redirectUris) throw invalidRedirectUri();
   }
   if (update.grant_types !== undefined) {
     change.grantTypes = parseGrantTypes(update.grant_types);
@@ -95,10 +112,25 @@ function clientChange(update: ClientUpdate): ClientChange {
   if (update.post_logout_redirect_uris !== undefined) {
     // The empty string removes them all; otherwise the rules of redirect URIs.
     change.postLogoutRedirectUris =
-      update.post_logout_redirect_uris.trim() === '' ? [] : parseRedirectUris(update.post_logout_redirect_uris);
-    if (!change.postLogoutRedirectUris) throw new ValidationError('Invalid post_logout_redirect_uri', { code: 'INVALID_REDIRECT_URI' });
+      update.post_logout_redirect_uris.trim() === '' ? [] : parseRedirectUris(update.post_logout_redirect_uris, 'public');
+    if (!change.postLogoutRedirectUris) throw invalidPostLogoutUri();
   }
+  if (update.allowed_origins !== undefined) change.allowedOrigins = allowedOriginsOf(update.allowed_origins);
   return change;
+}
+
+/**
+ * The rules that depend on the client: a confidential client's URIs as strict as at its
+ * registration (no native apps' URIs), a public client without client_credentials
+ * (docs/api.md 16.1).
+ */
+function checkChangeFor(client: OAuthClient, change: ClientChange): void {
+  if (!isPublicClient(client)) {
+    const strict = (uris: string[] | undefined) => uris === undefined || uris.every(isAllowedRedirectUri);
+    if (!strict(change.redirectUris)) throw invalidRedirectUri();
+    if (!strict(change.postLogoutRedirectUris)) throw invalidPostLogoutUri();
+  }
+  if (change.grantTypes) checkGrantTypesFor(client.tokenEndpointAuthMethod, change.grantTypes);
 }
 
 /** docs/api.md 9.11: changes what is given; the secret and the id stay. */
@@ -110,6 +142,7 @@ export async function updateClient(
 ): Promise<AdminClientView> {
   const change = clientChange(update);
   const client = await findClient(deps, admin, clientId);
+  checkChangeFor(client, change);
   if (Object.values(change).every((value) => value === undefined)) return viewOf(deps, client);
   const changed = await deps.store.oauthClients.update(client, change, isoNow(deps));
   if (!changed) throw notFound();
@@ -159,6 +192,8 @@ export async function rotateClientSecret(
   const keepFor = request.previous_secret_expires_in ?? PREVIOUS_SECRET_DEFAULT_SECONDS;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const client = await findClient(deps, admin, clientId);
+    // docs/api.md 16.1: a public client has no secret to rotate.
+    if (isPublicClient(client) || client.secretHash === undefined) throw clientSecretErrors.publicClient();
     if ((await deps.clientSecretHasher.check(client.secretHash, request.client_secret)).matches) return viewOf(deps, client);
     const now = epochSeconds(deps.clock);
     const rotated = await deps.store.oauthClients.rotateSecret(client, {

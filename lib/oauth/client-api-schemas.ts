@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { SIGNING_ALGORITHMS } from '../tokens/signing-keys';
-import { type AdminClientView, GRANT_TYPES } from './client';
+import { type AdminClientView, GRANT_TYPES, TOKEN_ENDPOINT_AUTH_METHODS } from './client';
 
 /*
  * The answers of the OAuth client lifecycle (docs/api.md 9.9-9.13) as schemas, like
@@ -16,6 +16,10 @@ export const adminClient = z.strictObject({
   post_logout_redirect_uris: z.array(z.string()),
   grant_types: z.array(z.enum(GRANT_TYPES)),
   scope: z.string(),
+  /** docs/api.md 16.1: `none` for a public client. */
+  token_endpoint_auth_method: z.enum(TOKEN_ENDPOINT_AUTH_METHODS),
+  /** docs/api.md 16.2: the web origins CORS allows on the token, userinfo and revocation endpoints. */
+  allowed_origins: z.array(z.string()),
   first_party: z.boolean(),
   created_at: z.string(),
   updated_at: z.string().nullable(),

@@ -6,7 +6,7 @@ import { TooManyRequestsError } from '../errors';
 import { schemaFailure } from '../http/middlewares/validate';
 import type { AttemptSubject } from '../store/login-attempts';
 import type { SecretSlot } from '../store/oauth-clients';
-import { hasLivePreviousSecret, type OAuthClient } from './client';
+import { hasLivePreviousSecret, isPublicClient, type OAuthClient } from './client';
 import { oauthErrors } from './errors';
 
 /** docs/api.md 10.1: the window of the per-source limit on failed client authentications. */
@@ -79,7 +79,8 @@ export function presentedClient(
 }
 
 /**
- * Authenticates a client: its secret against the stored hash, and during a rotation
+ * Authenticates a client: a public client (docs/api.md 16.1) by its `client_id` alone,
+ * and only if no secret comes with it; a confidential one by its secret against the stored hash, and during a rotation
  * against the previous one until it expires (docs/api.md 9.13), in constant time, with
  * the same work for an unknown client or one without a previous secret. Any failure is
  * 401 `Invalid client`. A secret stored under a pepper that is no longer current is
@@ -101,8 +102,7 @@ export async function authenticateClient(
     if (source) await deps.store.attempts.reserve(source, now, sourcePolicy);
     return oauthErrors.invalidClient(presented.method === 'client_secret_basic');
   };
-  if (presented.invalid || presented.clientId === undefined || presented.clientSecret === undefined)
-    throw await failed('no_valid_credentials');
+  if (presented.invalid || presented.clientId === undefined) throw await failed('no_valid_credentials');
   // The source's count is read alongside the client: a source past its limit tests no secret at all.
   const [verdict, client] = await Promise.all([
     source ? deps.store.attempts.peek(source, now, sourcePolicy) : undefined,
@@ -112,13 +112,19 @@ export async function authenticateClient(
     deps.log.warn('oauth_client_source_limited', { clientId: presented.clientId });
     throw new TooManyRequestsError(verdict.retryAfterSeconds, 'Too many requests', { code: 'RATE_LIMITED' });
   }
+  if (client && isPublicClient(client)) {
+    // docs/api.md 16.1: a public client has no secret; one presented for it is refused, never ignored.
+    if (presented.method !== 'none' || presented.clientSecret !== undefined) throw await failed('public_client_secret');
+    return client;
+  }
+  if (presented.clientSecret === undefined) throw await failed(client ? 'no_secret' : 'unknown_client');
   const previous = client && hasLivePreviousSecret(client, now) ? client.previousSecretHash : undefined;
   const [current, old] = await Promise.all([
     deps.clientSecretHasher.check(client?.secretHash, presented.clientSecret),
     deps.clientSecretHasher.check(previous, presented.clientSecret),
   ]);
   if (!client) throw await failed('unknown_client');
-  if (current.matches) {
+  if (current.matches && client.secretHash !== undefined) {
     if (current.rehashed) await rehash(deps, client, 'current', client.secretHash, current.rehashed);
   } else if (old.matches && previous !== undefined) {
     deps.log.info('oauth_client_previous_secret_used', { clientId: client.clientId, tenantId: client.tenantId });

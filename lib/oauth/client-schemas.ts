@@ -16,6 +16,8 @@ export const clientSecretField = z.string().min(1).max(512);
 export const redirectUriField = z.string().min(1).max(8192);
 export const grantTypesField = z.string().min(1).max(256);
 export const scopeField = z.string().min(1).max(1024);
+/** Web origins separated by spaces (docs/api.md 16.2; the rules: lib/oauth/client.ts parseAllowedOrigins). */
+export const allowedOriginsField = z.string().max(4096);
 
 /** The path of the routes on one client (docs/api.md 9.10-9.13). */
 export const clientPath = z.strictObject({ clientId: clientIdField });

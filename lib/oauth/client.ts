@@ -1,21 +1,42 @@
 import * as z from 'zod';
 import { SIGNING_ALGORITHMS, type SigningAlgorithm } from '../tokens/signing-keys';
+import { DEVICE_CODE_GRANT } from './device-code';
 
-/** The grant types a client may be registered with (docs/api.md 4.8). */
-export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const;
+/** The grant types a client may be registered with (docs/api.md 4.8; the device code's: 16.4). */
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT] as const;
 export type GrantType = (typeof GRANT_TYPES)[number];
 
 /**
- * A registered OAuth 2.0 client. All clients are confidential (they have a secret);
- * `secretHash` never leaves lib/: answers use `clientView`.
+ * How a client authenticates at the token endpoint (RFC 7591 2): with its secret, or not
+ * at all, `none`, for a public client (docs/api.md 16.1). A confidential client may send
+ * its secret either way (RFC 6749 2.3.1); the two secret methods differ only in what the
+ * registration says.
+ */
+export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'none'] as const;
+export type TokenEndpointAuthMethod = (typeof TOKEN_ENDPOINT_AUTH_METHODS)[number];
+
+/**
+ * A registered OAuth 2.0 client: confidential (it has a secret) or public (a single-page
+ * or native app, docs/api.md 16.1: no secret, ever). `secretHash` never leaves lib/:
+ * answers use `clientView`.
  */
 export const oauthClientSchema = z.object({
   clientId: z.string(),
   tenantId: z.string(),
-  /** `hmac-sha256$<base64url>` of the secret, keyed with the server's pepper (client-secret.ts). */
-  secretHash: z.string(),
-  /** Compared exactly, as registered (RFC 9700 2.1). */
+  /** Clients registered before public clients existed are all confidential. */
+  tokenEndpointAuthMethod: z.enum(TOKEN_ENDPOINT_AUTH_METHODS).default('client_secret_basic'),
+  /**
+   * `hmac-sha256$<base64url>` of the secret, keyed with the server's pepper
+   * (client-secret.ts); absent exactly for a public client.
+   */
+  secretHash: z.string().optional(),
+  /**
+   * Compared exactly, as registered (RFC 9700 2.1), except a public client's loopback IP
+   * URIs, whose port may differ (RFC 8252 7.3, {@link matchesRedirectUri}).
+   */
   redirectUris: z.array(z.string()),
+  /** The web origins that CORS lets call the token, userinfo and revocation endpoints (docs/api.md 16.2). */
+  allowedOrigins: z.array(z.string()).default([]),
   grantTypes: z.array(z.enum(GRANT_TYPES)),
   scopes: z.array(z.string()),
   /** ISO 8601. */
@@ -50,11 +71,14 @@ export const oauthClientSchema = z.object({
   idTokenSignedResponseAlg: z.enum(SIGNING_ALGORITHMS).optional(),
   /** RFC 9449 5.2 (docs/api.md 16.3): every token request must come with a DPoP proof. */
   dpopBoundAccessTokens: z.boolean().optional(),
-  /** How the client authenticates at the token endpoint; `none`: a public client (docs/api.md 16.1). */
-  tokenEndpointAuthMethod: z.string().optional(),
 });
 
 export type OAuthClient = z.output<typeof oauthClientSchema>;
+
+/** Whether the client is public (docs/api.md 16.1): it has no secret and never authenticates with one. */
+export function isPublicClient(client: Pick<OAuthClient, 'tokenEndpointAuthMethod'>): boolean {
+  return client.tokenEndpointAuthMethod === 'none';
+}
 
 /** The client as createOAuth2Client answers it (docs/api.md 4.8): never the secret or its hash. */
 export interface ClientView {
@@ -63,6 +87,10 @@ export interface ClientView {
   redirect_uris: string[];
   grant_types: GrantType[];
   scope: string;
+  /** `none` for a public client (docs/api.md 16.1). */
+  token_endpoint_auth_method: TokenEndpointAuthMethod;
+  /** Present for a client registered with web origins for CORS (docs/api.md 16.2), in the order given. */
+  allowed_origins?: string[];
   /** Present (true) for a client that may introspect every access token of its tenant. */
   introspect_any?: true;
   /** Present for a client registered with resources (RFC 8707), in the order given. */
@@ -83,6 +111,7 @@ export interface ClientView {
 export interface AdminClientView extends ClientView {
   client_name: string | null;
   post_logout_redirect_uris: string[];
+  allowed_origins: string[];
   first_party: boolean;
   created_at: string;
   updated_at: string | null;
@@ -101,6 +130,7 @@ export function adminClientView(client: OAuthClient, now: number): AdminClientVi
     ...clientView(client),
     client_name: client.clientName ?? null,
     post_logout_redirect_uris: [...(client.postLogoutRedirectUris ?? [])],
+    allowed_origins: [...client.allowedOrigins],
     first_party: client.firstParty ?? false,
     created_at: client.createdAt,
     updated_at: client.updatedAt ?? null,
@@ -115,6 +145,8 @@ export function clientView(client: OAuthClient): ClientView {
     redirect_uris: [...client.redirectUris],
     grant_types: [...client.grantTypes],
     scope: client.scopes.join(' '),
+    token_endpoint_auth_method: client.tokenEndpointAuthMethod,
+    ...(client.allowedOrigins.length ? { allowed_origins: [...client.allowedOrigins] } : {}),
     ...(client.introspectAny ? { introspect_any: true as const } : {}),
     ...(client.resources.length ? { resources: [...client.resources] } : {}),
     ...(client.idTokenSignedResponseAlg ? { id_token_signed_response_alg: client.idTokenSignedResponseAlg } : {}),
@@ -171,11 +203,92 @@ export function isAllowedRedirectUri(uri: string): boolean {
   return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname));
 }
 
-/** The space-separated redirect URIs of a registration, each once, or undefined if one is not allowed. */
-export function parseRedirectUris(value: string): string[] | undefined {
+/**
+ * A private-use URI scheme redirect of a native app (RFC 8252 7.1): a scheme in reverse
+ * domain order, so with a dot (`com.example.app:/callback`), printable ASCII, without
+ * fragment or user information. http and https are not private-use.
+ */
+export function isPrivateUseRedirectUri(uri: string): boolean {
+  if (uri.length > MAX_REDIRECT_URI_LENGTH || !/^[\x21-\x7E]+$/.test(uri) || uri.includes('#')) return false;
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(uri)?.[1]?.toLowerCase();
+  if (!scheme || !/^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+$/.test(scheme)) return false;
+  const rest = uri.slice(scheme.length + 1);
+  if (rest === '' || (rest.startsWith('//') && /^\/\/[^/]*@/.test(rest))) return false;
+  try {
+    new URL(uri);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Who a redirect URI is for: a confidential client's rules, or a public client's, which add native apps' URIs. */
+export type RedirectUriRules = 'confidential' | 'public';
+
+/**
+ * The space-separated redirect URIs of a registration, each once, or undefined if one is
+ * not allowed: https or http on a loopback host, and for a public client also a
+ * private-use scheme (docs/api.md 16.1).
+ */
+export function parseRedirectUris(value: string, rules: RedirectUriRules = 'confidential'): string[] | undefined {
   const uris = [...new Set(value.split(' ').filter(Boolean))];
-  if (uris.length === 0 || uris.length > MAX_REDIRECT_URIS || !uris.every(isAllowedRedirectUri)) return undefined;
+  const allowed = (uri: string) => isAllowedRedirectUri(uri) || (rules === 'public' && isPrivateUseRedirectUri(uri));
+  if (uris.length === 0 || uris.length > MAX_REDIRECT_URIS || !uris.every(allowed)) return undefined;
   return uris;
+}
+
+/** The loopback IP literals whose redirect URIs match on any port (RFC 8252 7.3); `localhost` is matched exactly (8.3). */
+const LOOPBACK_IP = new Set(['127.0.0.1', '[::1]']);
+
+/** `uri` without its port if it is an http URI on a loopback IP literal, else undefined. */
+function loopbackWithoutPort(uri: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' || !LOOPBACK_IP.has(url.hostname)) return undefined;
+  url.port = '';
+  return url.href;
+}
+
+/**
+ * Whether `uri` is one of the client's redirect URIs: compared exactly (RFC 9700 2.1),
+ * except that a public client's http URI on 127.0.0.1 or [::1] matches on any port, the
+ * port a native app's loopback listener got from the system (RFC 8252 7.3).
+ */
+export function matchesRedirectUri(client: Pick<OAuthClient, 'redirectUris' | 'tokenEndpointAuthMethod'>, uri: string): boolean {
+  if (client.redirectUris.includes(uri)) return true;
+  if (!isPublicClient(client) || !isAllowedRedirectUri(uri)) return false;
+  const presented = loopbackWithoutPort(uri);
+  return presented !== undefined && client.redirectUris.some((registered) => loopbackWithoutPort(registered) === presented);
+}
+
+const MAX_ALLOWED_ORIGINS = 10;
+
+/**
+ * One web origin for CORS (docs/api.md 16.2): `scheme://host[:port]` exactly as a
+ * browser sends it in `Origin` (lower case, no default port, no path), https, or http
+ * on a loopback host.
+ */
+export function isAllowedOrigin(origin: string): boolean {
+  if (origin.length > 300 || !/^https?:\/\/[\x21-\x7E]+$/.test(origin)) return false;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (url.origin !== origin) return false;
+  return url.protocol === 'https:' || LOOPBACK.has(url.hostname);
+}
+
+/** The space-separated origins of a registration, each once (the empty string: none), or undefined if one is not an origin. */
+export function parseAllowedOrigins(value: string): string[] | undefined {
+  const origins = [...new Set(value.split(' ').filter(Boolean))];
+  if (origins.length > MAX_ALLOWED_ORIGINS || !origins.every(isAllowedOrigin)) return undefined;
+  return origins;
 }
 
 /** The space- or comma-separated grant types of a registration, each once, or undefined if one is unknown. */

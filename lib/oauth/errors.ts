@@ -26,6 +26,14 @@ export const oauthErrors = {
   invalidScope: () => new OAuthError(400, 'Invalid scope', 'invalid_scope', {}, 'INVALID_SCOPE'),
   /** RFC 8707 2: a `resource` the client may not ask for. */
   invalidTarget: () => new OAuthError(400, 'Invalid resource', 'invalid_target', {}, 'INVALID_TARGET'),
+  /** RFC 8628 3.5: the device's user has not decided yet; poll again after the interval. */
+  authorizationPending: () => new OAuthError(400, 'Authorization pending', 'authorization_pending', {}, 'AUTHORIZATION_PENDING'),
+  /** RFC 8628 3.5: polled before the interval passed; the interval grows by 5 seconds. */
+  slowDown: () => new OAuthError(400, 'Slow down', 'slow_down', {}, 'SLOW_DOWN'),
+  /** RFC 8628 3.5: the user denied the device. */
+  accessDenied: () => new OAuthError(400, 'Access denied', 'access_denied', {}, 'ACCESS_DENIED'),
+  /** RFC 8628 3.5: the device code expired before the user approved it. */
+  expiredToken: () => new OAuthError(400, 'Device code expired', 'expired_token', {}, 'EXPIRED_TOKEN'),
   formRequired: () => new OAuthError(415, 'Unsupported content type', 'invalid_request', {}, 'UNSUPPORTED_CONTENT_TYPE'),
 };
 

@@ -42,6 +42,9 @@ export const grantSchema = refreshStateSchema.partial().extend({
 
 export type OAuthGrant = z.output<typeof grantSchema>;
 
+/** How long a grant with refresh tokens lives at most: its refresh tokens end then. */
+export const GRANT_MAX_AGE_SECONDS = 30 * 24 * 3600;
+
 /**
  * An OAuth refresh token: `<grant id>.<generation>.<secret>`, the secret 256 random
  * bits. The grant id routes it to its record (under the tenant of the authenticated

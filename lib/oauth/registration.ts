@@ -4,13 +4,30 @@ import type { Deps } from '../deps';
 import { ConflictError, ForbiddenError, ValidationError } from '../errors';
 import type { Identity } from '../tokens/access-token';
 import type { SigningAlgorithm } from '../tokens/signing-keys';
-import { type ClientView, clientView, type OAuthClient, parseGrantTypes, parseRedirectUris, parseResources, UUID_FORM } from './client';
+import {
+  type ClientView,
+  clientView,
+  type GrantType,
+  isPublicClient,
+  type OAuthClient,
+  parseAllowedOrigins,
+  parseGrantTypes,
+  parseRedirectUris,
+  parseResources,
+  type TokenEndpointAuthMethod,
+  UUID_FORM,
+} from './client';
 import { parseScope } from './scope';
 
 /** createOAuth2Client's body (docs/api.md 5.5). */
 export interface ClientRegistration {
   client_id: string;
-  client_secret: string;
+  /** Required unless the client is public (`token_endpoint_auth_method: "none"`), which must have none. */
+  client_secret?: string | undefined;
+  /** docs/api.md 16.1: `none` registers a public client; `client_secret_basic` when absent. */
+  token_endpoint_auth_method?: TokenEndpointAuthMethod | undefined;
+  /** docs/api.md 16.2: the web origins CORS lets call the token, userinfo and revocation endpoints, separated by spaces. */
+  allowed_origins?: string | undefined;
   redirect_uri: string;
   grant_types: string;
   scope: string;
@@ -37,6 +54,25 @@ export function checkClientSecret(secret: string): void {
   if (!isStrongSecret(secret)) throw new ValidationError('Client secret too weak', { code: 'CLIENT_SECRET_TOO_WEAK' });
 }
 
+/** The messages of the rules of docs/api.md 16.1 on secrets. */
+export const clientSecretErrors = {
+  required: () => new ValidationError('Client secret required', { code: 'CLIENT_SECRET_REQUIRED' }),
+  publicClient: () => new ValidationError('A public client has no secret', { code: 'PUBLIC_CLIENT_SECRET' }),
+};
+
+/** docs/api.md 16.1: a public client may not use client_credentials (it could not prove who asks). */
+export function checkGrantTypesFor(method: TokenEndpointAuthMethod, grantTypes: readonly GrantType[]): void {
+  if (isPublicClient({ tokenEndpointAuthMethod: method }) && grantTypes.includes('client_credentials'))
+    throw new ValidationError('Unsupported grant type', { code: 'UNSUPPORTED_GRANT_TYPE' });
+}
+
+/** docs/api.md 16.2: the origins of a registration or a change, or 400 `Invalid allowed_origins`. */
+export function allowedOriginsOf(value: string): string[] {
+  const origins = parseAllowedOrigins(value);
+  if (!origins) throw new ValidationError('Invalid allowed_origins', { code: 'INVALID_ORIGIN' });
+  return origins;
+}
+
 /** docs/api.md 4.8: an ADMIN registers clients of their own tenant only. Decided before validation. */
 export function authorizeClientRegistration(admin: Identity | null, tenantId: string | undefined): void {
   if (admin?.role !== 'ADMIN') throw new ForbiddenError();
@@ -45,8 +81,9 @@ export function authorizeClientRegistration(admin: Identity | null, tenantId: st
 
 /**
  * Registers a client after the rules of docs/api.md 4.8, in their order: redirect URIs
- * (and post-logout URIs),
- * grant types, scope, resources, secret length, then the client id: not the session
+ * (and post-logout URIs; a public client's may also be a native app's, docs/api.md 16.1),
+ * grant types (no client_credentials for a public client), scope, resources, allowed
+ * origins, the secret (its length; none for a public client), then the client id: not the session
  * audience nor of a user id's form (reserved), and unique across tenants (one
  * conditional write). The secret is stored
  * as a keyed hash only.
@@ -56,18 +93,27 @@ export async function registerClient(
   admin: Identity,
   registration: ClientRegistration,
 ): Promise<ClientView> {
-  const redirectUris = parseRedirectUris(registration.redirect_uri);
+  const method = registration.token_endpoint_auth_method ?? 'client_secret_basic';
+  const rules = isPublicClient({ tokenEndpointAuthMethod: method }) ? 'public' : 'confidential';
+  const redirectUris = parseRedirectUris(registration.redirect_uri, rules);
   if (!redirectUris) throw new ValidationError('Invalid redirect_uri', { code: 'INVALID_REDIRECT_URI' });
   const postLogoutRedirectUris =
-    registration.post_logout_redirect_uris === undefined ? [] : parseRedirectUris(registration.post_logout_redirect_uris);
+    registration.post_logout_redirect_uris === undefined ? [] : parseRedirectUris(registration.post_logout_redirect_uris, rules);
   if (!postLogoutRedirectUris) throw new ValidationError('Invalid post_logout_redirect_uri', { code: 'INVALID_REDIRECT_URI' });
   const grantTypes = parseGrantTypes(registration.grant_types);
   if (!grantTypes) throw new ValidationError('Unsupported grant type', { code: 'UNSUPPORTED_GRANT_TYPE' });
+  checkGrantTypesFor(method, grantTypes);
   const scopes = parseScope(registration.scope);
   if (!scopes || scopes.length === 0) throw new ValidationError('Invalid scope', { code: 'INVALID_SCOPE' });
   const resources = registration.resources === undefined ? [] : parseResources(registration.resources);
   if (!resources) throw new ValidationError('Invalid resource', { code: 'INVALID_TARGET' });
-  checkClientSecret(registration.client_secret);
+  const allowedOrigins = registration.allowed_origins === undefined ? [] : allowedOriginsOf(registration.allowed_origins);
+  const secret = registration.client_secret;
+  if (rules === 'public' && secret !== undefined) throw clientSecretErrors.publicClient();
+  if (rules === 'confidential') {
+    if (secret === undefined) throw clientSecretErrors.required();
+    checkClientSecret(secret);
+  }
   // Session tokens carry this `aud`: a client of that id would share it with them, and a
   // resource server checking `aud` but not `typ` would take session tokens for its own.
   if (registration.client_id === deps.config.accessTokenAudience)
@@ -78,8 +124,10 @@ export async function registerClient(
   const client: OAuthClient = {
     clientId: registration.client_id,
     tenantId: admin.tenantId,
-    secretHash: await deps.clientSecretHasher.hash(registration.client_secret),
+    tokenEndpointAuthMethod: method,
+    ...(secret === undefined ? {} : { secretHash: await deps.clientSecretHasher.hash(secret) }),
     redirectUris,
+    allowedOrigins,
     grantTypes,
     scopes,
     createdAt: new Date(deps.clock.now()).toISOString(),
@@ -97,6 +145,7 @@ export async function registerClient(
     tenantId: client.tenantId,
     createdBy: admin.userId,
     grantTypes,
+    tokenEndpointAuthMethod: method,
     introspectAny: client.introspectAny,
   });
   await recordEvent(deps, { ...byAdmin(admin), type: 'oauth_client_created', outcome: 'success', details: { clientId: client.clientId } });

@@ -10,10 +10,13 @@ import { rotateRefreshToken } from '../token-families/refresh-family';
 import { NoRs256KeyError } from '../tokens/signing-keys';
 import { epochOf, isOfCurrentEpoch, type User } from '../users/user';
 import { OAUTH_ACCESS_TOKEN_TTL_SECONDS, signOAuthAccessToken } from './access-token';
-import type { OAuthClient } from './client';
+import { isPublicClient, type OAuthClient } from './client';
+
+import { DEVICE_CODE_GRANT } from './device-code';
+import { redeemDeviceCode } from './device-grant';
 import { acceptDpopProof, type DpopProof, dpopErrors } from './dpop';
 import { oauthErrors } from './errors';
-import { formatGrantRefreshToken, type OAuthGrant, parseGrantRefreshToken } from './grant';
+import { formatGrantRefreshToken, GRANT_MAX_AGE_SECONDS, type OAuthGrant, parseGrantRefreshToken } from './grant';
 import { verifyPkce } from './pkce';
 import { formatScope, isWithinScope, narrowedTo, parseScope } from './scope';
 
@@ -27,6 +30,8 @@ export interface TokenRequest {
   scope?: string | undefined;
   /** RFC 8707: the resource server the access token is for. */
   resource?: string | undefined;
+  /** RFC 8628 3.4: the device code of the device code grant. */
+  device_code?: string | undefined;
 }
 
 /** The token request's grant, and the resource (RFC 8707) asked for, if any. */
@@ -34,6 +39,7 @@ export type TokenGrant = (
   | { type: 'authorization_code'; code: string; redirectUri: string; codeVerifier: string | undefined }
   | { type: 'refresh_token'; refreshToken: string; scope: string | undefined }
   | { type: 'client_credentials'; scope: string | undefined }
+  | { type: typeof DEVICE_CODE_GRANT; deviceCode: string }
 ) & { resource?: string | undefined };
 
 /** The token payload (docs/api.md 5.4, RFC 6749 5.1). */
@@ -48,8 +54,7 @@ export interface TokenResponse {
   id_token?: string;
 }
 
-/** How long a grant with refresh tokens lives at most: its refresh tokens end then. */
-export const GRANT_MAX_AGE_SECONDS = 30 * 24 * 3600;
+export { GRANT_MAX_AGE_SECONDS } from './grant';
 
 type TokenDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'store' | 'keys' | 'log' | 'source'>;
 
@@ -71,13 +76,16 @@ export function tokenGrant(request: TokenRequest): TokenGrant {
       return { type: 'refresh_token', refreshToken: request.refresh_token, scope: request.scope, resource };
     case 'client_credentials':
       return { type: 'client_credentials', scope: request.scope, resource };
+    case DEVICE_CODE_GRANT:
+      if (!request.device_code) throw oauthErrors.missingParameters();
+      return { type: DEVICE_CODE_GRANT, deviceCode: request.device_code, resource };
     default:
       throw oauthErrors.unsupportedGrantType();
   }
 }
 
 /** An optional requested scope: within `allowed`, else 400 `Invalid scope` (RFC 6749 3.3, 6). */
-function requestedScope(requested: string | undefined, allowed: string[]): string[] {
+export function requestedScope(requested: string | undefined, allowed: string[]): string[] {
   if (!requested) return allowed;
   const scope = parseScope(requested);
   if (!scope || scope.length === 0 || !isWithinScope(scope, allowed)) throw oauthErrors.invalidScope();
@@ -108,9 +116,6 @@ interface TokenSubject {
   /** The key of the request's DPoP proof: the token's `cnf.jkt` (RFC 9449 6.1). */
   jkt?: string | undefined;
 }
-
-/** Whether the client is public (docs/api.md 16.1): its refresh tokens are bound to its DPoP key (RFC 9449 5). */
-const isPublicClient = (client: OAuthClient) => client.tokenEndpointAuthMethod === 'none';
 
 /** What the ID token of a user's grant says besides the user's claims (docs/api.md 11.1). */
 interface IdTokenSubject {
@@ -281,18 +286,28 @@ async function refreshGrant(
   if (request.scope || request.resource || isPublicClient(client)) {
     // Checked before the token is spent: a refused scope, resource or key leaves it usable.
     const current = await deps.store.oauthGrants.find(tenantId, grantId);
-    if (!current || current.clientId !== client.clientId || current.revokedAt !== undefined) throw oauthErrors.invalidGrant();
-    // RFC 9449 5: a bound refresh token is used only with a proof by its key.
-    if (current.dpopJkt !== undefined && current.dpopJkt !== proof?.jkt) throw oauthErrors.invalidGrant();
-    requestedScope(request.scope, narrowedTo(current.scope, client.scopes));
-    resourceFor(client, request.resource, current.resource);
+    if (!current || current.revokedAt !== undefined) throw oauthErrors.invalidGrant();
+    // Another client's token goes on to the rotation, which refuses it (and ends a public client's grant, 16.1).
+    if (current.clientId === client.clientId) {
+      // RFC 9449 5: a bound refresh token is used only with a proof by its key.
+      if (current.dpopJkt !== undefined && current.dpopJkt !== proof?.jkt) throw oauthErrors.invalidGrant();
+      requestedScope(request.scope, narrowedTo(current.scope, client.scopes));
+      resourceFor(client, request.resource, current.resource);
+    }
   }
   const next = formatGrantRefreshToken({ grantId, generation: generation + 1, secret: deps.random.token() });
   const family = { tenantId, id: grantId, clientId: client.clientId };
   const rotation = { generation, presentedHash: hashToken(request.refreshToken), nextHash: hashToken(next), now };
   const result = await rotateRefreshToken(deps.store.oauthGrants, family, rotation);
-  if (result.outcome === 'reused') {
-    deps.log.warn('oauth_refresh_token_reuse_detected', { tenantId, clientId: client.clientId, grantId });
+  if (result.outcome === 'other_client') {
+    // A public client's token proves nothing but possession (docs/api.md 16.1): seen in other hands, its grant ends.
+    const owner = await deps.store.oauthClients.find(result.record.clientId);
+    if (owner === undefined || !isPublicClient(owner)) throw oauthErrors.invalidGrant();
+    await deps.store.oauthGrants.revoke({ tenantId, id: grantId }, now, 'refresh_token_other_client');
+  }
+  if (result.outcome === 'reused' || result.outcome === 'other_client') {
+    const event = result.outcome === 'reused' ? 'oauth_refresh_token_reuse_detected' : 'oauth_refresh_token_of_other_client';
+    deps.log.warn(event, { tenantId, clientId: client.clientId, grantId });
     await recordEvent(deps, {
       tenantId,
       type: 'refresh_token_reused',
@@ -366,6 +381,8 @@ export async function issueTokens(deps: TokenDeps, client: OAuthClient, request:
     throw dpopErrors.invalidProof('token');
   }
   if (proof) await acceptDpopProof(deps, 'token', client.tenantId, proof);
+  // docs/api.md 16.1: a public client cannot prove who asks, so never gets a token of its own.
+  if (request.type === 'client_credentials' && isPublicClient(client)) throw oauthErrors.unauthorizedClient();
   switch (request.type) {
     case 'authorization_code':
       return redeemAuthorizationCode(deps, client, request, proof);
@@ -373,5 +390,12 @@ export async function issueTokens(deps: TokenDeps, client: OAuthClient, request:
       return refreshGrant(deps, client, request, proof);
     case 'client_credentials':
       return clientCredentials(deps, client, request, proof);
+    case DEVICE_CODE_GRANT: {
+      // A public client's refresh tokens are bound to the key of its proof, as for a code (RFC 9449 5).
+      const bindTo = proof && isPublicClient(client) ? proof.jkt : undefined;
+      const resource = resourceFor(client, request.resource);
+      const { grant, refreshToken, now, oidc } = await redeemDeviceCode(deps, client, request.deviceCode, { resource, dpopJkt: bindTo });
+      return tokenResponse(deps, { ...grant, grantId: grant.id, jkt: proof?.jkt }, grant.scope, now, refreshToken, oidc);
+    }
   }
 }

@@ -152,7 +152,7 @@ export async function refreshSession(
     });
     throw invalid();
   }
-  if (result.outcome === 'invalid') {
+  if (result.outcome !== 'rotated') {
     deps.log.info('refresh_failed', { tenantId, sessionId });
     throw invalid();
   }

@@ -65,6 +65,12 @@ export const keys = {
    */
   oauthClient: (clientId: string): Key => ({ pk: `CLIENT#${part(clientId)}`, sk: 'CLIENT' }),
   /**
+   * The clients that list a web origin for CORS (docs/api.md 16.2), across tenants: a
+   * preflight names no client and no tenant. A hint kept ahead of the clients, which
+   * stay the truth (lib/store/oauth-clients.ts).
+   */
+  corsOrigin: (origin: string): Key => ({ pk: `CORS_ORIGIN#${part(origin)}`, sk: 'CLIENTS' }),
+  /**
    * A connection to a tenant's identity provider (docs/api.md 14.1). Like an OAuth client,
    * its key has no tenant: the SAML ACS URL names only the connection, so connection ids
    * are unique across tenants and the record names its tenant.
@@ -102,6 +108,21 @@ export const keys = {
   authorizationCode: (tenantId: string, codeHash: string): Key => ({
     pk: `${tenantPrefix(tenantId)}#OAUTHCODE#${part(codeHash)}`,
     sk: 'CODE',
+  }),
+  /** A device authorization (docs/api.md 16.4), by the hash of its device code, under the tenant of its client. */
+  deviceAuthorization: (tenantId: string, deviceCodeHash: string): Key => ({
+    pk: `${tenantPrefix(tenantId)}#DEVICECODE#${part(deviceCodeHash)}`,
+    sk: 'DEVICECODE',
+  }),
+  /**
+   * A user code in use (docs/api.md 16.4), by its hash: a key of no tenant, because the
+   * person typing it may be signed in to any tenant, and a code is in use once at a time.
+   */
+  userCode: (userCodeHash: string): Key => ({ pk: `USERCODE#${part(userCodeHash)}`, sk: 'USERCODE' }),
+  /** The wrong user codes one signed-in user entered (docs/api.md 16.4). */
+  userCodeAttempts: (tenantId: string, userId: string): Key => ({
+    pk: `${tenantPrefix(tenantId)}#USERCODES#${part(userId)}`,
+    sk: 'ATTEMPTS',
   }),
   /** A pending browser sign-in (docs/api.md 11.5), under the tenant of its client. */
   interaction: (tenantId: string, id: string): Key => ({ pk: `${tenantPrefix(tenantId)}#INTERACTION#${part(id)}`, sk: 'INTERACTION' }),

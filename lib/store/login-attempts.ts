@@ -30,7 +30,9 @@ export type AttemptSubject =
   /** Messages sent, per scope (lib/abuse/send-quota.ts); `global` counts the whole service. */
   | { kind: 'send'; tenantId: string; scope: SendScope; id: string }
   /** Requests made with one SCIM token (docs/api.md 13.3). */
-  | { kind: 'scim'; tenantId: string; tokenId: string };
+  | { kind: 'scim'; tenantId: string; tokenId: string }
+  /** User codes one signed-in user entered on the device page (docs/api.md 16.4); right ones are released. */
+  | { kind: 'user-code'; tenantId: string; userId: string };
 
 function keyOf(subject: AttemptSubject): Key {
   switch (subject.kind) {
@@ -52,6 +54,8 @@ function keyOf(subject: AttemptSubject): Key {
       return keys.resetRequests(subject.tenantId, subject.username);
     case 'scim':
       return keys.scimRequests(subject.tenantId, subject.tokenId);
+    case 'user-code':
+      return keys.userCodeAttempts(subject.tenantId, subject.userId);
   }
 }
 
@@ -71,6 +75,12 @@ export interface AttemptCounter {
   /** Whether the window is full, without counting (one eventually consistent read). */
   peek(subject: AttemptSubject, now: number, policy: AttemptPolicy): Promise<ReserveResult>;
   clear(subject: AttemptSubject): Promise<void>;
+  /**
+   * Gives back one reserved attempt that turned out not to count (a right code, where
+   * only wrong ones do: docs/api.md 16.4), in one conditional write; never below zero.
+   * Unlike `clear`, the attempts before it still count.
+   */
+  release(subject: AttemptSubject): Promise<void>;
 }
 
 /** A full window refuses until it ends; an absent, passed or open one allows. */
@@ -148,6 +158,23 @@ export function dynamoAttemptCounter({ doc, table }: Dynamo): AttemptCounter {
 
     async clear(subject) {
       await doc.send(new DeleteCommand({ TableName: table, Key: keyOf(subject) }));
+    },
+
+    async release(subject) {
+      try {
+        await doc.send(
+          new UpdateCommand({
+            TableName: table,
+            Key: keyOf(subject),
+            UpdateExpression: 'ADD attempts :less',
+            ConditionExpression: 'attempts > :none',
+            ExpressionAttributeValues: { ':less': -1, ':none': 0 },
+          }),
+        );
+      } catch (error) {
+        // No counter (it expired, or was cleared) or nothing to give back: nothing to do.
+        if (!isConditionalCheckFailed(error)) throw error;
+      }
     },
   };
 }

@@ -1,13 +1,13 @@
 import { type Clock, epochSeconds } from '../clock';
 import type { Random } from '../crypto/random';
 import { type OAuthClient, oauthClientSchema } from '../oauth/client';
-import { GetCommand, UpdateCommand } from './commands';
-import { type Dynamo, isConditionalCheckFailed } from './dynamo';
+import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand } from './commands';
+import { cancellationCodes, type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { ownerIndexItems } from './owner-index';
 import { parseRecord } from './records';
 import { TTL_ATTRIBUTE } from './table';
-import { writeOnce } from './write-once';
+import { transactOnceOrReasons, writeOnce } from './write-once';
 
 /** What an ADMIN may change of a client (docs/api.md 9.11). */
 export type ClientChange = Partial<
@@ -21,6 +21,7 @@ export type ClientChange = Partial<
     | 'postLogoutRedirectUris'
     | 'idTokenSignedResponseAlg'
     | 'dpopBoundAccessTokens'
+    | 'allowedOrigins'
   >
 >;
 
@@ -51,9 +52,17 @@ export interface OAuthClientStore {
   replaceSecretHash(clientId: string, expected: string, next: string, slot?: SecretSlot): Promise<boolean>;
   /** The tenant's clients, oldest first, from the owner index (eventually consistent: a listing). */
   listByTenant(tenantId: string): Promise<OAuthClient[]>;
-  /** Applies `change` to the tenant's client; undefined when it is not (or no longer) there. */
+  /**
+   * Whether a live client of any tenant lists `origin` among its allowed origins
+   * (docs/api.md 16.2): the origin index names the candidates, the clients decide.
+   */
+  listsOrigin(origin: string): Promise<boolean>;
+  /**
+   * Applies `change` to the tenant's client; undefined when it is not (or no longer)
+   * there. `client.allowedOrigins` is the list as read, which a change of the origins replaces.
+   */
   update(
-    client: Pick<OAuthClient, 'clientId' | 'tenantId' | 'createdAt'>,
+    client: Pick<OAuthClient, 'clientId' | 'tenantId' | 'createdAt' | 'allowedOrigins'>,
     change: ClientChange,
     updatedAt: string,
   ): Promise<OAuthClient | undefined>;
@@ -68,7 +77,10 @@ export interface OAuthClientStore {
    * `reservedUntil` (epoch seconds) and that no lookup finds: false when it is not (or no
    * longer) there.
    */
-  delete(client: Pick<OAuthClient, 'clientId' | 'tenantId'>, at: { deletedAt: string; reservedUntil: number }): Promise<boolean>;
+  delete(
+    client: Pick<OAuthClient, 'clientId' | 'tenantId' | 'allowedOrigins'>,
+    at: { deletedAt: string; reservedUntil: number },
+  ): Promise<boolean>;
 }
 
 /** A deleted client's record: no lookup finds it; it keeps the id taken until its TTL. */
@@ -95,8 +107,14 @@ function setting(set: Record<string, unknown>) {
 /** Still the tenant's, and not deleted. */
 const OF_TENANT = 'attribute_exists(pk) AND tenantId = :tenant AND attribute_not_exists(deletedAt)';
 
+/** How many clients listing one origin a CORS check reads at most (one BatchGetItem). */
+const ORIGIN_CANDIDATES = 100;
+
 /**
- * The DynamoDB client store. There is no per-instance cache: a deletion or a retired
+ * The DynamoDB client store. The origin index (docs/api.md 16.2, `keys.corsOrigin`) gains a
+ * client in the transaction that makes the client list the origin, and loses it only in
+ * a transaction conditioned on the client not listing it: so the index names at least
+ * every client that lists an origin, never fewer, and a check reads the clients it names. There is no per-instance cache: a deletion or a retired
  * secret must count on the next request in every instance (docs/api.md 9.12, 9.13), and
  * checking that a cached copy is still current costs the same one read as the record
  * itself (docs/decisions/004-no-client-cache.md).
@@ -105,24 +123,106 @@ export function dynamoOAuthClientStore(dynamo: Dynamo, random: Random, clock: Cl
   const { doc, table } = dynamo;
   const index = (client: Pick<OAuthClient, 'clientId' | 'tenantId' | 'createdAt'>) =>
     keys.tenantClient(client.tenantId, client.createdAt, client.clientId);
+  /** Takes the client out of each origin's entry, each only while the client (live) does not list it. */
+  const unindexOrigins = (clientId: string, origins: readonly string[]) =>
+    Promise.all(
+      origins.map(async (origin) => {
+        try {
+          await doc.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                {
+                  ConditionCheck: {
+                    TableName: table,
+                    Key: keys.oauthClient(clientId),
+                    ConditionExpression: 'attribute_not_exists(pk) OR attribute_exists(deletedAt) OR NOT contains(allowedOrigins, :origin)',
+                    ExpressionAttributeValues: { ':origin': origin },
+                  },
+                },
+                {
+                  Update: {
+                    TableName: table,
+                    Key: keys.corsOrigin(origin),
+                    UpdateExpression: 'DELETE clientIds :id',
+                    ExpressionAttributeValues: { ':id': new Set([clientId]) },
+                  },
+                },
+              ],
+            }),
+          );
+        } catch (error) {
+          // Listed again meanwhile (or a concurrent write): the entry stays, as it must.
+          if (!cancellationCodes(error)) throw error;
+        }
+      }),
+    );
+
+  /** The client's record changed (one conditional write), or undefined when it is not (or no longer) the tenant's. */
+  const findClient = async (clientId: string) => {
+    const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.oauthClient(clientId), ConsistentRead: true }));
+    return toClient(Item);
+  };
+  /** The update of a client's record for `change`, only while it is the tenant's. */
+  const recordUpdate = (client: Pick<OAuthClient, 'clientId' | 'tenantId' | 'createdAt'>, change: ClientChange, updatedAt: string) => {
+    // Clients registered before the tenant index get its attributes with their first change.
+    const { clauses, names, values } = setting({ ...change, updatedAt, ...index(client) });
+    return {
+      TableName: table,
+      Key: keys.oauthClient(client.clientId),
+      UpdateExpression: `SET ${clauses.join(', ')}`,
+      ConditionExpression: OF_TENANT,
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: { ...values, ':tenant': client.tenantId },
+    };
+  };
+  /** The index entry of `origin` gains the client: one item of the transaction that makes the client list it. */
+  const originEntry = (clientId: string, origin: string) => ({
+    Update: {
+      TableName: table,
+      Key: keys.corsOrigin(origin),
+      UpdateExpression: 'ADD clientIds :id',
+      ExpressionAttributeValues: { ':id': new Set([clientId]) },
+    },
+  });
+
   return {
     async create(client) {
-      const { written } = await writeOnce(dynamo, random, {
-        put: {
-          Item: { ...keys.oauthClient(client.clientId), ...index(client), ...client },
-          // A deleted client's id is free again once its reservation ended, also before DynamoDB removed the record.
-          ConditionExpression: 'attribute_not_exists(pk) OR (attribute_exists(deletedAt) AND #ttl < :now)',
-          ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
-          ExpressionAttributeValues: { ':now': epochSeconds(clock) },
+      // A deleted client's id is free again once its reservation ended, also before DynamoDB removed the record.
+      const free = 'attribute_not_exists(pk) OR (attribute_exists(deletedAt) AND #ttl < :now)';
+      if (client.allowedOrigins.length === 0) {
+        const { written } = await writeOnce(dynamo, random, {
+          put: {
+            Item: { ...keys.oauthClient(client.clientId), ...index(client), ...client },
+            ConditionExpression: free,
+            ExpressionAttributeNames: { '#ttl': TTL_ATTRIBUTE },
+            ExpressionAttributeValues: { ':now': epochSeconds(clock) },
+          },
+        });
+        return written ? 'created' : 'exists';
+      }
+      // With origins: the client and its index entries in one transaction (docs/api.md 16.2), so
+      // a refused registration (a taken id) writes nothing. The record is written whole by an
+      // update, which also clears what a deleted client's reservation left.
+      const { clauses, names, values } = setting({ ...index(client), ...client });
+      const outcome = await transactOnceOrReasons(dynamo, random, [
+        {
+          Update: {
+            TableName: table,
+            Key: keys.oauthClient(client.clientId),
+            UpdateExpression: `SET ${clauses.join(', ')} REMOVE deletedAt, #ttl`,
+            ConditionExpression: free,
+            ExpressionAttributeNames: { ...names, '#ttl': TTL_ATTRIBUTE },
+            ExpressionAttributeValues: { ...values, ':now': epochSeconds(clock) },
+          },
         },
-      });
-      return written ? 'created' : 'exists';
+        ...client.allowedOrigins.map((origin) => originEntry(client.clientId, origin)),
+      ]);
+      if (outcome === true) return 'created';
+      if (outcome[0] === 'ConditionalCheckFailed') return 'exists';
+      throw Object.assign(new Error('client registration conflicted'), { name: 'TransactionConflictException' });
     },
 
-    async find(clientId) {
-      const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.oauthClient(clientId), ConsistentRead: true }));
-      return toClient(Item);
-    },
+    find: findClient,
 
     async replaceSecretHash(clientId, expected, next, slot = 'current') {
       const attribute = slot === 'current' ? 'secretHash' : 'previousSecretHash';
@@ -157,26 +257,57 @@ export function dynamoOAuthClientStore(dynamo: Dynamo, random: Random, clock: Cl
       return clients;
     },
 
+    async listsOrigin(origin) {
+      const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.corsOrigin(origin), ConsistentRead: true }));
+      const candidates = Item?.clientIds instanceof Set ? [...(Item.clientIds as Set<string>)].slice(0, ORIGIN_CANDIDATES) : [];
+      if (candidates.length === 0) return false;
+      const { Responses, UnprocessedKeys } = await doc.send(
+        new BatchGetCommand({
+          RequestItems: {
+            [table]: {
+              Keys: candidates.map((clientId) => keys.oauthClient(clientId)),
+              ProjectionExpression: 'allowedOrigins, deletedAt',
+            },
+          },
+        }),
+      );
+      const lists = (Responses?.[table] ?? []).some(
+        (item) => !isDeleted(item) && Array.isArray(item.allowedOrigins) && item.allowedOrigins.includes(origin),
+      );
+      if (!lists && Object.keys(UnprocessedKeys ?? {}).length > 0)
+        throw Object.assign(new Error('BatchGetItem left keys unprocessed'), { name: 'ThrottlingException' });
+      return lists;
+    },
+
     async update(client, change, updatedAt) {
-      // Clients registered before the tenant index get its attributes with their first change.
-      const { clauses, names, values } = setting({ ...change, updatedAt, ...index(client) });
-      try {
-        const { Attributes } = await doc.send(
-          new UpdateCommand({
-            TableName: table,
-            Key: keys.oauthClient(client.clientId),
-            UpdateExpression: `SET ${clauses.join(', ')}`,
-            ConditionExpression: OF_TENANT,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ...values, ':tenant': client.tenantId },
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        return toClient(Attributes);
-      } catch (error) {
-        if (isConditionalCheckFailed(error)) return undefined;
-        throw error;
+      const update = recordUpdate(client, change, updatedAt);
+      const origins = change.allowedOrigins;
+      if (origins === undefined) {
+        try {
+          return toClient((await doc.send(new UpdateCommand({ ...update, ReturnValues: 'ALL_NEW' }))).Attributes);
+        } catch (error) {
+          if (isConditionalCheckFailed(error)) return undefined;
+          throw error;
+        }
       }
+      // The client lists its new origins in the same transaction that puts it in their index
+      // entries: a concurrent change's clean-up can never take out an origin listed meanwhile.
+      const items = [{ Update: update }, ...origins.map((origin) => originEntry(client.clientId, origin))];
+      let outcome = await transactOnceOrReasons(dynamo, random, items);
+      // Another change of the client or of an origin's entry at the same moment: try again, a few times.
+      for (let attempt = 1; outcome !== true && outcome.includes('TransactionConflict') && attempt < 5; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 10 * attempt + Math.random() * 20));
+        outcome = await transactOnceOrReasons(dynamo, random, items);
+      }
+      if (outcome !== true) {
+        if (outcome[0] === 'ConditionalCheckFailed') return undefined;
+        throw Object.assign(new Error('origin change kept conflicting'), { name: 'TransactionConflictException' });
+      }
+      await unindexOrigins(
+        client.clientId,
+        client.allowedOrigins.filter((origin) => !origins.includes(origin)),
+      );
+      return findClient(client.clientId);
     },
 
     async rotateSecret(client, rotation) {
@@ -217,6 +348,8 @@ export function dynamoOAuthClientStore(dynamo: Dynamo, random: Random, clock: Cl
           ExpressionAttributeValues: { ':tenant': client.tenantId },
         },
       });
+      // The record (deleted) lists no origin any more: its index entries go after it.
+      if (written) await unindexOrigins(client.clientId, client.allowedOrigins);
       return written;
     },
   };

@@ -98,12 +98,16 @@ export type RotateOutcome<R> =
   | { outcome: 'rotated'; record: R }
   /** A retired token was presented: the family has been revoked. */
   | { outcome: 'reused'; record: R }
+  /** A genuine token of a grant was presented by another client: nothing changed; the caller decides. */
+  | { outcome: 'other_client'; record: R }
   | { outcome: 'invalid' };
 
 /**
  * Exchanges the presented refresh token for its successor. A retired token of a live
- * family presented again revokes the family (`reused`); anything else that does not
- * rotate is `invalid`, and changes nothing.
+ * family presented again revokes the family (`reused`). A genuine token of a grant
+ * (current or retired) presented by another client than the grant's has leaked
+ * (`other_client`): whether that ends the family is the grant's rule (docs/api.md 16.1).
+ * Anything else that does not rotate is `invalid`, and changes nothing.
  */
 export async function rotateRefreshToken<R extends FamilyRecord>(
   store: TokenFamilyStore<R>,
@@ -111,7 +115,11 @@ export async function rotateRefreshToken<R extends FamilyRecord>(
   rotation: Rotation,
 ): Promise<RotateOutcome<R>> {
   const { applied, record } = await store.rotate(family, rotation);
-  if (!record || !isLive(record, rotation.now) || record.clientId !== family.clientId) return { outcome: 'invalid' };
+  if (!record || !isLive(record, rotation.now)) return { outcome: 'invalid' };
+  if (record.clientId !== family.clientId) {
+    // Only a token of the family proves a leak; a made-up one naming the grant is merely invalid.
+    return isRefreshHashOf(record, rotation.presentedHash, true) ? { outcome: 'other_client', record } : { outcome: 'invalid' };
+  }
   if (applied) return { outcome: 'rotated', record };
   // Only a retired token is reuse; the current one at another generation was never issued.
   const retired = isRefreshHashOf(record, rotation.presentedHash, true) && !isRefreshHashOf(record, rotation.presentedHash, false);

@@ -53,6 +53,9 @@ const HEADERS = {
   'WWW-Authenticate':
     '`Basic realm="oauth2", charset="UTF-8"`, when the client tried HTTP Basic; the RFC 6750 3 challenge (`Bearer`, with `error` when a token was sent) at userinfo, or the RFC 9449 7.1 `DPoP` one for a DPoP-bound token.',
   'DPoP-Nonce': 'The server nonce a DPoP proof must carry (RFC 9449 8, docs/api.md 16.3).',
+  'Access-Control-Allow-Origin': 'The request’s `Origin`, when the route allows it (docs/api.md 2, 16.2); absent otherwise.',
+  'Access-Control-Allow-Methods': 'The methods of the route (or of every first-party route), for an allowed origin.',
+  'Access-Control-Allow-Headers': 'The request headers the route takes, for an allowed origin.',
 } as const;
 type HeaderName = keyof typeof HEADERS;
 
@@ -69,6 +72,7 @@ const RESPONSE_SCHEMAS = {
   OAuthTokenPayload: [api.oauthTokenPayload, '5.4'],
   OAuthTokenPayloadEnvelope: [envelopeOf(api.oauthTokenPayload), '5.4'],
   OAuthClient: [api.oauthClient, '5.5'],
+  DeviceAuthorizationResponse: [api.deviceAuthorizationResponse, '16.4'],
   ClientCreatedEnvelope: [envelopeOf(api.clientCreated), '4.8'],
   OAuthError: [api.oauthError, '5.6'],
   Introspection: [api.introspection, '5.7'],

@@ -66,6 +66,7 @@ const FUNCTIONS = [
   'Revoke',
   'Introspect',
   'Metadata',
+  'CorsPreflight',
   'AdminListUsers',
   'AdminReadUser',
   'AdminUpdateUser',
@@ -127,6 +128,10 @@ const FUNCTIONS = [
   'HostedInvitationPage',
   'HostedInvitationAccept',
   'AdminImportUsers',
+  // The device authorization grant (docs/api.md 16.4).
+  'Oauth2DeviceAuthorization',
+  'HostedDevicePage',
+  'HostedDeviceForm',
   // SCIM 2.0 provisioning and its tokens (docs/api.md 13.3).
   'AdminCreateScimToken',
   'AdminListScimTokens',
@@ -240,6 +245,8 @@ const AUDITING = [
   // The forms of the account page and the tenant console, audited as their JSON twins (docs/api.md 15.1).
   'AccountAction',
   'AdminConsoleAction',
+  // A device allowed or denied, wrong codes past the limit (docs/api.md 16.4).
+  'HostedDeviceForm',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = [
@@ -313,6 +320,8 @@ const PEPPERED = [
   // So does a federated sign-in (docs/api.md 14.4, 14.5).
   'SsoOidcCallback',
   'SsoSamlAcs',
+  // The device authorization endpoint authenticates its client (docs/api.md 16.4).
+  'Oauth2DeviceAuthorization',
 ];
 /** A statement that lets a function query the table's indexes, and do nothing else there. */
 const isIndexQuery = (s: Statement) =>
@@ -447,15 +456,13 @@ describe('the deployment package', () => {
     expect(resources.OAuthClientSecretPepper!.DeletionPolicy).toBe('Retain');
   });
 
-  it('lets API Gateway answer CORS for each configured origin, one list entry per origin', () => {
-    expect(resources.HttpApi!.Properties.CorsConfiguration).toEqual({
-      AllowOrigins: ['https://app.example.com', 'https://admin.example.com'],
-      AllowHeaders: ['Content-Type', 'Authorization', 'X-Device-Token'],
-      AllowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-      ExposeHeaders: ['X-MFA-Methods', 'Retry-After'],
-      MaxAge: 600,
-    });
-    // The functions read the same origins from their configuration (lib/config.ts splits them).
+  it('leaves CORS to the functions: no API-wide configuration, every preflight to corsPreflight (docs/decisions/020-public-clients.md)', () => {
+    // API Gateway's own CORS would answer every preflight and replace the functions' headers with one list for every route.
+    expect(resources.HttpApi!.Properties.CorsConfiguration).toBeUndefined();
+    const preflight = ofType('AWS::ApiGatewayV2::Route').filter(([, route]) => String(route.Properties.RouteKey).startsWith('OPTIONS '));
+    expect(preflight.map(([, route]) => route.Properties.RouteKey)).toEqual(['OPTIONS /{proxy+}']);
+    expect(preflight[0]?.[1].Properties.AuthorizationType ?? 'NONE').toBe('NONE');
+    // The functions read the front ends' origins from their configuration (lib/config.ts splits them).
     for (const [name, fn] of ofType('AWS::Lambda::Function')) {
       expect(fn.Properties.Environment.Variables.CORS_ALLOWED_ORIGINS, name).toBe('https://app.example.com, https://admin.example.com');
     }

@@ -10,6 +10,7 @@ import { softwareAuthenticator } from '../helpers/authenticator';
 import { type AwsUsage, recordingDeps } from '../helpers/aws-usage';
 import { openPage, postAction, signedInJar } from '../helpers/console';
 import { type TestDeps, uniqueTenant } from '../helpers/deps';
+import { DEVICE_GRANT, deviceBrowser, deviceCodes, pollToken, postDeviceForm } from '../helpers/device';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
 import { dpopKey, dpopProof } from '../helpers/dpop';
 import { connectionOf, oidcConnection, samlConnection, verifiedDomain } from '../helpers/federation-admin';
@@ -17,7 +18,18 @@ import { browserAuthorize, CookieJar, continueLocation, csrfOf, postForm } from 
 import type { Response } from '../helpers/http';
 import { LAMBDA_SETTINGS } from '../helpers/lambda-env';
 import { activateDelivered, activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
-import { authorizationCode, createClient, FORM, grantTokens, newSecret, redeemCode, type TestClient, tokenRequest } from '../helpers/oauth';
+import {
+  authorizationCode,
+  createClient,
+  FORM,
+  form,
+  grantTokens,
+  newSecret,
+  pkcePair,
+  redeemCode,
+  type TestClient,
+  tokenRequest,
+} from '../helpers/oauth';
 import { signInAt, startOidcIdp, storedOidcConnection } from '../helpers/oidc-idp';
 import { verifiedEmail } from '../helpers/recovery';
 import { makeSamlIdp } from '../helpers/saml-idp';
@@ -444,6 +456,80 @@ async function driveEveryRoute(app: App, deps: TestDeps, dns: TestDnsServer) {
     'delete client',
   );
 
+  // Public clients (docs/api.md 16.1) and per-client CORS (16.2): a single-page app on its own origin.
+  const spaOrigin = 'https://spa.roles.example';
+  const spaCreated = await app.request('createOAuth2Client', {
+    token: adminToken,
+    body: {
+      client_id: `spa-${tenantId}`,
+      token_endpoint_auth_method: 'none',
+      redirect_uri: `${spaOrigin}/callback`,
+      grant_types: 'authorization_code refresh_token',
+      scope: 'openid profile',
+      tenant_id: tenantId,
+      allowed_origins: `${spaOrigin} https://other.roles.example`,
+    },
+  });
+  const spa: TestClient = { clientId: `spa-${tenantId}`, clientSecret: '', redirectUri: `${spaOrigin}/callback`, tenantId };
+  expectStatus(spaCreated, 201, 'create public client');
+  const spaPkce = pkcePair();
+  const byPost = await app.request('oauth2Authorize', {
+    method: 'POST',
+    token: frank.token,
+    ...form({
+      response_type: 'code',
+      client_id: spa.clientId,
+      redirect_uri: spa.redirectUri,
+      scope: 'openid profile',
+      code_challenge: spaPkce.challenge,
+      code_challenge_method: 'S256',
+    }),
+  });
+  const spaCode = new URL(expectStatus(byPost, 302, 'authorize by POST').headers.Location ?? '').searchParams.get('code') ?? '';
+  const fromSpa = { ...form({}).headers, origin: spaOrigin };
+  const spaTokens = expectStatus(
+    await app.request('oauth2Token', {
+      body: form({
+        grant_type: 'authorization_code',
+        client_id: spa.clientId,
+        code: spaCode,
+        redirect_uri: spa.redirectUri,
+        code_verifier: spaPkce.verifier,
+      }).body,
+      headers: fromSpa,
+    }),
+    200,
+    'public client code',
+  ).body;
+  expectStatus(
+    await app.request('userInfo', { headers: { authorization: `Bearer ${spaTokens.access_token}`, origin: spaOrigin } }),
+    200,
+    'userinfo from a client origin',
+  );
+  expectStatus(
+    await app.request('revoke', { body: form({ client_id: spa.clientId, token: spaTokens.refresh_token }).body, headers: fromSpa }),
+    200,
+    'revoke by a public client',
+  );
+  const corsPreflight = (path: string) =>
+    app.request('corsPreflight', { method: 'OPTIONS', pathParameters: { proxy: path }, headers: { origin: spaOrigin } });
+  expectStatus(await corsPreflight('oauth2/token'), 204, 'preflight per client');
+  expectStatus(await corsPreflight('auth/login'), 204, 'preflight first-party');
+  expectStatus(
+    await app.request('updateOAuth2Client', {
+      token: adminToken,
+      pathParameters: { clientId: spa.clientId },
+      body: { allowed_origins: spaOrigin },
+    }),
+    200,
+    'update allowed origins',
+  );
+  expectStatus(
+    await app.request('deleteOAuth2Client', { token: adminToken, pathParameters: { clientId: spa.clientId } }),
+    200,
+    'delete public client',
+  );
+
   // Tenant administration: users, shops, the tenant, the audit trail.
   const grace = await newUser();
   expectStatus(await app.request('adminListUsers', { token: adminToken, query: { limit: '3' } }), 200, 'list users');
@@ -770,6 +856,27 @@ async function driveEveryRoute(app: App, deps: TestDeps, dns: TestDnsServer) {
   );
   expectStatus(await app.request('login', { body: { username: `ada@${corp}`, password: PASSWORD, tenantId } }), 403, 'SSO required');
   expectStatus(await app.request('adminDeleteConnection', { token: adminToken, pathParameters: { id: samlId } }), 200, 'delete connection');
+
+  // The device authorization grant (docs/api.md 16.4): the codes, a pending poll, the device
+  // page's sign-in, a wrong code, the app shown, the approval, the tokens.
+  const scanner = await createClient(app, adminToken, tenantId, {
+    grantTypes: `${DEVICE_GRANT} refresh_token`,
+    scope: 'openid orders:read',
+  });
+  const scannerCodes = await deviceCodes(app, scanner);
+  expectStatus(await pollToken(app, scanner, scannerCodes.device_code), 400, 'device poll, pending');
+  const deviceUser = await newUser();
+  const deviceJar = await deviceBrowser(app, issuerOrigin, tenantId, deviceUser.username, PASSWORD);
+  const deviceForm = { csrf: deviceJar.csrf, user_code: scannerCodes.user_code };
+  expectStatus(
+    await postDeviceForm(app, deviceJar.jar, issuerOrigin, { ...deviceForm, user_code: 'BBBB-BBBB' }),
+    400,
+    'device page, wrong code',
+  );
+  expectStatus(await postDeviceForm(app, deviceJar.jar, issuerOrigin, deviceForm), 200, 'device page, the app shown');
+  expectStatus(await postDeviceForm(app, deviceJar.jar, issuerOrigin, { ...deviceForm, decision: 'allow' }), 303, 'device page, allowed');
+  deps.clock.set(deps.clock.now() + 5_000);
+  expectStatus(await pollToken(app, scanner, scannerCodes.device_code), 200, 'device poll, tokens');
 
   // The OIDC upstream (docs/api.md 14.4): a real IdP on loopback; its answer provisions a user just in time.
   const oidcIdp = await startOidcIdp({ redirectUri: `${deps.config.issuer}/sso/oidc/callback` });

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { rename, stat } from 'node:fs/promises';
+import { decodeJwt } from 'jose';
 import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { uniqueTenant } from '../helpers/deps';
@@ -178,7 +179,7 @@ describe('the local stack (serverless-offline)', () => {
     expect((await get('/auth/me', access_token)).status).toBe(401);
   });
 
-  describe('CORS, answered as API Gateway answers it (.serverless-plugins/offline-cors.cjs)', () => {
+  describe('CORS, answered by the functions as API Gateway passes it through (.serverless-plugins/offline-cors.cjs)', () => {
     const preflight = (origin: string) =>
       fetch(`${base}/auth/login`, {
         method: 'OPTIONS',
@@ -193,14 +194,51 @@ describe('the local stack (serverless-offline)', () => {
           204,
           {
             'access-control-allow-origin': origin,
-            'access-control-allow-methods': 'GET,POST,PUT,PATCH,DELETE,OPTIONS',
-            'access-control-allow-headers': 'Content-Type,Authorization,X-Device-Token',
+            'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE, OPTIONS',
+            'access-control-allow-headers': 'Content-Type, Authorization, X-Device-Token',
             'access-control-max-age': '600',
+            'access-control-expose-headers': 'X-MFA-Methods, Retry-After',
             vary: 'Origin,accept-encoding',
           },
         ]);
       },
     );
+
+    it('answers a preflight of the token endpoint from an origin a client lists (docs/api.md 16.2), and only there', async () => {
+      const spa = 'https://spa.local-stack.example';
+      const token = await adminToken();
+      const { tenantId } = decodeJwt(token) as { tenantId: string };
+      const registered = await post(
+        '/oauth2/clients',
+        {
+          client_id: `spa-${tenantId}`,
+          token_endpoint_auth_method: 'none',
+          redirect_uri: `${spa}/callback`,
+          grant_types: 'authorization_code',
+          scope: 'openid',
+          tenant_id: tenantId,
+          allowed_origins: spa,
+        },
+        token,
+      );
+      expect(registered.status).toBe(201);
+      const toToken = await fetch(`${base}/oauth2/token`, {
+        method: 'OPTIONS',
+        headers: { origin: spa, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      });
+      expect([toToken.status, corsHeaders(toToken)]).toEqual([
+        204,
+        {
+          'access-control-allow-origin': spa,
+          'access-control-allow-methods': 'POST',
+          'access-control-allow-headers': 'Content-Type, Authorization, DPoP',
+          'access-control-max-age': '600',
+          vary: 'Origin,accept-encoding',
+        },
+      ]);
+      const toLogin = await preflight(spa);
+      expect([toLogin.status, corsHeaders(toLogin)]).toEqual([204, { vary: 'Origin,accept-encoding' }]);
+    });
 
     it('answers a preflight from another origin without CORS headers, still with Vary: Origin', async () => {
       const answer = await preflight('https://evil.example.com');
@@ -214,13 +252,13 @@ describe('the local stack (serverless-offline)', () => {
         200,
         {
           'access-control-allow-origin': 'https://admin.example.com',
-          'access-control-expose-headers': 'X-MFA-Methods,Retry-After',
+          'access-control-expose-headers': 'X-MFA-Methods, Retry-After',
           vary: 'Origin',
         },
       ]);
       expect([me.status, corsHeaders(me)]).toEqual([
         401,
-        { 'access-control-allow-origin': FRONT_END, 'access-control-expose-headers': 'X-MFA-Methods,Retry-After', vary: 'Origin' },
+        { 'access-control-allow-origin': FRONT_END, 'access-control-expose-headers': 'X-MFA-Methods, Retry-After', vary: 'Origin' },
       ]);
     });
 

@@ -41,6 +41,8 @@ describe('the OAuth client lifecycle', () => {
     post_logout_redirect_uris: [],
     grant_types: ['authorization_code', 'refresh_token', 'client_credentials'],
     scope: 'orders:read orders:write',
+    token_endpoint_auth_method: 'client_secret_basic',
+    allowed_origins: [],
     first_party: false,
     created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     updated_at: null,
@@ -135,7 +137,7 @@ describe('the OAuth client lifecycle', () => {
       });
       const stored = await deps.store.oauthClients.find(client.clientId);
       expect(JSON.stringify(response.body)).not.toContain(client.clientSecret);
-      expect(JSON.stringify(response.body)).not.toContain(String(stored?.secretHash.split('$')[2]));
+      expect(JSON.stringify(response.body)).not.toContain(String(stored?.secretHash?.split('$')[2]));
     });
   });
 
@@ -328,6 +330,8 @@ describe('the OAuth client lifecycle', () => {
         scopes: ['orders:read'],
         introspectAny: false,
         resources: [],
+        tokenEndpointAuthMethod: 'client_secret_basic' as const,
+        allowedOrigins: [],
       };
       own.clock.advance(DELETED_CLIENT_ID_RESERVED_SECONDS - 1);
       expect(await own.store.oauthClients.create({ ...registration, createdAt: iso(own.clock.now()) })).toBe('exists');

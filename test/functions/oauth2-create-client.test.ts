@@ -53,6 +53,7 @@ describe('POST /oauth2/clients', () => {
             redirect_uris: ['https://shop.example.com/callback', 'http://localhost:8080/cb'],
             grant_types: ['authorization_code', 'refresh_token'],
             scope: 'orders:read orders:write',
+            token_endpoint_auth_method: 'client_secret_basic',
           },
         },
       },
@@ -61,8 +62,10 @@ describe('POST /oauth2/clients', () => {
     expect(stored).toEqual({
       clientId: body.client_id,
       tenantId,
+      tokenEndpointAuthMethod: 'client_secret_basic',
       secretHash: expect.stringMatching(/^hmac-sha256\$test-1\$[A-Za-z0-9_-]{43}$/),
       redirectUris: ['https://shop.example.com/callback', 'http://localhost:8080/cb'],
+      allowedOrigins: [],
       grantTypes: ['authorization_code', 'refresh_token'],
       scopes: ['orders:read', 'orders:write'],
       createdAt: new Date(deps.clock.now()).toISOString(),

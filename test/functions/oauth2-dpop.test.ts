@@ -4,7 +4,7 @@ import { DPOP_SIGNING_ALGORITHMS } from '../../lib/oauth/dpop';
 import { type App, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps } from '../helpers/deps';
-import { type DpopKey, dpopKey, dpopProof, markPublic, unsignedJws } from '../helpers/dpop';
+import { type DpopKey, dpopKey, dpopProof, unsignedJws } from '../helpers/dpop';
 import { failure } from '../helpers/failures';
 import { browserAuthorize, CookieJar, postForm } from '../helpers/hosted';
 import {
@@ -146,8 +146,24 @@ describe('DPoP (docs/api.md 16.3)', () => {
     });
 
     it('binds a public client’s refresh tokens to its key: another key or none is invalid_grant, and the token stays usable', async () => {
-      const open = await createClient(app, tenant.adminToken, tenant.tenantId, { scope: 'openid orders:read' });
-      await markPublic(deps.config, open.clientId);
+      const open: TestClient = {
+        clientId: `spa-${Date.now()}`,
+        clientSecret: '',
+        redirectUri: 'https://spa.example.com/cb',
+        tenantId: tenant.tenantId,
+      };
+      const registered = await app.request('createOAuth2Client', {
+        token: tenant.adminToken,
+        body: {
+          client_id: open.clientId,
+          token_endpoint_auth_method: 'none',
+          redirect_uri: open.redirectUri,
+          grant_types: 'authorization_code refresh_token',
+          scope: 'openid orders:read',
+          tenant_id: tenant.tenantId,
+        },
+      });
+      expect(registered.status).toBe(201);
       const redeemed = await redeem(open, await authorizationCode(app, tenant.adminToken, open), await tokenProof());
       expect(redeemed.status).toBe(200);
       const { refresh_token } = redeemed.body;

@@ -17,6 +17,8 @@ export interface BrowserStackOptions {
    * (an RP ID is never an IP address). The partner apps live on the other one.
    */
   host?: '127.0.0.1' | 'localhost';
+  /** Files the partner apps serve by path (a single-page app, its bundle); any other path answers 200 `partner app`. */
+  appFiles?: Record<string, { contentType: string; body: string }>;
 }
 
 export interface BrowserStack {
@@ -60,7 +62,11 @@ export const PASSKEY_STACK: BrowserStackOptions = {
 export async function startBrowserStack(options: BrowserStackOptions = {}): Promise<BrowserStack> {
   const host = options.host ?? '127.0.0.1';
   const server = await startApiServer();
-  const apps = createServer((_, response) => response.writeHead(200, { 'content-type': 'text/plain' }).end('partner app'));
+  const apps = createServer((request, response) => {
+    const file = options.appFiles?.[new URL(request.url ?? '/', 'http://apps').pathname];
+    if (file) response.writeHead(200, { 'content-type': file.contentType }).end(file.body);
+    else response.writeHead(200, { 'content-type': 'text/plain' }).end('partner app');
+  });
   await new Promise<void>((listening) => apps.listen(0, '127.0.0.1', listening));
   const appsHost = host === 'localhost' ? '127.0.0.1' : 'localhost';
   const appsBase = `http://${appsHost}:${(apps.address() as AddressInfo).port}`;

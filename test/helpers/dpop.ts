@@ -1,10 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, type JWK, type JWSHeaderParameters, SignJWT } from 'jose';
-import type { Config } from '../../lib/config';
 import { hashToken } from '../../lib/crypto/token-hash';
-import { UpdateCommand } from '../../lib/store/commands';
-import { createDynamo } from '../../lib/store/dynamo';
-import { keys } from '../../lib/store/keys';
 
 /** A client's DPoP key pair (RFC 9449), with its public JWK and thumbprint. */
 export interface DpopKey {
@@ -65,21 +61,4 @@ const part = (value: unknown) => Buffer.from(JSON.stringify(value) ?? 'null').to
 /** An unsigned JWS (`alg: none`) with the header and claims given. */
 export function unsignedJws(header: Record<string, unknown>, claims: Record<string, unknown>): string {
   return `${part(header)}.${part(claims)}.`;
-}
-
-/**
- * Marks a registered client public (`token_endpoint_auth_method: none`, docs/api.md 16.1)
- * in its stored record: what the binding of refresh tokens to a DPoP key reads. It keeps
- * its secret here, so the test authenticates it as before.
- */
-export async function markPublic(config: Pick<Config, 'tableName' | 'awsRegion' | 'dynamodbEndpoint'>, clientId: string): Promise<void> {
-  const dynamo = createDynamo({ tableName: config.tableName, region: config.awsRegion, endpoint: config.dynamodbEndpoint });
-  await dynamo.doc.send(
-    new UpdateCommand({
-      TableName: dynamo.table,
-      Key: keys.oauthClient(clientId),
-      UpdateExpression: 'SET tokenEndpointAuthMethod = :none',
-      ExpressionAttributeValues: { ':none': 'none' },
-    }),
-  );
 }

@@ -99,6 +99,10 @@ const CODE_OF: Record<string, ErrorCode> = {
   // DPoP (docs/api.md 16.3).
   'Invalid DPoP proof': 'INVALID_DPOP_PROOF',
   'Use the DPoP nonce': 'USE_DPOP_NONCE',
+  // Public clients and per-client CORS (docs/api.md 16.1, 16.2).
+  'Client secret required': 'CLIENT_SECRET_REQUIRED',
+  'A public client has no secret': 'PUBLIC_CLIENT_SECRET',
+  'Invalid allowed_origins': 'INVALID_ORIGIN',
 };
 
 /** The field the MFA enrolment names for its per-method checks of `secret`. */

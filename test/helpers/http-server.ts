@@ -25,17 +25,18 @@ async function readBody(request: IncomingMessage): Promise<string> {
 /**
  * The `{name}` parameters of a route's path template in a request path, or undefined
  * when the path is not the route's. API Gateway prefers a route without parameters,
- * so the server tries those first (`routeOrder`).
+ * and a greedy one last, so the server tries them in that order (`routeOrder`).
  */
 function pathParameters(template: string, path: string): Record<string, string> | undefined {
   const names: string[] = [];
   const pattern = template
-    .split(/(\{\w+\})/)
+    .split(/(\{\w+\+?\})/)
     .map((part) => {
-      const name = /^\{(\w+)\}$/.exec(part)?.[1];
+      const [, name, greedy] = /^\{(\w+)(\+?)\}$/.exec(part) ?? [];
       if (!name) return part.replace(/[.*+?^$()|[\]\\]/g, '\\$&');
       names.push(name);
-      return '([^/]+)';
+      // `{name+}` (API Gateway's greedy parameter) takes the rest of the path.
+      return greedy ? '(.+)' : '([^/]+)';
     })
     .join('');
   const values = new RegExp(`^${pattern}$`).exec(path)?.slice(1);
@@ -43,7 +44,9 @@ function pathParameters(template: string, path: string): Record<string, string> 
   return Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(values[i] ?? '')]));
 }
 
-const routeOrder = (a: HttpRoute, b: HttpRoute) => Number(a.path.includes('{')) - Number(b.path.includes('{'));
+/** Routes without parameters first, greedy ones (`{proxy+}`) last, as API Gateway chooses. */
+const rank = (route: HttpRoute) => (route.path.includes('+}') ? 2 : Number(route.path.includes('{')));
+const routeOrder = (a: HttpRoute, b: HttpRoute) => rank(a) - rank(b);
 
 /** An HTTP request as API Gateway (HTTP API, payload 2.0) hands it to a Lambda. */
 function toEvent(

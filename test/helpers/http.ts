@@ -31,7 +31,8 @@ export function apiEvent(spec: RequestSpec = {}): APIGatewayProxyEventV2 {
   const method = spec.method ?? 'POST';
   const path = spec.path ?? '/';
   const params = spec.pathParameters ?? {};
-  const rawPath = path.replace(/\{(\w+)\}/g, (template, name: string) => (name in params ? (params[name] ?? '') : template));
+  // `{proxy+}`, a greedy parameter, is filled in like any other.
+  const rawPath = path.replace(/\{(\w+)\+?\}/g, (template, name: string) => (name in params ? (params[name] ?? '') : template));
   event.routeKey = `${method} ${path}`;
   event.rawPath = rawPath;
   if (spec.pathParameters) event.pathParameters = spec.pathParameters;

@@ -129,7 +129,9 @@ export async function grantTokens(
 
 /** A token request the RFC way (form body, client_secret_post unless `auth` is given). */
 export function tokenRequest(client: TestClient, fields: Record<string, string | undefined>, auth: 'post' | 'basic' = 'post') {
-  const credentials = auth === 'post' ? { client_id: client.clientId, client_secret: client.clientSecret } : {};
+  // A public client (docs/api.md 16.1, an empty `clientSecret` here) names itself and proves nothing.
+  const secret = client.clientSecret === '' ? {} : { client_secret: client.clientSecret };
+  const credentials = auth === 'post' ? { client_id: client.clientId, ...secret } : {};
   const request = form({ ...credentials, ...fields });
   return auth === 'basic'
     ? { ...request, headers: { ...request.headers, authorization: basic(client.clientId, client.clientSecret) } }

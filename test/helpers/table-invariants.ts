@@ -44,8 +44,17 @@ export function halfWrittenState(items: Array<Record<string, unknown>>): string[
     if (method.method === 'TOTP' && typeof method.sealedSecret !== 'string') findings.push(`TOTP method without its secret: ${method.pk}`);
   }
   for (const client of items.filter((item) => item.sk === 'CLIENT')) {
-    if (client.deletedAt === undefined && typeof client.secretHash !== 'string')
+    const isPublic = client.tokenEndpointAuthMethod === 'none';
+    if (client.deletedAt === undefined && !isPublic && typeof client.secretHash !== 'string')
       findings.push(`OAuth client without a secret: ${client.pk}`);
+    if (isPublic && (client.secretHash !== undefined || client.previousSecretHash !== undefined))
+      findings.push(`public OAuth client with a secret: ${client.pk}`);
+    // docs/api.md 16.2: the origin index lists at least every origin a live client lists.
+    for (const origin of client.deletedAt === undefined && Array.isArray(client.allowedOrigins) ? client.allowedOrigins : []) {
+      const entry = items.find((item) => item.sk === 'CLIENTS' && item.pk === `CORS_ORIGIN#${String(origin)}`);
+      const listed = entry?.clientIds instanceof Set ? entry.clientIds : new Set();
+      if (!listed.has(client.clientId)) findings.push(`allowed origin missing from the origin index: ${client.pk} ${String(origin)}`);
+    }
     if ((client.previousSecretHash === undefined) !== (client.previousSecretExpiresAt === undefined))
       findings.push(`OAuth client with half a previous secret: ${client.pk}`);
     if (client.deletedAt !== undefined && (client.secretHash !== undefined || client.gsi1pk !== undefined))
@@ -55,6 +64,18 @@ export function halfWrittenState(items: Array<Record<string, unknown>>): string[
     const active = items.some((item) => item.pk === recovery.pk && String(item.sk).startsWith('METHOD#') && item.status === 'active');
     if (!active) findings.push(`recovery codes without an active method: ${recovery.pk}`);
   }
+  // A device authorization and its user code are written together; a redeemed one has its grant (docs/api.md 16.4).
+  const devices = items.filter((item) => item.sk === 'DEVICECODE');
+  const userCodes = new Set(items.filter((item) => item.sk === 'USERCODE').map((item) => String(item.deviceCodeHash)));
+  const deviceHashes = new Set(devices.map((item) => String(item.deviceCodeHash)));
+  const grantIds = new Set(items.filter((item) => item.sk === 'GRANT' && item.clientId !== undefined).map((item) => String(item.id)));
+  for (const device of devices) {
+    if (!userCodes.has(String(device.deviceCodeHash))) findings.push(`device authorization without its user code: ${device.pk}`);
+    if (device.redeemedAt !== undefined && !grantIds.has(String(device.grantId)))
+      findings.push(`redeemed device authorization without its grant: ${device.pk}`);
+  }
+  for (const code of items.filter((item) => item.sk === 'USERCODE'))
+    if (!deviceHashes.has(String(code.deviceCodeHash))) findings.push(`user code without its device authorization: ${code.pk}`);
   // A federated identity (docs/api.md 14.3) is linked to a user that exists: made with it, erased with it.
   for (const link of items.filter((item) => item.sk === 'FEDID'))
     if (!userIds.has(String(link.userId))) findings.push(`federated identity without its user: ${link.pk}`);

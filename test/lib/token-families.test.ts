@@ -154,11 +154,12 @@ describe.each([
     expect(await s.isRevoked(ref)).toBe(false);
   });
 
-  it('answers invalid for a token presented by another client than the family’s (or a client for a session)', async () => {
+  it('answers other_client for a genuine token presented by another client than the family’s (or a client for a session), and changes nothing', async () => {
     const s = subject();
     const { ref, hash } = await s.create();
     const stranger = { ...ref, clientId: ref.clientId === undefined ? 'a-client' : undefined };
-    expect((await rotate(s, stranger, 0, hash)).outcome).toBe('invalid');
+    expect((await rotate(s, stranger, 0, hash)).outcome).toBe('other_client');
+    expect((await rotate(s, stranger, 0, 'not-a-token-of-the-family')).outcome).toBe('invalid');
     expect(await s.isRevoked(ref)).toBe(false);
     expect((await rotate(s, ref, 0, hash)).outcome).toBe('rotated');
   });

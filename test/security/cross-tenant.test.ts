@@ -8,6 +8,7 @@ import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app'
 import { nearRealTime } from '../helpers/clock';
 import { openPage, postAction } from '../helpers/console';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { DEVICE_GRANT, deviceAuthorization, deviceCodes, openDevicePage, pollToken, postDeviceForm } from '../helpers/device';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
 import { dpopKey, dpopProof } from '../helpers/dpop';
 import { failure } from '../helpers/failures';
@@ -62,6 +63,9 @@ describe('cross-tenant attempts on every operation', () => {
   let victimPendingDomain: string;
   let attackerIdp: SamlIdp;
   let attackerSaml: SamlConnection;
+  /** B's device client and its pending device codes (docs/api.md 16.4); A's client has the grant too. */
+  let victimDevice: TestClient;
+  let victimDeviceCodes: Awaited<ReturnType<typeof deviceCodes>>;
 
   /**
    * Everything of tenant B but its failed-login counters and its audit trail, and its failed-reset counters (which count
@@ -97,7 +101,9 @@ describe('cross-tenant attempts on every operation', () => {
     victimUser = { token: registered.token, userId: registered.user.id };
     expect((await app.request('enableMFA', { token: victimUser.token, body: { method: 'SMS', secret: PHONE } })).status).toBe(200);
     victimSmsCode = (await deps.outbox.latest(b, victimUser.userId, 'SMS'))?.code ?? '';
-    attackerClient = await createClient(app, attacker.token, a);
+    attackerClient = await createClient(app, attacker.token, a, {
+      grantTypes: `authorization_code refresh_token client_credentials ${DEVICE_GRANT}`,
+    });
     victimClient = await createClient(app, victim.token, b);
     const issued = await authorizationCode(app, victim.token, victimClient);
     victimTokens = (
@@ -167,6 +173,8 @@ describe('cross-tenant attempts on every operation', () => {
       ssoUrl: 'https://attacker-idp.example.test/sso',
       signingCertificates: [attackerIdp.cert],
     });
+    victimDevice = await createClient(app, victim.token, b, { grantTypes: DEVICE_GRANT });
+    victimDeviceCodes = await deviceCodes(app, victimDevice);
     before = await victimRecords();
     eventsBefore = new Set((await victimEvents()).map((event) => event.id));
   });
@@ -174,6 +182,28 @@ describe('cross-tenant attempts on every operation', () => {
   afterAll(() => dns?.close());
 
   const refused = (status: number, error: string) => ({ status, headers: expect.any(Object), body: failure(error) });
+  /** A public client of A's (docs/api.md 16.1), registered once. */
+  let attackerPublic: Promise<TestClient> | undefined;
+  const attackerPublicClient = () => {
+    attackerPublic ??= (async () => {
+      const clientId = `spa-${a}`;
+      const created = await app.request('createOAuth2Client', {
+        token: attacker.token,
+        body: {
+          client_id: clientId,
+          token_endpoint_auth_method: 'none',
+          redirect_uri: 'https://attacker.example.com/cb',
+          grant_types: 'authorization_code refresh_token',
+          scope: 'orders:read',
+          tenant_id: a,
+          allowed_origins: 'https://attacker.example.com',
+        },
+      });
+      expect(created.status).toBe(201);
+      return { clientId, clientSecret: '', redirectUri: 'https://attacker.example.com/cb', tenantId: a };
+    })();
+    return attackerPublic;
+  };
   /** A browser signed in to tenant A through the hosted pages (docs/api.md 11.6). */
   const attackerBrowser = async () => {
     const jar = new CookieJar();
@@ -385,6 +415,37 @@ describe('cross-tenant attempts on every operation', () => {
           },
         }),
       (r) => expect(r).toEqual(refused(400, 'Invalid client')),
+    ],
+    [
+      'oauth2Token',
+      "A's public client presents B's refresh token with its client_id alone (docs/api.md 16.1)",
+      async () =>
+        app.request(
+          'oauth2Token',
+          form({
+            grant_type: 'refresh_token',
+            client_id: (await attackerPublicClient()).clientId,
+            refresh_token: victimTokens.refresh_token,
+          }),
+        ),
+      (r) => expect(r).toEqual(rfcRefused(400, 'invalid_grant', 'Invalid grant')),
+    ],
+    [
+      'revoke',
+      "A's public client revokes B's refresh token with its client_id alone: answered, nothing revoked",
+      async () => app.request('revoke', form({ client_id: (await attackerPublicClient()).clientId, token: victimTokens.refresh_token })),
+      (r) => expect(r.status).toBe(200),
+    ],
+    [
+      'updateOAuth2Client',
+      "A's ADMIN lists A's origin on B's client (docs/api.md 16.2)",
+      () =>
+        app.request('updateOAuth2Client', {
+          token: attacker.token,
+          pathParameters: { clientId: victimClient.clientId },
+          body: { allowed_origins: 'https://attacker.example.com' },
+        }),
+      (r) => expect(r).toEqual(refused(404, 'Client not found')),
     ],
     [
       'oauth2Token',
@@ -688,7 +749,11 @@ describe('cross-tenant attempts on every operation', () => {
       'listOAuth2Clients',
       "A's ADMIN lists OAuth clients: only A's",
       () => app.request('listOAuth2Clients', { token: attacker.token }),
-      (r) => expect(r.body.data.clients.map((client: { client_id: string }) => client.client_id)).toEqual([attackerClient.clientId]),
+      // A's public client too, when an attempt above registered it: nothing of B's.
+      (r) =>
+        expect(
+          r.body.data.clients.map((client: { client_id: string }) => client.client_id).filter((id: string) => id !== `spa-${a}`),
+        ).toEqual([attackerClient.clientId]),
     ],
     [
       'listOAuth2Clients',
@@ -1234,6 +1299,36 @@ describe('cross-tenant attempts on every operation', () => {
       (r) => expect(r).toMatchObject({ status: 400, body: { scimType: 'invalidValue' } }),
     ],
   );
+  // Last: A's browser signs in again for these, which the session listings above must not see.
+  attempts.push(
+    // The device authorization grant (docs/api.md 16.4): B's codes from A's browser and A's client.
+    [
+      'hostedDeviceForm',
+      "A's signed-in user approves B's user code",
+      async () => {
+        const jar = await attackerBrowser();
+        const origin = new URL(deps.config.issuer).origin;
+        const csrf = csrfOf(await openDevicePage(app, jar));
+        return postDeviceForm(app, jar, origin, { csrf, user_code: victimDeviceCodes.user_code, decision: 'allow' });
+      },
+      (r) => {
+        expect(r.status).toBe(403);
+        expect(String(r.body)).toContain('This code is for a device of another organization.');
+      },
+    ],
+    [
+      'oauth2Token',
+      "A's device client polls with B's device code",
+      () => pollToken(app, attackerClient, victimDeviceCodes.device_code),
+      (r) => expect(r).toEqual(rfcRefused(400, 'invalid_grant', 'Invalid grant')),
+    ],
+    [
+      'oauth2DeviceAuthorization',
+      "A asks for device codes with B's client id and A's secret",
+      () => deviceAuthorization(app, { ...victimDevice, clientSecret: attackerClient.clientSecret }),
+      (r) => expect(r).toEqual(rfcRefused(401, 'invalid_client', 'Invalid client')),
+    ],
+  );
 
   it.each(attempts)('%s: %s', async (_, __, attempt, check) => {
     check(await attempt());
@@ -1313,6 +1408,8 @@ describe('cross-tenant attempts on every operation', () => {
       'adminVerifyDomain',
       'adminDeleteDomain',
       'ssoSamlAcs',
+      'oauth2DeviceAuthorization',
+      'hostedDeviceForm',
     ]) {
       expect(operations, operation).toContain(operation);
     }
@@ -1363,6 +1460,8 @@ describe('cross-tenant attempts on every operation', () => {
       (await scimClient(app, victimScimToken.token)('scimListUsers', { query: { filter: 'externalId eq "victim-ext"' } })).body
         .totalResults,
     ).toBe(1);
+    // B's device still waits for B's users.
+    expect((await pollToken(app, victimDevice, victimDeviceCodes.device_code)).body.error).toBe('authorization_pending');
   });
 });
 

@@ -6,6 +6,7 @@ import { type App, registerAdmin, testApp } from '../helpers/app';
 import { softwareAuthenticator } from '../helpers/authenticator';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { DEVICE_GRANT, deviceBrowser, deviceCodes, pollToken, postDeviceForm } from '../helpers/device';
 import { startDnsServer } from '../helpers/dns-server';
 import { dpopKey, dpopProof } from '../helpers/dpop';
 import { failure } from '../helpers/failures';
@@ -177,6 +178,38 @@ describe('writes retried after a lost answer', () => {
     expect(refreshed.status).toBe(200);
     expect(dynamo.lost()).toBe(lostBefore + 4);
     expect((await refresh(refreshed.body.refresh_token)).status).toBe(200);
+  });
+
+  it('device grant: the codes, a poll, the decision and the redemption each take effect once (docs/api.md 16.4)', async () => {
+    const tenantId = uniqueTenant('lost-device');
+    const admin = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+    const device = await createClient(app, admin.token, tenantId, {
+      grantTypes: `${DEVICE_GRANT} refresh_token`,
+      scope: 'orders:read',
+    });
+    const origin = new URL(deps.config.issuer).origin;
+    const lostBefore = dynamo.lost();
+    // The authorization and its user code: one transaction, retried after its answer was lost.
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'USERCODE#'));
+    const codes = await deviceCodes(app, device);
+    // A poll's write: its retry meets its own result, which is no poll too early.
+    dynamo.loseNext(mentioning('UpdateItemCommand', 'nextPollAt = #interval + :now'));
+    expect(await pollToken(app, device, codes.device_code)).toMatchObject({ status: 400, body: { error: 'authorization_pending' } });
+    const browser = await deviceBrowser(app, origin, tenantId, 'admin', 'correct horse battery');
+    // The decision: one conditional write, which reads as done when its retry meets its own result.
+    dynamo.loseNext(mentioning('UpdateItemCommand', '#status = :decision'));
+    const decided = await postDeviceForm(app, browser.jar, origin, { csrf: browser.csrf, user_code: codes.user_code, decision: 'allow' });
+    expect(decided).toMatchObject({ status: 303, headers: expect.objectContaining({ Location: `${origin}/device?done=allowed` }) });
+    // The redemption with its grant: no second use.
+    deps.clock.set(deps.clock.now() + 5_000);
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'redeemedAt = :now'));
+    const tokens = await pollToken(app, device, codes.device_code);
+    expect(tokens).toMatchObject({ status: 200, body: { token_type: 'Bearer', scope: 'orders:read' } });
+    expect(dynamo.lost()).toBe(lostBefore + 4);
+    // Redeemed once: the code gives nothing more.
+    deps.clock.set(deps.clock.now() + 5_000);
+    expect(await pollToken(app, device, codes.device_code)).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    nearRealTime(deps);
   });
 
   it('OAuth: a redemption cancelled by a concurrent one (TransactionConflict) is refused as a second use, not a 500', async () => {
@@ -451,6 +484,41 @@ describe('writes retried after a lost answer', () => {
     expect(dynamo.lost()).toBe(lostBefore + 3);
     expect(await works(next)).toBe(401);
     expect((await app.request('deleteOAuth2Client', { token: admin.token, pathParameters })).status).toBe(404);
+  });
+
+  it('public clients (docs/api.md 16.1, 16.2): a retried registration with its origin index entries applies once; a retried change of origins too', async () => {
+    const tenantId = uniqueTenant('lost');
+    const admin = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+    const clientId = `spa-${tenantId}`;
+    const lostBefore = dynamo.lost();
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'clientIds'));
+    const created = await app.request('createOAuth2Client', {
+      token: admin.token,
+      body: {
+        client_id: clientId,
+        token_endpoint_auth_method: 'none',
+        redirect_uri: 'https://spa.example.com/cb',
+        grant_types: 'authorization_code',
+        scope: 'orders:read',
+        tenant_id: tenantId,
+        allowed_origins: 'https://spa.lost.example',
+      },
+    });
+    expect(created.status).toBe(201);
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+    expect((await deps.store.oauthClients.find(clientId))?.allowedOrigins).toEqual(['https://spa.lost.example']);
+    expect(await deps.store.oauthClients.listsOrigin('https://spa.lost.example')).toBe(true);
+
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'clientIds'));
+    const changed = await app.request('updateOAuth2Client', {
+      token: admin.token,
+      pathParameters: { clientId },
+      body: { allowed_origins: 'https://other.lost.example' },
+    });
+    expect(changed).toMatchObject({ status: 200, body: { data: { client: { allowed_origins: ['https://other.lost.example'] } } } });
+    expect(dynamo.lost()).toBe(lostBefore + 2);
+    expect(await deps.store.oauthClients.listsOrigin('https://spa.lost.example')).toBe(false);
+    expect(await deps.store.oauthClients.listsOrigin('https://other.lost.example')).toBe(true);
   });
 
   it('sessions: a retried revocation of one session, and of the other sessions, each answer as the first and apply once', async () => {

@@ -6,6 +6,7 @@ import { type App, registerAdmin, testApp } from '../helpers/app';
 import { softwareAuthenticator } from '../helpers/authenticator';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { DEVICE_GRANT, deviceBrowser, deviceCodes, pollToken, postDeviceForm } from '../helpers/device';
 import { startDnsServer } from '../helpers/dns-server';
 import { dpopKey, dpopProof } from '../helpers/dpop';
 import { browserAuthorize, CookieJar, postForm } from '../helpers/hosted';
@@ -18,6 +19,7 @@ import { verifiedEmail } from '../helpers/recovery';
 import { makeSamlIdp } from '../helpers/saml-idp';
 import { postSamlResponse, type SamlStart, samlConnectionOf, startSamlSignIn } from '../helpers/saml-sign-in';
 import { scimClient, scimTokenOf } from '../helpers/scim';
+import { halfWrittenState } from '../helpers/table-invariants';
 
 /**
  * Races: many concurrent requests that may succeed only once, at
@@ -414,6 +416,40 @@ describe('races', () => {
     });
   });
 
+  it(`${N} ADMINs' changes of one client's allowed origins at once: the origin index names every origin the client ends with (docs/api.md 16.2)`, async () => {
+    const tenantId = uniqueTenant('origins-race');
+    const adminToken = (await registerAdmin(app, tenantId)).token;
+    const clientId = `spa-${tenantId}`;
+    const origin = (i: number) => `https://o${i}.${tenantId}.example`;
+    const created = await app.request('createOAuth2Client', {
+      token: adminToken,
+      body: {
+        client_id: clientId,
+        token_endpoint_auth_method: 'none',
+        redirect_uri: 'https://spa.example.com/cb',
+        grant_types: 'authorization_code',
+        scope: 'orders:read',
+        tenant_id: tenantId,
+        allowed_origins: `${origin(0)} ${origin(1)}`,
+      },
+    });
+    expect(created.status).toBe(201);
+    const answers = await Promise.all(
+      Array.from({ length: N }, (_, i) =>
+        app.request('updateOAuth2Client', {
+          token: adminToken,
+          pathParameters: { clientId },
+          body: { allowed_origins: i % 2 ? origin(i % 3) : `${origin((i + 1) % 3)} ${origin(0)}` },
+        }),
+      ),
+    );
+    expect(count(answers, 200)).toBe(N);
+    const final = await deps.store.oauthClients.find(clientId);
+    expect(final?.allowedOrigins.length).toBeGreaterThan(0);
+    for (const listed of final?.allowedOrigins ?? []) expect(await deps.store.oauthClients.listsOrigin(listed), listed).toBe(true);
+    expect(halfWrittenState(await scanTable(endpoint, tableName))).toEqual([]);
+  });
+
   describe('OAuth client lifecycle', () => {
     let adminToken: string;
     let tenantId: string;
@@ -736,6 +772,40 @@ describe('races', () => {
     );
     expect(count(signIns, 200)).toBe(1);
     expect(signIns.filter((answer) => answer.status === 401 && answer.body.error === 'Invalid passkey')).toHaveLength(N - 1);
+  });
+
+  it(`device grant: ${N} decisions on one code, ${N} polls after it, and 30 wrong codes at once (docs/api.md 16.4)`, async () => {
+    const tenantId = uniqueTenant('race-device');
+    const admin = await registerAdmin(app, tenantId, 'admin', PASSWORD);
+    const device = await createClient(app, admin.token, tenantId, { grantTypes: DEVICE_GRANT, scope: 'orders:read' });
+    const origin = new URL(deps.config.issuer).origin;
+    const browser = await deviceBrowser(app, origin, tenantId, 'admin', PASSWORD);
+    const codes = await deviceCodes(app, device);
+    const decisions = await Promise.all(
+      Array.from({ length: N }, (_, i) =>
+        postDeviceForm(app, browser.jar, origin, { csrf: browser.csrf, user_code: codes.user_code, decision: i % 2 ? 'allow' : 'deny' }),
+      ),
+    );
+    // One decision wins; the others find it decided, or (entries in flight fill the window for a moment) wait their turn.
+    expect(count(decisions, 303)).toBe(1);
+    const used = decisions.filter((answer) => answer.status === 400 && String(answer.body).includes('This code has been used already.'));
+    expect(used.length + count(decisions, 429)).toBe(N - 1);
+    const allowed = decisions.find((answer) => answer.status === 303)?.headers.Location?.endsWith('done=allowed');
+    const polls = await Promise.all(Array.from({ length: N }, () => pollToken(app, device, codes.device_code)));
+    // One poll passes the interval: it answers the decision; the others are too early.
+    expect(count(polls, 200)).toBe(allowed ? 1 : 0);
+    expect(polls.filter((answer) => answer.body.error === 'slow_down')).toHaveLength(N - 1);
+    const grants = (await items(tenantId)).filter((item) => item.sk === 'GRANT');
+    expect(grants).toHaveLength(allowed ? 1 : 0);
+
+    // Wrong codes from one user at once: no more than 10 are looked up, and then a right code is refused too.
+    const fresh = await deviceCodes(app, device);
+    const guesses = await Promise.all(
+      Array.from({ length: 30 }, () => postDeviceForm(app, browser.jar, origin, { csrf: browser.csrf, user_code: 'BBBB-BBBB' })),
+    );
+    expect(count(guesses, 400)).toBe(10);
+    expect(count(guesses, 429)).toBe(20);
+    expect((await postDeviceForm(app, browser.jar, origin, { csrf: browser.csrf, user_code: fresh.user_code })).status).toBe(429);
   });
 
   describe('invitations (docs/api.md 13.1)', () => {

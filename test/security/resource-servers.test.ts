@@ -83,6 +83,7 @@ describe('resource indicators (RFC 8707) and the audience', () => {
       redirect_uris: ['https://app.example.com/callback'],
       grant_types: ['authorization_code', 'refresh_token', 'client_credentials'],
       scope: 'orders:read',
+      token_endpoint_auth_method: 'client_secret_basic',
       resources: [API, REPORTS],
     });
     rsClient = {

@@ -9,15 +9,16 @@ import { type App, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { signedInJar } from '../helpers/console';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { DEVICE_GRANT } from '../helpers/device';
 import { dpopKey, dpopProof } from '../helpers/dpop';
 import { verifiedDomain } from '../helpers/federation';
 import { oidcConnection } from '../helpers/federation-admin';
-import { browserAuthorize, CookieJar, csrfOf } from '../helpers/hosted';
+import { browserAuthorize, CookieJar, csrfOf, postForm } from '../helpers/hosted';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { localDynamo } from '../helpers/local-dynamo';
 import { authenticator, newTotpSecret } from '../helpers/mfa';
-import { basic, createClient, FORM, form, pkcePair } from '../helpers/oauth';
+import { basic, createClient, FORM, form, pkcePair, tokenRequest } from '../helpers/oauth';
 import { signInAt, startOidcIdp, storedOidcConnection } from '../helpers/oidc-idp';
 import { encodeXml, makeSamlIdp } from '../helpers/saml-idp';
 import { samlConnectionOf, startSamlSignIn } from '../helpers/saml-sign-in';
@@ -351,6 +352,82 @@ describe('secrets in the clear (responses, output, table)', () => {
     const oauthRefresh = known('OAuth refresh token', issued.body.refresh_token);
     const oauthAccess = known('OAuth access token', issued.body.access_token);
     known('OAuth refresh token secret part', String(oauthRefresh).split('.').at(-1));
+
+    // A public client (docs/api.md 16.1): its code by POST (16.2), its tokens with client_id alone, its refresh and revocation.
+    const spaId = `spa-${tenantId}`;
+    const spaCreated = await send('public client creation', 'createOAuth2Client', {
+      token: adminToken,
+      body: {
+        client_id: spaId,
+        token_endpoint_auth_method: 'none',
+        redirect_uri: 'http://127.0.0.1/callback',
+        grant_types: 'authorization_code refresh_token',
+        scope: 'orders:read',
+        tenant_id: tenantId,
+        allowed_origins: 'https://spa.secrets.example',
+      },
+    });
+    expect(spaCreated.status).toBe(201);
+    const spaPkce = pkcePair();
+    known('PKCE verifier', spaPkce.verifier);
+    const spaRedirect = 'http://127.0.0.1:49152/callback';
+    const byPost = await send(
+      'authorize by POST',
+      'oauth2Authorize',
+      {
+        method: 'POST',
+        token: adminToken,
+        ...form({
+          response_type: 'code',
+          client_id: spaId,
+          redirect_uri: spaRedirect,
+          code_challenge: spaPkce.challenge,
+          code_challenge_method: 'S256',
+        }),
+      },
+      (r) => [new URL(r.headers.Location ?? 'x:').searchParams.get('code') ?? undefined],
+    );
+    const spaCode = known('authorization code', new URL(byPost.headers.Location ?? '').searchParams.get('code') ?? undefined);
+    const spaFrom = { ...form({}).headers, origin: 'https://spa.secrets.example' };
+    const spaTokens = await send(
+      'public client token authorization_code',
+      'oauth2Token',
+      {
+        body: form({
+          grant_type: 'authorization_code',
+          client_id: spaId,
+          code: spaCode,
+          redirect_uri: spaRedirect,
+          code_verifier: spaPkce.verifier,
+        }).body,
+        headers: spaFrom,
+      },
+      oauthIssued,
+    );
+    expect(spaTokens.status).toBe(200);
+    const spaRefresh = known('OAuth refresh token', spaTokens.body.refresh_token);
+    known('OAuth access token', spaTokens.body.access_token);
+    const spaRefreshed = await send(
+      'public client token refresh_token',
+      'oauth2Token',
+      { body: form({ grant_type: 'refresh_token', client_id: spaId, refresh_token: spaRefresh }).body, headers: spaFrom },
+      oauthIssued,
+    );
+    expect(spaRefreshed.status).toBe(200);
+    known('OAuth refresh token', spaRefreshed.body.refresh_token);
+    // Presented by another client: refused, and the grant ends (its log line names no token).
+    expect(
+      (
+        await send(
+          'refresh token of another client',
+          'oauth2Token',
+          form({ ...post, grant_type: 'refresh_token', refresh_token: spaRefreshed.body.refresh_token }),
+        )
+      ).status,
+    ).toBe(400);
+    expect(
+      (await send('public client revocation', 'revoke', form({ client_id: spaId, token: spaRefreshed.body.refresh_token }))).status,
+    ).toBe(200);
 
     // authorization_code, JSON, HTTP Basic; then the code again (reuse)
     const second = await authorize();
@@ -710,8 +787,8 @@ describe('secrets in the clear (responses, output, table)', () => {
       token: adminToken,
       body: { username: 'page-user', password: accountPassword, role: 'OPERATOR', tenantId },
     });
-    const origin = new URL(deps.config.issuer).origin;
-    const { jar: pageJar, page: accountPage } = await signedInJar(app, origin, 'account', {
+    const pageOrigin = new URL(deps.config.issuer).origin;
+    const { jar: pageJar, page: accountPage } = await signedInJar(app, pageOrigin, 'account', {
       tenantId,
       username: 'page-user',
       password: accountPassword,
@@ -720,7 +797,7 @@ describe('secrets in the clear (responses, output, table)', () => {
       method: 'POST',
       path: '/account/{section}/{action}',
       pathParameters: { section, action },
-      headers: { 'content-type': 'application/x-www-form-urlencoded', origin, ...pageJar.header() },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: pageOrigin, ...pageJar.header() },
       body: new URLSearchParams({ csrf: csrfOf(accountPage), ...fields }).toString(),
     });
     const totpPage = await send('account page TOTP', 'accountAction', pageForm('security', 'totp'), (r) => [
@@ -752,6 +829,38 @@ describe('secrets in the clear (responses, output, table)', () => {
         )
       ).status,
     ).toBe(303);
+    // The device authorization grant (docs/api.md 16.4): the device code is the device's alone;
+    // the user code is shown on the device and its page, and stored as a hash only.
+    const scanner = await createClient(app, adminToken, tenantId, { grantTypes: `${DEVICE_GRANT} refresh_token`, scope: 'orders:read' });
+    const codes = await send(
+      'device authorization',
+      'oauth2DeviceAuthorization',
+      form({ client_id: scanner.clientId, client_secret: scanner.clientSecret }),
+      (r) => [r.body.device_code],
+    );
+    known('device code', codes.body.device_code);
+    const userCode = String(codes.body.user_code);
+    const deviceJar = new CookieJar();
+    const signInPage = deviceJar.take(await send('device page', 'hostedDevicePage', { method: 'GET', query: { tenant: tenantId } }));
+    const origin = new URL(deps.config.issuer).origin;
+    await postForm(app, deviceJar, 'hostedSignIn', { csrf: csrfOf(signInPage), username: 'admin', password: adminPassword }, origin);
+    const devicePage = await send('device page', 'hostedDevicePage', { method: 'GET', headers: deviceJar.header() });
+    const allowed = await send('device page', 'hostedDeviceForm', {
+      headers: { 'content-type': FORM, origin, ...deviceJar.header() },
+      body: new URLSearchParams({ csrf: csrfOf(devicePage), user_code: userCode, decision: 'allow' }).toString(),
+    });
+    expect(allowed.status).toBe(303);
+    const deviceTokens = await send(
+      'token device_code',
+      'oauth2Token',
+      tokenRequest(scanner, { grant_type: DEVICE_GRANT, device_code: codes.body.device_code }),
+      (r) => [r.body.access_token, r.body.refresh_token],
+    );
+    expect(deviceTokens.status).toBe(200);
+    known('device OAuth refresh token', deviceTokens.body.refresh_token);
+    const storedText = JSON.stringify(await scanTable(endpoint, identityTable));
+    expect(storedText).not.toContain(userCode.replace('-', ''));
+    expect(`${deps.logText()}\n${output.text()}`).not.toContain(userCode.replace('-', ''));
 
     expect([...flows]).toEqual(
       expect.arrayContaining([
@@ -800,6 +909,9 @@ describe('secrets in the clear (responses, output, table)', () => {
         'import',
         'login (imported hash)',
         'SAML ACS',
+        'device authorization',
+        'device page',
+        'token device_code',
       ]),
     );
   }, 60_000);
@@ -888,6 +1000,7 @@ describe('secrets in the clear (responses, output, table)', () => {
       'IdP client secret',
       'federation cookie secret',
       'SAML RelayState',
+      'device code',
     ];
     for (const kind of kinds)
       expect(

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { body as rotateBody } from '../../../functions/rotate-oauth2-client-secret';
 import { body as updateBody } from '../../../functions/update-oauth2-client';
+import { parseAllowedOrigins } from '../../../lib/oauth/client';
 import { type App, type AppRequest, type RouteName, registerAdmin, testApp } from '../../helpers/app';
 import { nearRealTime } from '../../helpers/clock';
 import { testDeps, uniqueTenant } from '../../helpers/deps';
@@ -23,12 +24,13 @@ describe('hostile input to the OAuth client lifecycle', () => {
   let app: App;
   let token: string;
   let clientId: string;
+  let tenantId: string;
 
   beforeAll(async () => {
     await createTable(endpoint, tableName);
     const deps = nearRealTime(await testDeps({ TABLE_NAME: tableName }));
     app = testApp(deps);
-    const tenantId = uniqueTenant('hostile-clients');
+    tenantId = uniqueTenant('hostile-clients');
     token = (await registerAdmin(app, tenantId)).token;
     clientId = (await createClient(app, token, tenantId)).clientId;
   });
@@ -65,7 +67,10 @@ describe('hostile input to the OAuth client lifecycle', () => {
         fc
           .tuple(
             realOrHostileId(),
-            hostileBody(['redirect_uri', 'grant_types', 'scope', 'client_name', 'first_party', 'post_logout_redirect_uris'], updateBody),
+            hostileBody(
+              ['redirect_uri', 'grant_types', 'scope', 'client_name', 'first_party', 'post_logout_redirect_uris', 'allowed_origins'],
+              updateBody,
+            ),
           )
           .map(([id, body]) => ({ pathParameters: { clientId: id }, body })),
     ],
@@ -86,6 +91,63 @@ describe('hostile input to the OAuth client lifecycle', () => {
     [
       'rotateOAuth2ClientSecret',
       () => hostileId().map((id) => ({ pathParameters: { clientId: id }, body: JSON.stringify({ client_secret: newSecret() }) })),
+    ],
+    // docs/api.md 16.2: origins that are not origins, well-formed JSON otherwise.
+    [
+      'updateOAuth2Client',
+      () =>
+        fc
+          .oneof(
+            nasty,
+            fc.constantFrom(
+              '*',
+              'null',
+              'https://a.example/',
+              'HTTPS://A.EXAMPLE',
+              'https://a.example:443',
+              'http://a.example',
+              'file://x',
+            ),
+            fc.webUrl(),
+          )
+          // What would pass (an empty part, a real origin) is left to the functional tests.
+          .filter((origins) => parseAllowedOrigins(`https://ok.example ${origins}`) === undefined)
+          .map((origins) => ({ pathParameters: { clientId }, body: JSON.stringify({ allowed_origins: `https://ok.example ${origins}` }) })),
+    ],
+    // docs/api.md 16.1: a public client's registration with a hostile field, under a fresh id.
+    [
+      'createOAuth2Client',
+      () =>
+        fc
+          .tuple(
+            fc.constantFrom('redirect_uri', 'allowed_origins', 'client_secret', 'grant_types', 'token_endpoint_auth_method'),
+            fc.oneof(
+              nasty,
+              fc.constantFrom(
+                'myapp:/cb',
+                'com.example.app:',
+                'com.example.app:/cb#x',
+                'client_credentials',
+                'private_key_jwt',
+                newSecret(),
+              ),
+            ),
+            fc.nat(),
+          )
+          // An empty or valid list of origins is a valid registration.
+          .filter(([field, value]) => field !== 'allowed_origins' || typeof value !== 'string' || parseAllowedOrigins(value) === undefined)
+          .map(([field, value, n]) => ({
+            body: JSON.stringify({
+              client_id: `hostile-public-${n}`,
+              token_endpoint_auth_method: 'none',
+              redirect_uri: 'com.example.app:/cb',
+              grant_types: 'authorization_code',
+              scope: 'orders:read',
+              tenant_id: tenantId,
+              allowed_origins: 'https://ok.example',
+              [field]: value,
+            }),
+          })),
     ],
   ];
 

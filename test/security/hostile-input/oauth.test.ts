@@ -228,15 +228,30 @@ interface RandomOperation {
   /** Answers form requests in RFC format. */
   rfc: boolean;
   withIdentity: boolean;
+  /** The event of the route to call (oauth2Authorize by POST, docs/api.md 16.2); its first when absent. */
+  method?: 'POST';
 }
 
 const RANDOM_OPERATIONS: RandomOperation[] = [
   {
     route: 'oauth2Token',
-    fields: ['grant_type', 'client_id', 'client_secret', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'scope', 'resource'],
+    fields: [
+      'grant_type',
+      'client_id',
+      'client_secret',
+      'code',
+      'redirect_uri',
+      'code_verifier',
+      'refresh_token',
+      'scope',
+      'resource',
+      'device_code',
+    ],
     rfc: true,
     withIdentity: false,
   },
+  // docs/api.md 16.4: form bodies only; random credentials never authenticate.
+  { route: 'oauth2DeviceAuthorization', fields: ['client_id', 'client_secret', 'scope'], rfc: true, withIdentity: false },
   { route: 'revoke', fields: ['token', 'token_type_hint', 'client_id', 'client_secret'], rfc: true, withIdentity: false },
   { route: 'introspect', fields: ['token', 'token_type_hint', 'client_id', 'client_secret'], rfc: true, withIdentity: false },
   // Hostile values never make a valid registration: redirect URIs are checked first.
@@ -247,6 +262,13 @@ const RANDOM_OPERATIONS: RandomOperation[] = [
     withIdentity: true,
   },
   { route: 'oauth2Authorize', fields: [], rfc: false, withIdentity: true },
+  {
+    route: 'oauth2Authorize',
+    fields: ['response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method', 'resource'],
+    rfc: false,
+    withIdentity: true,
+    method: 'POST',
+  },
 ];
 
 describe('hostile input to the OAuth endpoints, random in every field', () => {
@@ -299,6 +321,7 @@ describe('hostile input to the OAuth endpoints, random in every field', () => {
               headers,
               ...(query ? { query } : {}),
               ...(operation.withIdentity && authenticated ? { token } : {}),
+              ...(operation.method ? { method: operation.method } : {}),
             });
             expect(response.status).toBeGreaterThanOrEqual(400);
             expect(response.status).toBeLessThan(500);

@@ -6,6 +6,7 @@ import { type App, registerAdmin, registerStaff, testApp } from '../../helpers/a
 import { softwareAuthenticator } from '../../helpers/authenticator';
 import { nearRealTime } from '../../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../../helpers/deps';
+import { DEVICE_GRANT, deviceAuthorization, deviceBrowser, deviceCodes, pollToken, postDeviceForm } from '../../helpers/device';
 import { startDnsServer, type TestDnsServer } from '../../helpers/dns-server';
 import { type DpopKey, dpopKey, dpopProof } from '../../helpers/dpop';
 import { type FaultMode, faultPlan, faultyStores } from '../../helpers/faulty-stores';
@@ -15,7 +16,7 @@ import { browserAuthorize, CookieJar, csrfOf, postForm } from '../../helpers/hos
 import { isServiceUnavailable, type Response } from '../../helpers/http';
 import { createTable, scanTable } from '../../helpers/isolated-table';
 import { activateTotp, authenticator, newTotpSecret } from '../../helpers/mfa';
-import { authorizationCode, createClient, newSecret, type TestClient, tokenRequest } from '../../helpers/oauth';
+import { authorizationCode, createClient, form, newSecret, type TestClient, tokenRequest } from '../../helpers/oauth';
 import { signInAt, startOidcIdp, storedOidcConnection, type TestIdp } from '../../helpers/oidc-idp';
 import { verifiedEmail } from '../../helpers/recovery';
 import { makeSamlIdp, type SamlIdp } from '../../helpers/saml-idp';
@@ -169,6 +170,36 @@ function faultSteps(part: 0 | 1) {
   const withProof = (fields: Record<string, string>, dpop: string) => {
     const form = tokenRequest(client, fields);
     return app.request('oauth2Token', { ...form, headers: { ...form.headers, dpop } });
+  };
+  /** A public client (docs/api.md 16.1) listing two origins (16.2); its `clientSecret` is empty: it has none. */
+  const publicClient = async (): Promise<TestClient> => {
+    const clientId = `spa-${serial++}-${Date.now()}`;
+    const created = await app.request('createOAuth2Client', {
+      token: adminToken,
+      body: publicRegistration(clientId),
+    });
+    if (created.status !== 201) throw new Error(`public client: ${JSON.stringify(created.body)}`);
+    return { clientId, clientSecret: '', redirectUri: 'https://spa.example.com/cb', tenantId };
+  };
+  const publicRegistration = (clientId: string) => ({
+    client_id: clientId,
+    token_endpoint_auth_method: 'none',
+    redirect_uri: 'https://spa.example.com/cb http://127.0.0.1/cb',
+    grant_types: 'authorization_code refresh_token',
+    scope: 'orders:read',
+    tenant_id: tenantId,
+    allowed_origins: 'https://spa.example.com https://old.example.com',
+  });
+  const publicTokens = async (spa: TestClient) => {
+    const { code, verifier } = await authorizationCode(app, (await newUser()).token, spa);
+    const fields = {
+      grant_type: 'authorization_code',
+      client_id: spa.clientId,
+      code,
+      redirect_uri: spa.redirectUri,
+      code_verifier: verifier,
+    };
+    return (await app.request('oauth2Token', form(fields))).body as { access_token: string; refresh_token: string };
   };
 
   const scenarios: Array<Scenario<any>> = [
@@ -674,6 +705,78 @@ function faultSteps(part: 0 | 1) {
         }),
       ok: (r) => r.status === 200 && r.body.data.client.previous_secret_expires_at !== null,
     },
+    // Public clients and per-client CORS (docs/api.md 16.1, 16.2).
+    {
+      name: 'createOAuth2Client (public, with allowed origins)',
+      prepare: async () => `spa-${serial++}-${Date.now()}`,
+      run: (clientId: string) => app.request('createOAuth2Client', { token: adminToken, body: publicRegistration(clientId) }),
+      ok: (r) => r.status === 201,
+    },
+    {
+      name: 'updateOAuth2Client (allowed origins: one added, one dropped)',
+      prepare: publicClient,
+      run: (spa: TestClient) =>
+        app.request('updateOAuth2Client', {
+          token: adminToken,
+          pathParameters: { clientId: spa.clientId },
+          body: { allowed_origins: 'https://spa.example.com https://new.example.com' },
+        }),
+      ok: (r) => r.status === 200 && r.body.data.client.allowed_origins.includes('https://new.example.com'),
+    },
+    {
+      name: 'deleteOAuth2Client (with allowed origins)',
+      prepare: publicClient,
+      run: (spa: TestClient) => app.request('deleteOAuth2Client', { token: adminToken, pathParameters: { clientId: spa.clientId } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'token refresh_token (public client)',
+      prepare: async () => {
+        const spa = await publicClient();
+        return { spa, refreshToken: (await publicTokens(spa)).refresh_token };
+      },
+      run: ({ spa, refreshToken }: { spa: TestClient; refreshToken: string }) =>
+        app.request('oauth2Token', form({ grant_type: 'refresh_token', client_id: spa.clientId, refresh_token: refreshToken })),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'revoke (public client)',
+      prepare: async () => {
+        const spa = await publicClient();
+        return { spa, refreshToken: (await publicTokens(spa)).refresh_token };
+      },
+      run: ({ spa, refreshToken }: { spa: TestClient; refreshToken: string }) =>
+        app.request('revoke', form({ client_id: spa.clientId, token: refreshToken })),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'authorize by POST',
+      prepare: newUser,
+      run: (user) =>
+        app.request('oauth2Authorize', {
+          method: 'POST',
+          token: user.token,
+          ...form({
+            response_type: 'code',
+            client_id: client.clientId,
+            redirect_uri: client.redirectUri,
+            code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+            code_challenge_method: 'S256',
+          }),
+        }),
+      ok: (r) => r.status === 302,
+    },
+    {
+      name: 'corsPreflight (an origin a client lists)',
+      prepare: publicClient,
+      run: () =>
+        app.request('corsPreflight', {
+          method: 'OPTIONS',
+          pathParameters: { proxy: 'oauth2/token' },
+          headers: { origin: 'https://spa.example.com' },
+        }),
+      ok: (r) => r.status === 204 && r.headers['Access-Control-Allow-Origin'] === 'https://spa.example.com',
+    },
     // Sessions and authorized apps (docs/api.md 8.3-8.5).
     {
       name: 'listSessions',
@@ -1024,6 +1127,40 @@ function faultSteps(part: 0 | 1) {
       run: ({ jar, connectionId, form }) => postSamlResponse(app, jar, connectionId, form),
       ok: (r) => r.status === 200,
     },
+    {
+      // docs/api.md 16.4: the authorization and its user code in one transaction.
+      name: 'device authorization',
+      prepare: () => deviceOfTenant(),
+      run: ({ device }) => deviceAuthorization(app, device),
+      ok: (r) => r.status === 200,
+    },
+    {
+      // A code typed on the device page: a place in the window of wrong codes taken, the code found, the place given back.
+      name: 'device page (a code shown)',
+      prepare: async () => ({ ...(await deviceOfTenant()), codes: await deviceCodes(app, (await deviceOfTenant()).device) }),
+      run: ({ browser, codes }) => postDeviceForm(app, browser.jar, issuerOrigin(), { csrf: browser.csrf, user_code: codes.user_code }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      // The decision in one conditional write, then the audit event.
+      name: 'device page (allowed)',
+      prepare: async () => ({ ...(await deviceOfTenant()), codes: await deviceCodes(app, (await deviceOfTenant()).device) }),
+      run: ({ browser, codes }) =>
+        postDeviceForm(app, browser.jar, issuerOrigin(), { csrf: browser.csrf, user_code: codes.user_code, decision: 'allow' }),
+      ok: (r) => r.status === 303,
+    },
+    {
+      // The poll's one conditional write, then the redemption and its grant in one transaction.
+      name: 'token device_code (approved)',
+      prepare: async () => {
+        const { device, browser } = await deviceOfTenant();
+        const codes = await deviceCodes(app, device);
+        await postDeviceForm(app, browser.jar, issuerOrigin(), { csrf: browser.csrf, user_code: codes.user_code, decision: 'allow' });
+        return { device, code: codes.device_code };
+      },
+      run: ({ device, code }) => pollToken(app, device, code),
+      ok: (r) => r.status === 200,
+    },
   ];
   /** A client of the test's tenant with `openid` (userinfo), made on first use. */
   let openIdOf: { tenantId: string; client: TestClient } | undefined;
@@ -1031,6 +1168,17 @@ function faultSteps(part: 0 | 1) {
     if (openIdOf?.tenantId !== tenantId)
       openIdOf = { tenantId, client: await createClient(app, adminToken, tenantId, { scope: 'openid' }) };
     return openIdOf.client;
+  };
+  /** The tenant's device client and a browser signed in at its device page (docs/api.md 16.4), made on first use. */
+  let deviceTenant: { tenantId: string; device: TestClient; browser: { jar: CookieJar; csrf: string } } | undefined;
+  const deviceOfTenant = async () => {
+    if (deviceTenant?.tenantId !== tenantId) {
+      const device = await createClient(app, adminToken, tenantId, { grantTypes: DEVICE_GRANT, scope: 'orders:read' });
+      const user = await newUser();
+      const browser = await deviceBrowser(app, issuerOrigin(), tenantId, user.username, PASSWORD);
+      deviceTenant = { tenantId, device, browser };
+    }
+    return deviceTenant;
   };
   /** The tenant's SAML connection and its IdP (docs/api.md 14.5), made on first use. */
   let samlTenant: { tenantId: string; idp: SamlIdp; connection: SamlConnection } | undefined;
