@@ -132,6 +132,9 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
         json('POST', '/auth/mfa/verify', { method: 'TOTP', code: new TOTP({ secret: Secret.fromBase32(totpSecret(run)) }).generate() }),
         identity(run + 2 * runs + 2),
       ),
+    // The account page and the console without a session: the tenant's sign-in page (docs/api.md 15.1).
+    'account-page': async () => json('GET', `/account?tenant=${input.login.tenantId}`),
+    'admin-console-page': async () => json('GET', `/admin?tenant=${input.login.tenantId}`),
     // The passkey sign-in's first request runs the WebAuthn parser (a refused assertion, 401).
     'passkey-authentication': async () =>
       json('POST', '/auth/passkeys/authentication', {

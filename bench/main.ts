@@ -54,7 +54,17 @@ import { canPin, runPinned, startServer, stopAll, stopChild, tagged } from './pr
 import { fixed, table, whole } from './report';
 import { seedSamlSignIns } from './saml';
 import { seedScimTenant } from './scim';
-import { accessTokenFor, batchWrite, type SeededSession, seedUsers, sessionFor, tenantItem, userItems, userRecord } from './seed';
+import {
+  accessTokenFor,
+  batchWrite,
+  browserSessionFor,
+  type SeededSession,
+  seedUsers,
+  sessionFor,
+  tenantItem,
+  userItems,
+  userRecord,
+} from './seed';
 
 /** `--smoke`: every stage with tiny counts, so that CI notices when a stage stops working. */
 const smoke = process.argv.includes('--smoke');
@@ -567,6 +577,28 @@ async function main() {
             next: () => ({ headers: { authorization: `Bearer ${adminToken}` } }),
           }),
         'authorizer + owner-index query of 100 users',
+      );
+    }
+    // The account page's security section (docs/api.md 15.2): the browser session checked and
+    // touched, the user, its MFA methods, the tenant's branding, the page rendered with i18next.
+    if (wanted('account page')) {
+      const browser = browserSessionFor(loginUser, config);
+      await batchWrite(doc, config.tableName, [browser.item]);
+      await run(
+        'account page (security)',
+        () =>
+          measure({
+            url: api.url,
+            method: 'GET',
+            path: '/account/security',
+            connections: settings.connections,
+            durationSeconds: settings.durationSeconds,
+            warmupSeconds: settings.warmupSeconds,
+            watch: api.watch,
+            around: api.profile?.('account-page'),
+            next: () => ({ headers: { cookie: browser.cookie, 'accept-language': 'de' } }),
+          }),
+        'browser session touched, user and MFA reads, tenant, server-rendered page in German',
       );
     }
     // SCIM's list with a filter at 10,000 users (docs/api.md 13.3): token read, budget, one lookup.

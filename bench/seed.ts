@@ -110,6 +110,18 @@ export function sessionFor(user: User, config: Config): { item: Item; seeded: Se
 }
 
 /**
+ * A browser session of `user` (docs/api.md 11.6), as a hosted sign-in starts one: the
+ * session record with the hash of the cookie's secret, and the `__Host-session` cookie
+ * the account page and the console read (docs/api.md 15.1).
+ */
+export function browserSessionFor(user: User, config: Config): { item: Item; cookie: string } {
+  const { item } = sessionFor(user, config);
+  const secret = randomBytes(32).toString('base64url');
+  const cookie = `__Host-session=${Buffer.from(user.tenantId, 'utf8').toString('base64url')}.${String(item.id)}.${secret}`;
+  return { item: { ...item, browserHash: hashToken(secret), seenAt: now() }, cookie };
+}
+
+/**
  * Adds `count` users, each with one live session, to `tenantId`. All share one
  * password hash (nobody logs in as them). Returns their sessions.
  */

@@ -22,12 +22,12 @@ import { identityOf } from '../sessions/sessions';
 import { type Opening, type SignedIn, type SignInAttempt, signIn, withDeviceToken } from '../sessions/sign-in';
 import { isLive } from '../token-families/refresh-family';
 import { isOfCurrentEpoch, type User } from '../users/user';
+import { type Branding, tenantBranding } from './branding';
 import { currentBrowserSession, SESSION_COOKIE, startBrowserSession } from './browser-session';
 import { browserRedirect, checkOrigin, cookiesOf, crossSite, hostCookie, page } from './http';
 import { INTERACTION_TTL_SECONDS, type Interaction, type InteractionStage } from './interaction';
 import { ConsentPage, ContinuePage, SecondFactorPage, SignInPage } from './pages';
 import { passkeySignIn } from './passkey-pages';
-import { tenantName } from './tenant-name';
 
 /*
  * The browser door of the authorization endpoint (docs/api.md 11.5-11.9): GET
@@ -145,16 +145,16 @@ export async function beginBrowserAuthorization(
   const { prompt, max_age: maxAge, login_hint: loginHint, ...request } = parsed.data;
   const { client, scope } = await checkAuthorizationRequest(deps, request);
   const tenant = client.tenantId;
-  const [current, name] = await Promise.all([
+  const [current, branding] = await Promise.all([
     currentBrowserSession(deps, cookiesOf(event).get(SESSION_COOKIE), tenant),
-    tenantName(deps, tenant),
+    tenantBranding(deps, tenant),
   ]);
   const now = epochSeconds(deps.clock);
   const fresh =
     current && prompt !== 'login' && (maxAge === undefined || now - (current.session.authTime ?? current.session.createdAt) <= maxAge);
   if (!fresh) {
     if (prompt === 'none') return browserRedirect(errorRedirect(deps, request, 'login_required'));
-    return beginSignIn(deps, tenant, { request }, { name, loginHint, client });
+    return beginSignIn(deps, tenant, { request }, { branding, loginHint, client });
   }
   if (!(await needsConsent(deps, client, current.user, scope, prompt)))
     return browserRedirect(await authorize(deps, identityOf(current.user, current.session), request));
@@ -162,10 +162,11 @@ export async function beginBrowserAuthorization(
   const { interaction, csrf } = await beginInteraction(deps, tenant, { request }, 'consent', current);
   return page(
     200,
-    <ConsentPage tenant={name} clientName={clientName(client)} username={current.user.username} scopes={scope} csrf={csrf} />,
+    <ConsentPage tenant={branding} clientName={clientName(client)} username={current.user.username} scopes={scope} csrf={csrf} />,
     {
       redirectUri: request.redirect_uri,
       cookies: [interactionCookie(interaction)],
+      branding,
     },
   );
 }
@@ -180,7 +181,7 @@ async function beginSignIn(
   deps: HostedDeps,
   tenant: string,
   purpose: InteractionPurpose,
-  options: { name: string; loginHint?: string | undefined; client?: OAuthClient | undefined },
+  options: { branding: Branding; loginHint?: string | undefined; client?: OAuthClient | undefined },
 ): Promise<Result> {
   const { loginHint, client } = options;
   const redirectUri = 'request' in purpose ? purpose.request.redirect_uri : undefined;
@@ -195,14 +196,14 @@ async function beginSignIn(
   return page(
     200,
     <SignInPage
-      tenant={options.name}
+      tenant={options.branding}
       clientName={client && clientName(client)}
       csrf={csrf}
       passkey={passkey}
       username={loginHint}
       identifierFirst={identifierFirst}
     />,
-    { redirectUri, cookies: [interactionCookie(interaction)], scripts },
+    { redirectUri, cookies: [interactionCookie(interaction)], scripts, branding: options.branding },
   );
 }
 
@@ -211,7 +212,7 @@ async function beginSignIn(
  * whose success goes back to `returnTo` (a path of ours) with the new browser session.
  */
 export async function beginPageSignIn(deps: HostedDeps, tenant: string, returnTo: string): Promise<Result> {
-  return beginSignIn(deps, tenant, { returnTo }, { name: await tenantName(deps, tenant) });
+  return beginSignIn(deps, tenant, { returnTo }, { branding: await tenantBranding(deps, tenant) });
 }
 
 /** The client an interaction signs in for, its request checked again; none for a page sign-in (docs/api.md 15.1). */
@@ -318,18 +319,14 @@ export async function signedIn(
   if (await needsConsent(deps, client, user, scope)) {
     const csrfHash = options.newCsrf ? { csrfHash: hashToken(csrf) } : {};
     await advance(deps, interaction, 'consent', { userId: user.id, sessionId: session.id, amr, ...csrfHash });
+    const branding = await tenantBranding(deps, interaction.tenantId);
     return page(
       200,
-      <ConsentPage
-        tenant={await tenantName(deps, interaction.tenantId)}
-        clientName={clientName(client)}
-        username={user.username}
-        scopes={scope}
-        csrf={csrf}
-      />,
+      <ConsentPage tenant={branding} clientName={clientName(client)} username={user.username} scopes={scope} csrf={csrf} />,
       {
         redirectUri: request.redirect_uri,
         cookies,
+        branding,
       },
     );
   }
@@ -368,10 +365,10 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
   const { interaction, client } = found;
   const tenantId = interaction.tenantId;
   const again = async (error: string | undefined, status: number, headers: Record<string, string> = {}) => {
-    const { passkey, scripts } = await passkeySignIn(deps, tenantId, form.csrf);
+    const [{ passkey, scripts }, branding] = await Promise.all([passkeySignIn(deps, tenantId, form.csrf), tenantBranding(deps, tenantId)]);
     const content = (
       <SignInPage
-        tenant={await tenantName(deps, tenantId)}
+        tenant={branding}
         clientName={client && clientName(client)}
         username={form.username}
         error={error}
@@ -379,11 +376,11 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
         passkey={passkey}
       />
     );
-    return page(status, content, { redirectUri: interaction.request?.redirect_uri, headers, scripts });
+    return page(status, content, { redirectUri: interaction.request?.redirect_uri, headers, scripts, branding });
   };
   // On to the IdP after this form: a page, not a redirect (lib/hosted/pages.tsx ContinuePage).
   const toIdp = async (connection: Connection, email: string) =>
-    page(200, <ContinuePage tenant={await tenantName(deps, tenantId)} location={ssoBeginUrl(deps, connection, email)} />, {
+    page(200, <ContinuePage tenant={(await tenantBranding(deps, tenantId)).name} location={ssoBeginUrl(deps, connection, email)} />, {
       redirectUri: interaction.request?.redirect_uri,
     });
   // Home-realm discovery (docs/api.md 14.3): an email of a connection's verified domain goes
@@ -418,13 +415,11 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
       return again(error.message, error.statusCode, error.headers);
     if (!(error instanceof AppError && error.code === 'MFA_REQUIRED')) throw error;
     const methods = methodsOf(error);
-    return page(
-      200,
-      <SecondFactorPage tenant={await tenantName(deps, tenantId)} methods={methods} method={methods[0] ?? 'TOTP'} csrf={form.csrf} />,
-      {
-        redirectUri: interaction.request?.redirect_uri,
-      },
-    );
+    const branding = await tenantBranding(deps, tenantId);
+    return page(200, <SecondFactorPage tenant={branding} methods={methods} method={methods[0] ?? 'TOTP'} csrf={form.csrf} />, {
+      redirectUri: interaction.request?.redirect_uri,
+      branding,
+    });
   }
   return signedIn(deps, found, signed, form.csrf);
 }
@@ -461,16 +456,11 @@ export async function submitSecondFactor(
     // The pipeline audited a wrong or locked code as a refused sign-in (docs/api.md 9.8); asking for a code is not one.
     if (!isFactorRefusal(error)) throw error;
     const message = error.code === 'MFA_REQUIRED' ? undefined : error.message;
+    const branding = await tenantBranding(deps, interaction.tenantId);
     return page(
       error.code === 'MFA_REQUIRED' ? 200 : 401,
-      <SecondFactorPage
-        tenant={await tenantName(deps, interaction.tenantId)}
-        methods={methodsOf(error)}
-        method={form.method}
-        error={message}
-        csrf={form.csrf}
-      />,
-      { redirectUri: interaction.request?.redirect_uri },
+      <SecondFactorPage tenant={branding} methods={methodsOf(error)} method={form.method} error={message} csrf={form.csrf} />,
+      { redirectUri: interaction.request?.redirect_uri, branding },
     );
   }
   return signedIn(deps, found, signed, form.csrf);

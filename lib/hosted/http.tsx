@@ -3,9 +3,11 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { VNode } from 'preact';
 import { type AppError, ForbiddenError } from '../errors';
 import type { Reply } from '../http/reply';
+import { accentStylesheet, type Branding, logoOrigin } from './branding';
 import { ErrorPage, renderPage, STYLESHEET } from './pages';
 
-const hashSource = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+/** A CSP source that allows one inline style or script: the hash of its text (CSP Level 3, 2.3.1). */
+export const hashSource = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
 const styleHash = hashSource(STYLESHEET);
 
 /**
@@ -23,12 +25,17 @@ function formTargets(redirectUri: string | undefined): string {
  * stylesheet (and the page's own inline scripts, allowed by their hashes: docs/api.md
  * 11.11), no framing, no caching.
  */
-function pageHeaders(redirectUri?: string, scripts: string[] = []): Record<string, string> {
+function pageHeaders(redirectUri?: string, scripts: string[] = [], branding?: Branding): Record<string, string> {
   const scriptSources = scripts.length ? `; script-src ${scripts.map(hashSource).join(' ')}` : '';
+  // The tenant's accent colour and logo (docs/api.md 9.14): the accent's rule by its hash, images of the logo's origin only.
+  const accent = accentStylesheet(branding?.accentColor);
+  const logo = logoOrigin(branding?.logoUrl);
+  const styles = accent === undefined ? styleHash : `${styleHash} ${hashSource(accent)}`;
+  const images = logo === undefined ? '' : `; img-src ${logo}`;
   return {
     'Content-Type': 'text/html; charset=utf-8',
     'Cache-Control': 'no-store',
-    'Content-Security-Policy': `default-src 'none'; style-src ${styleHash}; form-action ${formTargets(redirectUri)}; frame-ancestors 'none'; base-uri 'none'${scriptSources}`,
+    'Content-Security-Policy': `default-src 'none'; style-src ${styles}${images}; form-action ${formTargets(redirectUri)}; frame-ancestors 'none'; base-uri 'none'${scriptSources}`,
     'X-Frame-Options': 'DENY',
     'X-Content-Type-Options': 'nosniff',
     // Not `no-referrer`: under it a browser sends `Origin: null` with the page's own forms.
@@ -43,13 +50,15 @@ export interface PageOptions {
   headers?: Record<string, string>;
   /** The text of each inline script the page runs (none unless it offers passkeys). */
   scripts?: string[];
+  /** The tenant's branding the page shows (docs/api.md 9.14): its CSP allows the accent and the logo. */
+  branding?: Branding | undefined;
 }
 
 /** A hosted page as the route's reply. */
 export function page(statusCode: number, content: VNode, options: PageOptions = {}): Reply {
   return {
     statusCode,
-    headers: { ...pageHeaders(options.redirectUri, options.scripts), ...options.headers },
+    headers: { ...pageHeaders(options.redirectUri, options.scripts, options.branding), ...options.headers },
     html: renderPage(content),
     ...(options.cookies?.length ? { cookies: options.cookies } : {}),
   };

@@ -1,5 +1,6 @@
 import type { ComponentChildren, VNode } from 'preact';
 import { renderToString } from 'preact-render-to-string';
+import { accentStylesheet, type Branding, logoOrigin } from './branding';
 
 /*
  * The hosted pages (docs/api.md 11.7): server-rendered, usable without JavaScript. Every
@@ -16,7 +17,8 @@ header p{margin:0;color:#555;font-size:.9rem}
 h1{font-size:1.4rem;margin:.25rem 0 1rem}
 label{display:block;font-weight:600;margin:.75rem 0 .25rem}
 input,select{width:100%;padding:.6rem;font:inherit;border:1px solid #888;border-radius:.3rem}
-button{font:inherit;padding:.6rem 1rem;margin:1rem .5rem 0 0;border-radius:.3rem;border:1px solid #1d4ed8;background:#1d4ed8;color:#fff;min-height:2.75rem}
+button{font:inherit;padding:.6rem 1rem;margin:1rem .5rem 0 0;border-radius:.3rem;border:1px solid var(--accent,#1d4ed8);background:var(--accent,#1d4ed8);color:var(--on-accent,#fff);min-height:2.75rem}
+header img{max-height:2.5rem;max-width:10rem;display:block;margin-bottom:.25rem}
 button.secondary{background:#fff;color:#1d4ed8}
 .error{color:#b00020;font-weight:600}
 ul{padding-left:1.2rem}
@@ -27,7 +29,13 @@ export interface FormContext {
   csrf: string;
 }
 
-/** The frame of every hosted page: the tenant at the top, the title, the content. */
+/** The tenant's name of a page: its branding's, or the name given. */
+export const brandName = (tenant: string | Branding | undefined) => (typeof tenant === 'object' ? tenant.name : tenant);
+
+/**
+ * The frame of every hosted page: the tenant at the top (with its logo and accent colour
+ * when the page has its branding, docs/api.md 9.14), the title, the content.
+ */
 export function Layout({
   title,
   tenant,
@@ -35,11 +43,15 @@ export function Layout({
   children,
 }: {
   title: string;
-  tenant?: string | undefined;
+  tenant?: string | Branding | undefined;
   /** A same-origin URL the browser goes on to at once (a meta refresh: no script needed). */
   refresh?: string | undefined;
   children: ComponentChildren;
 }) {
+  const branding = typeof tenant === 'object' ? tenant : undefined;
+  const name = brandName(tenant);
+  const accent = accentStylesheet(branding?.accentColor);
+  const logo = logoOrigin(branding?.logoUrl) === undefined ? undefined : branding?.logoUrl;
   return (
     <html lang="en">
       <head>
@@ -48,10 +60,14 @@ export function Layout({
         {refresh === undefined ? null : <meta http-equiv="refresh" content={`0;url=${refresh}`} />}
         <title>{title}</title>
         <style>{STYLESHEET}</style>
+        {accent === undefined ? null : <style>{accent}</style>}
       </head>
       <body>
         <main>
-          <header>{tenant === undefined ? null : <p>{tenant}</p>}</header>
+          <header>
+            {logo === undefined ? null : <img src={logo} alt={`${name} logo`} />}
+            {name === undefined ? null : <p>{name}</p>}
+          </header>
           <h1>{title}</h1>
           {children}
         </main>
@@ -69,7 +85,7 @@ export const Problem = ({ message }: { message?: string | undefined }) =>
   ) : null;
 
 export interface SignInProps extends FormContext {
-  tenant: string;
+  tenant: string | Branding;
   /** The client signed in to; none when the sign-in is for a page of ours (docs/api.md 15.1). */
   clientName?: string | undefined;
   username?: string | undefined;
@@ -117,7 +133,7 @@ const METHOD_NAMES: Record<string, string> = {
 };
 
 export interface SecondFactorProps extends FormContext {
-  tenant: string;
+  tenant: string | Branding;
   methods: string[];
   method: string;
   error?: string | undefined;
@@ -147,7 +163,7 @@ export function SecondFactorPage({ tenant, methods, method, error, csrf }: Secon
 }
 
 export interface ConsentProps extends FormContext {
-  tenant: string;
+  tenant: string | Branding;
   clientName: string;
   username: string;
   scopes: string[];

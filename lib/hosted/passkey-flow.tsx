@@ -31,7 +31,7 @@ type Result = Reply;
 export const PASSKEYS_PAGE_PATH = '/oauth2/hosted/passkeys';
 
 /** The credential field: the JSON of a PublicKeyCredential; what does not parse is left for the ceremony to refuse. */
-const credentialField = z
+export const credentialField = z
   .string()
   .min(1)
   .max(6000)

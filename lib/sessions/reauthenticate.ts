@@ -24,6 +24,16 @@ export async function reauthenticate(
   request: ReauthenticateRequest,
   device: Device = {},
 ): Promise<{ token: string }> {
+  const { user, opened } = await reauthenticateSession(deps, identity, request, device);
+  return { token: await issueAccessToken(deps, user, opened) };
+}
+
+/**
+ * The proof of reauthenticate without the new access token: a browser session proves its
+ * password (and second factor) again on the account page (docs/api.md 15.2), whose
+ * cookie stays what it was. The same pipeline, checks, lockout and audit.
+ */
+export async function reauthenticateSession(deps: SignInDeps, identity: Identity, request: ReauthenticateRequest, device: Device = {}) {
   const { tenantId, userId, username, sessionId } = identity;
   const { user, amr, opened } = await signIn(deps, {
     tenantId,
@@ -38,5 +48,5 @@ export async function reauthenticate(
   // The session was revoked or ended meanwhile.
   if (!opened) throw new UnauthorizedError();
   deps.log.info('reauthenticated', { tenantId, userId, sessionId, amr });
-  return { token: await issueAccessToken(deps, user, opened) };
+  return { user, opened };
 }

@@ -8,6 +8,7 @@ import { samlRequestId } from '../../lib/federation/saml';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { softwareAuthenticator } from '../helpers/authenticator';
 import { type AwsUsage, recordingDeps } from '../helpers/aws-usage';
+import { openPage, postAction, signedInJar } from '../helpers/console';
 import { type TestDeps, uniqueTenant } from '../helpers/deps';
 import { DEVICE_GRANT, deviceBrowser, deviceCodes, pollToken, postDeviceForm } from '../helpers/device';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
@@ -895,6 +896,71 @@ async function driveEveryRoute(app: App, deps: TestDeps, dns: TestDnsServer) {
   } finally {
     await oidcIdp.close();
   }
+
+  // The account page and the tenant console (docs/api.md 15): every section shown, every action posted.
+  const pat = await newUser();
+  const { jar: patJar, page: patPage } = await signedInJar(app, issuerOrigin, 'account', {
+    tenantId,
+    username: pat.username,
+    password: PASSWORD,
+  });
+  const patCsrf = csrfOf(patPage);
+  const act = async (section: string, action: string, fields: Record<string, string>, status: number) =>
+    expectStatus(
+      await postAction(app, patJar, 'account', { section, action }, { csrf: patCsrf, ...fields }, issuerOrigin),
+      status,
+      `account ${section}/${action}`,
+    );
+  for (const section of ['profile', 'password', 'security', 'passkeys', 'sessions', 'apps'])
+    expectStatus(await openPage(app, patJar, 'account', { section }), 200, `account ${section}`);
+  await act('language', 'set', { language: 'de', returnTo: '/account' }, 303);
+  await act('profile', 'email', { email: 'pat@example.com' }, 303);
+  const patEmail = await deps.outbox.latest(tenantId, pat.userId, 'EMAIL', 'verify-email');
+  await act('profile', 'verify-email', { code: patEmail?.code ?? '' }, 303);
+  const passkeyPage = await openPage(app, patJar, 'account', { section: 'passkeys' });
+  const patKeys = softwareAuthenticator();
+  const patCreation = JSON.parse(unescapeHtml(/data-options="([^"]*)"/.exec(String(passkeyPage.body))?.[1] ?? '{}'));
+  await act('passkeys', 'add', { credential: JSON.stringify(patKeys.create(patCreation).response), name: 'Key' }, 303);
+  const passkeyId =
+    /name="id" value="([^"]+)"/.exec(String((await openPage(app, patJar, 'account', { section: 'passkeys' })).body))?.[1] ?? '';
+  await act('passkeys', 'remove', { id: passkeyId }, 303);
+  const totpPage = await act('security', 'totp', {}, 200);
+  const totpSecret =
+    new URL(unescapeHtml(/data-otpauth="([^"]+)"/.exec(String(totpPage.body))?.[1] ?? '')).searchParams.get('secret') ?? '';
+  const patCode = authenticator(deps, totpSecret);
+  await act('security', 'verify', { method: 'TOTP', code: patCode() }, 303);
+  deps.clock.advance(30);
+  await act('security', 'confirm', { password: PASSWORD, method: 'TOTP', code: patCode() }, 303);
+  await act('security', 'recovery-codes', {}, 200);
+  await act('security', 'sms', { phone: '+15550009876' }, 303);
+  await act('security', 'email', { email: 'pat.codes@example.com' }, 303);
+  await act('security', 'verify', { method: 'SMS', code: (await deps.outbox.latest(tenantId, pat.userId, 'SMS'))?.code ?? '' }, 303);
+  await act('security', 'disable', { method: 'SMS' }, 303);
+  await act('apps', 'revoke', { grantId: 'none-of-pats' }, 404);
+  await signIn(pat.username, { mfaCode: patCode(1) });
+  const otherSession =
+    /name="sessionId" value="([^"]+)"/.exec(String((await openPage(app, patJar, 'account', { section: 'sessions' })).body))?.[1] ?? '';
+  await act('sessions', 'revoke', { sessionId: otherSession }, 303);
+  await act('sessions', 'revoke-others', {}, 303);
+  await act('password', 'change', { currentPassword: PASSWORD, newPassword: 'a changed passphrase' }, 303);
+  const { jar: consoleJar, page: consolePage } = await signedInJar(app, issuerOrigin, 'admin', {
+    tenantId,
+    username: 'admin',
+    password: PASSWORD,
+  });
+  expectStatus(await openPage(app, consoleJar, 'admin', { section: 'overview' }), 200, 'console overview');
+  expectStatus(
+    await postAction(
+      app,
+      consoleJar,
+      'admin',
+      { section: 'language', action: 'set' },
+      { csrf: csrfOf(consolePage), language: 'de', returnTo: '/admin' },
+      issuerOrigin,
+    ),
+    303,
+    'console language',
+  );
 }
 
 const unescapeHtml = (text: string) =>

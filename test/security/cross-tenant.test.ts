@@ -6,6 +6,7 @@ import { samlRequestId } from '../../lib/federation/saml';
 import { signAccessToken } from '../../lib/tokens/access-token';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
+import { openPage, postAction } from '../helpers/console';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { DEVICE_GRANT, deviceAuthorization, deviceCodes, openDevicePage, pollToken, postDeviceForm } from '../helpers/device';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
@@ -1022,6 +1023,45 @@ describe('cross-tenant attempts on every operation', () => {
         return app.request('oauth2Logout', { method: 'GET', headers: { cookie: forged }, query: {} });
       },
       (r) => expect([r.status, String(r.body).includes('<h1>Signed out</h1>')]).toEqual([200, true]),
+    ],
+    // The account page and the tenant console (docs/api.md 15.1).
+    [
+      'accountAction',
+      "A's account page signs out B's session: 404 on the page, B's session live",
+      async () => {
+        const jar = await attackerBrowser();
+        const page = await openPage(app, jar, 'account', { section: 'sessions' });
+        const victimSession = String((await app.identityOf(victim.token))?.sessionId);
+        return postAction(
+          app,
+          jar,
+          'account',
+          { section: 'sessions', action: 'revoke' },
+          { csrf: csrfOf(page), sessionId: victimSession },
+          new URL(deps.config.issuer).origin,
+        );
+      },
+      (r) => expect([r.status, String(r.body).includes('The session was not found.')]).toEqual([404, true]),
+    ],
+    [
+      'accountAction',
+      "A's browser session cookie relabelled with B's tenant posts a form: sign in again, nothing changed",
+      async () => {
+        const jar = await attackerBrowser();
+        const page = await openPage(app, jar, 'account', { section: 'password' });
+        const [, sessionId, secret] = (jar.cookies.get('__Host-session') ?? '').split('.');
+        const forged = new CookieJar();
+        forged.cookies.set('__Host-session', `${Buffer.from(b).toString('base64url')}.${sessionId}.${secret}`);
+        return postAction(
+          app,
+          forged,
+          'account',
+          { section: 'password', action: 'change' },
+          { csrf: csrfOf(page), currentPassword: ATTACKER_PASSWORD, newPassword: 'a takeover passphrase' },
+          new URL(deps.config.issuer).origin,
+        );
+      },
+      (r) => expect([r.status, String(r.body).includes('<h1>Sign in again</h1>')]).toEqual([401, true]),
     ],
     // Invitations (docs/api.md 13.1).
     [

@@ -7,6 +7,7 @@ import { generateRecoveryCode } from '../../lib/mfa/recovery-codes';
 import { dynamoMfaOutbox } from '../../lib/store/mfa';
 import { type App, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
+import { signedInJar } from '../helpers/console';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { DEVICE_GRANT } from '../helpers/device';
 import { dpopKey, dpopProof } from '../helpers/dpop';
@@ -779,6 +780,55 @@ describe('secrets in the clear (responses, output, table)', () => {
       await oidcIdp.close();
     }
 
+    // The account page (docs/api.md 15.2): a TOTP key and recovery codes in their POST's own
+    // page only, a new password sent by its form; never in a cookie, a redirect or the log.
+    const accountPassword = known('account page user password', passphrase());
+    await send('account page user', 'register', {
+      token: adminToken,
+      body: { username: 'page-user', password: accountPassword, role: 'OPERATOR', tenantId },
+    });
+    const pageOrigin = new URL(deps.config.issuer).origin;
+    const { jar: pageJar, page: accountPage } = await signedInJar(app, pageOrigin, 'account', {
+      tenantId,
+      username: 'page-user',
+      password: accountPassword,
+    });
+    const pageForm = (section: string, action: string, fields: Record<string, string> = {}) => ({
+      method: 'POST',
+      path: '/account/{section}/{action}',
+      pathParameters: { section, action },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: pageOrigin, ...pageJar.header() },
+      body: new URLSearchParams({ csrf: csrfOf(accountPage), ...fields }).toString(),
+    });
+    const totpPage = await send('account page TOTP', 'accountAction', pageForm('security', 'totp'), (r) => [
+      /id="totp-secret"[^>]*>([A-Z2-7]+)</.exec(String(r.body))?.[1],
+    ]);
+    const pageTotp = known('account page TOTP secret', /id="totp-secret"[^>]*>([A-Z2-7]+)</.exec(String(totpPage.body))?.[1]);
+    const pageCode = authenticator(deps, pageTotp);
+    expect(
+      (await send('account page verify', 'accountAction', pageForm('security', 'verify', { method: 'TOTP', code: pageCode() }))).status,
+    ).toBe(303);
+    deps.clock.advance(30);
+    await send(
+      'account page confirm',
+      'accountAction',
+      pageForm('security', 'confirm', { password: accountPassword, method: 'TOTP', code: pageCode() }),
+    );
+    const codesPage = await send('account page recovery codes', 'accountAction', pageForm('security', 'recovery-codes'), (r) =>
+      [...String(r.body).matchAll(/<li>([0-9A-Za-z-]{8,})<\/li>/g)].map((match) => match[1]),
+    );
+    for (const [index, match] of [...String(codesPage.body).matchAll(/<li>([0-9A-Za-z-]{8,})<\/li>/g)].entries())
+      known(`account page recovery code ${index}`, match[1]);
+    const newPagePassword = known('account page new password', passphrase());
+    expect(
+      (
+        await send(
+          'account page password',
+          'accountAction',
+          pageForm('password', 'change', { currentPassword: accountPassword, newPassword: newPagePassword }),
+        )
+      ).status,
+    ).toBe(303);
     // The device authorization grant (docs/api.md 16.4): the device code is the device's alone;
     // the user code is shown on the device and its page, and stored as a hash only.
     const scanner = await createClient(app, adminToken, tenantId, { grantTypes: `${DEVICE_GRANT} refresh_token`, scope: 'orders:read' });

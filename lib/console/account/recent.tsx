@@ -1,0 +1,89 @@
+import * as z from 'zod';
+import { SECOND_FACTORS } from '../../mfa/methods';
+import { authorizeFactorChange, mayChangeFactors } from '../../mfa/step-up';
+import { deviceOf } from '../../sessions/device';
+import { reauthenticateSession } from '../../sessions/reauthenticate';
+import { isRecentAuthentication, requireRecentAuthentication } from '../../sessions/recent-auth';
+import { ActionForm, Field } from '../form';
+import { defineAction, type FormState, type PageContext } from '../section';
+
+/*
+ * A recent sign-in asked on the page (docs/api.md 15.2): the sensitive actions of the
+ * account page need a sign-in within REAUTH_MAX_AGE_SECONDS (docs/api.md 8.1) and, for a
+ * change of sign-in factors, one that passed the user's second factor (12.1). The page
+ * asks for the password (and the second factor) again, through reauthenticate's pipeline,
+ * and the person goes on where they were.
+ */
+
+/** The checks of a sensitive action, as its JSON twin's route makes them. */
+export async function requireRecent(context: PageContext, options: { factors?: boolean } = {}): Promise<void> {
+  requireRecentAuthentication(context.deps, context.identity);
+  if (options.factors) await authorizeFactorChange(context.deps, context.identity);
+}
+
+/** The user's active second factors, when the session must prove it again; undefined when it need not. */
+async function confirmationNeeded(context: PageContext, factors: boolean): Promise<string[] | undefined> {
+  const { deps, identity } = context;
+  const methods = (await deps.store.mfa.list(identity.tenantId, identity.userId)).filter((method) => method.status === 'active');
+  const recent = isRecentAuthentication(deps, identity);
+  if (recent && (!factors || (await mayChangeFactors(deps, identity)))) return undefined;
+  return [...methods.map((method): string => method.method), ...(methods.length ? ['RECOVERY'] : [])];
+}
+
+/** The confirmation form: the password, and the second factor when the user has one. */
+export const confirmAction = defineAction({
+  form: z.strictObject({
+    password: z.string().min(1).max(1024),
+    method: z.enum(SECOND_FACTORS).optional(),
+    code: z.string().trim().max(64).optional(),
+  }),
+  async run(context, input) {
+    const request = { password: input.password, mfaMethod: input.method, mfaCode: input.code || undefined };
+    await reauthenticateSession(context.deps, context.identity, request, deviceOf(context.event));
+    return { flash: 'accountRecent:confirmed' };
+  },
+});
+
+/** The form that confirms it is the user, when the section's actions need it; null otherwise (awaited before rendering). */
+export async function recentSignIn(context: PageContext, section: string, form: FormState | undefined, factors = false) {
+  const methods = await confirmationNeeded(context, factors);
+  if (methods === undefined) return null;
+  const { t } = context;
+  return (
+    <section aria-labelledby="confirm-title">
+      <h2 id="confirm-title">{t('accountRecent:title')}</h2>
+      <p>{t('accountRecent:why', { minutes: Math.floor(context.deps.config.reauthMaxAgeSeconds / 60) })}</p>
+      <ActionForm context={context} section={section} action="confirm" form={form} submit={t('accountRecent:confirm')}>
+        <Field
+          action="confirm"
+          form={form}
+          name="password"
+          type="password"
+          label={t('accountRecent:password')}
+          autocomplete="current-password"
+          required
+        />
+        {methods.length ? (
+          <>
+            <Field
+              action="confirm"
+              form={form}
+              name="method"
+              label={t('accountRecent:method')}
+              options={methods.map((method) => ({ value: method, label: t(`accountMfa:method_${method}`) }))}
+            />
+            <Field
+              action="confirm"
+              form={form}
+              name="code"
+              label={t('accountRecent:code')}
+              hint={t('accountRecent:codeHint')}
+              autocomplete="one-time-code"
+              maxLength={64}
+            />
+          </>
+        ) : null}
+      </ActionForm>
+    </section>
+  );
+}
