@@ -1,12 +1,11 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../../lib/audit/record';
-import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
-import { nearRealTime } from '../helpers/clock';
-import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { type App, type registerAdmin, registerStaff } from '../helpers/app';
+import type { TestDeps } from '../helpers/deps';
 import { storedConnection } from '../helpers/federation';
-import { type ConsoleBrowser, consoleBrowser, followed, mainText } from './console-browser';
+import { CONSOLE_PASSWORD, type ConsoleBrowser, consoleTenant, followed, mainText } from './console-browser';
 
-const PASSWORD = 'tenant admin passphrase';
+const PASSWORD = CONSOLE_PASSWORD;
 
 /**
  * The tenant console's audit trail (docs/api.md 15.3.3) and settings (15.3.4), in process:
@@ -21,11 +20,7 @@ describe('tenant console: audit trail and settings', () => {
   let browser: ConsoleBrowser;
 
   beforeAll(async () => {
-    deps = nearRealTime(await testDeps());
-    app = testApp(deps);
-    tenantId = uniqueTenant('audit-page');
-    admin = await registerAdmin(app, tenantId, 'admin', PASSWORD);
-    browser = await consoleBrowser(app, new URL(deps.config.issuer).origin, tenantId, 'admin', PASSWORD);
+    ({ deps, app, tenantId, admin, browser } = await consoleTenant('audit-page'));
   });
 
   describe('the audit trail', () => {

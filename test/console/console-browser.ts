@@ -1,6 +1,8 @@
 import { expect } from 'vitest';
-import type { App } from '../helpers/app';
+import { type App, registerAdmin, testApp } from '../helpers/app';
+import { nearRealTime } from '../helpers/clock';
 import { openPage, postAction } from '../helpers/console';
+import { testDeps, uniqueTenant } from '../helpers/deps';
 import { CookieJar, csrfOf } from '../helpers/hosted';
 import type { Response } from '../helpers/http';
 import { FORM } from '../helpers/oauth';
@@ -66,4 +68,18 @@ export async function followed(browser: ConsoleBrowser, response: Response): Pro
   const url = new URL(String(response.headers.Location), 'https://console.test');
   const section = url.pathname.split('/').at(-1) ?? '';
   return { location: `${url.pathname}${url.search}`, page: await browser.page(section, Object.fromEntries(url.searchParams)) };
+}
+
+/** The password of the console tests' ADMINs and staff. */
+export const CONSOLE_PASSWORD = 'tenant admin passphrase';
+
+/** A new tenant on deps of its own (the clock standing near real time), its ADMIN `admin` signed in to the console. */
+export async function consoleTenant(prefix: string) {
+  const deps = nearRealTime(await testDeps());
+  const app = testApp(deps);
+  const origin = new URL(deps.config.issuer).origin;
+  const tenantId = uniqueTenant(prefix);
+  const admin = await registerAdmin(app, tenantId, 'admin', CONSOLE_PASSWORD);
+  const browser = await consoleBrowser(app, origin, tenantId, 'admin', CONSOLE_PASSWORD);
+  return { deps, app, origin, tenantId, admin, browser };
 }

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type App, registerAdmin, testApp } from '../helpers/app';
-import { nearRealTime } from '../helpers/clock';
-import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
-import { type ConsoleBrowser, consoleBrowser, followed, mainText } from './console-browser';
+import { type App, registerAdmin } from '../helpers/app';
+import { type TestDeps, uniqueTenant } from '../helpers/deps';
+import { CONSOLE_PASSWORD, type ConsoleBrowser, consoleTenant, followed, mainText } from './console-browser';
 
-const PASSWORD = 'tenant admin passphrase';
+const PASSWORD = CONSOLE_PASSWORD;
 
 /**
  * The tenant console's invitations (docs/api.md 15.3.2), in process: invite, send again,
@@ -20,11 +19,7 @@ describe('tenant console: invitations', () => {
   let browser: ConsoleBrowser;
 
   beforeAll(async () => {
-    deps = nearRealTime(await testDeps());
-    app = testApp(deps);
-    tenantId = uniqueTenant('invite-page');
-    admin = await registerAdmin(app, tenantId, 'admin', PASSWORD);
-    browser = await consoleBrowser(app, new URL(deps.config.issuer).origin, tenantId, 'admin', PASSWORD);
+    ({ deps, app, tenantId, admin, browser } = await consoleTenant('invite-page'));
   });
 
   const address = (local: string) => `${local}@${tenantId}.example`;

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
-import { nearRealTime } from '../helpers/clock';
-import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { type App, registerAdmin, registerStaff } from '../helpers/app';
+import { type TestDeps, uniqueTenant } from '../helpers/deps';
 import { csrfOf } from '../helpers/hosted';
 import { activateTotp } from '../helpers/mfa';
-import { type ConsoleBrowser, consoleBrowser, followed, mainText } from './console-browser';
+import { CONSOLE_PASSWORD, type ConsoleBrowser, consoleBrowser, consoleTenant, followed, mainText } from './console-browser';
 
-const PASSWORD = 'tenant admin passphrase';
+const PASSWORD = CONSOLE_PASSWORD;
 
 /**
  * The tenant console's staff section (docs/api.md 15.3.1), in process: each action calls
@@ -23,12 +22,7 @@ describe('tenant console: staff', () => {
   let browser: ConsoleBrowser;
 
   beforeAll(async () => {
-    deps = nearRealTime(await testDeps());
-    app = testApp(deps);
-    origin = new URL(deps.config.issuer).origin;
-    tenantId = uniqueTenant('staff-page');
-    admin = await registerAdmin(app, tenantId, 'admin', PASSWORD);
-    browser = await consoleBrowser(app, origin, tenantId, 'admin', PASSWORD);
+    ({ deps, app, origin, tenantId, admin, browser } = await consoleTenant('staff-page'));
   });
 
   /** A new member of the tenant, signed in (their own session token), a second after the one before (the list's order). */
