@@ -49,6 +49,8 @@ describe('tenant console: staff', () => {
       const found = await browser.page('staff', { q: 'DORA', role: '', status: '' });
       expect(mainText(found)).toContain('dora.list');
       expect(mainText(found)).not.toMatch(/\badmin\b/);
+      // Only spaces: no search either.
+      expect(mainText(await browser.page('staff', { q: '   ' }))).toMatch(/admin .*dora\.list/);
       const none = await browser.page('staff', { q: 'nobody-by-this-name' });
       expect(mainText(none)).toContain('No staff match these filters.');
     });

@@ -8,9 +8,9 @@ import type { Language } from '../i18n';
  * of the pages.
  */
 
-/** A field of a form that may be left empty: empty is absent (no filter, no change). */
+/** A field of a form that may be left empty: empty, or only spaces, is absent (no filter, no change). */
 export const blankAsAbsent = <S extends z.ZodType>(schema: S) =>
-  z.preprocess((value) => (value === '' ? undefined : value), schema.optional());
+  z.preprocess((value) => (typeof value === 'string' && value.trim() === '' ? undefined : value), schema.optional());
 
 /**
  * The page's query parsed by `schema`; anything else (a value no field of the page offers, a
