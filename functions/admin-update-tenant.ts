@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { oneTenant as oneTenantAnswer } from '../lib/admin/api-schemas';
-import { accentColorSetting, logoUrlSetting, updateTenant } from '../lib/admin/tenant';
+import { accentColorSetting, displayNameSetting, logoUrlSetting, updateTenant } from '../lib/admin/tenant';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
@@ -13,13 +13,7 @@ import { ROLES } from '../lib/users/user';
  */
 export const body = z
   .strictObject({
-    displayName: z
-      .string()
-      .trim()
-      .min(1)
-      .max(100)
-      .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u)
-      .optional(),
+    displayName: displayNameSetting.optional(),
     scimDefaultRole: z.enum(ROLES).optional(),
     logoUrl: logoUrlSetting.nullable().optional(),
     accentColor: accentColorSetting.nullable().optional(),

@@ -20,6 +20,14 @@ export interface TenantView {
   accentColor: string | null;
 }
 
+/** docs/api.md 9.14: a display name is one line of text, as a shop's name (9.7). */
+export const displayNameSetting = z
+  .string()
+  .trim()
+  .min(1)
+  .max(100)
+  .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u);
+
 /**
  * docs/api.md 9.14: a logo is an https URL of at most 2048 characters (the pages' CSP
  * allows images of its origin only), without credentials; null removes it.
@@ -28,8 +36,9 @@ export const logoUrlSetting = z
   .url({ protocol: /^https$/, hostname: z.regexes.domain })
   .max(2048)
   .refine((value) => {
-    const url = new URL(value);
-    return url.username === '' && url.password === '';
+    // zod runs this after a failed check too: a value that is no URL was refused by it already.
+    const url = URL.parse(value);
+    return url === null || (url.username === '' && url.password === '');
   }, 'Expected an https URL without credentials');
 
 /** docs/api.md 9.14: an accent colour is `#rrggbb`; null removes it. */

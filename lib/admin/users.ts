@@ -83,14 +83,15 @@ function decodeCursor(tenantId: string, cursor: string): UserPosition {
   return { createdAt: parsed.data.c, id: parsed.data.i };
 }
 
-/** docs/api.md 9.1: a page of the tenant's users, oldest first. */
+/** docs/api.md 9.1: a page of the tenant's users, oldest first; `search` is the tenant console's (15.3.1). */
 export async function listUsers(
   deps: AdminDeps,
   admin: Identity,
   query: UserFilter & { limit: number; cursor?: string | undefined },
 ): Promise<{ users: AdminUserView[]; nextCursor: string | null }> {
   const after = query.cursor === undefined ? undefined : decodeCursor(admin.tenantId, query.cursor);
-  const page = await deps.store.tenantUsers.list(admin.tenantId, { limit: query.limit, after, role: query.role, status: query.status });
+  const { limit, role, status, search } = query;
+  const page = await deps.store.tenantUsers.list(admin.tenantId, { limit, after, role, status, search });
   return {
     users: await Promise.all(page.users.map((user) => viewOf(deps, user))),
     nextCursor: page.next ? encodeCursor(admin.tenantId, page.next) : null,

@@ -10,7 +10,11 @@ export type Translate = (key: string, values?: Record<string, string | number>) 
 
 function resources() {
   const merged: Record<Language, Record<string, object>> = { en: {}, de: {} };
-  for (const catalogue of CATALOGUES) for (const language of LANGUAGES) Object.assign(merged[language], catalogue[language]);
+  // A namespace (`errors`) may take keys from several files: merged one level deep.
+  for (const catalogue of CATALOGUES)
+    for (const language of LANGUAGES)
+      for (const [namespace, messages] of Object.entries(catalogue[language]))
+        merged[language][namespace] = { ...merged[language][namespace], ...messages };
   return merged;
 }
 

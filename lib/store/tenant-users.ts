@@ -22,7 +22,25 @@ export interface UserPosition {
 export interface UserFilter {
   role?: Role | undefined;
   status?: User['status'] | undefined;
+  /**
+   * Part of the username or of the email address, in any case (after NFKC): the tenant
+   * console's search (docs/api.md 15.3.1).
+   */
+  search?: string | undefined;
 }
+
+/** Text as the search compares it: NFKC, then lower case. */
+const folded = (text: string) => text.normalize('NFKC').toLowerCase();
+
+/** Whether the user's username or email holds the search (UserFilter.search). */
+function matchesSearch(user: ListedUser, search: string | undefined): boolean {
+  if (search === undefined) return true;
+  const needle = folded(search);
+  return folded(user.username).includes(needle) || (user.email !== undefined && folded(user.email).includes(needle));
+}
+
+/** Index items a search reads per round: it keeps only the matches, so it reads more than it answers. */
+const SEARCH_BATCH = 100;
 
 /** What an ADMIN may change of a user (docs/api.md 9.3). */
 export type UserChange = Partial<Pick<User, 'role' | 'shopId' | 'status'>>;
@@ -144,15 +162,18 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
   const eraseMfa = async (tenantId: string, userId: string) => deleteAll(await keysOf({ pk: keys.mfaPartition(tenantId, userId) }));
 
   return {
-    async list(tenantId, { limit, after, role, status }) {
+    async list(tenantId, { limit, after, role, status, search }) {
       const filters = [...(role ? ['#role = :role'] : []), ...(status ? ['#status = :status'] : [])];
       const users: ListedUser[] = [];
       let start: Record<string, unknown> | undefined = after && {
         ...keys.user(tenantId, after.id),
         ...keys.tenantUser(tenantId, after.createdAt, after.id),
       };
+      let full: UserPosition | undefined;
       // A filter is applied after DynamoDB's limit: pages are read until the page is full
-      // or the index ends, at most a few per request (then `next` carries on).
+      // or the index ends, at most a few per request (then `next` carries on). A search is
+      // matched here (DynamoDB's `contains` knows no case), so its page may fill midway
+      // through what was read: it then ends at its last user.
       for (let round = 0; round < 10 && users.length < limit; round++) {
         const page = await doc.send(
           new QueryCommand({
@@ -170,18 +191,23 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
               ...(role ? { ':role': role } : {}),
               ...(status ? { ':status': status } : {}),
             },
-            Limit: limit - users.length,
+            Limit: search === undefined ? limit - users.length : SEARCH_BATCH,
             ExclusiveStartKey: start,
           }),
         );
         for (const item of page.Items ?? []) {
           const user = parseRecord(listedUserSchema, 'user', item);
-          if (user) users.push(user);
+          if (!user || !matchesSearch(user, search)) continue;
+          users.push(user);
+          if (search !== undefined && users.length === limit) {
+            full = { createdAt: user.createdAt, id: user.id };
+            break;
+          }
         }
         start = page.LastEvaluatedKey;
-        if (!start) break;
+        if (full || !start) break;
       }
-      const next = start ? positionOf(start) : undefined;
+      const next = full ?? (start ? positionOf(start) : undefined);
       return next ? { users, next } : { users };
     },
 

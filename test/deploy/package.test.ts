@@ -275,6 +275,8 @@ const EMAILING = [
   'PasskeyRegistration',
   'RemovePasskey',
   'HostedPasskeyRegister',
+  // The tenant console's invitations (docs/api.md 15.3.2).
+  'AdminConsoleAction',
 ];
 /** What each function may do with the MFA key: seal with a new data key, open what was sealed. */
 const MFA_KEY: Record<string, string[]> = {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../lib/config';
 import { federationEndpoints } from '../../lib/federation/connection';
 import { samlRequestId } from '../../lib/federation/saml';
+import { consoleBrowser } from '../console/console-browser';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { softwareAuthenticator } from '../helpers/authenticator';
 import { type AwsUsage, recordingDeps } from '../helpers/aws-usage';
@@ -877,6 +878,41 @@ async function driveEveryRoute(app: App, deps: TestDeps, dns: TestDnsServer) {
   expectStatus(await postDeviceForm(app, deviceJar.jar, issuerOrigin, { ...deviceForm, decision: 'allow' }), 303, 'device page, allowed');
   deps.clock.set(deps.clock.now() + 5_000);
   expectStatus(await pollToken(app, scanner, scannerCodes.device_code), 200, 'device poll, tokens');
+  // The tenant console's staff, invitations, audit trail and settings (docs/api.md 15.3.1-15.3.4):
+  // each page, and each action through the console's functions.
+  const tenantConsole = await consoleBrowser(app, issuerOrigin, tenantId, 'admin', PASSWORD);
+  const leaver = await newUser();
+  for (const [section, query] of [
+    ['staff', { q: 'user', role: 'OPERATOR', status: 'active' }],
+    ['staff', { user: leaver.userId }],
+    ['staff', { user: leaver.userId, confirm: 'delete' }],
+    ['invitations', {}],
+    ['audit', { user: 'admin', type: 'admin_user_changed' }],
+    ['settings', {}],
+  ] as const)
+    expectStatus(await tenantConsole.page(section, query), 200, `console ${section} page`);
+  const consoleActions: Array<[string, string, Record<string, string>]> = [
+    ['staff', 'role-shop', { userId: leaver.userId, role: 'ANALYST', shopId: 'default' }],
+    ['staff', 'sign-out', { userId: leaver.userId }],
+    ['staff', 'reset-mfa', { userId: leaver.userId }],
+    ['staff', 'status', { userId: leaver.userId, status: 'disabled' }],
+    ['staff', 'delete', { userId: leaver.userId }],
+    ['invitations', 'invite', { email: `console@${tenantId}.example`, role: 'ANALYST', shopId: 'default' }],
+    ['settings', 'save', { displayName: 'Roles Shop', logoUrl: 'https://cdn.example.com/logo.png', accentColor: '#0f766e' }],
+  ];
+  for (const [section, action, fields] of consoleActions)
+    expectStatus(await tenantConsole.post(section, action, fields), 303, `console ${section}/${action}`);
+  const consoleInvitation = (await app.request('adminListInvitations', { token: adminToken })).body.data.invitations.find(
+    (each: { email: string }) => each.email === `console@${tenantId}.example`,
+  );
+  expectStatus(await tenantConsole.post('invitations', 'resend', { id: consoleInvitation.id }), 303, 'console invitations/resend');
+  expectStatus(await tenantConsole.post('invitations', 'revoke', { id: consoleInvitation.id }), 303, 'console invitations/revoke');
+  // A refusal shows the form again: the section's page, read by the action's function.
+  expectStatus(
+    await tenantConsole.post('invitations', 'invite', { email: 'not an address', role: 'ANALYST', shopId: 'default' }),
+    400,
+    'console refusal',
+  );
 
   // The OIDC upstream (docs/api.md 14.4): a real IdP on loopback; its answer provisions a user just in time.
   const oidcIdp = await startOidcIdp({ redirectUri: `${deps.config.issuer}/sso/oidc/callback` });

@@ -77,7 +77,9 @@ export const isServiceUnavailable = (response: Response) =>
   response.status === 503 &&
   (typeof response.body === 'string'
     ? // A hosted page's answer (docs/api.md 11.9): the error page.
-      response.body.includes('<p class="error" role="alert">Service unavailable</p>')
+      response.body.includes('<p class="error" role="alert">Service unavailable</p>') ||
+      // The account page's and the tenant console's (docs/api.md 15.1): their error page, saying no more.
+      response.body.includes('<p class="error" role="alert">Something went wrong on our side.')
     : (response.body?.success === false && response.body.error === 'Service unavailable') ||
       // A SCIM route's answer (docs/api.md 13.3): SCIM's error shape.
       (response.body?.status === '503' && response.body.detail === 'Service unavailable'));

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { federationEndpoints, type SamlConnection } from '../../lib/federation/connection';
 import { samlRequestId } from '../../lib/federation/saml';
 import { signAccessToken } from '../../lib/tokens/access-token';
+import { type ConsoleBrowser, consoleBrowser, mainText } from '../console/console-browser';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { openPage, postAction } from '../helpers/console';
@@ -213,6 +214,27 @@ describe('cross-tenant attempts on every operation', () => {
     expect(jar.cookies.has('__Host-session')).toBe(true);
     return jar;
   };
+  /** Another ADMIN of A in the tenant console (docs/api.md 15.3), signed in once: A's admin keeps its one session. */
+  let attackerConsoleBrowser: Promise<ConsoleBrowser> | undefined;
+  const attackerConsole = () =>
+    (attackerConsoleBrowser ??= (async () => {
+      await registerStaff(app, attacker.token, { username: 'console-admin', password: ATTACKER_PASSWORD, role: 'ADMIN', tenantId: a });
+      return consoleBrowser(app, new URL(deps.config.issuer).origin, a, 'console-admin', ATTACKER_PASSWORD);
+    })());
+  /** A console form of A's aimed at B's user (staff) or B's invitation (invitations): the 404 page. */
+  const consoleAttempts = (forms: Array<[string, string, Record<string, string>]>) =>
+    forms.map(([section, action, fields]): [string, string, () => Promise<Response>, (r: Response) => void] => [
+      'adminConsoleAction',
+      `${section}/${action} on B's ${section === 'staff' ? 'user' : 'invitation'} from A's console`,
+      async () => {
+        const named = section === 'staff' ? { ...fields, userId: victimUser.userId } : { ...fields, id: victimInvitation.id };
+        return (await attackerConsole()).post(section, action, named);
+      },
+      (r) => {
+        expect(r.status).toBe(404);
+        expect(mainText(r)).toMatch(/There is no such (page|invitation)\./);
+      },
+    ]);
   const rfcRefused = (status: number, error: string, description: string) => ({
     status,
     headers: expect.any(Object),
@@ -247,6 +269,29 @@ describe('cross-tenant attempts on every operation', () => {
         expect(r.status).toBe(403);
         expect(String(r.body)).toContain('This account is not allowed for this organization');
       },
+    ],
+    // The tenant console (docs/api.md 15.3.1-15.3.3), signed in to A: B's user and invitation are not found.
+    ...consoleAttempts([
+      ['staff', 'role-shop', { role: 'ADMIN', shopId: 'default' }],
+      ['staff', 'status', { status: 'disabled' }],
+      ['staff', 'sign-out', {}],
+      ['staff', 'reset-mfa', {}],
+      ['staff', 'delete', {}],
+      ['invitations', 'resend', {}],
+      ['invitations', 'revoke', {}],
+    ]),
+    [
+      'adminConsolePage',
+      "B's user's page and B's user's audit events from A's console",
+      async () => {
+        const browser = await attackerConsole();
+        const events = await browser.page('audit', { user: victimUser.userId });
+        expect(events.status).toBe(200);
+        expect(mainText(events)).toContain('No events match these filters.');
+        expect(mainText(await browser.page('audit', { user: 'victim-user' }))).toContain('No user of this tenant has this username.');
+        return browser.page('staff', { user: victimUser.userId });
+      },
+      (r) => expect(r.status).toBe(404),
     ],
     // First, while A's session is live (later attempts end it).
     [
@@ -734,7 +779,8 @@ describe('cross-tenant attempts on every operation', () => {
       'adminListUsers',
       "A's ADMIN lists users: only A's",
       () => app.request('adminListUsers', { token: attacker.token }),
-      (r) => expect(r.body.data.users.map((user: { id: string }) => user.id)).toEqual([attacker.user.id]),
+      // A's admin, and the ADMIN of A's console attempts (attackerConsole).
+      (r) => expect(r.body.data.users.map((user: { username: string }) => user.username).sort()).toEqual(['admin', 'console-admin']),
     ],
     [
       'adminListUsers',
@@ -1410,6 +1456,8 @@ describe('cross-tenant attempts on every operation', () => {
       'ssoSamlAcs',
       'oauth2DeviceAuthorization',
       'hostedDeviceForm',
+      'adminConsolePage',
+      'adminConsoleAction',
     ]) {
       expect(operations, operation).toContain(operation);
     }

@@ -2,7 +2,8 @@ import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dynamoStores } from '../../lib/deps';
-import { type App, registerAdmin, testApp } from '../helpers/app';
+import { consoleBrowser } from '../console/console-browser';
+import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { softwareAuthenticator } from '../helpers/authenticator';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
@@ -409,6 +410,34 @@ describe('writes retried after a lost answer', () => {
     expect(dynamo.lost()).toBe(lostBefore + 2);
     expect(await deps.store.users.findById(tenantId, userId)).toBeUndefined();
     expect((await app.request('adminDeleteUser', { token: admin.token, pathParameters: { userId } })).status).toBe(404);
+  });
+
+  it('tenant console: a retried disable, invitation and settings change each take effect once, answered 303 (docs/api.md 15.3)', async () => {
+    const tenantId = uniqueTenant('lost');
+    const admin = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+    const member = await registerStaff(app, admin.token, {
+      username: 'leaver',
+      password: 'a leaver passphrase',
+      role: 'OPERATOR',
+      tenantId,
+    });
+    const browser = await consoleBrowser(app, new URL(deps.config.issuer).origin, tenantId, 'admin', 'correct horse battery');
+    const lostBefore = dynamo.lost();
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', '"disabled"'));
+    const disabled = await browser.post('staff', 'status', { userId: member.user.id, status: 'disabled' });
+    expect(disabled.status).toBe(303);
+    expect((await app.request('me', { token: member.token })).status).toBe(401);
+    const email = `lost@${tenantId}.example`;
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', '#INVITEE#'));
+    expect((await browser.post('invitations', 'invite', { email, role: 'ANALYST', shopId: deps.config.defaultShopId })).status).toBe(303);
+    dynamo.loseNext(mentioning('UpdateItemCommand', 'displayName'));
+    expect((await browser.post('settings', 'save', { displayName: 'Acme Shops', logoUrl: '', accentColor: '' })).status).toBe(303);
+    expect(dynamo.lost()).toBe(lostBefore + 3);
+    expect(await deps.outbox.emails(email)).toHaveLength(1);
+    for (const type of ['admin_user_changed', 'invitation_created', 'tenant_updated']) {
+      const trail = await app.request('adminListAudit', { token: admin.token, query: { type } });
+      expect(trail.body.data.events, type).toHaveLength(1);
+    }
   });
 
   it('SCIM: a retried token, user creation, PATCH and group change each succeed once (docs/api.md 13.3)', async () => {

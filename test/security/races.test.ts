@@ -2,6 +2,7 @@ import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { normalizeUsername } from '../../lib/store/keys';
+import { consoleBrowser } from '../console/console-browser';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { softwareAuthenticator } from '../helpers/authenticator';
 import { nearRealTime } from '../helpers/clock';
@@ -333,6 +334,32 @@ describe('races', () => {
       const users = (await items(tenantId)).filter((item) => item.sk === 'PROFILE');
       expect(users.filter((user) => user.role === 'ADMIN' && user.status === 'active').length, `round ${round}`).toBeGreaterThanOrEqual(1);
     }
+  });
+
+  it('ADMINs disabling and deleting each other from the tenant console at once: an active ADMIN stays (docs/api.md 15.3.1)', async () => {
+    const tenantId = uniqueTenant('race-console');
+    const first = await registerAdmin(app, tenantId, 'first', PASSWORD);
+    const second = await app.request('register', {
+      token: first.token,
+      body: { username: 'second', password: PASSWORD, role: 'ADMIN', tenantId },
+    });
+    const origin = new URL(deps.config.issuer).origin;
+    const browsers = await Promise.all(['first', 'second'].map((username) => consoleBrowser(app, origin, tenantId, username, PASSWORD)));
+    const ids = [first.user.id, second.body.data.user.id as string];
+    const answers = await Promise.all(
+      browsers.flatMap((browser, i) => {
+        const other = ids[1 - i] ?? '';
+        return [
+          browser.post('staff', 'status', { userId: other, status: 'disabled' }),
+          browser.post('staff', 'delete', { userId: other }),
+          browser.post('staff', 'role-shop', { userId: other, role: 'OPERATOR', shopId: deps.config.defaultShopId }),
+        ];
+      }),
+    );
+    // Done (303), refused as the last ADMIN (409), the other already gone (404), or the actor's own session ended (401).
+    for (const answer of answers) expect([303, 401, 404, 409]).toContain(answer.status);
+    const users = (await items(tenantId)).filter((item) => item.sk === 'PROFILE');
+    expect(users.filter((user) => user.role === 'ADMIN' && user.status === 'active')).toHaveLength(1);
   });
 
   describe('OAuth', () => {

@@ -5,6 +5,7 @@ import { cryptoRandom } from '../../lib/crypto/random';
 import { outboxDelivery } from '../../lib/mfa/delivery';
 import { generateRecoveryCode } from '../../lib/mfa/recovery-codes';
 import { dynamoMfaOutbox } from '../../lib/store/mfa';
+import { consoleBrowser } from '../console/console-browser';
 import { type App, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { signedInJar } from '../helpers/console';
@@ -661,6 +662,25 @@ describe('secrets in the clear (responses, output, table)', () => {
     ).toBe(400);
     expect((await send('invitation', 'adminListInvitations', { token: adminToken })).status).toBe(200);
 
+    // The tenant console (docs/api.md 15.3.2): an invitation sent and sent again from its form; the
+    // links go by email only, never into a page, a redirect or a cookie of the console.
+    const tenantConsole = await consoleBrowser(app, new URL(deps.config.issuer).origin, tenantId, 'admin', adminPassword);
+    const consoled = (label: string, response: Response) => {
+      flows.add('tenant console');
+      seen.push({ label: `tenant console ${label} (${response.status})`, response, issues: [] });
+      return response;
+    };
+    const consoleInvitee = `console-${randomBytes(4).toString('hex')}@example.com`;
+    consoled('invite', await tenantConsole.post('invitations', 'invite', { email: consoleInvitee, role: 'ANALYST', shopId: 'default' }));
+    known('invitation token (console)', await linkIn(consoleInvitee));
+    const consoleInvitation = (await app.request('adminListInvitations', { token: adminToken })).body.data.invitations.find(
+      (each: { email: string }) => each.email === consoleInvitee,
+    );
+    consoled('resend', await tenantConsole.post('invitations', 'resend', { id: consoleInvitation.id }));
+    known('invitation token (console, resent)', await linkIn(consoleInvitee));
+    consoled('invitations page', await tenantConsole.page('invitations'));
+    consoled('audit page', await tenantConsole.page('audit'));
+
     // Every flow of the issue ran.
     // Email verification and password reset (docs/api.md 8.7, 8.8), and the notifications they cause (8.9)
     const resetUser = await mfaUser('reset-user');
@@ -912,6 +932,7 @@ describe('secrets in the clear (responses, output, table)', () => {
         'device authorization',
         'device page',
         'token device_code',
+        'tenant console',
       ]),
     );
   }, 60_000);

@@ -2,6 +2,7 @@ import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import type { OidcConnection, SamlConnection } from '../../../lib/federation/connection';
+import { consoleBrowser } from '../../console/console-browser';
 import { type App, registerAdmin, registerStaff, testApp } from '../../helpers/app';
 import { softwareAuthenticator } from '../../helpers/authenticator';
 import { nearRealTime } from '../../helpers/clock';
@@ -141,6 +142,8 @@ function faultSteps(part: 0 | 1) {
     const token = /\/invitations\/(\S+)/.exec((await deps.outbox.emails(email)).at(-1)?.text ?? '')?.[1] ?? '';
     return { id: created.body.data.invitation.id as string, token };
   };
+  /** The ADMIN's signed-in browser on the tenant console (docs/api.md 15.3): one per scenario run, as each fault may end its session. */
+  const adminConsole = () => consoleBrowser(app, issuerOrigin(), tenantId, 'admin', PASSWORD);
   /** The merchant's OIDC IdP (oidc-provider on loopback), one for the file. */
   let idp: Promise<TestIdp> | undefined;
   const oidcIdp = () => (idp ??= startOidcIdp({ redirectUri: `${deps.config.issuer}/sso/oidc/callback` }));
@@ -637,6 +640,32 @@ function faultSteps(part: 0 | 1) {
       prepare: () => invitation(),
       run: ({ id }) => app.request('adminRevokeInvitation', { token: adminToken, pathParameters: { id } }),
       ok: (r) => r.status === 200,
+    },
+    // The tenant console (docs/api.md 15.3.1-15.3.4): the JSON twins' writes behind the page's session and
+    // form; one of each kind (the twins' scenarios above break every write of the domain functions).
+    {
+      name: 'tenant console: disable a user',
+      prepare: async () => ({ user: await newUser(), browser: await adminConsole() }),
+      run: ({ user, browser }) => browser.post('staff', 'status', { userId: user.userId, status: 'disabled' }),
+      ok: (r) => r.status === 303,
+    },
+    {
+      name: 'tenant console: delete a user',
+      prepare: async () => ({ user: await newUser(), browser: await adminConsole() }),
+      run: ({ user, browser }) => browser.post('staff', 'delete', { userId: user.userId }),
+      ok: (r) => r.status === 303,
+    },
+    {
+      name: 'tenant console: invite',
+      prepare: async () => ({ email: `invitee-${serial++}@example.com`, browser: await adminConsole() }),
+      run: ({ email, browser }) => browser.post('invitations', 'invite', { email, role: 'ANALYST', shopId: 'default' }),
+      ok: (r) => r.status === 303,
+    },
+    {
+      name: 'tenant console: save the settings',
+      prepare: async () => ({ name: `Shop ${serial++}`, browser: await adminConsole() }),
+      run: ({ name, browser }) => browser.post('settings', 'save', { displayName: name, logoUrl: '', accentColor: '#0f766e' }),
+      ok: (r) => r.status === 303,
     },
     {
       name: 'acceptInvitation (the account with the invitation used, then the session)',
