@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { body as createClientBody } from '../../functions/create-oauth2-client';
-import { body as updateClientBody } from '../../functions/update-oauth2-client';
 import { connectionPatchBody, newConnectionBody, roleMappingOf, roleMappingText } from '../../lib/console/admin/connection-form';
 import { bodyOfForm, choiceName, formValuesOf, schemaFields } from '../../lib/console/admin/schema-form';
 import { connectionPatch, newConnection } from '../../lib/federation/admin-input';
 import { GRANT_TYPES } from '../../lib/oauth/client';
+import { clientRegistration as createClientBody, clientUpdate as updateClientBody } from '../../lib/oauth/client-schemas';
 
 /** docs/api.md 15.3.2, 15.3.3: the console's forms stand for the JSON routes' bodies, parsed by their schemas. */
 describe('forms made from a JSON body schema', () => {

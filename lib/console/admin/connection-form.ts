@@ -149,3 +149,11 @@ export function connectionFormValues(connection: ConnectionView): Record<string,
 export const fieldOfPath = (path: string) => path.split('.')[0] ?? path;
 
 const defined = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+
+const COMMON_FIELDS = ['name', 'domains', 'roleMapping', 'defaultRole', 'jitProvisioning', 'ssoRequired'] as const;
+
+/** The fields of each type's edit form; the new-connection forms add `enabled`. */
+export const CONNECTION_FIELDS = {
+  oidc: [...COMMON_FIELDS, 'issuer', 'clientId', 'clientSecret', 'scopes', 'roleClaim'],
+  saml: [...COMMON_FIELDS, 'metadataXml', 'entityId', 'ssoUrl', 'signingCertificates', 'roleAttribute'],
+} as const satisfies Record<ConnectionType, readonly string[]>;

@@ -97,3 +97,35 @@ export function formValuesOf(fields: readonly SchemaField[], values: Record<stri
   }
   return out;
 }
+
+/** The names a form made from `fields` posts. */
+export const namesOf = (fields: readonly SchemaField[]) =>
+  fields.flatMap((field) => (field.kind === 'choices' ? field.options.map((option) => choiceName(field.name, option)) : [field.name]));
+
+/**
+ * The schema of a console action's form that stands for a JSON route's body (docs/api.md
+ * 15.3): the posted form, refused whole when it holds a field not in `names`; its hidden
+ * fields (what names the record) parsed by `hidden`; the rest turned into the body by
+ * `toBody` and parsed by the JSON route's own `schema`. Every refusal keeps its path, so
+ * it shows beside the form's field of that name.
+ */
+export function postedBody<S extends z.ZodType, H extends z.ZodRawShape>(options: {
+  names: readonly string[];
+  hidden: H;
+  toBody: (form: Record<string, string>) => unknown;
+  schema: S;
+}) {
+  const hidden = z.strictObject(options.hidden);
+  const hiddenNames = Object.keys(options.hidden);
+  const names = new Set([...options.names, ...hiddenNames]);
+  return z
+    .record(z.string(), z.string())
+    .refine((form) => Object.keys(form).every((name) => names.has(name)), { message: 'Invalid form body', abort: true })
+    .transform((form, context) => {
+      const named = hidden.safeParse(Object.fromEntries(hiddenNames.map((name) => [name, form[name]])));
+      const body = options.schema.safeParse(options.toBody(form));
+      for (const issue of [...(named.error?.issues ?? []), ...(body.error?.issues ?? [])]) context.addIssue({ ...issue });
+      if (!named.success || !body.success) return z.NEVER;
+      return { ...named.data, body: body.data } as z.output<typeof hidden> & { body: z.output<S> };
+    });
+}
