@@ -100,6 +100,10 @@ export const ERROR_CODES = [
   'FEDERATION_FAILED',
   'ACCOUNT_NOT_ALLOWED',
   'NO_FEDERATED_ACCOUNT',
+  // The pages of a signed-in person (docs/api.md 15.1).
+  'SIGN_IN_AGAIN',
+  'PAGE_EXPIRED',
+  'TENANT_REQUIRED',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

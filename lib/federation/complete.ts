@@ -5,10 +5,9 @@ import { epochSeconds } from '../clock';
 import { constantEquals } from '../crypto/constant-equals';
 import { hashToken } from '../crypto/token-hash';
 import { ServiceUnavailableError } from '../errors';
-import { browserSignIn, type HostedDeps, signedIn } from '../hosted/flow';
+import { browserSignIn, type HostedDeps, interactionClient, signedIn } from '../hosted/flow';
 import { cookiesOf } from '../hosted/http';
 import type { Reply } from '../http/reply';
-import { checkAuthorizationRequest } from '../oauth/authorization';
 import type { Amr } from '../sessions/session';
 import { signInEvent } from '../sessions/sign-in';
 import type { FederationRequest } from '../store/federation';
@@ -203,7 +202,7 @@ export async function completeFederation(
   ]);
   if (!connection?.enabled || connection.tenantId !== pending.tenantId) return refuse('connection_disabled');
   if (interaction?.stage !== 'sign_in' || interaction.expiresAt <= now) return refuse('expired');
-  const { client } = await checkAuthorizationRequest(deps, interaction.request, interaction.tenantId);
+  const client = await interactionClient(deps, interaction);
 
   let claims: FederatedClaims;
   try {

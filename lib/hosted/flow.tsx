@@ -101,10 +101,13 @@ const interactionCookie = (interaction: Pick<Interaction, 'tenantId' | 'id'>, ma
     maxAge,
   );
 
+/** What an interaction signs in for: a client's authorization request, or a page of ours to go back to. */
+type InteractionPurpose = { request: AuthorizationRequest } | { returnTo: string };
+
 async function beginInteraction(
   deps: HostedDeps,
   tenantId: string,
-  request: AuthorizationRequest,
+  purpose: InteractionPurpose,
   stage: InteractionStage,
   signedIn?: { user: User; session: Session },
 ): Promise<{ interaction: Interaction; csrf: string }> {
@@ -113,7 +116,7 @@ async function beginInteraction(
   const interaction: Interaction = {
     id: deps.random.token(32),
     tenantId,
-    request,
+    ...purpose,
     csrfHash: hashToken(csrf),
     stage,
     ...(signedIn ? { userId: signedIn.user.id, sessionId: signedIn.session.id } : {}),
@@ -137,39 +140,21 @@ export async function beginBrowserAuthorization(deps: HostedDeps, event: APIGate
   const { prompt, max_age: maxAge, login_hint: loginHint, ...request } = parsed.data;
   const { client, scope } = await checkAuthorizationRequest(deps, request);
   const tenant = client.tenantId;
-  const [current, name, connections] = await Promise.all([
+  const [current, name] = await Promise.all([
     currentBrowserSession(deps, cookiesOf(event).get(SESSION_COOKIE), tenant),
     tenantName(deps, tenant),
-    deps.store.connections.listByTenant(tenant),
   ]);
   const now = epochSeconds(deps.clock);
   const fresh =
     current && prompt !== 'login' && (maxAge === undefined || now - (current.session.authTime ?? current.session.createdAt) <= maxAge);
   if (!fresh) {
     if (prompt === 'none') return browserRedirect(errorRedirect(deps, request, 'login_required'));
-    const { interaction, csrf } = await beginInteraction(deps, tenant, request, 'sign_in');
-    // Home-realm discovery (docs/api.md 14.3): a hint of a connection's domain goes straight to its IdP.
-    const federated = loginHint === undefined ? undefined : await connectionForEmail(deps, tenant, loginHint, { connections });
-    if (federated) return browserRedirect(ssoBeginUrl(deps, federated, loginHint), { cookies: [interactionCookie(interaction)] });
-    const { passkey, scripts } = await passkeySignIn(deps, tenant, csrf);
-    const identifierFirst = connections.some((connection) => connection.enabled);
-    return page(
-      200,
-      <SignInPage
-        tenant={name}
-        clientName={clientName(client)}
-        csrf={csrf}
-        passkey={passkey}
-        username={loginHint}
-        identifierFirst={identifierFirst}
-      />,
-      { redirectUri: request.redirect_uri, cookies: [interactionCookie(interaction)], scripts },
-    );
+    return beginSignIn(deps, tenant, { request }, { name, loginHint, client });
   }
   if (!(await needsConsent(deps, client, current.user, scope, prompt)))
     return browserRedirect(await authorize(deps, identityOf(current.user, current.session), request));
   if (prompt === 'none') return browserRedirect(errorRedirect(deps, request, 'consent_required'));
-  const { interaction, csrf } = await beginInteraction(deps, tenant, request, 'consent', current);
+  const { interaction, csrf } = await beginInteraction(deps, tenant, { request }, 'consent', current);
   return page(
     200,
     <ConsentPage tenant={name} clientName={clientName(client)} username={current.user.username} scopes={scope} csrf={csrf} />,
@@ -178,6 +163,56 @@ export async function beginBrowserAuthorization(deps: HostedDeps, event: APIGate
       cookies: [interactionCookie(interaction)],
     },
   );
+}
+
+/**
+ * The sign-in page of a new interaction (docs/api.md 11.7), for a client or for a page of
+ * ours (docs/api.md 15.1). Home-realm discovery (docs/api.md 14.3): a hint of a
+ * connection's domain goes straight to its IdP; a tenant with connections asks for the
+ * username or email first.
+ */
+async function beginSignIn(
+  deps: HostedDeps,
+  tenant: string,
+  purpose: InteractionPurpose,
+  options: { name: string; loginHint?: string | undefined; client?: OAuthClient | undefined },
+): Promise<Result> {
+  const { loginHint, client } = options;
+  const redirectUri = 'request' in purpose ? purpose.request.redirect_uri : undefined;
+  const [{ interaction, csrf }, connections] = await Promise.all([
+    beginInteraction(deps, tenant, purpose, 'sign_in'),
+    deps.store.connections.listByTenant(tenant),
+  ]);
+  const federated = loginHint === undefined ? undefined : await connectionForEmail(deps, tenant, loginHint, { connections });
+  if (federated) return browserRedirect(ssoBeginUrl(deps, federated, loginHint), { cookies: [interactionCookie(interaction)] });
+  const { passkey, scripts } = await passkeySignIn(deps, tenant, csrf);
+  const identifierFirst = connections.some((connection) => connection.enabled);
+  return page(
+    200,
+    <SignInPage
+      tenant={options.name}
+      clientName={client && clientName(client)}
+      csrf={csrf}
+      passkey={passkey}
+      username={loginHint}
+      identifierFirst={identifierFirst}
+    />,
+    { redirectUri, cookies: [interactionCookie(interaction)], scripts },
+  );
+}
+
+/**
+ * The hosted sign-in for a page of ours (docs/api.md 15.1): the tenant's sign-in page,
+ * whose success goes back to `returnTo` (a path of ours) with the new browser session.
+ */
+export async function beginPageSignIn(deps: HostedDeps, tenant: string, returnTo: string): Promise<Result> {
+  return beginSignIn(deps, tenant, { returnTo }, { name: await tenantName(deps, tenant) });
+}
+
+/** The client an interaction signs in for, its request checked again; none for a page sign-in (docs/api.md 15.1). */
+export async function interactionClient(deps: HostedDeps, interaction: Interaction): Promise<OAuthClient | undefined> {
+  if (interaction.request === undefined) return undefined;
+  return (await checkAuthorizationRequest(deps, interaction.request, interaction.tenantId)).client;
 }
 
 /**
@@ -190,8 +225,7 @@ export async function postedInteraction(deps: HostedDeps, event: APIGatewayProxy
   const interaction = await cookieInteraction(deps, event);
   if (!interaction || !constantEquals(hashToken(csrf), interaction.csrfHash)) throw interaction ? crossSite() : expired();
   if (interaction.stage !== stage || interaction.expiresAt <= epochSeconds(deps.clock)) throw expired();
-  const { client } = await checkAuthorizationRequest(deps, interaction.request, interaction.tenantId);
-  return { interaction, client };
+  return { interaction, client: await interactionClient(deps, interaction) };
 }
 
 /** The interaction the browser's interaction cookie names, whatever its state; undefined for none or a malformed cookie. */
@@ -258,7 +292,7 @@ export function browserSignIn(
  */
 export async function signedIn(
   deps: HostedDeps,
-  found: { interaction: Interaction; client: OAuthClient },
+  found: { interaction: Interaction; client: OAuthClient | undefined },
   { user, amr, opened }: BrowserSignIn,
   csrf: string,
   options: { newCsrf?: boolean; cookies?: string[] } = {},
@@ -268,7 +302,14 @@ export async function signedIn(
   const account = { tenantId: user.tenantId, username: user.username };
   // This browser is a known device of the account at the next hosted sign-in (docs/api.md 10.1).
   const cookies = [cookie, deviceCookie(account, opened.deviceToken, DEVICE_COOKIE_PATHS.hostedSignIn), ...(options.cookies ?? [])];
-  const { scope } = await checkAuthorizationRequest(deps, interaction.request, interaction.tenantId);
+  const { request } = interaction;
+  if (request === undefined || client === undefined) {
+    // A page sign-in (docs/api.md 15.1): back to the page, signed in.
+    await advance(deps, interaction, 'done', { userId: user.id, sessionId: session.id, amr });
+    const location = `${new URL(deps.config.issuer).origin}${interaction.returnTo ?? '/account'}`;
+    return browserRedirect(location, { afterForm: true, cookies: [...cookies, interactionCookie(interaction, 0)] });
+  }
+  const { scope } = await checkAuthorizationRequest(deps, request, interaction.tenantId);
   if (await needsConsent(deps, client, user, scope)) {
     const csrfHash = options.newCsrf ? { csrfHash: hashToken(csrf) } : {};
     await advance(deps, interaction, 'consent', { userId: user.id, sessionId: session.id, amr, ...csrfHash });
@@ -282,13 +323,13 @@ export async function signedIn(
         csrf={csrf}
       />,
       {
-        redirectUri: interaction.request.redirect_uri,
+        redirectUri: request.redirect_uri,
         cookies,
       },
     );
   }
   await advance(deps, interaction, 'done', { userId: user.id, sessionId: session.id, amr });
-  const location = await authorize(deps, identityOf(user, session), interaction.request);
+  const location = await authorize(deps, identityOf(user, session), request);
   return browserRedirect(location, { afterForm: true, cookies: [...cookies, interactionCookie(interaction, 0)] });
 }
 
@@ -326,19 +367,19 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
     const content = (
       <SignInPage
         tenant={await tenantName(deps, tenantId)}
-        clientName={clientName(client)}
+        clientName={client && clientName(client)}
         username={form.username}
         error={error}
         csrf={form.csrf}
         passkey={passkey}
       />
     );
-    return page(status, content, { redirectUri: interaction.request.redirect_uri, headers, scripts });
+    return page(status, content, { redirectUri: interaction.request?.redirect_uri, headers, scripts });
   };
   // On to the IdP after this form: a page, not a redirect (lib/hosted/pages.tsx ContinuePage).
   const toIdp = async (connection: Connection, email: string) =>
     page(200, <ContinuePage tenant={await tenantName(deps, tenantId)} location={ssoBeginUrl(deps, connection, email)} />, {
-      redirectUri: interaction.request.redirect_uri,
+      redirectUri: interaction.request?.redirect_uri,
     });
   // Home-realm discovery (docs/api.md 14.3): an email of a connection's verified domain goes
   // to its IdP, with or without a password typed (a password is never checked for it).
@@ -376,7 +417,7 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
       200,
       <SecondFactorPage tenant={await tenantName(deps, tenantId)} methods={methods} method={methods[0] ?? 'TOTP'} csrf={form.csrf} />,
       {
-        redirectUri: interaction.request.redirect_uri,
+        redirectUri: interaction.request?.redirect_uri,
       },
     );
   }
@@ -424,7 +465,7 @@ export async function submitSecondFactor(
         error={message}
         csrf={form.csrf}
       />,
-      { redirectUri: interaction.request.redirect_uri },
+      { redirectUri: interaction.request?.redirect_uri },
     );
   }
   return signedIn(deps, found, signed, form.csrf);
@@ -441,6 +482,9 @@ export const consentForm = z.strictObject({
  */
 export async function submitConsent(deps: HostedDeps, event: APIGatewayProxyEventV2, form: z.output<typeof consentForm>): Promise<Result> {
   const { interaction } = await postedInteraction(deps, event, form.csrf, 'consent');
+  const { request } = interaction;
+  // Only a client's sign-in asks for consent; a page sign-in never reaches it.
+  if (request === undefined) throw expired();
   const current = await currentBrowserSession(deps, cookiesOf(event).get(SESSION_COOKIE), interaction.tenantId);
   if (!current || current.session.id !== interaction.sessionId) throw expired();
   await advance(deps, interaction, 'done');
@@ -448,11 +492,11 @@ export async function submitConsent(deps: HostedDeps, event: APIGatewayProxyEven
   if (form.decision === 'deny') {
     deps.log.info('oauth_consent_denied', {
       tenantId: interaction.tenantId,
-      clientId: interaction.request.client_id,
+      clientId: request.client_id,
       userId: current.user.id,
     });
-    return browserRedirect(errorRedirect(deps, interaction.request, 'access_denied'), { afterForm: true, cookies });
+    return browserRedirect(errorRedirect(deps, request, 'access_denied'), { afterForm: true, cookies });
   }
-  const location = await authorize(deps, identityOf(current.user, current.session), interaction.request);
+  const location = await authorize(deps, identityOf(current.user, current.session), request);
   return browserRedirect(location, { afterForm: true, cookies });
 }

@@ -14,15 +14,18 @@ export const INTERACTION_STAGES = ['sign_in', 'second_factor', 'consent', 'done'
 export type InteractionStage = (typeof INTERACTION_STAGES)[number];
 
 /**
- * A pending browser authorization (docs/api.md 11.5), as stored: the authorization
- * request as GET /oauth2/authorize validated it, whole (so every parameter the Bearer door
- * knows flows to the code), bound to the client's tenant, and the hash of the CSRF token
- * its forms carry. Single use: each step moves `stage` on in one conditional write.
+ * A pending browser sign-in, as stored: for a client (docs/api.md 11.5), the
+ * authorization request as GET /oauth2/authorize validated it, whole (so every parameter
+ * the Bearer door knows flows to the code); for one of our own pages (docs/api.md 15.1),
+ * the page to go back to. Bound to the tenant, with the hash of the CSRF token its forms
+ * carry. Single use: each step moves `stage` on in one conditional write.
  */
 export const interactionSchema = z.object({
   id: z.string(),
   tenantId: z.string(),
-  request: authorizationQuery,
+  request: authorizationQuery.optional(),
+  /** A page sign-in (docs/api.md 15.1): the path of ours the browser goes back to, signed in; no client, no code. */
+  returnTo: z.string().optional(),
   csrfHash: z.string(),
   stage: z.enum(INTERACTION_STAGES),
   userId: z.string().optional(),

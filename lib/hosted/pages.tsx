@@ -70,7 +70,8 @@ export const Problem = ({ message }: { message?: string | undefined }) =>
 
 export interface SignInProps extends FormContext {
   tenant: string;
-  clientName: string;
+  /** The client signed in to; none when the sign-in is for a page of ours (docs/api.md 15.1). */
+  clientName?: string | undefined;
   username?: string | undefined;
   error?: string | undefined;
   /** The passkey sign-in (lib/hosted/passkey-pages.tsx), when the page offers it (docs/api.md 11.11). */
@@ -82,7 +83,7 @@ export interface SignInProps extends FormContext {
 export function SignInPage({ tenant, clientName, username, error, csrf, passkey, identifierFirst }: SignInProps) {
   return (
     <Layout title="Sign in" tenant={tenant}>
-      <p>to continue to {clientName}</p>
+      {clientName === undefined ? null : <p>to continue to {clientName}</p>}
       <Problem message={error} />
       <form method="post" action="/oauth2/hosted/sign-in">
         <input type="hidden" name="csrf" value={csrf} />

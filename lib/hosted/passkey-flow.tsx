@@ -80,7 +80,7 @@ export async function submitPasskeySignIn(
 
 async function signInAgain(
   deps: PasskeyHostedDeps,
-  found: { interaction: Interaction; client: Parameters<typeof clientName>[0] },
+  found: { interaction: Interaction; client: Parameters<typeof clientName>[0] | undefined },
   csrf: string,
   error: AppError,
 ): Promise<Result> {
@@ -89,13 +89,13 @@ async function signInAgain(
   const content = (
     <SignInPage
       tenant={await tenantName(deps, interaction.tenantId)}
-      clientName={clientName(client)}
+      clientName={client && clientName(client)}
       error={error.message}
       csrf={csrf}
       passkey={passkey}
     />
   );
-  return page(error.statusCode, content, { redirectUri: interaction.request.redirect_uri, headers: error.headers, scripts });
+  return page(error.statusCode, content, { redirectUri: interaction.request?.redirect_uri, headers: error.headers, scripts });
 }
 
 /** The browser's session, outside any interaction; none (or a dead one) is 401 `Unauthorized`. */
