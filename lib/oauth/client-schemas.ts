@@ -24,7 +24,7 @@ export const clientPath = z.strictObject({ clientId: clientIdField });
 
 /**
  * POST /oauth2/clients (docs/api.md 4.8, 5.5): the registration as the JSON route and the
- * console (docs/api.md 15.3.2) take it.
+ * console (docs/api.md 15.3.6) take it.
  */
 export const clientRegistration = z.object({
   client_id: clientIdField,

@@ -5,7 +5,7 @@ import { connectionPatch, newConnection } from '../../lib/federation/admin-input
 import { GRANT_TYPES } from '../../lib/oauth/client';
 import { clientRegistration as createClientBody, clientUpdate as updateClientBody } from '../../lib/oauth/client-schemas';
 
-/** docs/api.md 15.3.2, 15.3.3: the console's forms stand for the JSON routes' bodies, parsed by their schemas. */
+/** docs/api.md 15.3.6, 15.3.7: the console's forms stand for the JSON routes' bodies, parsed by their schemas. */
 describe('forms made from a JSON body schema', () => {
   const choices = { grant_types: GRANT_TYPES };
   const fields = schemaFields(createClientBody, { omit: ['client_secret', 'tenant_id'], choices });

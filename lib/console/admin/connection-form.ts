@@ -3,7 +3,7 @@ import type { ConnectionView } from '../../federation/connections';
 import type { PostedForm } from './schema-form';
 
 /*
- * The connection forms of the console (docs/api.md 15.3.3) and the bodies of
+ * The connection forms of the console (docs/api.md 15.3.7) and the bodies of
  * POST /admin/connections and PATCH /admin/connections/{id} they stand for: the same
  * fields, lists and the role mapping written as text, and parsed by the JSON routes'
  * schemas (lib/federation/admin-input.ts), so that a form is refused where the body

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 
 /*
- * A console form read off a JSON route's body schema (docs/api.md 15.3.2): one field per
+ * A console form read off a JSON route's body schema (docs/api.md 15.3.6): one field per
  * property the schema takes, of the kind its type says, and the posted form turned back
  * into the body that schema parses. A property the JSON route gains (a new registration
  * field) appears on the page with a label in the catalogue and nothing else.
