@@ -1,13 +1,16 @@
 import * as z from 'zod';
 import { oneTenant as oneTenantAnswer } from '../lib/admin/api-schemas';
-import { updateTenant } from '../lib/admin/tenant';
+import { accentColorSetting, logoUrlSetting, updateTenant } from '../lib/admin/tenant';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { ROLES } from '../lib/users/user';
 
-/** docs/api.md 9.14: a display name is one line of text, as a shop's name (9.7); the role SCIM users get without a group (13.3). */
+/**
+ * docs/api.md 9.14: a display name is one line of text, as a shop's name (9.7); the role
+ * SCIM users get without a group (13.3); the pages' logo and accent colour (null removes).
+ */
 export const body = z
   .strictObject({
     displayName: z
@@ -18,9 +21,11 @@ export const body = z
       .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u)
       .optional(),
     scimDefaultRole: z.enum(ROLES).optional(),
+    logoUrl: logoUrlSetting.nullable().optional(),
+    accentColor: accentColorSetting.nullable().optional(),
   })
-  .refine((settings) => settings.displayName !== undefined || settings.scimDefaultRole !== undefined, {
-    message: 'Expected displayName or scimDefaultRole',
+  .refine((settings) => Object.values(settings).some((value) => value !== undefined), {
+    message: 'Expected displayName, scimDefaultRole, logoUrl or accentColor',
   });
 
 /** The `data` of the success envelope (docs/api.md 5). */
@@ -38,7 +43,7 @@ export const handler = makeHandler(defaultDeps());
 /** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
 export const operation: OperationDoc = {
   section: '9.14',
-  summary: 'Set the display name the hosted pages show, or the role of SCIM users without a group (ADMIN only)',
+  summary: 'Set the display name, logo and accent colour the pages show, or the role of SCIM users without a group (ADMIN only)',
   tag: 'admin',
   caller: 'admin',
   bodyTypes: ['json'],

@@ -1042,7 +1042,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Set the display name the hosted pages show, or the role of SCIM users without a group (ADMIN only)
+         * Set the display name, logo and accent colour the pages show, or the role of SCIM users without a group (ADMIN only)
          * @description docs/api.md 9.14. Source: functions/admin-update-tenant.ts.
          */
         patch: operations["adminUpdateTenant"];
@@ -1544,6 +1544,126 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/account": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Account page: a section’s page for the signed-in user (else the hosted sign-in first)
+         * @description docs/api.md 15.2. Source: functions/account-page.ts.
+         */
+        get: operations["accountPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/{section}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Account page: a section’s page for the signed-in user (else the hosted sign-in first)
+         * @description docs/api.md 15.2. Source: functions/account-page.ts.
+         */
+        get: operations["accountPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/account/{section}/{action}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Account page form: runs a section’s action for the signed-in user, then back to the section (303)
+         * @description docs/api.md 15.2. Source: functions/account-action.ts.
+         */
+        post: operations["accountAction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tenant console: a section’s page for a signed-in ADMIN (else the hosted sign-in first; other roles get a 403 page)
+         * @description docs/api.md 15.3. Source: functions/admin-console-page.ts.
+         */
+        get: operations["adminConsolePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/console/{section}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tenant console: a section’s page for a signed-in ADMIN (else the hosted sign-in first; other roles get a 403 page)
+         * @description docs/api.md 15.3. Source: functions/admin-console-page.ts.
+         */
+        get: operations["adminConsolePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/console/{section}/{action}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Tenant console form: runs a section’s action for a signed-in ADMIN, then back to the section (303)
+         * @description docs/api.md 15.3. Source: functions/admin-console-action.ts.
+         */
+        post: operations["adminConsoleAction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/invitations/{token}": {
         parameters: {
             query?: never;
@@ -1782,6 +1902,8 @@ export interface components {
             displayName?: string;
             /** @enum {string} */
             scimDefaultRole?: "ADMIN" | "MANAGER" | "OPERATOR" | "FINANCE" | "SOURCING" | "LOGISTICS" | "ANALYST";
+            logoUrl?: string | null;
+            accentColor?: string | null;
         };
         AdminCreateScimTokenRequest: {
             name: string;
@@ -1873,6 +1995,12 @@ export interface components {
             csrf: string;
             credential: string;
             name?: string;
+        };
+        AccountActionRequest: {
+            [key: string]: string;
+        };
+        AdminConsoleActionRequest: {
+            [key: string]: string;
         };
         HostedInvitationAcceptRequest: {
             username: string;
@@ -2394,6 +2522,8 @@ export interface components {
                     defaultShopId: string;
                     /** @enum {string} */
                     scimDefaultRole: "ADMIN" | "MANAGER" | "OPERATOR" | "FINANCE" | "SOURCING" | "LOGISTICS" | "ANALYST";
+                    logoUrl: string | null;
+                    accentColor: string | null;
                 };
             };
         };
@@ -6416,7 +6546,7 @@ export interface operations {
                     "application/json": components["schemas"]["TenantEnvelope"];
                 };
             };
-            /** @description validation: `<field>: <message>`, e.g. `body: Expected displayName or scimDefaultRole` */
+            /** @description validation: `<field>: <message>`, e.g. `body: Expected displayName, scimDefaultRole, logoUrl or accentColor` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -8022,6 +8152,472 @@ export interface operations {
             };
             /** @description The error page: `Passkey already registered`, `Too many passkeys` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Service unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    accountPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                section: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No browser session: on to the tenant’s hosted sign-in. */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error page: `Open this page from your organization’s link` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Service unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    accountPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                section: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No browser session: on to the tenant’s hosted sign-in. */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error page: `Open this page from your organization’s link` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Service unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    accountAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                section: string;
+                action: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["AccountActionRequest"];
+            };
+        };
+        responses: {
+            /** @description Done: a secret shown once, on a page of its own. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: back to the section, with a message shown once. */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error page: `Sign in again` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Cross-site request refused`, `This page expired` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Service unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    adminConsolePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                section: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No browser session: on to the tenant’s hosted sign-in. */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error page: `Open this page from your organization’s link` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Permission denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Service unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    adminConsolePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                section: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No browser session: on to the tenant’s hosted sign-in. */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error page: `Open this page from your organization’s link` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Permission denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Internal server error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Service unavailable` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    adminConsoleAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                section: string;
+                action: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["AdminConsoleActionRequest"];
+            };
+        };
+        responses: {
+            /** @description Done: a secret shown once, on a page of its own. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Done: back to the section, with a message shown once. */
+            303: {
+                headers: {
+                    Location: components["headers"]["Location"];
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The error page: `Sign in again` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Cross-site request refused`, `This page expired`, `Permission denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The error page: `Not found` */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

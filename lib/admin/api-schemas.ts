@@ -57,6 +57,8 @@ export const tenant = z.strictObject({
   createdAt: z.string(),
   defaultShopId: z.string(),
   scimDefaultRole: z.enum(ROLES),
+  logoUrl: z.string().nullable(),
+  accentColor: z.string().nullable(),
 }) satisfies z.ZodType<TenantView>;
 /** docs/api.md 9.14. */
 export const oneTenant = z.strictObject({ tenant });

@@ -1,6 +1,8 @@
+import * as z from 'zod';
 import { byAdmin, recordEvent } from '../audit/record';
 import type { Role } from '../caller';
 import type { Deps } from '../deps';
+import { ACCENT_COLOR } from '../hosted/branding';
 import { type Tenant, type TenantSettings, UNKNOWN_CREATION } from '../store/tenants';
 import type { Identity } from '../tokens/access-token';
 
@@ -12,7 +14,26 @@ export interface TenantView {
   defaultShopId: string;
   /** The role of a user provisioned over SCIM without a group (docs/api.md 13.3). */
   scimDefaultRole: Role;
+  /** The logo of the tenant's pages (docs/api.md 9.14, 15.1), or null. */
+  logoUrl: string | null;
+  /** The accent colour of the tenant's pages, `#rrggbb`, or null. */
+  accentColor: string | null;
 }
+
+/**
+ * docs/api.md 9.14: a logo is an https URL of at most 2048 characters (the pages' CSP
+ * allows images of its origin only), without credentials; null removes it.
+ */
+export const logoUrlSetting = z
+  .url({ protocol: /^https$/, hostname: z.regexes.domain })
+  .max(2048)
+  .refine((value) => {
+    const url = new URL(value);
+    return url.username === '' && url.password === '';
+  }, 'Expected an https URL without credentials');
+
+/** docs/api.md 9.14: an accent colour is `#rrggbb`; null removes it. */
+export const accentColorSetting = z.string().regex(ACCENT_COLOR, 'Expected a colour as #rrggbb');
 
 /** docs/api.md 13.3: without a tenant setting, users provisioned over SCIM without a group are ANALYSTs. */
 export const SCIM_DEFAULT_ROLE: Role = 'ANALYST';
@@ -26,6 +47,8 @@ const viewOf = (deps: Pick<Deps, 'config'>, tenantId: string, tenant: Tenant | u
   createdAt: tenant?.createdAt ?? UNKNOWN_CREATION,
   defaultShopId: tenant?.defaultShopId ?? deps.config.defaultShopId,
   scimDefaultRole: tenant?.scimDefaultRole ?? SCIM_DEFAULT_ROLE,
+  logoUrl: tenant?.logoUrl ?? null,
+  accentColor: tenant?.accentColor ?? null,
 });
 
 /** docs/api.md 9.14: the ADMIN's own tenant. */
@@ -33,7 +56,10 @@ export async function readTenant(deps: Pick<Deps, 'config' | 'store'>, admin: Id
   return viewOf(deps, admin.tenantId, await deps.store.tenants.find(admin.tenantId));
 }
 
-/** docs/api.md 9.14: names the ADMIN's tenant for the hosted pages, sets its SCIM default role; audited as `tenant_updated`. */
+/**
+ * docs/api.md 9.14: names and brands the ADMIN's tenant for the hosted pages and the
+ * console, sets its SCIM default role; audited as `tenant_updated`.
+ */
 export async function updateTenant(deps: TenantDeps, admin: Identity, settings: TenantSettings): Promise<TenantView> {
   const { tenantId } = admin;
   const changed = await deps.store.tenants.updateSettings(tenantId, settings);

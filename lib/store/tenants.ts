@@ -16,6 +16,10 @@ export const tenantSchema = z.object({
   displayName: z.string().optional(),
   /** The role of a user provisioned over SCIM without a group (docs/api.md 13.3); ANALYST when absent. */
   scimDefaultRole: z.enum(ROLES).optional(),
+  /** The logo the pages show beside the name (docs/api.md 9.14, 15.1): an https URL. */
+  logoUrl: z.string().optional(),
+  /** The accent colour of the pages (docs/api.md 9.14, 15.1): `#rrggbb`. */
+  accentColor: z.string().optional(),
 });
 export type Tenant = z.output<typeof tenantSchema>;
 
@@ -35,8 +39,11 @@ export interface TenantStore {
   updateSettings(tenantId: string, settings: TenantSettings): Promise<Tenant>;
 }
 
-/** What an ADMIN sets of the tenant (docs/api.md 9.14). */
-export type TenantSettings = Partial<Pick<Tenant, 'displayName' | 'scimDefaultRole'>>;
+/** What an ADMIN sets of the tenant (docs/api.md 9.14); `null` removes a logo or an accent colour. */
+export type TenantSettings = Partial<Pick<Tenant, 'displayName' | 'scimDefaultRole'>> & {
+  logoUrl?: string | null | undefined;
+  accentColor?: string | null | undefined;
+};
 
 export function dynamoTenantStore({ doc, table }: Dynamo): TenantStore {
   return {
@@ -58,13 +65,15 @@ export function dynamoTenantStore({ doc, table }: Dynamo): TenantStore {
     },
 
     async updateSettings(tenantId, settings) {
-      const given = Object.entries(settings).filter(([, value]) => value !== undefined);
+      const given = Object.entries(settings).filter(([, value]) => value !== undefined && value !== null);
+      const removed = Object.entries(settings).filter(([, value]) => value === null);
+      const remove = removed.length ? ` REMOVE ${removed.map(([name]) => name).join(', ')}` : '';
       const { Attributes } = await doc.send(
         new UpdateCommand({
           TableName: table,
           Key: keys.tenant(tenantId),
           // A tenant older than tenant records gets one, of an unknown (so: old) creation time.
-          UpdateExpression: `SET ${given.map(([name]) => `${name} = :${name}, `).join('')}tenantId = if_not_exists(tenantId, :tenant), createdAt = if_not_exists(createdAt, :unknown)`,
+          UpdateExpression: `SET ${given.map(([name]) => `${name} = :${name}, `).join('')}tenantId = if_not_exists(tenantId, :tenant), createdAt = if_not_exists(createdAt, :unknown)${remove}`,
           ExpressionAttributeValues: {
             ...Object.fromEntries(given.map(([name, value]) => [`:${name}`, value])),
             ':tenant': tenantId,

@@ -44,6 +44,8 @@ const HASHING = [
   // An invitation accepted with a password (docs/api.md 13.1).
   'acceptInvitation',
   'hostedInvitationAccept',
+  // The account page's forms: the password change, a sign-in again on the page (docs/api.md 15.2).
+  'accountAction',
 ];
 /** One function per operation of docs/api.md section 1, and the authorizer. */
 const FUNCTIONS = [
@@ -156,6 +158,11 @@ const FUNCTIONS = [
   'SsoOidcCallback',
   'SsoSamlAcs',
   'SsoSamlMetadata',
+  // The account page and the tenant console (docs/api.md 15.1).
+  'AccountPage',
+  'AccountAction',
+  'AdminConsolePage',
+  'AdminConsoleAction',
 ];
 /** Functions that check WebAuthn answers, and alone bundle the WebAuthn library (docs/api.md 11.11, 12). */
 const WEBAUTHN = [
@@ -226,9 +233,22 @@ const AUDITING = [
   'SsoBegin',
   'SsoOidcCallback',
   'SsoSamlAcs',
+  // The forms of the account page and the tenant console, audited as their JSON twins (docs/api.md 15.1).
+  'AccountAction',
+  'AdminConsoleAction',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
-const SENDING = ['Login', 'EnableMFA', 'Reauthenticate', 'PasswordForgot', 'PasswordReset', 'HostedSignIn', 'HostedSecondFactor'];
+const SENDING = [
+  'Login',
+  'EnableMFA',
+  'Reauthenticate',
+  'PasswordForgot',
+  'PasswordReset',
+  'HostedSignIn',
+  'HostedSecondFactor',
+  // The account page: SMS and EMAIL enrolment, a second factor asked again (docs/api.md 15.2).
+  'AccountAction',
+];
 /** Functions that send email only: a verification code or a security notification (docs/api.md 8.8, 8.9). */
 const EMAILING = [
   'Register',
@@ -264,6 +284,8 @@ const MFA_KEY: Record<string, string[]> = {
   SsoOidcCallback: ['kms:Decrypt'],
   AdminCreateConnection: ['kms:GenerateDataKey'],
   AdminUpdateConnection: ['kms:GenerateDataKey'],
+  // The account page: enrolments seal, a code checked again opens (docs/api.md 15.2).
+  AccountAction: ['kms:Decrypt', 'kms:GenerateDataKey'],
 };
 /** Functions that hash client secrets with the pepper, or MAC device tokens under a subkey of it (login, register). */
 const PEPPERED = [

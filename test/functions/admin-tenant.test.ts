@@ -45,6 +45,8 @@ describe('tenant administration: tenant settings (docs/api.md 9.14)', () => {
             createdAt: expect.stringMatching(ISO),
             defaultShopId: 'main-shop',
             scimDefaultRole: 'ANALYST',
+            logoUrl: null,
+            accentColor: null,
           },
         },
       },
@@ -62,6 +64,8 @@ describe('tenant administration: tenant settings (docs/api.md 9.14)', () => {
             createdAt: expect.stringMatching(ISO),
             defaultShopId: 'main-shop',
             scimDefaultRole: 'ANALYST',
+            logoUrl: null,
+            accentColor: null,
           },
         },
       },
@@ -89,6 +93,18 @@ describe('tenant administration: tenant settings (docs/api.md 9.14)', () => {
     expect(await header()).toBe('Acme &amp; &lt;Sons>');
   });
 
+  it('sets the pages’ logo and accent colour, and removes them with null', async () => {
+    const { token } = await newTenant();
+    const set = await app.request('adminUpdateTenant', {
+      token,
+      body: { logoUrl: 'https://cdn.example.com/acme.svg', accentColor: '#0F766E' },
+    });
+    expect(set.body.data.tenant).toMatchObject({ logoUrl: 'https://cdn.example.com/acme.svg', accentColor: '#0F766E', displayName: null });
+    const removed = await app.request('adminUpdateTenant', { token, body: { logoUrl: null } });
+    expect(removed.body.data.tenant).toMatchObject({ logoUrl: null, accentColor: '#0F766E' });
+    expect((await app.request('adminReadTenant', { token })).body.data.tenant).toMatchObject({ logoUrl: null, accentColor: '#0F766E' });
+  });
+
   it('names a tenant older than tenant records, which then reads as one of unknown (old) creation', async () => {
     const { tenantId, token } = await newTenant();
     await localDynamo().doc.send(new DeleteCommand({ TableName: deps.config.tableName, Key: keys.tenant(tenantId) }));
@@ -98,6 +114,8 @@ describe('tenant administration: tenant settings (docs/api.md 9.14)', () => {
       createdAt: '1970-01-01T00:00:00.000Z',
       defaultShopId: deps.config.defaultShopId,
       scimDefaultRole: 'ANALYST',
+      logoUrl: null,
+      accentColor: null,
     });
     const renamed = await app.request('adminUpdateTenant', { token, body: { displayName: 'Old Tenant' } });
     expect(renamed.body.data.tenant).toMatchObject({ id: tenantId, displayName: 'Old Tenant', createdAt: '1970-01-01T00:00:00.000Z' });
@@ -108,7 +126,14 @@ describe('tenant administration: tenant settings (docs/api.md 9.14)', () => {
     [{ displayName: 'n'.repeat(101) }, 'displayName: Too big: expected string to have <=100 characters'],
     [{ displayName: 'line\nbreak' }, expect.stringMatching(/^displayName: Invalid string: must match pattern/)],
     [{ displayName: 'right\u202eleft' }, expect.stringMatching(/^displayName: Invalid string: must match pattern/)],
-    [{}, 'body: Expected displayName or scimDefaultRole'],
+    [{}, 'body: Expected displayName, scimDefaultRole, logoUrl or accentColor'],
+    [{ logoUrl: 'http://cdn.example.com/logo.png' }, expect.stringMatching(/^logoUrl: /)],
+    [{ logoUrl: 'https://user:pw@cdn.example.com/logo.png' }, 'logoUrl: Expected an https URL without credentials'],
+    [{ logoUrl: 'javascript:alert(1)' }, expect.stringMatching(/^logoUrl: /)],
+    [{ logoUrl: `https://cdn.example.com/${'l'.repeat(2040)}` }, expect.stringMatching(/^logoUrl: Too big/)],
+    [{ accentColor: 'red' }, 'accentColor: Expected a colour as #rrggbb'],
+    [{ accentColor: '#12345g' }, 'accentColor: Expected a colour as #rrggbb'],
+    [{ accentColor: '#fff;}' }, 'accentColor: Expected a colour as #rrggbb'],
     [{ scimDefaultRole: 'OWNER' }, expect.stringMatching(/^scimDefaultRole: Invalid option/)],
     [{ displayName: 'x', tenantId: 'other' }, expect.stringMatching(/^body: Unrecognized key/)],
   ])('answers 400 for the body %j and changes nothing', async (body, error) => {

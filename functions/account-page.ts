@@ -1,0 +1,35 @@
+import * as z from 'zod';
+import { ACCOUNT_AREA } from '../lib/console/account/registry';
+import { showSection } from '../lib/console/frame';
+import { consoleRoute } from '../lib/console/http';
+import { type Deps, defaultDeps } from '../lib/deps';
+import { NotFoundError, ValidationError } from '../lib/errors';
+import { noStore, type OperationDoc } from '../lib/http/operation-doc';
+import { pageHandler } from '../lib/http/page-handler';
+
+/** The section of the path: checked against the registry (an unknown one is the 404 page). */
+export const params = z.object({ section: z.string().max(100).optional() });
+
+/** GET /account and GET /account/{section} (docs/api.md 15.1, 15.2): a page of the signed-in user’s account. */
+export function makeHandler(deps: Deps) {
+  return pageHandler(deps, { ...consoleRoute, params }, ({ deps, event, params }) =>
+    showSection(deps, event, ACCOUNT_AREA, params.section),
+  );
+}
+
+export const handler = makeHandler(defaultDeps());
+
+/** This operation in docs/openapi.json (scripts/lib/openapi.ts renders it). */
+export const operation: OperationDoc = {
+  section: '15.2',
+  summary: 'Account page: a section’s page for the signed-in user (else the hosted sign-in first)',
+  tag: 'auth',
+  caller: 'none',
+  html: true,
+  params: true,
+  answers: [
+    { status: 200, description: 'The page.', headers: noStore },
+    { status: 303, description: 'No browser session: on to the tenant’s hosted sign-in.', headers: { Location: undefined, ...noStore } },
+  ],
+  failures: [new ValidationError('Open this page from your organization’s link', { code: 'TENANT_REQUIRED' }), new NotFoundError()],
+};

@@ -1,0 +1,18 @@
+import type { Area } from '../frame';
+import type { Section } from '../section';
+import { overview } from './sections/overview';
+
+/**
+ * The sections of the tenant console (docs/api.md 15.3): a new one is a file of
+ * lib/console/admin/sections/ and one line here. Its actions' IAM needs join the console
+ * functions' roles in serverless.yml (docs/decisions/018-console-frame.md).
+ */
+export const ADMIN_SECTIONS: Section[] = [overview];
+
+/** The tenant console: ADMINs only (docs/api.md 15.3). */
+export const ADMIN_AREA: Area = {
+  id: 'admin',
+  title: 'console:adminTitle',
+  sections: ADMIN_SECTIONS,
+  allows: (user) => user.role === 'ADMIN',
+};
