@@ -6,6 +6,7 @@
  */
 export const CONSOLE_STYLESHEET = `
 *{box-sizing:border-box}
+[hidden]{display:none!important}
 html{-webkit-text-size-adjust:100%}
 body{margin:0;font:16px/1.5 system-ui,sans-serif;color:#1a1a1a;background:#f4f5f7}
 a{color:#1d4ed8}

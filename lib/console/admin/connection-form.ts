@@ -1,3 +1,4 @@
+import { METADATA_MAX_CHARS } from '../../federation/admin-input';
 import type { ConnectionType } from '../../federation/connection';
 import type { ConnectionView } from '../../federation/connections';
 import type { PostedForm } from './schema-form';
@@ -149,6 +150,12 @@ export function connectionFormValues(connection: ConnectionView): Record<string,
 export const fieldOfPath = (path: string) => path.split('.')[0] ?? path;
 
 const defined = (fields: Record<string, unknown>) => Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+
+/**
+ * The largest console form (docs/api.md 15.3.7): SAML metadata at its largest, URL-encoded
+ * (a character of markup takes up to three bytes, `%3C`), and the connection's other fields.
+ */
+export const CONNECTION_FORM_MAX_BYTES = 3 * METADATA_MAX_CHARS + 16 * 1024;
 
 const COMMON_FIELDS = ['name', 'domains', 'roleMapping', 'defaultRole', 'jitProvisioning', 'ssoRequired'] as const;
 

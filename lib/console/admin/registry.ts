@@ -1,13 +1,17 @@
 import type { Area } from '../frame';
 import type { Section } from '../section';
+import { clientsSection } from './sections/clients';
+import { connectionsSection } from './sections/connections';
 import { overview } from './sections/overview';
+import { scimTokensSection } from './sections/scim-tokens';
+import { shopsSection } from './sections/shops';
 
 /**
  * The sections of the tenant console (docs/api.md 15.3): a new one is a file of
  * lib/console/admin/sections/ and one line here. Its actions' IAM needs join the console
  * functions' roles in serverless.yml (docs/decisions/018-console-frame.md).
  */
-export const ADMIN_SECTIONS: Section[] = [overview];
+export const ADMIN_SECTIONS: Section[] = [overview, shopsSection, clientsSection, connectionsSection, scimTokensSection];
 
 /** The tenant console: ADMINs only (docs/api.md 15.3). */
 export const ADMIN_AREA: Area = {

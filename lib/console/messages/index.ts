@@ -1,3 +1,5 @@
+import { adminAppsDe } from './admin-apps.de';
+import { adminAppsEn } from './admin-apps.en';
 import { de } from './de';
 import { en } from './en';
 
@@ -11,4 +13,7 @@ export interface Catalogue {
  * Every catalogue of the pages, bundled (no loading at run time). A section of its own
  * area adds its pair here, one line: `{ en: adminStaffEn, de: adminStaffDe },`.
  */
-export const CATALOGUES: Catalogue[] = [{ en, de }];
+export const CATALOGUES: Catalogue[] = [
+  { en, de },
+  { en: adminAppsEn, de: adminAppsDe },
+];
