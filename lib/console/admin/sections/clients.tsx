@@ -1,7 +1,8 @@
 import * as z from 'zod';
-import { AppError, ValidationError } from '../../../errors';
+import { AppError, NotFoundError, ValidationError } from '../../../errors';
 import { type AdminClientView, GRANT_TYPES } from '../../../oauth/client';
 import {
+  CLIENT_NOT_FOUND,
   deleteClient,
   listClients,
   PREVIOUS_SECRET_MAX_SECONDS,
@@ -156,8 +157,14 @@ function ClientPage({ context, client, form }: { context: PageContext; client: A
   );
 }
 
-/** The client a view or a form names: the tenant's, or a 404 page (another tenant's is unknown too). */
-const clientOf = (context: PageContext, clientId: string) => readClient(context.deps, context.identity, clientId);
+/**
+ * The client a view or a form names: the tenant's, or a 404 page (another tenant's is
+ * unknown too, and so is an id no client can have).
+ */
+const clientOf = async (context: PageContext, clientId: string) => {
+  if (!clientIdField.safeParse(clientId).success) throw new NotFoundError(CLIENT_NOT_FOUND, { code: 'CLIENT_NOT_FOUND' });
+  return readClient(context.deps, context.identity, clientId);
+};
 
 /** A page showing a new secret once. */
 function secretPage(context: PageContext, title: string, clientId: string, secret: string) {

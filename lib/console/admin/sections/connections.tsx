@@ -3,7 +3,13 @@ import { NotFoundError } from '../../../errors';
 import { connectionPatch, domainName, METADATA_MAX_CHARS, newConnection, newDomain } from '../../../federation/admin-input';
 import { CONNECTION_TYPES, type ConnectionType } from '../../../federation/connection';
 import { createConnection, updateConnection } from '../../../federation/connection-changes';
-import { type ConnectionView, deleteConnection, listConnections, readConnection } from '../../../federation/connections';
+import {
+  CONNECTION_NOT_FOUND,
+  type ConnectionView,
+  deleteConnection,
+  listConnections,
+  readConnection,
+} from '../../../federation/connections';
 import { addDomain, DOMAIN_NOT_FOUND, type DomainView, deleteDomain, listDomains, verifyDomain } from '../../../federation/domains';
 import { ROLES } from '../../../users/user';
 import { ActionForm, Field } from '../../form';
@@ -248,8 +254,14 @@ function ConnectionPage({ context, connection, form }: { context: PageContext; c
   );
 }
 
-/** The tenant's connection a view or form names, or a 404 page (another tenant's is unknown too). */
-const connectionOf = (context: PageContext, id: string) => readConnection(context.deps, context.identity, id);
+/**
+ * The tenant's connection a view or form names, or a 404 page (another tenant's is unknown
+ * too, and so is an id no connection can have).
+ */
+const connectionOf = async (context: PageContext, id: string) => {
+  if (!connectionId.safeParse(id).success) throw new NotFoundError(CONNECTION_NOT_FOUND, { code: 'CONNECTION_NOT_FOUND' });
+  return readConnection(context.deps, context.identity, id);
+};
 
 /** The new-connection form of one type. */
 function NewConnection({ context, type, form }: { context: PageContext; type: ConnectionType; form?: FormState | undefined }) {
