@@ -146,6 +146,7 @@ describe('tenant console: apps, connections, SCIM tokens (chromium)', () => {
       await submit(page, 'connections', 'delete');
       expect(await flash(page)).toContain(`Okta ${tag}`);
       await open(page, `/admin/console/connections?deleteDomain=${domain}`);
+      await axe('domain deletion');
       await submit(page, 'connections', 'delete-domain');
       expect(await flash(page)).toContain(domain);
 
