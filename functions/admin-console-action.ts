@@ -1,21 +1,26 @@
 import * as z from 'zod';
+import { CONNECTION_FORM_MAX_BYTES } from '../lib/console/admin/connection-form';
 import { ADMIN_AREA } from '../lib/console/admin/registry';
 import { pageFormBody, runAction } from '../lib/console/frame';
 import { consoleRoute } from '../lib/console/http';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { NotFoundError } from '../lib/errors';
+import { METADATA_MAX_CHARS } from '../lib/federation/admin-input';
 import { crossSite } from '../lib/hosted/http';
 import { pageExpired, signInAgain } from '../lib/hosted/page-session';
 import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { pageHandler } from '../lib/http/page-handler';
 
-/** The form (application/x-www-form-urlencoded): each action parses its own fields. */
-export const body = pageFormBody;
+/**
+ * The form (application/x-www-form-urlencoded): each action parses its own fields. A
+ * connection's SAML metadata (docs/api.md 15.3.7) is the largest field a console form takes.
+ */
+export const body = z.record(pageFormBody.keyType, z.string().max(METADATA_MAX_CHARS));
 export const params = z.object({ section: z.string().max(100), action: z.string().max(100) });
 
 /** POST /admin/console/{section}/{action} (docs/api.md 15.1, 15.3): a form of the tenant console. */
 export function makeHandler(deps: Deps) {
-  return pageHandler(deps, { ...consoleRoute, body, params }, ({ deps, event, params, body }) =>
+  return pageHandler(deps, { ...consoleRoute, body, params, maxBodyBytes: CONNECTION_FORM_MAX_BYTES }, ({ deps, event, params, body }) =>
     runAction(deps, event, ADMIN_AREA, params, body),
   );
 }

@@ -1,19 +1,11 @@
-import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
-import { createScimToken } from '../lib/scim/tokens';
+import { createScimToken, newScimToken } from '../lib/scim/tokens';
 
 /** docs/api.md 13.3: a name the tenant's ADMINs recognise the token by (its IdP). */
-export const body = z.strictObject({
-  name: z
-    .string()
-    .trim()
-    .min(1)
-    .max(100)
-    .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u),
-});
+export const body = newScimToken;
 
 /** POST /admin/scim-tokens (docs/api.md 13.3): a SCIM token of the ADMIN's tenant, shown once. */
 export function makeHandler(deps: Deps) {

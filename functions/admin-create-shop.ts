@@ -1,23 +1,14 @@
-import * as z from 'zod';
 import { oneShop as oneShopAnswer } from '../lib/admin/api-schemas';
+import { newShop } from '../lib/admin/schemas';
 import { createShop, SHOP_EXISTS } from '../lib/admin/shops';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { ConflictError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
-import { shopId } from '../lib/http/schemas';
 
 /** docs/api.md 9.7: ids are canonical (10.2); names are one line of text. */
-export const body = z.strictObject({
-  shopId,
-  name: z
-    .string()
-    .trim()
-    .min(1)
-    .max(100)
-    .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u),
-});
+export const body = newShop;
 
 /** The `data` of the success envelope (docs/api.md 5). */
 export const response = oneShopAnswer;

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { NotFoundError, ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
@@ -6,24 +5,10 @@ import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operat
 import { ok } from '../lib/http/reply';
 import { CLIENT_NOT_FOUND, updateClient } from '../lib/oauth/client-admin';
 import { oneClient as oneClientAnswer } from '../lib/oauth/client-api-schemas';
-import { allowedOriginsField, clientPath, grantTypesField, redirectUriField, scopeField } from '../lib/oauth/client-schemas';
-import { SIGNING_ALGORITHMS } from '../lib/tokens/signing-keys';
+import { clientPath, clientUpdate } from '../lib/oauth/client-schemas';
 
 /** docs/api.md 9.11: what createOAuth2Client takes, each optional, and what only an ADMIN sets. */
-export const body = z.strictObject({
-  redirect_uri: redirectUriField.optional(),
-  grant_types: grantTypesField.optional(),
-  scope: scopeField.optional(),
-  client_name: z.string().min(1).max(200).optional(),
-  first_party: z.boolean().optional(),
-  post_logout_redirect_uris: z.string().max(8192).optional(),
-  /** docs/api.md 11.4: how the client's ID tokens are signed from now on. */
-  id_token_signed_response_alg: z.enum(SIGNING_ALGORITHMS).optional(),
-  /** docs/api.md 16.3: whether every token request must come with a DPoP proof from now on. */
-  dpop_bound_access_tokens: z.boolean().optional(),
-  /** docs/api.md 16.2: the web origins CORS allows for the client; the empty string removes them all. */
-  allowed_origins: allowedOriginsField.optional(),
-});
+export const body = clientUpdate;
 
 export const params = clientPath;
 

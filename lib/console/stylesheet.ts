@@ -6,6 +6,7 @@
  */
 export const CONSOLE_STYLESHEET = `
 *{box-sizing:border-box}
+[hidden]{display:none!important}
 html{-webkit-text-size-adjust:100%}
 body{margin:0;font:16px/1.5 system-ui,sans-serif;color:#1a1a1a;background:#f4f5f7}
 a{color:#1d4ed8}
@@ -31,6 +32,10 @@ fieldset{border:0;margin:0;padding:0}
 .hint{color:#4a4a4a;font-size:.9rem;margin:.1rem 0 .3rem}
 input,select,textarea{width:100%;max-width:32rem;padding:.6rem;font:inherit;border:1px solid #6b6b6b;border-radius:.3rem;background:#fff;color:inherit}
 input[type=checkbox],input[type=radio]{width:auto;min-height:0}
+.check{display:flex;flex-wrap:wrap;align-items:center;gap:0 .6rem}
+.check>input{width:1.25rem;height:1.25rem;margin:0}
+.check>label{flex:1 1 0;min-width:0;margin:.5rem 0;font-weight:400}
+.check>.hint,.check>.field-error{flex-basis:100%}
 [aria-invalid=true]{border:2px solid #b00020}
 .field-error{color:#b00020;font-weight:600;margin:.25rem 0}
 button,.button{display:inline-block;font:inherit;padding:.6rem 1rem;margin:1rem .5rem 0 0;border-radius:.3rem;border:1px solid var(--accent,#1d4ed8);background:var(--accent,#1d4ed8);color:var(--on-accent,#fff);min-height:2.75rem;cursor:pointer;text-decoration:none}

@@ -1,4 +1,7 @@
 import * as z from 'zod';
+import { existingTenantId } from '../http/schemas';
+import { SIGNING_ALGORITHMS } from '../tokens/signing-keys';
+import { TOKEN_ENDPOINT_AUTH_METHODS } from './client';
 
 /*
  * The fields of a client registration as the routes take them (docs/api.md 4.8, 9.11,
@@ -21,3 +24,47 @@ export const allowedOriginsField = z.string().max(4096);
 
 /** The path of the routes on one client (docs/api.md 9.10-9.13). */
 export const clientPath = z.strictObject({ clientId: clientIdField });
+
+/**
+ * POST /oauth2/clients (docs/api.md 4.8, 5.5): the registration as the JSON route and the
+ * console (docs/api.md 15.3.6) take it.
+ */
+export const clientRegistration = z.object({
+  client_id: clientIdField,
+  /** Required for a confidential client; a public one has none (docs/api.md 16.1). */
+  client_secret: clientSecretField.optional(),
+  /** docs/api.md 16.1: `none` for a public client (a single-page or native app). */
+  token_endpoint_auth_method: z.enum(TOKEN_ENDPOINT_AUTH_METHODS).optional(),
+  /** docs/api.md 16.2: web origins allowed by CORS on the token, userinfo and revocation endpoints. */
+  allowed_origins: allowedOriginsField.optional(),
+  redirect_uri: redirectUriField,
+  grant_types: grantTypesField,
+  scope: scopeField,
+  tenant_id: existingTenantId,
+  /** docs/api.md 4.14: a resource server's client, which may introspect any access token of its tenant. */
+  introspect_any: z.boolean().optional(),
+  /** docs/api.md 4.8: RFC 8707 resource URIs the client may ask tokens for, separated by spaces. */
+  resources: z.string().min(1).max(8192).optional(),
+  /** docs/api.md 11.4: OpenID Connect Dynamic Client Registration's name for the ID token's algorithm. */
+  id_token_signed_response_alg: z.enum(SIGNING_ALGORITHMS).optional(),
+  /** docs/api.md 11.12: where RP-initiated logout may send the browser, URIs separated by spaces. */
+  post_logout_redirect_uris: z.string().min(1).max(8192).optional(),
+  /** docs/api.md 16.3: RFC 9449 5.2's client metadata; every token request must come with a DPoP proof. */
+  dpop_bound_access_tokens: z.boolean().optional(),
+});
+
+/** PATCH /oauth2/clients/{clientId} (docs/api.md 9.11): what a registration takes, each optional, and what only an ADMIN sets. */
+export const clientUpdate = z.strictObject({
+  redirect_uri: redirectUriField.optional(),
+  grant_types: grantTypesField.optional(),
+  scope: scopeField.optional(),
+  client_name: z.string().min(1).max(200).optional(),
+  first_party: z.boolean().optional(),
+  post_logout_redirect_uris: z.string().max(8192).optional(),
+  /** docs/api.md 11.4: how the client's ID tokens are signed from now on. */
+  id_token_signed_response_alg: z.enum(SIGNING_ALGORITHMS).optional(),
+  /** docs/api.md 16.3: whether every token request must come with a DPoP proof from now on. */
+  dpop_bound_access_tokens: z.boolean().optional(),
+  /** docs/api.md 16.2: the web origins CORS allows for the client; the empty string removes them all. */
+  allowed_origins: allowedOriginsField.optional(),
+});

@@ -1,4 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import * as z from 'zod';
+import { oneLineName } from '../admin/schemas';
 import { byAdmin, recordEvent, type ScimCaller } from '../audit/record';
 import { epochSeconds } from '../clock';
 import { constantEquals } from '../crypto/constant-equals';
@@ -19,6 +21,9 @@ export const SCIM_TOKEN_DELETED = 'SCIM token deleted';
  * a leaked token costs the table.
  */
 export const SCIM_REQUEST_BUDGET = { max: 600, windowSeconds: 60 };
+
+/** POST /admin/scim-tokens (docs/api.md 13.3): a name the tenant's ADMINs recognise the token by (its IdP). */
+export const newScimToken = z.strictObject({ name: oneLineName });
 
 /** A SCIM token as the tenant administration answers with it: never the token or its hash. */
 export interface ScimTokenView {

@@ -299,6 +299,8 @@ const MFA_KEY: Record<string, string[]> = {
   AdminUpdateConnection: ['kms:GenerateDataKey'],
   // The account page: enrolments seal, a code checked again opens (docs/api.md 15.2).
   AccountAction: ['kms:Decrypt', 'kms:GenerateDataKey'],
+  // The tenant console seals an OIDC connection's client secret as 14.1's routes do (docs/api.md 15.3.7).
+  AdminConsoleAction: ['kms:GenerateDataKey'],
 };
 /** Functions that hash client secrets with the pepper, or MAC device tokens under a subkey of it (login, register). */
 const PEPPERED = [
@@ -324,6 +326,8 @@ const PEPPERED = [
   'SsoSamlAcs',
   // The device authorization endpoint authenticates its client (docs/api.md 16.4).
   'Oauth2DeviceAuthorization',
+  // The tenant console registers clients and rotates their secrets (docs/api.md 15.3.6).
+  'AdminConsoleAction',
 ];
 /** A statement that lets a function query the table's indexes, and do nothing else there. */
 const isIndexQuery = (s: Statement) =>

@@ -669,6 +669,80 @@ async function driveEveryRoute(app: App, deps: TestDeps, dns: TestDnsServer) {
   await app.request('passkeyRegistration', { token: heidi.token, body: { credential: heidiKeys.create(second).response } });
   expectStatus(await app.request('adminResetUserMfa', { token: adminToken, pathParameters: { userId: heidi.userId } }), 200, 'MFA reset');
 
+  // The tenant console's shops, OAuth clients, connections and domains, SCIM tokens
+  // (docs/api.md 15.3.5-15.3.8): every action through the console's functions.
+  {
+    const signedIn = await signedInJar(app, issuerOrigin, 'admin', { tenantId, username: 'admin', password: PASSWORD });
+    const consoleJar = signedIn.jar;
+    const consoleCsrf = csrfOf(signedIn.page);
+    const at = async (section: string, query: Record<string, string> = {}) =>
+      expectStatus(await openPage(app, consoleJar, 'admin', { section, query }), 200, `console ${section} page`);
+    const act = async (section: string, action: string, fields: Record<string, string>, status = 303) =>
+      expectStatus(
+        await postAction(app, consoleJar, 'admin', { section, action }, { csrf: consoleCsrf, ...fields }, issuerOrigin),
+        status,
+        `console ${section}/${action}`,
+      );
+    await at('shops');
+    await act('shops', 'create', { shopId: 'console-shop', name: 'Console shop' });
+    await at('clients');
+    const grants = { 'grant_types:client_credentials': 'on', scope: 'orders:read' };
+    await act('clients', 'create', { client_id: 'console-app', redirect_uri: 'https://app.example.com/cb', ...grants }, 200);
+    await at('clients', { client: 'console-app' });
+    await act('clients', 'update', {
+      clientId: 'console-app',
+      redirect_uri: 'https://app.example.com/cb',
+      client_name: 'Console',
+      ...grants,
+    });
+    await act('clients', 'rotate', { clientId: 'console-app', previous_secret_expires_in: '0' }, 200);
+    await act('clients', 'delete', { clientId: 'console-app' });
+    const consoleDomain = `console.${tenantId}.example`;
+    const added = await act('connections', 'add-domain', { domain: consoleDomain });
+    expect(added.headers.Location).toBe('/admin/console/connections');
+    const listed = await at('connections');
+    dns.txt.set(`_identity-verification.${consoleDomain}`, [
+      /<code>(identity-verification=[^<]+)<\/code>/.exec(String(listed.body))?.[1] ?? '',
+    ]);
+    await act('connections', 'verify-domain', { domain: consoleDomain });
+    const oidcFields = {
+      name: 'Console Okta',
+      issuer: 'https://acme.okta.example',
+      clientId: '0oa1',
+      domains: consoleDomain,
+      defaultRole: 'ANALYST',
+    };
+    const created = await act('connections', 'create-oidc', { ...oidcFields, clientSecret: 'console okta secret' });
+    const consoleOidc = new URL(created.headers.Location ?? '', issuerOrigin).searchParams.get('connection') ?? '';
+    await at('connections', { connection: consoleOidc });
+    await act('connections', 'update', {
+      id: consoleOidc,
+      type: 'oidc',
+      ...oidcFields,
+      scopes: 'openid email',
+      clientSecret: 'a new console secret',
+    });
+    await act('connections', 'disable', { id: consoleOidc });
+    await act('connections', 'enable', { id: consoleOidc });
+    const saml = await samlConnection([consoleDomain]);
+    const consoleSaml = await act('connections', 'create-saml', {
+      name: 'Console Entra',
+      metadataXml: saml.metadataXml,
+      domains: consoleDomain,
+      defaultRole: 'ANALYST',
+    });
+    await act('connections', 'delete', {
+      id: new URL(consoleSaml.headers.Location ?? '', issuerOrigin).searchParams.get('connection') ?? '',
+    });
+    await act('connections', 'delete', { id: consoleOidc });
+    await act('connections', 'delete-domain', { domain: consoleDomain });
+    await at('scim-tokens');
+    await act('scim-tokens', 'create', { name: 'Console Okta' }, 200);
+    const tokens = await app.request('adminListScimTokens', { token: adminToken });
+    const consoleToken = tokens.body.data.scimTokens.find((token: { name: string }) => token.name === 'Console Okta');
+    await act('scim-tokens', 'delete', { id: consoleToken.id });
+  }
+
   // The hosted pages: sign-in, the second factor, consent, passkeys, RP-initiated logout.
   const ivan = await newUser();
   const jar = new CookieJar();

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { en } from '../../lib/console/messages/en';
 import { toAuthorizerContext } from '../../lib/http/identity';
 import type { Identity } from '../../lib/tokens/access-token';
 import fixture from '../fixtures/apigw-v2-event.json';
@@ -76,10 +77,9 @@ export interface Response {
 export const isServiceUnavailable = (response: Response) =>
   response.status === 503 &&
   (typeof response.body === 'string'
-    ? // A hosted page's answer (docs/api.md 11.9): the error page.
+    ? // A hosted page's answer (docs/api.md 11.9): the error page; the console's (15.1) in its words.
       response.body.includes('<p class="error" role="alert">Service unavailable</p>') ||
-      // The account page's and the tenant console's (docs/api.md 15.1): their error page, saying no more.
-      response.body.includes('<p class="error" role="alert">Something went wrong on our side.')
+      response.body.includes(`<p class="error" role="alert">${en.errorPage.unexpected}</p>`)
     : (response.body?.success === false && response.body.error === 'Service unavailable') ||
       // A SCIM route's answer (docs/api.md 13.3): SCIM's error shape.
       (response.body?.status === '503' && response.body.detail === 'Service unavailable'));

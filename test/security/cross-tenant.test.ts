@@ -7,7 +7,7 @@ import { signAccessToken } from '../../lib/tokens/access-token';
 import { type ConsoleBrowser, consoleBrowser, mainText } from '../console/console-browser';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
-import { openPage, postAction } from '../helpers/console';
+import { openPage, postAction, signedInJar } from '../helpers/console';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { DEVICE_GRANT, deviceAuthorization, deviceCodes, openDevicePage, pollToken, postDeviceForm } from '../helpers/device';
 import { startDnsServer, type TestDnsServer } from '../helpers/dns-server';
@@ -1373,6 +1373,135 @@ describe('cross-tenant attempts on every operation', () => {
       "A asks for device codes with B's client id and A's secret",
       () => deviceAuthorization(app, { ...victimDevice, clientSecret: attackerClient.clientSecret }),
       (r) => expect(r).toEqual(rfcRefused(401, 'invalid_client', 'Invalid client')),
+    ],
+  );
+
+  /**
+   * A's ADMIN in the tenant console (docs/api.md 15.3.6-15.3.8), signed in once: every link
+   * and form naming B's client, connection, domains or SCIM token answers the 404 page.
+   */
+  let attackerAppsConsole: Promise<{ jar: CookieJar; csrf: string }> | undefined;
+  const consoleOfAttacker = () => {
+    attackerAppsConsole ??= signedInJar(app, new URL(deps.config.issuer).origin, 'admin', {
+      tenantId: a,
+      username: 'admin',
+      password: ATTACKER_PASSWORD,
+    }).then(({ jar, page }) => ({ jar, csrf: /name="csrf" value="([^"]+)"/.exec(String(page.body))?.[1] ?? '' }));
+    return attackerAppsConsole;
+  };
+  const consolePage = async (section: string, query: Record<string, string>) =>
+    openPage(app, (await consoleOfAttacker()).jar, 'admin', { section, query });
+  const consoleForm = async (section: string, action: string, fields: Record<string, string>) => {
+    const { jar, csrf } = await consoleOfAttacker();
+    return postAction(app, jar, 'admin', { section, action }, { csrf, ...fields }, new URL(deps.config.issuer).origin);
+  };
+  /** The 404 page, and no secret on it. */
+  const consoleNotFound = (r: Response) => {
+    expect(r.status).toBe(404);
+    expect(String(r.body)).not.toContain('class="secret"');
+  };
+  attempts.push(
+    [
+      'adminConsolePage',
+      "A's ADMIN opens B's client in the console",
+      () => consolePage('clients', { client: victimClient.clientId }),
+      consoleNotFound,
+    ],
+    [
+      'adminConsolePage',
+      "A's ADMIN opens the deletion of B's client",
+      () => consolePage('clients', { delete: victimClient.clientId }),
+      consoleNotFound,
+    ],
+    [
+      'adminConsolePage',
+      "A's ADMIN opens B's connection in the console",
+      () => consolePage('connections', { connection: victimConnection }),
+      consoleNotFound,
+    ],
+    [
+      'adminConsolePage',
+      "A's ADMIN opens the deletion of B's domain",
+      () => consolePage('connections', { deleteDomain: victimDomain }),
+      consoleNotFound,
+    ],
+    [
+      'adminConsolePage',
+      "A's ADMIN opens the deletion of B's SCIM token",
+      () => consolePage('scim-tokens', { delete: victimScimToken.id }),
+      consoleNotFound,
+    ],
+    [
+      'adminConsoleAction',
+      "A's ADMIN points B's client's redirect URI at A's server, in the console",
+      () =>
+        consoleForm('clients', 'update', {
+          clientId: victimClient.clientId,
+          redirect_uri: 'https://attacker.example.com/cb',
+          'grant_types:client_credentials': 'on',
+          scope: 'orders:read',
+          first_party: 'on',
+        }),
+      consoleNotFound,
+    ],
+    [
+      'adminConsoleAction',
+      "A's ADMIN rotates B's client's secret in the console",
+      () => consoleForm('clients', 'rotate', { clientId: victimClient.clientId, previous_secret_expires_in: '0' }),
+      consoleNotFound,
+    ],
+    [
+      'adminConsoleAction',
+      "A's ADMIN deletes B's client in the console",
+      () => consoleForm('clients', 'delete', { clientId: victimClient.clientId }),
+      consoleNotFound,
+    ],
+    [
+      'adminConsoleAction',
+      "A's ADMIN changes B's connection in the console",
+      () =>
+        consoleForm('connections', 'update', {
+          id: victimConnection,
+          type: 'oidc',
+          name: 'Taken',
+          issuer: 'https://attacker.example.com',
+          clientId: 'attacker',
+          clientSecret: 'attacker-secret',
+          domains: victimDomain,
+          defaultRole: 'ADMIN',
+          jitProvisioning: 'on',
+        }),
+      consoleNotFound,
+    ],
+    [
+      'adminConsoleAction',
+      "A's ADMIN disables B's connection in the console",
+      () => consoleForm('connections', 'disable', { id: victimConnection }),
+      consoleNotFound,
+    ],
+    [
+      'adminConsoleAction',
+      "A's ADMIN deletes B's connection in the console",
+      () => consoleForm('connections', 'delete', { id: victimConnection }),
+      consoleNotFound,
+    ],
+    [
+      'adminConsoleAction',
+      "A's ADMIN verifies B's pending domain in the console",
+      () => consoleForm('connections', 'verify-domain', { domain: victimPendingDomain }),
+      consoleNotFound,
+    ],
+    [
+      'adminConsoleAction',
+      "A's ADMIN deletes B's domain in the console",
+      () => consoleForm('connections', 'delete-domain', { domain: victimDomain }),
+      consoleNotFound,
+    ],
+    [
+      'adminConsoleAction',
+      "A's ADMIN deletes B's SCIM token in the console",
+      () => consoleForm('scim-tokens', 'delete', { id: victimScimToken.id }),
+      consoleNotFound,
     ],
   );
 

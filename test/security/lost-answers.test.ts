@@ -6,6 +6,7 @@ import { consoleBrowser } from '../console/console-browser';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { softwareAuthenticator } from '../helpers/authenticator';
 import { nearRealTime } from '../helpers/clock';
+import { postAction, signedInJar } from '../helpers/console';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { DEVICE_GRANT, deviceBrowser, deviceCodes, pollToken, postDeviceForm } from '../helpers/device';
 import { startDnsServer } from '../helpers/dns-server';
@@ -330,6 +331,29 @@ describe('writes retried after a lost answer', () => {
     expect(read.body.data.tenant).toMatchObject({ id: tenantId, displayName: 'Acme Shops', defaultShopId: 'default' });
     const trail = await app.request('adminListAudit', { token: admin.token, query: { type: 'tenant_updated' } });
     expect(trail.body.data.events).toHaveLength(1);
+  });
+
+  it('console: a retried client registration shows the secret it stored, once (docs/api.md 15.3.6)', async () => {
+    const tenantId = uniqueTenant('lost');
+    await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+    const origin = new URL(deps.config.issuer).origin;
+    const { jar, page } = await signedInJar(app, origin, 'admin', { tenantId, username: 'admin', password: 'correct horse battery' });
+    const fields = {
+      csrf: csrfOf(page),
+      client_id: 'console-lost',
+      redirect_uri: 'https://a.example/cb',
+      'grant_types:client_credentials': 'on',
+      scope: 'api',
+    };
+    const lostBefore = dynamo.lost();
+    dynamo.loseNext(mentioning('PutItemCommand', 'CLIENT#'));
+    const created = await postAction(app, jar, 'admin', { section: 'clients', action: 'create' }, fields, origin);
+    expect(created.status).toBe(200);
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+    const clientSecret = /<p class="secret" id="client-secret">([^<]+)<\/p>/.exec(String(created.body))?.[1] ?? '';
+    const client = { clientId: 'console-lost', clientSecret, redirectUri: 'https://a.example/cb', tenantId };
+    expect((await app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' }))).status).toBe(200);
+    expect((await postAction(app, jar, 'admin', { section: 'clients', action: 'create' }, fields, origin)).status).toBe(409);
   });
 
   it('shops: a retried creation answers 201 with its shop, once; a retried bootstrap creates the tenant with its shop', async () => {

@@ -6,11 +6,12 @@ import { consoleBrowser } from '../console/console-browser';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { softwareAuthenticator } from '../helpers/authenticator';
 import { nearRealTime } from '../helpers/clock';
+import { postAction, signedInJar } from '../helpers/console';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { DEVICE_GRANT, deviceBrowser, deviceCodes, pollToken, postDeviceForm } from '../helpers/device';
 import { startDnsServer } from '../helpers/dns-server';
 import { dpopKey, dpopProof } from '../helpers/dpop';
-import { browserAuthorize, CookieJar, postForm } from '../helpers/hosted';
+import { browserAuthorize, CookieJar, csrfOf, postForm } from '../helpers/hosted';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
 import { activateDelivered, activateTotp, authenticator, newTotpSecret } from '../helpers/mfa';
@@ -105,6 +106,28 @@ describe('races', () => {
       ['default', 'default'],
       ['one', winner.name],
     ]);
+  });
+
+  it(`${N} console registrations of one client id at once (docs/api.md 15.3.6): one secret shown, the others 409, and that secret works`, async () => {
+    const tenantId = uniqueTenant('console-race');
+    await registerAdmin(app, tenantId, 'admin', PASSWORD);
+    const origin = new URL(deps.config.issuer).origin;
+    const { jar, page } = await signedInJar(app, origin, 'admin', { tenantId, username: 'admin', password: PASSWORD });
+    const fields = {
+      csrf: csrfOf(page),
+      client_id: `race-${tenantId}`,
+      redirect_uri: 'https://a.example/cb',
+      'grant_types:client_credentials': 'on',
+      scope: 'api',
+    };
+    const answers = await Promise.all(
+      Array.from({ length: N }, () => postAction(app, jar, 'admin', { section: 'clients', action: 'create' }, fields, origin)),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, ...Array.from({ length: N - 1 }, () => 409)]);
+    const shown =
+      /<p class="secret" id="client-secret">([^<]+)<\/p>/.exec(String(answers.find((answer) => answer.status === 200)?.body))?.[1] ?? '';
+    const client = { clientId: fields.client_id, clientSecret: shown, redirectUri: 'https://a.example/cb', tenantId };
+    expect((await app.request('oauth2Token', tokenRequest(client, { grant_type: 'client_credentials' }))).status).toBe(200);
   });
 
   it(`${N} imports of one batch at once, and 5 first sign-ins racing on the rehash of an imported hash (docs/api.md 13.2)`, async () => {

@@ -722,6 +722,105 @@ describe('secrets in the clear (responses, output, table)', () => {
       (await send('SCIM token deletion', 'adminDeleteScimToken', { token: adminToken, pathParameters: { tokenId: scimTokenId } })).status,
     ).toBe(200);
 
+    // The tenant console (docs/api.md 15.3.6-15.3.8): a client secret and its rotation, a SCIM
+    // token, shown once in the answer to the form; an IdP's client secret, never shown.
+    const consolePassword = known('console ADMIN password', passphrase());
+    const consoleAdmin = await send('register', 'register', {
+      token: adminToken,
+      body: { username: 'console-admin', password: consolePassword, role: 'ADMIN', tenantId },
+    });
+    expect(consoleAdmin.status).toBe(201);
+    const origin = new URL(deps.config.issuer).origin;
+    const { jar: consoleJar, page: consoleHome } = await signedInJar(app, origin, 'admin', {
+      tenantId,
+      username: 'console-admin',
+      password: consolePassword,
+    });
+    const consoleCsrf = /name="csrf" value="([^"]+)"/.exec(String(consoleHome.body))?.[1] ?? '';
+    const shownSecret = (r: Response) => [/<p class="secret" id="[a-z-]+">([^<]+)<\/p>/.exec(String(r.body))?.[1]];
+    const consoleForm = async (
+      section: string,
+      action: string,
+      fields: Record<string, string>,
+      issues?: (r: Response) => Array<string | undefined>,
+    ) =>
+      consoleJar.take(
+        await send(
+          'console',
+          'adminConsoleAction',
+          {
+            method: 'POST',
+            path: '/admin/console/{section}/{action}',
+            pathParameters: { section, action },
+            headers: { 'content-type': FORM, origin, ...consoleJar.header() },
+            body: new URLSearchParams({ csrf: consoleCsrf, ...fields }).toString(),
+          },
+          issues,
+        ),
+      );
+    const consolePage = async (section: string, query: Record<string, string> = {}) =>
+      consoleJar.take(
+        await send('console', 'adminConsolePage', {
+          method: 'GET',
+          path: '/admin/console/{section}',
+          pathParameters: { section },
+          query,
+          headers: consoleJar.header(),
+        }),
+      );
+    const consoleClient = await consoleForm(
+      'clients',
+      'create',
+      {
+        client_id: 'console-client',
+        redirect_uri: 'https://shop.example/cb',
+        'grant_types:client_credentials': 'on',
+        scope: 'orders:read',
+      },
+      shownSecret,
+    );
+    known('console client secret', shownSecret(consoleClient)[0]);
+    const rotatedConsole = await consoleForm(
+      'clients',
+      'rotate',
+      { clientId: 'console-client', previous_secret_expires_in: '3600' },
+      shownSecret,
+    );
+    known('console rotated client secret', shownSecret(rotatedConsole)[0]);
+    expect((await consolePage('clients')).status).toBe(200);
+    expect((await consolePage('clients', { client: 'console-client' })).status).toBe(200);
+    const consoleScim = await consoleForm('scim-tokens', 'create', { name: 'Console Okta' }, shownSecret);
+    known('console SCIM token secret part', shownSecret(consoleScim)[0]?.split('.').at(-1));
+    expect((await consolePage('scim-tokens')).status).toBe(200);
+    const consoleIdpSecret = known('console IdP client secret', passphrase());
+    const consoleIdp = await consoleForm('connections', 'create-oidc', {
+      name: 'Console Okta',
+      issuer: 'https://acme.okta.example',
+      clientId: '0oa1console',
+      clientSecret: consoleIdpSecret,
+      domains: `console.${tenantId}.example`,
+      defaultRole: 'ANALYST',
+    });
+    expect(consoleIdp.status).toBe(303);
+    const consoleIdpId = new URL(consoleIdp.headers.Location ?? '', origin).searchParams.get('connection') ?? '';
+    // Refused beside its field: the typed secret is not sent back.
+    expect(
+      (
+        await consoleForm('connections', 'update', {
+          id: consoleIdpId,
+          type: 'oidc',
+          name: 'x',
+          issuer: 'ftp://x',
+          clientId: 'x',
+          clientSecret: consoleIdpSecret,
+          domains: 'x.example',
+          defaultRole: 'ANALYST',
+        })
+      ).status,
+    ).toBe(400);
+    expect((await consolePage('connections', { connection: consoleIdpId })).status).toBe(200);
+    expect((await consoleForm('connections', 'delete', { id: consoleIdpId })).status).toBe(303);
+
     // SAML (docs/api.md 14.5): the federation cookie's secret and the signed response (a bearer
     // assertion until it expires) are never logged, stored or answered.
     const samlClient = await createClient(app, adminToken, tenantId);
@@ -862,7 +961,6 @@ describe('secrets in the clear (responses, output, table)', () => {
     const userCode = String(codes.body.user_code);
     const deviceJar = new CookieJar();
     const signInPage = deviceJar.take(await send('device page', 'hostedDevicePage', { method: 'GET', query: { tenant: tenantId } }));
-    const origin = new URL(deps.config.issuer).origin;
     await postForm(app, deviceJar, 'hostedSignIn', { csrf: csrfOf(signInPage), username: 'admin', password: adminPassword }, origin);
     const devicePage = await send('device page', 'hostedDevicePage', { method: 'GET', headers: deviceJar.header() });
     const allowed = await send('device page', 'hostedDeviceForm', {
@@ -933,6 +1031,7 @@ describe('secrets in the clear (responses, output, table)', () => {
         'device page',
         'token device_code',
         'tenant console',
+        'console',
       ]),
     );
   }, 60_000);

@@ -1,3 +1,5 @@
+import { adminAppsDe } from './admin-apps.de';
+import { adminAppsEn } from './admin-apps.en';
 import { adminStaffDe } from './admin-staff.de';
 import { adminStaffEn } from './admin-staff.en';
 import { de } from './de';
@@ -16,4 +18,5 @@ export interface Catalogue {
 export const CATALOGUES: Catalogue[] = [
   { en, de },
   { en: adminStaffEn, de: adminStaffDe },
+  { en: adminAppsEn, de: adminAppsDe },
 ];

@@ -6,6 +6,7 @@ import { consoleBrowser } from '../../console/console-browser';
 import { type App, registerAdmin, registerStaff, testApp } from '../../helpers/app';
 import { softwareAuthenticator } from '../../helpers/authenticator';
 import { nearRealTime } from '../../helpers/clock';
+import { postAction, signedInJar } from '../../helpers/console';
 import { type TestDeps, testDeps, uniqueTenant } from '../../helpers/deps';
 import { DEVICE_GRANT, deviceAuthorization, deviceBrowser, deviceCodes, pollToken, postDeviceForm } from '../../helpers/device';
 import { startDnsServer, type TestDnsServer } from '../../helpers/dns-server';
@@ -161,6 +162,22 @@ function faultSteps(part: 0 | 1) {
     }
     return made;
   };
+  /** The tenant console signed in as the test's ADMIN (docs/api.md 15.3), once per table. */
+  type ConsoleRun = { jar: CookieJar; csrf: string };
+  const consoles = new Map<string, Promise<ConsoleRun>>();
+  const consoleOf = () => {
+    let signedIn = consoles.get(tableName);
+    if (!signedIn) {
+      signedIn = signedInJar(app, issuerOrigin(), 'admin', { tenantId, username: 'admin', password: PASSWORD }).then(({ jar, page }) => ({
+        jar,
+        csrf: csrfOf(page),
+      }));
+      consoles.set(tableName, signedIn);
+    }
+    return signedIn;
+  };
+  const consoleForm = (jar: CookieJar, section: string, action: string, fields: Record<string, string>) =>
+    postAction(app, jar, 'admin', { section, action }, fields, issuerOrigin());
   const redeem = (code: string, verifier: string) =>
     app.request(
       'oauth2Token',
@@ -1016,6 +1033,40 @@ function faultSteps(part: 0 | 1) {
       },
       run: (credential) => app.request('passkeyAuthentication', { body: { tenantId, credential } }),
       ok: (r) => r.status === 200,
+    },
+    {
+      name: 'console: register an OAuth client (its secret shown once)',
+      prepare: async () => ({ ...(await consoleOf()), clientId: `console-${serial++}` }),
+      run: ({ jar, csrf, clientId }: ConsoleRun & { clientId: string }) =>
+        consoleForm(jar, 'clients', 'create', {
+          csrf,
+          client_id: clientId,
+          redirect_uri: 'https://app.example.com/cb',
+          'grant_types:client_credentials': 'on',
+          scope: 'orders:read',
+        }),
+      ok: (r) => r.status === 200 && String(r.body).includes('class="secret"'),
+    },
+    {
+      name: 'console: create an OIDC connection',
+      prepare: async () => ({ ...(await consoleOf()), domain: `console-${serial++}.${tenantId}.example` }),
+      run: ({ jar, csrf, domain }: ConsoleRun & { domain: string }) =>
+        consoleForm(jar, 'connections', 'create-oidc', {
+          csrf,
+          name: 'Console Okta',
+          issuer: 'https://acme.okta.example',
+          clientId: '0oa1',
+          clientSecret: 'console okta secret',
+          domains: domain,
+          defaultRole: 'ANALYST',
+        }),
+      ok: (r) => r.status === 303,
+    },
+    {
+      name: 'console: create a SCIM token (shown once)',
+      prepare: consoleOf,
+      run: ({ jar, csrf }: ConsoleRun) => consoleForm(jar, 'scim-tokens', 'create', { csrf, name: 'Console Okta' }),
+      ok: (r) => r.status === 200 && String(r.body).includes('class="secret"'),
     },
     {
       name: 'adminCreateScimToken',
