@@ -1,12 +1,12 @@
 import * as z from 'zod';
 import { ACCOUNT_AREA } from '../lib/console/account/registry';
 import { pageFormBody, runAction } from '../lib/console/frame';
-import { consoleRoute } from '../lib/console/http';
+import { consoleActionAnswers, consoleRoute } from '../lib/console/http';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { NotFoundError } from '../lib/errors';
 import { crossSite } from '../lib/hosted/http';
 import { pageExpired, signInAgain } from '../lib/hosted/page-session';
-import { noStore, type OperationDoc } from '../lib/http/operation-doc';
+import type { OperationDoc } from '../lib/http/operation-doc';
 import { pageHandler } from '../lib/http/page-handler';
 
 /** The form (application/x-www-form-urlencoded): each action parses its own fields. */
@@ -31,9 +31,6 @@ export const operation: OperationDoc = {
   bodyTypes: ['form'],
   html: true,
   params: true,
-  answers: [
-    { status: 303, description: 'Done: back to the section, with a message shown once.', headers: { Location: undefined, ...noStore } },
-    { status: 200, description: 'Done: a secret shown once, on a page of its own.', headers: noStore },
-  ],
+  answers: consoleActionAnswers,
   failures: [crossSite(), signInAgain(), pageExpired(), new NotFoundError()],
 };

@@ -2,13 +2,13 @@ import * as z from 'zod';
 import { CONNECTION_FORM_MAX_BYTES } from '../lib/console/admin/connection-form';
 import { ADMIN_AREA } from '../lib/console/admin/registry';
 import { pageFormBody, runAction } from '../lib/console/frame';
-import { consoleRoute } from '../lib/console/http';
+import { consoleActionAnswers, consoleRoute } from '../lib/console/http';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { NotFoundError } from '../lib/errors';
 import { METADATA_MAX_CHARS } from '../lib/federation/admin-input';
 import { crossSite } from '../lib/hosted/http';
 import { pageExpired, signInAgain } from '../lib/hosted/page-session';
-import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
+import { type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { pageHandler } from '../lib/http/page-handler';
 
 /**
@@ -36,9 +36,6 @@ export const operation: OperationDoc = {
   bodyTypes: ['form'],
   html: true,
   params: true,
-  answers: [
-    { status: 303, description: 'Done: back to the section, with a message shown once.', headers: { Location: undefined, ...noStore } },
-    { status: 200, description: 'Done: a secret shown once, on a page of its own.', headers: noStore },
-  ],
+  answers: consoleActionAnswers,
   failures: [crossSite(), signInAgain(), pageExpired(), permissionDenied, new NotFoundError()],
 };

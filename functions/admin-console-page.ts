@@ -1,10 +1,10 @@
 import * as z from 'zod';
 import { ADMIN_AREA } from '../lib/console/admin/registry';
 import { showSection } from '../lib/console/frame';
-import { consoleRoute } from '../lib/console/http';
+import { consolePageAnswers, consoleRoute } from '../lib/console/http';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { NotFoundError, ValidationError } from '../lib/errors';
-import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
+import { type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { pageHandler } from '../lib/http/page-handler';
 
 /** The section of the path: checked against the registry (an unknown one is the 404 page). */
@@ -25,10 +25,7 @@ export const operation: OperationDoc = {
   caller: 'none',
   html: true,
   params: true,
-  answers: [
-    { status: 200, description: 'The page.', headers: noStore },
-    { status: 303, description: 'No browser session: on to the tenant’s hosted sign-in.', headers: { Location: undefined, ...noStore } },
-  ],
+  answers: consolePageAnswers,
   failures: [
     new ValidationError('Open this page from your organization’s link', { code: 'TENANT_REQUIRED' }),
     permissionDenied,

@@ -8626,7 +8626,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The page. */
+            /** @description The page; without a browser session, the tenant’s hosted sign-in page first. */
             200: {
                 headers: {
                     /** @description How the answer may be cached. */
@@ -8636,16 +8636,6 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
-            };
-            /** @description No browser session: on to the tenant’s hosted sign-in. */
-            303: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    /** @description How the answer may be cached. */
-                    "Cache-Control"?: "no-store";
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description The error page: `Open this page from your organization’s link` */
             400: {
@@ -8696,7 +8686,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The page. */
+            /** @description The page; without a browser session, the tenant’s hosted sign-in page first. */
             200: {
                 headers: {
                     /** @description How the answer may be cached. */
@@ -8706,16 +8696,6 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
-            };
-            /** @description No browser session: on to the tenant’s hosted sign-in. */
-            303: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    /** @description How the answer may be cached. */
-                    "Cache-Control"?: "no-store";
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description The error page: `Open this page from your organization’s link` */
             400: {
@@ -8850,7 +8830,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The page. */
+            /** @description The page; without a browser session, the tenant’s hosted sign-in page first. */
             200: {
                 headers: {
                     /** @description How the answer may be cached. */
@@ -8860,16 +8840,6 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
-            };
-            /** @description No browser session: on to the tenant’s hosted sign-in. */
-            303: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    /** @description How the answer may be cached. */
-                    "Cache-Control"?: "no-store";
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description The error page: `Open this page from your organization’s link` */
             400: {
@@ -8929,7 +8899,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The page. */
+            /** @description The page; without a browser session, the tenant’s hosted sign-in page first. */
             200: {
                 headers: {
                     /** @description How the answer may be cached. */
@@ -8939,16 +8909,6 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
-            };
-            /** @description No browser session: on to the tenant’s hosted sign-in. */
-            303: {
-                headers: {
-                    Location: components["headers"]["Location"];
-                    /** @description How the answer may be cached. */
-                    "Cache-Control"?: "no-store";
-                    [name: string]: unknown;
-                };
-                content?: never;
             };
             /** @description The error page: `Open this page from your organization’s link` */
             400: {

@@ -55,7 +55,7 @@ export function domainFieldErrors(fields: readonly FieldProblem[] | undefined, t
 export const fieldId = (action: string, name: string) => `${action}-${name}`;
 
 /** The state of `action`'s form, when the page is that form come back. */
-const stateOf = (form: FormState | undefined, action: string) => (form?.action === action ? form : undefined);
+export const stateOf = (form: FormState | undefined, action: string) => (form?.action === action ? form : undefined);
 
 export interface FieldProps {
   /** The action the field's form posts to. */
@@ -76,24 +76,15 @@ export interface FieldProps {
   options?: readonly { value: string; label: string }[] | undefined;
 }
 
-/** A labelled field with its hint and error. */
-export function Field(props: FieldProps) {
-  const { action, name, label, hint, type = 'text', options } = props;
-  const state = stateOf(props.form, action);
-  const id = fieldId(action, name);
-  const error = state?.errors[name];
-  const described = [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
-  const value = type === 'password' ? undefined : (state?.values[name] ?? props.value);
-  const common = {
-    id,
-    name,
-    'aria-describedby': described,
-    'aria-invalid': error ? ('true' as const) : undefined,
-    required: props.required,
-  };
+/** The ids a field's `aria-describedby` names: its hint and its error. */
+export function described(id: string, hint: string | undefined, error: string | undefined) {
+  return [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
+}
+
+/** A field's hint and error, which its `aria-describedby` names. */
+export function HintAndError({ id, hint, error }: { id: string; hint?: string | undefined; error?: string | undefined }) {
   return (
-    <div class="field">
-      <label for={id}>{label}</label>
+    <>
       {hint ? (
         <p class="hint" id={`${id}-hint`}>
           {hint}
@@ -104,6 +95,28 @@ export function Field(props: FieldProps) {
           {error}
         </p>
       ) : null}
+    </>
+  );
+}
+
+/** A labelled field with its hint and error. */
+export function Field(props: FieldProps) {
+  const { action, name, label, hint, type = 'text', options } = props;
+  const state = stateOf(props.form, action);
+  const id = fieldId(action, name);
+  const error = state?.errors[name];
+  const value = type === 'password' ? undefined : (state?.values[name] ?? props.value);
+  const common = {
+    id,
+    name,
+    'aria-describedby': described(id, hint, error),
+    'aria-invalid': error ? ('true' as const) : undefined,
+    required: props.required,
+  };
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      <HintAndError id={id} hint={hint} error={error} />
       {options ? (
         <select {...common}>
           {options.map((option) => (

@@ -5,6 +5,7 @@ import { accentStylesheet, type Branding, logoOrigin } from '../hosted/branding'
 import { SESSION_COOKIE, tenantOfCookie } from '../hosted/browser-session';
 import { cookiesOf, hashSource } from '../hosted/http';
 import { renderPage } from '../hosted/pages';
+import { noStore, type OperationDoc } from '../http/operation-doc';
 import type { Reply } from '../http/reply';
 import { translator } from './i18n';
 import { languageOf } from './language';
@@ -131,3 +132,14 @@ export function consoleErrorPage(error: AppError, event: APIGatewayProxyEventV2,
 
 /** What makes a route a page of the account page or the console: lib/http/page-handler.ts's, with this error page. */
 export const consoleRoute = { identity: 'none', page: true, formatError: consoleErrorPage } as const;
+
+/** What a page of a console answers its GET (docs/api.md 15.1), for docs/openapi.json. */
+export const consolePageAnswers: OperationDoc['answers'] = [
+  { status: 200, description: 'The page; without a browser session, the tenant’s hosted sign-in page first.', headers: noStore },
+];
+
+/** What a form of a console answers (docs/api.md 15.1), for docs/openapi.json. */
+export const consoleActionAnswers: OperationDoc['answers'] = [
+  { status: 303, description: 'Done: back to the section, with a message shown once.', headers: { Location: undefined, ...noStore } },
+  { status: 200, description: 'Done: a secret shown once, on a page of its own.', headers: noStore },
+];

@@ -1,4 +1,4 @@
-import { type FormContext, Layout, Problem } from './pages';
+import { type FormContext, Layout, Problem, ScopeDecision } from './pages';
 
 /*
  * The device page (docs/api.md 16.4): a signed-in person types the code a shared device
@@ -58,21 +58,9 @@ export function DeviceConfirmPage({ tenant, clientName, username, scopes, userCo
       <p>
         {clientName} on that device asks to use your account <strong>{username}</strong> with:
       </p>
-      <ul>
-        {scopes.map((scope) => (
-          <li>{scope}</li>
-        ))}
-      </ul>
-      <form method="post" action="/device">
-        <input type="hidden" name="csrf" value={csrf} />
+      <ScopeDecision scopes={scopes} action="/device" csrf={csrf}>
         <input type="hidden" name="user_code" value={userCode} />
-        <button type="submit" name="decision" value="allow">
-          Allow
-        </button>
-        <button type="submit" name="decision" value="deny" class="secondary">
-          Deny
-        </button>
-      </form>
+      </ScopeDecision>
     </Layout>
   );
 }

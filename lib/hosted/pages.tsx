@@ -175,13 +175,34 @@ export function ConsentPage({ tenant, clientName, username, scopes, csrf }: Cons
       <p>
         {clientName} asks to access your account <strong>{username}</strong> with:
       </p>
+      <ScopeDecision scopes={scopes} action="/oauth2/hosted/consent" csrf={csrf} />
+    </Layout>
+  );
+}
+
+/** The scopes an app asks for and the form that allows or denies them: consent (docs/api.md 11.10), a device (16.4). */
+export function ScopeDecision({
+  scopes,
+  action,
+  csrf,
+  children,
+}: {
+  scopes: string[];
+  action: string;
+  csrf: string;
+  /** Hidden fields of the form besides the CSRF token. */
+  children?: ComponentChildren;
+}) {
+  return (
+    <>
       <ul>
         {scopes.map((scope) => (
           <li>{scope}</li>
         ))}
       </ul>
-      <form method="post" action="/oauth2/hosted/consent">
+      <form method="post" action={action}>
         <input type="hidden" name="csrf" value={csrf} />
+        {children}
         <button type="submit" name="decision" value="allow">
           Allow
         </button>
@@ -189,7 +210,7 @@ export function ConsentPage({ tenant, clientName, username, scopes, csrf }: Cons
           Deny
         </button>
       </form>
-    </Layout>
+    </>
   );
 }
 

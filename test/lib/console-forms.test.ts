@@ -13,6 +13,8 @@ describe('forms made from a JSON body schema', () => {
   it('has one field per property of the registration, of the kind its type says, but those the page fills itself', () => {
     expect(fields.map((field) => [field.name, field.kind])).toEqual([
       ['client_id', 'text'],
+      ['token_endpoint_auth_method', 'select'],
+      ['allowed_origins', 'text'],
       ['redirect_uri', 'text'],
       ['grant_types', 'choices'],
       ['scope', 'text'],
@@ -20,6 +22,7 @@ describe('forms made from a JSON body schema', () => {
       ['resources', 'text'],
       ['id_token_signed_response_alg', 'select'],
       ['post_logout_redirect_uris', 'text'],
+      ['dpop_bound_access_tokens', 'checkbox'],
     ]);
     expect(fields.find((field) => field.name === 'redirect_uri')).toMatchObject({ required: true, multiline: true });
     expect(fields.find((field) => field.name === 'client_id')).toMatchObject({ required: true, multiline: false, maxLength: 128 });
@@ -42,6 +45,9 @@ describe('forms made from a JSON body schema', () => {
       grant_types: 'authorization_code refresh_token',
       scope: 'openid profile',
       introspect_any: false,
+      // A list that may be empty (docs/api.md 16.2: no origins) is sent as it is.
+      allowed_origins: '',
+      dpop_bound_access_tokens: false,
     });
     expect(createClientBody.safeParse({ ...body, client_secret: 'x'.repeat(40), tenant_id: 't' }).success).toBe(true);
   });
@@ -68,6 +74,8 @@ describe('forms made from a JSON body schema', () => {
       scope: 'api',
       first_party: false,
       post_logout_redirect_uris: '',
+      allowed_origins: '',
+      dpop_bound_access_tokens: false,
     });
     expect(updateClientBody.safeParse(body).success).toBe(true);
   });

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from 'preact';
-import { ActionForm, Field, fieldId } from '../form';
+import { ActionForm, described, Field, fieldId, HintAndError, stateOf } from '../form';
 import type { Translate } from '../i18n';
 import { sectionPath } from '../paths';
 import type { FormState, PageContext } from '../section';
@@ -11,37 +11,12 @@ import { choiceName, type SchemaField } from './schema-form';
  * shown once, and the confirmation page of a deletion, which works without JavaScript.
  */
 
-/** The state of `action`'s form, when the page is that form come back. */
-const stateOf = (form: FormState | undefined, action: string) => (form?.action === action ? form : undefined);
-
 interface FieldBase {
   action: string;
   name: string;
   label: string;
   hint?: string | undefined;
   form?: FormState | undefined;
-}
-
-/** The ids a field's `aria-describedby` names: its hint and its error. */
-function described(id: string, hint: string | undefined, error: string | undefined) {
-  return [hint ? `${id}-hint` : '', error ? `${id}-error` : ''].filter(Boolean).join(' ') || undefined;
-}
-
-function HintAndError({ id, hint, error }: { id: string; hint?: string | undefined; error?: string | undefined }) {
-  return (
-    <>
-      {hint ? (
-        <p class="hint" id={`${id}-hint`}>
-          {hint}
-        </p>
-      ) : null}
-      {error ? (
-        <p class="field-error" id={`${id}-error`}>
-          {error}
-        </p>
-      ) : null}
-    </>
-  );
 }
 
 /** A labelled text area (lists one item a line, SAML metadata, certificates). */
