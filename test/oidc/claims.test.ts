@@ -133,7 +133,8 @@ describe('the discovery document (docs/api.md 11.3)', () => {
       id_token_signing_alg_values_supported: ['ES256', 'RS256'],
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', 'urn:ietf:params:oauth:grant-type:device_code'],
+      device_authorization_endpoint: 'https://id.example.com/oauth2/device_authorization',
     });
   });
 });

@@ -24,6 +24,17 @@ export type PostedForm = Record<string, string | string[] | undefined>;
 /** The name of one option's checkbox in a `choices` field. */
 export const choiceName = (field: string, option: string) => `${field}:${option}`;
 
+/**
+ * The smallest `max` of a string schema's checks. Not zod's `maxLength`: that getter runs
+ * zod's JSON Schema code, which the function bundles leave out (scripts/lib/zod-json-schema-stub.mjs).
+ */
+function maxLengthOf(schema: z.ZodString): number | undefined {
+  const maxima = (schema._zod.def.checks ?? [])
+    .map((check) => check._zod.def as { check: string; maximum?: unknown })
+    .flatMap((def) => (def.check === 'max_length' && typeof def.maximum === 'number' ? [def.maximum] : []));
+  return maxima.length ? Math.min(...maxima) : undefined;
+}
+
 function describe(name: string, schema: z.ZodType, choices: Readonly<Record<string, readonly string[]>>): SchemaField | undefined {
   const optional = schema instanceof z.ZodOptional;
   const inner = schema instanceof z.ZodOptional ? (schema.unwrap() as z.ZodType) : schema;
@@ -32,7 +43,7 @@ function describe(name: string, schema: z.ZodType, choices: Readonly<Record<stri
   if (inner instanceof z.ZodBoolean) return { name, kind: 'checkbox' };
   if (inner instanceof z.ZodEnum) return { name, kind: 'select', required: !optional, options: inner.options as string[] };
   if (inner instanceof z.ZodString) {
-    const maxLength = inner.maxLength ?? undefined;
+    const maxLength = maxLengthOf(inner);
     return { name, kind: 'text', required: !optional, multiline: (maxLength ?? Infinity) > MULTILINE_ABOVE, maxLength };
   }
   return undefined;
