@@ -32,7 +32,12 @@ function describe(name: string, schema: z.ZodType, choices: Readonly<Record<stri
   if (inner instanceof z.ZodBoolean) return { name, kind: 'checkbox' };
   if (inner instanceof z.ZodEnum) return { name, kind: 'select', required: !optional, options: inner.options as string[] };
   if (inner instanceof z.ZodString) {
-    const maxLength = inner.maxLength ?? undefined;
+    // From the checks, not `inner.maxLength`: that getter runs zod's JSON Schema code, which
+    // the function bundles leave out (scripts/lib/zod-json-schema-stub.mjs).
+    const maxima = (inner._zod.def.checks ?? [])
+      .map((check) => check._zod.def as { check: string; maximum?: number })
+      .flatMap((def) => (def.check === 'max_length' && def.maximum !== undefined ? [def.maximum] : []));
+    const maxLength = maxima.length ? Math.min(...maxima) : undefined;
     return { name, kind: 'text', required: !optional, multiline: (maxLength ?? Infinity) > MULTILINE_ABOVE, maxLength };
   }
   return undefined;
