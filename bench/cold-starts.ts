@@ -135,6 +135,12 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
     // The account page and the console without a session: the tenant's sign-in page (docs/api.md 15.1).
     'account-page': async () => json('GET', `/account?tenant=${input.login.tenantId}`),
     'admin-console-page': async () => json('GET', `/admin?tenant=${input.login.tenantId}`),
+    // Their forms without a session or a CSRF token: the error page (docs/api.md 15.1).
+    'account-action': async () => ({ ...json('POST', '/account/profile/email'), pathParameters: { section: 'profile', action: 'email' } }),
+    'admin-console-action': async () => ({
+      ...json('POST', '/admin/console/staff/invite'),
+      pathParameters: { section: 'staff', action: 'invite' },
+    }),
     // The passkey sign-in's first request runs the WebAuthn parser (a refused assertion, 401).
     'passkey-authentication': async () =>
       json('POST', '/auth/passkeys/authentication', {

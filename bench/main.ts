@@ -601,6 +601,27 @@ async function main() {
         'browser session touched, user and MFA reads, tenant, server-rendered page in German',
       );
     }
+    // The tenant console's staff page (docs/api.md 15.3) as an ADMIN's browser: the first page of the tenant's users.
+    if (wanted('tenant console')) {
+      const browser = browserSessionFor(admin, config);
+      await batchWrite(doc, config.tableName, [browser.item]);
+      await run(
+        'tenant console (staff)',
+        () =>
+          measure({
+            url: api.url,
+            method: 'GET',
+            path: '/admin/console/staff',
+            connections: settings.connections,
+            durationSeconds: settings.durationSeconds,
+            warmupSeconds: settings.warmupSeconds,
+            watch: api.watch,
+            around: api.profile?.('admin-console-page'),
+            next: () => ({ headers: { cookie: browser.cookie } }),
+          }),
+        'browser session touched, ADMIN check, tenant, a page of users, server-rendered page',
+      );
+    }
     // SCIM's list with a filter at 10,000 users (docs/api.md 13.3): token read, budget, one lookup.
     if (wanted('SCIM')) {
       say(`seeding ${whole(settings.scimUsers)} users of a SCIM tenant`);

@@ -16,7 +16,7 @@ import {
 import * as z from 'zod';
 import { sourceOf } from '../abuse/source-address';
 import type { AuditDetails } from '../audit/events';
-import { recordEvent } from '../audit/record';
+import { bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { ConflictError, NotFoundError, TooManyRequestsError, UnauthorizedError, ValidationError } from '../errors';
@@ -24,6 +24,7 @@ import { notifyUser } from '../notifications/notify';
 import { liveSession } from '../sessions/live-session';
 import type { Amr } from '../sessions/session';
 import { NOBODY, SOURCE_WINDOW_SECONDS, signInEvent } from '../sessions/sign-in';
+import type { Identity } from '../tokens/access-token';
 import type { User } from '../users/user';
 import { passkeysOf } from './listing';
 import { type CredentialDescriptor, issueChallenge, type PublicKeyCredentialRequestOptionsJSON, signInOptions } from './options';
@@ -111,7 +112,8 @@ const userHandleOf = (userId: string) => Buffer.from(userId, 'utf8').toString('b
 /** Flags byte of authenticator data (Level 3 6.1): backup eligible. */
 const BACKUP_ELIGIBLE = 0x08;
 
-const descriptor = (passkey: Passkey): CredentialDescriptor => ({
+/** A passkey as the options of a ceremony name it (Level 3 5.8.3). */
+export const descriptor = (passkey: Passkey): CredentialDescriptor => ({
   type: 'public-key',
   id: passkey.credentialId,
   ...(passkey.transports.length > 0 ? { transports: passkey.transports } : {}),
@@ -399,12 +401,15 @@ export async function passkeyAuthenticationOptions(
  * login's limits (the per-source limit of failures, the account's lockout). Any failure
  * is 401 `Invalid passkey` and an audit event; a counter that went back (a cloned
  * authenticator) is refused and audited as such. The caller starts the session.
+ * `reauthenticating`: the session of that identity proves its user again (docs/api.md
+ * 15.2): a passkey of anyone else is refused like a bad one, before its use is recorded,
+ * and refusals are audited as `reauthentication_failed`.
  */
 export async function verifyPasskeySignIn(
   deps: CeremonyDeps,
-  request: { tenantId: string; credential: unknown; sourceIp?: string | undefined },
+  request: { tenantId: string; credential: unknown; sourceIp?: string | undefined; reauthenticating?: Identity | undefined },
 ): Promise<PasskeySignIn> {
-  const { tenantId } = request;
+  const { tenantId, reauthenticating } = request;
   const now = epochSeconds(deps.clock);
   const address = sourceOf(request.sourceIp);
   const sourcePolicy = { max: deps.config.loginFailuresPerSource, windowSeconds: SOURCE_WINDOW_SECONDS };
@@ -413,7 +418,14 @@ export async function verifyPasskeySignIn(
     deps.log.info('passkey_sign_in_failed', { tenantId, userId: user?.id, reason });
     await Promise.all([
       source && deps.store.attempts.reserve(source, now, sourcePolicy),
-      signInEvent(deps, tenantId, user?.username, user, 'login_failed', { reason, ...(passkeyId ? { passkeyId } : {}) }),
+      reauthenticating
+        ? recordEvent(deps, {
+            ...bySelf(reauthenticating),
+            type: 'reauthentication_failed',
+            outcome: 'failure',
+            details: { reason, ...(passkeyId ? { passkeyId } : {}) },
+          })
+        : signInEvent(deps, tenantId, user?.username, user, 'login_failed', { reason, ...(passkeyId ? { passkeyId } : {}) }),
     ]);
     return invalidPasskey();
   };
@@ -437,6 +449,8 @@ export async function verifyPasskeySignIn(
   const user = passkey && (await deps.store.users.findById(tenantId, passkey.userId));
   if (!challenge || !passkey || !user) throw await refuse(user, 'invalid_passkey', passkey?.id);
   if (challenge.userId !== undefined && challenge.userId !== passkey.userId) throw await refuse(user, 'invalid_passkey', passkey.id);
+  // Another user's passkey (even of this tenant) does not prove this session's user.
+  if (reauthenticating && reauthenticating.userId !== passkey.userId) throw await refuse(user, 'invalid_passkey', passkey.id);
   if (response.userHandle && response.userHandle !== userHandleOf(passkey.userId)) throw await refuse(user, 'invalid_passkey', passkey.id);
 
   const authenticatorDataBytes = bytes(response.authenticatorData);

@@ -4,7 +4,7 @@ import { type SecondFactorRequest, secondFactor } from '../mfa/second-factor';
 import type { Identity } from '../tokens/access-token';
 import type { Device } from './device';
 import { issueAccessToken } from './sessions';
-import { type SignInDeps, signIn } from './sign-in';
+import { type SignInAttempt, type SignInDeps, signIn } from './sign-in';
 
 export interface ReauthenticateRequest extends SecondFactorRequest {
   password: string;
@@ -34,11 +34,29 @@ export async function reauthenticate(
  * cookie stays what it was. The same pipeline, checks, lockout and audit.
  */
 export async function reauthenticateSession(deps: SignInDeps, identity: Identity, request: ReauthenticateRequest, device: Device = {}) {
-  const { tenantId, userId, username, sessionId } = identity;
-  const { user, amr, opened } = await signIn(deps, {
+  const { tenantId, username } = identity;
+  return provenAgain(deps, identity, device, {
     tenantId,
     firstFactor: { kind: 'password', username, password: request.password },
     secondFactor: { request: { mfaCode: request.mfaCode, mfaMethod: request.mfaMethod }, check: secondFactor },
+  });
+}
+
+/**
+ * The end of every reauthentication: the sign-in pipeline with the door's first (and
+ * second) factor for the session's own user, whose opening records the proof (`authTime`
+ * now, the `amr`) and the device in the caller's session in one conditional write; the
+ * audit trail records `reauthenticated` or `reauthentication_failed`.
+ */
+export async function provenAgain(
+  deps: SignInDeps,
+  identity: Identity,
+  device: Device,
+  attempt: Pick<SignInAttempt<unknown>, 'tenantId' | 'firstFactor' | 'secondFactor'>,
+) {
+  const { tenantId, userId, sessionId } = identity;
+  const { user, amr, opened } = await signIn(deps, {
+    ...attempt,
     reauthenticating: identity,
     opening: {
       open: (_, amr) =>

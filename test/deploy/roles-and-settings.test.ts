@@ -1033,6 +1033,12 @@ async function driveEveryRoute(app: App, deps: TestDeps, dns: TestDnsServer) {
   await act('passkeys', 'add', { credential: JSON.stringify(patKeys.create(patCreation).response), name: 'Key' }, 303);
   const passkeyId =
     /name="id" value="([^"]+)"/.exec(String((await openPage(app, patJar, 'account', { section: 'passkeys' })).body))?.[1] ?? '';
+  // An old sign-in confirmed with the passkey (docs/api.md 15.2): a malformed one refused, then the passkey's assertion.
+  deps.clock.advance(deps.config.reauthMaxAgeSeconds + 1);
+  const confirmPage = await openPage(app, patJar, 'account', { section: 'profile' });
+  const patRequest = JSON.parse(unescapeHtml(/data-passkey="get" data-options="([^"]*)"/.exec(String(confirmPage.body))?.[1] ?? '{}'));
+  await act('profile', 'confirm-passkey', { credential: '{}' }, 401);
+  await act('profile', 'confirm-passkey', { credential: JSON.stringify(patKeys.get(patRequest)) }, 303);
   await act('passkeys', 'remove', { id: passkeyId }, 303);
   const totpPage = await act('security', 'totp', {}, 200);
   const totpSecret =

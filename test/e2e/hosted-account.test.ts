@@ -41,6 +41,13 @@ describe('the account page (chromium)', () => {
 
   const flash = (page: Page) => page.textContent('div.flash[role=status]');
   const open = (page: Page, section: string) => page.goto(`${stack.issuer}/account/${section}`);
+  /** Clicks a button whose form the page's script posts, and waits for the section's page again (the same URL: its GET). */
+  async function backToSection(page: Page, section: string, selector: string) {
+    const back = page.waitForResponse((answer) => answer.request().method() === 'GET' && answer.url().endsWith(`/account/${section}`));
+    await page.click(selector);
+    await back;
+    await page.waitForLoadState('load');
+  }
   async function submit(page: Page, selector: string) {
     await Promise.all([page.waitForLoadState('load'), page.click(selector)]);
   }
@@ -84,7 +91,7 @@ describe('the account page (chromium)', () => {
       // The passkey first: a fresh sign-in of a user without MFA may add one.
       await open(page, 'passkeys');
       await page.fill('#add-name', 'Laptop <b>1</b>');
-      await Promise.all([page.waitForURL(/\/account\/passkeys$/), page.click('form[data-passkey] button')]);
+      await backToSection(page, 'passkeys', 'form[data-passkey] button');
       expect(await flash(page)).toBe('The passkey is added.');
       expect(await page.textContent('ul.cards')).toContain('Laptop <b>1</b>');
       expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials).toHaveLength(1);
@@ -166,6 +173,42 @@ describe('the account page (chromium)', () => {
       await page.fill('#change-newPassword', 'another long passphrase');
       await submit(page, 'form[action="/account/password/change"] button[type=submit]');
       expect(await flash(page)).toBe('Your password is changed. Your other sessions are signed out.');
+    } finally {
+      await context.close();
+    }
+  });
+
+  // Last: it moves the clock past the admin's token.
+  it('confirms it is the user with a passkey when the sign-in is old, then changes the password', async () => {
+    const user = await newUser();
+    const { context, page, cdp, authenticatorId } = await stack.withAuthenticator({ conditional: false });
+    try {
+      await page.goto(`${stack.issuer}/account/passkeys?tenant=${tenantId}`);
+      await page.fill('input[name=username]', user.username);
+      await page.fill('input[name=password]', PASSWORD);
+      await Promise.all([page.waitForURL(/\/account\/passkeys/), page.click('button[type=submit]')]);
+      await backToSection(page, 'passkeys', 'form[data-passkey] button');
+      expect(await flash(page)).toBe('The passkey is added.');
+      deps.clock.advance(deps.config.reauthMaxAgeSeconds + 1);
+      await open(page, 'profile');
+      // Both ways to confirm: the password form, and the passkey's button the script shows.
+      expect(await page.isVisible('#confirm-password')).toBe(true);
+      expect(await page.isVisible('form[action="/account/profile/confirm-passkey"] button')).toBe(true);
+      await backToSection(page, 'profile', 'form[action="/account/profile/confirm-passkey"] button');
+      expect(await flash(page)).toBe('Confirmed. You can go on.');
+      expect(await page.isVisible('#confirm-title')).toBe(false);
+      const [credential] = (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
+      expect(credential?.signCount).toBeGreaterThan(0);
+      await open(page, 'password');
+      await page.fill('#change-currentPassword', PASSWORD);
+      await page.fill('#change-newPassword', 'a passphrase after the passkey');
+      await submit(page, 'form[action="/account/password/change"] button[type=submit]');
+      expect(await flash(page)).toBe('Your password is changed. Your other sessions are signed out.');
+      // Last: axe's own CDP session ends the virtual authenticator's environment when it detaches.
+      deps.clock.advance(deps.config.reauthMaxAgeSeconds + 1);
+      await open(page, 'security');
+      expect(await page.isVisible('form[action="/account/security/confirm-passkey"] button')).toBe(true);
+      await expectAccessible(page, 'confirmation with a passkey');
     } finally {
       await context.close();
     }

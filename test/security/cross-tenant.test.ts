@@ -6,6 +6,7 @@ import { samlRequestId } from '../../lib/federation/saml';
 import { signAccessToken } from '../../lib/tokens/access-token';
 import { type ConsoleBrowser, consoleBrowser, mainText } from '../console/console-browser';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
+import { softwareAuthenticator } from '../helpers/authenticator';
 import { nearRealTime } from '../helpers/clock';
 import { openPage, postAction, signedInJar } from '../helpers/console';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
@@ -44,6 +45,7 @@ describe('cross-tenant attempts on every operation', () => {
   let attacker: Awaited<ReturnType<typeof registerAdmin>>;
   let victim: Awaited<ReturnType<typeof registerAdmin>>;
   let victimUser: { token: string; userId: string };
+  let victimPasskey: { assertion: unknown };
   let attackerClient: TestClient;
   let victimClient: TestClient;
   let victimTokens: { access_token: string; refresh_token: string };
@@ -176,6 +178,13 @@ describe('cross-tenant attempts on every operation', () => {
     });
     victimDevice = await createClient(app, victim.token, b, { grantTypes: DEVICE_GRANT });
     victimDeviceCodes = await deviceCodes(app, victimDevice);
+    // A passkey of B's user, and its assertion of a challenge of B (docs/api.md 12).
+    const keys = softwareAuthenticator();
+    const creation = await app.request('passkeyRegistrationOptions', { token: victimUser.token, body: {} });
+    const credential = keys.create(creation.body.data.options).response;
+    expect((await app.request('passkeyRegistration', { token: victimUser.token, body: { credential } })).status).toBe(201);
+    const request = await app.request('passkeyAuthenticationOptions', { body: { tenantId: b } });
+    victimPasskey = { assertion: keys.get(request.body.data.options) };
     before = await victimRecords();
     eventsBefore = new Set((await victimEvents()).map((event) => event.id));
   });
@@ -1088,6 +1097,23 @@ describe('cross-tenant attempts on every operation', () => {
         );
       },
       (r) => expect([r.status, String(r.body).includes('The session was not found.')]).toEqual([404, true]),
+    ],
+    [
+      'accountAction',
+      "A's account page confirms it is A with a passkey of B's user, on B's challenge: refused on the page",
+      async () => {
+        const jar = await attackerBrowser();
+        const page = await openPage(app, jar, 'account', { section: 'profile' });
+        return postAction(
+          app,
+          jar,
+          'account',
+          { section: 'profile', action: 'confirm-passkey' },
+          { csrf: csrfOf(page), credential: JSON.stringify(victimPasskey.assertion) },
+          new URL(deps.config.issuer).origin,
+        );
+      },
+      (r) => expect([r.status, String(r.body).includes('The passkey was not accepted.')]).toEqual([401, true]),
     ],
     [
       'accountAction',

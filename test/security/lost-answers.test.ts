@@ -100,6 +100,27 @@ describe('writes retried after a lost answer', () => {
     expect(dynamo.lost()).toBe(lostBefore + 1);
   });
 
+  it('account page, confirmed with a passkey: the retried update of the session succeeds, once', async () => {
+    const tenantId = uniqueTenant('lost');
+    const { token } = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+    const passkeys = softwareAuthenticator();
+    const creation = (await app.request('passkeyRegistrationOptions', { token, body: {} })).body.data.options;
+    expect((await app.request('passkeyRegistration', { token, body: { credential: passkeys.create(creation).response } })).status).toBe(
+      201,
+    );
+    const origin = new URL(deps.config.issuer).origin;
+    const { jar, page } = await signedInJar(app, origin, 'account', { tenantId, username: 'admin', password: 'correct horse battery' });
+    const request = (await app.request('passkeyAuthenticationOptions', { body: { tenantId, username: 'admin' } })).body.data.options;
+    const fields = { csrf: csrfOf(page), credential: JSON.stringify(passkeys.get(request)) };
+    dynamo.loseNext(mentioning('UpdateItemCommand', 'SET authTime'));
+    const lostBefore = dynamo.lost();
+    const confirmed = await postAction(app, jar, 'account', { section: 'profile', action: 'confirm-passkey' }, fields, origin);
+    expect(confirmed.status).toBe(303);
+    expect(dynamo.lost()).toBe(lostBefore + 1);
+    const proofs = await deps.store.audit.list(tenantId, { shards: deps.config.audit.shards, limit: 10, type: 'reauthenticated' });
+    expect(proofs.events).toHaveLength(1);
+  });
+
   it('password change: the retried transaction of hash and revocation succeeds, once', async () => {
     const tenantId = uniqueTenant('lost');
     const { token } = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');

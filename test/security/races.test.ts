@@ -827,6 +827,27 @@ describe('races', () => {
     expect(signIns.filter((answer) => answer.status === 401 && answer.body.error === 'Invalid passkey')).toHaveLength(N - 1);
   });
 
+  it(`${N} passkey confirmations on the account page with one assertion: one proof recorded, the others refused (docs/api.md 15.2)`, async () => {
+    const tenantId = uniqueTenant('race-confirm');
+    const admin = await registerAdmin(app, tenantId, 'admin', PASSWORD);
+    const passkeys = softwareAuthenticator();
+    const creation = (await app.request('passkeyRegistrationOptions', { token: admin.token, body: {} })).body.data.options;
+    expect(
+      (await app.request('passkeyRegistration', { token: admin.token, body: { credential: passkeys.create(creation).response } })).status,
+    ).toBe(201);
+    const origin = new URL(deps.config.issuer).origin;
+    const { jar, page } = await signedInJar(app, origin, 'account', { tenantId, username: 'admin', password: PASSWORD });
+    // A challenge bound to the user, as the page's.
+    const request = (await app.request('passkeyAuthenticationOptions', { body: { tenantId, username: 'admin' } })).body.data.options;
+    const fields = { csrf: csrfOf(page), credential: JSON.stringify(passkeys.get(request)) };
+    const answers = await Promise.all(
+      Array.from({ length: N }, () => postAction(app, jar, 'account', { section: 'profile', action: 'confirm-passkey' }, fields, origin)),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([303, ...Array.from({ length: N - 1 }, () => 401)]);
+    const proofs = await deps.store.audit.list(tenantId, { shards: deps.config.audit.shards, limit: 50, type: 'reauthenticated' });
+    expect(proofs.events).toHaveLength(1);
+  });
+
   it(`device grant: ${N} decisions on one code, ${N} polls after it, and 30 wrong codes at once (docs/api.md 16.4)`, async () => {
     const tenantId = uniqueTenant('race-device');
     const admin = await registerAdmin(app, tenantId, 'admin', PASSWORD);

@@ -75,6 +75,7 @@ export const de: CoreMessages = {
     SESSION_NOT_FOUND: 'Die Sitzung wurde nicht gefunden.',
     GRANT_NOT_FOUND: 'Der Zugriff der App wurde nicht gefunden.',
     PASSKEY_NOT_FOUND: 'Der Passkey wurde nicht gefunden.',
+    INVALID_PASSKEY: 'Der Passkey wurde nicht akzeptiert. Versuchen Sie es erneut oder verwenden Sie Ihr Passwort.',
     INVALID_PASSKEY_REGISTRATION: 'Der Passkey konnte nicht hinzugefügt werden.',
     PASSKEY_ALREADY_REGISTERED: 'Dieser Passkey ist bereits hinzugefügt.',
     TOO_MANY_PASSKEYS: 'Sie haben bereits die größtmögliche Zahl an Passkeys.',
@@ -117,6 +118,7 @@ export const de: CoreMessages = {
     confirmed: 'Bestätigt. Sie können fortfahren.',
     codeSentAgain: 'Geben Sie den Code Ihres zweiten Faktors ein.',
     confirmedUntil: 'Sie haben vor Kurzem bestätigt, dass Sie es sind.',
+    usePasskey: 'Passkey verwenden',
   },
   accountMfa: {
     title: 'Bestätigung in zwei Schritten',

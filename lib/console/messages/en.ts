@@ -79,6 +79,7 @@ export const en = {
     SESSION_NOT_FOUND: 'The session was not found.',
     GRANT_NOT_FOUND: 'The app’s access was not found.',
     PASSKEY_NOT_FOUND: 'The passkey was not found.',
+    INVALID_PASSKEY: 'The passkey was not accepted. Try again, or use your password.',
     INVALID_PASSKEY_REGISTRATION: 'The passkey could not be added.',
     PASSKEY_ALREADY_REGISTERED: 'This passkey is added already.',
     TOO_MANY_PASSKEYS: 'You have the most passkeys there can be.',
@@ -121,6 +122,7 @@ export const en = {
     confirmed: 'Confirmed. You can go on.',
     codeSentAgain: 'Enter the code of your second factor.',
     confirmedUntil: 'You confirmed it is you recently.',
+    usePasskey: 'Use a passkey',
   },
   accountMfa: {
     title: 'Two-step verification',

@@ -1035,6 +1035,22 @@ function faultSteps(part: 0 | 1) {
       ok: (r) => r.status === 200,
     },
     {
+      name: 'account page: confirm it is you with a passkey',
+      prepare: async () => {
+        const user = await newUser();
+        const passkeys = softwareAuthenticator();
+        const creation = (await app.request('passkeyRegistrationOptions', { token: user.token, body: {} })).body.data.options;
+        await app.request('passkeyRegistration', { token: user.token, body: { credential: passkeys.create(creation).response } });
+        const { jar, page } = await signedInJar(app, issuerOrigin(), 'account', { tenantId, username: user.username, password: PASSWORD });
+        const request = (await app.request('passkeyAuthenticationOptions', { body: { tenantId, username: user.username } })).body.data
+          .options;
+        return { jar, fields: { csrf: csrfOf(page), credential: JSON.stringify(passkeys.get(request)) } };
+      },
+      run: ({ jar, fields }: { jar: CookieJar; fields: Record<string, string> }) =>
+        postAction(app, jar, 'account', { section: 'profile', action: 'confirm-passkey' }, fields, issuerOrigin()),
+      ok: (r) => r.status === 303,
+    },
+    {
       name: 'console: register an OAuth client (its secret shown once)',
       prepare: async () => ({ ...(await consoleOf()), clientId: `console-${serial++}` }),
       run: ({ jar, csrf, clientId }: ConsoleRun & { clientId: string }) =>

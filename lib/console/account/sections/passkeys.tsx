@@ -7,7 +7,7 @@ import { isRecentAuthentication } from '../../../sessions/recent-auth';
 import { formatTime } from '../../dates';
 import { ActionForm, Field } from '../../form';
 import { defineAction, type Section } from '../../section';
-import { confirmAction, recentSignIn, requireRecent } from '../recent';
+import { CONFIRM_ACTIONS, recentSignIn, requireRecent } from '../recent';
 
 /**
  * Passkeys (docs/api.md 15.2, 12): the user's list, one added with the WebAuthn ceremony
@@ -56,7 +56,7 @@ export const passkeys: Section = {
           ))}
         </ul>
         <h2>{t('accountPasskeys:add')}</h2>
-        {confirmation}
+        {confirmation.view}
         {options ? (
           <>
             <noscript>
@@ -86,10 +86,10 @@ export const passkeys: Section = {
         ) : null}
       </>
     );
-    return { content, scripts: options ? [PASSKEY_SCRIPT] : [] };
+    return { content, scripts: options ? [PASSKEY_SCRIPT] : confirmation.scripts };
   },
   actions: {
-    confirm: confirmAction,
+    ...CONFIRM_ACTIONS,
     // POST /auth/passkeys/registration (12.2).
     add: defineAction({
       form: z.strictObject({ credential: credentialField, name: z.string().max(64).optional() }),

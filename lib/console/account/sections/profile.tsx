@@ -4,7 +4,7 @@ import { accountOf } from '../../../users/account';
 import { changeEmail, verifyEmail } from '../../../users/email';
 import { ActionForm, Field } from '../../form';
 import { defineAction, type Section } from '../../section';
-import { confirmAction, recentSignIn, requireRecent } from '../recent';
+import { CONFIRM_ACTIONS, recentSignIn, requireRecent } from '../recent';
 
 /** The profile (docs/api.md 15.2): who is signed in; the email address changed and verified with the emailed code (8.8). */
 export const profile: Section = {
@@ -15,7 +15,7 @@ export const profile: Section = {
     const confirmation = await recentSignIn(context, 'profile', form);
     const { deps, identity, t } = context;
     const { account } = await accountOf(deps, identity);
-    return (
+    const content = (
       <>
         <dl>
           <dt>{t('accountProfile:username')}</dt>
@@ -47,7 +47,7 @@ export const profile: Section = {
         ) : null}
         <section aria-labelledby="email-title">
           <h2 id="email-title">{t('accountProfile:changeEmail')}</h2>
-          {confirmation}
+          {confirmation.view}
           <ActionForm context={context} section="profile" action="email" form={form} submit={t('accountProfile:sendCode')}>
             <Field
               action="email"
@@ -64,9 +64,10 @@ export const profile: Section = {
         </section>
       </>
     );
+    return { content, scripts: confirmation.scripts };
   },
   actions: {
-    confirm: confirmAction,
+    ...CONFIRM_ACTIONS,
     // PUT /auth/email (8.8): a recent sign-in, then the code sent.
     email: defineAction({
       form: z.strictObject({ email: emailAddress }),

@@ -8,7 +8,7 @@ import { createRecoveryCodes, disableMfa, listMfa } from '../../../mfa/lifecycle
 import { MFA_METHODS } from '../../../mfa/methods';
 import { ActionForm, Field } from '../../form';
 import { defineAction, type PageContext, type Section } from '../../section';
-import { confirmAction, recentSignIn, requireRecent } from '../recent';
+import { CONFIRM_ACTIONS, recentSignIn, requireRecent } from '../recent';
 
 /*
  * Two-step verification (docs/api.md 15.2, 4.4, 8.6): the user's methods, TOTP enrolment
@@ -84,10 +84,10 @@ export const security: Section = {
     const { mfa } = await listMfa(deps, mfaAccountOf(identity));
     const active = mfa.methods.filter((method) => method.status === 'active');
     const has = new Set(mfa.methods.map((method) => method.method));
-    return (
+    const content = (
       <>
         <p>{t('accountMfa:intro')}</p>
-        {confirmation}
+        {confirmation.view}
         <h2>{t('accountMfa:methods')}</h2>
         {mfa.methods.length === 0 ? <p>{t('accountMfa:noMethods')}</p> : null}
         <ul class="cards">
@@ -166,9 +166,10 @@ export const security: Section = {
         ) : null}
       </>
     );
+    return { content, scripts: confirmation.scripts };
   },
   actions: {
-    confirm: confirmAction,
+    ...CONFIRM_ACTIONS,
     // POST /auth/mfa/enable (4.4) with a secret made here: the page shows its QR code and key.
     totp: defineAction({
       form: z.strictObject({}),
