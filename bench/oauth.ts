@@ -149,15 +149,17 @@ export async function oauthScenarios(input: OAuthInput): Promise<OAuthOutcome> {
       tenant_id: input.tenantId,
     }),
   });
-  const clientCredentialsToken = async () => {
+  /** A client_credentials token; DPoP-bound when `proof` makes the request's proof. */
+  const tokenOf = async (proof?: () => string) => {
     const response = await call(`${api.url}/oauth2/token`, {
       method: 'POST',
       expect: 200,
-      headers: CLIENT_HEADERS,
+      headers: { ...CLIENT_HEADERS, ...(proof ? { dpop: proof() } : {}) },
       body: CLIENT_CREDENTIALS_BODY,
     });
     return ((await response.json()) as { access_token: string }).access_token;
   };
+  const clientCredentialsToken = () => tokenOf();
   await clientCredentialsToken();
 
   say('load: token (client_credentials)');
@@ -178,15 +180,7 @@ export async function oauthScenarios(input: OAuthInput): Promise<OAuthOutcome> {
   };
 
   const proof = dpopProofs(`${input.issuer}/oauth2/token`);
-  const dpopToken = async () => {
-    const response = await call(`${api.url}/oauth2/token`, {
-      method: 'POST',
-      expect: 200,
-      headers: { ...CLIENT_HEADERS, dpop: proof() },
-      body: CLIENT_CREDENTIALS_BODY,
-    });
-    return ((await response.json()) as { access_token: string }).access_token;
-  };
+  const dpopToken = () => tokenOf(proof);
   await dpopToken();
   say('load: token (client_credentials, DPoP)');
   const ccDpop = await measure({
