@@ -258,38 +258,28 @@ export async function oauthScenarios(input: OAuthInput): Promise<OAuthOutcome> {
     note: 'code read, user + session read, code use + grant write (one transaction), ES256 sign; refresh token',
   };
 
-  say('  preparing access tokens to introspect');
-  const { results: tokens } = await many(settings.introspectionTokens, 16, clientCredentialsToken);
-  let nextToken = 0;
+  /** Introspection, under `label`, of tokens `issue` makes beforehand, each in turn. */
+  const introspecting = async (label: string, issue: () => Promise<string>, check: (body: string) => boolean) => {
+    const { results: issued } = await many(settings.introspectionTokens, 16, issue);
+    let next = 0;
+    return measure({
+      ...base,
+      method: 'POST',
+      path: '/oauth2/introspect',
+      headers: CLIENT_HEADERS,
+      durationSeconds: settings.durationSeconds,
+      warmupSeconds: settings.warmupSeconds,
+      around: around(label),
+      check,
+      next: () => ({ body: form({ token: issued[next++ % issued.length] as string }) }),
+    });
+  };
   say('load: introspection');
-  const introspection = await measure({
-    ...base,
-    method: 'POST',
-    path: '/oauth2/introspect',
-    headers: CLIENT_HEADERS,
-    durationSeconds: settings.durationSeconds,
-    warmupSeconds: settings.warmupSeconds,
-    around: around('introspection'),
-    check: (body) => body.includes('"active":true'),
-    next: () => ({ body: form({ token: tokens[nextToken++ % tokens.length] as string }) }),
-  });
+  const introspection = await introspecting('introspection', clientCredentialsToken, (body) => body.includes('"active":true'));
   scenarios.introspection = { ...introspection, note: 'ES256 verify, deny-record read (HTTP Basic, form)' };
 
-  say('  preparing DPoP-bound access tokens to introspect');
-  const { results: boundTokens } = await many(settings.introspectionTokens, 16, dpopToken);
-  let nextBound = 0;
   say('load: introspection (DPoP)');
-  const introspectionDpop = await measure({
-    ...base,
-    method: 'POST',
-    path: '/oauth2/introspect',
-    headers: CLIENT_HEADERS,
-    durationSeconds: settings.durationSeconds,
-    warmupSeconds: settings.warmupSeconds,
-    around: around('introspection-dpop'),
-    check: (body) => body.includes('"cnf":'),
-    next: () => ({ body: form({ token: boundTokens[nextBound++ % boundTokens.length] as string }) }),
-  });
+  const introspectionDpop = await introspecting('introspection-dpop', dpopToken, (body) => body.includes('"cnf":'));
   scenarios['introspection (DPoP)'] = {
     ...introspectionDpop,
     note: 'as introspection, a DPoP-bound token: token_type DPoP and cnf answered',
