@@ -5,6 +5,8 @@ import { type Clock, systemClock } from './clock';
 import { type Config, ConfigError, readConfig } from './config';
 import type { PasswordHasher } from './crypto/password';
 import { cryptoRandom, type Random } from './crypto/random';
+import type { PendingEvent } from './events/event';
+import { carryingEvents } from './events/outbox';
 import type { RequestSource } from './http/request-source';
 import { createLogger, type Logger } from './log';
 import { type CodeDelivery, deliveryByMethod, outboxDelivery, sesDelivery, snsDelivery } from './mfa/delivery';
@@ -83,6 +85,11 @@ export interface Stores {
   dpopProofs: DpopProofStore;
   /** Device authorizations and their user codes (docs/api.md 16.4). */
   deviceCodes: DeviceCodeStore;
+  /**
+   * The same stores, whose next write carries `events` (docs/events.md, How events
+   * leave): the change and its events are written together or not at all.
+   */
+  emitting(events: PendingEvent[]): Stores;
 }
 
 /** Everything a function needs from the outside world; tests pass their own. */
@@ -145,6 +152,7 @@ export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'rand
     samlAssertions: dynamoSamlAssertionStore(dynamo, random),
     dpopProofs: dynamoDpopProofStore(dynamo, random),
     deviceCodes: dynamoDeviceCodeStore(dynamo, random),
+    emitting: (events) => dynamoStores(carryingEvents(dynamo, events), { random, clock }),
   };
 }
 

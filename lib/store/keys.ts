@@ -30,6 +30,12 @@ const auditUserPartition = (tenantId: string, userId: string) => `${tenantPrefix
 const auditPosition = (time: number, id: string) => `EVENT#${String(time).padStart(15, '0')}#${part(id)}`;
 
 export const keys = {
+  /**
+   * The event outbox of one subject (a user, a client, a connection...) of a tenant
+   * (docs/events.md): the write of a change updates it with the change's events, and the
+   * table's stream carries each update out in order.
+   */
+  events: (tenantId: string, subject: string): Key => ({ pk: `${tenantPrefix(tenantId)}#EVENTS#${part(subject)}`, sk: 'EVENTS' }),
   tenant: (tenantId: string): Key => ({ pk: tenantPrefix(tenantId), sk: 'TENANT' }),
   /** Uniqueness record of a username; holds the user id. */
   username: (tenantId: string, username: string): Key => ({

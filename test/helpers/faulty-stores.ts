@@ -79,5 +79,7 @@ export function faultyStores(stores: Stores, delivery: CodeDelivery, plan: Fault
   const wrapped = Object.fromEntries(
     Object.entries(stores).map(([name, store]) => [name, wrap(store as object, name, plan)]),
   ) as unknown as Stores;
+  // The stores whose next write carries events fail on the same plan, counted as one.
+  wrapped.emitting = (events) => faultyStores(stores.emitting(events), delivery, plan).stores;
   return { stores: wrapped, delivery: wrap(delivery, 'mfaDelivery', plan) };
 }
