@@ -6,7 +6,7 @@ import { type Config, ConfigError, readConfig } from './config';
 import type { PasswordHasher } from './crypto/password';
 import { cryptoRandom, type Random } from './crypto/random';
 import type { PendingEvent } from './events/event';
-import { carryingEvents } from './events/outbox';
+import { carryingEvents, dynamoEventStore, type EventStore } from './events/outbox';
 import type { RequestSource } from './http/request-source';
 import { createLogger, type Logger } from './log';
 import { type CodeDelivery, deliveryByMethod, outboxDelivery, sesDelivery, snsDelivery } from './mfa/delivery';
@@ -85,6 +85,8 @@ export interface Stores {
   dpopProofs: DpopProofStore;
   /** Device authorizations and their user codes (docs/api.md 16.4). */
   deviceCodes: DeviceCodeStore;
+  /** Events whose change is nothing else (docs/events.md, How events leave). */
+  events: EventStore;
   /**
    * The same stores, whose next write carries `events` (docs/events.md, How events
    * leave): the change and its events are written together or not at all.
@@ -152,6 +154,7 @@ export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'rand
     samlAssertions: dynamoSamlAssertionStore(dynamo, random),
     dpopProofs: dynamoDpopProofStore(dynamo, random),
     deviceCodes: dynamoDeviceCodeStore(dynamo, random),
+    events: dynamoEventStore(dynamo),
     emitting: (events) => dynamoStores(carryingEvents(dynamo, events), { random, clock }),
   };
 }

@@ -1,3 +1,4 @@
+import { shardOf } from '../audit/record';
 import {
   DeleteCommand,
   type DocumentCommand,
@@ -23,8 +24,15 @@ export const OUTBOX_RETENTION_SECONDS = 366 * 24 * 3600;
 /** A write that meets a concurrent transaction on an outbox item (two changes of one user at once) tries again, this often. */
 const CONFLICT_ATTEMPTS = 4;
 
-/** Where an event waits for the stream: its subject's outbox item; an event without a subject waits in its tenant's. */
-export const outboxKey = (event: Pick<PendingEvent, 'tenantid' | 'subject'>) => keys.events(event.tenantid, event.subject ?? '-');
+/** Outbox items of a tenant's events without a subject (sign-ins of unknown usernames): spread, so that a flood of them meets no hot item. */
+const SUBJECTLESS_SHARDS = 16;
+
+/**
+ * Where an event waits for the stream: its subject's outbox item; an event without a
+ * subject waits in one of its tenant's subjectless items, chosen by its id.
+ */
+export const outboxKey = (event: Pick<PendingEvent, 'tenantid' | 'subject' | 'id'>) =>
+  keys.events(event.tenantid, event.subject ?? `-${shardOf(event.id, SUBJECTLESS_SHARDS)}`);
 
 /**
  * The outbox updates of a write's events (docs/events.md, How events leave): one per
@@ -35,7 +43,7 @@ export const outboxKey = (event: Pick<PendingEvent, 'tenantid' | 'subject'>) => 
 export function outboxUpdates(table: string, events: PendingEvent[]): TransactWriteItem[] {
   const bySubject = new Map<string, PendingEvent[]>();
   for (const event of events) {
-    const subject = `${event.tenantid}\n${event.subject ?? ''}`;
+    const subject = JSON.stringify(outboxKey(event));
     bySubject.set(subject, [...(bySubject.get(subject) ?? []), event]);
   }
   return [...bySubject.values()].map((mine) => {
@@ -149,4 +157,17 @@ export function carryingEvents(dynamo: Dynamo, events: PendingEvent[]): Dynamo {
   };
   const doc: DocumentClient = { ...dynamo.doc, send };
   return { ...dynamo, doc };
+}
+
+/** Writes events whose change is nothing else: a sign-in refused before any counter moved. */
+export interface EventStore {
+  write(events: PendingEvent[]): Promise<void>;
+}
+
+export function dynamoEventStore(dynamo: Dynamo): EventStore {
+  return {
+    async write(events) {
+      if (events.length > 0) await dynamo.doc.send(new TransactWriteCommand({ TransactItems: outboxUpdates(dynamo.table, events) }));
+    },
+  };
 }

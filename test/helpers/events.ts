@@ -3,6 +3,7 @@ import type { CloudEvent } from '../../lib/events/event';
 import { eventsOfOutbox, outboxKey } from '../../lib/events/outbox';
 import { GetCommand } from '../../lib/store/commands';
 import { createDynamo } from '../../lib/store/dynamo';
+import { keys } from '../../lib/store/keys';
 
 /**
  * The events of the last write that carried events for a subject (a user, a client...),
@@ -14,7 +15,7 @@ export async function lastEvents(deps: Pick<Deps, 'config'>, tenantId: string, s
   const { Item } = await dynamo.doc.send(
     new GetCommand({
       TableName: dynamo.table,
-      Key: outboxKey({ tenantid: tenantId, subject: subject ?? undefined }),
+      Key: outboxKey({ tenantid: tenantId, subject: subject ?? undefined, id: '' }),
       ConsistentRead: true,
     }),
   );
