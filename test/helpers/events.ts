@@ -3,7 +3,7 @@ import type { CloudEvent } from '../../lib/events/event';
 import { eventsOfOutbox, outboxKey } from '../../lib/events/outbox';
 import { GetCommand } from '../../lib/store/commands';
 import { createDynamo } from '../../lib/store/dynamo';
-import { keys } from '../../lib/store/keys';
+import { type Key, keys } from '../../lib/store/keys';
 
 /**
  * The events of the last write that carried events for a subject (a user, a client...),
@@ -14,7 +14,7 @@ import { keys } from '../../lib/store/keys';
  */
 export async function lastEvents(deps: Pick<Deps, 'config'>, tenantId: string, subject: string | null): Promise<CloudEvent[]> {
   const dynamo = createDynamo({ tableName: deps.config.tableName, region: deps.config.awsRegion, endpoint: deps.config.dynamodbEndpoint });
-  const read = async (key: Record<string, string>) =>
+  const read = async (key: Key) =>
     (await dynamo.doc.send(new GetCommand({ TableName: dynamo.table, Key: key, ConsistentRead: true }))).Item;
   if (subject !== null) {
     const item = await read(outboxKey({ tenantid: tenantId, subject, id: '' }));
