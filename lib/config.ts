@@ -93,6 +93,12 @@ export interface Config {
    * `true` or `false`, default false; docs/api.md 16.3).
    */
   dpopNonceRequired: boolean;
+  /**
+   * Where published events go (docs/api.md 17.1): the EventBridge bus `EVENT_BUS_NAME` in
+   * AWS; locally the JSON-lines file `EVENTS_FILE` that `npm run events` prints. Only the
+   * publisher reads them.
+   */
+  events: { busName: string | undefined; file: string | undefined };
 }
 
 /**
@@ -257,6 +263,7 @@ export function readConfig(env: Env = process.env): Config {
     dnsServers: readDnsServers(env),
     loopbackIdentityProviders: Boolean(env.DYNAMODB_ENDPOINT?.trim()),
     dpopNonceRequired: readFlag(env, 'DPOP_REQUIRE_NONCE'),
+    events: { busName: env.EVENT_BUS_NAME?.trim() || undefined, file: env.EVENTS_FILE?.trim() || undefined },
   };
 }
 

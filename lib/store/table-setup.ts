@@ -37,6 +37,9 @@ const indexes: Array<{ index: GlobalSecondaryIndex; attributes: AttributeDefinit
   },
 ];
 
+/** The table's stream, which carries the events out of their outboxes (docs/api.md 17.1), as in serverless.yml. */
+const STREAM = { StreamEnabled: true, StreamViewType: 'NEW_AND_OLD_IMAGES' as const };
+
 /** Waits (up to two minutes) until no index of the table is still being built: DynamoDB builds one at a time. */
 async function untilIndexesActive(client: DynamoDBClient, tableName: string): Promise<void> {
   for (let round = 0; round < 1200; round++) {
@@ -48,7 +51,7 @@ async function untilIndexesActive(client: DynamoDBClient, tableName: string): Pr
 }
 
 /**
- * Creates the table (pk/sk strings, the owner and email indexes, on demand, TTL) if it
+ * Creates the table (pk/sk strings, the owner and email indexes, on demand, TTL, the stream) if it
  * does not exist, and adds the indexes missing from a table made before them, one at a
  * time as DynamoDB requires. Used by the local stack and the tests; in AWS the table is a
  * CloudFormation resource (serverless.yml).
@@ -56,6 +59,10 @@ async function untilIndexesActive(client: DynamoDBClient, tableName: string): Pr
 export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<'created' | 'exists' | 'indexed'> {
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    // The event stream (docs/api.md 17.1) on a table made before it.
+    if (!Table?.StreamSpecification?.StreamEnabled) {
+      await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: STREAM }));
+    }
     const present = new Set(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName));
     const missing = indexes.filter(({ index }) => !present.has(index.IndexName));
     for (const [position, { index, attributes }] of missing.entries()) {
@@ -87,6 +94,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
         { AttributeName: 'sk', KeyType: 'RANGE' },
       ],
       GlobalSecondaryIndexes: indexes.map(({ index }) => index),
+      StreamSpecification: STREAM,
     }),
   );
   await client.send(
