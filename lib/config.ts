@@ -96,9 +96,10 @@ export interface Config {
   /**
    * Where published events go (docs/api.md 17.1): the EventBridge bus `EVENT_BUS_NAME` in
    * AWS; locally the JSON-lines file `EVENTS_FILE` that `npm run events` prints. Only the
-   * publisher reads them.
+   * publisher reads them. `DELIVERY_QUEUE_URL`: the SQS queue where deliveries wait for
+   * their attempts (docs/api.md 17.2); unset locally, where they wait in the process.
    */
-  events: { busName: string | undefined; file: string | undefined };
+  events: { busName: string | undefined; file: string | undefined; deliveryQueueUrl: string | undefined };
 }
 
 /**
@@ -263,7 +264,11 @@ export function readConfig(env: Env = process.env): Config {
     dnsServers: readDnsServers(env),
     loopbackIdentityProviders: Boolean(env.DYNAMODB_ENDPOINT?.trim()),
     dpopNonceRequired: readFlag(env, 'DPOP_REQUIRE_NONCE'),
-    events: { busName: env.EVENT_BUS_NAME?.trim() || undefined, file: env.EVENTS_FILE?.trim() || undefined },
+    events: {
+      busName: env.EVENT_BUS_NAME?.trim() || undefined,
+      file: env.EVENTS_FILE?.trim() || undefined,
+      deliveryQueueUrl: env.DELIVERY_QUEUE_URL?.trim() || undefined,
+    },
   };
 }
 

@@ -46,6 +46,7 @@ import { dynamoShopStore, type ShopStore } from './store/shops';
 import { dynamoTenantUserStore, type TenantUserStore } from './store/tenant-users';
 import { dynamoTenantStore, type TenantStore } from './store/tenants';
 import { dynamoUserStore, type UserStore } from './store/users';
+import { type DeliveryLogStore, dynamoDeliveryLogStore, dynamoWebhookStore, type WebhookStore } from './store/webhooks';
 import { secretsManagerKeyProvider, secretsManagerPublicKeyProvider } from './tokens/secrets-manager-keys';
 import { fileKeyProvider, filePublicKeyProvider, type KeyProvider, type PublicKeyProvider } from './tokens/signing-keys';
 
@@ -87,6 +88,10 @@ export interface Stores {
   deviceCodes: DeviceCodeStore;
   /** Events whose change is nothing else (docs/events.md, How events leave). */
   events: EventStore;
+  /** A tenant's webhooks (docs/api.md 17.2). */
+  webhooks: WebhookStore;
+  /** What became of each delivery to a webhook or a back-channel logout URI (docs/api.md 17.2). */
+  deliveryLog: DeliveryLogStore;
   /**
    * The same stores, whose next write carries `events` (docs/events.md, How events
    * leave): the change and its events are written together or not at all.
@@ -155,6 +160,8 @@ export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'rand
     dpopProofs: dynamoDpopProofStore(dynamo, random),
     deviceCodes: dynamoDeviceCodeStore(dynamo, random),
     events: dynamoEventStore(dynamo),
+    webhooks: dynamoWebhookStore(dynamo),
+    deliveryLog: dynamoDeliveryLogStore(dynamo),
     emitting: (events) => dynamoStores(carryingEvents(dynamo, events), { random, clock }),
   };
 }

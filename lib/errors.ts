@@ -119,6 +119,9 @@ export const ERROR_CODES = [
   'INVALID_USER_CODE',
   'USER_CODE_EXPIRED',
   'USER_CODE_USED',
+  // Webhooks (docs/api.md 17.2): a URL that is not https or reaches a refused address (400), the tenant's limit (409).
+  'INVALID_WEBHOOK_URL',
+  'WEBHOOK_LIMIT_REACHED',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

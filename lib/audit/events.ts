@@ -77,6 +77,10 @@ export const AUDIT_EVENT_TYPES = [
   'device_approved',
   'device_denied',
   'device_code_entry_locked',
+  // Webhooks (docs/api.md 17.2): never their secret, nor their URL (it may carry a token).
+  'webhook_created',
+  'webhook_updated',
+  'webhook_deleted',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
@@ -179,6 +183,8 @@ export const auditDetailsSchema = z.strictObject({
   failed: z.number().int().nonnegative().optional(),
   /** A domain of the tenant (docs/api.md 14.2). */
   domain: z.string().max(253).optional(),
+  /** A webhook of the tenant (docs/api.md 17.2): never its URL or secret. */
+  webhookId: boundedId.optional(),
 });
 export type AuditDetails = z.output<typeof auditDetailsSchema>;
 

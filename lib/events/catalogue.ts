@@ -60,5 +60,7 @@ export const EVENT_TYPES = [
   'identity.webhook.created',
   'identity.webhook.updated',
   'identity.webhook.deleted',
+  // Sent only to one webhook, by `POST /admin/webhooks/{id}/test`; never published, never subscribed to.
+  'identity.webhook.test',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

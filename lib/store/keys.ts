@@ -320,3 +320,16 @@ export type SendScope =
   | 'notificationGlobal'
   /** Invitation emails, per tenant (docs/api.md 13.1). */
   | 'invitationTenant';
+
+/** A tenant's webhooks and their number (docs/api.md 17.2). */
+export const webhookKeys = {
+  partition: (tenantId: string) => `${tenantPrefix(tenantId)}#WEBHOOKS`,
+  webhook: (tenantId: string, webhookId: string): Key => ({ pk: `${tenantPrefix(tenantId)}#WEBHOOKS`, sk: `WEBHOOK#${part(webhookId)}` }),
+  count: (tenantId: string): Key => ({ pk: `${tenantPrefix(tenantId)}#WEBHOOKS`, sk: 'COUNT' }),
+  /** The delivery log of one target (a webhook, a client's back-channel logout URI), newest first by first attempt. */
+  deliveries: (tenantId: string, kind: string, target: string) => `${tenantPrefix(tenantId)}#DELIVERIES#${part(kind)}#${part(target)}`,
+  delivery: (tenantId: string, kind: string, target: string, firstAttemptAt: number, deliveryId: string): Key => ({
+    pk: `${tenantPrefix(tenantId)}#DELIVERIES#${part(kind)}#${part(target)}`,
+    sk: `DELIVERY#${String(firstAttemptAt).padStart(15, '0')}#${part(deliveryId)}`,
+  }),
+};

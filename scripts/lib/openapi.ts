@@ -27,6 +27,7 @@ import * as passkeys from '../../lib/passkeys/api-schemas';
 import * as scim from '../../lib/scim/api-schemas';
 import * as sessionsApi from '../../lib/sessions/api-schemas';
 import * as account from '../../lib/users/account-schemas';
+import * as webhooks from '../../lib/webhooks/api-schemas';
 import { type Route, routesFromServerlessYml } from './serverless-routes';
 
 /** The answer schemas, each next to its domain (lib/sessions, lib/oauth) or in the envelope's (lib/http). */
@@ -147,6 +148,15 @@ const RESPONSE_SCHEMAS = {
   DomainListEnvelope: [envelopeOf(federation.domainList), '14.2'],
   DomainVerifiedEnvelope: [envelopeOf(federation.domainVerified), '14.2'],
   DomainDeletedEnvelope: [envelopeOf(api.message('Domain deleted')), '14.2'],
+  // Webhooks (docs/api.md 17.2).
+  Webhook: [webhooks.webhook, '17.2'],
+  WebhookEnvelope: [envelopeOf(webhooks.oneWebhook), '17.2'],
+  WebhookCreatedEnvelope: [envelopeOf(webhooks.webhookCreated), '17.2'],
+  WebhookListEnvelope: [envelopeOf(webhooks.webhookList), '17.2'],
+  WebhookDeletedEnvelope: [envelopeOf(api.message('Webhook deleted')), '17.2'],
+  WebhookDelivery: [webhooks.delivery, '17.2'],
+  WebhookDeliveryEnvelope: [envelopeOf(webhooks.oneDelivery), '17.2'],
+  WebhookDeliveryListEnvelope: [envelopeOf(webhooks.deliveryList), '17.2'],
 } as const satisfies Record<string, readonly [z.ZodType, string]>;
 type ResponseSchemaName = keyof typeof RESPONSE_SCHEMAS;
 
