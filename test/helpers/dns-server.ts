@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import * as dnsPacket from 'dns-packet';
 
 /**
- * A DNS server on a loopback UDP port that answers TXT queries from a map the test
+ * A DNS server on a loopback UDP port that answers TXT (and A, AAAA) queries from maps the test
  * changes (docs/api.md 14.2: domain verification asks it through `DNS_SERVERS`). A name
  * not in the map is NXDOMAIN; `silent` drops every query, as a dead server does.
  */
@@ -12,6 +12,8 @@ export interface TestDnsServer {
   address: string;
   /** TXT records by name (lower-case, no trailing dot); a record is one string, or its character-strings. */
   txt: Map<string, Array<string | string[]>>;
+  /** Addresses by name: IPv4 ones answer A queries, IPv6 ones AAAA (webhook hosts, docs/api.md 17.2). */
+  addresses: Map<string, string[]>;
   /** Drop every query unanswered. */
   silent: boolean;
   /** The names asked about, in order. */
@@ -21,7 +23,7 @@ export interface TestDnsServer {
 
 export async function startDnsServer(): Promise<TestDnsServer> {
   const socket = createSocket('udp4');
-  const server: Omit<TestDnsServer, 'address' | 'close'> = { txt: new Map(), silent: false, queries: [] };
+  const server: Omit<TestDnsServer, 'address' | 'close'> = { txt: new Map(), addresses: new Map(), silent: false, queries: [] };
   socket.on('message', (message, remote) => {
     let query: dnsPacket.Packet;
     try {
@@ -34,9 +36,14 @@ export async function startDnsServer(): Promise<TestDnsServer> {
     const name = question.name.toLowerCase().replace(/\.$/, '');
     server.queries.push(name);
     if (server.silent) return;
-    const records = server.txt.get(name);
+    const records = server.txt.get(name) ?? server.addresses.get(name);
+    const addresses = (server.addresses.get(name) ?? []).filter((address) => address.includes(':') === (question.type === 'AAAA'));
     const answers: dnsPacket.Answer[] =
-      question.type === 'TXT' && records ? records.map((data) => ({ type: 'TXT', name: question.name, ttl: 60, data })) : [];
+      question.type === 'TXT'
+        ? (server.txt.get(name) ?? []).map((data) => ({ type: 'TXT', name: question.name, ttl: 60, data }))
+        : question.type === 'A' || question.type === 'AAAA'
+          ? addresses.map((data) => ({ type: question.type as 'A' | 'AAAA', name: question.name, ttl: 0, data }))
+          : [];
     const reply = dnsPacket.encode({
       id: query.id,
       type: 'response',
