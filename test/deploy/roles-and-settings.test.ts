@@ -35,6 +35,7 @@ import { signInAt, startOidcIdp, storedOidcConnection } from '../helpers/oidc-id
 import { verifiedEmail } from '../helpers/recovery';
 import { makeSamlIdp } from '../helpers/saml-idp';
 import { postSamlResponse, samlConnectionOf } from '../helpers/saml-sign-in';
+import { startWebhookReceiver } from '../helpers/webhook-receiver';
 
 /**
  * What serverless.yml gives each function against what the function does: every route is
@@ -103,6 +104,7 @@ const SETTINGS: Record<string, string[]> = {
   dnsServers: ['DNS_SERVERS'],
   loopbackIdentityProviders: ['DYNAMODB_ENDPOINT'],
   dpopNonceRequired: ['DPOP_REQUIRE_NONCE'],
+  events: ['EVENT_BUS_NAME', 'EVENTS_FILE', 'DELIVERY_QUEUE_URL'],
 };
 /** Variables that say where the code runs rather than configure it. */
 const RUNTIME = ['AWS_LAMBDA_FUNCTION_NAME'];
@@ -637,6 +639,33 @@ async function driveEveryRoute(app: App, deps: TestDeps, dns: TestDnsServer) {
     200,
     'delete SCIM token',
   );
+
+  // Webhooks (docs/api.md 17.2): a receiver on a loopback port, allowed against DynamoDB Local.
+  const receiver = await startWebhookReceiver();
+  try {
+    const webhook = await app.request('adminCreateWebhook', {
+      token: adminToken,
+      body: { url: `${receiver.origin}/roles`, events: ['identity.user.created'] },
+    });
+    expectStatus(webhook, 201, 'create webhook');
+    const webhookPath = { webhookId: webhook.body.data.webhook.id };
+    expectStatus(await app.request('adminListWebhooks', { token: adminToken }), 200, 'list webhooks');
+    expectStatus(await app.request('adminReadWebhook', { token: adminToken, pathParameters: webhookPath }), 200, 'read webhook');
+    expectStatus(
+      await app.request('adminUpdateWebhook', { token: adminToken, pathParameters: webhookPath, body: { description: 'Roles' } }),
+      200,
+      'update webhook',
+    );
+    expectStatus(await app.request('adminTestWebhook', { token: adminToken, pathParameters: webhookPath }), 200, 'test webhook');
+    expectStatus(
+      await app.request('adminListWebhookDeliveries', { token: adminToken, pathParameters: webhookPath }),
+      200,
+      'webhook deliveries',
+    );
+    expectStatus(await app.request('adminDeleteWebhook', { token: adminToken, pathParameters: webhookPath }), 200, 'delete webhook');
+  } finally {
+    await receiver.close();
+  }
 
   // Passkeys: registration, listing, sign-in, removal; an ADMIN's MFA reset erases them.
   const heidi = await newUser();
