@@ -24,6 +24,7 @@ import { signInAt, startOidcIdp, storedOidcConnection } from '../helpers/oidc-id
 import { encodeXml, makeSamlIdp } from '../helpers/saml-idp';
 import { samlConnectionOf, startSamlSignIn } from '../helpers/saml-sign-in';
 import { captureOutput, containsSecret, type KnownSecret, secretsIn } from '../helpers/secret-search';
+import { startWebhookReceiver } from '../helpers/webhook-receiver';
 
 /**
  * Every flow run with secrets known to the test (all generated here,
@@ -721,6 +722,33 @@ describe('secrets in the clear (responses, output, table)', () => {
     expect(
       (await send('SCIM token deletion', 'adminDeleteScimToken', { token: adminToken, pathParameters: { tokenId: scimTokenId } })).status,
     ).toBe(200);
+
+    // Webhooks (docs/api.md 17.2): the signing secret is answered once, stored sealed, and
+    // only its signatures leave (a test delivery to a loopback receiver).
+    const receiver = await startWebhookReceiver();
+    try {
+      const hook = await send(
+        'webhook',
+        'adminCreateWebhook',
+        { token: adminToken, body: { url: `${receiver.origin}/secrets`, events: ['identity.user.created'] } },
+        (r) => [r.body?.data?.secret, String(r.body?.data?.secret).replace(/^whsec_/, '')],
+      );
+      const hookSecret = known('webhook secret', hook.body.data.secret);
+      known('webhook secret key', hookSecret.replace(/^whsec_/, ''));
+      const hookPath = { webhookId: String(hook.body.data.webhook.id) };
+      expect((await send('webhook list', 'adminListWebhooks', { token: adminToken })).status).toBe(200);
+      expect((await send('webhook read', 'adminReadWebhook', { token: adminToken, pathParameters: hookPath })).status).toBe(200);
+      const changed = { token: adminToken, pathParameters: hookPath, body: { description: 'Billing' } };
+      expect((await send('webhook change', 'adminUpdateWebhook', changed)).status).toBe(200);
+      expect((await send('webhook test', 'adminTestWebhook', { token: adminToken, pathParameters: hookPath })).status).toBe(200);
+      expect((await send('webhook deliveries', 'adminListWebhookDeliveries', { token: adminToken, pathParameters: hookPath })).status).toBe(
+        200,
+      );
+      expect(secretsIn(JSON.stringify(receiver.received), secrets)).toEqual([]);
+      expect((await send('webhook deletion', 'adminDeleteWebhook', { token: adminToken, pathParameters: hookPath })).status).toBe(200);
+    } finally {
+      await receiver.close();
+    }
 
     // The tenant console (docs/api.md 15.3.6-15.3.8): a client secret and its rotation, a SCIM
     // token, shown once in the answer to the form; an IdP's client secret, never shown.
