@@ -103,6 +103,10 @@ const CODE_OF: Record<string, ErrorCode> = {
   'Client secret required': 'CLIENT_SECRET_REQUIRED',
   'A public client has no secret': 'PUBLIC_CLIENT_SECRET',
   'Invalid allowed_origins': 'INVALID_ORIGIN',
+  // Webhooks (docs/api.md 17.2).
+  'Webhook not found': 'NOT_FOUND',
+  'Invalid webhook URL': 'INVALID_WEBHOOK_URL',
+  'Webhook limit reached': 'WEBHOOK_LIMIT_REACHED',
 };
 
 /** The field the MFA enrolment names for its per-method checks of `secret`. */

@@ -62,6 +62,7 @@ describe('cross-tenant attempts on every operation', () => {
   let dns: TestDnsServer;
   /** B's connection, B's verified domain (its connection requires SSO) and B's pending one (docs/api.md 14). */
   let victimConnection: string;
+  let victimWebhook: string;
   let victimDomain: string;
   let victimPendingDomain: string;
   let attackerIdp: SamlIdp;
@@ -158,6 +159,13 @@ describe('cross-tenant attempts on every operation', () => {
       body: { userName: 'victim-scim', externalId: 'victim-ext', emails: [{ value: 'victim-scim@example.com' }] },
     });
     expect(provisioned.status).toBe(201);
+    // A webhook of B's (docs/api.md 17.2), to a loopback port nothing listens on.
+    const webhook = await app.request('adminCreateWebhook', {
+      token: victim.token,
+      body: { url: 'http://127.0.0.1:9/victim', events: ['identity.user.created'] },
+    });
+    expect(webhook.status).toBe(201);
+    victimWebhook = webhook.body.data.webhook.id;
     // Enterprise sign-in (docs/api.md 14): B's connection requiring SSO for B's verified domain, and a pending one.
     victimDomain = `${b}.example`;
     victimPendingDomain = `pending.${b}.example`;
@@ -1202,6 +1210,36 @@ describe('cross-tenant attempts on every operation', () => {
   const scimNotFound = (r: Response) => expect(r).toMatchObject({ status: 404, body: { status: '404', detail: 'User not found' } });
   const noResources = (r: Response) => expect(r).toMatchObject({ status: 200, body: { totalResults: 0, Resources: [] } });
   const connectionNotFound = (r: Response) => expect(r).toEqual(refused(404, 'Connection not found'));
+  const webhookNotFound = (r: Response) => expect(r).toEqual(refused(404, 'Webhook not found'));
+  const onVictimWebhook = (route: string, what: string, body?: Record<string, unknown>): (typeof attempts)[number] => [
+    route,
+    `A's ADMIN ${what} B's webhook`,
+    () => app.request(route, { token: attacker.token, pathParameters: { webhookId: victimWebhook }, ...(body ? { body } : {}) }),
+    webhookNotFound,
+  ];
+  attempts.unshift(
+    onVictimWebhook('adminReadWebhook', 'reads'),
+    onVictimWebhook('adminUpdateWebhook', 'redirects', { url: 'http://127.0.0.1:9/attacker' }),
+    onVictimWebhook('adminDeleteWebhook', 'deletes'),
+    onVictimWebhook('adminTestWebhook', 'tests'),
+    onVictimWebhook('adminListWebhookDeliveries', 'lists the deliveries of'),
+    [
+      'adminListWebhooks',
+      "A's ADMIN lists webhooks",
+      () => app.request('adminListWebhooks', { token: attacker.token }),
+      (r) => expect(r.body.data.webhooks.map((one: { id: string }) => one.id)).not.toContain(victimWebhook),
+    ],
+    [
+      'adminCreateWebhook',
+      "A's ADMIN creates a webhook naming B",
+      () =>
+        app.request('adminCreateWebhook', {
+          token: attacker.token,
+          body: { url: 'http://127.0.0.1:9/attacker', events: ['identity.user.created'], tenantId: b },
+        }),
+      (r) => expect(r.status).toBe(400),
+    ],
+  );
   attempts.unshift(
     [
       'adminReadConnection',
@@ -1613,6 +1651,13 @@ describe('cross-tenant attempts on every operation', () => {
       'hostedDeviceForm',
       'adminConsolePage',
       'adminConsoleAction',
+      'adminCreateWebhook',
+      'adminListWebhooks',
+      'adminReadWebhook',
+      'adminUpdateWebhook',
+      'adminDeleteWebhook',
+      'adminTestWebhook',
+      'adminListWebhookDeliveries',
     ]) {
       expect(operations, operation).toContain(operation);
     }
