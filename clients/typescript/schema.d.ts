@@ -1160,6 +1160,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tenant’s webhooks, oldest first (ADMIN only)
+         * @description docs/api.md 17.2. Source: functions/admin-list-webhooks.ts.
+         */
+        get: operations["adminListWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook; its signing secret is shown once (ADMIN only)
+         * @description docs/api.md 17.2. Source: functions/admin-create-webhook.ts.
+         */
+        post: operations["adminCreateWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook of the tenant (ADMIN only)
+         * @description docs/api.md 17.2. Source: functions/admin-read-webhook.ts.
+         */
+        get: operations["adminReadWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook; nothing more is sent to it (ADMIN only)
+         * @description docs/api.md 17.2. Source: functions/admin-delete-webhook.ts.
+         */
+        delete: operations["adminDeleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a webhook’s URL, event types or description (ADMIN only)
+         * @description docs/api.md 17.2. Source: functions/admin-update-webhook.ts.
+         */
+        patch: operations["adminUpdateWebhook"];
+        trace?: never;
+    };
+    "/admin/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed identity.webhook.test event to a webhook now and answer its outcome (ADMIN only)
+         * @description docs/api.md 17.2. Source: functions/admin-test-webhook.ts.
+         */
+        post: operations["adminTestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook’s latest deliveries and what came of them (ADMIN only)
+         * @description docs/api.md 17.2. Source: functions/admin-list-webhook-deliveries.ts.
+         */
+        get: operations["adminListWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/connections": {
         parameters: {
             query?: never;
@@ -1994,6 +2086,16 @@ export interface components {
         AdminCreateScimTokenRequest: {
             name: string;
         };
+        AdminCreateWebhookRequest: {
+            url: string;
+            events: ("identity.user.created" | "identity.user.updated" | "identity.user.disabled" | "identity.user.enabled" | "identity.user.role_changed" | "identity.user.shops_changed" | "identity.user.deleted" | "identity.user.email_changed" | "identity.user.email_verified" | "identity.login.succeeded" | "identity.login.failed" | "identity.login.locked" | "identity.password.changed" | "identity.password.reset_requested" | "identity.password.reset" | "identity.mfa.method_added" | "identity.mfa.method_activated" | "identity.mfa.method_removed" | "identity.mfa.reset" | "identity.mfa.recovery_codes_generated" | "identity.mfa.recovery_code_used" | "identity.passkey.registered" | "identity.passkey.removed" | "identity.session.revoked" | "identity.refresh_token.reused" | "identity.grant.revoked" | "identity.device.approved" | "identity.device.denied" | "identity.tenant.updated" | "identity.shop.created" | "identity.client.created" | "identity.client.updated" | "identity.client.deleted" | "identity.client.secret_rotated" | "identity.invitation.created" | "identity.invitation.resent" | "identity.invitation.revoked" | "identity.invitation.accepted" | "identity.scim_token.created" | "identity.scim_token.deleted" | "identity.connection.created" | "identity.connection.updated" | "identity.connection.deleted" | "identity.domain.added" | "identity.domain.verified" | "identity.domain.deleted" | "identity.webhook.created" | "identity.webhook.updated" | "identity.webhook.deleted")[];
+            description?: string;
+        };
+        AdminUpdateWebhookRequest: {
+            url?: string;
+            events?: ("identity.user.created" | "identity.user.updated" | "identity.user.disabled" | "identity.user.enabled" | "identity.user.role_changed" | "identity.user.shops_changed" | "identity.user.deleted" | "identity.user.email_changed" | "identity.user.email_verified" | "identity.login.succeeded" | "identity.login.failed" | "identity.login.locked" | "identity.password.changed" | "identity.password.reset_requested" | "identity.password.reset" | "identity.mfa.method_added" | "identity.mfa.method_activated" | "identity.mfa.method_removed" | "identity.mfa.reset" | "identity.mfa.recovery_codes_generated" | "identity.mfa.recovery_code_used" | "identity.passkey.registered" | "identity.passkey.removed" | "identity.session.revoked" | "identity.refresh_token.reused" | "identity.grant.revoked" | "identity.device.approved" | "identity.device.denied" | "identity.tenant.updated" | "identity.shop.created" | "identity.client.created" | "identity.client.updated" | "identity.client.deleted" | "identity.client.secret_rotated" | "identity.invitation.created" | "identity.invitation.resent" | "identity.invitation.revoked" | "identity.invitation.accepted" | "identity.scim_token.created" | "identity.scim_token.deleted" | "identity.connection.created" | "identity.connection.updated" | "identity.connection.deleted" | "identity.domain.added" | "identity.domain.verified" | "identity.domain.deleted" | "identity.webhook.created" | "identity.webhook.updated" | "identity.webhook.deleted")[];
+            description?: string;
+        };
         AdminCreateConnectionRequest: {
             /** @constant */
             type: "oidc";
@@ -2102,7 +2204,7 @@ export interface components {
             success: false;
             error: string;
             /** @enum {string} */
-            code: "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_FORM" | "PASSWORD_TOO_COMMON" | "FIRST_USER_MUST_BE_ADMIN" | "USERNAME_TAKEN" | "MFA_METHOD_NOT_ENABLED" | "INVALID_MFA_CODE" | "MISSING_PARAMETERS" | "UNSUPPORTED_GRANT_TYPE" | "UNSUPPORTED_RESPONSE_TYPE" | "INVALID_CLIENT" | "UNAUTHORIZED_CLIENT" | "INVALID_GRANT" | "INVALID_SCOPE" | "INVALID_REDIRECT_URI" | "PKCE_REQUIRED" | "UNSUPPORTED_CODE_CHALLENGE_METHOD" | "CLIENT_SECRET_TOO_SHORT" | "CLIENT_SECRET_TOO_WEAK" | "RESERVED_CLIENT_ID" | "SMS_COUNTRY_NOT_ALLOWED" | "INVALID_CURSOR" | "INVALID_RESET_CODE" | "INVALID_VERIFICATION_CODE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_REQUIRED" | "INVALID_REFRESH_TOKEN" | "PERMISSION_DENIED" | "MFA_STEP_UP_REQUIRED" | "RECENT_AUTH_REQUIRED" | "MFA_METHOD_LOCKED" | "NOT_FOUND" | "CONFLICT" | "MFA_ALREADY_ENABLED" | "LAST_ADMIN" | "CLIENT_EXISTS" | "INVALID_TARGET" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_CONTENT_TYPE" | "LOCKED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CLIENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "GRANT_NOT_FOUND" | "UNKNOWN_SHOP" | "SHOP_EXISTS" | "INVALID_NONCE" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "INVALID_AUTHORIZATION_REQUEST" | "INTERACTION_EXPIRED" | "CROSS_SITE_REQUEST" | "INVALID_LOGOUT_REQUEST" | "INVALID_ID_TOKEN_HINT" | "INVALID_PASSKEY_REGISTRATION" | "INVALID_PASSKEY" | "PASSKEY_NOT_FOUND" | "PASSKEY_ALREADY_REGISTERED" | "TOO_MANY_PASSKEYS" | "INVALID_INVITATION" | "INVITATION_NOT_FOUND" | "INVITATION_PENDING" | "INVITATION_NOT_PENDING" | "USER_EXISTS" | "DOMAIN_NOT_VERIFIED" | "SSO_REQUIRED" | "CONNECTION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "DOMAIN_EXISTS" | "DOMAIN_CLAIMED" | "FEDERATION_FAILED" | "ACCOUNT_NOT_ALLOWED" | "NO_FEDERATED_ACCOUNT" | "SIGN_IN_AGAIN" | "PAGE_EXPIRED" | "TENANT_REQUIRED" | "INVALID_DPOP_PROOF" | "USE_DPOP_NONCE" | "CLIENT_SECRET_REQUIRED" | "PUBLIC_CLIENT_SECRET" | "INVALID_ORIGIN" | "AUTHORIZATION_PENDING" | "SLOW_DOWN" | "ACCESS_DENIED" | "EXPIRED_TOKEN" | "INVALID_USER_CODE" | "USER_CODE_EXPIRED" | "USER_CODE_USED";
+            code: "VALIDATION_FAILED" | "INVALID_JSON" | "INVALID_FORM" | "PASSWORD_TOO_COMMON" | "FIRST_USER_MUST_BE_ADMIN" | "USERNAME_TAKEN" | "MFA_METHOD_NOT_ENABLED" | "INVALID_MFA_CODE" | "MISSING_PARAMETERS" | "UNSUPPORTED_GRANT_TYPE" | "UNSUPPORTED_RESPONSE_TYPE" | "INVALID_CLIENT" | "UNAUTHORIZED_CLIENT" | "INVALID_GRANT" | "INVALID_SCOPE" | "INVALID_REDIRECT_URI" | "PKCE_REQUIRED" | "UNSUPPORTED_CODE_CHALLENGE_METHOD" | "CLIENT_SECRET_TOO_SHORT" | "CLIENT_SECRET_TOO_WEAK" | "RESERVED_CLIENT_ID" | "SMS_COUNTRY_NOT_ALLOWED" | "INVALID_CURSOR" | "INVALID_RESET_CODE" | "INVALID_VERIFICATION_CODE" | "UNAUTHORIZED" | "INVALID_CREDENTIALS" | "MFA_REQUIRED" | "INVALID_REFRESH_TOKEN" | "PERMISSION_DENIED" | "MFA_STEP_UP_REQUIRED" | "RECENT_AUTH_REQUIRED" | "MFA_METHOD_LOCKED" | "NOT_FOUND" | "CONFLICT" | "MFA_ALREADY_ENABLED" | "LAST_ADMIN" | "CLIENT_EXISTS" | "INVALID_TARGET" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_CONTENT_TYPE" | "LOCKED" | "RATE_LIMITED" | "INTERNAL" | "SERVICE_UNAVAILABLE" | "CLIENT_NOT_FOUND" | "SESSION_NOT_FOUND" | "GRANT_NOT_FOUND" | "UNKNOWN_SHOP" | "SHOP_EXISTS" | "INVALID_NONCE" | "INVALID_TOKEN" | "INSUFFICIENT_SCOPE" | "INVALID_AUTHORIZATION_REQUEST" | "INTERACTION_EXPIRED" | "CROSS_SITE_REQUEST" | "INVALID_LOGOUT_REQUEST" | "INVALID_ID_TOKEN_HINT" | "INVALID_PASSKEY_REGISTRATION" | "INVALID_PASSKEY" | "PASSKEY_NOT_FOUND" | "PASSKEY_ALREADY_REGISTERED" | "TOO_MANY_PASSKEYS" | "INVALID_INVITATION" | "INVITATION_NOT_FOUND" | "INVITATION_PENDING" | "INVITATION_NOT_PENDING" | "USER_EXISTS" | "DOMAIN_NOT_VERIFIED" | "SSO_REQUIRED" | "CONNECTION_NOT_FOUND" | "DOMAIN_NOT_FOUND" | "DOMAIN_EXISTS" | "DOMAIN_CLAIMED" | "FEDERATION_FAILED" | "ACCOUNT_NOT_ALLOWED" | "NO_FEDERATED_ACCOUNT" | "SIGN_IN_AGAIN" | "PAGE_EXPIRED" | "TENANT_REQUIRED" | "INVALID_DPOP_PROOF" | "USE_DPOP_NONCE" | "CLIENT_SECRET_REQUIRED" | "PUBLIC_CLIENT_SECRET" | "INVALID_ORIGIN" | "AUTHORIZATION_PENDING" | "SLOW_DOWN" | "ACCESS_DENIED" | "EXPIRED_TOKEN" | "INVALID_USER_CODE" | "USER_CODE_EXPIRED" | "USER_CODE_USED" | "INVALID_WEBHOOK_URL" | "WEBHOOK_LIMIT_REACHED";
             fields?: {
                 path: string;
                 message: string;
@@ -2642,7 +2744,7 @@ export interface components {
             id: string;
             time: string;
             /** @enum {string} */
-            type: "login_succeeded" | "login_failed" | "login_locked" | "refresh_token_reused" | "password_changed" | "password_change_failed" | "mfa_method_added" | "mfa_method_activated" | "user_registered" | "admin_user_changed" | "admin_user_deleted" | "admin_mfa_reset" | "admin_user_signed_out" | "shop_created" | "oauth_client_created" | "oauth_client_updated" | "oauth_client_deleted" | "oauth_client_secret_rotated" | "session_revoked" | "other_sessions_revoked" | "grant_revoked" | "mfa_method_removed" | "recovery_codes_generated" | "recovery_code_used" | "reauthenticated" | "reauthentication_failed" | "password_reset_requested" | "password_reset" | "password_reset_failed" | "email_changed" | "email_verified" | "email_verification_failed" | "signed_out" | "tenant_updated" | "passkey_registered" | "passkey_registration_failed" | "passkey_removed" | "invitation_created" | "invitation_resent" | "invitation_revoked" | "invitation_accepted" | "scim_token_created" | "scim_token_deleted" | "user_provisioned" | "users_imported" | "connection_created" | "connection_updated" | "connection_deleted" | "domain_added" | "domain_verified" | "domain_deleted" | "device_approved" | "device_denied" | "device_code_entry_locked";
+            type: "login_succeeded" | "login_failed" | "login_locked" | "refresh_token_reused" | "password_changed" | "password_change_failed" | "mfa_method_added" | "mfa_method_activated" | "user_registered" | "admin_user_changed" | "admin_user_deleted" | "admin_mfa_reset" | "admin_user_signed_out" | "shop_created" | "oauth_client_created" | "oauth_client_updated" | "oauth_client_deleted" | "oauth_client_secret_rotated" | "session_revoked" | "other_sessions_revoked" | "grant_revoked" | "mfa_method_removed" | "recovery_codes_generated" | "recovery_code_used" | "reauthenticated" | "reauthentication_failed" | "password_reset_requested" | "password_reset" | "password_reset_failed" | "email_changed" | "email_verified" | "email_verification_failed" | "signed_out" | "tenant_updated" | "passkey_registered" | "passkey_registration_failed" | "passkey_removed" | "invitation_created" | "invitation_resent" | "invitation_revoked" | "invitation_accepted" | "scim_token_created" | "scim_token_deleted" | "user_provisioned" | "users_imported" | "connection_created" | "connection_updated" | "connection_deleted" | "domain_added" | "domain_verified" | "domain_deleted" | "device_approved" | "device_denied" | "device_code_entry_locked" | "webhook_created" | "webhook_updated" | "webhook_deleted";
             actor: {
                 /** @enum {string} */
                 type: "user" | "client" | "scim" | "system";
@@ -2679,6 +2781,7 @@ export interface components {
                 imported?: number;
                 failed?: number;
                 domain?: string;
+                webhookId?: string;
             };
         };
         AuditPageEnvelope: {
@@ -2979,6 +3082,71 @@ export interface components {
             data: {
                 /** @constant */
                 message: "Domain deleted";
+            };
+        };
+        Webhook: {
+            id: string;
+            url: string;
+            events: string[];
+            description: string;
+            createdAt: string;
+            updatedAt: string;
+        };
+        WebhookEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                webhook: components["schemas"]["Webhook"];
+            };
+        };
+        WebhookCreatedEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                webhook: components["schemas"]["Webhook"];
+                secret: string;
+            };
+        };
+        WebhookListEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                webhooks: components["schemas"]["Webhook"][];
+            };
+        };
+        WebhookDeletedEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                /** @constant */
+                message: "Webhook deleted";
+            };
+        };
+        WebhookDelivery: {
+            id: string;
+            eventId: string | null;
+            eventType: string | null;
+            attempts: number;
+            /** @enum {string} */
+            status: "delivered" | "retrying" | "failed";
+            lastStatus: number | null;
+            lastError: string | null;
+            firstAttemptAt: string;
+            lastAttemptAt: string;
+            nextAttemptAt: string | null;
+        };
+        WebhookDeliveryEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                delivery: components["schemas"]["WebhookDelivery"];
+            };
+        };
+        WebhookDeliveryListEnvelope: {
+            /** @constant */
+            success: true;
+            data: {
+                deliveries: components["schemas"]["WebhookDelivery"][];
             };
         };
     };
@@ -5928,7 +6096,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 userId?: string;
-                type?: "login_succeeded" | "login_failed" | "login_locked" | "refresh_token_reused" | "password_changed" | "password_change_failed" | "mfa_method_added" | "mfa_method_activated" | "user_registered" | "admin_user_changed" | "admin_user_deleted" | "admin_mfa_reset" | "admin_user_signed_out" | "shop_created" | "oauth_client_created" | "oauth_client_updated" | "oauth_client_deleted" | "oauth_client_secret_rotated" | "session_revoked" | "other_sessions_revoked" | "grant_revoked" | "mfa_method_removed" | "recovery_codes_generated" | "recovery_code_used" | "reauthenticated" | "reauthentication_failed" | "password_reset_requested" | "password_reset" | "password_reset_failed" | "email_changed" | "email_verified" | "email_verification_failed" | "signed_out" | "tenant_updated" | "passkey_registered" | "passkey_registration_failed" | "passkey_removed" | "invitation_created" | "invitation_resent" | "invitation_revoked" | "invitation_accepted" | "scim_token_created" | "scim_token_deleted" | "user_provisioned" | "users_imported" | "connection_created" | "connection_updated" | "connection_deleted" | "domain_added" | "domain_verified" | "domain_deleted" | "device_approved" | "device_denied" | "device_code_entry_locked";
+                type?: "login_succeeded" | "login_failed" | "login_locked" | "refresh_token_reused" | "password_changed" | "password_change_failed" | "mfa_method_added" | "mfa_method_activated" | "user_registered" | "admin_user_changed" | "admin_user_deleted" | "admin_mfa_reset" | "admin_user_signed_out" | "shop_created" | "oauth_client_created" | "oauth_client_updated" | "oauth_client_deleted" | "oauth_client_secret_rotated" | "session_revoked" | "other_sessions_revoked" | "grant_revoked" | "mfa_method_removed" | "recovery_codes_generated" | "recovery_code_used" | "reauthenticated" | "reauthentication_failed" | "password_reset_requested" | "password_reset" | "password_reset_failed" | "email_changed" | "email_verified" | "email_verification_failed" | "signed_out" | "tenant_updated" | "passkey_registered" | "passkey_registration_failed" | "passkey_removed" | "invitation_created" | "invitation_resent" | "invitation_revoked" | "invitation_accepted" | "scim_token_created" | "scim_token_deleted" | "user_provisioned" | "users_imported" | "connection_created" | "connection_updated" | "connection_deleted" | "domain_added" | "domain_verified" | "domain_deleted" | "device_approved" | "device_denied" | "device_code_entry_locked" | "webhook_created" | "webhook_updated" | "webhook_deleted";
             };
             header?: never;
             path?: never;
@@ -7142,6 +7310,399 @@ export interface operations {
                 };
             };
             /** @description `SCIM token not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminListWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhooks; never their secrets. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookListEnvelope"];
+                };
+            };
+            /** @description `Permission denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminCreateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminCreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The webhook and its secret. */
+            201: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookCreatedEnvelope"];
+                };
+            };
+            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `url: Invalid input: expected string, received undefined`, `Invalid webhook URL` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Permission denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Webhook limit reached` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Request body too large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Unsupported content type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminReadWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook; never its secret. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEnvelope"];
+                };
+            };
+            /** @description validation: `<field>: <message>`, e.g. `webhookId: Invalid input: expected string, received undefined` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Permission denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Webhook not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminDeleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeletedEnvelope"];
+                };
+            };
+            /** @description validation: `<field>: <message>`, e.g. `webhookId: Invalid input: expected string, received undefined` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Permission denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Webhook not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminUpdateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminUpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The webhook as changed; never its secret. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEnvelope"];
+                };
+            };
+            /** @description validation: `<field>: <message>`, e.g. `body: Nothing to change`, `Invalid webhook URL` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Permission denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Webhook not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminTestWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test delivery: delivered, or failed with the answer’s status or the error. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryEnvelope"];
+                };
+            };
+            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `webhookId: Invalid input: expected string, received undefined` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Permission denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Webhook not found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Request body too large` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Unsupported content type` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    adminListWebhookDeliveries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                webhookId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Up to 50 deliveries, newest first; never a body or secret. */
+            200: {
+                headers: {
+                    /** @description How the answer may be cached. */
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryListEnvelope"];
+                };
+            };
+            /** @description validation: `<field>: <message>`, e.g. `webhookId: Invalid input: expected string, received undefined` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Permission denied` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
+                };
+            };
+            /** @description `Webhook not found` */
             404: {
                 headers: {
                     [name: string]: unknown;
