@@ -43,6 +43,11 @@ export function halfWrittenState(items: Array<Record<string, unknown>>): string[
       findings.push(`active MFA method without activation time: ${method.pk}`);
     if (method.method === 'TOTP' && typeof method.sealedSecret !== 'string') findings.push(`TOTP method without its secret: ${method.pk}`);
   }
+  // A tenant's webhook count (docs/api.md 17.2) is written with each webhook's creation and deletion.
+  for (const count of items.filter((item) => item.sk === 'COUNT' && String(item.pk).endsWith('#WEBHOOKS'))) {
+    const webhooks = items.filter((item) => item.pk === count.pk && String(item.sk).startsWith('WEBHOOK#')).length;
+    if (Number(count.count) !== webhooks) findings.push(`webhook count ${count.count} of ${webhooks} webhooks: ${count.pk}`);
+  }
   for (const client of items.filter((item) => item.sk === 'CLIENT')) {
     const isPublic = client.tokenEndpointAuthMethod === 'none';
     if (client.deletedAt === undefined && !isPublic && typeof client.secretHash !== 'string')

@@ -104,6 +104,22 @@ function faultSteps(part: 0 | 1) {
     return scimClient(app, scimToken);
   };
   const scimPatch = (Operations: unknown[]) => ({ schemas: ['urn:ietf:params:scim:api:messages:2.0:PatchOp'], Operations });
+  /** Webhooks (docs/api.md 17.2) to a loopback port nothing listens on: a test delivery fails at once. */
+  const WEBHOOK_URL = 'http://127.0.0.1:9/hook';
+  /** The tenant's webhooks deleted, so that the runs of a scenario stay below the limit of 10. */
+  const clearWebhooks = async () => {
+    const { body } = await app.request('adminListWebhooks', { token: adminToken });
+    for (const { id } of body.data.webhooks as Array<{ id: string }>)
+      await app.request('adminDeleteWebhook', { token: adminToken, pathParameters: { webhookId: id } });
+  };
+  const newWebhook = async () => {
+    await clearWebhooks();
+    const created = await app.request('adminCreateWebhook', {
+      token: adminToken,
+      body: { url: WEBHOOK_URL, events: ['identity.user.created'] },
+    });
+    return String(created.body.data.webhook.id);
+  };
 
   let serial = 0;
   const newUser = async () => {
@@ -1083,6 +1099,35 @@ function faultSteps(part: 0 | 1) {
       prepare: consoleOf,
       run: ({ jar, csrf }: ConsoleRun) => consoleForm(jar, 'scim-tokens', 'create', { csrf, name: 'Console Okta' }),
       ok: (r) => r.status === 200 && String(r.body).includes('class="secret"'),
+    },
+    {
+      name: 'adminCreateWebhook',
+      prepare: clearWebhooks,
+      run: () => app.request('adminCreateWebhook', { token: adminToken, body: { url: WEBHOOK_URL, events: ['identity.user.created'] } }),
+      ok: (r) => r.status === 201,
+    },
+    {
+      name: 'adminUpdateWebhook',
+      prepare: newWebhook,
+      run: (webhookId: string) =>
+        app.request('adminUpdateWebhook', {
+          token: adminToken,
+          pathParameters: { webhookId },
+          body: { events: ['identity.user.deleted'] },
+        }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'adminDeleteWebhook',
+      prepare: newWebhook,
+      run: (webhookId: string) => app.request('adminDeleteWebhook', { token: adminToken, pathParameters: { webhookId } }),
+      ok: (r) => r.status === 200,
+    },
+    {
+      name: 'adminTestWebhook (a receiver that refuses the connection)',
+      prepare: newWebhook,
+      run: (webhookId: string) => app.request('adminTestWebhook', { token: adminToken, pathParameters: { webhookId } }),
+      ok: (r) => r.status === 200 && r.body.data.delivery.status === 'failed',
     },
     {
       name: 'adminCreateScimToken',
