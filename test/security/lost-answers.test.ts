@@ -522,6 +522,32 @@ describe('writes retried after a lost answer', () => {
     ]);
   });
 
+  it('webhooks: a retried creation, change and deletion each apply once, and the tenant’s count stays true (docs/api.md 17.2)', async () => {
+    const tenantId = uniqueTenant('lost');
+    const admin = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+    const lostBefore = dynamo.lost();
+    const body = { url: 'http://127.0.0.1:9/lost', events: ['identity.user.created'] };
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'sealedSecret'));
+    const created = await app.request('adminCreateWebhook', { token: admin.token, body });
+    expect(created.status).toBe(201);
+    const pathParameters = { webhookId: created.body.data.webhook.id as string };
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'identity.user.deleted'));
+    const changed = await app.request('adminUpdateWebhook', {
+      token: admin.token,
+      pathParameters,
+      body: { events: ['identity.user.deleted'] },
+    });
+    expect(changed).toMatchObject({ status: 200, body: { data: { webhook: { events: ['identity.user.deleted'] } } } });
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', ':minusOne'));
+    expect((await app.request('adminDeleteWebhook', { token: admin.token, pathParameters })).status).toBe(200);
+    expect(dynamo.lost()).toBe(lostBefore + 3);
+    expect((await app.request('adminListWebhooks', { token: admin.token })).body.data.webhooks).toEqual([]);
+    // The count went up once and down once: ten webhooks fit again, not nine or eleven.
+    const answers = [];
+    for (let index = 0; index < 11; index++) answers.push((await app.request('adminCreateWebhook', { token: admin.token, body })).status);
+    expect(answers).toEqual([...Array(10).fill(201), 409]);
+  });
+
   it('OAuth clients: a retried rotation applies once and answers the same; a retried change and deletion succeed', async () => {
     const tenantId = uniqueTenant('lost');
     const admin = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
