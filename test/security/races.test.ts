@@ -108,6 +108,30 @@ describe('races', () => {
     ]);
   });
 
+  it(`${N} creations of webhooks at once, then ${N} deletions and changes of one (docs/api.md 17.2): the limit holds, one deletion, no resurrection`, async () => {
+    const tenantId = uniqueTenant('race');
+    const { token } = await registerAdmin(app, tenantId);
+    const body = { url: 'http://127.0.0.1:9/race', events: ['identity.user.created'] };
+    const created = await Promise.all(Array.from({ length: N }, () => app.request('adminCreateWebhook', { token, body })));
+    expect(count(created, 201)).toBe(10);
+    expect(count(created, 409)).toBe(N - 10);
+    const webhookId = created.find((answer) => answer.status === 201)?.body.data.webhook.id as string;
+    const pathParameters = { webhookId };
+    const answers = await Promise.all(
+      Array.from({ length: N }, (_, i) =>
+        i % 2 === 0
+          ? app.request('adminDeleteWebhook', { token, pathParameters })
+          : app.request('adminUpdateWebhook', { token, pathParameters, body: { description: `racer ${i}` } }),
+      ),
+    );
+    expect(answers.filter((answer, i) => i % 2 === 0 && answer.status === 200)).toHaveLength(1);
+    expect(answers.every((answer) => answer.status === 200 || answer.status === 404)).toBe(true);
+    const stored = await items(tenantId);
+    expect(stored.filter((item) => item.sk === `WEBHOOK#${webhookId}`)).toEqual([]);
+    expect(stored.filter((item) => String(item.sk).startsWith('WEBHOOK#'))).toHaveLength(9);
+    expect(stored.find((item) => item.sk === 'COUNT')?.count).toBe(9);
+  });
+
   it(`${N} console registrations of one client id at once (docs/api.md 15.3.6): one secret shown, the others 409, and that secret works`, async () => {
     const tenantId = uniqueTenant('console-race');
     await registerAdmin(app, tenantId, 'admin', PASSWORD);
