@@ -93,6 +93,14 @@ describe('tenant administration: webhooks (docs/api.md 17.2)', () => {
     });
     expect(await app.request('adminReadWebhook', { token: admin.token, pathParameters: params })).toEqual(notFound);
     expect(await app.request('adminDeleteWebhook', { token: admin.token, pathParameters: params })).toEqual(notFound);
+    const trail = await app.request('adminListAudit', { token: admin.token, query: { limit: '10' } });
+    const audited = trail.body.data.events.filter((event: { details: { webhookId?: string } }) => event.details.webhookId === id);
+    // Events of one second are ordered by their random ids: compare them as a set.
+    expect(
+      audited.map((event: { type: string; outcome: string; actor: unknown }) => [event.type, event.outcome, event.actor]).sort(),
+    ).toEqual(
+      ['webhook_created', 'webhook_deleted', 'webhook_updated'].map((type) => [type, 'success', { type: 'user', id: admin.user.id }]),
+    );
   });
 
   it('emits identity.webhook.created with its types, never its URL or secret', async () => {
