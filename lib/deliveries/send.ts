@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import type { OutgoingRequest } from './delivery';
 import { checkTarget, type RefusedTarget, type TargetSettings } from './target';
 
@@ -61,7 +61,10 @@ export async function sendAttempt(
       headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
       lookup: pinned,
       agent: false,
-      ...(target.url.protocol === 'https:' ? { servername: target.url.hostname } : {}),
+      // TLS checks the certificate against the URL's host name (SNI names no IP literal).
+      ...(target.url.protocol === 'https:' && !isIP(target.url.hostname.replace(/^\[|\]$/g, ''))
+        ? { servername: target.url.hostname }
+        : {}),
     });
     outgoing.on('socket', (socket) => {
       socket.once(target.url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(connecting));
