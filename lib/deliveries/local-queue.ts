@@ -27,7 +27,7 @@ export function localDeliveryQueue(deps: Deps, settings: AttemptSettings): Local
           .then((next) => next && schedule(next.delivery, next.dueAt))
           .catch((error) => {
             deps.log.error('delivery_attempt_failed', { deliveryId: delivery.id, kind: delivery.kind, tenantId: delivery.tenantId, error });
-            schedule(delivery, Date.now() + 1000);
+            schedule(delivery, deps.clock.now() + 1000);
           })
           .finally(() => running.delete(run));
         running.add(run);

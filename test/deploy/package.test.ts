@@ -168,6 +168,15 @@ const FUNCTIONS = [
   'AccountAction',
   'AdminConsolePage',
   'AdminConsoleAction',
+  // Webhooks and their deliveries (docs/api.md 17.2).
+  'AdminCreateWebhook',
+  'AdminListWebhooks',
+  'AdminReadWebhook',
+  'AdminUpdateWebhook',
+  'AdminDeleteWebhook',
+  'AdminTestWebhook',
+  'AdminListWebhookDeliveries',
+  'DeliverEvents',
 ];
 /** Functions that check WebAuthn answers, and alone bundle the WebAuthn library (docs/api.md 11.11, 12). */
 const WEBAUTHN = [
@@ -247,6 +256,10 @@ const AUDITING = [
   'AdminConsoleAction',
   // A device allowed or denied, wrong codes past the limit (docs/api.md 16.4).
   'HostedDeviceForm',
+  // Webhooks (docs/api.md 17.2).
+  'AdminCreateWebhook',
+  'AdminUpdateWebhook',
+  'AdminDeleteWebhook',
 ];
 /** Functions that send one-time codes (SNS for SMS, SES for EMAIL). */
 const SENDING = [
@@ -301,6 +314,10 @@ const MFA_KEY: Record<string, string[]> = {
   AccountAction: ['kms:Decrypt', 'kms:GenerateDataKey'],
   // The tenant console seals an OIDC connection's client secret as 14.1's routes do (docs/api.md 15.3.7).
   AdminConsoleAction: ['kms:GenerateDataKey'],
+  // A webhook's secret is sealed at its creation and opened to sign each delivery (docs/api.md 17.2).
+  AdminCreateWebhook: ['kms:GenerateDataKey'],
+  AdminTestWebhook: ['kms:Decrypt'],
+  DeliverEvents: ['kms:Decrypt'],
 };
 /** Functions that hash client secrets with the pepper, or MAC device tokens under a subkey of it (login, register). */
 const PEPPERED = [
