@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import fc from 'fast-check';
 import { createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Delivery } from '../../lib/deliveries/delivery';
@@ -175,6 +176,21 @@ describe('back-channel logout', () => {
           event({ endedSessions: 'not-a-list' }),
         ]),
       ).toEqual([]);
+    });
+
+    it('plans nothing from hostile event data, and never throws', async () => {
+      const ids = fc.oneof(fc.string(), fc.constantFrom(first, second, 'all', '', legacy.web));
+      const endedSessions = fc.oneof(fc.array(fc.oneof(ids, fc.integer(), fc.constant(null))), ids, fc.integer(), fc.object());
+      await fc.assert(
+        fc.asyncProperty(endedSessions, fc.option(ids), async (ended, kept) => {
+          const data = { endedSessions: ended, ...(kept === null ? {} : { keptSessionId: kept }) };
+          const deliveries = await backchannelLogoutPlanner(deps, [event(data)]);
+          const valid = ended === 'all' || (Array.isArray(ended) && ended.every((id) => typeof id === 'string'));
+          if (!valid) expect(deliveries).toEqual([]);
+          for (const delivery of deliveries) expect([web.clientId, strict.clientId]).toContain(delivery.target);
+        }),
+        { numRuns: 60 },
+      );
     });
 
     it('gives a delivery the same id however often its event is published, and another id for another event', async () => {
