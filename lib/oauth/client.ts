@@ -215,12 +215,15 @@ export function isAllowedRedirectUri(uri: string): boolean {
 
 /**
  * A back-channel logout URI (OIDC Back-Channel Logout 1.0 2.2, docs/api.md 17.3): one
- * absolute URI by the rules of redirect URIs (a query allowed, no fragment), https; plain
- * http to a loopback host only where `loopbackHttp` allows it (`npm start` and the tests,
- * never a deployed stage): the service itself POSTs to it.
+ * absolute URI by the rules of redirect URIs (a query allowed, no fragment), https. The
+ * service itself POSTs to it, so a loopback host (then also plain http) only where
+ * `loopback` allows it: `npm start` and the tests, never a deployed stage, whose sender
+ * would refuse it at every attempt.
  */
-export function isBackchannelLogoutUri(uri: string, loopbackHttp: boolean): boolean {
-  return isAllowedRedirectUri(uri) && (loopbackHttp || new URL(uri).protocol === 'https:');
+export function isBackchannelLogoutUri(uri: string, loopback: boolean): boolean {
+  if (!isAllowedRedirectUri(uri)) return false;
+  const url = new URL(uri);
+  return LOOPBACK.has(url.hostname) ? loopback : url.protocol === 'https:';
 }
 
 /**

@@ -79,11 +79,16 @@ describe('back-channel logout clients', () => {
     expect([answer.status, answer.body]).toEqual([400, failure('Invalid redirect_uri')]);
   });
 
-  it('takes plain http to a loopback host against DynamoDB Local only (npm start, the tests)', () => {
-    const uri = 'http://127.0.0.1:4000/logout';
+  it.each([
+    ['http://127.0.0.1:4000/logout', true],
+    ['https://localhost/logout', true],
+    ['http://[::1]/logout', true],
+    ['https://rp.example.com/logout', false],
+  ])('takes %s against DynamoDB Local; in a deployed stage only if it is not a loopback host', (uri, loopback) => {
     expect(backchannelLogoutUriOf({ loopbackIdentityProviders: true }, uri)).toBe(uri);
-    expect(() => backchannelLogoutUriOf({ loopbackIdentityProviders: false }, uri)).toThrow('Invalid backchannel_logout_uri');
-    expect(backchannelLogoutUriOf({ loopbackIdentityProviders: false }, 'https://localhost/logout')).toBe('https://localhost/logout');
+    const deployed = () => backchannelLogoutUriOf({ loopbackIdentityProviders: false }, uri);
+    if (loopback) expect(deployed).toThrow('Invalid backchannel_logout_uri');
+    else expect(deployed()).toBe(uri);
   });
 
   it('sets, changes and removes the URI by PATCH; a bad one changes nothing', async () => {
