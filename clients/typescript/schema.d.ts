@@ -610,7 +610,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark, post-logout URIs, allowed origins or DPoP binding (ADMIN only)
+         * Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark, post-logout URIs, allowed origins, DPoP binding or back-channel logout URI (ADMIN only)
          * @description docs/api.md 9.11. Source: functions/update-oauth2-client.ts.
          */
         patch: operations["updateOAuth2Client"];
@@ -1880,6 +1880,8 @@ export interface components {
             id_token_signed_response_alg?: "ES256" | "RS256";
             post_logout_redirect_uris?: string;
             dpop_bound_access_tokens?: boolean;
+            backchannel_logout_uri?: string;
+            backchannel_logout_session_required?: boolean;
         };
         RevokeRequest: {
             token?: string;
@@ -1926,6 +1928,8 @@ export interface components {
             id_token_signed_response_alg?: "ES256" | "RS256";
             dpop_bound_access_tokens?: boolean;
             allowed_origins?: string;
+            backchannel_logout_uri?: string;
+            backchannel_logout_session_required?: boolean;
         };
         RotateOAuth2ClientSecretRequest: {
             client_secret: string;
@@ -2178,6 +2182,9 @@ export interface components {
             post_logout_redirect_uris?: string[];
             /** @constant */
             dpop_bound_access_tokens?: true;
+            backchannel_logout_uri?: string;
+            /** @constant */
+            backchannel_logout_session_required?: true;
         };
         DeviceAuthorizationResponse: {
             device_code: string;
@@ -2296,6 +2303,10 @@ export interface components {
             request_parameter_supported: false;
             /** @constant */
             request_uri_parameter_supported: false;
+            /** @constant */
+            backchannel_logout_supported: true;
+            /** @constant */
+            backchannel_logout_session_supported: true;
         };
         UserInfo: {
             sub: string;
@@ -2493,6 +2504,9 @@ export interface components {
             id_token_signed_response_alg?: "ES256" | "RS256";
             /** @constant */
             dpop_bound_access_tokens?: true;
+            backchannel_logout_uri?: string;
+            /** @constant */
+            backchannel_logout_session_required?: true;
         };
         ClientListEnvelope: {
             /** @constant */
@@ -4192,7 +4206,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClientCreatedEnvelope"];
                 };
             };
-            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `client_id: Invalid input: expected string, received undefined`, `Invalid redirect_uri`, `Unsupported grant type`, `Invalid scope`, `Invalid allowed_origins`, `Client secret required`, `A public client has no secret`, `Client secret too short` */
+            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `client_id: Invalid input: expected string, received undefined`, `Invalid redirect_uri`, `Invalid post_logout_redirect_uri`, `Invalid backchannel_logout_uri`, `Unsupported grant type`, `Invalid scope`, `Invalid allowed_origins`, `Client secret required`, `A public client has no secret`, `Client secret too short` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5297,7 +5311,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClientEnvelope"];
                 };
             };
-            /** @description validation: `<field>: <message>`, e.g. `clientId: Invalid input: expected string, received undefined`, `Invalid redirect_uri`, `Unsupported grant type`, `Invalid scope`, `Invalid post_logout_redirect_uri`, `Invalid allowed_origins` */
+            /** @description validation: `<field>: <message>`, e.g. `clientId: Invalid input: expected string, received undefined`, `Invalid redirect_uri`, `Unsupported grant type`, `Invalid scope`, `Invalid post_logout_redirect_uri`, `Invalid allowed_origins`, `Invalid backchannel_logout_uri` */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -502,6 +502,17 @@ describe('cross-tenant attempts on every operation', () => {
       (r) => expect(r).toEqual(refused(404, 'Client not found')),
     ],
     [
+      'updateOAuth2Client',
+      "A's ADMIN points B's client's back-channel logout URI at A's server (docs/api.md 17.3)",
+      () =>
+        app.request('updateOAuth2Client', {
+          token: attacker.token,
+          pathParameters: { clientId: victimClient.clientId },
+          body: { backchannel_logout_uri: 'https://attacker.example.com/bcl' },
+        }),
+      (r) => expect(r).toEqual(refused(404, 'Client not found')),
+    ],
+    [
       'oauth2Token',
       "A's client redeems B's code (form)",
       () =>

@@ -550,12 +550,30 @@ describe('writes retried after a lost answer', () => {
     expect(renamed).toMatchObject({ status: 200, body: { data: { client: { client_name: 'Renamed' } } } });
     expect(dynamo.lost()).toBe(lostBefore + 2);
 
+    // docs/api.md 17.3: the back-channel logout URI set, then removed (a REMOVE), each answer lost and the change retried.
+    dynamo.loseNext(mentioning('UpdateItemCommand', 'backchannelLogoutUri'));
+    const withUri = await app.request('updateOAuth2Client', {
+      token: admin.token,
+      pathParameters,
+      body: { backchannel_logout_uri: 'https://app.example.com/bcl' },
+    });
+    expect(withUri).toMatchObject({ status: 200, body: { data: { client: { backchannel_logout_uri: 'https://app.example.com/bcl' } } } });
+    dynamo.loseNext(mentioning('UpdateItemCommand', 'backchannelLogoutUri'));
+    const withoutUri = await app.request('updateOAuth2Client', {
+      token: admin.token,
+      pathParameters,
+      body: { backchannel_logout_uri: '' },
+    });
+    expect(withoutUri.status).toBe(200);
+    expect(withoutUri.body.data.client).not.toHaveProperty('backchannel_logout_uri');
+    expect(dynamo.lost()).toBe(lostBefore + 4);
+
     dynamo.loseNext(mentioning('PutItemCommand', 'deletedAt'));
     expect((await app.request('deleteOAuth2Client', { token: admin.token, pathParameters })).body).toEqual({
       success: true,
       data: { message: 'OAuth2 client deleted' },
     });
-    expect(dynamo.lost()).toBe(lostBefore + 3);
+    expect(dynamo.lost()).toBe(lostBefore + 5);
     expect(await works(next)).toBe(401);
     expect((await app.request('deleteOAuth2Client', { token: admin.token, pathParameters })).status).toBe(404);
   });
