@@ -274,13 +274,13 @@ type BrowserSignIn = SignedIn<{ opened: { session: Session; cookie: string }; de
 export function browserSignIn(
   deps: HostedDeps,
   event: APIGatewayProxyEventV2,
-  interaction: Pick<Interaction, 'tenantId'>,
+  interaction: Pick<Interaction, 'tenantId'> & Partial<Pick<Interaction, 'request'>>,
   attempt: Pick<SignInAttempt<unknown>, 'firstFactor' | 'secondFactor' | 'asksForCode' | 'refuse'>,
 ): Promise<BrowserSignIn> {
   const opening: Opening<{ session: Session; cookie: string }> = {
-    open: async (user, amr, origin) => {
+    open: async (user, amr, origin, published) => {
       const previous = await currentBrowserSession(deps, cookiesOf(event).get(SESSION_COOKIE), interaction.tenantId);
-      const opened = await startBrowserSession(deps, user, amr, deviceOf(event), origin);
+      const opened = await startBrowserSession(deps, user, amr, deviceOf(event), origin, published);
       if (previous) {
         const ended = { tenantId: previous.session.tenantId, id: previous.session.id };
         await deps.store.sessions.revoke(ended, epochSeconds(deps.clock), 'signed_in_again');
@@ -288,7 +288,8 @@ export function browserSignIn(
       return opened;
     },
   };
-  return signIn(deps, { tenantId: interaction.tenantId, ...attempt, door: 'hosted', opening: withDeviceToken(deps, opening) });
+  const clientId = interaction.request?.client_id;
+  return signIn(deps, { tenantId: interaction.tenantId, ...attempt, door: 'hosted', clientId, opening: withDeviceToken(deps, opening) });
 }
 
 /**
