@@ -6,6 +6,7 @@ import { constantEquals } from '../crypto/constant-equals';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
 import { AppError, type AuthorizationErrorCode, ValidationError } from '../errors';
+import { newEvent } from '../events/event';
 import type { Connection } from '../federation/connection';
 import { connectionForEmail } from '../federation/discovery';
 import { refusingSsoUsers, SsoRequiredError } from '../federation/sso-required';
@@ -283,7 +284,15 @@ export function browserSignIn(
       const opened = await startBrowserSession(deps, user, amr, deviceOf(event), origin, published);
       if (previous) {
         const ended = { tenantId: previous.session.tenantId, id: previous.session.id };
-        await deps.store.sessions.revoke(ended, epochSeconds(deps.clock), 'signed_in_again');
+        // The browser's previous session ends (its user may be another): published as every ending is (docs/events.md).
+        const event = newEvent(deps, {
+          tenantId: ended.tenantId,
+          type: 'identity.session.revoked',
+          subject: previous.session.userId,
+          actor: { type: 'user', id: user.id },
+          data: { reason: 'signed_in_again', endedSessions: [ended.id] },
+        });
+        await deps.store.emitting([event]).sessions.revoke(ended, epochSeconds(deps.clock), 'signed_in_again');
       }
       return opened;
     },

@@ -133,6 +133,17 @@ describe('sign-in events', () => {
       }),
     );
     expect(await eventCount(deps, tenantId, userId)).toBe(before + 2);
+
+    // Signing in again in the same browser ends its previous session: published as an ending.
+    const again = await browserAuthorize(app, jar, tenant.client, { prompt: 'login' });
+    await postForm(app, jar, 'hostedSignIn', { csrf: again.csrf, username, password: PASSWORD }, origin);
+    expect(await lastEvents(deps, tenantId, userId)).toEqual([
+      envelope('identity.session.revoked', userId, {
+        reason: 'signed_in_again',
+        endedSessions: [succeeded.data.sessionId],
+        actor: self(userId),
+      }),
+    ]);
   });
 
   it('reauthentication publishes no sign-in', async () => {
