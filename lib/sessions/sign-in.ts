@@ -1,6 +1,6 @@
 import { type AttemptBudget, clearBudget, ESCALATING_BUDGET, reserveBudget } from '../abuse/attempt-budget';
 import { sourceOf } from '../abuse/source-address';
-import type { AuditDetails } from '../audit/events';
+import { type AuditDetails, safeDetails } from '../audit/events';
 import { bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
@@ -212,7 +212,8 @@ export function signInPublished(
   type: keyof typeof PUBLISHED,
   details: AuditDetails,
 ): PendingEvent {
-  const data = Object.fromEntries(Object.entries({ username, ...details }).filter(([, value]) => value !== undefined));
+  // The username as typed reaches the event as it reaches the trail: no control character does.
+  const data = safeDetails(Object.fromEntries(Object.entries({ username, ...details }).filter(([, value]) => value !== undefined)));
   return newEvent(deps, {
     tenantId,
     type: PUBLISHED[type],
