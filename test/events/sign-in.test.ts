@@ -2,6 +2,7 @@ import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CloudEvent } from '../../lib/events/event';
 import { type App, registerStaff, testApp } from '../helpers/app';
+import { softwareAuthenticator } from '../helpers/authenticator';
 import { type TestDeps, testDeps } from '../helpers/deps';
 import { eventCount, lastEvents } from '../helpers/events';
 import { browserAuthorize, CookieJar, postForm } from '../helpers/hosted';
@@ -144,6 +145,37 @@ describe('sign-in events', () => {
         actor: self(userId),
       }),
     ]);
+  });
+
+  it('a passkey sign-in names its passkey, in its success and in its refusal', async () => {
+    const { username, userId, token } = await newUser();
+    const device = softwareAuthenticator();
+    const creation = (await app.request('passkeyRegistrationOptions', { token, body: {} })).body.data.options;
+    const registered = await app.request('passkeyRegistration', { token, body: { credential: device.create(creation).response } });
+    const passkeyId = registered.body.data.passkey.id;
+    const options = async () => (await app.request('passkeyAuthenticationOptions', { body: { tenantId, username } })).body.data.options;
+    const signIn = async (credential: unknown) => app.request('passkeyAuthentication', { body: { tenantId, credential } });
+    const before = await eventCount(deps, tenantId, userId);
+
+    const response = await signIn(device.get(await options()));
+    expect(response.status).toBe(200);
+    expect(await lastEvents(deps, tenantId, userId)).toEqual([
+      envelope('identity.login.succeeded', userId, {
+        username,
+        sessionId: decodeJwt(response.body.data.token).sid,
+        methods: decodeJwt(response.body.data.token).amr,
+        passkeyId,
+        actor: self(userId),
+      }),
+    ]);
+    // The same assertion again: its challenge is spent.
+    const replayed = device.get(await options());
+    expect((await signIn(replayed)).status).toBe(200);
+    expect((await signIn(replayed)).status).toBe(401);
+    expect(await lastEvents(deps, tenantId, userId)).toEqual([
+      envelope('identity.login.failed', userId, { username, reason: 'invalid_passkey', passkeyId, actor: self(userId) }),
+    ]);
+    expect(await eventCount(deps, tenantId, userId)).toBe(before + 3);
   });
 
   it('reauthentication publishes no sign-in', async () => {
