@@ -44,6 +44,7 @@ import { routesFromServerlessYml } from '../scripts/lib/serverless-routes';
 import { bundleFiles, localFunctionEnv, withContractRoutes } from './adapter';
 import { auditCost } from './audit-cost';
 import { type ColdStart, coldStarts, coldStartTable, coldStartTargets } from './cold-starts';
+import { type OutboxCost, outboxCost } from './events';
 import { seedOidcCallbacks } from './federation';
 import { type ImportFigures, importStage } from './import';
 import { seedInvitations } from './invitations';
@@ -106,6 +107,7 @@ const settings = {
   samlSignIns: smoke ? 300 : quick ? 1_000 : 3_000,
   /** Login events written to time one audit write. */
   auditEvents: smoke ? 50 : 2000,
+  outboxWrites: smoke ? 40 : 1000,
   introspectionTokens: smoke ? 50 : 1000,
   /** Users of the SCIM tenant (docs/api.md 13.3): the list with a filter at 10,000 users. */
   scimUsers: smoke ? 200 : 10_000,
@@ -326,6 +328,18 @@ function auditLine(audit: Awaited<ReturnType<typeof auditCost>>, login: Scenario
       ? ` = ${fixed((100 * audit.cpuMsPerEvent) / login.cpu.serverMsPerRequest, 1)}% of login's ${fixed(login.cpu.serverMsPerRequest, 2)} server CPU ms`
       : '';
   return `Audit write per login: ${fixed(audit.cpuMsPerEvent, 3)} CPU ms per event (${audit.events} events, 8 in flight)${share}`;
+}
+
+/** What carrying its event adds to a login's write and to an admin change, and its share of a login's server CPU. */
+function outboxLine(cost: OutboxCost, login: Scenario | undefined): string {
+  const added = (pair: OutboxCost['login']) => pair.carried.cpuMsPerWrite - pair.plain.cpuMsPerWrite;
+  const pair = (name: string, figures: OutboxCost['login']) =>
+    `${name} ${fixed(figures.plain.cpuMsPerWrite, 3)} → ${fixed(figures.carried.cpuMsPerWrite, 3)} CPU ms (+${fixed(added(figures), 3)}; wall p50 ${fixed(figures.plain.wallP50Ms, 2)} → ${fixed(figures.carried.wallP50Ms, 2)} ms)`;
+  const share =
+    login && !('skipped' in login) && login.cpu.serverMsPerRequest
+      ? ` = +${fixed((100 * added(cost.login)) / login.cpu.serverMsPerRequest, 1)}% of login's ${fixed(login.cpu.serverMsPerRequest, 2)} server CPU ms`
+      : '';
+  return `Event outbox per write: ${pair('login', cost.login)}${share}; ${pair('admin change', cost.adminChange)}`;
 }
 
 /** Refresh recording the device stays within 10% of refresh, server CPU ms per request, same run. */
@@ -649,6 +663,13 @@ async function main() {
       say(`  ${fixed(audit.cpuMsPerEvent, 3)} CPU ms per event, ${fixed(audit.wallMsPerEvent, 2)} ms wall per event at 8 in flight`);
     }
 
+    let outbox: OutboxCost | undefined;
+    if (wanted('events')) {
+      say('events: a login write and an admin change, plain and carrying their event (the outbox)');
+      outbox = await outboxCost(config, TENANT, settings.outboxWrites);
+      say(`  ${outboxLine(outbox, undefined)}`);
+    }
+
     let imported: ImportFigures | undefined;
     if (wanted('import')) {
       say(`import: ${whole(settings.importRows)} users in one call, then first sign-ins with imported hashes`);
@@ -785,6 +806,7 @@ async function main() {
           (login && !('skipped' in login) ? `; login p50 = ${fixed(login.p50Ms / argon2.hashMs, 2)}x the hash` : ''),
         `DynamoDB Local GetItem round trip p50 ${fixed(roundTrip.p50Ms, 2)} ms`,
         ...(audit ? [auditLine(audit, login)] : []),
+        ...(outbox ? [outboxLine(outbox, login)] : []),
       ];
       process.stdout.write(
         `${table(
@@ -971,6 +993,7 @@ async function main() {
       ),
     );
     if (audit) out.push(auditLine(audit, scenarios.login));
+    if (outbox) out.push(outboxLine(outbox, scenarios.login));
     if (imported)
       out.push(
         table(

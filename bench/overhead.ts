@@ -34,6 +34,8 @@ async function stubDeps(): Promise<Deps> {
     },
     // An empty user table.
     users: { findByUsername: async () => undefined, findById: async () => undefined },
+    // The refused sign-in's event (docs/events.md), written beside its audit event.
+    events: { write: async () => undefined },
   };
   const absent = (what: string) =>
     new Proxy(

@@ -46,6 +46,8 @@ export const operation: OperationDoc = {
   answers: [{ status: 201, description: 'The client as registered, without its secret.', body: 'ClientCreatedEnvelope', headers: noStore }],
   failures: [
     new ValidationError('Invalid redirect_uri', { code: 'INVALID_REDIRECT_URI' }),
+    new ValidationError('Invalid post_logout_redirect_uri', { code: 'INVALID_REDIRECT_URI' }),
+    new ValidationError('Invalid backchannel_logout_uri', { code: 'INVALID_REDIRECT_URI' }),
     new ValidationError('Unsupported grant type', { code: 'UNSUPPORTED_GRANT_TYPE' }),
     new ValidationError('Invalid scope', { code: 'INVALID_SCOPE' }),
     new ValidationError('Invalid allowed_origins', { code: 'INVALID_ORIGIN' }),

@@ -28,7 +28,7 @@ export const handler = makeHandler(defaultDeps());
 export const operation: OperationDoc = {
   section: '9.11',
   summary:
-    'Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark, post-logout URIs, allowed origins or DPoP binding (ADMIN only)',
+    'Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark, post-logout URIs, allowed origins, DPoP binding or back-channel logout URI (ADMIN only)',
   tag: 'admin',
   caller: 'admin',
   bodyTypes: ['json'],
@@ -40,6 +40,7 @@ export const operation: OperationDoc = {
     new ValidationError('Invalid scope', { code: 'INVALID_SCOPE' }),
     new ValidationError('Invalid post_logout_redirect_uri', { code: 'INVALID_REDIRECT_URI' }),
     new ValidationError('Invalid allowed_origins', { code: 'INVALID_ORIGIN' }),
+    new ValidationError('Invalid backchannel_logout_uri', { code: 'INVALID_REDIRECT_URI' }),
     permissionDenied,
     new NotFoundError(CLIENT_NOT_FOUND, { code: 'CLIENT_NOT_FOUND' }),
   ],

@@ -610,7 +610,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark, post-logout URIs, allowed origins or DPoP binding (ADMIN only)
+         * Change an OAuth client’s redirect URIs, grant types, scope, name, first-party mark, post-logout URIs, allowed origins, DPoP binding or back-channel logout URI (ADMIN only)
          * @description docs/api.md 9.11. Source: functions/update-oauth2-client.ts.
          */
         patch: operations["updateOAuth2Client"];
@@ -1972,6 +1972,8 @@ export interface components {
             id_token_signed_response_alg?: "ES256" | "RS256";
             post_logout_redirect_uris?: string;
             dpop_bound_access_tokens?: boolean;
+            backchannel_logout_uri?: string;
+            backchannel_logout_session_required?: boolean;
         };
         RevokeRequest: {
             token?: string;
@@ -2018,6 +2020,8 @@ export interface components {
             id_token_signed_response_alg?: "ES256" | "RS256";
             dpop_bound_access_tokens?: boolean;
             allowed_origins?: string;
+            backchannel_logout_uri?: string;
+            backchannel_logout_session_required?: boolean;
         };
         RotateOAuth2ClientSecretRequest: {
             client_secret: string;
@@ -2088,12 +2092,12 @@ export interface components {
         };
         AdminCreateWebhookRequest: {
             url: string;
-            events: ("identity.user.created" | "identity.user.updated" | "identity.user.disabled" | "identity.user.enabled" | "identity.user.role_changed" | "identity.user.shops_changed" | "identity.user.deleted" | "identity.user.email_changed" | "identity.user.email_verified" | "identity.login.succeeded" | "identity.login.failed" | "identity.login.locked" | "identity.password.changed" | "identity.password.reset_requested" | "identity.password.reset" | "identity.mfa.method_added" | "identity.mfa.method_activated" | "identity.mfa.method_removed" | "identity.mfa.reset" | "identity.mfa.recovery_codes_generated" | "identity.mfa.recovery_code_used" | "identity.passkey.registered" | "identity.passkey.removed" | "identity.session.revoked" | "identity.refresh_token.reused" | "identity.grant.revoked" | "identity.device.approved" | "identity.device.denied" | "identity.tenant.updated" | "identity.shop.created" | "identity.client.created" | "identity.client.updated" | "identity.client.deleted" | "identity.client.secret_rotated" | "identity.invitation.created" | "identity.invitation.resent" | "identity.invitation.revoked" | "identity.invitation.accepted" | "identity.scim_token.created" | "identity.scim_token.deleted" | "identity.connection.created" | "identity.connection.updated" | "identity.connection.deleted" | "identity.domain.added" | "identity.domain.verified" | "identity.domain.deleted" | "identity.webhook.created" | "identity.webhook.updated" | "identity.webhook.deleted")[];
+            events: ("identity.user.created" | "identity.user.updated" | "identity.user.disabled" | "identity.user.enabled" | "identity.user.role_changed" | "identity.user.shops_changed" | "identity.user.deleted" | "identity.user.email_changed" | "identity.user.email_verified" | "identity.login.succeeded" | "identity.login.failed" | "identity.login.locked" | "identity.password.changed" | "identity.password.reset_requested" | "identity.password.reset" | "identity.mfa.method_added" | "identity.mfa.method_activated" | "identity.mfa.method_removed" | "identity.mfa.reset" | "identity.mfa.recovery_codes_generated" | "identity.mfa.recovery_code_used" | "identity.passkey.registered" | "identity.passkey.removed" | "identity.session.revoked" | "identity.grant.revoked" | "identity.device.approved" | "identity.device.denied" | "identity.tenant.updated" | "identity.shop.created" | "identity.client.created" | "identity.client.updated" | "identity.client.deleted" | "identity.client.secret_rotated" | "identity.invitation.created" | "identity.invitation.resent" | "identity.invitation.revoked" | "identity.invitation.accepted" | "identity.scim_token.created" | "identity.scim_token.deleted" | "identity.connection.created" | "identity.connection.updated" | "identity.connection.deleted" | "identity.domain.added" | "identity.domain.verified" | "identity.domain.deleted" | "identity.webhook.created" | "identity.webhook.updated" | "identity.webhook.deleted")[];
             description?: string;
         };
         AdminUpdateWebhookRequest: {
             url?: string;
-            events?: ("identity.user.created" | "identity.user.updated" | "identity.user.disabled" | "identity.user.enabled" | "identity.user.role_changed" | "identity.user.shops_changed" | "identity.user.deleted" | "identity.user.email_changed" | "identity.user.email_verified" | "identity.login.succeeded" | "identity.login.failed" | "identity.login.locked" | "identity.password.changed" | "identity.password.reset_requested" | "identity.password.reset" | "identity.mfa.method_added" | "identity.mfa.method_activated" | "identity.mfa.method_removed" | "identity.mfa.reset" | "identity.mfa.recovery_codes_generated" | "identity.mfa.recovery_code_used" | "identity.passkey.registered" | "identity.passkey.removed" | "identity.session.revoked" | "identity.refresh_token.reused" | "identity.grant.revoked" | "identity.device.approved" | "identity.device.denied" | "identity.tenant.updated" | "identity.shop.created" | "identity.client.created" | "identity.client.updated" | "identity.client.deleted" | "identity.client.secret_rotated" | "identity.invitation.created" | "identity.invitation.resent" | "identity.invitation.revoked" | "identity.invitation.accepted" | "identity.scim_token.created" | "identity.scim_token.deleted" | "identity.connection.created" | "identity.connection.updated" | "identity.connection.deleted" | "identity.domain.added" | "identity.domain.verified" | "identity.domain.deleted" | "identity.webhook.created" | "identity.webhook.updated" | "identity.webhook.deleted")[];
+            events?: ("identity.user.created" | "identity.user.updated" | "identity.user.disabled" | "identity.user.enabled" | "identity.user.role_changed" | "identity.user.shops_changed" | "identity.user.deleted" | "identity.user.email_changed" | "identity.user.email_verified" | "identity.login.succeeded" | "identity.login.failed" | "identity.login.locked" | "identity.password.changed" | "identity.password.reset_requested" | "identity.password.reset" | "identity.mfa.method_added" | "identity.mfa.method_activated" | "identity.mfa.method_removed" | "identity.mfa.reset" | "identity.mfa.recovery_codes_generated" | "identity.mfa.recovery_code_used" | "identity.passkey.registered" | "identity.passkey.removed" | "identity.session.revoked" | "identity.grant.revoked" | "identity.device.approved" | "identity.device.denied" | "identity.tenant.updated" | "identity.shop.created" | "identity.client.created" | "identity.client.updated" | "identity.client.deleted" | "identity.client.secret_rotated" | "identity.invitation.created" | "identity.invitation.resent" | "identity.invitation.revoked" | "identity.invitation.accepted" | "identity.scim_token.created" | "identity.scim_token.deleted" | "identity.connection.created" | "identity.connection.updated" | "identity.connection.deleted" | "identity.domain.added" | "identity.domain.verified" | "identity.domain.deleted" | "identity.webhook.created" | "identity.webhook.updated" | "identity.webhook.deleted")[];
             description?: string;
         };
         AdminCreateConnectionRequest: {
@@ -2280,6 +2284,9 @@ export interface components {
             post_logout_redirect_uris?: string[];
             /** @constant */
             dpop_bound_access_tokens?: true;
+            backchannel_logout_uri?: string;
+            /** @constant */
+            backchannel_logout_session_required?: true;
         };
         DeviceAuthorizationResponse: {
             device_code: string;
@@ -2398,6 +2405,10 @@ export interface components {
             request_parameter_supported: false;
             /** @constant */
             request_uri_parameter_supported: false;
+            /** @constant */
+            backchannel_logout_supported: true;
+            /** @constant */
+            backchannel_logout_session_supported: true;
         };
         UserInfo: {
             sub: string;
@@ -2595,6 +2606,9 @@ export interface components {
             id_token_signed_response_alg?: "ES256" | "RS256";
             /** @constant */
             dpop_bound_access_tokens?: true;
+            backchannel_logout_uri?: string;
+            /** @constant */
+            backchannel_logout_session_required?: true;
         };
         ClientListEnvelope: {
             /** @constant */
@@ -4360,7 +4374,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClientCreatedEnvelope"];
                 };
             };
-            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `client_id: Invalid input: expected string, received undefined`, `Invalid redirect_uri`, `Unsupported grant type`, `Invalid scope`, `Invalid allowed_origins`, `Client secret required`, `A public client has no secret`, `Client secret too short` */
+            /** @description `Invalid JSON body`, `Invalid JSON body: expected an object`, validation: `<field>: <message>`, e.g. `client_id: Invalid input: expected string, received undefined`, `Invalid redirect_uri`, `Invalid post_logout_redirect_uri`, `Invalid backchannel_logout_uri`, `Unsupported grant type`, `Invalid scope`, `Invalid allowed_origins`, `Client secret required`, `A public client has no secret`, `Client secret too short` */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5465,7 +5479,7 @@ export interface operations {
                     "application/json": components["schemas"]["ClientEnvelope"];
                 };
             };
-            /** @description validation: `<field>: <message>`, e.g. `clientId: Invalid input: expected string, received undefined`, `Invalid redirect_uri`, `Unsupported grant type`, `Invalid scope`, `Invalid post_logout_redirect_uri`, `Invalid allowed_origins` */
+            /** @description validation: `<field>: <message>`, e.g. `clientId: Invalid input: expected string, received undefined`, `Invalid redirect_uri`, `Unsupported grant type`, `Invalid scope`, `Invalid post_logout_redirect_uri`, `Invalid allowed_origins`, `Invalid backchannel_logout_uri` */
             400: {
                 headers: {
                     [name: string]: unknown;

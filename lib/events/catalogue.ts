@@ -33,7 +33,6 @@ export const EVENT_TYPES = [
   'identity.passkey.removed',
   // Sessions and grants ending (docs/api.md 8.3, 8.4, 9.12, 11.12): `data.reason` says why.
   'identity.session.revoked',
-  'identity.refresh_token.reused',
   'identity.grant.revoked',
   // A device approved or denied on the device page (docs/api.md 16.4).
   'identity.device.approved',

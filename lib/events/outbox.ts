@@ -24,6 +24,9 @@ export const OUTBOX_RETENTION_SECONDS = 366 * 24 * 3600;
 /** A write that meets a concurrent transaction on an outbox item (two changes of one user at once) tries again, this often. */
 const CONFLICT_ATTEMPTS = 4;
 
+/** The pause before the next attempt of a write that met a concurrent transaction on an outbox item. */
+const conflictPause = (attempt: number) => new Promise((done) => setTimeout(done, 10 * attempt + Math.random() * 20 * attempt));
+
 /** Outbox items of a tenant's events without a subject (sign-ins of unknown usernames): spread, so that a flood of them meets no hot item. */
 const SUBJECTLESS_SHARDS = 16;
 
@@ -144,7 +147,7 @@ export function carryingEvents(dynamo: Dynamo, events: PendingEvent[]): Dynamo {
         const own = reasons.slice(0, write.items.length);
         const onOutbox = reasons.slice(write.items.length).includes('TransactionConflict');
         if (onOutbox && own.every((code) => code === 'None' || code === undefined) && attempt < CONFLICT_ATTEMPTS) {
-          await new Promise((done) => setTimeout(done, 10 * attempt + Math.random() * 20 * attempt));
+          await conflictPause(attempt);
           continue;
         }
         if (single && own[0] === 'ConditionalCheckFailed') throw conditionFailed(error);
@@ -166,8 +169,20 @@ export interface EventStore {
 
 export function dynamoEventStore(dynamo: Dynamo): EventStore {
   return {
+    // Refusals of one account at once (a burst of wrong passwords) meet on its outbox item:
+    // tried again, as a carried write is, rather than answered 503.
     async write(events) {
-      if (events.length > 0) await dynamo.doc.send(new TransactWriteCommand({ TransactItems: outboxUpdates(dynamo.table, events) }));
+      if (events.length === 0) return;
+      const command = new TransactWriteCommand({ TransactItems: outboxUpdates(dynamo.table, events) });
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await dynamo.doc.send(command);
+          return;
+        } catch (error) {
+          if (attempt >= CONFLICT_ATTEMPTS || !cancellationCodes(error)?.includes('TransactionConflict')) throw error;
+          await conflictPause(attempt);
+        }
+      }
     },
   };
 }

@@ -3,14 +3,15 @@ import type { DeliveryPlanner, DeliveryQueue } from '../deliveries/delivery';
 import { localDeliveryQueue } from '../deliveries/local-queue';
 import { sqsDeliveryQueue } from '../deliveries/sqs-queue';
 import type { Deps } from '../deps';
+import { backchannelLogoutPlanner, logoutRequest } from '../oauth/backchannel-logout';
 import { webhookPlanner, webhookRequest } from '../webhooks/deliveries';
 import type { Publishing } from './publish';
 import { eventBridgeSink, fileSink } from './sinks';
 
 /** Which deliveries published events call for (docs/api.md 17.2, 17.3). */
-export const STAGE_PLANNERS: DeliveryPlanner[] = [webhookPlanner];
+export const STAGE_PLANNERS: DeliveryPlanner[] = [webhookPlanner, backchannelLogoutPlanner];
 /** How each kind of delivery makes its request (docs/api.md 17.2, 17.3). */
-export const STAGE_MAKERS: RequestMakers = { webhook: webhookRequest };
+export const STAGE_MAKERS: RequestMakers = { webhook: webhookRequest, backchannel_logout: logoutRequest };
 
 /** The SQS client, made on first use (its package loaded then). */
 export function lazySqs(deps: Pick<Deps, 'config'>) {

@@ -1,10 +1,10 @@
-import { recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
 import { browserRedirect } from '../hosted/http';
 import type { Interaction } from '../hosted/interaction';
 import type { Reply } from '../http/reply';
+import { signInEvent } from '../sessions/sign-in';
 import type { FederationRequest } from '../store/federation';
 import type { Connection } from './connection';
 import { federationCookie } from './cookie';
@@ -55,13 +55,9 @@ export async function beginFederation(
     if (!(error instanceof FederationRefused)) throw error;
     const { tenantId } = interaction;
     deps.log.warn('federated_sign_in_refused', { tenantId, connectionId: connection.id, reason: error.reason, detail: error.detail });
-    await recordEvent(deps, {
-      tenantId,
-      type: 'login_failed',
-      actor: { type: 'user', id: null },
-      targetUserId: null,
-      outcome: 'failure',
-      details: { reason: `federation_${error.reason}`, connectionId: connection.id },
+    await signInEvent(deps, tenantId, undefined, undefined, 'login_failed', {
+      reason: `federation_${error.reason}`,
+      connectionId: connection.id,
     });
     throw pageError(error.reason);
   }

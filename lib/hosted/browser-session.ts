@@ -1,6 +1,7 @@
 import { epochSeconds } from '../clock';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
+import type { PendingEvent } from '../events/event';
 import type { Device } from '../sessions/device';
 import { connectionOf } from '../sessions/live-session';
 import { BROWSER_IDLE_SECONDS, isLiveFor } from '../sessions/liveness';
@@ -43,6 +44,8 @@ export async function startBrowserSession(
   amr: Amr[],
   device: Device,
   origin: Pick<Session, 'idp'> = {},
+  /** The events the session's write carries (a sign-in's success, docs/events.md). */
+  published: (sessionId: string) => PendingEvent[] = () => [],
 ): Promise<{ session: Session; cookie: string }> {
   const secret = deps.random.token();
   const { session } = newSession(deps, user, amr, device, {
@@ -51,7 +54,7 @@ export async function startBrowserSession(
     seenAt: epochSeconds(deps.clock),
     maxAgeSeconds: BROWSER_MAX_AGE_SECONDS,
   });
-  await deps.store.sessions.create(session);
+  await deps.store.emitting(published(session.id)).sessions.create(session);
   return { session, cookie: hostCookie(SESSION_COOKIE, formatValue(user.tenantId, session.id, secret), BROWSER_MAX_AGE_SECONDS) };
 }
 

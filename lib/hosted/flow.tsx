@@ -6,6 +6,7 @@ import { constantEquals } from '../crypto/constant-equals';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
 import { AppError, type AuthorizationErrorCode, ValidationError } from '../errors';
+import { newEvent } from '../events/event';
 import type { Connection } from '../federation/connection';
 import { connectionForEmail } from '../federation/discovery';
 import { refusingSsoUsers, SsoRequiredError } from '../federation/sso-required';
@@ -274,21 +275,30 @@ type BrowserSignIn = SignedIn<{ opened: { session: Session; cookie: string }; de
 export function browserSignIn(
   deps: HostedDeps,
   event: APIGatewayProxyEventV2,
-  interaction: Pick<Interaction, 'tenantId'>,
+  interaction: Pick<Interaction, 'tenantId'> & Partial<Pick<Interaction, 'request'>>,
   attempt: Pick<SignInAttempt<unknown>, 'firstFactor' | 'secondFactor' | 'asksForCode' | 'refuse'>,
 ): Promise<BrowserSignIn> {
   const opening: Opening<{ session: Session; cookie: string }> = {
-    open: async (user, amr, origin) => {
+    open: async (user, amr, origin, published) => {
       const previous = await currentBrowserSession(deps, cookiesOf(event).get(SESSION_COOKIE), interaction.tenantId);
-      const opened = await startBrowserSession(deps, user, amr, deviceOf(event), origin);
+      const opened = await startBrowserSession(deps, user, amr, deviceOf(event), origin, published);
       if (previous) {
         const ended = { tenantId: previous.session.tenantId, id: previous.session.id };
-        await deps.store.sessions.revoke(ended, epochSeconds(deps.clock), 'signed_in_again');
+        // The browser's previous session ends (its user may be another): published as every ending is (docs/events.md).
+        const event = newEvent(deps, {
+          tenantId: ended.tenantId,
+          type: 'identity.session.revoked',
+          subject: previous.session.userId,
+          actor: { type: 'user', id: user.id },
+          data: { reason: 'signed_in_again', endedSessions: [ended.id] },
+        });
+        await deps.store.emitting([event]).sessions.revoke(ended, epochSeconds(deps.clock), 'signed_in_again');
       }
       return opened;
     },
   };
-  return signIn(deps, { tenantId: interaction.tenantId, ...attempt, door: 'hosted', opening: withDeviceToken(deps, opening) });
+  const clientId = interaction.request?.client_id;
+  return signIn(deps, { tenantId: interaction.tenantId, ...attempt, door: 'hosted', clientId, opening: withDeviceToken(deps, opening) });
 }
 
 /**

@@ -5,6 +5,7 @@ import { epochSeconds } from '../clock';
 import { constantEquals } from '../crypto/constant-equals';
 import type { Deps } from '../deps';
 import { ValidationError } from '../errors';
+import { selfEvent } from '../events/self';
 import type { Reply } from '../http/reply';
 import { withQuery } from '../oauth/authorization';
 import type { OAuthClient } from '../oauth/client';
@@ -84,15 +85,17 @@ function parametersOf(event: APIGatewayProxyEventV2, form: LogoutForm): LogoutPa
 /** Ends the browser session as DELETE /auth/sessions/{id} ends a session (docs/api.md 8.3), and audits it (9.8). */
 async function endBrowserSession(deps: LogoutDeps, current: { session: Session; user: User }, client: OAuthClient | undefined) {
   const { session, user } = current;
-  const ended = await deps.store.sessions.revokeOfUser(
-    { tenantId: session.tenantId, id: session.id },
-    user.id,
-    epochSeconds(deps.clock),
-    'signed_out',
-  );
+  const clientId = client?.clientId;
+  const event = selfEvent(deps, { tenantId: user.tenantId, userId: user.id }, 'identity.session.revoked', {
+    reason: 'signed_out',
+    endedSessions: [session.id],
+    ...(clientId ? { clientId } : {}),
+  });
+  const ended = await deps.store
+    .emitting([event])
+    .sessions.revokeOfUser({ tenantId: session.tenantId, id: session.id }, user.id, epochSeconds(deps.clock), 'signed_out');
   // Not ended: another request revoked it meanwhile; signed out either way.
   if (!ended) return;
-  const clientId = client?.clientId;
   deps.log.info('browser_signed_out', { tenantId: user.tenantId, userId: user.id, sessionId: session.id, clientId });
   const details = { sessionId: session.id, ...(clientId ? { clientId } : {}) };
   await recordEvent(deps, { ...bySelf({ tenantId: user.tenantId, userId: user.id }), type: 'signed_out', outcome: 'success', details });

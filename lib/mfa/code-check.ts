@@ -2,6 +2,7 @@ import { type AttemptBudget, clearBudget, ESCALATING_BUDGET, reserveBudget } fro
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { type AppError, ForbiddenError, TooManyRequestsError } from '../errors';
+import type { PendingEvent } from '../events/event';
 import { notifyUser } from '../notifications/notify';
 import type { SessionRevocation } from '../store/session-revocation';
 import { type Account, codeContext, recoveryContext, secretContext } from './account';
@@ -27,24 +28,37 @@ type CheckDeps = Pick<Deps, 'config' | 'clock' | 'log' | 'store' | 'mfaSecrets' 
 
 type Rejection = 'wrong_code' | 'replayed' | 'expired' | 'no_code';
 
+/**
+ * What the write that uses a right code carries: `revoking`, the user's other sessions
+ * ended (a first method activated), and `events`, the change's (docs/events.md).
+ */
+export interface CodeUse {
+  revoking?: SessionRevocation | undefined;
+  events?: PendingEvent[] | undefined;
+}
+
+/** The stores whose next write (the code's use) carries the use's events. */
+const usingStores = (deps: Pick<CheckDeps, 'store'>, { events = [] }: CodeUse) =>
+  events.length > 0 ? deps.store.emitting(events) : deps.store;
+
 async function acceptTotp(
   deps: CheckDeps,
   account: Account,
   enrollment: TotpEnrollment,
   code: string,
-  revoking: SessionRevocation | undefined,
+  use: CodeUse,
 ): Promise<Rejection | undefined> {
   const secret = await deps.mfaSecrets.open(enrollment.sealedSecret, secretContext(account));
   const nowMs = deps.clock.now();
   const step = matchTotp(secret, code, nowMs, enrollment.lastTimeStep);
   if (step === undefined) return matchTotp(secret, code, nowMs) === undefined ? 'wrong_code' : 'replayed';
-  const accepted = await deps.store.mfa.acceptTimeStep(
+  const accepted = await usingStores(deps, use).mfa.acceptTimeStep(
     account.tenantId,
     account.userId,
     enrollment.sealedSecret,
     step,
     epochSeconds(deps.clock),
-    revoking,
+    use.revoking,
   );
   // Another request accepted this step (or a later one) first.
   return accepted ? undefined : 'replayed';
@@ -55,7 +69,7 @@ async function acceptDeliveredCode(
   account: Account,
   enrollment: DeliveredEnrollment,
   code: string,
-  revoking: SessionRevocation | undefined,
+  use: CodeUse,
 ): Promise<Rejection | undefined> {
   const now = epochSeconds(deps.clock);
   const { codeDigest, codeExpiresAt } = enrollment;
@@ -63,20 +77,33 @@ async function acceptDeliveredCode(
   if (!isCodeShaped(code) || !(await deps.mfaSecrets.matches(codeDigest, code, codeContext(account, enrollment.method))))
     return 'wrong_code';
   if (codeExpiresAt <= now) return 'expired';
-  const consumed = await deps.store.mfa.consumeCode(account.tenantId, account.userId, enrollment.method, codeDigest, now, revoking);
+  const consumed = await usingStores(deps, use).mfa.consumeCode(
+    account.tenantId,
+    account.userId,
+    enrollment.method,
+    codeDigest,
+    now,
+    use.revoking,
+  );
   // Another request used this code first (or it expired or was replaced meanwhile).
   return consumed ? undefined : 'replayed';
 }
 
 /** A recovery code (docs/api.md 8.6): compared with every unused code's digest, then used once. */
-async function acceptRecoveryCode(deps: CheckDeps, account: Account, codes: RecoveryCodes, code: string): Promise<Rejection | undefined> {
+async function acceptRecoveryCode(
+  deps: CheckDeps,
+  account: Account,
+  codes: RecoveryCodes,
+  code: string,
+  use: CodeUse,
+): Promise<Rejection | undefined> {
   const typed = normalizeRecoveryCode(code);
   if (!typed) return 'wrong_code';
   const context = recoveryContext(account);
   let used: string | undefined;
   for (const digest of codes.digests ?? []) if (await deps.mfaSecrets.matches(digest, typed, context)) used = digest;
   if (!used) return 'wrong_code';
-  const consumed = await deps.store.mfa.useRecoveryCode(account.tenantId, account.userId, used, epochSeconds(deps.clock));
+  const consumed = await usingStores(deps, use).mfa.useRecoveryCode(account.tenantId, account.userId, used, epochSeconds(deps.clock));
   // Another request used this code first, or a new set replaced it.
   return consumed ? undefined : 'replayed';
 }
@@ -95,7 +122,8 @@ export type Factor = MfaEnrollment | RecoveryCodes;
  * SMS/EMAIL codes are void: the guesses on them are spent. (Voiding them on the refusals
  * instead would race the allowed attempts still in flight, and let a guesser void a code
  * its owner asked for during the lockout.) A right code is used up (single use), and activates
- * a pending method, in one transaction with `revoking` (the user's other sessions ended).
+ * a pending method, in one transaction with what `use` carries (the user's other sessions
+ * ended, the change's events).
  */
 export async function checkCode(
   deps: CheckDeps,
@@ -103,7 +131,7 @@ export async function checkCode(
   factor: Factor,
   code: string,
   invalid: () => AppError | Promise<AppError>,
-  revoking?: SessionRevocation,
+  use: CodeUse = {},
 ): Promise<void> {
   const { tenantId, userId } = account;
   const { method } = factor;
@@ -119,10 +147,10 @@ export async function checkCode(
   }
   const rejection =
     factor.method === 'TOTP'
-      ? await acceptTotp(deps, account, factor, code, revoking)
+      ? await acceptTotp(deps, account, factor, code, use)
       : factor.method === 'RECOVERY'
-        ? await acceptRecoveryCode(deps, account, factor, code)
-        : await acceptDeliveredCode(deps, account, factor, code, revoking);
+        ? await acceptRecoveryCode(deps, account, factor, code, use)
+        : await acceptDeliveredCode(deps, account, factor, code, use);
   if (rejection) {
     deps.log.info('mfa_verify_failed', { ...account, method, reason: rejection });
     if (reservation.remaining === 0) await Promise.all(DELIVERED.map((delivered) => deps.store.mfa.dropCode(tenantId, userId, delivered)));

@@ -3,6 +3,7 @@ import { bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { ConflictError, TooManyRequestsError, ValidationError } from '../errors';
+import { selfEvent } from '../events/self';
 import { notifyUser } from '../notifications/notify';
 import { type Account, codeContext, secretContext } from './account';
 import { checkCode } from './code-check';
@@ -35,7 +36,8 @@ export interface EnableResult {
 }
 
 async function storeEnrollment(deps: EnrolmentDeps, enrollment: MfaEnrollment, now: number): Promise<void> {
-  const result = await deps.store.mfa.enroll(enrollment, now);
+  const added = selfEvent(deps, enrollment, 'identity.mfa.method_added', { method: enrollment.method });
+  const result = await deps.store.emitting([added]).mfa.enroll(enrollment, now);
   if (result.outcome === 'already_active') throw new ConflictError('MFA method already enabled', { code: 'MFA_ALREADY_ENABLED' });
   if (result.outcome === 'throttled')
     throw new TooManyRequestsError(result.retryAfterSeconds, 'Too many requests', { code: 'RATE_LIMITED' });
@@ -106,7 +108,11 @@ export async function verifyMfa(deps: EnrolmentDeps, account: Account, { method,
   if (!enrollment) throw new ValidationError('MFA method not enabled', { code: 'MFA_METHOD_NOT_ENABLED' });
   const first = enrollment.status === 'pending' && !methods.some((candidate) => candidate.status === 'active');
   const revoking = first && user ? { user, keepSessionId: sessionId } : undefined;
-  await checkCode(deps, account, enrollment, code, () => new ValidationError('Invalid MFA code', { code: 'INVALID_MFA_CODE' }), revoking);
+  // Activating the first method ends every other session (docs/events.md, Sessions that end).
+  const ended: Record<string, string> = revoking ? { endedSessions: 'all', keptSessionId: sessionId } : {};
+  const events = enrollment.status === 'pending' ? [selfEvent(deps, account, 'identity.mfa.method_activated', { method, ...ended })] : [];
+  const invalid = () => new ValidationError('Invalid MFA code', { code: 'INVALID_MFA_CODE' });
+  await checkCode(deps, account, enrollment, code, invalid, { revoking, events });
   if (revoking) deps.log.info('mfa_first_method_sessions_revoked', { ...account, method, sessionId });
   if (enrollment.status === 'pending') {
     await Promise.all([

@@ -2,6 +2,7 @@ import { type AuditDeps, bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { ServiceUnavailableError, ValidationError } from '../errors';
+import { selfEvent } from '../events/self';
 import { type Account, recoveryContext } from './account';
 import { maskDestination } from './masking';
 import { MFA_METHODS, type MfaEnrollment, type MfaMethod, type MfaStatus } from './methods';
@@ -67,7 +68,8 @@ export async function disableMfa(deps: LifecycleDeps, account: Account, method: 
     const active = (await deps.store.mfa.list(tenantId, userId)).filter((enrollment) => enrollment.status === 'active');
     if (!active.some((enrollment) => enrollment.method === method)) throw notEnabled();
     const others = active.filter((enrollment) => enrollment.method !== method).map((enrollment) => enrollment.method);
-    if (await deps.store.mfa.disable(tenantId, userId, method, others)) {
+    const removed = selfEvent(deps, account, 'identity.mfa.method_removed', { method });
+    if (await deps.store.emitting([removed]).mfa.disable(tenantId, userId, method, others)) {
       await Promise.all([
         recordEvent(deps, { ...bySelf(account), type: 'mfa_method_removed', outcome: 'success', details: { method } }),
         announceMfaEvent(deps, account, { event: 'mfa_method_removed', method }),
@@ -91,7 +93,8 @@ export async function createRecoveryCodes(deps: LifecycleDeps, account: Account)
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const active = (await deps.store.mfa.list(tenantId, userId)).find((enrollment) => enrollment.status === 'active');
     if (!active) throw notEnabled();
-    if (await deps.store.mfa.replaceRecoveryCodes(tenantId, userId, { digests, generatedAt: epochSeconds(deps.clock) }, active.method)) {
+    const generated = deps.store.emitting([selfEvent(deps, account, 'identity.mfa.recovery_codes_generated')]);
+    if (await generated.mfa.replaceRecoveryCodes(tenantId, userId, { digests, generatedAt: epochSeconds(deps.clock) }, active.method)) {
       await Promise.all([
         recordEvent(deps, { ...bySelf(account), type: 'recovery_codes_generated', outcome: 'success' }),
         announceMfaEvent(deps, account, { event: 'recovery_codes_generated' }),

@@ -2,6 +2,7 @@ import { bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { UnauthorizedError, ValidationError } from '../errors';
+import { selfEvent } from '../events/self';
 import type { Amr } from '../sessions/session';
 import { type Account, codeContext } from './account';
 import { checkCode } from './code-check';
@@ -83,8 +84,9 @@ export async function secondFactor(
     const codes = await recoveryCodes();
     if (!codes || remainingCodes(codes) === 0) throw notEnabled();
     if (!mfaCode) throw await required('RECOVERY');
-    await checkCode(deps, account, codes, mfaCode, invalid);
     const remaining = remainingCodes(codes) - 1;
+    const used = selfEvent(deps, account, 'identity.mfa.recovery_code_used', { remaining });
+    await checkCode(deps, account, codes, mfaCode, invalid, { events: [used] });
     await Promise.all([
       recordEvent(deps, { ...bySelf(account), type: 'recovery_code_used', outcome: 'success', details: { remaining } }),
       announceMfaEvent(deps, account, { event: 'recovery_code_used', remaining }),

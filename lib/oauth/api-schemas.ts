@@ -54,6 +54,9 @@ export const oauthClient = z.strictObject({
   id_token_signed_response_alg: z.enum(SIGNING_ALGORITHMS).optional(),
   post_logout_redirect_uris: z.array(z.string()).optional(),
   dpop_bound_access_tokens: z.literal(true).optional(),
+  /** docs/api.md 17.3: where logout tokens are POSTed. */
+  backchannel_logout_uri: z.string().optional(),
+  backchannel_logout_session_required: z.literal(true).optional(),
 }) satisfies z.ZodType<ClientView>;
 
 /** docs/api.md 5.6: an error of an OAuth endpoint called with a form body (RFC 6749 5.2). */
@@ -145,6 +148,9 @@ export const openIdProvider = authorizationServer.extend({
   claims_parameter_supported: z.literal(false),
   request_parameter_supported: z.literal(false),
   request_uri_parameter_supported: z.literal(false),
+  /** docs/api.md 17.3: OIDC Back-Channel Logout 1.0 2.1. */
+  backchannel_logout_supported: z.literal(true),
+  backchannel_logout_session_supported: z.literal(true),
 }) satisfies z.ZodType<ReturnType<typeof openIdConfiguration>>;
 
 /** docs/api.md 11.2: the userinfo answer (OIDC Core 5.3.2): `sub`, and the claims the token's scope grants. */

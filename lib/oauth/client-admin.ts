@@ -14,7 +14,7 @@ import {
   parseGrantTypes,
   parseRedirectUris,
 } from './client';
-import { allowedOriginsOf, checkClientSecret, checkGrantTypesFor, clientSecretErrors } from './registration';
+import { allowedOriginsOf, backchannelLogoutUriOf, checkClientSecret, checkGrantTypesFor, clientSecretErrors } from './registration';
 import { parseScope } from './scope';
 import { GRANT_MAX_AGE_SECONDS } from './token';
 
@@ -36,7 +36,7 @@ export const DELETED_CLIENT_ID_RESERVED_SECONDS = GRANT_MAX_AGE_SECONDS + 86_400
 const ATTEMPTS = 5;
 const backOff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, 15 * (attempt + 1)));
 
-type ClientAdminDeps = Pick<Deps, 'store' | 'clock' | 'log' | 'clientSecretHasher'> & AuditDeps;
+type ClientAdminDeps = Pick<Deps, 'store' | 'clock' | 'log' | 'clientSecretHasher' | 'config'> & AuditDeps;
 
 /** The audit event of a change of a client (docs/api.md 9.8): never its secret. */
 const clientChanged = (
@@ -80,6 +80,9 @@ export interface ClientUpdate {
   dpop_bound_access_tokens?: boolean | undefined;
   /** docs/api.md 16.2: the empty string removes them all. */
   allowed_origins?: string | undefined;
+  /** docs/api.md 17.3: the empty string removes it. */
+  backchannel_logout_uri?: string | undefined;
+  backchannel_logout_session_required?: boolean | undefined;
 }
 
 const invalidRedirectUri = () => new ValidationError('Invalid redirect_uri', { code: 'INVALID_REDIRECT_URI' });
@@ -87,15 +90,16 @@ const invalidPostLogoutUri = () => new ValidationError('Invalid post_logout_redi
 
 /**
  * The rules of registration (docs/api.md 4.8, in its order) for the fields given; then the
- * post-logout URIs and the allowed origins. URIs are checked here by a public client's
+ * post-logout URIs, the allowed origins and the back-channel logout URI. URIs are checked here by a public client's
  * rules, the wider ones, and by the client's own in {@link checkChangeFor}.
  */
-function clientChange(update: ClientUpdate): ClientChange {
+function clientChange(config: ClientAdminDeps['config'], update: ClientUpdate): ClientChange {
   const change: ClientChange = {
     clientName: update.client_name,
     firstParty: update.first_party,
     idTokenSignedResponseAlg: update.id_token_signed_response_alg,
     dpopBoundAccessTokens: update.dpop_bound_access_tokens,
+    backchannelLogoutSessionRequired: update.backchannel_logout_session_required,
   };
   if (update.redirect_uri !== undefined) {
     change.redirectUris = parseRedirectUris(update.redirect_uri, 'public');
@@ -116,6 +120,10 @@ function clientChange(update: ClientUpdate): ClientChange {
     if (!change.postLogoutRedirectUris) throw invalidPostLogoutUri();
   }
   if (update.allowed_origins !== undefined) change.allowedOrigins = allowedOriginsOf(update.allowed_origins);
+  // docs/api.md 17.3: the empty string removes the URI (the client gets no more logout tokens).
+  if (update.backchannel_logout_uri !== undefined)
+    change.backchannelLogoutUri =
+      update.backchannel_logout_uri === '' ? null : backchannelLogoutUriOf(config, update.backchannel_logout_uri);
   return change;
 }
 
@@ -140,7 +148,7 @@ export async function updateClient(
   clientId: string,
   update: ClientUpdate,
 ): Promise<AdminClientView> {
-  const change = clientChange(update);
+  const change = clientChange(deps.config, update);
   const client = await findClient(deps, admin, clientId);
   checkChangeFor(client, change);
   if (Object.values(change).every((value) => value === undefined)) return viewOf(deps, client);

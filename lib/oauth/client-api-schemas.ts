@@ -28,6 +28,9 @@ export const adminClient = z.strictObject({
   resources: z.array(z.string()).optional(),
   id_token_signed_response_alg: z.enum(SIGNING_ALGORITHMS).optional(),
   dpop_bound_access_tokens: z.literal(true).optional(),
+  /** docs/api.md 17.3: where logout tokens are POSTed. */
+  backchannel_logout_uri: z.string().optional(),
+  backchannel_logout_session_required: z.literal(true).optional(),
 }) satisfies z.ZodType<AdminClientView>;
 
 /** docs/api.md 9.9. */

@@ -22,6 +22,9 @@ export const scopeField = z.string().min(1).max(1024);
 /** Web origins separated by spaces (docs/api.md 16.2; the rules: lib/oauth/client.ts parseAllowedOrigins). */
 export const allowedOriginsField = z.string().max(4096);
 
+/** One URI (the rules: lib/oauth/client.ts isBackchannelLogoutUri). */
+export const backchannelLogoutUriField = z.string().max(2000);
+
 /** The path of the routes on one client (docs/api.md 9.10-9.13). */
 export const clientPath = z.strictObject({ clientId: clientIdField });
 
@@ -51,6 +54,10 @@ export const clientRegistration = z.object({
   post_logout_redirect_uris: z.string().min(1).max(8192).optional(),
   /** docs/api.md 16.3: RFC 9449 5.2's client metadata; every token request must come with a DPoP proof. */
   dpop_bound_access_tokens: z.boolean().optional(),
+  /** docs/api.md 17.3: where logout tokens are POSTed (OIDC Back-Channel Logout 1.0 2.2). */
+  backchannel_logout_uri: backchannelLogoutUriField.min(1).optional(),
+  /** docs/api.md 17.3: every logout token must carry `sid`; default false. */
+  backchannel_logout_session_required: z.boolean().optional(),
 });
 
 /** PATCH /oauth2/clients/{clientId} (docs/api.md 9.11): what a registration takes, each optional, and what only an ADMIN sets. */
@@ -67,4 +74,7 @@ export const clientUpdate = z.strictObject({
   dpop_bound_access_tokens: z.boolean().optional(),
   /** docs/api.md 16.2: the web origins CORS allows for the client; the empty string removes them all. */
   allowed_origins: allowedOriginsField.optional(),
+  /** docs/api.md 17.3: the empty string removes it. */
+  backchannel_logout_uri: backchannelLogoutUriField.optional(),
+  backchannel_logout_session_required: z.boolean().optional(),
 });

@@ -71,6 +71,10 @@ export const oauthClientSchema = z.object({
   idTokenSignedResponseAlg: z.enum(SIGNING_ALGORITHMS).optional(),
   /** RFC 9449 5.2 (docs/api.md 16.3): every token request must come with a DPoP proof. */
   dpopBoundAccessTokens: z.boolean().optional(),
+  /** Where a logout token is POSTed when a session the client holds ends (docs/api.md 17.3). */
+  backchannelLogoutUri: z.string().optional(),
+  /** The client needs `sid` in every logout token (OIDC Back-Channel Logout 1.0 2.2); false when absent. */
+  backchannelLogoutSessionRequired: z.boolean().optional(),
 });
 
 export type OAuthClient = z.output<typeof oauthClientSchema>;
@@ -101,6 +105,10 @@ export interface ClientView {
   post_logout_redirect_uris?: string[];
   /** Present (true) for a client whose every token request must come with a DPoP proof (docs/api.md 16.3). */
   dpop_bound_access_tokens?: true;
+  /** Present for a client registered with a back-channel logout URI (docs/api.md 17.3). */
+  backchannel_logout_uri?: string;
+  /** Present (true) for a client that needs `sid` in every logout token (docs/api.md 17.3). */
+  backchannel_logout_session_required?: true;
 }
 
 /**
@@ -152,6 +160,8 @@ export function clientView(client: OAuthClient): ClientView {
     ...(client.idTokenSignedResponseAlg ? { id_token_signed_response_alg: client.idTokenSignedResponseAlg } : {}),
     ...(client.postLogoutRedirectUris?.length ? { post_logout_redirect_uris: [...client.postLogoutRedirectUris] } : {}),
     ...(client.dpopBoundAccessTokens ? { dpop_bound_access_tokens: true as const } : {}),
+    ...(client.backchannelLogoutUri ? { backchannel_logout_uri: client.backchannelLogoutUri } : {}),
+    ...(client.backchannelLogoutSessionRequired ? { backchannel_logout_session_required: true as const } : {}),
   };
 }
 
@@ -201,6 +211,19 @@ export function isAllowedRedirectUri(uri: string): boolean {
   }
   if (url.username || url.password || !url.hostname) return false;
   return url.protocol === 'https:' || (url.protocol === 'http:' && LOOPBACK.has(url.hostname));
+}
+
+/**
+ * A back-channel logout URI (OIDC Back-Channel Logout 1.0 2.2, docs/api.md 17.3): one
+ * absolute URI by the rules of redirect URIs (a query allowed, no fragment), https. The
+ * service itself POSTs to it, so a loopback host (then also plain http) only where
+ * `loopback` allows it: `npm start` and the tests, never a deployed stage, whose sender
+ * would refuse it at every attempt.
+ */
+export function isBackchannelLogoutUri(uri: string, loopback: boolean): boolean {
+  if (!isAllowedRedirectUri(uri)) return false;
+  const url = new URL(uri);
+  return LOOPBACK.has(url.hostname) ? loopback : url.protocol === 'https:';
 }
 
 /**

@@ -3,6 +3,7 @@ import { epochSeconds } from '../clock';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
 import { ForbiddenError, TooManyRequestsError, ValidationError } from '../errors';
+import { selfEvent } from '../events/self';
 import type { Session } from '../sessions/session';
 import type { AttemptSubject } from '../store/login-attempts';
 import type { User } from '../users/user';
@@ -88,7 +89,11 @@ export async function decideDevice(
   const { user, session } = approver;
   const now = epochSeconds(deps.clock);
   const approval = { userId: user.id, sessionId: session.id, authTime: session.authTime ?? session.createdAt, amr: [...session.amr] };
-  if (!(await deps.store.deviceCodes.decide(authorization, decision, approval, now))) throw deviceCodeErrors.used();
+  const event = selfEvent(deps, { tenantId: user.tenantId, userId: user.id }, `identity.device.${decision}`, {
+    clientId: client.clientId,
+    sessionId: session.id,
+  });
+  if (!(await deps.store.emitting([event]).deviceCodes.decide(authorization, decision, approval, now))) throw deviceCodeErrors.used();
   deps.log.info(decision === 'approved' ? 'device_approved' : 'device_denied', {
     tenantId: user.tenantId,
     clientId: client.clientId,

@@ -8,6 +8,7 @@ import {
   type ClientView,
   clientView,
   type GrantType,
+  isBackchannelLogoutUri,
   isPublicClient,
   type OAuthClient,
   parseAllowedOrigins,
@@ -42,6 +43,10 @@ export interface ClientRegistration {
   post_logout_redirect_uris?: string | undefined;
   /** docs/api.md 16.3 (RFC 9449 5.2): every token request of the client must come with a DPoP proof. */
   dpop_bound_access_tokens?: boolean | undefined;
+  /** docs/api.md 17.3: where logout tokens are POSTed when a session the client holds ends. */
+  backchannel_logout_uri?: string | undefined;
+  /** docs/api.md 17.3: every logout token must carry `sid`. */
+  backchannel_logout_session_required?: boolean | undefined;
 }
 
 /** Client secrets are machine-generated: at least 32 characters (docs/api.md 4.8). */
@@ -73,6 +78,13 @@ export function allowedOriginsOf(value: string): string[] {
   return origins;
 }
 
+/** docs/api.md 17.3: a back-channel logout URI, or 400 `Invalid backchannel_logout_uri`. */
+export function backchannelLogoutUriOf(config: Pick<Deps['config'], 'loopbackIdentityProviders'>, value: string): string {
+  if (!isBackchannelLogoutUri(value, config.loopbackIdentityProviders))
+    throw new ValidationError('Invalid backchannel_logout_uri', { code: 'INVALID_REDIRECT_URI' });
+  return value;
+}
+
 /** docs/api.md 4.8: an ADMIN registers clients of their own tenant only. Decided before validation. */
 export function authorizeClientRegistration(admin: Identity | null, tenantId: string | undefined): void {
   if (admin?.role !== 'ADMIN') throw new ForbiddenError();
@@ -81,7 +93,8 @@ export function authorizeClientRegistration(admin: Identity | null, tenantId: st
 
 /**
  * Registers a client after the rules of docs/api.md 4.8, in their order: redirect URIs
- * (and post-logout URIs; a public client's may also be a native app's, docs/api.md 16.1),
+ * (and post-logout URIs; a public client's may also be a native app's, docs/api.md 16.1;
+ * then the back-channel logout URI, 17.3),
  * grant types (no client_credentials for a public client), scope, resources, allowed
  * origins, the secret (its length; none for a public client), then the client id: not the session
  * audience nor of a user id's form (reserved), and unique across tenants (one
@@ -100,6 +113,10 @@ export async function registerClient(
   const postLogoutRedirectUris =
     registration.post_logout_redirect_uris === undefined ? [] : parseRedirectUris(registration.post_logout_redirect_uris, rules);
   if (!postLogoutRedirectUris) throw new ValidationError('Invalid post_logout_redirect_uri', { code: 'INVALID_REDIRECT_URI' });
+  const backchannelLogoutUri =
+    registration.backchannel_logout_uri === undefined
+      ? undefined
+      : backchannelLogoutUriOf(deps.config, registration.backchannel_logout_uri);
   const grantTypes = parseGrantTypes(registration.grant_types);
   if (!grantTypes) throw new ValidationError('Unsupported grant type', { code: 'UNSUPPORTED_GRANT_TYPE' });
   checkGrantTypesFor(method, grantTypes);
@@ -137,6 +154,8 @@ export async function registerClient(
     ...(registration.id_token_signed_response_alg ? { idTokenSignedResponseAlg: registration.id_token_signed_response_alg } : {}),
     ...(postLogoutRedirectUris.length ? { postLogoutRedirectUris } : {}),
     ...(registration.dpop_bound_access_tokens ? { dpopBoundAccessTokens: true } : {}),
+    ...(backchannelLogoutUri === undefined ? {} : { backchannelLogoutUri }),
+    ...(registration.backchannel_logout_session_required ? { backchannelLogoutSessionRequired: true } : {}),
   };
   if ((await deps.store.oauthClients.create(client)) === 'exists')
     throw new ConflictError('OAuth2 client already exists', { code: 'CLIENT_EXISTS' });

@@ -2,6 +2,7 @@ import { recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
+import { newEvent } from '../events/event';
 import { authenticationMethods, isOpenIdScope, userClaims } from '../oidc/claims';
 import { signIdToken } from '../oidc/id-token';
 import { connectionOf } from '../sessions/live-session';
@@ -298,12 +299,23 @@ async function refreshGrant(
   const next = formatGrantRefreshToken({ grantId, generation: generation + 1, secret: deps.random.token() });
   const family = { tenantId, id: grantId, clientId: client.clientId };
   const rotation = { generation, presentedHash: hashToken(request.refreshToken), nextHash: hashToken(next), now };
-  const result = await rotateRefreshToken(deps.store.oauthGrants, family, rotation);
+  // The client that presented it is the actor; the grant's own client is named (docs/events.md, Sessions and apps).
+  const grantEnds = (grant: OAuthGrant, reason: string) =>
+    deps.store.emitting([
+      newEvent(deps, {
+        tenantId,
+        type: 'identity.grant.revoked',
+        subject: grant.subject,
+        actor: { type: 'client', id: client.clientId },
+        data: { reason, grantId, clientId: grant.clientId },
+      }),
+    ]).oauthGrants;
+  const result = await rotateRefreshToken(deps.store.oauthGrants, family, rotation, (grant) => grantEnds(grant, 'refresh_token_reused'));
   if (result.outcome === 'other_client') {
     // A public client's token proves nothing but possession (docs/api.md 16.1): seen in other hands, its grant ends.
     const owner = await deps.store.oauthClients.find(result.record.clientId);
     if (owner === undefined || !isPublicClient(owner)) throw oauthErrors.invalidGrant();
-    await deps.store.oauthGrants.revoke({ tenantId, id: grantId }, now, 'refresh_token_other_client');
+    await grantEnds(result.record, 'refresh_token_other_client').revoke({ tenantId, id: grantId }, now, 'refresh_token_other_client');
   }
   if (result.outcome === 'reused' || result.outcome === 'other_client') {
     const event = result.outcome === 'reused' ? 'oauth_refresh_token_reuse_detected' : 'oauth_refresh_token_of_other_client';

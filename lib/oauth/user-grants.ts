@@ -2,6 +2,7 @@ import { type AuditDeps, bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { NotFoundError, UnauthorizedError } from '../errors';
+import { selfEvent } from '../events/self';
 import { isLive } from '../token-families/refresh-family';
 import type { Identity } from '../tokens/access-token';
 import { isOfCurrentEpoch } from '../users/user';
@@ -75,12 +76,16 @@ export async function listGrants(deps: GrantDeps, identity: Identity): Promise<{
  */
 export async function revokeGrant(deps: GrantDeps & AuditDeps, identity: Identity, grantId: string): Promise<void> {
   const { tenantId, userId } = identity;
-  const revoked = await deps.store.oauthGrants.revokeOfSubject(
-    { tenantId, id: grantId },
-    userId,
-    epochSeconds(deps.clock),
-    'revoked_by_user',
-  );
+  // Read for its client, which the event names; the write below is what checks the grant is the caller's.
+  const grant = await deps.store.oauthGrants.find(tenantId, grantId);
+  const event = selfEvent(deps, identity, 'identity.grant.revoked', {
+    reason: 'revoked',
+    grantId,
+    ...(grant ? { clientId: grant.clientId } : {}),
+  });
+  const revoked = await deps.store
+    .emitting([event])
+    .oauthGrants.revokeOfSubject({ tenantId, id: grantId }, userId, epochSeconds(deps.clock), 'revoked_by_user');
   if (!revoked) throw new NotFoundError(GRANT_NOT_FOUND, { code: 'GRANT_NOT_FOUND' });
   deps.log.info('grant_revoked', { tenantId, userId, grantId, sessionId: identity.sessionId });
   await recordEvent(deps, { ...bySelf(identity), type: 'grant_revoked', outcome: 'success', details: { grantId } });

@@ -5,7 +5,7 @@ import { CLAIMS_SUPPORTED, OIDC_SCOPES } from './claims';
 /**
  * The OpenID Provider metadata (OpenID Connect Discovery 1.0 section 3, docs/api.md 11.3):
  * the RFC 8414 document's members (4.12) and what OpenID Connect adds, `end_session_endpoint`
- * of RP-initiated logout (docs/api.md 11.12) included. `scopes_supported` lists the OpenID
+ * of RP-initiated logout (docs/api.md 11.12) and back-channel logout (17.3) included. `scopes_supported` lists the OpenID
  * Connect scopes; clients are registered with their own scopes besides (docs/api.md 4.8).
  */
 export function openIdConfiguration(issuer: string) {
@@ -20,5 +20,8 @@ export function openIdConfiguration(issuer: string) {
     claims_parameter_supported: false,
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
+    // docs/api.md 17.3: OIDC Back-Channel Logout 1.0 2.1; logout tokens carry `sid` whenever the session is known.
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
   };
 }

@@ -20,6 +20,7 @@ import { bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { ConflictError, NotFoundError, TooManyRequestsError, UnauthorizedError, ValidationError } from '../errors';
+import { selfEvent } from '../events/self';
 import { notifyUser } from '../notifications/notify';
 import { liveSession } from '../sessions/live-session';
 import type { Amr } from '../sessions/session';
@@ -322,25 +323,33 @@ export async function registerPasskey(
   const checked = await checkedRegistration(deps, account.tenantId, credential, now);
   if (!checked || checked.userId !== account.userId) throw await refuse('invalid_passkey');
 
-  const registered = await deps.store.passkeys.listByUser(account.tenantId, account.userId);
-  if (registered.length >= MAX_PASSKEYS_PER_USER) {
+  const owned = await deps.store.passkeys.listByUser(account.tenantId, account.userId);
+  if (owned.length >= MAX_PASSKEYS_PER_USER) {
     throw await refuse('passkey_limit', new ConflictError('Too many passkeys', { code: 'TOO_MANY_PASSKEYS' }));
   }
   const passkey: Passkey = { ...checked.passkey, userId: account.userId, name: name ?? defaultName(now) };
 
-  if (!(await deps.store.passkeys.register(passkey))) {
+  const registered = deps.store.emitting([
+    selfEvent(deps, account, 'identity.passkey.registered', { passkeyId: passkey.id, name: passkey.name }),
+  ]);
+  if (!(await registered.passkeys.register(passkey))) {
     throw await refuse('passkey_taken', new ConflictError('Passkey already registered', { code: 'PASSKEY_ALREADY_REGISTERED' }));
   }
   // The session may have ended while the ceremony ran (an ADMIN's MFA reset revokes every
   // session, then erases the passkeys it lists): a passkey stored after that would outlive
   // the reset, so it goes again and the registration fails (docs/api.md 9.5, 12.2). A check
   // that could not run proves nothing either: the passkey goes again and the error stands.
+  // Its event was published with it, so its removal is published too.
+  const removeAgain = () =>
+    deps.store
+      .emitting([selfEvent(deps, account, 'identity.passkey.removed', { passkeyId: passkey.id, reason: 'session_ended' })])
+      .passkeys.remove(account.tenantId, account.userId, passkey.id, now);
   const live = await liveSession(deps, account, now).catch(async (error: unknown) => {
-    await deps.store.passkeys.remove(account.tenantId, account.userId, passkey.id, now);
+    await removeAgain();
     throw error;
   });
   if (!live) {
-    await deps.store.passkeys.remove(account.tenantId, account.userId, passkey.id, now);
+    await removeAgain();
     throw await refuse('session_ended', new UnauthorizedError());
   }
   deps.log.info('passkey_registered', { tenantId: account.tenantId, userId: account.userId, passkeyId: passkey.id });
@@ -488,7 +497,8 @@ export const listPasskeys = passkeysOf;
  */
 export async function removePasskey(deps: PasskeyDeps, account: PasskeyAccount, id: string): Promise<void> {
   const now = epochSeconds(deps.clock);
-  const removed = await deps.store.passkeys.remove(account.tenantId, account.userId, id, now);
+  const removing = deps.store.emitting([selfEvent(deps, account, 'identity.passkey.removed', { passkeyId: id })]);
+  const removed = await removing.passkeys.remove(account.tenantId, account.userId, id, now);
   if (!removed) throw new NotFoundError('Passkey not found', { code: 'PASSKEY_NOT_FOUND' });
   deps.log.info('passkey_removed', { tenantId: account.tenantId, userId: account.userId, passkeyId: id });
   await recordEvent(deps, {

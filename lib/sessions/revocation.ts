@@ -1,5 +1,6 @@
 import type { Deps } from '../deps';
 import { UnauthorizedError } from '../errors';
+import type { PendingEvent } from '../events/event';
 import type { RevokeSessionsOptions } from '../store/users';
 import type { User } from '../users/user';
 
@@ -11,6 +12,8 @@ export interface RevokeOtherSessionsOptions {
   set?: RevokeSessionsOptions['set'];
   /** Sees each read of the user (e.g. that the password is still the one verified) and may throw. */
   check?: (user: User) => Promise<void>;
+  /** Carried by the transaction (docs/events.md): published if and only if it is written. */
+  events?: PendingEvent[];
 }
 
 /**
@@ -22,13 +25,13 @@ export async function revokeOtherSessions(
   deps: Pick<Deps, 'store'>,
   account: { tenantId: string; userId: string },
   keepSessionId: string,
-  { set = {}, check = async () => undefined }: RevokeOtherSessionsOptions = {},
+  { set = {}, check = async () => undefined, events = [] }: RevokeOtherSessionsOptions = {},
 ): Promise<void> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const user = await deps.store.users.findById(account.tenantId, account.userId);
     if (!user) throw new UnauthorizedError();
     await check(user);
-    if (await deps.store.users.revokeSessions(user, { keepSessionId, set })) return;
+    if (await deps.store.emitting(events).users.revokeSessions(user, { keepSessionId, set })) return;
   }
   // The caller's session was revoked meanwhile (or the user kept changing): the session is over.
   throw new UnauthorizedError();

@@ -3,6 +3,7 @@ import { epochSeconds } from '../clock';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
 import { UnauthorizedError } from '../errors';
+import { newEvent, type PendingEvent } from '../events/event';
 import { rotateRefreshToken } from '../token-families/refresh-family';
 import { type Identity, signAccessToken } from '../tokens/access-token';
 import { epochOf, signInEpochOf, type User, type UserSummary, userSummary } from '../users/user';
@@ -101,16 +102,21 @@ export function newSession(
   return { session, refreshToken };
 }
 
-/** Starts a session for an authenticated user, recording the device it came from, and issues its first tokens. */
+/**
+ * Starts a session for an authenticated user, recording the device it came from, and
+ * issues its first tokens; the session's write carries the `published` events of its id
+ * (a sign-in's success, docs/events.md).
+ */
 export async function startSession(
   deps: SessionDeps,
   user: User,
   amr: Amr[],
   device: Device = {},
   origin: Pick<Session, 'idp'> = {},
+  published: (sessionId: string) => PendingEvent[] = () => [],
 ): Promise<AuthPayload> {
   const { session, refreshToken } = newSession(deps, user, amr, device, origin.idp === undefined ? {} : { idp: origin.idp });
-  await deps.store.sessions.create(session);
+  await deps.store.emitting(published(session.id)).sessions.create(session);
   return authPayload(deps, user, session, refreshToken);
 }
 
@@ -132,13 +138,19 @@ export async function refreshSession(
   const next = formatRefreshToken({ tenantId, sessionId, generation: generation + 1, secret: deps.random.token() });
 
   const family = { tenantId, id: sessionId };
-  const result = await rotateRefreshToken(deps.store.sessions, family, {
-    generation,
-    presentedHash: hashToken(presented),
-    nextHash: hashToken(next),
-    now,
-    device,
-  });
+  // Whoever presented a reused token is unknown: the service detected the reuse and ends the session.
+  const reuseEnds = (record: Session) =>
+    deps.store.emitting([
+      newEvent(deps, {
+        tenantId,
+        type: 'identity.session.revoked',
+        subject: record.userId,
+        actor: { type: 'system', id: null },
+        data: { reason: 'refresh_token_reused', endedSessions: [sessionId] },
+      }),
+    ]).sessions;
+  const rotation = { generation, presentedHash: hashToken(presented), nextHash: hashToken(next), now, device };
+  const result = await rotateRefreshToken(deps.store.sessions, family, rotation, reuseEnds);
   if (result.outcome === 'reused') {
     deps.log.warn('refresh_token_reuse_detected', { tenantId, userId: result.record.userId, sessionId });
     await recordEvent(deps, {

@@ -1,10 +1,11 @@
 import { type AttemptBudget, clearBudget, ESCALATING_BUDGET, reserveBudget } from '../abuse/attempt-budget';
 import { sourceOf } from '../abuse/source-address';
-import type { AuditDetails } from '../audit/events';
+import { type AuditDetails, safeDetails } from '../audit/events';
 import { bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { AppError, TooManyRequestsError, UnauthorizedError, ValidationError } from '../errors';
+import { newEvent, type PendingEvent } from '../events/event';
 import type { MfaEnrollment } from '../mfa/methods';
 import type { SecondFactorRequest, secondFactor } from '../mfa/second-factor';
 import { notifyUser } from '../notifications/notify';
@@ -193,16 +194,62 @@ export async function checkPassword(
 // ---------------------------------------------------------------------------------------
 // The audit trail of a sign-in.
 
+const PUBLISHED = {
+  login_succeeded: 'identity.login.succeeded',
+  login_failed: 'identity.login.failed',
+  login_locked: 'identity.login.locked',
+} as const;
+
 /**
- * A sign-in's audit event (docs/api.md 9.8): its actor is the account it claims, known or
- * not; a passkey of no known user names no username.
+ * A sign-in's event (docs/events.md, Sign-in and credentials), from the same facts as its
+ * audit event: its subject is the account it claims (none for an unknown username).
  */
-export function signInEvent(
+export function signInPublished(
+  deps: Pick<Deps, 'config' | 'clock' | 'random'>,
+  tenantId: string,
+  username: string | undefined,
+  user: User | undefined,
+  type: keyof typeof PUBLISHED,
+  details: AuditDetails,
+): PendingEvent {
+  // The username as typed reaches the event as it reaches the trail: no control character does.
+  const data = safeDetails(Object.fromEntries(Object.entries({ username, ...details }).filter(([, value]) => value !== undefined)));
+  return newEvent(deps, {
+    tenantId,
+    type: PUBLISHED[type],
+    subject: user?.id ?? null,
+    actor: { type: 'user', id: user?.id ?? null },
+    data: data as Record<string, string | number | boolean | string[]>,
+  });
+}
+
+/**
+ * A refused sign-in's audit event (docs/api.md 9.8) and its published event: its actor
+ * is the account it claims, known or not; a passkey of no known user names no username.
+ * The refusal changes nothing else its event could ride on (the attempt counters moved
+ * before the outcome was known), so the event is a write of its own, alongside the audit's.
+ */
+export async function signInEvent(
   deps: Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'source'>,
   tenantId: string,
   username: string | undefined,
   user: User | undefined,
-  type: 'login_succeeded' | 'login_failed' | 'login_locked',
+  type: 'login_failed' | 'login_locked',
+  details: AuditDetails,
+): Promise<void> {
+  await Promise.all([
+    recordSignIn(deps, tenantId, username, user, type, details),
+    deps.store.events.write([signInPublished(deps, tenantId, username, user, type, details)]),
+  ]);
+}
+
+/** A sign-in's audit event (docs/api.md 9.8). */
+function recordSignIn(
+  deps: Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'source'>,
+  tenantId: string,
+  username: string | undefined,
+  user: User | undefined,
+  type: keyof typeof PUBLISHED,
   details: AuditDetails,
 ): Promise<void> {
   return recordEvent(deps, {
@@ -234,10 +281,17 @@ export function secondFactorRefusal(error: unknown): { reason: AuditDetails['rea
   }
 }
 
-/** What an attempt's audit trail records: its refusals (locked or not) and its success. */
+/** The events a new session's write carries (a sign-in's success), given the session's id. */
+export type SessionEvents = (sessionId: string) => PendingEvent[];
+
+/**
+ * What an attempt's audit trail records and the platform hears: its refusals (locked or
+ * not), and its success: the audit event, and the published event that the opening's
+ * write carries (docs/events.md).
+ */
 interface SignInEvents {
   refused(user: User | undefined, locked: boolean, details: AuditDetails): Promise<void>;
-  succeeded(user: User, amr: Amr[]): Promise<void>;
+  succeeded(user: User, amr: Amr[]): { recorded: Promise<void>; published: SessionEvents };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -267,7 +321,8 @@ export interface Origin {
 
 /** What a sign-in opens once both factors hold: a new session, or a new proof in the caller's. */
 export interface Opening<T> {
-  open(user: User, amr: Amr[], origin: Origin): Promise<T>;
+  /** `published`: the events the write of a new session carries (none for a proof in the caller's session). */
+  open(user: User, amr: Amr[], origin: Origin, published: SessionEvents): Promise<T>;
 }
 
 /** The second factor's check: lib/mfa/second-factor.ts `secondFactor`, or the same rules. */
@@ -310,6 +365,8 @@ export interface SignInAttempt<T> {
   reauthenticating?: Identity;
   /** The door, for the log line of a success (the JSON routes name none). */
   door?: 'hosted';
+  /** The OAuth client the person signs in to, when a door knows it (the hosted pages): named by the success's event. */
+  clientId?: string | undefined;
 }
 
 export interface SignedIn<T> {
@@ -333,18 +390,21 @@ function eventsOf(deps: SignInDeps, attempt: SignInAttempt<unknown>): SignInEven
     return {
       refused: (_user, _locked, details) =>
         recordEvent(deps, { ...bySelf(identity), type: 'reauthentication_failed', outcome: 'failure', details }),
-      succeeded: (_user, amr) =>
-        recordEvent(deps, {
+      // A proof again in the caller's session: no sign-in, and no change the catalogue publishes.
+      succeeded: (_user, amr) => ({
+        recorded: recordEvent(deps, {
           ...bySelf(identity),
           type: 'reauthenticated',
           outcome: 'success',
           details: { sessionId: identity.sessionId, amr },
         }),
+        published: () => [],
+      }),
     };
   }
   // The account the attempt claims: the username as typed, else the one the factor proved.
   const claimed = (user: User | undefined) => (firstFactor.kind === 'password' ? firstFactor.username : user?.username);
-  const proof =
+  const proof: Pick<AuditDetails, 'passkeyId' | 'invitationId' | 'connectionId'> & Record<string, string> =
     firstFactor.kind === 'passkey'
       ? { passkeyId: firstFactor.passkeyId }
       : firstFactor.kind === 'invitation'
@@ -355,7 +415,24 @@ function eventsOf(deps: SignInDeps, attempt: SignInAttempt<unknown>): SignInEven
   return {
     refused: (user, locked, details) =>
       signInEvent(deps, attempt.tenantId, claimed(user), user, locked ? 'login_locked' : 'login_failed', { ...details, ...proof }),
-    succeeded: (user, amr) => signInEvent(deps, attempt.tenantId, claimed(user), user, 'login_succeeded', { amr, ...proof }),
+    succeeded: (user, amr) => ({
+      recorded: recordSignIn(deps, attempt.tenantId, claimed(user), user, 'login_succeeded', { amr, ...proof }),
+      published: (sessionId) => [
+        newEvent(deps, {
+          tenantId: attempt.tenantId,
+          type: 'identity.login.succeeded',
+          subject: user.id,
+          actor: { type: 'user', id: user.id },
+          data: {
+            username: user.username,
+            sessionId,
+            methods: amr,
+            ...(attempt.clientId === undefined ? {} : { clientId: attempt.clientId }),
+            ...proof,
+          },
+        }),
+      ],
+    }),
   };
 }
 
@@ -421,7 +498,8 @@ async function proveSecondFactor(
 /**
  * One sign-in, whatever the door: the first factor, the second factor, then the
  * opening (a new session, or the proof recorded in the caller's) with the success's
- * audit event alongside, so it adds no round trip. The password's attempt counter is
+ * audit event alongside, so it adds no round trip; the session's write carries the
+ * published `identity.login.succeeded` (docs/events.md). The password's attempt counter is
  * cleared while the rest runs (a right password clears it, whatever the second factor
  * says); the answer waits for it. Every outcome but a fault is an audit event
  * (docs/api.md 9.8).
@@ -438,7 +516,8 @@ export async function signIn<T>(deps: SignInDeps, attempt: SignInAttempt<T>): Pr
     }
     const amr = await proveSecondFactor(deps, attempt, proof, events);
     const origin = attempt.firstFactor.kind === 'federated' ? { idp: attempt.firstFactor.connectionId } : {};
-    const [opened] = await Promise.all([attempt.opening.open(user, amr, origin), events.succeeded(user, amr)]);
+    const { recorded, published } = events.succeeded(user, amr);
+    const [opened] = await Promise.all([attempt.opening.open(user, amr, origin, published), recorded]);
     if (!attempt.reauthenticating) {
       const door = attempt.door ? { door: attempt.door } : {};
       deps.log.info('login_succeeded', { tenantId: user.tenantId, userId: user.id, username: user.username, amr, ...door });
@@ -454,7 +533,7 @@ export async function signIn<T>(deps: SignInDeps, attempt: SignInAttempt<T>): Pr
 
 /** A new session of the JSON API: its Auth payload (docs/api.md 5.2), recording the device it came from. */
 export function apiSession(deps: SignInDeps, device: Device = {}): Opening<AuthPayload> {
-  return { open: (user, amr, origin) => startSession(deps, user, amr, device, origin) };
+  return { open: (user, amr, origin, published) => startSession(deps, user, amr, device, origin, published) };
 }
 
 /** A new device token of the user's account (docs/api.md 10.1): the browser or app that signed in is a known device. */
@@ -465,8 +544,8 @@ function issueDeviceToken(deps: Pick<Deps, 'clock' | 'deviceTokens'>, user: User
 /** The opening, and a new device token of the account issued alongside it. */
 export function withDeviceToken<T>(deps: SignInDeps, opening: Opening<T>): Opening<{ opened: T; deviceToken: string }> {
   return {
-    open: async (user, amr, origin) => {
-      const [opened, deviceToken] = await Promise.all([opening.open(user, amr, origin), issueDeviceToken(deps, user)]);
+    open: async (user, amr, origin, published) => {
+      const [opened, deviceToken] = await Promise.all([opening.open(user, amr, origin, published), issueDeviceToken(deps, user)]);
       return { opened, deviceToken };
     },
   };

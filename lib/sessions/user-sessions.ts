@@ -2,6 +2,7 @@ import { type AuditDeps, bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { NotFoundError, ServiceUnavailableError, UnauthorizedError } from '../errors';
+import { selfEvent } from '../events/self';
 import type { Identity } from '../tokens/access-token';
 import type { User } from '../users/user';
 import { connectionOf, connectionsOf } from './live-session';
@@ -79,7 +80,10 @@ export async function listSessions(deps: SessionDeps, identity: Identity): Promi
  */
 export async function revokeSession(deps: SessionDeps, identity: Identity, sessionId: string): Promise<void> {
   const { tenantId, userId } = identity;
-  const revoked = await deps.store.sessions.revokeOfUser({ tenantId, id: sessionId }, userId, epochSeconds(deps.clock), 'revoked_by_user');
+  const event = selfEvent(deps, identity, 'identity.session.revoked', { reason: 'revoked', endedSessions: [sessionId] });
+  const revoked = await deps.store
+    .emitting([event])
+    .sessions.revokeOfUser({ tenantId, id: sessionId }, userId, epochSeconds(deps.clock), 'revoked_by_user');
   if (!revoked) throw new NotFoundError(SESSION_NOT_FOUND, { code: 'SESSION_NOT_FOUND' });
   deps.log.info('session_revoked', { tenantId, userId, sessionId, by: identity.sessionId });
   await recordEvent(deps, { ...bySelf(identity), type: 'session_revoked', outcome: 'success', details: { sessionId } });
@@ -100,7 +104,12 @@ export async function signOutOtherSessions(deps: SessionDeps, identity: Identity
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const user = await ownUser(deps, identity);
     const others = (await liveSessions(deps, identity, user)).filter((session) => session.id !== sessionId);
-    if (await deps.store.sessions.signOutOthers(user, sessionId)) {
+    const event = selfEvent(deps, identity, 'identity.session.revoked', {
+      reason: 'other_sessions',
+      endedSessions: 'all',
+      keptSessionId: sessionId,
+    });
+    if (await deps.store.emitting([event]).sessions.signOutOthers(user, sessionId)) {
       deps.log.info('other_sessions_revoked', { tenantId, userId, sessionId, revoked: others.length });
       const details = { sessionId, revoked: others.length };
       await recordEvent(deps, { ...bySelf(identity), type: 'other_sessions_revoked', outcome: 'success', details });

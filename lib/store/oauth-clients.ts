@@ -22,8 +22,12 @@ export type ClientChange = Partial<
     | 'idTokenSignedResponseAlg'
     | 'dpopBoundAccessTokens'
     | 'allowedOrigins'
+    | 'backchannelLogoutSessionRequired'
   >
->;
+> & {
+  /** docs/api.md 17.3: null removes it. */
+  backchannelLogoutUri?: string | null | undefined;
+};
 
 /** A new secret (docs/api.md 9.13): its hash, and the old hash with the end of its life, or none to retire it at once. */
 export interface SecretRotation {
@@ -94,12 +98,14 @@ function toClient(item: Record<string, unknown> | undefined): OAuthClient | unde
   return Object.freeze(client);
 }
 
-/** The SET clauses, names and values of an update of the attributes in `set`. */
+/** The SET clauses, names and values of an update of the attributes in `set`; those set to null are removed (`removals`). */
 function setting(set: Record<string, unknown>) {
-  const entries = Object.entries(set).filter(([, value]) => value !== undefined);
+  const entries = Object.entries(set).filter(([, value]) => value !== undefined && value !== null);
+  const removed = Object.entries(set).flatMap(([name, value]) => (value === null ? [name] : []));
   return {
     clauses: entries.map((_, i) => `#f${i} = :f${i}`),
-    names: Object.fromEntries(entries.map(([name], i) => [`#f${i}`, name])),
+    removals: removed.map((_, i) => `#r${i}`),
+    names: Object.fromEntries([...entries.map(([name], i) => [`#f${i}`, name]), ...removed.map((name, i) => [`#r${i}`, name])]),
     values: Object.fromEntries(entries.map(([, value], i) => [`:f${i}`, value])),
   };
 }
@@ -165,11 +171,11 @@ export function dynamoOAuthClientStore(dynamo: Dynamo, random: Random, clock: Cl
   /** The update of a client's record for `change`, only while it is the tenant's. */
   const recordUpdate = (client: Pick<OAuthClient, 'clientId' | 'tenantId' | 'createdAt'>, change: ClientChange, updatedAt: string) => {
     // Clients registered before the tenant index get its attributes with their first change.
-    const { clauses, names, values } = setting({ ...change, updatedAt, ...index(client) });
+    const { clauses, removals, names, values } = setting({ ...change, updatedAt, ...index(client) });
     return {
       TableName: table,
       Key: keys.oauthClient(client.clientId),
-      UpdateExpression: `SET ${clauses.join(', ')}`,
+      UpdateExpression: `SET ${clauses.join(', ')}${removals.length ? ` REMOVE ${removals.join(', ')}` : ''}`,
       ConditionExpression: OF_TENANT,
       ExpressionAttributeNames: names,
       ExpressionAttributeValues: { ...values, ':tenant': client.tenantId },

@@ -104,7 +104,8 @@ export type RotateOutcome<R> =
 
 /**
  * Exchanges the presented refresh token for its successor. A retired token of a live
- * family presented again revokes the family (`reused`). A genuine token of a grant
+ * family presented again revokes the family (`reused`), through the store `revoking`
+ * gives for it (one that carries the revocation's event, docs/events.md). A genuine token of a grant
  * (current or retired) presented by another client than the grant's has leaked
  * (`other_client`): whether that ends the family is the grant's rule (docs/api.md 16.1).
  * Anything else that does not rotate is `invalid`, and changes nothing.
@@ -113,6 +114,7 @@ export async function rotateRefreshToken<R extends FamilyRecord>(
   store: TokenFamilyStore<R>,
   family: FamilyRef,
   rotation: Rotation,
+  revoking: (record: R) => Pick<TokenFamilyStore<R>, 'revoke'> = () => store,
 ): Promise<RotateOutcome<R>> {
   const { applied, record } = await store.rotate(family, rotation);
   if (!record || !isLive(record, rotation.now)) return { outcome: 'invalid' };
@@ -124,7 +126,7 @@ export async function rotateRefreshToken<R extends FamilyRecord>(
   // Only a retired token is reuse; the current one at another generation was never issued.
   const retired = isRefreshHashOf(record, rotation.presentedHash, true) && !isRefreshHashOf(record, rotation.presentedHash, false);
   if (!retired) return { outcome: 'invalid' };
-  await store.revoke(family, rotation.now, 'refresh_token_reuse');
+  await revoking(record).revoke(family, rotation.now, 'refresh_token_reuse');
   return { outcome: 'reused', record };
 }
 

@@ -360,8 +360,8 @@ export class NoRs256KeyError extends Error {
 export function signJwt(
   keys: KeySet,
   typ: string,
-  /** Flat claims, or an object of strings such as RFC 7800's `cnf`. */
-  claims: Record<string, string | number | boolean | string[] | Record<string, string>>,
+  /** Flat claims, or an object of strings such as RFC 7800's `cnf`, or of empty objects such as a logout token's `events`. */
+  claims: Record<string, string | number | boolean | string[] | Record<string, string> | Record<string, Record<string, never>>>,
   alg: SigningAlgorithm = 'ES256',
 ): string {
   const key = alg === 'ES256' ? { kid: keys.kid, signingKey: keys.signingKey } : keys.rs256;

@@ -2,6 +2,8 @@ import { type AuditDeps, bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { TooManyRequestsError, UnauthorizedError, ValidationError } from '../errors';
+import type { PendingEvent } from '../events/event';
+import { selfEvent } from '../events/self';
 import { CODE_TTL_SECONDS, generateCode, isCodeShaped, RESEND_INTERVAL_SECONDS } from '../mfa/codes';
 import { maskDestination } from '../mfa/masking';
 import { notifyUser } from '../notifications/notify';
@@ -18,12 +20,13 @@ const verifyContext = (user: Pick<User, 'tenantId' | 'id'>, email: string) =>
 
 /**
  * Stores `email` on the user, unverified, with a fresh verification code (10 minutes,
- * at most one per 30 s: 429 `Too many requests`), and sends the code there.
+ * at most one per 30 s: 429 `Too many requests`), and sends the code there. The write
+ * carries `events` (the change's, docs/events.md).
  */
-export async function sendEmailVerification(deps: EmailDeps, user: User, email: string): Promise<void> {
+export async function sendEmailVerification(deps: EmailDeps, user: User, email: string, events: PendingEvent[] = []): Promise<void> {
   const now = epochSeconds(deps.clock);
   const code = generateCode(deps.random);
-  const stored = await deps.store.accountCodes.setEmail(
+  const stored = await deps.store.emitting(events).accountCodes.setEmail(
     user,
     email,
     {
@@ -63,7 +66,8 @@ export async function changeEmail(
 ): Promise<{ message: 'Verification code sent'; email: string; emailVerified: false }> {
   const user = await deps.store.users.findById(tenantId, userId);
   if (!user) throw new UnauthorizedError();
-  await sendEmailVerification(deps, user, email);
+  // Without the address: of personal data an event carries the username at most.
+  await sendEmailVerification(deps, user, email, [selfEvent(deps, { tenantId, userId }, 'identity.user.email_changed')]);
   await Promise.all([
     recordEvent(deps, { ...bySelf({ tenantId, userId }), type: 'email_changed', outcome: 'success' }),
     user.email && user.emailVerified && user.email !== email
@@ -99,7 +103,8 @@ export async function verifyEmail(
     throw await failed();
   }
   // Used by a concurrent request, or the address changed meanwhile.
-  if (!(await deps.store.accountCodes.verifyEmail(user, digest, now, destination))) throw await failed();
+  const verified = deps.store.emitting([selfEvent(deps, { tenantId, userId }, 'identity.user.email_verified')]);
+  if (!(await verified.accountCodes.verifyEmail(user, digest, now, destination))) throw await failed();
   deps.log.info('email_verified', { tenantId, userId });
   await recordEvent(deps, { ...self, type: 'email_verified', outcome: 'success' });
   return { message: 'Email verified' };

@@ -1,6 +1,7 @@
 import { bySelf, recordEvent } from '../audit/record';
 import type { Deps } from '../deps';
 import { ValidationError } from '../errors';
+import { selfEvent } from '../events/self';
 import { notifyUser } from '../notifications/notify';
 import { revokeOtherSessions } from '../sessions/revocation';
 import { checkPassword } from '../sessions/sign-in';
@@ -38,7 +39,9 @@ export async function changePassword(
     if (current.passwordHash === user.passwordHash) return;
     if (!current.passwordHash || !(await deps.hasher.verify(current.passwordHash, currentPassword)).ok) throw invalid();
   };
-  await revokeOtherSessions(deps, { tenantId, userId }, sessionId, { set: { passwordHash }, check: stillCurrent });
+  // Every other session and grant ends; the caller's stays (docs/events.md).
+  const changed = selfEvent(deps, identity, 'identity.password.changed', { endedSessions: 'all', keptSessionId: sessionId });
+  await revokeOtherSessions(deps, { tenantId, userId }, sessionId, { set: { passwordHash }, check: stillCurrent, events: [changed] });
   deps.log.info('password_changed', { tenantId, userId, sessionId });
   await Promise.all([
     recordEvent(deps, { ...bySelf(identity), type: 'password_changed', outcome: 'success', details: { sessionId } }),

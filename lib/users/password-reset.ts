@@ -5,6 +5,7 @@ import { recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { TooManyRequestsError, ValidationError } from '../errors';
+import { type EventValue, newEvent } from '../events/event';
 import { CODE_TTL_SECONDS, generateCode, isCodeShaped } from '../mfa/codes';
 import { maskDestination } from '../mfa/masking';
 import type { DeliveredMethod, MfaEnrollment } from '../mfa/methods';
@@ -47,6 +48,18 @@ const resetEvent = (
     outcome: type === 'password_reset_failed' ? 'failure' : 'success',
     details: { username, ...details },
   });
+
+/**
+ * The published event of a reset step (docs/events.md), from the same facts as its audit
+ * event: the caller is anonymous, the subject is the account.
+ */
+const resetPublished = (
+  deps: ResetDeps,
+  { tenantId }: { tenantId: string },
+  userId: string,
+  type: 'identity.password.reset_requested' | 'identity.password.reset' | 'identity.passkey.removed',
+  data: Record<string, EventValue> = {},
+) => newEvent(deps, { tenantId, type, subject: userId, actor: { type: 'user', id: null }, data });
 
 /** docs/api.md 8.7: at most one reset code per user every 60 s. */
 export const RESET_RESEND_SECONDS = 60;
@@ -140,7 +153,11 @@ export async function requestPasswordReset(
   const digest = await deps.mfaSecrets.digest(code, resetContext(tenantId, userId));
   const [issued] = await Promise.all([
     allowed &&
-      deps.store.accountCodes.issue(
+      // A known account's request is published with the code it issued: no code, no event.
+      (user
+        ? deps.store.emitting([resetPublished(deps, account, user.id, 'identity.password.reset_requested')])
+        : deps.store
+      ).accountCodes.issue(
         { purpose: 'reset', tenantId, username },
         { userId, digest, sentAt: now, expiresAt: now + CODE_TTL_SECONDS, destination: channel?.destination },
         RESET_RESEND_SECONDS,
@@ -184,7 +201,10 @@ async function removeLatePasskeys(deps: ResetDeps, user: User, now: number): Pro
   try {
     for (const late of await deps.store.passkeys.listByUser(user.tenantId, user.id)) {
       // The owner index lags: it may still list passkeys the transaction removed.
-      if (!(await deps.store.passkeys.remove(user.tenantId, user.id, late.id, now))) continue;
+      const removing = deps.store.emitting([
+        resetPublished(deps, user, user.id, 'identity.passkey.removed', { passkeyId: late.id, reason: 'password_reset' }),
+      ]);
+      if (!(await removing.passkeys.remove(user.tenantId, user.id, late.id, now))) continue;
       deps.log.info('passkey_removed', { tenantId: user.tenantId, userId: user.id, passkeyId: late.id, reason: 'password_reset' });
     }
   } catch (error) {
@@ -264,7 +284,18 @@ export async function resetPassword(deps: ResetDeps, request: ResetRequest): Pro
     // removes them in its own transaction when asked to (docs/api.md 8.7, 8.9).
     const passkeys = await deps.store.passkeys.listByUser(tenantId, user.id);
     const removed = request.removePasskeys === true ? passkeys.map((passkey) => passkey.id) : [];
-    if (await deps.store.accountCodes.resetPassword(key, digest, now, user, passwordHash, removed)) {
+    // Every session and grant ends, and the passkeys removed with it (docs/events.md).
+    const { id: userId } = user;
+    const events = [
+      resetPublished(deps, request, userId, 'identity.password.reset', {
+        endedSessions: 'all',
+        ...(request.removePasskeys === true ? { passkeysRemoved: removed.length } : {}),
+      }),
+      ...removed.map((passkeyId) =>
+        resetPublished(deps, request, userId, 'identity.passkey.removed', { passkeyId, reason: 'password_reset' }),
+      ),
+    ];
+    if (await deps.store.emitting(events).accountCodes.resetPassword(key, digest, now, user, passwordHash, removed)) {
       if (request.removePasskeys === true) await removeLatePasskeys(deps, user, now);
       deps.log.info('password_reset', { tenantId, userId: user.id, passkeysRemoved: removed.length });
       const notice = { kind: 'password-reset', passkeys: passkeys.map(passkeyView), passkeysRemoved: removed.length > 0 } as const;

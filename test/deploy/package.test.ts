@@ -353,7 +353,17 @@ const isIndexQuery = (s: Statement) =>
   JSON.stringify(actions(s)) === JSON.stringify(['dynamodb:Query']);
 const WRITES = /^dynamodb:(PutItem|UpdateItem|DeleteItem|BatchWriteItem|TransactWriteItems)$/;
 /** Functions that sign tokens, and so alone may read the private signing keys. */
-const SIGNING = ['Login', 'RefreshToken', 'Register', 'Reauthenticate', 'Oauth2Token', 'PasskeyAuthentication', 'AcceptInvitation'];
+const SIGNING = [
+  'Login',
+  'RefreshToken',
+  'Register',
+  'Reauthenticate',
+  'Oauth2Token',
+  'PasskeyAuthentication',
+  'AcceptInvitation',
+  // Logout tokens of back-channel logout (docs/api.md 17.3).
+  'DeliverEvents',
+];
 /** Functions that only verify tokens: the public keys document is all they may read. */
 const VERIFYING = ['Authorizer', 'Jwks', 'Revoke', 'Introspect', 'UserInfo', 'Oauth2Logout'];
 /** The Deny that keeps the SMS senders' `sns:Publish` on "*" off every topic and endpoint. */

@@ -101,7 +101,9 @@ describe('the account page: confirming with a passkey', () => {
   });
 
   it('refuses another user’s passkey, even with a challenge of nobody, a replayed challenge and a malformed credential: nothing recorded', async () => {
-    const [user, other] = await Promise.all([newUser(), newUser()]);
+    // One after the other: each moves the shared clock past the other's pending sign-in.
+    const user = await newUser();
+    const other = await newUser();
     const usedBefore = await lastUses(other.id);
     const page = await openPage(app, user.jar, 'account', { section: 'passkeys' });
     // The other user's passkey answers this user's challenge (bound to them) ...

@@ -274,6 +274,8 @@ describe('OpenID Connect', () => {
         claims_parameter_supported: false,
         request_parameter_supported: false,
         request_uri_parameter_supported: false,
+        backchannel_logout_supported: true,
+        backchannel_logout_session_supported: true,
       });
       expect(rfc8414.body).not.toHaveProperty('end_session_endpoint');
       expect(rfc8414.body).not.toHaveProperty('userinfo_endpoint');

@@ -55,6 +55,7 @@ const CODE_OF: Record<string, ErrorCode> = {
   // OAuth client lifecycle (docs/api.md 9.9-9.13)
   'Client not found': 'CLIENT_NOT_FOUND',
   'Invalid post_logout_redirect_uri': 'INVALID_REDIRECT_URI',
+  'Invalid backchannel_logout_uri': 'INVALID_REDIRECT_URI',
   // RFC 8707 resource indicators.
   'Invalid resource': 'INVALID_TARGET',
   // Sessions and authorized apps (docs/api.md 8.3, 8.4)

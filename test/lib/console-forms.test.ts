@@ -23,6 +23,8 @@ describe('forms made from a JSON body schema', () => {
       ['id_token_signed_response_alg', 'select'],
       ['post_logout_redirect_uris', 'text'],
       ['dpop_bound_access_tokens', 'checkbox'],
+      ['backchannel_logout_uri', 'text'],
+      ['backchannel_logout_session_required', 'checkbox'],
     ]);
     expect(fields.find((field) => field.name === 'redirect_uri')).toMatchObject({ required: true, multiline: true });
     expect(fields.find((field) => field.name === 'client_id')).toMatchObject({ required: true, multiline: false, maxLength: 128 });
@@ -48,6 +50,7 @@ describe('forms made from a JSON body schema', () => {
       // A list that may be empty (docs/api.md 16.2: no origins) is sent as it is.
       allowed_origins: '',
       dpop_bound_access_tokens: false,
+      backchannel_logout_session_required: false,
     });
     expect(createClientBody.safeParse({ ...body, client_secret: 'x'.repeat(40), tenant_id: 't' }).success).toBe(true);
   });
@@ -76,6 +79,9 @@ describe('forms made from a JSON body schema', () => {
       post_logout_redirect_uris: '',
       allowed_origins: '',
       dpop_bound_access_tokens: false,
+      // docs/api.md 17.3: the empty string removes the URI.
+      backchannel_logout_uri: '',
+      backchannel_logout_session_required: false,
     });
     expect(updateClientBody.safeParse(body).success).toBe(true);
   });

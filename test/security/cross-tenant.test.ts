@@ -79,11 +79,19 @@ describe('cross-tenant attempts on every operation', () => {
     (await scanTable(endpoint, tableName)).filter(
       (item) =>
         (String(item.pk).startsWith(`T#${b}#`) || item.tenantId === b) &&
-        !/#(LOGIN|AUDIT)#/.test(String(item.pk)) &&
+        !/#(LOGIN|AUDIT|EVENTS)#/.test(String(item.pk)) &&
         !(String(item.pk).includes('#RESET#') && item.sk === 'ATTEMPTS'),
     );
   const victimEvents = async () => (await scanTable(endpoint, tableName)).filter((item) => String(item.pk).startsWith(`T#${b}#AUDIT#`));
   let eventsBefore: Set<unknown>;
+  /** B's outbox items (docs/events.md): the events of each subject's last write, by subject. */
+  const victimOutbox = async () =>
+    new Map(
+      (await scanTable(endpoint, tableName))
+        .filter((item) => String(item.pk).startsWith(`T#${b}#EVENTS#`))
+        .map((item) => [String(item.pk), { seq: Number(item.seq), events: item.events as Array<{ type: string }> }]),
+    );
+  let outboxBefore: Awaited<ReturnType<typeof victimOutbox>>;
   const introspect = async (who: TestClient, token: string) => (await app.request('introspect', tokenRequest(who, { token }))).body;
 
   beforeAll(async () => {
@@ -195,6 +203,7 @@ describe('cross-tenant attempts on every operation', () => {
     victimPasskey = { assertion: keys.get(request.body.data.options) };
     before = await victimRecords();
     eventsBefore = new Set((await victimEvents()).map((event) => event.id));
+    outboxBefore = await victimOutbox();
   });
 
   afterAll(() => dns?.close());
@@ -506,6 +515,17 @@ describe('cross-tenant attempts on every operation', () => {
           token: attacker.token,
           pathParameters: { clientId: victimClient.clientId },
           body: { allowed_origins: 'https://attacker.example.com' },
+        }),
+      (r) => expect(r).toEqual(refused(404, 'Client not found')),
+    ],
+    [
+      'updateOAuth2Client',
+      "A's ADMIN points B's client's back-channel logout URI at A's server (docs/api.md 17.3)",
+      () =>
+        app.request('updateOAuth2Client', {
+          token: attacker.token,
+          pathParameters: { clientId: victimClient.clientId },
+          body: { backchannel_logout_uri: 'https://attacker.example.com/bcl' },
         }),
       (r) => expect(r).toEqual(refused(404, 'Client not found')),
     ],
@@ -1673,6 +1693,10 @@ describe('cross-tenant attempts on every operation', () => {
     );
     expect(added.filter((event) => event.type === 'password_reset_failed')).toHaveLength(1);
     expect(added.length).toBeGreaterThan(0);
+    // B's published events gained only the refused sign-ins, as its trail did.
+    const published = [...(await victimOutbox())].filter(([pk, item]) => item.seq !== outboxBefore.get(pk)?.seq);
+    expect(published.length).toBeGreaterThan(0);
+    expect(new Set(published.flatMap(([, item]) => item.events.map((event) => event.type)))).toEqual(new Set(['identity.login.failed']));
     // B's sessions, MFA enrolment, OAuth tokens and code all still work.
     expect((await app.request('me', { token: victim.token })).body.data.user.tenantId).toBe(b);
     expect(await introspect(victimClient, victimTokens.access_token)).toMatchObject({ active: true, tenantId: b });

@@ -142,7 +142,7 @@ describe('writes retried after a lost answer', () => {
   it('login: the retried creation of the session succeeds', async () => {
     const tenantId = uniqueTenant('lost');
     await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
-    dynamo.loseNext(mentioning('PutItemCommand', '#SESSION#'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', '#SESSION#'));
     const lostBefore = dynamo.lost();
     const login = await app.request('login', { body: { username: 'admin', password: 'correct horse battery', tenantId } });
     expect(login).toMatchObject({ status: 200, body: { success: true } });
@@ -220,7 +220,7 @@ describe('writes retried after a lost answer', () => {
     expect(await pollToken(app, device, codes.device_code)).toMatchObject({ status: 400, body: { error: 'authorization_pending' } });
     const browser = await deviceBrowser(app, origin, tenantId, 'admin', 'correct horse battery');
     // The decision: one conditional write, which reads as done when its retry meets its own result.
-    dynamo.loseNext(mentioning('UpdateItemCommand', '#status = :decision'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', '#status = :decision'));
     const decided = await postDeviceForm(app, browser.jar, origin, { csrf: browser.csrf, user_code: codes.user_code, decision: 'allow' });
     expect(decided).toMatchObject({ status: 303, headers: expect.objectContaining({ Location: `${origin}/device?done=allowed` }) });
     // The redemption with its grant: no second use.
@@ -269,7 +269,7 @@ describe('writes retried after a lost answer', () => {
     const tenantId = uniqueTenant('lost');
     const { token, user } = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
     const lostBefore = dynamo.lost();
-    dynamo.loseNext(mentioning('PutItemCommand', '"pending"'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', '"pending"'));
     expect((await app.request('enableMFA', { token, body: { method: 'SMS', secret: '+15550008888' } })).status).toBe(200);
     expect(dynamo.lost()).toBe(lostBefore + 1);
     const enrolment = (await deps.outbox.latest(tenantId, user.id, 'SMS'))?.code;
@@ -303,7 +303,7 @@ describe('writes retried after a lost answer', () => {
       const { token, login } = await userWithTotp();
       const codes = (await app.request('generateRecoveryCodes', { token })).body.data.codes as string[];
       const lostBefore = dynamo.lost();
-      dynamo.loseNext(mentioning('UpdateItemCommand', 'DELETE digests'));
+      dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'DELETE digests'));
       expect(await login({ mfaMethod: 'RECOVERY', mfaCode: codes[0] })).toMatchObject({ status: 200, body: { success: true } });
       expect(dynamo.lost()).toBe(lostBefore + 1);
       expect((await login({ mfaMethod: 'RECOVERY', mfaCode: codes[0] })).body).toEqual(failure('Invalid MFA code'));
@@ -576,12 +576,30 @@ describe('writes retried after a lost answer', () => {
     expect(renamed).toMatchObject({ status: 200, body: { data: { client: { client_name: 'Renamed' } } } });
     expect(dynamo.lost()).toBe(lostBefore + 2);
 
+    // docs/api.md 17.3: the back-channel logout URI set, then removed (a REMOVE), each answer lost and the change retried.
+    dynamo.loseNext(mentioning('UpdateItemCommand', 'backchannelLogoutUri'));
+    const withUri = await app.request('updateOAuth2Client', {
+      token: admin.token,
+      pathParameters,
+      body: { backchannel_logout_uri: 'https://app.example.com/bcl' },
+    });
+    expect(withUri).toMatchObject({ status: 200, body: { data: { client: { backchannel_logout_uri: 'https://app.example.com/bcl' } } } });
+    dynamo.loseNext(mentioning('UpdateItemCommand', 'backchannelLogoutUri'));
+    const withoutUri = await app.request('updateOAuth2Client', {
+      token: admin.token,
+      pathParameters,
+      body: { backchannel_logout_uri: '' },
+    });
+    expect(withoutUri.status).toBe(200);
+    expect(withoutUri.body.data.client).not.toHaveProperty('backchannel_logout_uri');
+    expect(dynamo.lost()).toBe(lostBefore + 4);
+
     dynamo.loseNext(mentioning('PutItemCommand', 'deletedAt'));
     expect((await app.request('deleteOAuth2Client', { token: admin.token, pathParameters })).body).toEqual({
       success: true,
       data: { message: 'OAuth2 client deleted' },
     });
-    expect(dynamo.lost()).toBe(lostBefore + 3);
+    expect(dynamo.lost()).toBe(lostBefore + 5);
     expect(await works(next)).toBe(401);
     expect((await app.request('deleteOAuth2Client', { token: admin.token, pathParameters })).status).toBe(404);
   });
@@ -631,7 +649,7 @@ describe('writes retried after a lost answer', () => {
     const [phone, tablet] = [await login(), await login()];
     const phoneSession = String(decodeJwt(phone.token).sid);
     const lostBefore = dynamo.lost();
-    dynamo.loseNext(mentioning('UpdateItemCommand', 'revoked_by_user'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'revoked_by_user'));
     const revoked = await app.request('revokeSession', { token, pathParameters: { sessionId: phoneSession } });
     expect(revoked.body).toEqual({ success: true, data: { message: 'Session revoked' } });
     expect(dynamo.lost()).toBe(lostBefore + 1);
@@ -657,7 +675,7 @@ describe('writes retried after a lost answer', () => {
     const tokens = await grantTokens(app, token, client);
     const grantId = tokens.refresh_token.split('.')[0] ?? '';
     const lostBefore = dynamo.lost();
-    dynamo.loseNext(mentioning('UpdateItemCommand', 'revoked_by_user'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'revoked_by_user'));
     const revoked = await app.request('revokeGrant', { token, pathParameters: { grantId } });
     expect(revoked.body).toEqual({ success: true, data: { message: 'Grant revoked' } });
     expect(dynamo.lost()).toBe(lostBefore + 1);
@@ -696,7 +714,7 @@ describe('writes retried after a lost answer', () => {
 
     it('forgot: the retried write of the reset code finds its own write, and the code is sent', async () => {
       const { tenantId, userId } = await withEmail();
-      dynamo.loseNext(mentioning('UpdateItemCommand', 'REMOVE usedAt'));
+      dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'REMOVE usedAt'));
       const lostBefore = dynamo.lost();
       expect((await app.request('passwordForgot', { body: { username: 'admin', tenantId } })).status).toBe(202);
       expect(dynamo.lost()).toBe(lostBefore + 1);
@@ -754,7 +772,7 @@ describe('writes retried after a lost answer', () => {
     dynamo.loseNext(mentioning('PutItemCommand', 'csrfHash'));
     const begun = await browserAuthorize(app, jar, client);
     expect(begun.response.status).toBe(200);
-    dynamo.loseNext(mentioning('PutItemCommand', 'browserHash'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'browserHash'));
     const consent = await postForm(
       app,
       jar,
@@ -855,7 +873,7 @@ describe('writes retried after a lost answer', () => {
     const sessionId = jar.cookies.get('__Host-session')?.split('.')[1] ?? '';
     const asked = await app.request('oauth2Logout', { method: 'GET', headers: jar.header(), query: {} });
     const csrf = csrfOf(asked);
-    dynamo.loseNext(mentioning('UpdateItemCommand', 'revokedReason = if_not_exists'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'revokedReason = if_not_exists'));
     const lostBefore = dynamo.lost();
     const signedOut = await app.request('oauth2Logout', {
       method: 'POST',
@@ -877,7 +895,7 @@ describe('writes retried after a lost answer', () => {
     const creation = (await app.request('passkeyRegistrationOptions', { token, body: {} })).body.data.options;
     const credential = passkeys.create(creation).response;
     const lostBefore = dynamo.lost();
-    dynamo.loseNext(mentioning('PutItemCommand', 'publicKey'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'publicKey'));
     const registered = await app.request('passkeyRegistration', { token, body: { credential } });
     expect(registered.status).toBe(201);
     expect(dynamo.lost()).toBe(lostBefore + 1);
@@ -899,7 +917,7 @@ describe('writes retried after a lost answer', () => {
     await signIn('lastUsedAt = :now');
     expect(dynamo.lost()).toBe(lostBefore + 3);
 
-    dynamo.loseNext(mentioning('UpdateItemCommand', 'removedAt = :now'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'removedAt = :now'));
     const id = registered.body.data.passkey.id as string;
     expect((await app.request('removePasskey', { token, pathParameters: { id } })).body).toEqual({
       success: true,

@@ -1,6 +1,7 @@
 import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { logoutRequest } from '../../lib/oauth/backchannel-logout';
 import { normalizeUsername } from '../../lib/store/keys';
 import { consoleBrowser } from '../console/console-browser';
 import { type App, registerAdmin, testApp } from '../helpers/app';
@@ -294,6 +295,32 @@ describe('races', () => {
     expect((await deps.store.sessions.find(tenantId, sessionId))?.revokedReason).toBe('signed_out');
     const after = await browserAuthorize(app, jar, client, { scope: 'openid', prompt: 'none' });
     expect(new URL(after.response.headers.Location ?? '').searchParams.get('error')).toBe('login_required');
+  });
+
+  it('a back-channel logout URI set racing the client deletion: a deleted client never gets one, nor a logout token (docs/api.md 17.3)', async () => {
+    const tenantId = uniqueTenant('bcl-race');
+    const admin = await registerAdmin(app, tenantId, 'admin', PASSWORD);
+    for (let round = 0; round < 3; round++) {
+      const client = await createClient(app, admin.token, tenantId, { scope: 'openid' });
+      const pathParameters = { clientId: client.clientId };
+      const body = { backchannel_logout_uri: 'https://app.example.com/bcl' };
+      const [set, deleted] = await Promise.all([
+        app.request('updateOAuth2Client', { token: admin.token, pathParameters, body }),
+        app.request('deleteOAuth2Client', { token: admin.token, pathParameters }),
+      ]);
+      expect(deleted.status).toBe(200);
+      expect([200, 404]).toContain(set.status);
+      expect(await deps.store.oauthClients.find(client.clientId)).toBeUndefined();
+      const delivery = {
+        id: 'bcl_race',
+        kind: 'backchannel_logout' as const,
+        tenantId,
+        target: client.clientId,
+        attempt: 1,
+        firstAttemptAt: 0,
+      };
+      expect(await logoutRequest(deps, { ...delivery, payload: { sub: admin.user.id } })).toBeUndefined();
+    }
   });
 
   it('"sign out my other sessions" from several sessions at once: exactly one wins, and only its session lives', async () => {

@@ -2,8 +2,11 @@ import { randomBytes, randomInt } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { cryptoRandom } from '../../lib/crypto/random';
+import type { Delivery } from '../../lib/deliveries/delivery';
+import { newEvent } from '../../lib/events/event';
 import { outboxDelivery } from '../../lib/mfa/delivery';
 import { generateRecoveryCode } from '../../lib/mfa/recovery-codes';
+import { backchannelLogoutPlanner, logoutRequest } from '../../lib/oauth/backchannel-logout';
 import { dynamoMfaOutbox } from '../../lib/store/mfa';
 import { consoleBrowser } from '../console/console-browser';
 import { type App, testApp } from '../helpers/app';
@@ -354,6 +357,31 @@ describe('secrets in the clear (responses, output, table)', () => {
     const oauthRefresh = known('OAuth refresh token', issued.body.refresh_token);
     const oauthAccess = known('OAuth access token', issued.body.access_token);
     known('OAuth refresh token secret part', String(oauthRefresh).split('.').at(-1));
+
+    // docs/api.md 17.3: the grant's session ends; its logout is planned and its token made, and neither
+    // the delivery nor anything stored or logged holds a secret (the token is sent only to the client).
+    const withLogoutUri = await send('back-channel logout URI', 'updateOAuth2Client', {
+      token: adminToken,
+      pathParameters: { clientId },
+      body: { backchannel_logout_uri: 'https://app.example.com/bcl' },
+    });
+    expect(withLogoutUri.status).toBe(200);
+    const adminIdentity = await app.identityOf(adminToken);
+    const logouts = await backchannelLogoutPlanner(deps, [
+      {
+        ...newEvent(deps, {
+          tenantId,
+          type: 'identity.session.revoked',
+          subject: adminIdentity?.userId ?? '',
+          actor: { type: 'system', id: 'test' },
+        }),
+        data: { actor: { type: 'system', id: 'test' }, endedSessions: [adminIdentity?.sessionId ?? ''] },
+      },
+    ]);
+    expect(logouts).toHaveLength(1);
+    expect(secretsIn(JSON.stringify(logouts), secrets)).toEqual([]);
+    const logoutBody = (await logoutRequest(deps, logouts[0] as Delivery))?.body;
+    known('logout token', new URLSearchParams(logoutBody).get('logout_token') ?? undefined);
 
     // A public client (docs/api.md 16.1): its code by POST (16.2), its tokens with client_id alone, its refresh and revocation.
     const spaId = `spa-${tenantId}`;

@@ -65,6 +65,8 @@ export const adminAppsDe = {
         token_endpoint_auth_method: 'Wie sich der Client ausweist',
         allowed_origins: 'Web-Origins, die den Token-Endpunkt aufrufen dürfen (eine pro Zeile)',
         dpop_bound_access_tokens: 'DPoP: jede Token-Anfrage muss ihren Schlüssel nachweisen',
+        backchannel_logout_uri: 'Back-Channel-Logout-URI: wo die App erfährt, dass eine Sitzung endete',
+        backchannel_logout_session_required: 'Back-Channel-Logout: die App braucht die Sitzungs-ID (sid)',
       },
       hint: {
         client_id: 'Druckbare Zeichen ohne Leerzeichen. Sie lässt sich später nicht ändern.',

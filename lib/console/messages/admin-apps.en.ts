@@ -65,6 +65,8 @@ export const adminAppsEn = {
         token_endpoint_auth_method: 'How the client authenticates',
         allowed_origins: 'Web origins allowed to call the token endpoint (one a line)',
         dpop_bound_access_tokens: 'DPoP: every token request must prove its key',
+        backchannel_logout_uri: 'Back-channel logout URI: where the app hears that a session ended',
+        backchannel_logout_session_required: 'Back-channel logout: the app needs the session id (sid)',
       },
       hint: {
         client_id: 'Printable characters without spaces. It cannot be changed later.',

@@ -5,7 +5,7 @@ import { type App, type RouteName, registerAdmin, testApp } from '../../helpers/
 import { type TestDeps, testDeps, uniqueTenant } from '../../helpers/deps';
 import { isFailureEnvelope } from '../../helpers/failures';
 import { createTable, scanTable } from '../../helpers/isolated-table';
-import { expanding } from './mixed-requests';
+import { expanding, PUBLISHED_REFUSALS, publishedSince } from './mixed-requests';
 
 /**
  * Property-based hostile input to the /auth routes and the JWKS (mfa.test.ts and
@@ -160,9 +160,10 @@ describe('hostile input to login, refresh, register, logout, me, reauthenticate,
     async (operation) => {
       // What a hostile request may change by design, compared apart: failed-login counters, the
       // reset records of a username (its failed-reset counter; a forgot request's code, of
-      // nobody for an unknown username), and the audit events of refusals (docs/api.md 9.8).
+      // nobody for an unknown username), and the audit events of refusals (docs/api.md 9.8)
+      // with their published events (docs/events.md).
       // A refused passkey sign-in counts against its source address like a failed login (docs/api.md 12.6).
-      const counted = (item: Record<string, unknown>) => /#(LOGIN|AUDIT|RESET)#|^SOURCE#/.test(String(item.pk));
+      const counted = (item: Record<string, unknown>) => /#(LOGIN|AUDIT|RESET|EVENTS)#|^SOURCE#/.test(String(item.pk));
       const scannedBefore = await scanTable(inject('dynamodbEndpoint'), tableName);
       const before = scannedBefore.filter((item) => !counted(item));
       const eventsBefore = new Set(scannedBefore.map((item) => item.id));
@@ -206,6 +207,7 @@ describe('hostile input to login, refresh, register, logout, me, reauthenticate,
         'passkey_registration_failed',
       ];
       expect(events.filter((event) => event.outcome !== 'failure' || !refusals.includes(String(event.type)))).toEqual([]);
+      expect([...publishedSince(scannedBefore, scanned)].filter((type) => !PUBLISHED_REFUSALS.includes(type))).toEqual([]);
       // The session the authenticated cases ran with is still the same, valid one.
       expect(await app.identityOf(token)).toEqual(identity);
     },

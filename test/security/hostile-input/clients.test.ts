@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { body as rotateBody } from '../../../functions/rotate-oauth2-client-secret';
 import { body as updateBody } from '../../../functions/update-oauth2-client';
-import { parseAllowedOrigins } from '../../../lib/oauth/client';
+import { isBackchannelLogoutUri, parseAllowedOrigins } from '../../../lib/oauth/client';
 import { type App, type AppRequest, type RouteName, registerAdmin, testApp } from '../../helpers/app';
 import { nearRealTime } from '../../helpers/clock';
 import { testDeps, uniqueTenant } from '../../helpers/deps';
@@ -68,7 +68,17 @@ describe('hostile input to the OAuth client lifecycle', () => {
           .tuple(
             realOrHostileId(),
             hostileBody(
-              ['redirect_uri', 'grant_types', 'scope', 'client_name', 'first_party', 'post_logout_redirect_uris', 'allowed_origins'],
+              [
+                'redirect_uri',
+                'grant_types',
+                'scope',
+                'client_name',
+                'first_party',
+                'post_logout_redirect_uris',
+                'allowed_origins',
+                'backchannel_logout_uri',
+                'backchannel_logout_session_required',
+              ],
               updateBody,
             ),
           )
@@ -113,6 +123,28 @@ describe('hostile input to the OAuth client lifecycle', () => {
           // What would pass (an empty part, a real origin) is left to the functional tests.
           .filter((origins) => parseAllowedOrigins(`https://ok.example ${origins}`) === undefined)
           .map((origins) => ({ pathParameters: { clientId }, body: JSON.stringify({ allowed_origins: `https://ok.example ${origins}` }) })),
+    ],
+    // docs/api.md 17.3: back-channel logout URIs that are not one, well-formed JSON otherwise.
+    [
+      'updateOAuth2Client',
+      () =>
+        fc
+          .oneof(
+            nasty,
+            fc.constantFrom(
+              'https://rp.example/bcl#x',
+              'http://rp.example/bcl',
+              'https://u:p@rp.example/bcl',
+              'https://rp.example/a https://rp.example/b',
+              'javascript:alert(1)',
+              '//rp.example/bcl',
+              `https://rp.example/${'a'.repeat(2000)}`,
+            ),
+            fc.webUrl({ withFragments: true, withQueryParameters: true }),
+          )
+          // The empty string (removal) and a valid URI are left to the functional tests.
+          .filter((uri) => uri !== '' && !isBackchannelLogoutUri(uri, true))
+          .map((uri) => ({ pathParameters: { clientId }, body: JSON.stringify({ backchannel_logout_uri: uri }) })),
     ],
     // docs/api.md 16.1: a public client's registration with a hostile field, under a fresh id.
     [

@@ -189,6 +189,22 @@ const isCounter = (item: Record<string, unknown>) => String(item.pk).includes('#
 /** An audit event (docs/api.md 9.8): refused sign-ins are recorded by design, so events are checked apart. */
 const isAuditEvent = (item: Record<string, unknown>) => String(item.pk).includes('#AUDIT#');
 
+/** An outbox item (docs/events.md): refused sign-ins are published by design, as they are audited. */
+const isOutbox = (item: Record<string, unknown>) => String(item.pk).includes('#EVENTS#');
+
+/** The types of the events written since `before` (outbox items by key, with their count): the published side of the refusals. */
+export function publishedSince(before: Array<Record<string, unknown>>, after: Array<Record<string, unknown>>): Set<string> {
+  const seq = new Map(before.filter(isOutbox).map((item) => [`${item.pk}|${item.sk}`, item.seq]));
+  return new Set(
+    after
+      .filter((item) => isOutbox(item) && seq.get(`${item.pk}|${item.sk}`) !== item.seq)
+      .flatMap((item) => (item.events as Array<{ type: string }>).map((event) => event.type)),
+  );
+}
+
+/** The published events a malformed request may leave: refused sign-ins, and nothing else. */
+export const PUBLISHED_REFUSALS = ['identity.login.failed', 'identity.login.locked'];
+
 /** The refusals a malformed request may leave in the audit trail, and nothing else. */
 const REFUSALS = [
   'login_failed',
@@ -232,7 +248,11 @@ export async function hostileTenant(tableName: string) {
     client,
     /** The table but for the failed-attempt counters. */
     snapshot: async () =>
-      (await scanTable(endpoint, tableName)).filter((item) => !isCounter(item) && !isAuditEvent(item)).map(withoutFailureCount),
+      (await scanTable(endpoint, tableName))
+        .filter((item) => !isCounter(item) && !isAuditEvent(item) && !isOutbox(item))
+        .map(withoutFailureCount),
+    /** The outbox items of the table (refused sign-ins are published by design). */
+    outbox: async () => (await scanTable(endpoint, tableName)).filter(isOutbox),
     /** The audit events of the table (refusals are recorded by design). */
     events: async () => (await scanTable(endpoint, tableName)).filter(isAuditEvent),
     /** Session tokens: none, real ones (often), garbage. */
@@ -269,6 +289,7 @@ export type HostileTenant = Awaited<ReturnType<typeof hostileTenant>>;
 export async function assertRefusesHostileRequests(tenant: HostileTenant, operation: Operation) {
   const before = await tenant.snapshot();
   const eventsBefore = new Set((await tenant.events()).map((event) => event.id));
+  const outboxBefore = await tenant.outbox();
   const statuses = new Map<number, number>();
   const errors = new Map<string, number>();
   await fc.assert(
@@ -317,6 +338,7 @@ export async function assertRefusesHostileRequests(tenant: HostileTenant, operat
   expect(await tenant.snapshot()).toEqual(before);
   const added = (await tenant.events()).filter((event) => !eventsBefore.has(event.id));
   expect(added.filter((event) => event.outcome !== 'failure' || !REFUSALS.includes(String(event.type)))).toEqual([]);
+  expect([...publishedSince(outboxBefore, await tenant.outbox())].filter((type) => !PUBLISHED_REFUSALS.includes(type))).toEqual([]);
   if (process.env.SHOW_COUNTS) console.log(operation.route, Object.fromEntries(statuses), Object.fromEntries(errors));
   // The cases reached more than the first check: several distinct refusals.
   expect(statuses.size).toBeGreaterThan(1);

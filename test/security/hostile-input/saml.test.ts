@@ -11,7 +11,7 @@ import { createTable, scanTable } from '../../helpers/isolated-table';
 import { createClient } from '../../helpers/oauth';
 import { encodeXml, makeSamlIdp, type ResponseOptions, type SamlIdp } from '../../helpers/saml-idp';
 import { postSamlResponse, samlConnectionOf, startSamlSignIn } from '../../helpers/saml-sign-in';
-import { nasty } from './mixed-requests';
+import { nasty, PUBLISHED_REFUSALS, publishedSince } from './mixed-requests';
 
 /**
  * Hostile SAML responses (docs/api.md 14.5). At the library: 300 documents made from a
@@ -164,7 +164,9 @@ describe('hostile forms to the SAML ACS', () => {
     const key = (item: Record<string, unknown>) => `${String(item.pk)} ${String(item.sk)}`;
     const known = new Set(before.map(key));
     const added = after.filter((item) => !known.has(key(item)));
-    expect(added.filter((item) => !String(item.pk).includes('#AUDIT')).map(key)).toEqual([]);
+    // Refusals only: audited, and published (docs/events.md) as refused sign-ins.
+    expect(added.filter((item) => !/#(AUDIT|EVENTS)/.test(String(item.pk))).map(key)).toEqual([]);
+    expect([...publishedSince(before, after)].filter((type) => !PUBLISHED_REFUSALS.includes(type))).toEqual([]);
     // The one pending sign-in was taken (once) by the first form that named it.
     expect(after.filter((item) => String(item.pk).startsWith('FEDREQ#')).map((item) => item.usedAt)).toEqual([expect.any(Number)]);
   });

@@ -767,6 +767,23 @@ function faultSteps(part: 0 | 1) {
         }),
       ok: (r) => r.status === 200 && r.body.data.client.previous_secret_expires_at !== null,
     },
+    // docs/api.md 17.3: the back-channel logout URI removed (a REMOVE beside the SET) with a rename.
+    {
+      name: 'updateOAuth2Client (back-channel logout URI removed)',
+      prepare: async () => {
+        const created = await createClient(app, adminToken, tenantId);
+        const body = { backchannel_logout_uri: 'https://app.example.com/bcl' };
+        await app.request('updateOAuth2Client', { token: adminToken, pathParameters: { clientId: created.clientId }, body });
+        return created;
+      },
+      run: (created: TestClient) =>
+        app.request('updateOAuth2Client', {
+          token: adminToken,
+          pathParameters: { clientId: created.clientId },
+          body: { backchannel_logout_uri: '', client_name: 'Renamed' },
+        }),
+      ok: (r) => r.status === 200 && r.body.data.client.client_name === 'Renamed' && !('backchannel_logout_uri' in r.body.data.client),
+    },
     // Public clients and per-client CORS (docs/api.md 16.1, 16.2).
     {
       name: 'createOAuth2Client (public, with allowed origins)',

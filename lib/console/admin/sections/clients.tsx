@@ -38,7 +38,10 @@ const KEEP_PREVIOUS = ['0', '3600', '86400', '604800'] as const;
 
 /** The field a refusal of lib/oauth/ is about, by its code (and message where one code serves two fields). */
 function fieldOfRefusal(error: AppError): string | undefined {
-  if (error.code === 'INVALID_REDIRECT_URI') return error.message.includes('post_logout') ? 'post_logout_redirect_uris' : 'redirect_uri';
+  if (error.code === 'INVALID_REDIRECT_URI') {
+    if (error.message.includes('backchannel')) return 'backchannel_logout_uri';
+    return error.message.includes('post_logout') ? 'post_logout_redirect_uris' : 'redirect_uri';
+  }
   return (
     {
       UNSUPPORTED_GRANT_TYPE: 'grant_types',
