@@ -1,9 +1,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { PendingEvent } from '../../lib/events/event';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { cloudEvent, emits } from '../helpers/event-matchers';
-import { lastEvents } from '../helpers/events';
+import { eventCount, lastEvents } from '../helpers/events';
+import { federatedSignIn, storedConnection, verifiedDomain } from '../helpers/federation';
+import { createClient } from '../helpers/oauth';
 import { scimClient, scimTokenOf } from '../helpers/scim';
 
 const PASSWORD = 'users events passphrase';
@@ -18,6 +21,8 @@ describe('events of users', () => {
   let admin: Awaited<ReturnType<typeof registerAdmin>>;
   let byAdmin: { type: 'user'; id: string };
   let staffNumber = 0;
+  /** Every event handed to a write (the sign-in's own events follow the provisioning's in later writes). */
+  const handed: PendingEvent[] = [];
 
   const event = (...args: Parameters<typeof cloudEvent> extends [unknown, unknown, ...infer Rest] ? Rest : never) =>
     cloudEvent(deps, tenantId, ...args);
@@ -31,6 +36,11 @@ describe('events of users', () => {
 
   beforeAll(async () => {
     deps = nearRealTime(await testDeps());
+    const emitting = deps.store.emitting;
+    deps.store.emitting = (events) => {
+      handed.push(...events);
+      return emitting(events);
+    };
     app = testApp(deps);
     admin = await registerAdmin(app, tenantId, 'admin', PASSWORD);
     byAdmin = { type: 'user', id: admin.user.id };
@@ -185,6 +195,37 @@ describe('events of users', () => {
       await emits(deps, tenantId, id, () => expectStatus(scim('scimDeleteUser', { pathParameters: { userId: id } }), 204), [
         event('identity.user.deleted', id, byScim, { username: 'scim.user', endedSessions: 'all' }),
       ]);
+    });
+  });
+
+  describe('federation', () => {
+    it('a user provisioned at their first federated sign-in: via federation, by the system', async () => {
+      const domain = `${tenantId}.example`;
+      await verifiedDomain(deps, tenantId, domain);
+      const connection = await storedConnection(deps, tenantId, { domains: [domain], jitProvisioning: true });
+      const client = await createClient(app, admin.token, tenantId, { scope: 'openid orders:read' });
+      await federatedSignIn(deps, app, client, connection, { subject: 'okta|fed', email: `fed@${domain}`, roles: [], mfa: false });
+      const [user] = await deps.store.users.findByEmail(tenantId, `fed@${domain}`);
+      expect(user).toBeDefined();
+      const id = user?.id ?? '';
+      const created = handed.filter((event) => event.type === 'identity.user.created' && event.subject === id);
+      expect(created).toEqual(
+        [
+          event(
+            'identity.user.created',
+            id,
+            { type: 'system', id: null },
+            {
+              username: `fed@${domain}`,
+              role: connection.defaultRole,
+              shopId: deps.config.defaultShopId,
+              via: 'federation',
+            },
+          ),
+        ].map(({ sequence: _, ...pending }) => pending),
+      );
+      // Written: the user's outbox numbered it (the sign-in's own events may follow it).
+      expect(await eventCount(deps, tenantId, id)).toBeGreaterThanOrEqual(1);
     });
   });
 });
