@@ -7,6 +7,7 @@ import { schemaFailure } from '../http/middlewares/validate';
 import { shopId, username } from '../http/schemas';
 import { normalizeUsername } from '../store/keys';
 import type { Identity } from '../tokens/access-token';
+import { userCreated } from '../users/events';
 import { ROLES, type User } from '../users/user';
 import { tenantShop, UNKNOWN_SHOP } from './shops';
 
@@ -169,7 +170,8 @@ export async function importUsers(deps: ImportDeps, admin: Identity, rows: unkno
   };
   try {
     await eachBounded(ready, IMPORT_CONCURRENCY, async ({ index, user }) => {
-      const outcome = await deps.store.users.create(user, { createTenant: false });
+      const created = userCreated(deps, user, byAdmin(admin).actor, 'import');
+      const outcome = await deps.store.emitting([created]).users.create(user, { createTenant: false });
       if (outcome === 'created') imported++;
       else failed.push({ index, error: USER_EXISTS });
     });

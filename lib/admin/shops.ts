@@ -1,6 +1,7 @@
 import { byAdmin, recordEvent } from '../audit/record';
 import type { Deps } from '../deps';
 import { ConflictError, ValidationError } from '../errors';
+import { adminEvent } from '../events/by-admin';
 import type { Shop } from '../store/shops';
 import type { Identity } from '../tokens/access-token';
 
@@ -50,7 +51,8 @@ export async function createShop(deps: ShopDeps, admin: Identity, request: { sho
   // The default shop exists from the tenant's creation (without a record in tenants older than shops).
   if (request.shopId === defaultShopId) throw new ConflictError(SHOP_EXISTS, { code: 'SHOP_EXISTS' });
   const shop: Shop = { tenantId, ...request, createdAt: new Date(deps.clock.now()).toISOString(), createdBy: admin.userId };
-  const created = await deps.store.shops.create(shop);
+  const event = adminEvent(deps, admin, 'identity.shop.created', shop.shopId, { shopId: shop.shopId, name: shop.name });
+  const created = await deps.store.emitting([event]).shops.create(shop);
   if (created.outcome === 'exists') throw new ConflictError(SHOP_EXISTS, { code: 'SHOP_EXISTS' });
   deps.log.info('shop_created', { tenantId, actorId: admin.userId, shopId: shop.shopId });
   await recordEvent(deps, {

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { byAdmin, recordEvent } from '../audit/record';
 import type { Role } from '../caller';
 import type { Deps } from '../deps';
+import { adminEvent } from '../events/by-admin';
 import { ACCENT_COLOR } from '../hosted/branding';
 import { type Tenant, type TenantSettings, UNKNOWN_CREATION } from '../store/tenants';
 import type { Identity } from '../tokens/access-token';
@@ -71,7 +72,9 @@ export async function readTenant(deps: Pick<Deps, 'config' | 'store'>, admin: Id
  */
 export async function updateTenant(deps: TenantDeps, admin: Identity, settings: TenantSettings): Promise<TenantView> {
   const { tenantId } = admin;
-  const changed = await deps.store.tenants.updateSettings(tenantId, settings);
+  const names = Object.entries(settings).flatMap(([name, value]) => (value === undefined ? [] : [name]));
+  const updated = adminEvent(deps, admin, 'identity.tenant.updated', tenantId, { changed: names });
+  const changed = await deps.store.emitting([updated]).tenants.updateSettings(tenantId, settings);
   deps.log.info('tenant_updated', { tenantId, actorId: admin.userId });
   const details = { name: settings.displayName, role: settings.scimDefaultRole };
   await recordEvent(deps, { ...byAdmin(admin), type: 'tenant_updated', outcome: 'success', details });

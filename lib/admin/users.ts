@@ -1,13 +1,16 @@
 import * as z from 'zod';
+import type { AuditActor } from '../audit/events';
 import { byActor, byAdmin, recordEvent, type TenantActor } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
+import { newEvent, type PendingEvent } from '../events/event';
 import type { MfaMethod } from '../mfa/methods';
 import { connectionsOf } from '../sessions/live-session';
 import { isLiveFor } from '../sessions/liveness';
 import type { ListedUser, ProfileChange, UserChange, UserFilter, UserPosition } from '../store/tenant-users';
 import type { Identity } from '../tokens/access-token';
+import { userChangeEvents } from '../users/events';
 import { epochOf, type Role, type User } from '../users/user';
 import { tenantShop } from './shops';
 
@@ -130,17 +133,21 @@ const fixed =
   (set: UserChange): UserEdit =>
   async () => ({ set });
 
+/** The events a change of the user as read carries (docs/events.md, Users). */
+type ChangeEvents = (user: User, set: UserChange, profile: ProfileChange | undefined) => PendingEvent[];
+
 /**
  * Applies the edit to the user as read, and when it disables the user ends every session
  * and grant, keeping an active ADMIN in the tenant (docs/api.md 9.3). Tried again, on the
- * user read again, when the user or the ADMIN that must stay changed meanwhile. Returns the
- * user as changed and what was set.
+ * user read again, when the user or the ADMIN that must stay changed meanwhile; each try's
+ * write carries the events of its own change. Returns the user as changed and what was set.
  */
 async function changeKeepingAdmin(
   deps: AdminDeps,
   admin: TenantActor,
   userId: string,
   edit: UserEdit,
+  events: ChangeEvents = () => [],
 ): Promise<{ user: User; set: UserChange }> {
   let guarded = false;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -155,7 +162,8 @@ async function changeKeepingAdmin(
       if (guard === undefined) throw new ConflictError(LAST_ADMIN, { code: 'LAST_ADMIN' });
       guarded = true;
     }
-    if (await deps.store.tenantUsers.change(user, set, { revoke, guardAdminId: guard, profile })) {
+    const store = deps.store.emitting(events(user, set, profile));
+    if (await store.tenantUsers.change(user, set, { revoke, guardAdminId: guard, profile })) {
       const version = profile ? (user.version ?? 0) + 1 : user.version;
       return { user: { ...after, version, sessionEpoch: revoke ? epochOf(user) + 1 : user.sessionEpoch }, set };
     }
@@ -172,17 +180,35 @@ function withoutRemoved(profile: ProfileChange | undefined): Partial<User> {
 
 const actorIdOf = (actor: TenantActor) => ('scimTokenId' in actor ? actor.scimTokenId : actor.userId);
 
+/** The actor of an event of something an ADMIN or a SCIM client did. */
+const eventActor = (actor: TenantActor): AuditActor => byActor(actor).actor;
+
+/** An event about the user `userId` of the ADMIN's (or SCIM client's) tenant. */
+const aboutUser = (
+  deps: AdminDeps,
+  actor: TenantActor,
+  userId: string,
+  type: 'identity.user.deleted' | 'identity.session.revoked' | 'identity.mfa.reset',
+  data: Record<string, string | number>,
+) => newEvent(deps, { tenantId: actor.tenantId, type, subject: userId, actor: eventActor(actor), data });
+
 /**
  * docs/api.md 9.3 and 13.3: changes a user of the actor's tenant (an ADMIN, or a SCIM client)
  * as `edit` says; a shop must be one of the tenant's (9.7); disabling ends every session and
  * grant; the tenant keeps an active ADMIN (409). Audited as `admin_user_changed`.
  */
 export async function modifyUser(deps: AdminDeps, actor: TenantActor, userId: string, edit: UserEdit): Promise<User> {
-  const { user, set } = await changeKeepingAdmin(deps, actor, userId, async (read) => {
-    const change = await edit(read);
-    if (change.set.shopId !== undefined && change.set.shopId !== read.shopId) await tenantShop(deps, actor.tenantId, change.set.shopId);
-    return change;
-  });
+  const { user, set } = await changeKeepingAdmin(
+    deps,
+    actor,
+    userId,
+    async (read) => {
+      const change = await edit(read);
+      if (change.set.shopId !== undefined && change.set.shopId !== read.shopId) await tenantShop(deps, actor.tenantId, change.set.shopId);
+      return change;
+    },
+    (read, set, profile) => userChangeEvents(deps, eventActor(actor), read, set, profile),
+  );
   const details = { role: set.role, shopId: set.shopId, status: set.status };
   deps.log.info('admin_user_changed', { tenantId: actor.tenantId, actorId: actorIdOf(actor), userId, ...details });
   await recordEvent(deps, { ...byActor(actor, userId), type: 'admin_user_changed', outcome: 'success', details });
@@ -210,7 +236,9 @@ export async function deleteUser(deps: AdminDeps, admin: TenantActor, userId: st
     if (attempt > 0 && !(await deps.store.users.findById(admin.tenantId, userId))) break;
     const { user: disabled } = await changeKeepingAdmin(deps, admin, userId, fixed({ status: 'disabled' }));
     await deps.store.tenantUsers.eraseOwned(admin.tenantId, userId);
-    if (await deps.store.tenantUsers.erase(disabled)) break;
+    // The erasure is the change its event tells of; the disabling before it is its first step.
+    const deleted = aboutUser(deps, admin, userId, 'identity.user.deleted', { username: disabled.username, endedSessions: 'all' });
+    if (await deps.store.emitting([deleted]).tenantUsers.erase(disabled)) break;
     if (attempt === ATTEMPTS - 1) throw stillContended();
     await backOff(attempt);
   }
@@ -220,15 +248,18 @@ export async function deleteUser(deps: AdminDeps, admin: TenantActor, userId: st
   await recordEvent(deps, { ...byActor(admin, userId), type: 'admin_user_deleted', outcome: 'success' });
 }
 
-/** Ends every session and grant of the user (tried again while the user changes); the number of live sessions ended. */
-async function revokeAll(deps: AdminDeps, admin: Identity, userId: string): Promise<number> {
+/**
+ * Ends every session and grant of the user (tried again while the user changes), the
+ * write carrying the event `eventOf` makes of the number of live sessions ended; that number.
+ */
+async function revokeAll(deps: AdminDeps, admin: Identity, userId: string, eventOf: (revoked: number) => PendingEvent): Promise<number> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const user = await findUser(deps, admin, userId);
     const now = epochSeconds(deps.clock);
     const sessions = await deps.store.sessions.listByUser(admin.tenantId, userId);
     const connection = await connectionsOf(deps, sessions);
     const live = sessions.filter((session) => isLiveFor(user, session, now, connection(session)));
-    if (await deps.store.users.revokeSessions(user)) return live.length;
+    if (await deps.store.emitting([eventOf(live.length)]).users.revokeSessions(user)) return live.length;
     await backOff(attempt);
   }
   throw stillContended();
@@ -236,7 +267,9 @@ async function revokeAll(deps: AdminDeps, admin: Identity, userId: string): Prom
 
 /** docs/api.md 9.6: signs the user out everywhere. */
 export async function signOutUser(deps: AdminDeps, admin: Identity, userId: string): Promise<{ revoked: number }> {
-  const revoked = await revokeAll(deps, admin, userId);
+  const revoked = await revokeAll(deps, admin, userId, (count) =>
+    aboutUser(deps, admin, userId, 'identity.session.revoked', { reason: 'admin', revoked: count, endedSessions: 'all' }),
+  );
   deps.log.info('admin_user_signed_out', { tenantId: admin.tenantId, actorId: admin.userId, userId, revoked });
   await recordEvent(deps, { ...byAdmin(admin, userId), type: 'admin_user_signed_out', outcome: 'success', details: { revoked } });
   return { revoked };
@@ -246,7 +279,8 @@ export async function signOutUser(deps: AdminDeps, admin: Identity, userId: stri
 export async function resetMfa(deps: AdminDeps, admin: Identity, userId: string): Promise<void> {
   await findUser(deps, admin, userId);
   // Sessions first: a passkey registration still running in one then fails (lib/passkeys/ceremonies.ts).
-  await revokeAll(deps, admin, userId);
+  // The reset's event goes with this first write: the one that ends the sessions (docs/events.md, Users).
+  await revokeAll(deps, admin, userId, () => aboutUser(deps, admin, userId, 'identity.mfa.reset', { endedSessions: 'all' }));
   await deps.store.tenantUsers.eraseMfa(admin.tenantId, userId);
   await deps.store.passkeys.eraseAll(admin.tenantId, userId);
   deps.log.info('admin_mfa_reset', { tenantId: admin.tenantId, actorId: admin.userId, userId });

@@ -118,7 +118,9 @@ function conditionFailed(error: Error): Error {
  * delete or transaction becomes one transaction with the outbox updates of the events
  * (docs/events.md, How events leave). The event exists if and only if the change does:
  * a write refused or failed leaves none, and no event is written on its own. Reads pass
- * through; writes after the first are sent as they are.
+ * through; writes after the one that carried them are sent as they are. A write cancelled
+ * (its condition failed, or a concurrent transaction) was not written: the events go with
+ * the next write, so a store that tries its change again carries them then.
  *
  * The write answers as it would have alone: a failed condition of a single write is a
  * `ConditionalCheckFailedException` with the item found, and an update that asked for the
@@ -150,6 +152,8 @@ export function carryingEvents(dynamo: Dynamo, events: PendingEvent[]): Dynamo {
           await conflictPause(attempt);
           continue;
         }
+        // Cancelled, so not written: the events wait for the store's next write (a retry of the change).
+        carried = false;
         if (single && own[0] === 'ConditionalCheckFailed') throw conditionFailed(error);
         throw error;
       }

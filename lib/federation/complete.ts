@@ -11,6 +11,7 @@ import type { Reply } from '../http/reply';
 import type { Amr } from '../sessions/session';
 import { signInEvent } from '../sessions/sign-in';
 import type { FederationRequest } from '../store/federation';
+import { userCreated } from '../users/events';
 import { ROLES, type Role, type User } from '../users/user';
 import type { Connection, FederatedClaims } from './connection';
 import { endedFederationCookie, FEDERATION_COOKIE } from './cookie';
@@ -107,7 +108,8 @@ async function provision(deps: CompleteDeps, connection: Connection, claims: Fed
   };
   for (const username of [email, `${email}~${deps.random.token(4).toLowerCase()}`]) {
     const user = { ...base, username };
-    const result = await deps.store.federatedIdentities.createLinked(user, connectionId, claims.subject);
+    const created = userCreated(deps, user, { type: 'system', id: null }, 'federation');
+    const result = await deps.store.emitting([created]).federatedIdentities.createLinked(user, connectionId, claims.subject);
     if (result === 'created') {
       deps.log.info('user_provisioned', { tenantId, userId: user.id, connectionId, role: user.role });
       await recordEvent(deps, {

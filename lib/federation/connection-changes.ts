@@ -1,6 +1,7 @@
 import { byAdmin, recordEvent } from '../audit/record';
 import type { Config } from '../config';
 import { NotFoundError, ValidationError } from '../errors';
+import { adminEvent } from '../events/by-admin';
 import type { ConnectionChange } from '../store/federation';
 import type { Identity } from '../tokens/access-token';
 import { type ConnectionPatch, type NewConnection, OIDC_ONLY, SAML_ONLY } from './admin-input';
@@ -102,7 +103,12 @@ export async function createConnection(deps: AdminDeps, admin: Identity, input: 
     };
   }
   // Ids are random UUIDs: a taken one is not expected, and nothing was written.
-  if (!(await deps.store.connections.create(withoutUndefined(connection)))) throw new Error('Connection id collision');
+  const created = adminEvent(deps, admin, 'identity.connection.created', connection.id, {
+    connectionId: connection.id,
+    name: connection.name,
+    type: connection.type,
+  });
+  if (!(await deps.store.emitting([created]).connections.create(withoutUndefined(connection)))) throw new Error('Connection id collision');
   deps.log.info('connection_created', { tenantId: admin.tenantId, actorId: admin.userId, connectionId: connection.id });
   await recordEvent(deps, {
     ...byAdmin(admin),
@@ -166,7 +172,11 @@ const defined = <T extends object>(fields: T): Partial<T> =>
 export async function updateConnection(deps: AdminDeps, admin: Identity, id: string, patch: ConnectionPatch): Promise<ConnectionView> {
   const connection = await tenantConnection(deps, admin.tenantId, id);
   const change = await changeOf(deps, connection, patch);
-  const updated = await deps.store.connections.update(connection, { ...change, updatedAt: new Date(deps.clock.now()).toISOString() });
+  const changed = Object.entries(patch).flatMap(([field, value]) => (value === undefined ? [] : [field]));
+  const event = adminEvent(deps, admin, 'identity.connection.updated', id, { connectionId: id, changed });
+  const updated = await deps.store
+    .emitting([event])
+    .connections.update(connection, { ...change, updatedAt: new Date(deps.clock.now()).toISOString() });
   if (!updated) throw new NotFoundError(CONNECTION_NOT_FOUND, { code: 'CONNECTION_NOT_FOUND' });
   deps.log.info('connection_updated', { tenantId: admin.tenantId, actorId: admin.userId, connectionId: id, fields: Object.keys(patch) });
   await recordEvent(deps, {

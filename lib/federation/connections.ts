@@ -1,6 +1,7 @@
 import { byAdmin, recordEvent } from '../audit/record';
 import type { Deps } from '../deps';
 import { NotFoundError } from '../errors';
+import { adminEvent } from '../events/by-admin';
 import type { Identity } from '../tokens/access-token';
 import { type Connection, connectionView } from './connection';
 
@@ -38,8 +39,9 @@ export async function readConnection(deps: Pick<Deps, 'store' | 'config'>, admin
 export async function deleteConnection(deps: AdminDeps, admin: Identity, id: string): Promise<void> {
   const connection = await tenantConnection(deps, admin.tenantId, id);
   // False: gone since the read, by another DELETE or by this one's own write retried after
-  // its answer was lost. Deleted either way.
-  await deps.store.connections.delete(connection);
+  // its answer was lost. Deleted either way; the event is the write's that deleted it.
+  const deleted = adminEvent(deps, admin, 'identity.connection.deleted', id, { connectionId: id, name: connection.name });
+  await deps.store.emitting([deleted]).connections.delete(connection);
   deps.log.info('connection_deleted', { tenantId: admin.tenantId, actorId: admin.userId, connectionId: id });
   await recordEvent(deps, {
     ...byAdmin(admin),

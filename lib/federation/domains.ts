@@ -1,6 +1,7 @@
 import { byAdmin, recordEvent } from '../audit/record';
 import type { Deps } from '../deps';
 import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
+import { adminEvent } from '../events/by-admin';
 import type { Identity } from '../tokens/access-token';
 import { domainVerification, type TenantDomain } from './connection';
 import { DnsUnavailableError, lookupTxt } from './dns';
@@ -52,7 +53,9 @@ export async function addDomain(deps: DomainDeps, admin: Identity, domain: strin
     token: deps.random.token(32),
     createdAt: new Date(deps.clock.now()).toISOString(),
   };
-  if ((await deps.store.domains.create(record)) === 'exists') throw new ConflictError(DOMAIN_EXISTS, { code: 'DOMAIN_EXISTS' });
+  const added = adminEvent(deps, admin, 'identity.domain.added', domain, { domain });
+  if ((await deps.store.emitting([added]).domains.create(record)) === 'exists')
+    throw new ConflictError(DOMAIN_EXISTS, { code: 'DOMAIN_EXISTS' });
   deps.log.info('domain_added', { tenantId: admin.tenantId, actorId: admin.userId, domain });
   await recordEvent(deps, { ...byAdmin(admin), type: 'domain_added', outcome: 'success', details: { domain } });
   return { domain, status: 'pending' as const, verification: domainVerification(record), createdAt: record.createdAt };
@@ -89,7 +92,8 @@ export async function verifyDomain(deps: DomainDeps, admin: Identity, name: stri
     deps.log.info('domain_not_verified', { tenantId: admin.tenantId, domain: name, records: records.length });
     throw new ValidationError(DOMAIN_NOT_VERIFIED, { code: 'DOMAIN_NOT_VERIFIED' });
   }
-  const outcome = await deps.store.domains.verify(domain, new Date(deps.clock.now()).toISOString());
+  const verified = adminEvent(deps, admin, 'identity.domain.verified', name, { domain: name });
+  const outcome = await deps.store.emitting([verified]).domains.verify(domain, new Date(deps.clock.now()).toISOString());
   if (outcome === 'claimed') throw claimed();
   if (outcome === 'gone') throw notFound();
   deps.log.info('domain_verified', { tenantId: admin.tenantId, actorId: admin.userId, domain: name });
@@ -101,8 +105,9 @@ export async function verifyDomain(deps: DomainDeps, admin: Identity, name: stri
 export async function deleteDomain(deps: DomainDeps, admin: Identity, name: string): Promise<void> {
   if (!(await deps.store.domains.find(admin.tenantId, name))) throw notFound();
   // False: gone since the read, by another DELETE or by this one's own write retried after
-  // its answer was lost. Deleted either way.
-  await deps.store.domains.delete(admin.tenantId, name);
+  // its answer was lost. Deleted either way; the event is the write's that deleted it.
+  const deleted = adminEvent(deps, admin, 'identity.domain.deleted', name, { domain: name });
+  await deps.store.emitting([deleted]).domains.delete(admin.tenantId, name);
   deps.log.info('domain_deleted', { tenantId: admin.tenantId, actorId: admin.userId, domain: name });
   await recordEvent(deps, { ...byAdmin(admin), type: 'domain_deleted', outcome: 'success', details: { domain: name } });
 }

@@ -6,12 +6,14 @@ import { constantEquals } from '../crypto/constant-equals';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../errors';
+import { newEvent } from '../events/event';
 import { SsoRequiredError, ssoConnectionFor } from '../federation/sso-required';
 import { newAccountPasskey } from '../passkeys/ceremonies';
 import type { Amr } from '../sessions/session';
 import type { FirstFactor } from '../sessions/sign-in';
 import type { Invitation } from '../store/invitations';
 import { isCommonPassword } from '../users/common-passwords';
+import { userCreated } from '../users/events';
 import type { User } from '../users/user';
 import { invitationEmail } from './email';
 
@@ -52,6 +54,18 @@ export interface InvitationView {
 }
 
 type InvitationDeps = Pick<Deps, 'config' | 'clock' | 'random' | 'log' | 'store' | 'source' | 'mfaDelivery'>;
+
+type InvitationEventType = 'identity.invitation.created' | 'identity.invitation.resent' | 'identity.invitation.revoked';
+
+/** An event of an ADMIN's (or MANAGER's) invitation (docs/events.md, The tenant's resources): never its address or link. */
+const invitationEvent = (deps: InvitationDeps, inviter: Identity, invitation: Invitation, type: InvitationEventType, data = {}) =>
+  newEvent(deps, {
+    tenantId: invitation.tenantId,
+    type,
+    subject: invitation.id,
+    actor: byAdmin(inviter).actor,
+    data: { role: invitation.role, shopId: invitation.shopId, ...data },
+  });
 
 /** The roles only an ADMIN may invite; a MANAGER invites the others (docs/api.md 13.1). */
 const ADMIN_ONLY: readonly Role[] = ['ADMIN', 'MANAGER'];
@@ -172,12 +186,15 @@ export async function createInvitation(deps: InvitationDeps, inviter: Identity, 
     createdAt: new Date(deps.clock.now()).toISOString(),
     createdBy: inviter.userId,
   };
-  if ((await deps.store.invitations.create(invitation, now)) === 'pending_elsewhere')
+  const created = invitationEvent(deps, inviter, invitation, 'identity.invitation.created');
+  if ((await deps.store.emitting([created]).invitations.create(invitation, now)) === 'pending_elsewhere')
     throw new ConflictError(INVITATION_PENDING, { code: 'INVITATION_PENDING' });
   try {
     await send(deps, invitation, token);
   } catch (error) {
-    await deps.store.invitations.revoke(invitation);
+    // The invitation existed for a moment: its events say so, and that it ended unsent.
+    const unsent = invitationEvent(deps, inviter, invitation, 'identity.invitation.revoked', { reason: 'not_sent' });
+    await deps.store.emitting([unsent]).invitations.revoke(invitation);
     throw error;
   }
   await recordEvent(deps, {
@@ -218,7 +235,8 @@ export async function resendInvitation(deps: InvitationDeps, inviter: Identity, 
   const now = epochSeconds(deps.clock);
   const token = tokenOf(invitation.tenantId, id, deps.random.token());
   const renewed = { ...invitation, tokenHash: hashToken(token), expiresAt: now + INVITATION_TTL_SECONDS };
-  const outcome = await deps.store.invitations.renew(invitation, renewed.tokenHash, renewed.expiresAt, now);
+  const resent = invitationEvent(deps, inviter, invitation, 'identity.invitation.resent');
+  const outcome = await deps.store.emitting([resent]).invitations.renew(invitation, renewed.tokenHash, renewed.expiresAt, now);
   if (outcome === 'not_pending') throw notPending();
   if (outcome === 'pending_elsewhere') throw new ConflictError(INVITATION_PENDING, { code: 'INVITATION_PENDING' });
   try {
@@ -236,7 +254,8 @@ export async function resendInvitation(deps: InvitationDeps, inviter: Identity, 
 export async function revokeInvitation(deps: InvitationDeps, inviter: Identity, id: string): Promise<void> {
   const invitation = await findOwn(deps, inviter, id);
   if (invitation.status === 'revoked') return;
-  if (invitation.status !== 'pending' || (await deps.store.invitations.revoke(invitation)) !== 'written') {
+  const revoked = invitationEvent(deps, inviter, invitation, 'identity.invitation.revoked', { reason: 'admin' });
+  if (invitation.status !== 'pending' || (await deps.store.emitting([revoked]).invitations.revoke(invitation)) !== 'written') {
     // Accepted or revoked meanwhile: a revocation that lost the race to another one is done all the same.
     if ((await deps.store.invitations.find(inviter.tenantId, id))?.status !== 'revoked') throw notPending();
     return;
@@ -328,7 +347,16 @@ export async function acceptInvitation(deps: AcceptDeps, token: string, acceptan
   };
   const tokenHash = hashToken(token);
   for (let attempt = 0; ; attempt++) {
-    const outcome = await deps.store.invitations.accept(invitation, tokenHash, user, epochSeconds(deps.clock));
+    const self = { type: 'user' as const, id: user.id };
+    const accepted = newEvent(deps, {
+      tenantId: invitation.tenantId,
+      type: 'identity.invitation.accepted',
+      subject: invitation.id,
+      actor: self,
+      data: { userId: user.id, role: user.role, shopId: user.shopId },
+    });
+    const events = [userCreated(deps, user, self, 'invitation'), accepted];
+    const outcome = await deps.store.emitting(events).invitations.accept(invitation, tokenHash, user, epochSeconds(deps.clock));
     if (outcome === 'created') break;
     if (outcome === 'username_taken') throw new ValidationError('Username already exists', { code: 'USERNAME_TAKEN' });
     // A retry after a lost answer may find this very acceptance applied, still settling.

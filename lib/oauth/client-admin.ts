@@ -2,6 +2,7 @@ import { type AuditDeps, byAdmin, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
+import { adminEvent } from '../events/by-admin';
 import type { ClientChange } from '../store/oauth-clients';
 import type { Identity } from '../tokens/access-token';
 import type { SigningAlgorithm } from '../tokens/signing-keys';
@@ -152,9 +153,10 @@ export async function updateClient(
   const client = await findClient(deps, admin, clientId);
   checkChangeFor(client, change);
   if (Object.values(change).every((value) => value === undefined)) return viewOf(deps, client);
-  const changed = await deps.store.oauthClients.update(client, change, isoNow(deps));
-  if (!changed) throw notFound();
   const fields = Object.entries(change).flatMap(([field, value]) => (value === undefined ? [] : [field]));
+  const updated = adminEvent(deps, admin, 'identity.client.updated', clientId, { clientId, changed: fields });
+  const changed = await deps.store.emitting([updated]).oauthClients.update(client, change, isoNow(deps));
+  if (!changed) throw notFound();
   deps.log.info('oauth_client_updated', { tenantId: admin.tenantId, actorId: admin.userId, clientId, fields });
   await clientChanged(deps, admin, 'oauth_client_updated', clientId);
   return viewOf(deps, changed);
@@ -169,7 +171,8 @@ export async function updateClient(
 export async function deleteClient(deps: ClientAdminDeps, admin: Identity, clientId: string): Promise<void> {
   const client = await findClient(deps, admin, clientId);
   const now = epochSeconds(deps.clock);
-  const deleted = await deps.store.oauthClients.delete(client, {
+  const event = adminEvent(deps, admin, 'identity.client.deleted', clientId, { clientId });
+  const deleted = await deps.store.emitting([event]).oauthClients.delete(client, {
     deletedAt: isoNow(deps),
     reservedUntil: now + DELETED_CLIENT_ID_RESERVED_SECONDS,
   });
@@ -204,7 +207,8 @@ export async function rotateClientSecret(
     if (isPublicClient(client) || client.secretHash === undefined) throw clientSecretErrors.publicClient();
     if ((await deps.clientSecretHasher.check(client.secretHash, request.client_secret)).matches) return viewOf(deps, client);
     const now = epochSeconds(deps.clock);
-    const rotated = await deps.store.oauthClients.rotateSecret(client, {
+    const event = adminEvent(deps, admin, 'identity.client.secret_rotated', clientId, { clientId, previousSecretExpiresIn: keepFor });
+    const rotated = await deps.store.emitting([event]).oauthClients.rotateSecret(client, {
       secretHash: await deps.clientSecretHasher.hash(request.client_secret),
       previous: keepFor > 0 ? { secretHash: client.secretHash, expiresAt: now + keepFor } : undefined,
       updatedAt: isoNow(deps),

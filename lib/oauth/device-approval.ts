@@ -89,10 +89,15 @@ export async function decideDevice(
   const { user, session } = approver;
   const now = epochSeconds(deps.clock);
   const approval = { userId: user.id, sessionId: session.id, authTime: session.authTime ?? session.createdAt, amr: [...session.amr] };
-  const event = selfEvent(deps, { tenantId: user.tenantId, userId: user.id }, `identity.device.${decision}`, {
-    clientId: client.clientId,
-    sessionId: session.id,
-  });
+  const event = selfEvent(
+    deps,
+    { tenantId: user.tenantId, userId: user.id },
+    decision === 'approved' ? 'identity.device.approved' : 'identity.device.denied',
+    {
+      clientId: client.clientId,
+      sessionId: session.id,
+    },
+  );
   if (!(await deps.store.emitting([event]).deviceCodes.decide(authorization, decision, approval, now))) throw deviceCodeErrors.used();
   deps.log.info(decision === 'approved' ? 'device_approved' : 'device_denied', {
     tenantId: user.tenantId,

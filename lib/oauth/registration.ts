@@ -2,6 +2,7 @@ import { byAdmin, recordEvent } from '../audit/record';
 import { isStrongSecret } from '../crypto/secret-strength';
 import type { Deps } from '../deps';
 import { ConflictError, ForbiddenError, ValidationError } from '../errors';
+import { adminEvent } from '../events/by-admin';
 import type { Identity } from '../tokens/access-token';
 import type { SigningAlgorithm } from '../tokens/signing-keys';
 import {
@@ -157,7 +158,8 @@ export async function registerClient(
     ...(backchannelLogoutUri === undefined ? {} : { backchannelLogoutUri }),
     ...(registration.backchannel_logout_session_required ? { backchannelLogoutSessionRequired: true } : {}),
   };
-  if ((await deps.store.oauthClients.create(client)) === 'exists')
+  const created = adminEvent(deps, admin, 'identity.client.created', client.clientId, { clientId: client.clientId });
+  if ((await deps.store.emitting([created]).oauthClients.create(client)) === 'exists')
     throw new ConflictError('OAuth2 client already exists', { code: 'CLIENT_EXISTS' });
   deps.log.info('oauth_client_created', {
     clientId: client.clientId,

@@ -7,6 +7,7 @@ import { constantEquals } from '../crypto/constant-equals';
 import { hashToken } from '../crypto/token-hash';
 import type { Deps } from '../deps';
 import { NotFoundError } from '../errors';
+import { adminEvent } from '../events/by-admin';
 import { bearerToken } from '../oidc/userinfo';
 import type { ScimToken } from '../store/scim-tokens';
 import type { Identity } from '../tokens/access-token';
@@ -66,7 +67,8 @@ export async function createScimToken(
     createdAt: new Date(deps.clock.now()).toISOString(),
     createdBy: admin.userId,
   };
-  await deps.store.scimTokens.create(stored);
+  const created = adminEvent(deps, admin, 'identity.scim_token.created', id, { name });
+  await deps.store.emitting([created]).scimTokens.create(stored);
   deps.log.info('scim_token_created', { tenantId: admin.tenantId, actorId: admin.userId, scimTokenId: id });
   await recordEvent(deps, { ...byAdmin(admin), type: 'scim_token_created', outcome: 'success', details: { name } });
   return { scimToken: viewOf(stored), token };
@@ -79,7 +81,8 @@ export async function listScimTokens(deps: Pick<Deps, 'store'>, admin: Identity)
 
 /** docs/api.md 13.3: deletes a token of the tenant; its next request is refused. */
 export async function deleteScimToken(deps: ScimTokenDeps, admin: Identity, tokenId: string): Promise<void> {
-  if (!(await deps.store.scimTokens.remove(admin.tenantId, tokenId))) throw new NotFoundError(SCIM_TOKEN_NOT_FOUND);
+  const deleted = adminEvent(deps, admin, 'identity.scim_token.deleted', tokenId);
+  if (!(await deps.store.emitting([deleted]).scimTokens.remove(admin.tenantId, tokenId))) throw new NotFoundError(SCIM_TOKEN_NOT_FOUND);
   deps.log.info('scim_token_deleted', { tenantId: admin.tenantId, actorId: admin.userId, scimTokenId: tokenId });
   await recordEvent(deps, { ...byAdmin(admin), type: 'scim_token_deleted', outcome: 'success' });
 }

@@ -10,6 +10,7 @@ import type { Deps } from '../deps';
 import { fitsAfterNormalization } from '../http/schemas';
 import { normalizeEmail, normalizeUsername } from '../store/keys';
 import type { ProfileChange, UserChange } from '../store/tenant-users';
+import { userCreated } from '../users/events';
 import type { User } from '../users/user';
 import { type ScimError, scimErrors } from './errors';
 import {
@@ -122,7 +123,8 @@ export async function createScimUser(deps: ScimDeps, caller: ScimCaller, input: 
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.emails !== undefined ? { emails: input.emails } : {}),
   };
-  const result = await deps.store.users.create(user, { createTenant: false });
+  const created = userCreated(deps, user, byActor(caller).actor, 'scim');
+  const result = await deps.store.emitting([created]).users.create(user, { createTenant: false });
   if (result === 'username_taken') throw scimErrors.uniqueness('userName already exists');
   if (result === 'external_id_taken') throw scimErrors.uniqueness('externalId already exists');
   deps.log.info('user_provisioned', { tenantId, scimTokenId: caller.scimTokenId, userId: user.id });

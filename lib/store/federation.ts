@@ -3,8 +3,8 @@ import type { Random } from '../crypto/random';
 import { hashToken } from '../crypto/token-hash';
 import { type Connection, connectionSchema, type TenantDomain, tenantDomainSchema } from '../federation/connection';
 import type { User } from '../users/user';
-import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from './commands';
-import { type Dynamo, isConditionalCheckFailed } from './dynamo';
+import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from './commands';
+import { cancellationCodes, type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { ownerIndexItems } from './owner-index';
 import { parseRecord } from './records';
@@ -63,9 +63,8 @@ export interface DomainStore {
    */
   verify(domain: Pick<TenantDomain, 'tenantId' | 'domain'>, verifiedAt: string): Promise<'verified' | 'claimed' | 'gone'>;
   /**
-   * Deletes the tenant's domain: its claim first (if the tenant's), then its record, so a
-   * failure between them leaves a verified record without its claim, which nothing trusts.
-   * False if the tenant has no such domain.
+   * Deletes the tenant's domain: its record and, in the same transaction, its claim if the
+   * claim is the tenant's. False if the tenant has no such domain.
    */
   delete(tenantId: string, domain: string): Promise<boolean>;
   /** The tenant the domain is verified for (consistent), if any. */
@@ -290,23 +289,31 @@ export function dynamoDomainStore(dynamo: Dynamo, random: Random): DomainStore {
     },
 
     async delete(tenantId, domain) {
+      // One transaction (it may carry events, lib/events/outbox.ts): the record, and the claim if it is the tenant's.
+      const { Item: claim } = await doc.send(new GetCommand({ TableName: table, Key: keys.domainClaim(domain), ConsistentRead: true }));
+      const freeClaim = {
+        Delete: {
+          TableName: table,
+          Key: keys.domainClaim(domain),
+          ConditionExpression: 'tenantId = :tenant',
+          ExpressionAttributeValues: { ':tenant': tenantId },
+        },
+      };
       try {
         await doc.send(
-          new DeleteCommand({
-            TableName: table,
-            Key: keys.domainClaim(domain),
-            ConditionExpression: 'tenantId = :tenant',
-            ExpressionAttributeValues: { ':tenant': tenantId },
+          new TransactWriteCommand({
+            TransactItems: [
+              { Delete: { TableName: table, Key: keys.tenantDomain(tenantId, domain), ConditionExpression: 'attribute_exists(pk)' } },
+              ...(claim?.tenantId === tenantId ? [freeClaim] : []),
+            ],
           }),
         );
+        return true;
       } catch (error) {
-        // Not the tenant's claim (another tenant's, or none: a pending domain): nothing to free.
-        if (!isConditionalCheckFailed(error)) throw error;
+        // The record gone: deleted already. Only the claim changed since it was read: a concurrent change, 503.
+        if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') return false;
+        throw error;
       }
-      const { Attributes } = await doc.send(
-        new DeleteCommand({ TableName: table, Key: keys.tenantDomain(tenantId, domain), ReturnValues: 'ALL_OLD' }),
-      );
-      return Attributes !== undefined;
     },
 
     async claimOf(domain) {

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { Random } from '../crypto/random';
 import { DeleteCommand, GetCommand, QueryCommand } from './commands';
-import type { Dynamo } from './dynamo';
+import { type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { parseRecord } from './records';
 import { writeOnce } from './write-once';
@@ -69,10 +69,16 @@ export function dynamoScimTokenStore(dynamo: Dynamo, random: Random): ScimTokenS
     },
 
     async remove(tenantId, tokenId) {
-      const { Attributes } = await doc.send(
-        new DeleteCommand({ TableName: table, Key: keys.scimToken(tenantId, tokenId), ReturnValues: 'ALL_OLD' }),
-      );
-      return Attributes !== undefined;
+      // A condition, not ALL_OLD, tells whether there was one: the deletion may carry events (lib/events/outbox.ts).
+      try {
+        await doc.send(
+          new DeleteCommand({ TableName: table, Key: keys.scimToken(tenantId, tokenId), ConditionExpression: 'attribute_exists(pk)' }),
+        );
+        return true;
+      } catch (error) {
+        if (isConditionalCheckFailed(error)) return false;
+        throw error;
+      }
     },
   };
 }

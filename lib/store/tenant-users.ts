@@ -275,9 +275,12 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
       const generation = sameGeneration(user);
       const version = user.version ?? 0;
       // A SCIM change applies to the user as read, attributes and all: one at a time (docs/api.md 13.3).
+      // What it sets is still as read: its events tell of the change from that (a previous role), once.
+      const asRead = Object.keys(set).map((name, i) => ({ name, value: user[name as keyof UserChange], i }));
+      const unchanged = asRead.map(({ i }) => ` AND #w${i} = :w${i}`).join('');
       const ConditionExpression = profile
-        ? `${generation.ConditionExpression} AND ${version === 0 ? '(attribute_not_exists(version) OR version = :version)' : 'version = :version'}`
-        : generation.ConditionExpression;
+        ? `${generation.ConditionExpression}${unchanged} AND ${version === 0 ? '(attribute_not_exists(version) OR version = :version)' : 'version = :version'}`
+        : `${generation.ConditionExpression}${unchanged}`;
       const { current } = generation;
       // The email index entry follows the email (docs/api.md 13).
       const emailIndex =
@@ -304,9 +307,11 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
             ExpressionAttributeNames: {
               ...Object.fromEntries(changes.map(([name], i) => [`#f${i}`, name])),
               ...Object.fromEntries(removed.map((name, i) => [`#r${i}`, name])),
+              ...Object.fromEntries(asRead.map(({ name, i }) => [`#w${i}`, name])),
             },
             ExpressionAttributeValues: {
               ...Object.fromEntries(changes.map(([, value], i) => [`:f${i}`, value])),
+              ...Object.fromEntries(asRead.map(({ value, i }) => [`:w${i}`, value])),
               ':current': current,
               ...(profile ? { ':version': version } : {}),
             },

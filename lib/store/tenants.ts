@@ -34,7 +34,7 @@ export interface TenantStore {
   createdAt(tenantId: string): Promise<number | undefined>;
   /**
    * Sets the tenant's settings given (docs/api.md 9.14): one update, the same again after a
-   * lost answer. The tenant as changed.
+   * lost answer. The tenant as changed, with the settings given as this update set them.
    */
   updateSettings(tenantId: string, settings: TenantSettings): Promise<Tenant>;
 }
@@ -84,7 +84,11 @@ export function dynamoTenantStore({ doc, table }: Dynamo): TenantStore {
       );
       const tenant = parseRecord(tenantSchema, 'tenant', Attributes);
       if (!tenant) throw new Error('The tenant record did not parse after its update');
-      return tenant;
+      // A write that carries events reads the item back after it (lib/events/outbox.ts): a
+      // concurrent change may be in it by then, so what this one set is answered as set.
+      const own = Object.fromEntries(given);
+      for (const [name] of removed) delete (tenant as Record<string, unknown>)[name];
+      return { ...tenant, ...own };
     },
   };
 }

@@ -9,6 +9,7 @@ import { type AuthPayload, startSession } from '../sessions/sessions';
 import type { Identity } from '../tokens/access-token';
 import { isCommonPassword } from './common-passwords';
 import { sendEmailVerification } from './email';
+import { userCreated } from './events';
 import { type Role, type User, userSummary } from './user';
 
 export interface RegisterRequest {
@@ -76,7 +77,9 @@ export async function createUser(
     status: 'active',
     createdAt: new Date(deps.clock.now()).toISOString(),
   };
-  const outcome = await deps.store.users.create(user, { createTenant });
+  // An ADMIN registers someone of their tenant; without a caller, the user registers themselves.
+  const created = userCreated(deps, user, { type: 'user', id: caller?.userId ?? user.id }, caller ? 'admin' : 'registration');
+  const outcome = await deps.store.emitting([created]).users.create(user, { createTenant });
   if (outcome === 'tenant_exists') throw new ForbiddenError();
   if (outcome === 'username_taken') throw new ValidationError('Username already exists', { code: 'USERNAME_TAKEN' });
 

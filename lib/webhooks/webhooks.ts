@@ -77,6 +77,13 @@ async function checkedUrl(deps: Pick<Deps, 'config'>, raw: string): Promise<stri
 }
 
 /** The event and audit record of a change of a webhook: its id and types, never its URL (it may carry a token) or secret. */
+/** The event of each change of a webhook (docs/events.md, Webhooks). */
+const WEBHOOK_EVENTS = {
+  created: 'identity.webhook.created',
+  updated: 'identity.webhook.updated',
+  deleted: 'identity.webhook.deleted',
+} as const;
+
 function changeOf(
   deps: WebhookDeps,
   admin: Identity,
@@ -86,7 +93,7 @@ function changeOf(
 ) {
   const event = newEvent(deps, {
     tenantId: admin.tenantId,
-    type: `identity.webhook.${type}`,
+    type: WEBHOOK_EVENTS[type],
     subject: webhookId,
     actor: { type: 'user', id: admin.userId },
     data,

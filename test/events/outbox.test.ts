@@ -83,6 +83,27 @@ describe('events carried by the write of their change', () => {
     expect(await lastEvents(deps, tenantId, 'u-3')).toEqual([]);
   });
 
+  it('a write refused by its condition leaves the events to the store’s next write: its retry of the change', async () => {
+    await dynamo.doc.send(new PutCommand({ TableName: dynamo.table, Item: { ...key('g'), n: 1 } }));
+    const one = event('u-7');
+    const carrying = carryingEvents(dynamo, [one]);
+    const put = (n: number) =>
+      carrying.doc.send(
+        new PutCommand({
+          TableName: dynamo.table,
+          Item: { ...key('g'), n },
+          ConditionExpression: 'n = :n',
+          ExpressionAttributeValues: { ':n': n - 1 },
+        }),
+      );
+    await expect(put(3)).rejects.toThrow('The conditional request failed');
+    await put(2);
+    expect(await lastEvents(deps, tenantId, 'u-7')).toEqual([{ ...one, sequence: '1' }]);
+    // Written once: a third write goes plain.
+    await put(3);
+    expect(await eventCount(deps, tenantId, 'u-7')).toBe(1);
+  });
+
   it('a write-once write whose answer was lost is written once, with its event once', async () => {
     const carrying = carryingEvents(dynamo, [event('u-4')]);
     let lose = true;

@@ -11,6 +11,7 @@ import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { DEVICE_GRANT, deviceBrowser, deviceCodes, pollToken, postDeviceForm } from '../helpers/device';
 import { startDnsServer } from '../helpers/dns-server';
 import { dpopKey, dpopProof } from '../helpers/dpop';
+import { eventCount, lastEvents } from '../helpers/events';
 import { failure } from '../helpers/failures';
 import { oidcConnection } from '../helpers/federation-admin';
 import { browserAuthorize, CookieJar, csrfOf, postForm } from '../helpers/hosted';
@@ -164,7 +165,7 @@ describe('writes retried after a lost answer', () => {
   it('OAuth: retried client registration, code issue, code redemption and refresh each succeed once', async () => {
     const tenantId = uniqueTenant('lost');
     const { token } = await registerAdmin(app, tenantId);
-    dynamo.loseNext(mentioning('PutItemCommand', 'CLIENT#'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'CLIENT#'));
     const lostBefore = dynamo.lost();
     const client = await createClient(app, token, tenantId);
     expect(dynamo.lost()).toBe(lostBefore + 1);
@@ -344,7 +345,7 @@ describe('writes retried after a lost answer', () => {
     const tenantId = uniqueTenant('lost');
     const admin = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
     const lostBefore = dynamo.lost();
-    dynamo.loseNext(mentioning('UpdateItemCommand', 'displayName'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'displayName'));
     const renamed = await app.request('adminUpdateTenant', { token: admin.token, body: { displayName: 'Acme Shops' } });
     expect(renamed).toMatchObject({ status: 200, body: { success: true, data: { tenant: { id: tenantId, displayName: 'Acme Shops' } } } });
     expect(dynamo.lost()).toBe(lostBefore + 1);
@@ -367,7 +368,7 @@ describe('writes retried after a lost answer', () => {
       scope: 'api',
     };
     const lostBefore = dynamo.lost();
-    dynamo.loseNext(mentioning('PutItemCommand', 'CLIENT#'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'CLIENT#'));
     const created = await postAction(app, jar, 'admin', { section: 'clients', action: 'create' }, fields, origin);
     expect(created.status).toBe(200);
     expect(dynamo.lost()).toBe(lostBefore + 1);
@@ -383,7 +384,7 @@ describe('writes retried after a lost answer', () => {
     dynamo.loseNext(mentioning('TransactWriteItemsCommand', '#SHOPS'));
     const admin = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
     expect(dynamo.lost()).toBe(lostBefore + 1);
-    dynamo.loseNext(mentioning('PutItemCommand', 'SHOP#kiosk'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'SHOP#kiosk'));
     const created = await app.request('adminCreateShop', { token: admin.token, body: { shopId: 'kiosk', name: 'Kiosk' } });
     expect(created).toMatchObject({
       status: 201,
@@ -446,6 +447,9 @@ describe('writes retried after a lost answer', () => {
     expect(disabled).toMatchObject({ status: 200, body: { success: true, data: { user: { id: userId, status: 'disabled' } } } });
     expect(dynamo.lost()).toBe(lostBefore + 1);
     expect((await app.request('me', { token: member.body.data.token })).status).toBe(401);
+    // The retried write is the same transaction: its event exists once (docs/events.md).
+    const lastType = async () => (await lastEvents(deps, tenantId, userId)).map((event) => event.type);
+    expect([await eventCount(deps, tenantId, userId), await lastType()]).toEqual([2, ['identity.user.disabled']]);
 
     dynamo.loseNext(mentioning('TransactWriteItemsCommand', '"Delete"'));
     expect((await app.request('adminDeleteUser', { token: admin.token, pathParameters: { userId } })).body).toEqual({
@@ -455,6 +459,7 @@ describe('writes retried after a lost answer', () => {
     expect(dynamo.lost()).toBe(lostBefore + 2);
     expect(await deps.store.users.findById(tenantId, userId)).toBeUndefined();
     expect((await app.request('adminDeleteUser', { token: admin.token, pathParameters: { userId } })).status).toBe(404);
+    expect([await eventCount(deps, tenantId, userId), await lastType()]).toEqual([3, ['identity.user.deleted']]);
   });
 
   it('tenant console: a retried disable, invitation and settings change each take effect once, answered 303 (docs/api.md 15.3)', async () => {
@@ -475,7 +480,7 @@ describe('writes retried after a lost answer', () => {
     const email = `lost@${tenantId}.example`;
     dynamo.loseNext(mentioning('TransactWriteItemsCommand', '#INVITEE#'));
     expect((await browser.post('invitations', 'invite', { email, role: 'ANALYST', shopId: deps.config.defaultShopId })).status).toBe(303);
-    dynamo.loseNext(mentioning('UpdateItemCommand', 'displayName'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'displayName'));
     expect((await browser.post('settings', 'save', { displayName: 'Acme Shops', logoUrl: '', accentColor: '' })).status).toBe(303);
     expect(dynamo.lost()).toBe(lostBefore + 3);
     expect(await deps.outbox.emails(email)).toHaveLength(1);
@@ -489,7 +494,7 @@ describe('writes retried after a lost answer', () => {
     const tenantId = uniqueTenant('lost');
     const admin = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
     const lostBefore = dynamo.lost();
-    dynamo.loseNext(mentioning('PutItemCommand', 'tokenHash'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'tokenHash'));
     const { id: tokenId, token } = await scimTokenOf(app, admin.token);
     expect(dynamo.lost()).toBe(lostBefore + 1);
     const scim = scimClient(app, token);
@@ -558,7 +563,7 @@ describe('writes retried after a lost answer', () => {
     const lostBefore = dynamo.lost();
 
     const next = newSecret();
-    dynamo.loseNext(mentioning('UpdateItemCommand', 'previousSecretHash'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'previousSecretHash'));
     const rotation = { token: admin.token, pathParameters, body: { client_secret: next, previous_secret_expires_in: 3600 } };
     const rotated = await app.request('rotateOAuth2ClientSecret', rotation);
     expect(rotated).toMatchObject({ status: 200, body: { success: true } });
@@ -571,20 +576,20 @@ describe('writes retried after a lost answer', () => {
     expect(await app.request('rotateOAuth2ClientSecret', rotation)).toEqual(rotated);
     expect([await works(client.clientSecret), await works(next)]).toEqual([200, 200]);
 
-    dynamo.loseNext(mentioning('UpdateItemCommand', 'Renamed'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'Renamed'));
     const renamed = await app.request('updateOAuth2Client', { token: admin.token, pathParameters, body: { client_name: 'Renamed' } });
     expect(renamed).toMatchObject({ status: 200, body: { data: { client: { client_name: 'Renamed' } } } });
     expect(dynamo.lost()).toBe(lostBefore + 2);
 
     // docs/api.md 17.3: the back-channel logout URI set, then removed (a REMOVE), each answer lost and the change retried.
-    dynamo.loseNext(mentioning('UpdateItemCommand', 'backchannelLogoutUri'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'backchannelLogoutUri'));
     const withUri = await app.request('updateOAuth2Client', {
       token: admin.token,
       pathParameters,
       body: { backchannel_logout_uri: 'https://app.example.com/bcl' },
     });
     expect(withUri).toMatchObject({ status: 200, body: { data: { client: { backchannel_logout_uri: 'https://app.example.com/bcl' } } } });
-    dynamo.loseNext(mentioning('UpdateItemCommand', 'backchannelLogoutUri'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'backchannelLogoutUri'));
     const withoutUri = await app.request('updateOAuth2Client', {
       token: admin.token,
       pathParameters,
@@ -594,7 +599,7 @@ describe('writes retried after a lost answer', () => {
     expect(withoutUri.body.data.client).not.toHaveProperty('backchannel_logout_uri');
     expect(dynamo.lost()).toBe(lostBefore + 4);
 
-    dynamo.loseNext(mentioning('PutItemCommand', 'deletedAt'));
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'deletedAt'));
     expect((await app.request('deleteOAuth2Client', { token: admin.token, pathParameters })).body).toEqual({
       success: true,
       data: { message: 'OAuth2 client deleted' },
@@ -602,6 +607,9 @@ describe('writes retried after a lost answer', () => {
     expect(dynamo.lost()).toBe(lostBefore + 5);
     expect(await works(next)).toBe(401);
     expect((await app.request('deleteOAuth2Client', { token: admin.token, pathParameters })).status).toBe(404);
+    // Created, rotated (once, though asked twice), renamed, its logout URI set and removed, deleted: one event each.
+    expect(await eventCount(deps, tenantId, client.clientId)).toBe(6);
+    expect((await lastEvents(deps, tenantId, client.clientId)).map((event) => event.type)).toEqual(['identity.client.deleted']);
   });
 
   it('public clients (docs/api.md 16.1, 16.2): a retried registration with its origin index entries applies once; a retried change of origins too', async () => {
@@ -972,20 +980,20 @@ describe('writes retried after a lost answer', () => {
       const tenantId = uniqueTenant('lost');
       const admin = await registerAdmin(fed, tenantId);
       const lostBefore = dynamo.lost();
-      dynamo.loseNext(mentioning('PutItemCommand', 'CONNECTION#'));
+      dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'CONNECTION#'));
       const created = await fed.request('adminCreateConnection', { token: admin.token, body: oidcConnection([`${tenantId}.example`]) });
       expect(created).toMatchObject({ status: 201, body: { success: true, data: { connection: { name: 'Acme Okta' } } } });
       const { id } = created.body.data.connection;
       expect(await deps.store.connections.listByTenant(tenantId)).toHaveLength(1);
-      dynamo.loseNext(mentioning('UpdateItemCommand', 'CONNECTION#'));
+      dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'CONNECTION#'));
       const changed = await fed.request('adminUpdateConnection', { token: admin.token, pathParameters: { id }, body: { enabled: false } });
       expect(changed).toMatchObject({ status: 200, body: { data: { connection: { enabled: false } } } });
-      dynamo.loseNext(mentioning('DeleteItemCommand', 'CONNECTION#'));
+      dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'CONNECTION#'));
       expect(await fed.request('adminDeleteConnection', { token: admin.token, pathParameters: { id } })).toMatchObject({ status: 200 });
       expect(await deps.store.connections.find(id)).toBeUndefined();
 
       const domain = `${tenantId}.example`;
-      dynamo.loseNext(mentioning('PutItemCommand', '#DOMAINS'));
+      dynamo.loseNext(mentioning('TransactWriteItemsCommand', '#DOMAINS'));
       const added = await fed.request('adminAddDomain', { token: admin.token, body: { domain } });
       expect(added).toMatchObject({ status: 201, body: { data: { domain, status: 'pending' } } });
       dns.txt.set(added.body.data.verification.name, [added.body.data.verification.value]);
@@ -995,7 +1003,7 @@ describe('writes retried after a lost answer', () => {
         body: { data: { domain, status: 'verified' } },
       });
       expect(await deps.store.domains.claimOf(domain)).toMatchObject({ tenantId });
-      dynamo.loseNext(mentioning('DeleteItemCommand', '#DOMAINS'));
+      dynamo.loseNext(mentioning('TransactWriteItemsCommand', '#DOMAINS'));
       expect(await fed.request('adminDeleteDomain', { token: admin.token, pathParameters: { domain } })).toMatchObject({ status: 200 });
       expect(dynamo.lost()).toBe(lostBefore + 6);
       expect(await deps.store.domains.listByTenant(tenantId)).toEqual([]);

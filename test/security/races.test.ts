@@ -12,6 +12,7 @@ import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { DEVICE_GRANT, deviceBrowser, deviceCodes, pollToken, postDeviceForm } from '../helpers/device';
 import { startDnsServer } from '../helpers/dns-server';
 import { dpopKey, dpopProof } from '../helpers/dpop';
+import { eventCount, lastEvents } from '../helpers/events';
 import { browserAuthorize, CookieJar, csrfOf, postForm } from '../helpers/hosted';
 import type { Response } from '../helpers/http';
 import { createTable, scanTable } from '../helpers/isolated-table';
@@ -408,6 +409,31 @@ describe('races', () => {
       const users = (await items(tenantId)).filter((item) => item.sk === 'PROFILE');
       expect(users.filter((user) => user.role === 'ADMIN' && user.status === 'active').length, `round ${round}`).toBeGreaterThanOrEqual(1);
     }
+  });
+
+  it('10 disables and 10 role changes of one user at once: one identity.user.disabled, one role_changed, numbered without gaps', async () => {
+    const tenantId = uniqueTenant('race-events');
+    const admin = await registerAdmin(app, tenantId);
+    const member = await app.request('register', {
+      token: admin.token,
+      body: { username: 'member', password: PASSWORD, role: 'OPERATOR', tenantId },
+    });
+    const userId: string = member.body.data.user.id;
+    const change = (body: Record<string, unknown>) =>
+      app.request('adminUpdateUser', { token: admin.token, pathParameters: { userId }, body });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => change(i % 2 === 0 ? { status: 'disabled' } : { role: 'MANAGER' })),
+    );
+    // Each is answered; under contention some may be asked to try again.
+    for (const answer of answers) expect([200, 503]).toContain(answer.status);
+    expect(answers.filter((answer) => answer.status === 200).length).toBeGreaterThan(0);
+    const user = await deps.store.users.findById(tenantId, userId);
+    // Created, then one event per change that took effect: a change applied to a user it
+    // no longer changes (disabled already) emits nothing.
+    const expected = 1 + (user?.status === 'disabled' ? 1 : 0) + (user?.role === 'MANAGER' ? 1 : 0);
+    expect(await eventCount(deps, tenantId, userId)).toBe(expected);
+    expect(user).toMatchObject({ status: 'disabled', role: 'MANAGER' });
+    expect(await lastEvents(deps, tenantId, userId)).toHaveLength(1);
   });
 
   it('ADMINs disabling and deleting each other from the tenant console at once: an active ADMIN stays (docs/api.md 15.3.1)', async () => {

@@ -1148,6 +1148,9 @@ describe('secrets in the clear (responses, output, table)', () => {
     // Sets (the recovery codes' digests) written out, not as `{}`.
     const text = JSON.stringify(items, (_, value) => (value instanceof Set ? [...value] : value));
     expect(text).toContain('"sk":"RECOVERY"');
+    // The events' outbox items (docs/events.md) are in the scan: of users, clients, invitations, tokens.
+    for (const type of ['identity.user.created', 'identity.client.secret_rotated', 'identity.scim_token.created'])
+      expect(text).toContain(`"type":"${type}"`);
     expect(secretsIn(text, secrets)).toEqual([]);
     // The search itself finds what is there: the outbox (SNS/SES stand-in) holds the codes it delivered.
     const outbox = JSON.stringify(await scanTable(endpoint, outboxTable));
