@@ -45,7 +45,7 @@ describe('an ADMIN disables a user: the platform hears it', () => {
     const worker = await registerStaff(app, admin.token, {
       username: 'worker',
       password: 'a long unusual passphrase',
-      role: 'STAFF',
+      role: 'OPERATOR',
       tenantId,
     });
     const hook = await app.request('adminCreateWebhook', {

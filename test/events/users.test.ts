@@ -60,7 +60,12 @@ describe('events of users', () => {
     });
 
     it('a user an ADMIN registers: via admin, by the ADMIN; a taken username emits nothing', async () => {
-      const { user } = await staff('ANALYST');
+      // Registered, not signed in: the user's outbox holds the creation alone.
+      const registered = await app.request('register', {
+        token: admin.token,
+        body: { username: `staff-${++staffNumber}`, password: PASSWORD, role: 'ANALYST', tenantId },
+      });
+      const { user } = registered.body.data as { user: { id: string; username: string } };
       expect(await lastEvents(deps, tenantId, user.id)).toEqual([
         event('identity.user.created', user.id, byAdmin, {
           username: user.username,
