@@ -115,3 +115,77 @@ export async function outboxCost(config: Config, tenantId: string, writes = 1000
     adminChange: adminCost,
   };
 }
+
+export interface DeliveryLatency {
+  changes: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/**
+ * From a change to its webhook, locally (docs/api.md 17.2): a tenant's webhook on a
+ * loopback receiver, the table's stream read as `npm start` reads it (every 200 ms), the
+ * stage's planners and the local delivery queue. Each change is a write carrying an
+ * `identity.user.disabled` event; its latency runs from the write's answer to the
+ * receiver's first byte of the signed delivery. Changes go one at a time, 20 ms apart.
+ */
+export async function deliveryLatency(env: NodeJS.ProcessEnv, tenantId: string, changes = 200): Promise<DeliveryLatency> {
+  const { createServer } = await import('node:http');
+  const { defaultDeps } = await import('../lib/deps');
+  const { publishRecords } = await import('../lib/events/publish');
+  const { STAGE_MAKERS, STAGE_PLANNERS } = await import('../lib/events/publishing');
+  const { localDeliveryQueue } = await import('../lib/deliveries/local-queue');
+  const { createWebhook } = await import('../lib/webhooks/webhooks');
+  const { followStream } = await import('../scripts/lib/local-stream');
+  // The function's settings, quieter: a line per event would drown the bench's output.
+  Object.assign(process.env, env, { LOG_LEVEL: 'error' });
+  const deps = defaultDeps();
+  const arrived = new Map<string, number>();
+  const receiver = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const { id } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id: string };
+      if (!arrived.has(id)) arrived.set(id, performance.now());
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((done) => receiver.listen(0, '127.0.0.1', done));
+  const { port } = receiver.address() as { port: number };
+  const admin = { tenantId, userId: 'bench-admin', username: 'admin', role: 'ADMIN' };
+  await createWebhook(deps, admin as never, { url: `http://127.0.0.1:${port}/hook`, events: ['identity.user.disabled'] });
+  const queue = localDeliveryQueue(deps, { makers: STAGE_MAKERS });
+  const stream = await followStream({
+    endpoint: env.DYNAMODB_ENDPOINT ?? '',
+    tableName: env.TABLE_NAME ?? '',
+    from: 'LATEST',
+    onRecords: (records) => publishRecords(deps, { sinks: [], planners: STAGE_PLANNERS, queue }, records),
+  });
+  const dynamo = createDynamo({ tableName: deps.config.tableName, region: deps.config.awsRegion, endpoint: deps.config.dynamodbEndpoint });
+  const written = new Map<string, number>();
+  try {
+    for (let i = 0; i < changes; i++) {
+      const event = newEvent(deps, {
+        tenantId,
+        type: 'identity.user.disabled',
+        subject: `u-${i}`,
+        actor: admin.userId ? { type: 'user', id: admin.userId } : { type: 'system', id: null },
+      });
+      await carryingEvents(dynamo, [event]).doc.send(
+        new PutCommand({ TableName: dynamo.table, Item: { pk: `T#${tenantId}#BENCHLATENCY#${i}`, sk: 'X' } }),
+      );
+      written.set(event.id, performance.now());
+      await new Promise((done) => setTimeout(done, 20));
+    }
+    const deadline = performance.now() + 30_000;
+    while (arrived.size < changes && performance.now() < deadline) await new Promise((done) => setTimeout(done, 50));
+  } finally {
+    await stream.stop();
+    queue.stop();
+    receiver.close();
+  }
+  const latencies = [...written].map(([id, at]) => (arrived.get(id) ?? Number.NaN) - at);
+  if (latencies.some(Number.isNaN))
+    throw new Error(`${latencies.filter(Number.isNaN).length} of ${changes} changes never reached the webhook`);
+  return { changes, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99) };
+}

@@ -44,7 +44,7 @@ import { routesFromServerlessYml } from '../scripts/lib/serverless-routes';
 import { bundleFiles, localFunctionEnv, withContractRoutes } from './adapter';
 import { auditCost } from './audit-cost';
 import { type ColdStart, coldStarts, coldStartTable, coldStartTargets } from './cold-starts';
-import { type OutboxCost, outboxCost } from './events';
+import { type DeliveryLatency, deliveryLatency, type OutboxCost, outboxCost } from './events';
 import { seedOidcCallbacks } from './federation';
 import { type ImportFigures, importStage } from './import';
 import { seedInvitations } from './invitations';
@@ -108,6 +108,7 @@ const settings = {
   /** Login events written to time one audit write. */
   auditEvents: smoke ? 50 : 2000,
   outboxWrites: smoke ? 40 : 1000,
+  latencyChanges: smoke ? 5 : 200,
   introspectionTokens: smoke ? 50 : 1000,
   /** Users of the SCIM tenant (docs/api.md 13.3): the list with a filter at 10,000 users. */
   scimUsers: smoke ? 200 : 10_000,
@@ -340,6 +341,11 @@ function outboxLine(cost: OutboxCost, login: Scenario | undefined): string {
       ? ` = +${fixed((100 * added(cost.login)) / login.cpu.serverMsPerRequest, 1)}% of login's ${fixed(login.cpu.serverMsPerRequest, 2)} server CPU ms`
       : '';
   return `Event outbox per write: ${pair('login', cost.login)}${share}; ${pair('admin change', cost.adminChange)}`;
+}
+
+/** Change to webhook, locally. */
+function latencyLine(latency: DeliveryLatency): string {
+  return `Change to webhook, locally (stream read every 200 ms): p50 ${fixed(latency.p50Ms, 0)} ms, p99 ${fixed(latency.p99Ms, 0)} ms (${latency.changes} changes)`;
 }
 
 /** Refresh recording the device stays within 10% of refresh, server CPU ms per request, same run. */
@@ -664,10 +670,14 @@ async function main() {
     }
 
     let outbox: OutboxCost | undefined;
+    let latency: DeliveryLatency | undefined;
     if (wanted('events')) {
       say('events: a login write and an admin change, plain and carrying their event (the outbox)');
       outbox = await outboxCost(config, TENANT, settings.outboxWrites);
       say(`  ${outboxLine(outbox, undefined)}`);
+      say('events: from a change to its webhook, through the stream as npm start reads it');
+      latency = await deliveryLatency(env, TENANT, settings.latencyChanges);
+      say(`  ${latencyLine(latency)}`);
     }
 
     let imported: ImportFigures | undefined;
@@ -807,6 +817,7 @@ async function main() {
         `DynamoDB Local GetItem round trip p50 ${fixed(roundTrip.p50Ms, 2)} ms`,
         ...(audit ? [auditLine(audit, login)] : []),
         ...(outbox ? [outboxLine(outbox, login)] : []),
+        ...(latency ? [latencyLine(latency)] : []),
       ];
       process.stdout.write(
         `${table(
@@ -994,6 +1005,7 @@ async function main() {
     );
     if (audit) out.push(auditLine(audit, scenarios.login));
     if (outbox) out.push(outboxLine(outbox, scenarios.login));
+    if (latency) out.push(latencyLine(latency));
     if (imported)
       out.push(
         table(
