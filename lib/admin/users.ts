@@ -231,6 +231,9 @@ export async function changeUser(deps: AdminDeps, admin: Identity, userId: strin
  * the same DELETE finishes.
  */
 export async function deleteUser(deps: AdminDeps, admin: TenantActor, userId: string): Promise<void> {
+  // The apps that held the user's sessions hear of the deletion after the grants are erased (docs/api.md 17.3).
+  const grants = await deps.store.oauthGrants.listBySubject(admin.tenantId, userId);
+  await deps.store.oauthGrants.keepForLogout(admin.tenantId, userId, grants, epochSeconds(deps.clock));
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     // After a refused erasure: gone means erased (by this call, whose answer was lost, or another).
     if (attempt > 0 && !(await deps.store.users.findById(admin.tenantId, userId))) break;

@@ -4,9 +4,9 @@ import { epochSeconds } from '../clock';
 import type { Delivery, DeliveryPlanner, RequestMaker } from '../deliveries/delivery';
 import type { Deps } from '../deps';
 import type { CloudEvent } from '../events/event';
+import type { LogoutTarget } from '../store/oauth-grants';
 import { signJwt } from '../tokens/signing-keys';
 import type { OAuthClient } from './client';
-import type { OAuthGrant } from './grant';
 
 /*
  * OIDC Back-Channel Logout 1.0 (docs/api.md 17.3, docs/decisions/026-back-channel-logout.md):
@@ -41,7 +41,7 @@ type EndedSessions = z.output<typeof endedSessionsSchema>;
  * user but those of the kept session; a grant that records no session (made before grants
  * did) cannot be told apart from the kept one, so it gets a logout only when none was kept.
  */
-function heldIn(grant: OAuthGrant, ended: EndedSessions): boolean {
+function heldIn(grant: LogoutTarget, ended: EndedSessions): boolean {
   if (grant.kind !== 'authorization_code') return false;
   if (ended.endedSessions !== 'all') return grant.sessionId !== undefined && ended.endedSessions.includes(grant.sessionId);
   if (grant.sessionId === undefined) return ended.keptSessionId === undefined;
@@ -53,7 +53,7 @@ function heldIn(grant: OAuthGrant, ended: EndedSessions): boolean {
  * records no session has none, unless its client requires one: then the grant's id, the
  * `sid` its refreshed ID tokens carry (lib/oauth/token.ts).
  */
-function sidOf(grant: OAuthGrant, client: OAuthClient): string | undefined {
+function sidOf(grant: LogoutTarget, client: OAuthClient): string | undefined {
   return grant.sessionId ?? (client.backchannelLogoutSessionRequired ? grant.id : undefined);
 }
 
@@ -86,8 +86,14 @@ async function logoutsOf(deps: PlannerDeps, clientOf: ReturnType<typeof clientRe
   const userId = event.subject;
   if (!ended.success || userId === undefined) return [];
   const tenantId = event.tenantid;
-  const grants = await deps.store.oauthGrants.listBySubject(tenantId, userId);
-  const held = grants.filter((grant) => grant.tenantId === tenantId && grant.subject === userId && heldIn(grant, ended.data));
+  // The user's grants, and those kept when the user was erased (docs/api.md 17.3): a deletion's grants are gone by now.
+  const [live, kept] = await Promise.all([
+    deps.store.oauthGrants.listBySubject(tenantId, userId),
+    deps.store.oauthGrants.keptForLogout(tenantId, userId),
+  ]);
+  const grants = new Map<string, LogoutTarget>(kept.map((grant) => [grant.id, grant]));
+  for (const grant of live) if (grant.tenantId === tenantId && grant.subject === userId) grants.set(grant.id, grant);
+  const held = [...grants.values()].filter((grant) => heldIn(grant, ended.data));
   const deliveries = new Map<string, Delivery>();
   for (const grant of held) {
     const client = await clientOf(tenantId, grant.clientId);

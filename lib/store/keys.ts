@@ -30,6 +30,8 @@ const auditUserPartition = (tenantId: string, userId: string) => `${tenantPrefix
 const auditPosition = (time: number, id: string) => `EVENT#${String(time).padStart(15, '0')}#${part(id)}`;
 
 export const keys = {
+  /** The grants a deleted user held, by id, client and session only, kept a day for back-channel logout (docs/api.md 17.3). */
+  logoutTargets: (tenantId: string, userId: string): Key => ({ pk: `${tenantPrefix(tenantId)}#LOGOUTS#${part(userId)}`, sk: 'LOGOUTS' }),
   /**
    * The event outbox of one subject (a user, a client, a connection...) of a tenant
    * (docs/events.md): the write of a change updates it with the change's events, and the

@@ -1,7 +1,8 @@
+import * as z from 'zod';
 import type { Random } from '../crypto/random';
 import { grantSchema, type OAuthGrant } from '../oauth/grant';
 import type { TokenFamilyStore } from '../token-families/refresh-family';
-import { GetCommand, UpdateCommand } from './commands';
+import { GetCommand, PutCommand, UpdateCommand } from './commands';
 import { type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { listOwned } from './owner-index';
@@ -35,7 +36,22 @@ export interface OAuthGrantStore extends TokenFamilyStore<OAuthGrant> {
   denyAccessToken(token: DeniedAccessToken): Promise<void>;
   /** Whether a stateless access token has been revoked (consistent read; any record denies: `jti`s are unique). */
   isAccessTokenDenied(tenantId: string, jti: string): Promise<boolean>;
+  /**
+   * Keeps, for a day, which apps held sessions of a user about to be erased (docs/api.md
+   * 17.3): each grant's id, client, kind and session, nothing else, so that back-channel
+   * logout reaches them after the grants are gone. The first call of a deletion stays (a
+   * DELETE tried again after a partial erasure lists fewer grants).
+   */
+  keepForLogout(tenantId: string, userId: string, grants: LogoutTarget[], now: number): Promise<void>;
+  /** What keepForLogout kept for the user, if anything. */
+  keptForLogout(tenantId: string, userId: string): Promise<LogoutTarget[]>;
 }
+
+/** What back-channel logout needs of a grant: who holds it, and from which session. */
+export type LogoutTarget = Pick<OAuthGrant, 'id' | 'clientId' | 'kind' | 'sessionId'>;
+
+/** How long the apps of an erased user are kept for their logouts: the stream holds an event as long. */
+const LOGOUT_TARGETS_KEPT_SECONDS = 24 * 3600;
 
 export interface DeniedAccessToken {
   tenantId: string;
@@ -50,6 +66,10 @@ export interface DeniedAccessToken {
 
 /** How long a revocation written ahead of its grant is kept: as long as any grant lives. */
 const REVOCATION_KEPT_SECONDS = 31 * 24 * 3600;
+
+const logoutTargetsSchema = z.object({
+  targets: z.array(z.object({ id: z.string(), clientId: z.string(), kind: grantSchema.shape.kind, sessionId: z.string().optional() })),
+});
 
 function toGrant(item: Record<string, unknown> | undefined): OAuthGrant | undefined {
   // A revocation written ahead of its grant has no client: there is no grant to use.
@@ -89,6 +109,29 @@ export function dynamoOAuthGrantStore(dynamo: Dynamo, random: Random): OAuthGran
     },
 
     listBySubject: (tenantId, userId) => listOwned(dynamo, { tenantId, userId, kind: 'GRANT' }, toGrant),
+
+    async keepForLogout(tenantId, userId, grants, now) {
+      if (grants.length === 0) return;
+      const targets = grants.map(({ id, clientId, kind, sessionId }) => ({ id, clientId, kind, ...(sessionId ? { sessionId } : {}) }));
+      try {
+        await dynamo.doc.send(
+          new PutCommand({
+            TableName: dynamo.table,
+            Item: { ...keys.logoutTargets(tenantId, userId), targets, [TTL_ATTRIBUTE]: now + LOGOUT_TARGETS_KEPT_SECONDS },
+            ConditionExpression: 'attribute_not_exists(pk)',
+          }),
+        );
+      } catch (error) {
+        if (!isConditionalCheckFailed(error)) throw error;
+      }
+    },
+
+    async keptForLogout(tenantId, userId) {
+      const { Item } = await dynamo.doc.send(
+        new GetCommand({ TableName: dynamo.table, Key: keys.logoutTargets(tenantId, userId), ConsistentRead: true }),
+      );
+      return parseRecord(logoutTargetsSchema, 'logout targets', Item)?.targets ?? [];
+    },
 
     rotate: dynamoFamilyRotation(dynamo, random, { key: (ref) => keys.oauthGrant(ref.tenantId, ref.id), parse: toGrant }),
 

@@ -112,4 +112,37 @@ describe('an ADMIN disables a user: the platform hears it', () => {
     expect(payload).toMatchObject({ sub: worker.user.id, events: { [BACKCHANNEL_LOGOUT_EVENT]: {} } });
     expect(payload.nonce).toBeUndefined();
   });
+
+  it('a deleted user’s apps still get their logout token, though the grants are erased by then', async () => {
+    const admin = await registerAdmin(app, uniqueTenant('hears-deleted'));
+    const { tenantId: deletedTenant } = admin.user;
+    const leaver = await registerStaff(app, admin.token, {
+      username: 'leaver',
+      password: 'a long unusual passphrase',
+      role: 'OPERATOR',
+      tenantId: deletedTenant,
+    });
+    const partner = await createClient(app, admin.token, deletedTenant, {
+      scope: 'openid',
+      grantTypes: 'authorization_code refresh_token',
+    });
+    await app.request('updateOAuth2Client', {
+      token: admin.token,
+      pathParameters: { clientId: partner.clientId },
+      body: { backchannel_logout_uri: `${receiver.origin}/partner/deleted` },
+    });
+    expect((await redeemCode(app, partner, await authorizationCode(app, leaver.token, partner, { scope: 'openid' }))).status).toBe(200);
+    expect((await app.request('adminDeleteUser', { token: admin.token, pathParameters: { userId: leaver.user.id } })).status).toBe(200);
+    expect(await deps.store.oauthGrants.listBySubject(deletedTenant, leaver.user.id)).toEqual([]);
+
+    const [event] = await published.until((one) => one.tenantid === deletedTenant && one.type === 'identity.user.deleted');
+    expect(event).toMatchObject({ subject: leaver.user.id, data: { endedSessions: 'all' } });
+    await new Promise((done) => setTimeout(done, 200));
+    const logouts = queued.filter((delivery) => delivery.tenantId === deletedTenant && delivery.kind === 'backchannel_logout');
+    expect(logouts).toEqual([
+      expect.objectContaining({ target: partner.clientId, payload: expect.objectContaining({ sub: leaver.user.id }) }),
+    ]);
+    expect(await attemptDelivery(deps, { makers: STAGE_MAKERS }, logouts[0] as Delivery)).toBeUndefined();
+    expect(await receiver.until('/partner/deleted')).toHaveLength(1);
+  });
 });
