@@ -27,7 +27,7 @@ export default async function setup(project: TestProject) {
   running.users++;
   const db = await running.db;
   const tableName = `identity-test-${project.name || 'root'}`;
-  await createTable(db.endpoint, tableName);
+  await createTable(db.endpoint, tableName, { stream: true });
   project.provide('dynamodbEndpoint', db.endpoint);
   project.provide('tableName', tableName);
   return async () => {

@@ -51,16 +51,21 @@ async function untilIndexesActive(client: DynamoDBClient, tableName: string): Pr
 }
 
 /**
- * Creates the table (pk/sk strings, the owner and email indexes, on demand, TTL, the stream) if it
+ * Creates the table (pk/sk strings, the owner and email indexes, on demand, TTL, the stream
+ * unless `stream` is false) if it
  * does not exist, and adds the indexes missing from a table made before them, one at a
  * time as DynamoDB requires. Used by the local stack and the tests; in AWS the table is a
  * CloudFormation resource (serverless.yml).
  */
-export async function ensureTable(client: DynamoDBClient, tableName: string): Promise<'created' | 'exists' | 'indexed'> {
+export async function ensureTable(
+  client: DynamoDBClient,
+  tableName: string,
+  { stream = true }: { stream?: boolean } = {},
+): Promise<'created' | 'exists' | 'indexed'> {
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
     // The event stream (docs/api.md 17.1) on a table made before it.
-    if (!Table?.StreamSpecification?.StreamEnabled) {
+    if (stream && !Table?.StreamSpecification?.StreamEnabled) {
       await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: STREAM }));
     }
     const present = new Set(Table?.GlobalSecondaryIndexes?.map((index) => index.IndexName));
@@ -94,7 +99,7 @@ export async function ensureTable(client: DynamoDBClient, tableName: string): Pr
         { AttributeName: 'sk', KeyType: 'RANGE' },
       ],
       GlobalSecondaryIndexes: indexes.map(({ index }) => index),
-      StreamSpecification: STREAM,
+      ...(stream ? { StreamSpecification: STREAM } : {}),
     }),
   );
   await client.send(

@@ -2,10 +2,14 @@ import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-
 import { ensureTable } from '../../lib/store/table-setup';
 import { localClient } from './local-dynamo';
 
-/** Creates a table of its own for a test that compares or scans the whole table. */
-export async function createTable(endpoint: string, tableName: string): Promise<void> {
+/**
+ * Creates a table of its own for a test that compares or scans the whole table; without
+ * the stream unless asked (`stream`): each stream costs DynamoDB Local on every write, and
+ * only the run's tables are followed (test/helpers/published-events.ts).
+ */
+export async function createTable(endpoint: string, tableName: string, { stream = false }: { stream?: boolean } = {}): Promise<void> {
   const client = localClient(endpoint);
-  await ensureTable(client, tableName);
+  await ensureTable(client, tableName, { stream });
   client.destroy();
 }
 
