@@ -1,5 +1,6 @@
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
+import { shardOf } from '../store/shards';
 import type { Identity } from '../tokens/access-token';
 import {
   AUDIT_RETENTION_SECONDS,
@@ -23,9 +24,6 @@ export interface NewAuditEvent {
   outcome: 'success' | 'failure';
   details?: AuditDetails | undefined;
 }
-
-/** The write partition of an event: from its random id, so a tenant's events spread evenly over the shards. */
-export const shardOf = (eventId: string, shards: number) => Number.parseInt(eventId.replace(/-/g, '').slice(0, 8), 16) % shards || 0;
 
 /**
  * The one entry point of the audit trail: records an event of the tenant. It never

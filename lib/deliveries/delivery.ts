@@ -1,11 +1,8 @@
 import type { Deps } from '../deps';
 import type { CloudEvent } from '../events/event';
+import type { DeliveryKind } from './kinds';
 
-/**
- * What the service delivers over HTTP to a receiver of a tenant (docs/api.md 17.2, 17.3):
- * an event to a webhook, or a logout token to a client's back-channel logout URI.
- */
-export type DeliveryKind = 'webhook' | 'backchannel_logout';
+export type { DeliveryKind } from './kinds';
 
 /**
  * One delivery, from its first attempt to its last: the same `id` at every attempt (a

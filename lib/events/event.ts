@@ -1,5 +1,6 @@
 import type { AuditActor } from '../audit/events';
-import type { Deps } from '../deps';
+import type { Clock } from '../clock';
+import type { Random } from '../crypto/random';
 import type { EventType } from './catalogue';
 
 /** A value an event's data may hold: identifiers, labels, counts, flags; never a secret. */
@@ -41,7 +42,7 @@ export interface NewEvent {
  * The event of a change, with its id and time drawn now; it is published only if the
  * write that carries it (lib/events/outbox.ts) succeeds. `source` is the service's issuer.
  */
-export function newEvent(deps: Pick<Deps, 'config' | 'clock' | 'random'>, event: NewEvent): PendingEvent {
+export function newEvent(deps: { config: { issuer: string }; clock: Clock; random: Random }, event: NewEvent): PendingEvent {
   return {
     specversion: '1.0',
     id: deps.random.id(),

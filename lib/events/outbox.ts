@@ -1,4 +1,3 @@
-import { shardOf } from '../audit/record';
 import {
   DeleteCommand,
   type DocumentCommand,
@@ -11,6 +10,7 @@ import {
 import { cancellationCodes, type Dynamo } from '../store/dynamo';
 import type { DocumentClient } from '../store/dynamo-client';
 import { keys } from '../store/keys';
+import { shardOf } from '../store/shards';
 import { TTL_ATTRIBUTE } from '../store/table';
 import type { CloudEvent, PendingEvent } from './event';
 

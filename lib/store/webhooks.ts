@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { DeliveryKind } from '../deliveries/delivery';
+import { DELIVERY_KINDS, type DeliveryKind } from '../deliveries/kinds';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from './commands';
 import { cancellationCodes, type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { webhookKeys } from './keys';
@@ -38,7 +38,7 @@ export interface WebhookStore {
   remove(tenantId: string, webhookId: string): Promise<boolean>;
 }
 
-const deliveryKind = z.enum(['webhook', 'backchannel_logout']) satisfies z.ZodType<DeliveryKind>;
+const deliveryKind = z.enum(DELIVERY_KINDS);
 
 /** docs/api.md 17.2: one entry per delivery, updated at each attempt (never one per attempt), never a body or secret. */
 export const deliveryEntrySchema = z.object({

@@ -65,6 +65,9 @@ describe("the functions' DynamoDB client", () => {
         MFA_KEY_SOURCE: 'kms',
         KMS_KEY_ID: 'alias/mfa',
         OAUTH_CLIENT_SECRET_PEPPER_SECRET_ID: 'client-secret-pepper',
+        // The event functions' own (serverless.yml): the bus and the delivery queue.
+        EVENT_BUS_NAME: 'identity-events',
+        DELIVERY_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries',
       },
     });
     const loaded = JSON.parse(output) as Record<string, string[]>;
