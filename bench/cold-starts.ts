@@ -99,6 +99,13 @@ const json = (method: string, url: string, body?: unknown, headers: Record<strin
     body: body === undefined ? '' : JSON.stringify(body),
   });
 
+/** The settings serverless.yml gives the event functions alone: locally, the events file and a queue URL never sent to. */
+function eventSettings(bundle: string, tmp: string): NodeJS.ProcessEnv {
+  if (bundle === 'publish-events') return { EVENTS_FILE: join(tmp, 'events.jsonl') };
+  if (bundle === 'deliver-events') return { DELIVERY_QUEUE_URL: 'https://sqs.eu-west-1.amazonaws.com/123456789012/deliveries' };
+  return {};
+}
+
 export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
   const { routes, runs } = input;
   const identity = (run: number) => {
@@ -124,6 +131,9 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
     logout: async (run) => withContext(json('POST', '/auth/logout'), identity(run + runs)),
     me: async (run) => withContext(json('GET', '/auth/me'), identity(run)),
     jwks: async () => json('GET', '/.well-known/jwks.json'),
+    // The event functions (docs/api.md 17): an empty batch of the stream and of the delivery queue.
+    'publish-events': async () => ({ Records: [] }) as never,
+    'deliver-events': async () => ({ Records: [] }) as never,
     // A TOTP method made pending by one cold start is verified, with a right code, by the next bundle's.
     'enable-mfa': async (run) =>
       withContext(json('POST', '/auth/mfa/enable', { method: 'TOTP', secret: totpSecret(run) }), identity(run + 2 * runs + 2)),
@@ -185,6 +195,7 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
       const profile = profiled ? { BENCH_PROFILE_FILE: join('bench', '.work', 'profiles', `cold-${bundle}.cpuprofile`) } : {};
       const { stdout, wallMs } = await runPinned('bench/.work/out/cold-start.mjs', {
         ...input.env,
+        ...eventSettings(bundle, input.tmp),
         ...profile,
         BENCH_BUNDLE: path,
         BENCH_EVENT_FILE: eventFile,
