@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { DeliveryEntry } from '../store/webhooks';
+import { deliveryEntrySchema } from '../store/webhooks';
 import type { WebhookView } from './webhooks';
 
 /** docs/api.md 17.2: a webhook as the API answers with it, never its secret. */
@@ -16,19 +17,8 @@ export const oneWebhook = z.strictObject({ webhook });
 export const webhookCreated = z.strictObject({ webhook, secret: z.string() });
 export const webhookList = z.strictObject({ webhooks: z.array(webhook) });
 
-/** docs/api.md 17.2: one delivery of the log: ids and outcome, never the body, URL or secret. */
-export const delivery = z.strictObject({
-  id: z.string(),
-  eventId: z.string().nullable(),
-  eventType: z.string().nullable(),
-  attempts: z.number().int(),
-  status: z.enum(['delivered', 'retrying', 'failed']),
-  lastStatus: z.number().int().nullable(),
-  lastError: z.string().nullable(),
-  firstAttemptAt: z.string(),
-  lastAttemptAt: z.string(),
-  nextAttemptAt: z.string().nullable(),
-});
+/** docs/api.md 17.2: one delivery of the log as stored, less its kind and target: ids and outcome, never the body, URL or secret. */
+export const delivery = z.strictObject(deliveryEntrySchema.omit({ kind: true, target: true }).shape);
 export type DeliveryView = z.output<typeof delivery>;
 export const oneDelivery = z.strictObject({ delivery });
 export const deliveryList = z.strictObject({ deliveries: z.array(delivery) });
