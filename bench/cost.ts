@@ -323,7 +323,7 @@ export interface CostInput {
   dynamoEndpoint: string;
   serverlessYml: string;
   tmp: string;
-  /** Invocations measured per operation (after as many warm-ups, at most 50). */
+  /** Invocations measured per operation (after as many warm-ups, at most 200; login a fifth of them). */
   calls: number;
   login: { username: string; password: string; tenantId: string };
   /** An unused refresh token: the refreshes rotate it, one after the other. */
@@ -334,6 +334,8 @@ export interface CostInput {
   /** Sessions that may be ended (logout), one per measured call. */
   endable: Identity[];
   cold: ColdStart[];
+  /** The run, as the document names it: command, commit, machine, load. */
+  run: string;
   say: (message: string) => void;
 }
 
@@ -399,9 +401,14 @@ async function probe(
 ): Promise<Measured> {
   const bundle = bundleFiles(input.functionsDir).get(operation.bundle);
   if (!bundle) throw new Error(`cost: no bundle ${operation.bundle}`);
-  // Logout ends a session per call: no more calls than sessions to end.
-  const calls = operation.bundle === 'logout' ? Math.min(input.calls, operation.events.length - 1) : input.calls;
-  const warmups = operation.bundle === 'logout' ? 1 : Math.min(50, input.calls);
+  // Logout ends a session per call: no more calls than sessions to end. A login is Argon2id: a fifth as many.
+  const calls =
+    operation.bundle === 'logout'
+      ? Math.min(input.calls, operation.events.length - 1)
+      : operation.bundle === 'login'
+        ? Math.max(1, Math.round(input.calls / 5))
+        : input.calls;
+  const warmups = operation.bundle === 'logout' ? 1 : Math.min(200, calls);
   const probeInput: ProbeInput = {
     bundle,
     events: operation.events,
@@ -450,33 +457,51 @@ function monthlyCost(
 ) {
   const users = 1000;
   const lines: Line[] = [];
-  let gbSeconds = 0;
-  let invocations = 0;
-  let httpRequests = 0;
-  let readUnits = 0;
-  let writeUnits = 0;
-  let events = 0;
-  let coldStarts = 0;
-  let secretReads = 0;
-  let kmsCalls = 0;
-  for (const op of measured) {
+  const usage = measured.map((op) => {
     const count = op.perStaffMonth * users;
     const per = (value: number) => value / op.figures.calls;
     const memory = memoryOf(op.bundle);
-    gbSeconds += count * (memory / 1024) * (billedMs(op.figures.cpuMsPerCall, per(op.traffic.roundTrips), memory) / 1000);
     const starts = count * ASSUMPTIONS.coldStartShare;
     const first = cold.get(op.bundle);
-    // The INIT phase and first invocation, measured on one core, stretched as any CPU time.
-    if (first) gbSeconds += starts * (memory / 1024) * (billedMs(first.firstInvocationMs, 0, memory) / 1000);
-    coldStarts += starts;
-    secretReads += starts * (settings.get(op.bundle)?.secretReads ?? 0);
-    if (settings.get(op.bundle)?.kms) kmsCalls += starts;
-    invocations += count;
-    if (op.httpRequest) httpRequests += count;
-    readUnits += count * per(op.traffic.readUnits);
-    writeUnits += count * per(op.traffic.writeUnits);
-    events += count * per(op.traffic.outboxWrites);
-  }
+    const gigabytes = memory / 1024;
+    return {
+      name: op.name,
+      gbSeconds:
+        count * gigabytes * (billedMs(op.figures.cpuMsPerCall, per(op.traffic.roundTrips), memory) / 1000) +
+        // The INIT phase and first invocation, measured on one core, stretched as any CPU time.
+        (first ? starts * gigabytes * (billedMs(first.firstInvocationMs, 0, memory) / 1000) : 0),
+      invocations: count,
+      httpRequests: op.httpRequest ? count : 0,
+      readUnits: count * per(op.traffic.readUnits),
+      writeUnits: count * per(op.traffic.writeUnits),
+      events: count * per(op.traffic.outboxWrites),
+      coldStarts: starts,
+      secretReads: starts * (settings.get(op.bundle)?.secretReads ?? 0),
+      kmsCalls: settings.get(op.bundle)?.kms ? starts : 0,
+    };
+  });
+  type Usage = (typeof usage)[number];
+  const sum = (key: Exclude<keyof Usage, 'name'>) => usage.reduce((total, u) => total + u[key], 0);
+  /** An operation's own share: Lambda, API Gateway, DynamoDB requests and its events' price. */
+  const priced = (u: Usage) =>
+    u.gbSeconds * PRICES.lambdaArmGbSecond.usd +
+    u.invocations * PRICES.lambdaRequest.usd +
+    u.httpRequests * PRICES.httpApiRequest.usd +
+    u.readUnits * PRICES.dynamoReadUnit.usd +
+    u.writeUnits * PRICES.dynamoWriteUnit.usd +
+    u.events * PRICES.eventBridgeEvent.usd +
+    u.secretReads * PRICES.secretsManagerCall.usd +
+    u.kmsCalls * PRICES.kmsRequest.usd;
+  const perOperation = usage.map((u) => ({ name: u.name, usd: priced(u) }));
+  const gbSeconds = sum('gbSeconds');
+  const invocations = sum('invocations');
+  const httpRequests = sum('httpRequests');
+  const readUnits = sum('readUnits');
+  const writeUnits = sum('writeUnits');
+  const events = sum('events');
+  const coldStarts = sum('coldStarts');
+  const secretReads = sum('secretReads');
+  const kmsCalls = sum('kmsCalls');
   // The publisher: one invocation per outbox write (a conservative batch of one).
   const publishGbSeconds = events * (ASSUMPTIONS.publishMemoryMB / 1024) * (ASSUMPTIONS.publishMsPerEvent / 1000);
   lines.push(
@@ -519,7 +544,7 @@ function monthlyCost(
       note: `${MERCHANT_PROFILE.emailsPerStaffPerMonth} per user; Cognito bills SES too`,
     },
   ];
-  return { lines, service, messages, total: service + messages.reduce((sum, line) => sum + line.usd, 0) };
+  return { lines, service, messages, perOperation, total: service + messages.reduce((total, line) => total + line.usd, 0) };
 }
 
 // ---------------------------------------------------------------- the stage
@@ -599,7 +624,8 @@ export async function costStage(input: CostInput): Promise<CostOutcome> {
     '# What the service costs a merchant',
     '',
     'Generated by `npm run bench -- --cost` (bench/cost.ts); do not edit by hand. Every figure',
-    'below but the prices and the assumptions was measured in the run named at the end.',
+    'below but the prices and the assumptions was measured in one run:',
+    `${input.run}.`,
     '',
     '## The merchant',
     '',
@@ -627,8 +653,20 @@ export async function costStage(input: CostInput): Promise<CostOutcome> {
     'at least 2 units an item; a refused conditional write counts 1 WRU). Billed ms = CPU ms × 1769 / memory (below',
     `one vCPU) + round trips × ${ASSUMPTIONS.dynamoRoundTripMs} ms, rounded up.`,
     '',
-    row(['operation', 'per user a month', 'function', 'CPU ms', 'round trips', 'RRU', 'WRU', 'events', 'memory MB', 'billed ms']),
-    row(['---', '---:', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
+    row([
+      'operation',
+      'per user a month',
+      'function',
+      'calls (failed)',
+      'CPU ms',
+      'round trips',
+      'RRU',
+      'WRU',
+      'events',
+      'memory MB',
+      'billed ms',
+    ]),
+    row(['---', '---:', '---', '---:', '---:', '---:', '---:', '---:', '---:', '---:', '---:']),
     ...measured.map((m) => {
       const per = (value: number) => value / m.figures.calls;
       const memory = settings.get(m.bundle)?.memoryMB ?? 1024;
@@ -636,6 +674,7 @@ export async function costStage(input: CostInput): Promise<CostOutcome> {
         m.name,
         fixed(m.perStaffMonth, 0),
         m.bundle,
+        `${m.figures.calls} (${m.figures.failed})`,
         fixed(m.figures.cpuMsPerCall, 3),
         fixed(per(m.traffic.roundTrips), 2),
         fixed(per(m.traffic.readUnits), 2),
@@ -663,6 +702,12 @@ export async function costStage(input: CostInput): Promise<CostOutcome> {
     row(['**the service**', `**${usd(configured.service)}**`, '']),
     ...configured.messages.map((line) => row([line.item, usd(line.usd), line.note])),
     row(['**with SMS and email**', `**${usd(configured.total)}**`, '']),
+    '',
+    'By operation (its Lambda, API Gateway and DynamoDB requests, events and cold-start calls; the publisher and storage aside):',
+    '',
+    row(['operation', 'USD a month per 1,000 MAU', 'share']),
+    row(['---', '---:', '---:']),
+    ...configured.perOperation.map((op) => row([op.name, usd(op.usd), `${fixed((100 * op.usd) / configured.service, 0)}%`])),
     '',
     `Without the ${p.apiCallsPerShift} authorizer calls a shift (sign-in, refresh, me, logout and admin only): ${usd(withoutApiCalls.service)}. ` +
       `At the sizes before this choice (1024 MB everywhere): ${usd(before.service)}; with every non-hashing function at 128 MB: ${usd(at128.service)}.`,

@@ -30,7 +30,7 @@ import { type ChildProcess, execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -103,7 +103,7 @@ const settings = {
   /** The cold-start figures are medians of at least 7 (docs/performance.md). */
   coldStartRuns: smoke ? 1 : costOnly ? 3 : quick ? 7 : 10,
   /** Invocations of each operation of the merchant profile (bench/cost.ts). */
-  costCalls: smoke ? 3 : quick ? 200 : 1000,
+  costCalls: smoke ? 3 : quick ? 500 : 1000,
   /** Passkey sign-ins made ready, each single-use. */
   passkeySignIns: smoke ? 200 : quick ? 10_000 : 40_000,
   /** Invitation links made ready, each single-use (one connection, Argon2id each: a few hundred a run). */
@@ -792,6 +792,9 @@ async function main() {
         admin: adminSession.seeded.identity,
         endable: small.slice(100, 200).map((session) => session.identity),
         cold,
+        run:
+          `\`npm run bench -- ${process.argv.slice(2).join(' ')}\` on ${startedAt.toISOString().slice(0, 16)} UTC, commit ${info.commit}, ` +
+          `${info.cpus} CPUs (${info.cpuModel}), Node ${info.node}, load average ${loadavg()[0]?.toFixed(1)} at the start of the cost stage`,
         say,
       });
       const file = costOnly && !smoke ? 'docs/cost.md' : join(work, 'cost.md');
