@@ -184,14 +184,7 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
     };
   };
 
-  type Sample = {
-    loadMs: number;
-    invokeMs: number;
-    firstInvocationMs: number;
-    sinceProcessStartMs: number;
-    outcome: string | number;
-    maxRssMiB: number;
-  };
+  type Sample = Pick<ColdStart, 'loadMs' | 'invokeMs' | 'firstInvocationMs' | 'sinceProcessStartMs' | 'outcome' | 'maxRssMiB'>;
   // Request paths only: the SMS spend-limit custom resource runs at deploy time, on a CloudFormation event.
   const bundles = [...bundleFiles(input.functionsDir)].filter(([bundle]) => !DEPLOY_TIME.has(bundle));
   const samples = new Map<string, Array<Sample & { processMs: number }>>(bundles.map(([bundle]) => [bundle, []]));
