@@ -64,9 +64,11 @@ export const ASSUMPTIONS = {
 } as const;
 
 const READ = '2026-11-26';
+/** Known list prices not re-read on that date (each under 1% of the total but SMS): check them before relying on their rows. */
+const UNREAD = 'not re-read';
 /**
  * List prices, USD, US East (N. Virginia), first tier, read on 2026-11-26 from the pages
- * named. The service deploys to eu-west-1 by default, whose prices the same pages give
+ * named or from copies that quote them (the pages render their prices by script). The service deploys to eu-west-1 by default, whose prices the same pages give
  * (they differ by region; Cognito's are compared in the same region).
  */
 export const PRICES = {
@@ -75,14 +77,14 @@ export const PRICES = {
   httpApiRequest: { usd: 1.0 / 1e6, source: 'https://aws.amazon.com/api-gateway/pricing/', read: READ },
   dynamoReadUnit: { usd: 0.125 / 1e6, source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/', read: READ },
   dynamoWriteUnit: { usd: 0.625 / 1e6, source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/', read: READ },
-  dynamoStorageGbMonth: { usd: 0.25, source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/', read: READ },
+  dynamoStorageGbMonth: { usd: 0.25, source: 'https://aws.amazon.com/dynamodb/pricing/on-demand/', read: UNREAD },
   eventBridgeEvent: { usd: 1.0 / 1e6, source: 'https://aws.amazon.com/eventbridge/pricing/', read: READ },
-  sqsRequest: { usd: 0.4 / 1e6, source: 'https://aws.amazon.com/sqs/pricing/', read: READ },
-  kmsRequest: { usd: 0.03 / 1e4, source: 'https://aws.amazon.com/kms/pricing/', read: READ },
+  sqsRequest: { usd: 0.4 / 1e6, source: 'https://aws.amazon.com/sqs/pricing/', read: UNREAD },
+  kmsRequest: { usd: 0.03 / 1e4, source: 'https://aws.amazon.com/kms/pricing/', read: UNREAD },
   secretsManagerCall: { usd: 0.05 / 1e4, source: 'https://aws.amazon.com/secrets-manager/pricing/', read: READ },
-  sesEmail: { usd: 0.1 / 1e3, source: 'https://aws.amazon.com/ses/pricing/', read: READ },
+  sesEmail: { usd: 0.1 / 1e3, source: 'https://aws.amazon.com/ses/pricing/', read: UNREAD },
   /** SMS prices depend on the destination country; this is an order of magnitude for Europe. */
-  snsSms: { usd: 0.08, source: 'https://aws.amazon.com/sns/sms-pricing/', read: READ },
+  snsSms: { usd: 0.08, source: 'https://aws.amazon.com/sns/sms-pricing/', read: `${UNREAD}: an order of magnitude` },
 } as const;
 
 /** Per-MAU prices of the hosted alternatives (beyond their free tiers), same reading. */
@@ -764,7 +766,9 @@ export async function costStage(input: CostInput): Promise<CostOutcome> {
     row(['---', '---:', '---', '---']),
     ...Object.entries(PRICES).map(([name, price]) => row([name, String(price.usd), price.source, price.read])),
     '',
-    'US East (N. Virginia) list prices, first tier, no free tier counted. The service deploys to eu-west-1 by default',
+    'US East (N. Virginia) list prices, first tier, no free tier counted; read: the date each was read from its page or',
+    'from copies that quote it (the pages render their prices by script), or "not re-read" for well-known list prices',
+    'taken as they are. The service deploys to eu-west-1 by default',
     "(serverless.yml), whose prices the same pages give; they differ by region, for Cognito's as for ours. SMS prices",
     'depend on the destination country (the figure is an order of magnitude for Europe).',
     '',
