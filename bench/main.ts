@@ -19,6 +19,8 @@
  *   npm run bench -- --cold-starts
  *                              only the cold starts (and the OAuth runs that make their events):
  *                              every bundle against an empty Node process; prints, writes no JSON
+ *   npm run bench -- --cost    the cold starts and the merchant profile's operations (bench/cost.ts):
+ *                              writes docs/cost.md (the cost per 1,000 MAU and the memory sizes)
  *   npm run bench -- --only TEXT[,TEXT...]
  *                              only the load scenarios whose name contains a TEXT (the OAuth
  *                              ones come together; the peer with the client_credentials one),
@@ -28,7 +30,7 @@ import { type ChildProcess, execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -44,6 +46,7 @@ import { routesFromServerlessYml } from '../scripts/lib/serverless-routes';
 import { bundleFiles, localFunctionEnv, withContractRoutes } from './adapter';
 import { auditCost } from './audit-cost';
 import { type ColdStart, coldStarts, coldStartTable, coldStartTargets } from './cold-starts';
+import { type CostOutcome, costStage } from './cost';
 import { type DeliveryLatency, deliveryLatency, type OutboxCost, outboxCost } from './events';
 import { seedOidcCallbacks } from './federation';
 import { type ImportFigures, importStage } from './import';
@@ -78,7 +81,9 @@ const functionsSource = process.argv.includes('--functions-dir')
 /** `--only TEXT`: a partial run, to try a change on one scenario. */
 const only = process.argv.includes('--only') ? (process.argv[process.argv.indexOf('--only') + 1] ?? '') : undefined;
 /** `--cold-starts`: the cold starts alone (docs/performance.md), with the OAuth scenarios that make their events. */
-const coldOnly = process.argv.includes('--cold-starts');
+/** `--cost`: the cold starts and the cost of the merchant profile (docs/cost.md). */
+const costOnly = process.argv.includes('--cost');
+const coldOnly = process.argv.includes('--cold-starts') || costOnly;
 const wanted = (scenario: string) =>
   coldOnly ? OAUTH_SCENARIOS.includes(scenario) : only === undefined || only.split(',').some((text) => scenario.includes(text));
 const PEER = 'peer: oidc-provider client_credentials';
@@ -96,7 +101,9 @@ const settings = {
   /** Sessions whose access tokens the `me` scenario cycles through on the large table. */
   meTokenSample: smoke ? 100 : quick ? 2_000 : 20_000,
   /** The cold-start figures are medians of at least 7 (docs/performance.md). */
-  coldStartRuns: smoke ? 1 : quick ? 7 : 10,
+  coldStartRuns: smoke ? 1 : costOnly ? 3 : quick ? 7 : 10,
+  /** Invocations of each operation of the merchant profile (bench/cost.ts). */
+  costCalls: smoke ? 3 : quick ? 500 : 1000,
   /** Passkey sign-ins made ready, each single-use. */
   passkeySignIns: smoke ? 200 : quick ? 10_000 : 40_000,
   /** Invitation links made ready, each single-use (one connection, Argon2id each: a few hundred a run). */
@@ -769,12 +776,50 @@ async function main() {
       });
     };
 
+    /** The merchant profile's cost (bench/cost.ts), with a refresh token no cold start or logout of it uses. */
+    const costOf = async (cold: ColdStart[], refreshToken: string): Promise<CostOutcome> => {
+      say('cost: the merchant profile, one operation at a time');
+      const outcome = await costStage({
+        functionsDir,
+        env,
+        dynamoEndpoint: db.endpoint,
+        serverlessYml: await readFile('serverless.yml', 'utf8'),
+        tmp,
+        calls: settings.costCalls,
+        login: { username: loginUser.username, password: loginPassword, tenantId: TENANT },
+        refreshToken,
+        member: { identity: user.identity, token: meTokensSmall[0] ?? '' },
+        admin: adminSession.seeded.identity,
+        endable: small.slice(100, 200).map((session) => session.identity),
+        cold,
+        run:
+          `\`npm run bench -- ${process.argv.slice(2).join(' ')}\` on ${startedAt.toISOString().slice(0, 16)} UTC, commit ${info.commit}, ` +
+          `${info.cpus} CPUs (${info.cpuModel}), Node ${info.node}, load average ${loadavg()[0]?.toFixed(1)} at the start of the cost stage`,
+        say,
+      });
+      const file = costOnly && !smoke ? 'docs/cost.md' : join(work, 'cost.md');
+      await writeFile(file, outcome.markdown);
+      say(`cost: written to ${file}`);
+      return outcome;
+    };
+    /** A refresh token of a session that neither the cold starts (200-399) nor the cost's logouts (100-199) end. */
+    const spareRefreshToken = (tokens: RefreshPool) => {
+      const ended = new Set(small.slice(100, 400).map((session) => session.identity.sessionId));
+      for (;;) {
+        const token = tokens.take();
+        if (!ended.has(token.split('.')[1] ?? '')) return token;
+        tokens.give(token);
+      }
+    };
+
     if (coldOnly) {
       await stopChild(server.child);
       closeSync(serverLog);
+      const costToken = costOnly ? spareRefreshToken(pool) : undefined;
       say(`cold starts: every bundle, median of ${settings.coldStartRuns}`);
       const cold = await coldStartsOf(small, pool);
-      const targets = coldStartTargets(cold);
+      const cost = costToken ? await costOf(cold, costToken) : undefined;
+      const targets = [...coldStartTargets(cold), ...(cost?.targets ?? [])];
       process.stdout.write(
         `Cold starts only (--cold-starts)${quick ? ', QUICK' : ''}, commit ${info.commit}` +
           (functionsSource === 'dist/functions' ? '' : `, bundles from ${functionsSource}`) +
@@ -854,7 +899,9 @@ async function main() {
     closeSync(peerLog);
 
     say(`cold starts: every bundle, median of ${settings.coldStartRuns}`);
+    const costToken = spareRefreshToken(largePool);
     const cold: ColdStart[] = await coldStartsOf(everyone, largePool);
+    const cost = await costOf(cold, costToken);
 
     say('framework overhead (stub store, tight loop)');
     const overhead = tagged<Record<string, number>>((await runPinned(`${OUT}/overhead.mjs`, env)).stdout, 'overhead');
@@ -1054,6 +1101,7 @@ async function main() {
         pass: slowest.firstInvocationMs <= 80,
       },
       { target: 'framework overhead ≤ 0.1 ms per request', figure: `worst ${fixed(maxOverhead / 1000, 3)} ms`, pass: maxOverhead <= 100 },
+      ...cost.targets,
       {
         target: `me/refresh p50 and server CPU/request @${whole(settings.largeTable)} ≤ 1.25× @${whole(settings.smallTable)}`,
         figure: `worst ${fixed(growthWorst, 2)}×`,
@@ -1104,6 +1152,7 @@ async function main() {
       // A request slower than the 1-s run is not counted: on a busy machine a slow scenario may answer none.
       for (const [name, run] of measuredRuns)
         if (run && !('skipped' in run) && run.requests === 0) say(`smoke run: ${name} answered no request within its run`);
+      broken.push(...cost.failed);
       if (broken.length > 0) throw new Error(`smoke run: ${broken.join('; ')} (see bench/.work/logs/)`);
       say(`smoke run: every stage ran (${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s in all); no JSON written`);
       return;
