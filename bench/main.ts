@@ -2,9 +2,10 @@
  * `npm run bench` (bench/run.mjs builds, bundles and starts this on CPU 1).
  *
  * Starts DynamoDB Local (in memory), seeds the table, runs the bundled functions
- * behind bench/adapter.ts on CPU 0 and loads them with autocannon; then the peer
- * (oidc-provider), cold starts, framework overhead. Prints the figures and the
- * targets, writes them as JSON to bench/results/, and stops everything it started.
+ * behind bench/adapter.ts on CPU 0 and loads them with autocannon; then the peers
+ * (oidc-provider, its client in memory and in DynamoDB), cold starts, framework
+ * overhead. Prints the figures and the targets, writes them as JSON to
+ * bench/results/, and stops everything it started.
  *
  *   npm run bench              the full run (about 5 minutes)
  *   npm run bench -- --quick   short runs and a smaller table, to try changes

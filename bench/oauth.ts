@@ -176,7 +176,7 @@ export async function oauthScenarios(input: OAuthInput): Promise<OAuthOutcome> {
   });
   scenarios['token (client_credentials)'] = {
     ...cc,
-    note: 'client from the instance cache, stateless token (no write), ES256 sign (HTTP Basic, form)',
+    note: 'client and the source count read in one BatchGetItem, stateless token (no write), ES256 sign (HTTP Basic, form)',
   };
 
   const proof = dpopProofs(`${input.issuer}/oauth2/token`);
