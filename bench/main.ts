@@ -2,9 +2,10 @@
  * `npm run bench` (bench/run.mjs builds, bundles and starts this on CPU 1).
  *
  * Starts DynamoDB Local (in memory), seeds the table, runs the bundled functions
- * behind bench/adapter.ts on CPU 0 and loads them with autocannon; then the peer
- * (oidc-provider), cold starts, framework overhead. Prints the figures and the
- * targets, writes them as JSON to bench/results/, and stops everything it started.
+ * behind bench/adapter.ts on CPU 0 and loads them with autocannon; then the peers
+ * (oidc-provider, its client in memory and in DynamoDB), cold starts, framework
+ * overhead. Prints the figures and the targets, writes them as JSON to
+ * bench/results/, and stops everything it started.
  *
  *   npm run bench              the full run (about 5 minutes)
  *   npm run bench -- --quick   short runs and a smaller table, to try changes
@@ -52,7 +53,7 @@ import { seedOidcCallbacks } from './federation';
 import { type ImportFigures, importStage } from './import';
 import { seedInvitations } from './invitations';
 import { type LoadResult, machineBusySeconds, measure, type Watched } from './load';
-import { OAUTH_SCENARIOS, type OAuthOutcome, oauthScenarios, peerTokenEndpoint, type Scenario } from './oauth';
+import { OAUTH_SCENARIOS, type OAuthOutcome, oauthScenarios, type PeerStore, peerTokenEndpoint, type Scenario } from './oauth';
 import { seedPasskeySignIns } from './passkeys';
 import { canPin, runPinned, startServer, stopAll, stopChild, tagged } from './processes';
 import { fixed, table, whole } from './report';
@@ -69,6 +70,7 @@ import {
   userItems,
   userRecord,
 } from './seed';
+import { PEER, STORED_PEER, tokenTargets } from './token-targets';
 
 /** `--smoke`: every stage with tiny counts, so that CI notices when a stage stops working. */
 const smoke = process.argv.includes('--smoke');
@@ -86,7 +88,6 @@ const costOnly = process.argv.includes('--cost');
 const coldOnly = process.argv.includes('--cold-starts') || costOnly;
 const wanted = (scenario: string) =>
   coldOnly ? OAUTH_SCENARIOS.includes(scenario) : only === undefined || only.split(',').some((text) => scenario.includes(text));
-const PEER = 'peer: oidc-provider client_credentials';
 const settings = {
   durationSeconds: smoke ? 1 : quick ? 2 : 10,
   warmupSeconds: smoke ? 0 : quick ? 1 : 3,
@@ -475,6 +476,24 @@ async function main() {
     for (const missing of server.message.missing) say(`route without a built bundle, left out: ${missing}`);
 
     const scenarios: Record<string, Scenario> = {};
+    /** The peers, one after the other on the server's CPU with the same load settings (after our server has stopped). */
+    const peers = async (): Promise<Record<string, Scenario>> => {
+      const ways: Array<[string, PeerStore]> = [
+        [PEER, 'memory'],
+        [STORED_PEER, 'dynamodb'],
+      ];
+      const results: Record<string, Scenario> = {};
+      for (const [name, store] of ways) {
+        say(name);
+        const peerLog = openSync(join(work, 'logs', `peer-${store}.log`), 'w');
+        try {
+          results[name] = (await peerTokenEndpoint({ env, keysFile, settings, logFd: peerLog, store, databasePid: db.pid })).result;
+        } finally {
+          closeSync(peerLog);
+        }
+      }
+      return results;
+    };
     const run = async (name: string, work: () => Promise<LoadResult>, note?: string) => {
       say(`load: ${name}`);
       const result = await work();
@@ -837,13 +856,8 @@ async function main() {
     if (only !== undefined) {
       await stopChild(server.child);
       closeSync(serverLog);
-      const peerLog = openSync(join(work, 'logs', 'peer.log'), 'w');
-      const peer =
-        wanted(PEER) || wanted('token (client_credentials)')
-          ? await peerTokenEndpoint({ env, keysFile, settings, logFd: peerLog })
-          : undefined;
-      closeSync(peerLog);
-      const rows = [...Object.entries(scenarios), ...(peer ? [[PEER, peer.result] as const] : [])].map(([name, scenario]) =>
+      if (wanted(PEER) || wanted('token (client_credentials)')) Object.assign(scenarios, await peers());
+      const rows = Object.entries(scenarios).map(([name, scenario]) =>
         'skipped' in scenario
           ? [name, '-', '-', '-', '-', `skipped: ${scenario.skipped}`]
           : [
@@ -869,7 +883,11 @@ async function main() {
           `Partial run (--only ${only})${quick ? ', QUICK' : ''}, commit ${info.commit}`,
           ['scenario', 'req/s', 'p50 ms', 'server CPU ms/req', 'failed', 'disturbance'],
           rows,
-        )}\n${floors.join('\n')}\n`,
+        )}\n${floors.join('\n')}\n${table(
+          'Targets',
+          ['target', 'figure', 'result'],
+          tokenTargets(scenarios).map((t) => [t.target, t.figure, t.pass === undefined ? 'SKIPPED' : t.pass ? 'PASS' : 'MISS']),
+        )}\n`,
       );
       return;
     }
@@ -892,11 +910,7 @@ async function main() {
     await stopChild(server.child);
     closeSync(serverLog);
 
-    // The peer, on the same CPU with the same load settings.
-    say('peer: oidc-provider, client_credentials');
-    const peerLog = openSync(join(work, 'logs', 'peer.log'), 'w');
-    const peer = await peerTokenEndpoint({ env, keysFile, settings, logFd: peerLog });
-    closeSync(peerLog);
+    const peer = await peers();
 
     say(`cold starts: every bundle, median of ${settings.coldStartRuns}`);
     const costToken = spareRefreshToken(largePool);
@@ -950,42 +964,38 @@ async function main() {
     out.push(
       table(`Scenarios (table of ${whole(settings.smallTable)} users and sessions)`, loadHeader, [
         ...Object.entries(scenarios).map(([name, scenario]) => loadRow(name, scenario)),
-        loadRow('peer: oidc-provider client_credentials', peer.result),
+        ...Object.entries(peer).map(([name, scenario]) => loadRow(name, scenario)),
       ]),
       "CPU columns: share of one CPU during the measured run; server CPU ms/req = the server process's CPU time per answered request\n" +
         '(1000 / that = what one core could answer if nothing else limited it). DB = DynamoDB Local, load = autocannon, other = the rest of the machine.',
     );
     const ours = scenarios['token (client_credentials)'];
-    const peerResult = peer.result;
-    const tokenRatio =
-      ours && !('skipped' in ours) && peerResult && !('skipped' in peerResult)
-        ? ours.requestsPerSecond / peerResult.requestsPerSecond
-        : undefined;
-    const latencyRatio =
-      ours && !('skipped' in ours) && peerResult && !('skipped' in peerResult) ? ours.p50Ms / peerResult.p50Ms : undefined;
+    const mine = ours && !('skipped' in ours) ? ours : undefined;
+    const peerRuns = [peer[PEER], peer[STORED_PEER]].map((run) => (run && !('skipped' in run) ? run : undefined));
+    const [inMemory] = peerRuns;
+    const tokenRatio = mine && inMemory ? mine.requestsPerSecond / inMemory.requestsPerSecond : undefined;
+    const figureRow = (label: string, value: (run: LoadResult) => number, format: (n: number) => string) => [
+      label,
+      mine ? format(value(mine)) : '-',
+      ...peerRuns.map((run) => (run ? format(value(run)) : '-')),
+      ...peerRuns.map((run) => (run && mine ? `${fixed(value(mine) / value(run), 2)}x` : '-')),
+    ];
     out.push(
       table(
-        'Token endpoint, ours / oidc-provider',
-        ['figure', 'ours', 'oidc-provider', 'ours/peer'],
+        'Token endpoint, ours / oidc-provider (client in memory; client in DynamoDB)',
+        ['figure', 'ours', 'in memory', 'in DynamoDB', 'ours/in memory', 'ours/in DynamoDB'],
         [
-          [
-            'req/s',
-            ours && !('skipped' in ours) ? whole(ours.requestsPerSecond) : '-',
-            peerResult && !('skipped' in peerResult) ? whole(peerResult.requestsPerSecond) : '-',
-            tokenRatio === undefined ? '-' : `${fixed(tokenRatio, 2)}x`,
-          ],
-          [
+          figureRow('req/s', (run) => run.requestsPerSecond, whole),
+          figureRow(
             'p50 ms',
-            ours && !('skipped' in ours) ? fixed(ours.p50Ms, 2) : '-',
-            peerResult && !('skipped' in peerResult) ? fixed(peerResult.p50Ms, 2) : '-',
-            latencyRatio === undefined ? '-' : `${fixed(latencyRatio, 2)}x`,
-          ],
-          [
+            (run) => run.p50Ms,
+            (n) => fixed(n, 2),
+          ),
+          figureRow(
             'server CPU ms/req',
-            ours && !('skipped' in ours) ? fixed(ours.cpu.serverMsPerRequest, 3) : '-',
-            peerResult && !('skipped' in peerResult) ? fixed(peerResult.cpu.serverMsPerRequest, 3) : '-',
-            '',
-          ],
+            (run) => run.cpu.serverMsPerRequest ?? Number.NaN,
+            (n) => fixed(n, 3),
+          ),
         ],
       ),
     );
@@ -1073,7 +1083,7 @@ async function main() {
     const growthWorst = Math.max(...growthRows.map(([, a, b]) => growthRatio(a, b)));
     const targets: Target[] = [
       {
-        target: 'token endpoint (client_credentials) ≥ 1.0× oidc-provider req/s',
+        target: 'token endpoint (client_credentials) ≥ 1.0× oidc-provider req/s (client in memory)',
         figure:
           tokenRatio === undefined ? (ours && 'skipped' in ours ? `skipped: ${ours.skipped}` : 'not measured') : `${fixed(tokenRatio, 2)}×`,
         pass: tokenRatio === undefined ? undefined : tokenRatio >= 1,
@@ -1094,6 +1104,7 @@ async function main() {
         figure: `${fixed(login.p50Ms, 1)} ms = ${fixed(login.p50Ms / argon2.hashMs, 2)}× ${fixed(argon2.hashMs, 1)} ms`,
         pass: login.p50Ms <= 1.2 * argon2.hashMs,
       },
+      ...tokenTargets({ ...scenarios, ...peer }),
       ...coldStartTargets(cold),
       {
         target: 'every cold load + first invocation ≤ 80 ms',
@@ -1118,7 +1129,7 @@ async function main() {
     );
     const disturbed = [
       ...Object.entries(scenarios),
-      ['peer', peer.result] as const,
+      ...Object.entries(peer),
       ['me (large table)', growth.me] as const,
       ['refresh (large table)', growth.refresh] as const,
     ].filter(([, s]) => s && !('skipped' in s) && (s.cpu.otherPercent ?? 0) > 15);
@@ -1136,7 +1147,7 @@ async function main() {
       // Every stage ran; each must also have answered as it should.
       const measuredRuns = [
         ...Object.entries(scenarios),
-        ['peer', peer.result] as const,
+        ...Object.entries(peer),
         ['me (large table)', growth.me] as const,
         ['refresh (large table)', growth.refresh] as const,
       ];
