@@ -1,4 +1,4 @@
 import { describeFaultSteps } from './steps';
 
-// A database fault at every step of every operation (./steps.ts): the even-numbered scenarios, and the count of all faults.
+// A database fault at every step of every operation (./steps.ts): the even-numbered scenarios.
 describeFaultSteps(0);
