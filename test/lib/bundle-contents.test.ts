@@ -8,14 +8,7 @@ import { zodWithoutJsonSchema } from '../../scripts/lib/zod-json-schema-stub.mjs
  * every bundle ≤ 300 KB). The functions are bundled here as scripts/build.mjs bundles
  * them, without writing anything, and their inputs checked.
  */
-const EXTERNAL = [
-  '@node-rs/argon2',
-  'bcryptjs',
-  '@aws-sdk/client-*',
-  '@aws-sdk/credential-provider-node',
-  '@smithy/*',
-  '@zxcvbn-ts/language-common',
-];
+const EXTERNAL = ['@node-rs/argon2', 'bcryptjs', '@aws-sdk/client-*', '@aws-sdk/credential-provider-node', '@smithy/*'];
 
 /**
  * The modules a function's bundle holds code of. A module tree-shaken away is listed with
