@@ -15,10 +15,10 @@ import { kmsDataKeys } from './mfa/kms-data-keys';
 import { type DataKeySource, type SecretBox, secretBox } from './mfa/secret-box';
 import { type ClientSecretHasher, clientSecretHasher, pepperLoader } from './oauth/client-secret';
 import { type DpopNonces, dpopNonces } from './oauth/dpop-nonce';
-import { type AccountCodeStore, dynamoAccountCodeStore } from './store/account-codes';
-import { type AuditStore, dynamoAuditStore } from './store/audit';
-import { type DeviceCodeStore, dynamoDeviceCodeStore } from './store/device-codes';
-import { type DpopProofStore, dynamoDpopProofStore } from './store/dpop-proofs';
+import type { AccountCodeStore } from './store/account-codes';
+import type { AuditStore } from './store/audit';
+import type { DeviceCodeStore } from './store/device-codes';
+import type { DpopProofStore } from './store/dpop-proofs';
 import { createDynamo, type Dynamo } from './store/dynamo';
 import {
   type ConnectionStore,
@@ -32,21 +32,22 @@ import {
   type FederationRequestStore,
   type SamlAssertionStore,
 } from './store/federation';
-import { dynamoInteractionStore, type InteractionStore } from './store/interactions';
-import { dynamoInvitationStore, type InvitationStore } from './store/invitations';
-import { type AttemptCounter, dynamoAttemptCounter } from './store/login-attempts';
-import { dynamoMfaOutbox, dynamoMfaStore, type MfaStore } from './store/mfa';
-import { dynamoOAuthClientStore, type OAuthClientStore } from './store/oauth-clients';
-import { type AuthorizationCodeStore, dynamoAuthorizationCodeStore } from './store/oauth-codes';
-import { dynamoOAuthGrantStore, type OAuthGrantStore } from './store/oauth-grants';
-import { dynamoPasskeyStore, type PasskeyStore } from './store/passkeys';
-import { dynamoScimTokenStore, type ScimTokenStore } from './store/scim-tokens';
-import { dynamoSessionStore, type SessionStore } from './store/sessions';
-import { dynamoShopStore, type ShopStore } from './store/shops';
-import { dynamoTenantUserStore, type TenantUserStore } from './store/tenant-users';
-import { dynamoTenantStore, type TenantStore } from './store/tenants';
-import { dynamoUserStore, type UserStore } from './store/users';
-import { type DeliveryLogStore, dynamoDeliveryLogStore, dynamoWebhookStore, type WebhookStore } from './store/webhooks';
+import type { InteractionStore } from './store/interactions';
+import type { InvitationStore } from './store/invitations';
+import type { AttemptCounter } from './store/login-attempts';
+import type { MfaStore } from './store/mfa';
+import type { OAuthClientStore } from './store/oauth-clients';
+import type { AuthorizationCodeStore } from './store/oauth-codes';
+import type { OAuthGrantStore } from './store/oauth-grants';
+import { onFirstCall } from './store/on-first-call';
+import type { PasskeyStore } from './store/passkeys';
+import type { ScimTokenStore } from './store/scim-tokens';
+import type { SessionStore } from './store/sessions';
+import type { ShopStore } from './store/shops';
+import type { TenantUserStore } from './store/tenant-users';
+import type { TenantStore } from './store/tenants';
+import type { UserStore } from './store/users';
+import type { DeliveryLogStore, WebhookStore } from './store/webhooks';
 import { secretsManagerKeyProvider, secretsManagerPublicKeyProvider } from './tokens/secrets-manager-keys';
 import { fileKeyProvider, filePublicKeyProvider, type KeyProvider, type PublicKeyProvider } from './tokens/signing-keys';
 
@@ -132,39 +133,47 @@ export interface Deps {
   forgotAnswerFloorMs?: number | undefined;
 }
 
-/** Every store on one DynamoDB table; `random` marks write-once writes, `clock` tells when a deleted client's id is free again. */
+/**
+ * Every store on one DynamoDB table; `random` marks write-once writes, `clock` tells when a
+ * deleted client's id is free again. Each store's module loads on the first call of one of
+ * its methods (lib/store/on-first-call.ts): a function loads the stores it uses, not all.
+ * The federation stores are built as they are (one of their methods is synchronous).
+ */
 export function dynamoStores(dynamo: Dynamo, { random, clock }: Pick<Deps, 'random' | 'clock'>): Stores {
-  const users = dynamoUserStore(dynamo, random);
+  const users = onFirstCall(async () => (await import('./store/users')).dynamoUserStore(dynamo, random));
   return {
     users,
-    tenants: dynamoTenantStore(dynamo),
-    sessions: dynamoSessionStore(dynamo, random),
-    attempts: dynamoAttemptCounter(dynamo),
-    oauthClients: dynamoOAuthClientStore(dynamo, random, clock),
-    authorizationCodes: dynamoAuthorizationCodeStore(dynamo, random),
-    oauthGrants: dynamoOAuthGrantStore(dynamo, random),
-    mfa: dynamoMfaStore(dynamo, random),
-    tenantUsers: dynamoTenantUserStore(dynamo, random),
-    shops: dynamoShopStore(dynamo, random),
-    audit: dynamoAuditStore(dynamo),
-    accountCodes: dynamoAccountCodeStore(dynamo, random),
-    interactions: dynamoInteractionStore(dynamo, random),
-    passkeys: dynamoPasskeyStore(dynamo, random),
-    invitations: dynamoInvitationStore(dynamo, random, users),
-    scimTokens: dynamoScimTokenStore(dynamo, random),
+    tenants: tenantStore(dynamo),
+    sessions: onFirstCall(async () => (await import('./store/sessions')).dynamoSessionStore(dynamo, random)),
+    attempts: attemptCounter(dynamo),
+    oauthClients: onFirstCall(async () => (await import('./store/oauth-clients')).dynamoOAuthClientStore(dynamo, random, clock)),
+    authorizationCodes: onFirstCall(async () => (await import('./store/oauth-codes')).dynamoAuthorizationCodeStore(dynamo, random)),
+    oauthGrants: onFirstCall(async () => (await import('./store/oauth-grants')).dynamoOAuthGrantStore(dynamo, random)),
+    mfa: onFirstCall(async () => (await import('./store/mfa')).dynamoMfaStore(dynamo, random)),
+    tenantUsers: onFirstCall(async () => (await import('./store/tenant-users')).dynamoTenantUserStore(dynamo, random)),
+    shops: onFirstCall(async () => (await import('./store/shops')).dynamoShopStore(dynamo, random)),
+    audit: onFirstCall(async () => (await import('./store/audit')).dynamoAuditStore(dynamo)),
+    accountCodes: onFirstCall(async () => (await import('./store/account-codes')).dynamoAccountCodeStore(dynamo, random)),
+    interactions: onFirstCall(async () => (await import('./store/interactions')).dynamoInteractionStore(dynamo, random)),
+    passkeys: onFirstCall(async () => (await import('./store/passkeys')).dynamoPasskeyStore(dynamo, random)),
+    invitations: onFirstCall(async () => (await import('./store/invitations')).dynamoInvitationStore(dynamo, random, users)),
+    scimTokens: onFirstCall(async () => (await import('./store/scim-tokens')).dynamoScimTokenStore(dynamo, random)),
     connections: dynamoConnectionStore(dynamo, random),
     domains: dynamoDomainStore(dynamo, random),
     federatedIdentities: dynamoFederatedIdentityStore(dynamo, random, users),
     federationRequests: dynamoFederationRequestStore(dynamo, random),
     samlAssertions: dynamoSamlAssertionStore(dynamo, random),
-    dpopProofs: dynamoDpopProofStore(dynamo, random),
-    deviceCodes: dynamoDeviceCodeStore(dynamo, random),
+    dpopProofs: onFirstCall(async () => (await import('./store/dpop-proofs')).dynamoDpopProofStore(dynamo, random)),
+    deviceCodes: onFirstCall(async () => (await import('./store/device-codes')).dynamoDeviceCodeStore(dynamo, random)),
     events: dynamoEventStore(dynamo),
-    webhooks: dynamoWebhookStore(dynamo),
-    deliveryLog: dynamoDeliveryLogStore(dynamo),
+    webhooks: onFirstCall(async () => (await import('./store/webhooks')).dynamoWebhookStore(dynamo)),
+    deliveryLog: onFirstCall(async () => (await import('./store/webhooks')).dynamoDeliveryLogStore(dynamo)),
     emitting: (events) => dynamoStores(carryingEvents(dynamo, events), { random, clock }),
   };
 }
+
+const tenantStore = (dynamo: Dynamo) => onFirstCall(async () => (await import('./store/tenants')).dynamoTenantStore(dynamo));
+const attemptCounter = (dynamo: Dynamo) => onFirstCall(async () => (await import('./store/login-attempts')).dynamoAttemptCounter(dynamo));
 
 /**
  * An AWS SDK client made on first use: its package (tens of ms each) is loaded only by
@@ -231,7 +240,10 @@ function mfaCodeDelivery(config: Config, dynamo: Dynamo, clock: Clock): CodeDeli
         ),
       });
     case 'outbox':
-      return outboxDelivery(dynamoMfaOutbox(dynamo), clock);
+      return outboxDelivery(
+        onFirstCall(async () => (await import('./store/mfa')).dynamoMfaOutbox(dynamo)),
+        clock,
+      );
     case 'missing':
       return { send: notConfigured('MFA_DELIVERY') };
   }
@@ -241,10 +253,10 @@ function mfaCodeDelivery(config: Config, dynamo: Dynamo, clock: Clock): CodeDeli
 export function mfaPorts(config: Config, dynamo: Dynamo, clock: Clock): Pick<Deps, 'mfaSecrets' | 'mfaDelivery'> {
   const delivery = quotaDelivery(
     mfaCodeDelivery(config, dynamo, clock),
-    dynamoAttemptCounter(dynamo),
+    attemptCounter(dynamo),
     clock,
     config.sendQuotas,
-    dynamoTenantStore(dynamo),
+    tenantStore(dynamo),
   );
   return { mfaSecrets: secretBox(mfaDataKeys(config)), mfaDelivery: delivery };
 }

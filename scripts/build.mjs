@@ -1,6 +1,6 @@
 // Bundles every function (functions/*.ts) and script (scripts/*.ts) with esbuild into dist/.
 import { readdirSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { copyFile, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
 import { zodWithoutJsonSchema } from './lib/zod-json-schema-stub.mjs';
@@ -49,9 +49,9 @@ const functions = await build({
   legalComments: 'none',
   // Loaded from node_modules at run time, not bundled: the native Argon2 binding
   // (packaged per platform), bcryptjs (verifies imported bcrypt hashes, docs/api.md 13.2:
-  // only the functions that check passwords ship it, on first use), the AWS SDK's clients (part of the Lambda Node.js runtime,
+  // only the functions that check passwords ship it, on first use) and the AWS SDK's clients (part of the Lambda Node.js runtime,
   // loaded on first use: KMS, SNS, SES, Secrets Manager; the credential chain only
-  // outside Lambda) and the common-password list (loaded by register on first use).
+  // outside Lambda).
   // The SDK's marshalling (@aws-sdk/util-dynamodb, 10 KB) is bundled with the stores.
   external: [
     '@node-rs/argon2',
@@ -59,13 +59,14 @@ const functions = await build({
     '@aws-sdk/client-*',
     '@aws-sdk/credential-provider-node',
     '@smithy/*',
-    '@zxcvbn-ts/language-common',
     ...(sdkClient ? ['@aws-sdk/lib-dynamodb'] : []),
   ],
   // zod's JSON Schema generation, which no function runs: scripts/lib/zod-json-schema-stub.mjs.
   plugins: [zodWithoutJsonSchema, ...(sdkClient ? [sdkDynamoClient] : [])],
   metafile: true,
 });
+// The common-password list, read beside the bundles on first use (lib/users/common-passwords.ts).
+await copyFile('lib/users/common-passwords.txt', `${outRoot}/functions/common-passwords.txt`);
 await build({
   ...common,
   format: 'esm',

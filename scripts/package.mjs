@@ -1,7 +1,6 @@
 // `npm run package -- [--stage STAGE]`: the deployment artifacts in .serverless/, for
 // Lambda's nodejs22.x on arm64. Builds the bundles, installs the runtime packages the
-// bundles leave out (the native Argon2 binding for linux-arm64, bcryptjs and the
-// common-password list) into dist/node_modules, then runs `serverless package` (no AWS credentials needed).
+// bundles leave out (the native Argon2 binding for linux-arm64 and bcryptjs) into dist/node_modules, then runs `serverless package` (no AWS credentials needed).
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +12,7 @@ const run = (command, commandArgs, options = {}) => execFileSync(command, comman
 run(process.execPath, ['scripts/build.mjs']);
 
 const { dependencies } = JSON.parse(readFileSync('package.json', 'utf8'));
-const runtime = ['@node-rs/argon2', 'bcryptjs', '@zxcvbn-ts/language-common'].map((name) => `${name}@${dependencies[name]}`);
+const runtime = ['@node-rs/argon2', 'bcryptjs'].map((name) => `${name}@${dependencies[name]}`);
 const staging = '.build/runtime-arm64';
 rmSync(staging, { recursive: true, force: true });
 mkdirSync(staging, { recursive: true });

@@ -10,7 +10,7 @@ import type { Connection } from './connection';
 import { federationCookie } from './cookie';
 import { oidcAuthorizationUrl } from './oidc';
 import { FederationRefused, pageError } from './refusal';
-import { samlRedirectUrl } from './saml';
+import { samlRedirectUrl } from './saml-request';
 
 /*
  * Setting off to the organization's identity provider (docs/api.md 14.3): a pending

@@ -11,7 +11,8 @@ const NAMEID_PERSISTENT = 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent'
 /** The NameID formats the SP metadata offers (persistent first: the subject that stays). */
 export const SAML_NAMEID_FORMATS = [NAMEID_PERSISTENT, NAMEID_EMAIL] as const;
 
-const escapeXml = (value: string) =>
+/** A value written into an XML attribute or text. */
+export const escapeXml = (value: string) =>
   value.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c);
 
 /** The SP metadata of a connection (SAML metadata 2.4.4): what the merchant's IdP is configured with. */

@@ -1,10 +1,11 @@
 import { type Profile, SAML, type SamlConfig, SamlStatusError, ValidateInResponseTo } from '@node-saml/node-saml';
 import type { Clock } from '../clock';
 import type { Config } from '../config';
-import type { FederationRequest, SamlAssertionStore } from '../store/federation';
+import type { SamlAssertionStore } from '../store/federation';
 import { type FederatedClaims, federationEndpoints, type SamlConnection } from './connection';
 import { type FederationFailure, FederationRefused } from './refusal';
 import { NAMEID_EMAIL } from './saml-metadata';
+import { type SamlPending, samlRequestId } from './saml-request';
 
 /*
  * SAML 2.0 Web SSO, the service provider's side (docs/api.md 14.5; the library and its
@@ -46,9 +47,6 @@ const MULTI_FACTOR_CONTEXTS = new Set([
 /** Entra ID and AD FS also list the methods in this attribute. */
 const AUTHN_METHODS_ATTRIBUTE = 'http://schemas.microsoft.com/claims/authnmethodsreferences';
 
-/** The pending sign-in a response must answer: its key is the AuthnRequest's ID (made an XML ID by {@link samlRequestId}) and the RelayState. */
-export type SamlPending = Pick<FederationRequest, 'key'>;
-
 export interface SamlDeps {
   config: Pick<Config, 'issuer'>;
   clock: Clock;
@@ -60,12 +58,6 @@ export interface SamlPost {
   SAMLResponse?: string | undefined;
   RelayState?: string | undefined;
 }
-
-/**
- * The AuthnRequest's ID for a pending request: an XML ID must be an NCName (XML Schema
- * `xs:ID`), so a key that does not start with a letter or `_` gets a leading `_`.
- */
-export const samlRequestId = (key: string) => (/^[A-Za-z_]/.test(key) ? key : `_${key}`);
 
 /** node-saml set up for one connection and one pending request (exported for the tests' attack table). */
 export function samlFor(issuer: string, connection: SamlConnection, requestId: string) {
@@ -88,23 +80,6 @@ export function samlFor(issuer: string, connection: SamlConnection, requestId: s
     disableRequestedAuthnContext: true,
   };
   return new SAML(options);
-}
-
-/**
- * Where the browser goes to sign in at the IdP: an AuthnRequest by HTTP-Redirect (SAML
- * bindings 3.4), RelayState the pending key. The address typed on the sign-in page goes
- * along as `login_hint`, which Entra ID and Okta prefill and other IdPs ignore.
- */
-export async function samlRedirectUrl(
-  deps: Pick<SamlDeps, 'config'>,
-  connection: SamlConnection,
-  pending: SamlPending,
-  loginHint?: string | undefined,
-): Promise<string> {
-  const additionalParams: Record<string, string> = loginHint ? { login_hint: loginHint } : {};
-  return samlFor(deps.config.issuer, connection, samlRequestId(pending.key)).getAuthorizeUrlAsync(pending.key, undefined, {
-    additionalParams,
-  });
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { SNSClient } from '@aws-sdk/client-sns';
-import * as z from 'zod';
+import type * as z from 'zod';
 import type { Clock } from '../clock';
 import { epochSeconds } from '../clock';
 import type { Logger } from '../log';
@@ -8,6 +8,7 @@ import type { Account } from './account';
 import { CODE_TTL_SECONDS } from './codes';
 import { maskDestination } from './masking';
 import type { DeliveredMethod } from './methods';
+import type { outboxCodeSchema, outboxEmailSchema, outboxNotificationSchema } from './outbox-records';
 
 /** What a one-time code is for: a second factor, a password reset, an email address to verify. */
 export type CodePurpose = 'mfa' | 'reset' | 'verify-email';
@@ -129,39 +130,6 @@ export function sesDelivery(client: SesClient, from: string, issuer: string): Co
 export function deliveryByMethod(routes: Record<DeliveredMethod, CodeDelivery>): CodeDelivery {
   return { send: (message) => routes[message.method].send(message) };
 }
-
-/** What the outbox keeps of a code it was handed (local development only). */
-export const outboxCodeSchema = z.object({
-  tenantId: z.string(),
-  userId: z.string(),
-  method: z.enum(['SMS', 'EMAIL']),
-  destination: z.string(),
-  code: z.string(),
-  /** Absent for MFA codes. */
-  purpose: z.enum(['reset', 'verify-email']).optional(),
-  /** Epoch seconds. */
-  sentAt: z.number(),
-});
-
-/** What the outbox keeps of a notification it was handed (local development only). */
-export const outboxNotificationSchema = z.object({
-  tenantId: z.string(),
-  userId: z.string(),
-  method: z.literal('EMAIL'),
-  destination: z.string(),
-  notification: z.object({ event: z.string(), subject: z.string(), text: z.string(), html: z.string() }),
-  /** Epoch seconds. */
-  sentAt: z.number(),
-});
-
-/** What the outbox keeps of every email, by address (local development only; `npm run outbox -- --email`). */
-export const outboxEmailSchema = z.object({
-  destination: z.string(),
-  subject: z.string(),
-  text: z.string(),
-  /** Epoch seconds. */
-  sentAt: z.number(),
-});
 
 export type OutboxMessage = z.output<typeof outboxCodeSchema>;
 export type OutboxEmail = z.output<typeof outboxEmailSchema>;

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Random } from '../crypto/random';
 import { CODE_TTL_SECONDS, RESEND_INTERVAL_SECONDS } from '../mfa/codes';
-import { type DeliveryMessage, type MfaOutbox, outboxCodeSchema, outboxEmailSchema, outboxNotificationSchema } from '../mfa/delivery';
+import type { DeliveryMessage, MfaOutbox } from '../mfa/delivery';
 import { enrollmentSchema, type MfaEnrollment, type MfaMethod, type SecondFactor } from '../mfa/methods';
+import { outboxCodeSchema, outboxEmailSchema, outboxNotificationSchema } from '../mfa/outbox-records';
 import { type RecoveryCodes, recoveryCodesSchema } from '../mfa/recovery-codes';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from './commands';
 import { cancellationCodes, type Dynamo, isConditionalCheckFailed } from './dynamo';

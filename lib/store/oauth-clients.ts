@@ -1,6 +1,7 @@
 import { type Clock, epochSeconds } from '../clock';
 import type { Random } from '../crypto/random';
-import { type OAuthClient, oauthClientSchema } from '../oauth/client';
+import type { OAuthClient } from '../oauth/client';
+import { oauthClientSchema } from '../oauth/client-record';
 import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand } from './commands';
 import { cancellationCodes, type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';

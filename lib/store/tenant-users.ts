@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { Random } from '../crypto/random';
-import { epochOf, type Role, type User, userSchema } from '../users/user';
+import { epochOf, type Role, type User } from '../users/user';
+import { userSchema } from '../users/user-record';
 import { BatchWriteCommand, QueryCommand, TransactWriteCommand } from './commands';
 import { cancellationCodes, type Dynamo } from './dynamo';
 import { keys } from './keys';

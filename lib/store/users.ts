@@ -1,5 +1,6 @@
 import type { Random } from '../crypto/random';
-import { type User, userSchema } from '../users/user';
+import type { User } from '../users/user';
+import { userSchema } from '../users/user-record';
 import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteItem, UpdateCommand } from './commands';
 import { type Dynamo, failedConditions, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';

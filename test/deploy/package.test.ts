@@ -723,6 +723,20 @@ describe('the deployment package', () => {
     expect(withWebAuthn.sort()).toEqual(WEBAUTHN.sort());
   });
 
+  it('ships the common-password list beside the bundles that set passwords (lib/users/common-passwords.ts)', () => {
+    const shipping = ofType('AWS::Lambda::Function')
+      .map(([name]) => name.replace(/LambdaFunction$/, ''))
+      .map((fn) => fn.charAt(0).toLowerCase() + fn.slice(1))
+      .filter((zip) => zipEntries(zip).includes('dist/functions/common-passwords.txt'));
+    expect(shipping.sort()).toEqual(
+      ['acceptInvitation', 'accountAction', 'changePassword', 'hostedInvitationAccept', 'passwordReset', 'register'].sort(),
+    );
+    for (const zip of shipping) {
+      const bundle = execFileSync('unzip', ['-p', `.serverless/${zip}.zip`, 'dist/functions/*.cjs'], { encoding: 'utf8' });
+      expect(bundle.includes('common-passwords.txt'), zip).toBe(true);
+    }
+  });
+
   it('packages reproducibly, so per-function deploys can compare zips with Lambda CodeSha256', () => {
     const first = zipHashes();
     packageProd();

@@ -4,7 +4,7 @@ import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../lib/config';
 import { federationEndpoints } from '../../lib/federation/connection';
-import { samlRequestId } from '../../lib/federation/saml';
+import { samlRequestId } from '../../lib/federation/saml-request';
 import { consoleBrowser } from '../console/console-browser';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { softwareAuthenticator } from '../helpers/authenticator';

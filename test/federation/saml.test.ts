@@ -3,8 +3,9 @@ import { inflateRaw } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { federationEndpoints, type SamlConnection } from '../../lib/federation/connection';
 import { FederationRefused } from '../../lib/federation/refusal';
-import { type SamlDeps, samlFor, samlRedirectUrl, samlRequestId, verifySamlResponse } from '../../lib/federation/saml';
+import { type SamlDeps, samlFor, verifySamlResponse } from '../../lib/federation/saml';
 import { samlSpMetadata } from '../../lib/federation/saml-metadata';
+import { samlRedirectUrl, samlRequestId } from '../../lib/federation/saml-request';
 import { testClock } from '../helpers/deps';
 import { encodeXml, makeSamlIdp, type ResponseOptions, SAML, type SamlIdp, type SigningKey, signingKey } from '../helpers/saml-idp';
 
@@ -293,6 +294,25 @@ describe('samlRedirectUrl', () => {
     expect(xml).toContain(`Destination="${connection.ssoUrl.replace('&', '&amp;')}"`);
     expect(xml).toContain(`<saml:Issuer xmlns:saml="${SAML.assertion}">${spEntityId}</saml:Issuer>`);
     expect(xml).not.toContain('RequestedAuthnContext');
+  });
+
+  it('sends the AuthnRequest node-saml wrote with our options, login_hint after it', async () => {
+    const url = new URL(await samlRedirectUrl(deps, connection, pending, 'ann@example.com'));
+    const library = new URL(
+      await samlFor(ISSUER, connection, samlRequestId(pending.key)).getAuthorizeUrlAsync(pending.key, undefined, {
+        additionalParams: { login_hint: 'ann@example.com' },
+      }),
+    );
+    const request = async (from: URL) =>
+      (await promisify(inflateRaw)(Buffer.from(from.searchParams.get('SAMLRequest') ?? '', 'base64')))
+        .toString('utf8')
+        .replace(/IssueInstant="[^"]*"/, 'IssueInstant=""');
+    expect(await request(url)).toBe(await request(library));
+    expect(await request(url)).toContain(`IssueInstant=""`);
+    expect([...url.searchParams.keys()]).toEqual([...library.searchParams.keys()]);
+    expect(url.searchParams.get('login_hint')).toBe('ann@example.com');
+    const xml = (await promisify(inflateRaw)(Buffer.from(url.searchParams.get('SAMLRequest') ?? '', 'base64'))).toString('utf8');
+    expect(xml).toContain(`IssueInstant="${new Date(clock.now()).toISOString()}"`);
   });
 
   it('makes a key that is not an XML ID one', () => {

@@ -1,5 +1,5 @@
 import type { SamlConnection } from '../../lib/federation/connection';
-import { samlRequestId } from '../../lib/federation/saml';
+import { samlRequestId } from '../../lib/federation/saml-request';
 import type { App } from './app';
 import type { TestDeps } from './deps';
 import { browserAuthorize, type CookieJar } from './hosted';

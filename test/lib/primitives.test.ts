@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, readConfig } from '../../lib/config';
 import { constantEquals } from '../../lib/crypto/constant-equals';
@@ -5,7 +6,8 @@ import { hashToken } from '../../lib/crypto/token-hash';
 import { createLogger } from '../../lib/log';
 import { formatRefreshToken, parseRefreshToken } from '../../lib/sessions/refresh-token';
 import { keys } from '../../lib/store/keys';
-import { commonPasswordCount } from '../../lib/users/common-passwords';
+import { commonPasswordCount, isCommonPassword } from '../../lib/users/common-passwords';
+import { commonPasswordText } from '../../scripts/lib/common-passwords.mjs';
 
 describe('constantEquals', () => {
   it.each([
@@ -47,6 +49,21 @@ describe('keys', () => {
 describe('common passwords', () => {
   it('ships at least 10,000 entries', async () => {
     expect(await commonPasswordCount()).toBeGreaterThan(10_000);
+  });
+  it('is zxcvbn-ts’s list, as scripts/lib/common-passwords.mjs derives it', () => {
+    expect(readFileSync('lib/users/common-passwords.txt', 'utf8')).toBe(commonPasswordText());
+  });
+  it.each([
+    ['password1', true],
+    ['PassWord1', true],
+    ['qwerty123', true],
+    ['!qaz2wsx', true],
+    ['correct horse battery staple', false],
+    // Two entries joined by a line break are not an entry.
+    ['password1\nqwerty123', false],
+    ['', false],
+  ])('finds %j on the list: %s', async (password, common) => {
+    expect(await isCommonPassword(password)).toBe(common);
   });
 });
 

@@ -2,7 +2,7 @@ import bcrypt from 'bcryptjs';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { federationEndpoints, type SamlConnection } from '../../lib/federation/connection';
-import { samlRequestId } from '../../lib/federation/saml';
+import { samlRequestId } from '../../lib/federation/saml-request';
 import { signAccessToken } from '../../lib/tokens/access-token';
 import { type ConsoleBrowser, consoleBrowser, mainText } from '../console/console-browser';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
