@@ -1,16 +1,22 @@
 import * as z from 'zod';
 import type { Random } from '../crypto/random';
 import { epochOf, type Role, type User, userSchema } from '../users/user';
+import { readMany } from './batch-get';
 import { BatchWriteCommand, QueryCommand, TransactWriteCommand } from './commands';
 import { cancellationCodes, type Dynamo } from './dynamo';
 import { keys } from './keys';
 import { ownerIndexItems } from './owner-index';
 import { parseRecord } from './records';
 import { OWNER_INDEX } from './table';
+import { ACTIVITY_KEPT, activityOf, UNKNOWN_MFA_METHODS, type UserActivity } from './user-activity';
 import { transactOnce } from './write-once';
 
 /** A user as the tenant administration lists it: the stored user and what the account helper may add. */
-export const listedUserSchema = userSchema.extend({ emailVerified: z.boolean().optional() });
+export const listedUserSchema = userSchema.extend({
+  emailVerified: z.boolean().optional(),
+  /** Written since activity records exist (lib/store/user-activity.ts). */
+  [ACTIVITY_KEPT]: z.literal(true).optional(),
+});
 export type ListedUser = z.output<typeof listedUserSchema>;
 
 /** Where a page of a tenant's users starts: after this user of the index (docs/api.md 9.1). */
@@ -70,6 +76,12 @@ export interface TenantUserStore {
   otherActiveAdmins(tenantId: string, exceptId: string): Promise<string[]>;
   /** Epoch seconds of the user's newest session (the last sign-in), if any. */
   lastSessionAt(tenantId: string, userId: string): Promise<number | undefined>;
+  /**
+   * The activity of each of `users` (lib/store/user-activity.ts): their records in one
+   * BatchGetItem per 100 users, all at once; a user written before activity records
+   * may hold any method, and their newest session is found by a query.
+   */
+  activities(tenantId: string, users: ListedUser[]): Promise<UserActivity[]>;
   /**
    * Applies `set` to the user as read (same session generation), with `revoke` also ending
    * every session and grant, and with `guardAdminId` in the same transaction the check that
@@ -157,6 +169,23 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
         );
       }
     }
+  }
+
+  async function lastSessionAt(tenantId: string, userId: string): Promise<number | undefined> {
+    const { Items } = await doc.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: OWNER_INDEX.name,
+        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :kind)',
+        ExpressionAttributeNames: { '#pk': OWNER_INDEX.partitionKey, '#sk': OWNER_INDEX.sortKey },
+        ExpressionAttributeValues: { ':pk': keys.ownerPartition(tenantId, userId), ':kind': 'SESSION#' },
+        ScanIndexForward: false,
+        Limit: 1,
+        ProjectionExpression: 'createdAt',
+      }),
+    );
+    const createdAt = Items?.[0]?.createdAt;
+    return typeof createdAt === 'number' ? createdAt : undefined;
   }
 
   const eraseMfa = async (tenantId: string, userId: string) => deleteAll(await keysOf({ pk: keys.mfaPartition(tenantId, userId) }));
@@ -254,21 +283,22 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
       return found;
     },
 
-    async lastSessionAt(tenantId, userId) {
-      const { Items } = await doc.send(
-        new QueryCommand({
-          TableName: table,
-          IndexName: OWNER_INDEX.name,
-          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :kind)',
-          ExpressionAttributeNames: { '#pk': OWNER_INDEX.partitionKey, '#sk': OWNER_INDEX.sortKey },
-          ExpressionAttributeValues: { ':pk': keys.ownerPartition(tenantId, userId), ':kind': 'SESSION#' },
-          ScanIndexForward: false,
-          Limit: 1,
-          ProjectionExpression: 'createdAt',
-        }),
+    lastSessionAt,
+
+    async activities(tenantId, users) {
+      const kept = users.filter((user) => user.activityKept === true);
+      const records = await readMany(
+        dynamo,
+        kept.map((user) => keys.userActivity(tenantId, user.id)),
       );
-      const createdAt = Items?.[0]?.createdAt;
-      return typeof createdAt === 'number' ? createdAt : undefined;
+      const recordOf = new Map(kept.map((user, i) => [user.id, records[i]]));
+      return Promise.all(
+        users.map(async (user) =>
+          recordOf.has(user.id)
+            ? activityOf(recordOf.get(user.id))
+            : { mfaMethods: UNKNOWN_MFA_METHODS, lastSessionAt: await lastSessionAt(tenantId, user.id) },
+        ),
+      );
     },
 
     async change(user, set, { revoke, guardAdminId, profile }) {
