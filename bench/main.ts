@@ -34,6 +34,7 @@ import { performance } from 'node:perf_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type Config, readConfig } from '../lib/config';
+import { PAGE_SIZE as STAFF_PAGE_SIZE } from '../lib/console/admin/sections/staff';
 import { argon2idHasher } from '../lib/crypto/password';
 import { keys } from '../lib/store/keys';
 import { ensureTable } from '../lib/store/table-setup';
@@ -42,6 +43,7 @@ import type { User } from '../lib/users/user';
 import { startDynamoDbLocal } from '../scripts/dynamodb-local';
 import { routesFromServerlessYml } from '../scripts/lib/serverless-routes';
 import { bundleFiles, localFunctionEnv, withContractRoutes } from './adapter';
+import { adminListTargets, listRoundTrips } from './admin-lists';
 import { auditCost } from './audit-cost';
 import { type ColdStart, coldStarts, coldStartTable, coldStartTargets } from './cold-starts';
 import { type DeliveryLatency, deliveryLatency, type OutboxCost, outboxCost } from './events';
@@ -57,6 +59,7 @@ import { seedSamlSignIns } from './saml';
 import { seedScimTenant } from './scim';
 import {
   accessTokenFor,
+  activityItems,
   batchWrite,
   browserSessionFor,
   type SeededSession,
@@ -71,10 +74,11 @@ import {
 const smoke = process.argv.includes('--smoke');
 const quick = smoke || process.argv.includes('--quick');
 const profiling = process.argv.includes('--profile');
+const DEFAULT_FUNCTIONS = 'dist/functions';
 /** Bundles to measure: this build's, or another build's (to compare a change before making it). */
 const functionsSource = process.argv.includes('--functions-dir')
   ? (process.argv[process.argv.indexOf('--functions-dir') + 1] ?? '')
-  : 'dist/functions';
+  : DEFAULT_FUNCTIONS;
 /** `--only TEXT`: a partial run, to try a change on one scenario. */
 const only = process.argv.includes('--only') ? (process.argv[process.argv.indexOf('--only') + 1] ?? '') : undefined;
 /** `--cold-starts`: the cold starts alone (docs/performance.md), with the OAuth scenarios that make their events. */
@@ -331,6 +335,9 @@ function auditLine(audit: Awaited<ReturnType<typeof auditCost>>, login: Scenario
   return `Audit write per login: ${fixed(audit.cpuMsPerEvent, 3)} CPU ms per event (${audit.events} events, 8 in flight)${share}`;
 }
 
+/** A scenario's load result, if it ran. */
+const loadOf = (scenario: Scenario | undefined) => (scenario && !('skipped' in scenario) ? scenario : undefined);
+
 /** What carrying its event adds to a login's write and to an admin change, and its share of a login's server CPU. */
 function outboxLine(cost: OutboxCost, login: Scenario | undefined): string {
   const added = (pair: OutboxCost['login']) => pair.carried.cpuMsPerWrite - pair.plain.cpuMsPerWrite;
@@ -440,7 +447,13 @@ async function main() {
     const loginUser = userRecord(TENANT, 'login-user', passwordHash);
     const admin = userRecord(TENANT, 'admin', passwordHash, 'ADMIN');
     const adminSession = sessionFor(admin, config);
-    await batchWrite(doc, config.tableName, [tenantItem(TENANT), ...userItems(loginUser), ...userItems(admin), adminSession.item]);
+    await batchWrite(doc, config.tableName, [
+      tenantItem(TENANT),
+      ...userItems(loginUser),
+      ...userItems(admin),
+      adminSession.item,
+      ...activityItems(admin, Number(adminSession.item.createdAt)),
+    ]);
     const small = await seedUsers(doc, config, TENANT, settings.smallTable, passwordHash);
 
     const roundTrip = await dynamoRoundTrip(doc, config.tableName, admin);
@@ -468,6 +481,12 @@ async function main() {
     for (const missing of server.message.missing) say(`route without a built bundle, left out: ${missing}`);
 
     const scenarios: Record<string, Scenario> = {};
+    /** The DynamoDB requests of one page of each admin list (bench/admin-lists.ts). */
+    const listTrips: { admin?: number; console?: number } = {};
+    const listTargets = () => [
+      ...adminListTargets('admin: list 100 users', loadOf(scenarios['admin: list 100 users']), listTrips.admin, settings.connections),
+      ...adminListTargets('tenant console (staff)', loadOf(scenarios['tenant console (staff)']), listTrips.console, settings.connections),
+    ];
     const run = async (name: string, work: () => Promise<LoadResult>, note?: string) => {
       say(`load: ${name}`);
       const result = await work();
@@ -596,8 +615,9 @@ async function main() {
             watch: api.watch,
             next: () => ({ headers: { authorization: `Bearer ${adminToken}` } }),
           }),
-        'authorizer + owner-index query of 100 users',
+        'authorizer + tenant index query, activity records and MFA methods of 100 users',
       );
+      if (functionsSource === DEFAULT_FUNCTIONS) listTrips.admin = await listRoundTrips(config, adminSession.seeded.identity, 100);
     }
     // The account page's security section (docs/api.md 15.2): the browser session checked and
     // touched, the user, its MFA methods, the tenant's branding, the page rendered with i18next.
@@ -641,6 +661,8 @@ async function main() {
           }),
         'browser session touched, ADMIN check, tenant, a page of users, server-rendered page',
       );
+      if (functionsSource === DEFAULT_FUNCTIONS)
+        listTrips.console = await listRoundTrips(config, adminSession.seeded.identity, STAFF_PAGE_SIZE);
     }
     // SCIM's list with a filter at 10,000 users (docs/api.md 13.3): token read, budget, one lookup.
     if (wanted('SCIM')) {
@@ -826,6 +848,15 @@ async function main() {
           rows,
         )}\n${floors.join('\n')}\n`,
       );
+      const partialTargets = listTargets();
+      if (partialTargets.length > 0)
+        process.stdout.write(
+          `${table(
+            'Targets',
+            ['target', 'figure', 'result'],
+            partialTargets.map((t) => [t.target, t.figure, t.pass === undefined ? 'SKIPPED' : t.pass ? 'PASS' : 'MISS']),
+          )}\n`,
+        );
       return;
     }
 
@@ -1054,6 +1085,7 @@ async function main() {
         pass: slowest.firstInvocationMs <= 80,
       },
       { target: 'framework overhead ≤ 0.1 ms per request', figure: `worst ${fixed(maxOverhead / 1000, 3)} ms`, pass: maxOverhead <= 100 },
+      ...listTargets(),
       {
         target: `me/refresh p50 and server CPU/request @${whole(settings.largeTable)} ≤ 1.25× @${whole(settings.smallTable)}`,
         figure: `worst ${fixed(growthWorst, 2)}×`,

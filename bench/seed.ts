@@ -1,6 +1,6 @@
 /**
  * Test data written straight into the table with BatchWriteItem: users (profile and
- * username records) each with one live session, in the shapes lib/store writes, and
+ * username records) each with one live session (and their activity record), in the shapes lib/store writes, and
  * the tokens a client of each would hold.
  */
 import { randomBytes } from 'node:crypto';
@@ -11,6 +11,7 @@ import { formatRefreshToken } from '../lib/sessions/refresh-token';
 import type { Session } from '../lib/sessions/session';
 import { keys } from '../lib/store/keys';
 import { TTL_ATTRIBUTE } from '../lib/store/table';
+import { ACTIVITY_KEPT } from '../lib/store/user-activity';
 import { type Identity, signAccessToken } from '../lib/tokens/access-token';
 import type { KeySet } from '../lib/tokens/signing-keys';
 import type { Role, User } from '../lib/users/user';
@@ -63,9 +64,29 @@ export function userRecord(tenantId: string, username: string, passwordHash: str
 export function userItems(user: User): Item[] {
   return [
     // With its tenant index entry, as the user store writes it: GET /admin/users lists it.
-    { ...keys.user(user.tenantId, user.id), ...user, ...keys.tenantUser(user.tenantId, user.createdAt, user.id) },
+    { ...keys.user(user.tenantId, user.id), ...user, ...keys.tenantUser(user.tenantId, user.createdAt, user.id), [ACTIVITY_KEPT]: true },
     { ...keys.username(user.tenantId, user.username), userId: user.id },
   ];
+}
+
+/**
+ * The user's activity record as storing a session (and enrolling `mfaMethods`) leaves it
+ * (lib/store/user-activity.ts), and the methods themselves, active: what the user list reads.
+ */
+export function activityItems(user: User, lastSessionAt: number, mfaMethods: Array<'TOTP'> = []): Item[] {
+  const owner = { gsi1pk: keys.ownerPartition(user.tenantId, user.id), gsi1sk: 'ACTIVITY' };
+  const methods = mfaMethods.map((method) => ({
+    ...keys.mfaMethod(user.tenantId, user.id, method),
+    tenantId: user.tenantId,
+    userId: user.id,
+    method,
+    status: 'active',
+    createdAt: lastSessionAt,
+    activatedAt: lastSessionAt,
+    sealedSecret: 'seeded',
+  }));
+  const named = mfaMethods.length > 0 ? { mfaMethods: new Set(mfaMethods) } : {};
+  return [{ ...keys.userActivity(user.tenantId, user.id), ...owner, lastSessionAt, ...named }, ...methods];
 }
 
 export function tenantItem(tenantId: string): Item {
@@ -140,7 +161,8 @@ export async function seedUsers(
     for (let i = start; i < Math.min(count, start + chunk); i++) {
       const user = userRecord(tenantId, `${prefix}-${i}`, passwordHash);
       const { item, seeded } = sessionFor(user, config);
-      items.push(...userItems(user), item);
+      // A quarter of them with an authenticator app, as the user list shows it.
+      items.push(...userItems(user), item, ...activityItems(user, Number(item.createdAt), i % 4 === 0 ? ['TOTP'] : []));
       sessions.push(seeded);
     }
     await batchWrite(doc, config.tableName, items);

@@ -43,7 +43,7 @@ export const UNKNOWN_MFA_METHODS: MfaMethod[] = [...MFA_METHODS];
 function activityUpdate(
   table: string,
   user: { tenantId: string; userId: string },
-  change: { set?: string; add?: string },
+  change: { set?: string; add?: string; condition?: string },
   values: Record<string, unknown>,
 ) {
   return {
@@ -51,14 +51,23 @@ function activityUpdate(
       TableName: table,
       Key: keys.userActivity(user.tenantId, user.userId),
       UpdateExpression: `SET gsi1pk = :owner, gsi1sk = :activity${change.set ? `, ${change.set}` : ''}${change.add ? ` ADD ${change.add}` : ''}`,
+      ...(change.condition ? { ConditionExpression: change.condition } : {}),
       ExpressionAttributeValues: { ...values, ':owner': keys.ownerPartition(user.tenantId, user.userId), ':activity': 'ACTIVITY' },
     },
   } satisfies TransactWriteItem;
 }
 
-/** The transaction item that records a new session's start as its user's newest. */
+/**
+ * The transaction item that records a new session's start as its user's newest, unless a
+ * newer one is recorded (a session stored meanwhile): then the session is stored without it.
+ */
 export const sessionStarted = (table: string, session: { tenantId: string; userId: string; createdAt: number }) =>
-  activityUpdate(table, session, { set: 'lastSessionAt = :at' }, { ':at': session.createdAt });
+  activityUpdate(
+    table,
+    session,
+    { set: 'lastSessionAt = :at', condition: 'attribute_not_exists(lastSessionAt) OR lastSessionAt <= :at' },
+    { ':at': session.createdAt },
+  );
 
 /** The transaction item that notes an MFA method the user enrolls: from then on the list reads it. */
 export const methodEnrolled = (table: string, enrollment: { tenantId: string; userId: string; method: MfaMethod }) =>

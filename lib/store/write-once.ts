@@ -20,7 +20,10 @@ type Item = Record<string, unknown>;
 export type OnceWrite =
   | {
       put: Omit<PutCommandInput, 'TableName' | 'ReturnValuesOnConditionCheckFailure'>;
-      /** Unconditional updates written in one transaction with the put (a record that follows it, lib/store/user-activity.ts). */
+      /**
+       * Updates written in one transaction with the put (a record that follows it,
+       * lib/store/user-activity.ts). One whose condition fails is not needed: the put goes without it.
+       */
       alongside?: TransactWriteItem[];
     }
   | { update: Omit<UpdateCommandInput, 'TableName' | 'ReturnValuesOnConditionCheckFailure'> };
@@ -89,9 +92,10 @@ async function putTogether(
   ours: (item: Item | undefined) => boolean,
 ): Promise<OnceResult> {
   const first = { Put: { ...put, TableName: dynamo.table, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } };
+  let needed = alongside;
   for (let attempt = 1; ; attempt++) {
     try {
-      await dynamo.doc.send(new TransactWriteCommand({ TransactItems: [first, ...alongside] }));
+      await dynamo.doc.send(new TransactWriteCommand({ TransactItems: [first, ...needed] }));
       return { written: true, item: put.Item };
     } catch (error) {
       const reasons = cancellationCodes(error);
@@ -99,6 +103,11 @@ async function putTogether(
         const [reason] = (error as Error & { CancellationReasons?: Array<{ Item?: Item }> }).CancellationReasons ?? [];
         const item = reason ? oldItemOf(reason) : undefined;
         return { written: ours(item), item };
+      }
+      const refused = needed.filter((_, i) => reasons?.[i + 1] === 'ConditionalCheckFailed');
+      if (refused.length > 0) {
+        needed = needed.filter((item) => !refused.includes(item));
+        continue;
       }
       if (!reasons?.includes('TransactionConflict') || attempt >= CONFLICT_ATTEMPTS) throw error;
       await new Promise((done) => setTimeout(done, 10 * attempt + Math.random() * 20 * attempt));
