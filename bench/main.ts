@@ -59,7 +59,6 @@ import { seedSamlSignIns } from './saml';
 import { seedScimTenant } from './scim';
 import {
   accessTokenFor,
-  activityItems,
   batchWrite,
   browserSessionFor,
   type SeededSession,
@@ -450,9 +449,8 @@ async function main() {
     await batchWrite(doc, config.tableName, [
       tenantItem(TENANT),
       ...userItems(loginUser),
-      ...userItems(admin),
+      ...userItems(admin, { lastSessionAt: Number(adminSession.item.createdAt) }),
       adminSession.item,
-      ...activityItems(admin, Number(adminSession.item.createdAt)),
     ]);
     const small = await seedUsers(doc, config, TENANT, settings.smallTable, passwordHash);
 

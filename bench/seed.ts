@@ -1,6 +1,6 @@
 /**
  * Test data written straight into the table with BatchWriteItem: users (profile and
- * username records) each with one live session (and their activity record), in the shapes lib/store writes, and
+ * username records, with their activity) each with one live session, in the shapes lib/store writes, and
  * the tokens a client of each would hold.
  */
 import { randomBytes } from 'node:crypto';
@@ -61,32 +61,34 @@ export function userRecord(tenantId: string, username: string, passwordHash: str
   };
 }
 
-export function userItems(user: User): Item[] {
+export function userItems(user: User, activity: { lastSessionAt?: number; mfaEnrolled?: Array<'TOTP'> } = {}): Item[] {
+  const { lastSessionAt, mfaEnrolled = [] } = activity;
   return [
-    // With its tenant index entry, as the user store writes it: GET /admin/users lists it.
-    { ...keys.user(user.tenantId, user.id), ...user, ...keys.tenantUser(user.tenantId, user.createdAt, user.id), [ACTIVITY_KEPT]: true },
+    // With its tenant index entry and its activity, as the stores write them: GET /admin/users lists it.
+    {
+      ...keys.user(user.tenantId, user.id),
+      ...user,
+      ...keys.tenantUser(user.tenantId, user.createdAt, user.id),
+      [ACTIVITY_KEPT]: true,
+      ...(lastSessionAt === undefined ? {} : { lastSessionAt }),
+      ...(mfaEnrolled.length > 0 ? { mfaEnrolled: new Set(mfaEnrolled) } : {}),
+    },
     { ...keys.username(user.tenantId, user.username), userId: user.id },
   ];
 }
 
-/**
- * The user's activity record as storing a session (and enrolling `mfaMethods`) leaves it
- * (lib/store/user-activity.ts), and the methods themselves, active: what the user list reads.
- */
-export function activityItems(user: User, lastSessionAt: number, mfaMethods: Array<'TOTP'> = []): Item[] {
-  const owner = { gsi1pk: keys.ownerPartition(user.tenantId, user.id), gsi1sk: 'ACTIVITY' };
-  const methods = mfaMethods.map((method) => ({
+/** A user's active methods as enrolment and activation leave them (each named in the user's activity, lib/store/user-activity.ts). */
+export function methodItems(user: User, at: number, methods: Array<'TOTP'>): Item[] {
+  return methods.map((method) => ({
     ...keys.mfaMethod(user.tenantId, user.id, method),
     tenantId: user.tenantId,
     userId: user.id,
     method,
     status: 'active',
-    createdAt: lastSessionAt,
-    activatedAt: lastSessionAt,
+    createdAt: at,
+    activatedAt: at,
     sealedSecret: 'seeded',
   }));
-  const named = mfaMethods.length > 0 ? { mfaMethods: new Set(mfaMethods) } : {};
-  return [{ ...keys.userActivity(user.tenantId, user.id), ...owner, lastSessionAt, ...named }, ...methods];
 }
 
 export function tenantItem(tenantId: string): Item {
@@ -162,7 +164,9 @@ export async function seedUsers(
       const user = userRecord(tenantId, `${prefix}-${i}`, passwordHash);
       const { item, seeded } = sessionFor(user, config);
       // A quarter of them with an authenticator app, as the user list shows it.
-      items.push(...userItems(user), item, ...activityItems(user, Number(item.createdAt), i % 4 === 0 ? ['TOTP'] : []));
+      const methods: Array<'TOTP'> = i % 4 === 0 ? ['TOTP'] : [];
+      const at = Number(item.createdAt);
+      items.push(...userItems(user, { lastSessionAt: at, mfaEnrolled: methods }), item, ...methodItems(user, at, methods));
       sessions.push(seeded);
     }
     await batchWrite(doc, config.tableName, items);

@@ -70,8 +70,8 @@ async function viewOf(deps: AdminDeps, user: ListedUser): Promise<AdminUserView>
 
 /**
  * The views of a page of users in a bounded number of round trips whatever its size
- * (docs/decisions/027-bounded-admin-lists.md): the users' activity records, then the MFA
- * methods they name, each step one BatchGetItem per 100 keys.
+ * (docs/decisions/027-bounded-admin-lists.md): the users come with their activity, then
+ * the MFA methods they enrolled are read in one BatchGetItem per 100 methods.
  */
 async function viewsOf(deps: AdminDeps, tenantId: string, users: ListedUser[]): Promise<AdminUserView[]> {
   const activities = await deps.store.tenantUsers.activities(tenantId, users);

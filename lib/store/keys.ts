@@ -217,11 +217,6 @@ export const keys = {
     pk: `${tenantPrefix(tenantId)}#RESET#${part(normalizeUsername(username))}`,
     sk: 'REQUESTS',
   }),
-  /**
-   * What the tenant's user list shows of a user beside the profile, in the user's
-   * partition (lib/store/user-activity.ts, docs/decisions/027-bounded-admin-lists.md).
-   */
-  userActivity: (tenantId: string, userId: string): Key => ({ pk: `${tenantPrefix(tenantId)}#USER#${part(userId)}`, sk: 'ACTIVITY' }),
   /** The code that verifies a user's email address (docs/api.md 8.8). */
   emailVerification: (tenantId: string, userId: string): Key => ({
     pk: `${tenantPrefix(tenantId)}#USER#${part(userId)}`,

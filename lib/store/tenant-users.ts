@@ -1,22 +1,18 @@
 import * as z from 'zod';
 import type { Random } from '../crypto/random';
+import { MFA_METHODS } from '../mfa/methods';
 import { epochOf, type Role, type User, userSchema } from '../users/user';
-import { readMany } from './batch-get';
 import { BatchWriteCommand, QueryCommand, TransactWriteCommand } from './commands';
 import { cancellationCodes, type Dynamo } from './dynamo';
 import { keys } from './keys';
 import { ownerIndexItems } from './owner-index';
 import { parseRecord } from './records';
 import { OWNER_INDEX } from './table';
-import { ACTIVITY_KEPT, activityOf, UNKNOWN_MFA_METHODS, type UserActivity } from './user-activity';
+import { activityFields, activityOf, type UserActivity } from './user-activity';
 import { transactOnce } from './write-once';
 
 /** A user as the tenant administration lists it: the stored user and what the account helper may add. */
-export const listedUserSchema = userSchema.extend({
-  emailVerified: z.boolean().optional(),
-  /** Written since activity records exist (lib/store/user-activity.ts). */
-  [ACTIVITY_KEPT]: z.literal(true).optional(),
-});
+export const listedUserSchema = userSchema.extend({ emailVerified: z.boolean().optional(), ...activityFields });
 export type ListedUser = z.output<typeof listedUserSchema>;
 
 /** Where a page of a tenant's users starts: after this user of the index (docs/api.md 9.1). */
@@ -77,9 +73,8 @@ export interface TenantUserStore {
   /** Epoch seconds of the user's newest session (the last sign-in), if any. */
   lastSessionAt(tenantId: string, userId: string): Promise<number | undefined>;
   /**
-   * The activity of each of `users` (lib/store/user-activity.ts): their records in one
-   * BatchGetItem per 100 users, all at once; a user written before activity records
-   * may hold any method, and their newest session is found by a query.
+   * The activity of each of `users` as listed (lib/store/user-activity.ts); a user written
+   * before activity was kept may hold any method, and their newest session is found by a query.
    */
   activities(tenantId: string, users: ListedUser[]): Promise<UserActivity[]>;
   /**
@@ -285,21 +280,12 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
 
     lastSessionAt,
 
-    async activities(tenantId, users) {
-      const kept = users.filter((user) => user.activityKept === true);
-      const records = await readMany(
-        dynamo,
-        kept.map((user) => keys.userActivity(tenantId, user.id)),
-      );
-      const recordOf = new Map(kept.map((user, i) => [user.id, records[i]]));
-      return Promise.all(
-        users.map(async (user) =>
-          recordOf.has(user.id)
-            ? activityOf(recordOf.get(user.id))
-            : { mfaMethods: UNKNOWN_MFA_METHODS, lastSessionAt: await lastSessionAt(tenantId, user.id) },
+    activities: (tenantId, users) =>
+      Promise.all(
+        users.map(
+          async (user) => activityOf(user) ?? { mfaMethods: [...MFA_METHODS], lastSessionAt: await lastSessionAt(tenantId, user.id) },
         ),
-      );
-    },
+      ),
 
     async change(user, set, { revoke, guardAdminId, profile }) {
       const generation = sameGeneration(user);

@@ -89,7 +89,7 @@ describe('GET /admin/users in a bounded number of round trips (docs/decisions/02
     deps = await testDeps();
     tenantId = uniqueTenant('bounded');
     users = Array.from({ length: 120 }, (_, i) => userOf(tenantId, i));
-    // The last written as before activity records (no mark): its sessions and methods are found the old way.
+    // The last written as before activity was kept (no mark): its sessions and methods are found the old way.
     const [admin, ...rest] = users as [User, ...User[]];
     const legacy = rest.pop() as User;
     await deps.store.users.create(admin, { createTenant: true });
@@ -116,7 +116,7 @@ describe('GET /admin/users in a bounded number of round trips (docs/decisions/02
     );
     await enroll(legacy, 'TOTP', true);
     await deps.store.sessions.create(sessionOf(legacy, NOW + 900));
-    // Methods removed: disabled, and every factor reset by an ADMIN; the activity record still names them.
+    // Methods removed: disabled, and every factor reset by an ADMIN; the user's activity still names them.
     await enroll(users[10]!, 'TOTP', true);
     expect(await deps.store.mfa.disable(tenantId, users[10]!.id, 'TOTP', [])).toBe(true);
     await deps.store.tenantUsers.eraseMfa(tenantId, users[13]!.id);
@@ -127,16 +127,16 @@ describe('GET /admin/users in a bounded number of round trips (docs/decisions/02
     const page = await listUsers(counted, identityOf(users[0]!), { limit: 100 });
     expect(page.users).toHaveLength(100);
     expect(sent.length).toBeLessThanOrEqual(3);
-    // The tenant index, the users' activity records, the MFA methods they name.
-    expect(sent).toEqual(['QueryCommand', 'BatchGetItemCommand', 'BatchGetItemCommand']);
+    // The tenant index (the users with their activity), then the MFA methods they enrolled.
+    expect(sent).toEqual(['QueryCommand', 'BatchGetItemCommand']);
   });
 
-  it('reads the sessions of a user written before activity records with a query of its own', async () => {
+  it('reads the sessions of a user written before activity was kept with a query of its own', async () => {
     const { deps: counted, sent } = countingDeps(deps);
     const page = await listUsers(counted, identityOf(users[0]!), { limit: 100 });
     const last = await listUsers(counted, identityOf(users[0]!), { limit: 100, cursor: page.nextCursor ?? undefined });
     expect(last.users.map((user) => user.id)).toEqual(users.slice(100).map((user) => user.id));
-    expect(sent.slice(3)).toEqual(['QueryCommand', 'BatchGetItemCommand', 'QueryCommand', 'BatchGetItemCommand']);
+    expect(sent.slice(2)).toEqual(['QueryCommand', 'QueryCommand', 'BatchGetItemCommand']);
   });
 
   it('answers each user as reading that user alone does: the same fields, order and cursor', async () => {

@@ -765,7 +765,7 @@ describe('races', () => {
       }
     });
 
-    it("logins of one user and enrolments of each method at once: every one answers, and the user's activity record names them (docs/decisions/027-bounded-admin-lists.md)", async () => {
+    it("logins of one user and enrolments of each method at once: every one answers, and the user's activity names them (docs/decisions/027-bounded-admin-lists.md)", async () => {
       // As many logins as the account's budget lets through at once (docs/api.md 10).
       const logins = 4;
       const user = await newUser();
