@@ -60,6 +60,8 @@ async function main() {
         firstInvocationMs: served - start,
         sinceProcessStartMs: served,
         outcome,
+        // Peak resident memory of the process, load and first invocation included (bench/cost.ts sizes memory by it).
+        maxRssMiB: process.resourceUsage().maxRSS / 1024,
       }) +
       '\n',
   );

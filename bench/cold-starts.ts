@@ -37,6 +37,8 @@ export interface ColdStart {
   sinceProcessStartMs: number;
   /** Status code of the first answer (or the authorizer's verdict). */
   outcome: string | number;
+  /** Median peak RSS of the bundle's processes, MiB (bench/cost.ts sizes memory by it). */
+  maxRssMiB: number;
   /** Median wall time of the whole process, spawn to exit (load and first invocation included). */
   processMs: number;
   /** Median wall time of an empty Node process in the same run. */
@@ -81,12 +83,14 @@ function totpSecret(run: number): string {
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
-function withContext(event: APIGatewayProxyEventV2, identity: Identity): APIGatewayProxyEventV2 {
+/** The event as the function receives it behind the session authorizer: the caller's context added. */
+export function withContext(event: APIGatewayProxyEventV2, identity: Identity): APIGatewayProxyEventV2 {
   (event.requestContext as unknown as { authorizer: unknown }).authorizer = { lambda: toAuthorizerContext(identity) };
   return event;
 }
 
-const json = (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) =>
+/** An API Gateway event of a JSON request (a body, when given, as JSON). */
+export const json = (method: string, url: string, body?: unknown, headers: Record<string, string> = {}) =>
   proxyEvent({
     method,
     url,
@@ -180,7 +184,7 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
     };
   };
 
-  type Sample = { loadMs: number; invokeMs: number; firstInvocationMs: number; sinceProcessStartMs: number; outcome: string | number };
+  type Sample = Pick<ColdStart, 'loadMs' | 'invokeMs' | 'firstInvocationMs' | 'sinceProcessStartMs' | 'outcome' | 'maxRssMiB'>;
   // Request paths only: the SMS spend-limit custom resource runs at deploy time, on a CloudFormation event.
   const bundles = [...bundleFiles(input.functionsDir)].filter(([bundle]) => !DEPLOY_TIME.has(bundle));
   const samples = new Map<string, Array<Sample & { processMs: number }>>(bundles.map(([bundle]) => [bundle, []]));
@@ -221,6 +225,7 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
       firstInvocationMs: median(taken.map((s) => s.firstInvocationMs)),
       sinceProcessStartMs: median(taken.map((s) => s.sinceProcessStartMs)),
       outcome: outcomes.join('/'),
+      maxRssMiB: median(taken.map((s) => s.maxRssMiB)),
       processMs,
       emptyProcessMs,
       ratio: processMs / emptyProcessMs,

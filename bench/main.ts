@@ -2,9 +2,10 @@
  * `npm run bench` (bench/run.mjs builds, bundles and starts this on CPU 1).
  *
  * Starts DynamoDB Local (in memory), seeds the table, runs the bundled functions
- * behind bench/adapter.ts on CPU 0 and loads them with autocannon; then the peer
- * (oidc-provider), cold starts, framework overhead. Prints the figures and the
- * targets, writes them as JSON to bench/results/, and stops everything it started.
+ * behind bench/adapter.ts on CPU 0 and loads them with autocannon; then the peers
+ * (oidc-provider, its client in memory and in DynamoDB), cold starts, framework
+ * overhead. Prints the figures and the targets, writes them as JSON to
+ * bench/results/, and stops everything it started.
  *
  *   npm run bench              the full run (about 5 minutes)
  *   npm run bench -- --quick   short runs and a smaller table, to try changes
@@ -19,6 +20,8 @@
  *   npm run bench -- --cold-starts
  *                              only the cold starts (and the OAuth runs that make their events):
  *                              every bundle against an empty Node process; prints, writes no JSON
+ *   npm run bench -- --cost    the cold starts and the merchant profile's operations (bench/cost.ts):
+ *                              writes docs/cost.md (the cost per 1,000 MAU and the memory sizes)
  *   npm run bench -- --only TEXT[,TEXT...]
  *                              only the load scenarios whose name contains a TEXT (the OAuth
  *                              ones come together; the peer with the client_credentials one),
@@ -28,7 +31,7 @@ import { type ChildProcess, execSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -46,12 +49,13 @@ import { bundleFiles, localFunctionEnv, withContractRoutes } from './adapter';
 import { adminListTargets, listRoundTrips } from './admin-lists';
 import { auditCost } from './audit-cost';
 import { type ColdStart, coldStarts, coldStartTable, coldStartTargets } from './cold-starts';
+import { type CostOutcome, costStage } from './cost';
 import { type DeliveryLatency, deliveryLatency, type OutboxCost, outboxCost } from './events';
 import { seedOidcCallbacks } from './federation';
 import { type ImportFigures, importStage } from './import';
 import { seedInvitations } from './invitations';
 import { type LoadResult, machineBusySeconds, measure, type Watched } from './load';
-import { OAUTH_SCENARIOS, type OAuthOutcome, oauthScenarios, peerTokenEndpoint, type Scenario } from './oauth';
+import { OAUTH_SCENARIOS, type OAuthOutcome, oauthScenarios, type PeerStore, peerTokenEndpoint, type Scenario } from './oauth';
 import { seedPasskeySignIns } from './passkeys';
 import { canPin, runPinned, startServer, stopAll, stopChild, tagged } from './processes';
 import { fixed, table, whole } from './report';
@@ -68,6 +72,7 @@ import {
   userItems,
   userRecord,
 } from './seed';
+import { PEER, STORED_PEER, tokenTargets } from './token-targets';
 
 /** `--smoke`: every stage with tiny counts, so that CI notices when a stage stops working. */
 const smoke = process.argv.includes('--smoke');
@@ -81,10 +86,11 @@ const functionsSource = process.argv.includes('--functions-dir')
 /** `--only TEXT`: a partial run, to try a change on one scenario. */
 const only = process.argv.includes('--only') ? (process.argv[process.argv.indexOf('--only') + 1] ?? '') : undefined;
 /** `--cold-starts`: the cold starts alone (docs/performance.md), with the OAuth scenarios that make their events. */
-const coldOnly = process.argv.includes('--cold-starts');
+/** `--cost`: the cold starts and the cost of the merchant profile (docs/cost.md). */
+const costOnly = process.argv.includes('--cost');
+const coldOnly = process.argv.includes('--cold-starts') || costOnly;
 const wanted = (scenario: string) =>
   coldOnly ? OAUTH_SCENARIOS.includes(scenario) : only === undefined || only.split(',').some((text) => scenario.includes(text));
-const PEER = 'peer: oidc-provider client_credentials';
 const settings = {
   durationSeconds: smoke ? 1 : quick ? 2 : 10,
   warmupSeconds: smoke ? 0 : quick ? 1 : 3,
@@ -99,7 +105,9 @@ const settings = {
   /** Sessions whose access tokens the `me` scenario cycles through on the large table. */
   meTokenSample: smoke ? 100 : quick ? 2_000 : 20_000,
   /** The cold-start figures are medians of at least 7 (docs/performance.md). */
-  coldStartRuns: smoke ? 1 : quick ? 7 : 10,
+  coldStartRuns: smoke ? 1 : costOnly ? 3 : quick ? 7 : 10,
+  /** Invocations of each operation of the merchant profile (bench/cost.ts). */
+  costCalls: smoke ? 3 : quick ? 500 : 1000,
   /** Passkey sign-ins made ready, each single-use. */
   passkeySignIns: smoke ? 200 : quick ? 10_000 : 40_000,
   /** Invitation links made ready, each single-use (one connection, Argon2id each: a few hundred a run). */
@@ -485,6 +493,24 @@ async function main() {
       ...adminListTargets('admin: list 100 users', loadOf(scenarios['admin: list 100 users']), listTrips.admin, settings.connections),
       ...adminListTargets('tenant console (staff)', loadOf(scenarios['tenant console (staff)']), listTrips.console, settings.connections),
     ];
+    /** The peers, one after the other on the server's CPU with the same load settings (after our server has stopped). */
+    const peers = async (): Promise<Record<string, Scenario>> => {
+      const ways: Array<[string, PeerStore]> = [
+        [PEER, 'memory'],
+        [STORED_PEER, 'dynamodb'],
+      ];
+      const results: Record<string, Scenario> = {};
+      for (const [name, store] of ways) {
+        say(name);
+        const peerLog = openSync(join(work, 'logs', `peer-${store}.log`), 'w');
+        try {
+          results[name] = (await peerTokenEndpoint({ env, keysFile, settings, logFd: peerLog, store, databasePid: db.pid })).result;
+        } finally {
+          closeSync(peerLog);
+        }
+      }
+      return results;
+    };
     const run = async (name: string, work: () => Promise<LoadResult>, note?: string) => {
       say(`load: ${name}`);
       const result = await work();
@@ -789,12 +815,50 @@ async function main() {
       });
     };
 
+    /** The merchant profile's cost (bench/cost.ts), with a refresh token no cold start or logout of it uses. */
+    const costOf = async (cold: ColdStart[], refreshToken: string): Promise<CostOutcome> => {
+      say('cost: the merchant profile, one operation at a time');
+      const outcome = await costStage({
+        functionsDir,
+        env,
+        dynamoEndpoint: db.endpoint,
+        serverlessYml: await readFile('serverless.yml', 'utf8'),
+        tmp,
+        calls: settings.costCalls,
+        login: { username: loginUser.username, password: loginPassword, tenantId: TENANT },
+        refreshToken,
+        member: { identity: user.identity, token: meTokensSmall[0] ?? '' },
+        admin: adminSession.seeded.identity,
+        endable: small.slice(100, 200).map((session) => session.identity),
+        cold,
+        run:
+          `\`npm run bench -- ${process.argv.slice(2).join(' ')}\` on ${startedAt.toISOString().slice(0, 16)} UTC, commit ${info.commit}, ` +
+          `${info.cpus} CPUs (${info.cpuModel}), Node ${info.node}, load average ${loadavg()[0]?.toFixed(1)} at the start of the cost stage`,
+        say,
+      });
+      const file = costOnly && !smoke ? 'docs/cost.md' : join(work, 'cost.md');
+      await writeFile(file, outcome.markdown);
+      say(`cost: written to ${file}`);
+      return outcome;
+    };
+    /** A refresh token of a session that neither the cold starts (200-399) nor the cost's logouts (100-199) end. */
+    const spareRefreshToken = (tokens: RefreshPool) => {
+      const ended = new Set(small.slice(100, 400).map((session) => session.identity.sessionId));
+      for (;;) {
+        const token = tokens.take();
+        if (!ended.has(token.split('.')[1] ?? '')) return token;
+        tokens.give(token);
+      }
+    };
+
     if (coldOnly) {
       await stopChild(server.child);
       closeSync(serverLog);
+      const costToken = costOnly ? spareRefreshToken(pool) : undefined;
       say(`cold starts: every bundle, median of ${settings.coldStartRuns}`);
       const cold = await coldStartsOf(small, pool);
-      const targets = coldStartTargets(cold);
+      const cost = costToken ? await costOf(cold, costToken) : undefined;
+      const targets = [...coldStartTargets(cold), ...(cost?.targets ?? [])];
       process.stdout.write(
         `Cold starts only (--cold-starts)${quick ? ', QUICK' : ''}, commit ${info.commit}` +
           (functionsSource === 'dist/functions' ? '' : `, bundles from ${functionsSource}`) +
@@ -812,13 +876,8 @@ async function main() {
     if (only !== undefined) {
       await stopChild(server.child);
       closeSync(serverLog);
-      const peerLog = openSync(join(work, 'logs', 'peer.log'), 'w');
-      const peer =
-        wanted(PEER) || wanted('token (client_credentials)')
-          ? await peerTokenEndpoint({ env, keysFile, settings, logFd: peerLog })
-          : undefined;
-      closeSync(peerLog);
-      const rows = [...Object.entries(scenarios), ...(peer ? [[PEER, peer.result] as const] : [])].map(([name, scenario]) =>
+      if (wanted(PEER) || wanted('token (client_credentials)')) Object.assign(scenarios, await peers());
+      const rows = Object.entries(scenarios).map(([name, scenario]) =>
         'skipped' in scenario
           ? [name, '-', '-', '-', '-', `skipped: ${scenario.skipped}`]
           : [
@@ -844,17 +903,16 @@ async function main() {
           `Partial run (--only ${only})${quick ? ', QUICK' : ''}, commit ${info.commit}`,
           ['scenario', 'req/s', 'p50 ms', 'server CPU ms/req', 'failed', 'disturbance'],
           rows,
-        )}\n${floors.join('\n')}\n`,
+        )}\n${floors.join('\n')}\n${table(
+          'Targets',
+          ['target', 'figure', 'result'],
+          [...tokenTargets(scenarios), ...listTargets()].map((t) => [
+            t.target,
+            t.figure,
+            t.pass === undefined ? 'SKIPPED' : t.pass ? 'PASS' : 'MISS',
+          ]),
+        )}\n`,
       );
-      const partialTargets = listTargets();
-      if (partialTargets.length > 0)
-        process.stdout.write(
-          `${table(
-            'Targets',
-            ['target', 'figure', 'result'],
-            partialTargets.map((t) => [t.target, t.figure, t.pass === undefined ? 'SKIPPED' : t.pass ? 'PASS' : 'MISS']),
-          )}\n`,
-        );
       return;
     }
 
@@ -876,14 +934,12 @@ async function main() {
     await stopChild(server.child);
     closeSync(serverLog);
 
-    // The peer, on the same CPU with the same load settings.
-    say('peer: oidc-provider, client_credentials');
-    const peerLog = openSync(join(work, 'logs', 'peer.log'), 'w');
-    const peer = await peerTokenEndpoint({ env, keysFile, settings, logFd: peerLog });
-    closeSync(peerLog);
+    const peer = await peers();
 
     say(`cold starts: every bundle, median of ${settings.coldStartRuns}`);
+    const costToken = spareRefreshToken(largePool);
     const cold: ColdStart[] = await coldStartsOf(everyone, largePool);
+    const cost = await costOf(cold, costToken);
 
     say('framework overhead (stub store, tight loop)');
     const overhead = tagged<Record<string, number>>((await runPinned(`${OUT}/overhead.mjs`, env)).stdout, 'overhead');
@@ -932,42 +988,38 @@ async function main() {
     out.push(
       table(`Scenarios (table of ${whole(settings.smallTable)} users and sessions)`, loadHeader, [
         ...Object.entries(scenarios).map(([name, scenario]) => loadRow(name, scenario)),
-        loadRow('peer: oidc-provider client_credentials', peer.result),
+        ...Object.entries(peer).map(([name, scenario]) => loadRow(name, scenario)),
       ]),
       "CPU columns: share of one CPU during the measured run; server CPU ms/req = the server process's CPU time per answered request\n" +
         '(1000 / that = what one core could answer if nothing else limited it). DB = DynamoDB Local, load = autocannon, other = the rest of the machine.',
     );
     const ours = scenarios['token (client_credentials)'];
-    const peerResult = peer.result;
-    const tokenRatio =
-      ours && !('skipped' in ours) && peerResult && !('skipped' in peerResult)
-        ? ours.requestsPerSecond / peerResult.requestsPerSecond
-        : undefined;
-    const latencyRatio =
-      ours && !('skipped' in ours) && peerResult && !('skipped' in peerResult) ? ours.p50Ms / peerResult.p50Ms : undefined;
+    const mine = ours && !('skipped' in ours) ? ours : undefined;
+    const peerRuns = [peer[PEER], peer[STORED_PEER]].map((run) => (run && !('skipped' in run) ? run : undefined));
+    const [inMemory] = peerRuns;
+    const tokenRatio = mine && inMemory ? mine.requestsPerSecond / inMemory.requestsPerSecond : undefined;
+    const figureRow = (label: string, value: (run: LoadResult) => number, format: (n: number) => string) => [
+      label,
+      mine ? format(value(mine)) : '-',
+      ...peerRuns.map((run) => (run ? format(value(run)) : '-')),
+      ...peerRuns.map((run) => (run && mine ? `${fixed(value(mine) / value(run), 2)}x` : '-')),
+    ];
     out.push(
       table(
-        'Token endpoint, ours / oidc-provider',
-        ['figure', 'ours', 'oidc-provider', 'ours/peer'],
+        'Token endpoint, ours / oidc-provider (client in memory; client in DynamoDB)',
+        ['figure', 'ours', 'in memory', 'in DynamoDB', 'ours/in memory', 'ours/in DynamoDB'],
         [
-          [
-            'req/s',
-            ours && !('skipped' in ours) ? whole(ours.requestsPerSecond) : '-',
-            peerResult && !('skipped' in peerResult) ? whole(peerResult.requestsPerSecond) : '-',
-            tokenRatio === undefined ? '-' : `${fixed(tokenRatio, 2)}x`,
-          ],
-          [
+          figureRow('req/s', (run) => run.requestsPerSecond, whole),
+          figureRow(
             'p50 ms',
-            ours && !('skipped' in ours) ? fixed(ours.p50Ms, 2) : '-',
-            peerResult && !('skipped' in peerResult) ? fixed(peerResult.p50Ms, 2) : '-',
-            latencyRatio === undefined ? '-' : `${fixed(latencyRatio, 2)}x`,
-          ],
-          [
+            (run) => run.p50Ms,
+            (n) => fixed(n, 2),
+          ),
+          figureRow(
             'server CPU ms/req',
-            ours && !('skipped' in ours) ? fixed(ours.cpu.serverMsPerRequest, 3) : '-',
-            peerResult && !('skipped' in peerResult) ? fixed(peerResult.cpu.serverMsPerRequest, 3) : '-',
-            '',
-          ],
+            (run) => run.cpu.serverMsPerRequest ?? Number.NaN,
+            (n) => fixed(n, 3),
+          ),
         ],
       ),
     );
@@ -1055,7 +1107,7 @@ async function main() {
     const growthWorst = Math.max(...growthRows.map(([, a, b]) => growthRatio(a, b)));
     const targets: Target[] = [
       {
-        target: 'token endpoint (client_credentials) ≥ 1.0× oidc-provider req/s',
+        target: 'token endpoint (client_credentials) ≥ 1.0× oidc-provider req/s (client in memory)',
         figure:
           tokenRatio === undefined ? (ours && 'skipped' in ours ? `skipped: ${ours.skipped}` : 'not measured') : `${fixed(tokenRatio, 2)}×`,
         pass: tokenRatio === undefined ? undefined : tokenRatio >= 1,
@@ -1076,6 +1128,7 @@ async function main() {
         figure: `${fixed(login.p50Ms, 1)} ms = ${fixed(login.p50Ms / argon2.hashMs, 2)}× ${fixed(argon2.hashMs, 1)} ms`,
         pass: login.p50Ms <= 1.2 * argon2.hashMs,
       },
+      ...tokenTargets({ ...scenarios, ...peer }),
       ...coldStartTargets(cold),
       {
         target: 'every cold load + first invocation ≤ 80 ms',
@@ -1084,6 +1137,7 @@ async function main() {
       },
       { target: 'framework overhead ≤ 0.1 ms per request', figure: `worst ${fixed(maxOverhead / 1000, 3)} ms`, pass: maxOverhead <= 100 },
       ...listTargets(),
+      ...cost.targets,
       {
         target: `me/refresh p50 and server CPU/request @${whole(settings.largeTable)} ≤ 1.25× @${whole(settings.smallTable)}`,
         figure: `worst ${fixed(growthWorst, 2)}×`,
@@ -1100,7 +1154,7 @@ async function main() {
     );
     const disturbed = [
       ...Object.entries(scenarios),
-      ['peer', peer.result] as const,
+      ...Object.entries(peer),
       ['me (large table)', growth.me] as const,
       ['refresh (large table)', growth.refresh] as const,
     ].filter(([, s]) => s && !('skipped' in s) && (s.cpu.otherPercent ?? 0) > 15);
@@ -1118,7 +1172,7 @@ async function main() {
       // Every stage ran; each must also have answered as it should.
       const measuredRuns = [
         ...Object.entries(scenarios),
-        ['peer', peer.result] as const,
+        ...Object.entries(peer),
         ['me (large table)', growth.me] as const,
         ['refresh (large table)', growth.refresh] as const,
       ];
@@ -1134,6 +1188,7 @@ async function main() {
       // A request slower than the 1-s run is not counted: on a busy machine a slow scenario may answer none.
       for (const [name, run] of measuredRuns)
         if (run && !('skipped' in run) && run.requests === 0) say(`smoke run: ${name} answered no request within its run`);
+      broken.push(...cost.failed);
       if (broken.length > 0) throw new Error(`smoke run: ${broken.join('; ')} (see bench/.work/logs/)`);
       say(`smoke run: every stage ran (${((Date.now() - startedAt.getTime()) / 1000).toFixed(0)} s in all); no JSON written`);
       return;

@@ -176,7 +176,7 @@ export async function oauthScenarios(input: OAuthInput): Promise<OAuthOutcome> {
   });
   scenarios['token (client_credentials)'] = {
     ...cc,
-    note: 'client from the instance cache, stateless token (no write), ES256 sign (HTTP Basic, form)',
+    note: 'client and the source count read in one BatchGetItem, stateless token (no write), ES256 sign (HTTP Basic, form)',
   };
 
   const proof = dpopProofs(`${input.issuer}/oauth2/token`);
@@ -319,12 +319,18 @@ export async function oauthScenarios(input: OAuthInput): Promise<OAuthOutcome> {
   return { scenarios, coldStartEvents };
 }
 
+/** How the peer keeps its client: in its configuration, or as a deployment does, in DynamoDB (bench/peer.ts). */
+export type PeerStore = 'memory' | 'dynamodb';
+
 /** oidc-provider's token endpoint with client_credentials, under the same load as ours. */
 export async function peerTokenEndpoint(options: {
   env: NodeJS.ProcessEnv;
   keysFile: string;
   settings: LoadSettings;
   logFd: number;
+  store: PeerStore;
+  /** DynamoDB Local's process, watched as ours is when the peer stores in it. */
+  databasePid?: number | undefined;
 }): Promise<{ result: Scenario; version: string }> {
   const document = JSON.parse(readFileSync(options.keysFile, 'utf8')) as { activeKid: string; keys: Array<{ kid: string }> };
   const key = document.keys.find((k) => k.kid === document.activeKid);
@@ -338,6 +344,8 @@ export async function peerTokenEndpoint(options: {
       BENCH_PEER_CLIENT_SECRET: CLIENT.secret,
       BENCH_PEER_SCOPE: CLIENT.scope,
       BENCH_PEER_SIGNING_JWK: JSON.stringify(key),
+      BENCH_PEER_STORE: options.store,
+      BENCH_PEER_TABLE: 'oidc-provider-bench',
     },
     options.logFd,
   );
@@ -351,6 +359,7 @@ export async function peerTokenEndpoint(options: {
     const answer = (await check.json()) as { access_token?: string; error_description?: string };
     if (check.status !== 200 || !answer.access_token)
       throw new Error(`oidc-provider token endpoint answered ${check.status}: ${JSON.stringify(answer)}`);
+    const stored = options.store === 'dynamodb';
     const result = await measure({
       url,
       method: 'POST',
@@ -360,9 +369,10 @@ export async function peerTokenEndpoint(options: {
       connections: options.settings.connections,
       durationSeconds: options.settings.durationSeconds,
       warmupSeconds: options.settings.warmupSeconds,
-      watch: { server: peer.child.pid },
+      watch: { server: peer.child.pid, ...(stored && options.databasePid ? { database: options.databasePid } : {}) },
     });
-    return { result: { ...result, note: `oidc-provider ${version}, client in memory, ES256 JWT` }, version };
+    const where = stored ? 'client read from DynamoDB (adapter, SDK document client)' : 'client in memory, no database';
+    return { result: { ...result, note: `oidc-provider ${version}, ${where}, ES256 JWT` }, version };
   } finally {
     await stopChild(peer.child);
   }

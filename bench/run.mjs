@@ -18,7 +18,7 @@ const pin = cpus().length >= 2 && spawnSync('taskset', ['--version'], { stdio: '
 
 if (run(process.execPath, ['scripts/build.mjs']) !== 0) process.exit(1);
 
-const entries = ['main', 'server', 'peer', 'cold-start', 'argon2-probe', 'overhead'];
+const entries = ['main', 'server', 'peer', 'cold-start', 'argon2-probe', 'overhead', 'cost-probe'];
 for (const name of entries) {
   if (!readdirSync('bench').includes(`${name}.ts`)) throw new Error(`bench/${name}.ts is missing`);
 }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Agent, ClientRequest, IncomingMessage } from 'node:http';
+import type { Agent, ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
+import { isIP } from 'node:net';
 import { type AwsCredentials, signPost } from '../sigv4';
 import type { DocumentCommand } from './commands';
 
@@ -121,6 +122,17 @@ export function createDynamoClient(settings: DynamoClientSettings): DocumentClie
   // Only the protocol in use is loaded: TLS costs a few milliseconds of a cold start that DynamoDB Local does not need.
   const transport: Transport = process.getBuiltinModule(url.protocol === 'https:' ? 'node:https' : 'node:http');
   const agent: Agent = new transport.Agent({ keepAlive: true, maxSockets: 50 });
+  // Every request goes to the same place: its options are made once, not parsed from the URL
+  // (nor the TLS server name worked out) per request (docs/performance.md, "Cost of a round trip").
+  const target: RequestOptions & { servername: string } = {
+    protocol: url.protocol,
+    hostname: url.hostname,
+    port: url.port || (url.protocol === 'https:' ? 443 : 80),
+    path: '/',
+    method: 'POST',
+    agent,
+    servername: isIP(url.hostname) ? '' : url.hostname,
+  };
   const middlewares: Array<{ middleware: AttemptMiddleware; step: 'initialize' | 'deserialize'; name: string }> = [];
   const wrap = (step: 'initialize' | 'deserialize', handler: AttemptHandler, commandName: string) =>
     middlewares.filter((entry) => entry.step === step).reduce((next, entry) => entry.middleware(next, { commandName }), handler);
@@ -128,7 +140,6 @@ export function createDynamoClient(settings: DynamoClientSettings): DocumentClie
   function post(headers: Record<string, string>, body: string): Promise<{ status: number; text: string; requestId: string | undefined }> {
     return new Promise((resolve, reject) => {
       let settled = false;
-      let timer: NodeJS.Timeout | undefined;
       const finish = (error: Error | undefined, answer?: { status: number; text: string; requestId: string | undefined }) => {
         if (settled) return;
         settled = true;
@@ -136,7 +147,7 @@ export function createDynamoClient(settings: DynamoClientSettings): DocumentClie
         if (error) reject(error);
         else if (answer) resolve(answer);
       };
-      const request: ClientRequest = transport.request(url, { method: 'POST', headers, agent }, (response: IncomingMessage) => {
+      const request: ClientRequest = transport.request({ ...target, headers }, (response: IncomingMessage) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('error', (error) => finish(error));
@@ -144,20 +155,29 @@ export function createDynamoClient(settings: DynamoClientSettings): DocumentClie
           const requestId = response.headers['x-amzn-requestid'];
           finish(undefined, {
             status: response.statusCode ?? 0,
-            text: Buffer.concat(chunks).toString('utf8'),
+            text: (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8'),
             requestId: typeof requestId === 'string' ? requestId : undefined,
           });
         });
       });
-      const expire = (message: string) => () => request.destroy(timeoutError(message));
+      // The phase being waited for names the timeout. On a reused connection (the usual case)
+      // the one timer is restarted, not replaced.
+      let waitingFor = `No free connection to DynamoDB within ${settings.requestTimeoutMs} ms`;
+      const expire = () => request.destroy(timeoutError(waitingFor));
+      let timer = setTimeout(expire, settings.requestTimeoutMs);
+      let timerMs = settings.requestTimeoutMs;
       const bound = (message: string, ms: number) => {
-        clearTimeout(timer);
-        timer = setTimeout(expire(message), ms);
+        waitingFor = message;
+        if (ms === timerMs) timer.refresh();
+        else {
+          clearTimeout(timer);
+          timer = setTimeout(expire, ms);
+          timerMs = ms;
+        }
       };
       // Waiting for one of the agent's sockets (all busy with this instance's other requests,
       // e.g. an admin listing a page of users) is waiting for answers: bounded as one, not as
       // a connection that DynamoDB failed to accept.
-      bound(`No free connection to DynamoDB within ${settings.requestTimeoutMs} ms`, settings.requestTimeoutMs);
       request.on('socket', (socket) => {
         const connected = () => bound(`No answer from DynamoDB within ${settings.requestTimeoutMs} ms`, settings.requestTimeoutMs);
         if (socket.connecting) {

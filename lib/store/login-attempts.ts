@@ -1,6 +1,7 @@
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from './commands';
+import { DeleteCommand, PutCommand, UpdateCommand } from './commands';
 import { type Dynamo, isConditionalCheckFailed, oldItemOf } from './dynamo';
 import { type Key, keys, type SendScope } from './keys';
+import { readTogether } from './read-together';
 
 import { TTL_ATTRIBUTE } from './table';
 
@@ -93,7 +94,9 @@ function verdictOf(old: Record<string, unknown> | undefined, now: number, { max,
     : { allowed: true, remaining: max - attempts };
 }
 
-export function dynamoAttemptCounter({ doc, table }: Dynamo): AttemptCounter {
+export function dynamoAttemptCounter(dynamo: Dynamo): AttemptCounter {
+  const { doc, table } = dynamo;
+  const read = readTogether(dynamo);
   return {
     async reserve(subject, now, { max, windowSeconds }) {
       const key = keyOf(subject);
@@ -152,8 +155,8 @@ export function dynamoAttemptCounter({ doc, table }: Dynamo): AttemptCounter {
     },
 
     async peek(subject, now, policy) {
-      const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keyOf(subject) }));
-      return verdictOf(Item, now, policy);
+      // Read together with what else is read in the same turn (a token request's client).
+      return verdictOf(await read(keyOf(subject), { consistent: false }), now, policy);
     },
 
     async clear(subject) {

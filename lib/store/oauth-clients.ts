@@ -5,6 +5,7 @@ import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand } from
 import { cancellationCodes, type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
 import { ownerIndexItems } from './owner-index';
+import { readTogether } from './read-together';
 import { parseRecord } from './records';
 import { TTL_ATTRIBUTE } from './table';
 import { transactOnceOrReasons, writeOnce } from './write-once';
@@ -164,10 +165,8 @@ export function dynamoOAuthClientStore(dynamo: Dynamo, random: Random, clock: Cl
     );
 
   /** The client's record changed (one conditional write), or undefined when it is not (or no longer) the tenant's. */
-  const findClient = async (clientId: string) => {
-    const { Item } = await doc.send(new GetCommand({ TableName: table, Key: keys.oauthClient(clientId), ConsistentRead: true }));
-    return toClient(Item);
-  };
+  const read = readTogether(dynamo);
+  const findClient = async (clientId: string) => toClient(await read(keys.oauthClient(clientId), { consistent: true }));
   /** The update of a client's record for `change`, only while it is the tenant's. */
   const recordUpdate = (client: Pick<OAuthClient, 'clientId' | 'tenantId' | 'createdAt'>, change: ClientChange, updatedAt: string) => {
     // Clients registered before the tenant index get its attributes with their first change.

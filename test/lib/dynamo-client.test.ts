@@ -94,6 +94,8 @@ describe('the DynamoDB client against a fake DynamoDB', () => {
   const hung: ServerResponse[] = [];
   /** How long the server takes to answer each request. */
   let slowMs = 0;
+  /** Connections the server accepted. */
+  let connections = 0;
 
   beforeAll(async () => {
     server = createServer((request: IncomingMessage, response: ServerResponse) => {
@@ -119,6 +121,9 @@ describe('the DynamoDB client against a fake DynamoDB', () => {
           response.end(JSON.stringify(answer.body));
         }, slowMs);
       });
+    });
+    server.on('connection', () => {
+      connections++;
     });
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -283,6 +288,15 @@ describe('the DynamoDB client against a fake DynamoDB', () => {
     expect(failure).toMatchObject({ name: 'TimeoutError', message: 'No answer from DynamoDB within 100 ms', $metadata: { attempts: 3 } });
     expect(received).toHaveLength(3);
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    doc.destroy();
+  });
+
+  it('sends one request after another over one kept-alive connection', async () => {
+    const doc = client();
+    const before = connections;
+    for (let i = 0; i < 5; i++) await doc.send(new GetCommand({ TableName: 't', Key: { pk: `p${i}` } }));
+    expect(received).toHaveLength(5);
+    expect(connections - before).toBe(1);
     doc.destroy();
   });
 

@@ -1,15 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { dynamoStores } from '../../lib/deps';
 import type { OAuthClient } from '../../lib/oauth/client';
 import { type App, registerAdmin, testApp } from '../helpers/app';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { localDynamo } from '../helpers/local-dynamo';
 import { createClient, newSecret, type TestClient, tokenRequest } from '../helpers/oauth';
 
 /**
  * A deleted client or a retired secret must not work on the next request in
  * any warm instance. Two "instances": deps and handlers built separately (as two Lambda
  * instances are), on one table. There is no per-instance client cache to go stale: every
- * authentication reads the client record (one strongly consistent GetItem).
+ * authentication reads the client record (strongly consistent, with the source's failure count in one BatchGetItem).
  */
 describe('OAuth clients across warm instances', () => {
   let one: TestDeps;
@@ -102,6 +104,23 @@ describe('OAuth clients across warm instances', () => {
     expect(Object.isFrozen(found)).toBe(true);
     expect(() => found.grantTypes.push('authorization_code')).toThrow(TypeError);
     expect(() => found.scopes.push('admin')).toThrow(TypeError);
+  });
+
+  it("reads the client and the source's failed authentications in one round trip", async () => {
+    const { client } = await warmClient();
+    const dynamo = localDynamo();
+    const sent: string[] = [];
+    dynamo.doc.middlewareStack.add(
+      (next, { commandName }) =>
+        (args) => {
+          sent.push(commandName);
+          return next(args);
+        },
+      { step: 'initialize', name: 'countCommands' },
+    );
+    const app = testApp({ ...two, store: dynamoStores(dynamo, two) } as TestDeps);
+    expect((await clientCredentials(app, client)).status).toBe(200);
+    expect(sent).toEqual(['BatchGetItemCommand']);
   });
 
   it('finds a client registered on another instance at once, and no client under an unknown id', async () => {
