@@ -639,7 +639,7 @@ async function main() {
             watch: api.watch,
             next: () => ({ headers: { authorization: `Bearer ${adminToken}` } }),
           }),
-        'authorizer + tenant index query, activity records and MFA methods of 100 users',
+        'authorizer + tenant index query of 100 users with their activity, then their MFA methods',
       );
       if (functionsSource === DEFAULT_FUNCTIONS) listTrips.admin = await listRoundTrips(config, adminSession.seeded.identity, 100);
     }
