@@ -37,6 +37,7 @@ import { performance } from 'node:perf_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { type Config, readConfig } from '../lib/config';
+import { PAGE_SIZE as STAFF_PAGE_SIZE } from '../lib/console/admin/sections/staff';
 import { argon2idHasher } from '../lib/crypto/password';
 import { keys } from '../lib/store/keys';
 import { ensureTable } from '../lib/store/table-setup';
@@ -45,6 +46,7 @@ import type { User } from '../lib/users/user';
 import { startDynamoDbLocal } from '../scripts/dynamodb-local';
 import { routesFromServerlessYml } from '../scripts/lib/serverless-routes';
 import { bundleFiles, localFunctionEnv, withContractRoutes } from './adapter';
+import { adminListTargets, listRoundTrips } from './admin-lists';
 import { auditCost } from './audit-cost';
 import { type ColdStart, coldStarts, coldStartTable, coldStartTargets } from './cold-starts';
 import { type CostOutcome, costStage } from './cost';
@@ -76,10 +78,11 @@ import { PEER, STORED_PEER, tokenTargets } from './token-targets';
 const smoke = process.argv.includes('--smoke');
 const quick = smoke || process.argv.includes('--quick');
 const profiling = process.argv.includes('--profile');
+const DEFAULT_FUNCTIONS = 'dist/functions';
 /** Bundles to measure: this build's, or another build's (to compare a change before making it). */
 const functionsSource = process.argv.includes('--functions-dir')
   ? (process.argv[process.argv.indexOf('--functions-dir') + 1] ?? '')
-  : 'dist/functions';
+  : DEFAULT_FUNCTIONS;
 /** `--only TEXT`: a partial run, to try a change on one scenario. */
 const only = process.argv.includes('--only') ? (process.argv[process.argv.indexOf('--only') + 1] ?? '') : undefined;
 /** `--cold-starts`: the cold starts alone (docs/performance.md), with the OAuth scenarios that make their events. */
@@ -339,6 +342,9 @@ function auditLine(audit: Awaited<ReturnType<typeof auditCost>>, login: Scenario
   return `Audit write per login: ${fixed(audit.cpuMsPerEvent, 3)} CPU ms per event (${audit.events} events, 8 in flight)${share}`;
 }
 
+/** A scenario's load result, if it ran. */
+const loadOf = (scenario: Scenario | undefined) => (scenario && !('skipped' in scenario) ? scenario : undefined);
+
 /** What carrying its event adds to a login's write and to an admin change, and its share of a login's server CPU. */
 function outboxLine(cost: OutboxCost, login: Scenario | undefined): string {
   const added = (pair: OutboxCost['login']) => pair.carried.cpuMsPerWrite - pair.plain.cpuMsPerWrite;
@@ -448,7 +454,12 @@ async function main() {
     const loginUser = userRecord(TENANT, 'login-user', passwordHash);
     const admin = userRecord(TENANT, 'admin', passwordHash, 'ADMIN');
     const adminSession = sessionFor(admin, config);
-    await batchWrite(doc, config.tableName, [tenantItem(TENANT), ...userItems(loginUser), ...userItems(admin), adminSession.item]);
+    await batchWrite(doc, config.tableName, [
+      tenantItem(TENANT),
+      ...userItems(loginUser),
+      ...userItems(admin, { lastSessionAt: Number(adminSession.item.createdAt) }),
+      adminSession.item,
+    ]);
     const small = await seedUsers(doc, config, TENANT, settings.smallTable, passwordHash);
 
     const roundTrip = await dynamoRoundTrip(doc, config.tableName, admin);
@@ -476,6 +487,12 @@ async function main() {
     for (const missing of server.message.missing) say(`route without a built bundle, left out: ${missing}`);
 
     const scenarios: Record<string, Scenario> = {};
+    /** The DynamoDB requests of one page of each admin list (bench/admin-lists.ts). */
+    const listTrips: { admin?: number; console?: number } = {};
+    const listTargets = () => [
+      ...adminListTargets('admin: list 100 users', loadOf(scenarios['admin: list 100 users']), listTrips.admin, settings.connections),
+      ...adminListTargets('tenant console (staff)', loadOf(scenarios['tenant console (staff)']), listTrips.console, settings.connections),
+    ];
     /** The peers, one after the other on the server's CPU with the same load settings (after our server has stopped). */
     const peers = async (): Promise<Record<string, Scenario>> => {
       const ways: Array<[string, PeerStore]> = [
@@ -622,8 +639,9 @@ async function main() {
             watch: api.watch,
             next: () => ({ headers: { authorization: `Bearer ${adminToken}` } }),
           }),
-        'authorizer + owner-index query of 100 users',
+        'authorizer + tenant index query of 100 users with their activity, then their MFA methods',
       );
+      if (functionsSource === DEFAULT_FUNCTIONS) listTrips.admin = await listRoundTrips(config, adminSession.seeded.identity, 100);
     }
     // The account page's security section (docs/api.md 15.2): the browser session checked and
     // touched, the user, its MFA methods, the tenant's branding, the page rendered with i18next.
@@ -667,6 +685,8 @@ async function main() {
           }),
         'browser session touched, ADMIN check, tenant, a page of users, server-rendered page',
       );
+      if (functionsSource === DEFAULT_FUNCTIONS)
+        listTrips.console = await listRoundTrips(config, adminSession.seeded.identity, STAFF_PAGE_SIZE);
     }
     // SCIM's list with a filter at 10,000 users (docs/api.md 13.3): token read, budget, one lookup.
     if (wanted('SCIM')) {
@@ -886,7 +906,11 @@ async function main() {
         )}\n${floors.join('\n')}\n${table(
           'Targets',
           ['target', 'figure', 'result'],
-          tokenTargets(scenarios).map((t) => [t.target, t.figure, t.pass === undefined ? 'SKIPPED' : t.pass ? 'PASS' : 'MISS']),
+          [...tokenTargets(scenarios), ...listTargets()].map((t) => [
+            t.target,
+            t.figure,
+            t.pass === undefined ? 'SKIPPED' : t.pass ? 'PASS' : 'MISS',
+          ]),
         )}\n`,
       );
       return;
@@ -1112,6 +1136,7 @@ async function main() {
         pass: slowest.firstInvocationMs <= 80,
       },
       { target: 'framework overhead ≤ 0.1 ms per request', figure: `worst ${fixed(maxOverhead / 1000, 3)} ms`, pass: maxOverhead <= 100 },
+      ...listTargets(),
       ...cost.targets,
       {
         target: `me/refresh p50 and server CPU/request @${whole(settings.largeTable)} ≤ 1.25× @${whole(settings.smallTable)}`,

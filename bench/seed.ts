@@ -1,6 +1,6 @@
 /**
  * Test data written straight into the table with BatchWriteItem: users (profile and
- * username records) each with one live session, in the shapes lib/store writes, and
+ * username records, with their activity) each with one live session, in the shapes lib/store writes, and
  * the tokens a client of each would hold.
  */
 import { randomBytes } from 'node:crypto';
@@ -11,6 +11,7 @@ import { formatRefreshToken } from '../lib/sessions/refresh-token';
 import type { Session } from '../lib/sessions/session';
 import { keys } from '../lib/store/keys';
 import { TTL_ATTRIBUTE } from '../lib/store/table';
+import { ACTIVITY_KEPT } from '../lib/store/user-activity';
 import { type Identity, signAccessToken } from '../lib/tokens/access-token';
 import type { KeySet } from '../lib/tokens/signing-keys';
 import type { Role, User } from '../lib/users/user';
@@ -60,12 +61,34 @@ export function userRecord(tenantId: string, username: string, passwordHash: str
   };
 }
 
-export function userItems(user: User): Item[] {
+export function userItems(user: User, activity: { lastSessionAt?: number; mfaEnrolled?: Array<'TOTP'> } = {}): Item[] {
+  const { lastSessionAt, mfaEnrolled = [] } = activity;
   return [
-    // With its tenant index entry, as the user store writes it: GET /admin/users lists it.
-    { ...keys.user(user.tenantId, user.id), ...user, ...keys.tenantUser(user.tenantId, user.createdAt, user.id) },
+    // With its tenant index entry and its activity, as the stores write them: GET /admin/users lists it.
+    {
+      ...keys.user(user.tenantId, user.id),
+      ...user,
+      ...keys.tenantUser(user.tenantId, user.createdAt, user.id),
+      [ACTIVITY_KEPT]: true,
+      ...(lastSessionAt === undefined ? {} : { lastSessionAt }),
+      ...(mfaEnrolled.length > 0 ? { mfaEnrolled: new Set(mfaEnrolled) } : {}),
+    },
     { ...keys.username(user.tenantId, user.username), userId: user.id },
   ];
+}
+
+/** A user's active methods as enrolment and activation leave them (each named in the user's activity, lib/store/user-activity.ts). */
+export function methodItems(user: User, at: number, methods: Array<'TOTP'>): Item[] {
+  return methods.map((method) => ({
+    ...keys.mfaMethod(user.tenantId, user.id, method),
+    tenantId: user.tenantId,
+    userId: user.id,
+    method,
+    status: 'active',
+    createdAt: at,
+    activatedAt: at,
+    sealedSecret: 'seeded',
+  }));
 }
 
 export function tenantItem(tenantId: string): Item {
@@ -140,7 +163,10 @@ export async function seedUsers(
     for (let i = start; i < Math.min(count, start + chunk); i++) {
       const user = userRecord(tenantId, `${prefix}-${i}`, passwordHash);
       const { item, seeded } = sessionFor(user, config);
-      items.push(...userItems(user), item);
+      // A quarter of them with an authenticator app, as the user list shows it.
+      const methods: Array<'TOTP'> = i % 4 === 0 ? ['TOTP'] : [];
+      const at = Number(item.createdAt);
+      items.push(...userItems(user, { lastSessionAt: at, mfaEnrolled: methods }), item, ...methodItems(user, at, methods));
       sessions.push(seeded);
     }
     await batchWrite(doc, config.tableName, items);

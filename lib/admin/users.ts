@@ -5,7 +5,7 @@ import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
 import { newEvent, type PendingEvent } from '../events/event';
-import type { MfaMethod } from '../mfa/methods';
+import type { MfaEnrollment, MfaMethod } from '../mfa/methods';
 import { connectionsOf } from '../sessions/live-session';
 import { isLiveFor } from '../sessions/liveness';
 import type { ListedUser, ProfileChange, UserChange, UserFilter, UserPosition } from '../store/tenant-users';
@@ -44,11 +44,8 @@ export interface AdminUserView {
 
 type AdminDeps = Pick<Deps, 'store' | 'clock' | 'log' | 'config' | 'random' | 'source'>;
 
-async function viewOf(deps: AdminDeps, user: ListedUser): Promise<AdminUserView> {
-  const [methods, lastLogin] = await Promise.all([
-    deps.store.mfa.list(user.tenantId, user.id),
-    deps.store.tenantUsers.lastSessionAt(user.tenantId, user.id),
-  ]);
+/** The view of a user with their MFA methods (pending and active) and the start of their newest session. */
+function viewFrom(user: ListedUser, methods: MfaEnrollment[], lastSessionAt: number | undefined): AdminUserView {
   return {
     id: user.id,
     username: user.username,
@@ -59,8 +56,30 @@ async function viewOf(deps: AdminDeps, user: ListedUser): Promise<AdminUserView>
     emailVerified: user.emailVerified ?? false,
     mfaMethods: methods.filter((method) => method.status === 'active').map((method) => method.method),
     createdAt: user.createdAt,
-    lastLoginAt: lastLogin === undefined ? null : new Date(lastLogin * 1000).toISOString(),
+    lastLoginAt: lastSessionAt === undefined ? null : new Date(lastSessionAt * 1000).toISOString(),
   };
+}
+
+async function viewOf(deps: AdminDeps, user: ListedUser): Promise<AdminUserView> {
+  const [methods, lastLogin] = await Promise.all([
+    deps.store.mfa.list(user.tenantId, user.id),
+    deps.store.tenantUsers.lastSessionAt(user.tenantId, user.id),
+  ]);
+  return viewFrom(user, methods, lastLogin);
+}
+
+/**
+ * The views of a page of users in a bounded number of round trips whatever its size
+ * (docs/decisions/027-bounded-admin-lists.md): the users come with their activity, then
+ * the MFA methods they enrolled are read in one BatchGetItem per 100 methods.
+ */
+async function viewsOf(deps: AdminDeps, tenantId: string, users: ListedUser[]): Promise<AdminUserView[]> {
+  const activities = await deps.store.tenantUsers.activities(tenantId, users);
+  const methods = await deps.store.mfa.listOf(
+    tenantId,
+    users.map((user, i) => ({ userId: user.id, methods: activities[i]?.mfaMethods ?? [] })),
+  );
+  return users.map((user, i) => viewFrom(user, methods[i] ?? [], activities[i]?.lastSessionAt));
 }
 
 /*
@@ -96,7 +115,7 @@ export async function listUsers(
   const { limit, role, status, search } = query;
   const page = await deps.store.tenantUsers.list(admin.tenantId, { limit, after, role, status, search });
   return {
-    users: await Promise.all(page.users.map((user) => viewOf(deps, user))),
+    users: await viewsOf(deps, admin.tenantId, page.users),
     nextCursor: page.next ? encodeCursor(admin.tenantId, page.next) : null,
   };
 }

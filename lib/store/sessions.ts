@@ -13,6 +13,7 @@ import { parseRecord } from './records';
 import type { TransactItems } from './session-revocation';
 import { TTL_ATTRIBUTE } from './table';
 import { deviceUpdate, dynamoFamilyRotation } from './token-families';
+import { sessionStarted } from './user-activity';
 import { transactOnce, writeOnce } from './write-once';
 
 /** Login sessions: refresh-token families of users (lib/token-families). */
@@ -176,6 +177,7 @@ export function dynamoSessionStore(dynamo: Dynamo, random: Random): SessionStore
           },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
+        alongside: [sessionStarted(table, session)],
       });
       if (!written) throw new Error('Session id collision');
     },

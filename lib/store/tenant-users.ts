@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { Random } from '../crypto/random';
+import { MFA_METHODS } from '../mfa/methods';
 import { epochOf, type Role, type User } from '../users/user';
 import { userSchema } from '../users/user-record';
 import { BatchWriteCommand, QueryCommand, TransactWriteCommand } from './commands';
@@ -8,10 +9,11 @@ import { keys } from './keys';
 import { ownerIndexItems } from './owner-index';
 import { parseRecord } from './records';
 import { OWNER_INDEX } from './table';
+import { activityFields, activityOf, type UserActivity } from './user-activity';
 import { transactOnce } from './write-once';
 
 /** A user as the tenant administration lists it: the stored user and what the account helper may add. */
-export const listedUserSchema = userSchema.extend({ emailVerified: z.boolean().optional() });
+export const listedUserSchema = userSchema.extend({ emailVerified: z.boolean().optional(), ...activityFields });
 export type ListedUser = z.output<typeof listedUserSchema>;
 
 /** Where a page of a tenant's users starts: after this user of the index (docs/api.md 9.1). */
@@ -71,6 +73,11 @@ export interface TenantUserStore {
   otherActiveAdmins(tenantId: string, exceptId: string): Promise<string[]>;
   /** Epoch seconds of the user's newest session (the last sign-in), if any. */
   lastSessionAt(tenantId: string, userId: string): Promise<number | undefined>;
+  /**
+   * The activity of each of `users` as listed (lib/store/user-activity.ts); a user written
+   * before activity was kept may hold any method, and their newest session is found by a query.
+   */
+  activities(tenantId: string, users: ListedUser[]): Promise<UserActivity[]>;
   /**
    * Applies `set` to the user as read (same session generation), with `revoke` also ending
    * every session and grant, and with `guardAdminId` in the same transaction the check that
@@ -158,6 +165,23 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
         );
       }
     }
+  }
+
+  async function lastSessionAt(tenantId: string, userId: string): Promise<number | undefined> {
+    const { Items } = await doc.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: OWNER_INDEX.name,
+        KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :kind)',
+        ExpressionAttributeNames: { '#pk': OWNER_INDEX.partitionKey, '#sk': OWNER_INDEX.sortKey },
+        ExpressionAttributeValues: { ':pk': keys.ownerPartition(tenantId, userId), ':kind': 'SESSION#' },
+        ScanIndexForward: false,
+        Limit: 1,
+        ProjectionExpression: 'createdAt',
+      }),
+    );
+    const createdAt = Items?.[0]?.createdAt;
+    return typeof createdAt === 'number' ? createdAt : undefined;
   }
 
   const eraseMfa = async (tenantId: string, userId: string) => deleteAll(await keysOf({ pk: keys.mfaPartition(tenantId, userId) }));
@@ -255,22 +279,14 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
       return found;
     },
 
-    async lastSessionAt(tenantId, userId) {
-      const { Items } = await doc.send(
-        new QueryCommand({
-          TableName: table,
-          IndexName: OWNER_INDEX.name,
-          KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :kind)',
-          ExpressionAttributeNames: { '#pk': OWNER_INDEX.partitionKey, '#sk': OWNER_INDEX.sortKey },
-          ExpressionAttributeValues: { ':pk': keys.ownerPartition(tenantId, userId), ':kind': 'SESSION#' },
-          ScanIndexForward: false,
-          Limit: 1,
-          ProjectionExpression: 'createdAt',
-        }),
-      );
-      const createdAt = Items?.[0]?.createdAt;
-      return typeof createdAt === 'number' ? createdAt : undefined;
-    },
+    lastSessionAt,
+
+    activities: (tenantId, users) =>
+      Promise.all(
+        users.map(
+          async (user) => activityOf(user) ?? { mfaMethods: [...MFA_METHODS], lastSessionAt: await lastSessionAt(tenantId, user.id) },
+        ),
+      ),
 
     async change(user, set, { revoke, guardAdminId, profile }) {
       const generation = sameGeneration(user);

@@ -8,6 +8,7 @@ import { parseRecord } from './records';
 import { type RevokeSessionsOptions, sessionRevocationItems } from './session-revocation';
 import { shopItem } from './shops';
 import { EMAIL_INDEX } from './table';
+import { ACTIVITY_KEPT } from './user-activity';
 import { transactOnce, transactOnceOrReasons } from './write-once';
 
 export type CreateUserResult = 'created' | 'username_taken' | 'tenant_exists' | 'external_id_taken' | 'refused' | 'conflict';
@@ -125,6 +126,7 @@ export function dynamoUserStore(dynamo: Dynamo, random: Random): UserStore {
               ...keys.tenantUser(user.tenantId, user.createdAt, user.id),
               ...(user.email === undefined ? {} : keys.userEmail(user.tenantId, user.email)),
               ...user,
+              [ACTIVITY_KEPT]: true,
             },
             ConditionExpression: 'attribute_not_exists(pk)',
           },

@@ -5,6 +5,7 @@ import {
   type PutCommandInput,
   TransactWriteCommand,
   type TransactWriteCommandInput,
+  type TransactWriteItem,
   UpdateCommand,
   type UpdateCommandInput,
 } from './commands';
@@ -17,7 +18,14 @@ type Item = Record<string, unknown>;
 
 /** A conditional write; the table and the marker are added by `writeOnce`. */
 export type OnceWrite =
-  | { put: Omit<PutCommandInput, 'TableName' | 'ReturnValuesOnConditionCheckFailure'> }
+  | {
+      put: Omit<PutCommandInput, 'TableName' | 'ReturnValuesOnConditionCheckFailure'>;
+      /**
+       * Updates written in one transaction with the put (a record that follows it,
+       * lib/store/user-activity.ts). One whose condition fails is not needed: the put goes without it.
+       */
+      alongside?: TransactWriteItem[];
+    }
   | { update: Omit<UpdateCommandInput, 'TableName' | 'ReturnValuesOnConditionCheckFailure'> };
 
 /**
@@ -44,6 +52,8 @@ export function writeOnce(dynamo: Dynamo, random: Random, write: OnceWrite): Pro
   const marker = random.id();
   const ours = (item: Item | undefined) => item?.[WRITE_MARKER] === marker;
   if ('put' in write) {
+    if (write.alongside)
+      return putTogether(dynamo, { ...write.put, Item: { ...write.put.Item, [WRITE_MARKER]: marker } }, write.alongside, ours);
     const command = new PutCommand({
       ...write.put,
       TableName: dynamo.table,
@@ -65,6 +75,44 @@ export function writeOnce(dynamo: Dynamo, random: Random, write: OnceWrite): Pro
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
   });
   return attempt(async () => (await dynamo.doc.send(command)).Attributes, ours);
+}
+
+/** A transaction that meets a concurrent one on an item it updates alongside is tried again, this often. */
+const CONFLICT_ATTEMPTS = 4;
+
+/**
+ * The put of writeOnce in one transaction with `alongside`: it answers as the put alone
+ * would (refused with the item found, or recognised as our own after a lost answer). A
+ * concurrent transaction on one of the items cancels it unwritten: tried again.
+ */
+async function putTogether(
+  dynamo: Dynamo,
+  put: Omit<PutCommandInput, 'TableName' | 'ReturnValuesOnConditionCheckFailure'>,
+  alongside: TransactWriteItem[],
+  ours: (item: Item | undefined) => boolean,
+): Promise<OnceResult> {
+  const first = { Put: { ...put, TableName: dynamo.table, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } };
+  let needed = alongside;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await dynamo.doc.send(new TransactWriteCommand({ TransactItems: [first, ...needed] }));
+      return { written: true, item: put.Item };
+    } catch (error) {
+      const reasons = cancellationCodes(error);
+      if (reasons?.[0] === 'ConditionalCheckFailed') {
+        const [reason] = (error as Error & { CancellationReasons?: Array<{ Item?: Item }> }).CancellationReasons ?? [];
+        const item = reason ? oldItemOf(reason) : undefined;
+        return { written: ours(item), item };
+      }
+      const refused = needed.filter((_, i) => reasons?.[i + 1] === 'ConditionalCheckFailed');
+      if (refused.length > 0) {
+        needed = needed.filter((item) => !refused.includes(item));
+        continue;
+      }
+      if (!reasons?.includes('TransactionConflict') || attempt >= CONFLICT_ATTEMPTS) throw error;
+      await new Promise((done) => setTimeout(done, 10 * attempt + Math.random() * 20 * attempt));
+    }
+  }
 }
 
 async function attempt(send: () => Promise<Item | undefined>, ours: (item: Item | undefined) => boolean): Promise<OnceResult> {

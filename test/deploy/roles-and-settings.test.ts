@@ -535,7 +535,13 @@ async function driveEveryRoute(app: App, deps: TestDeps, dns: TestDnsServer) {
 
   // Tenant administration: users, shops, the tenant, the audit trail.
   const grace = await newUser();
-  expectStatus(await app.request('adminListUsers', { token: adminToken, query: { limit: '3' } }), 200, 'list users');
+  // A user who enrolled a method: the list reads it by key (docs/decisions/027-bounded-admin-lists.md).
+  expectStatus(
+    await app.request('enableMFA', { token: grace.token, body: { method: 'TOTP', secret: newTotpSecret() } }),
+    200,
+    'enroll a method to be listed',
+  );
+  expectStatus(await app.request('adminListUsers', { token: adminToken, query: { limit: '100' } }), 200, 'list users');
   expectStatus(await app.request('adminReadUser', { token: adminToken, pathParameters: { userId: grace.userId } }), 200, 'read user');
   expectStatus(
     await app.request('adminUpdateUser', { token: adminToken, pathParameters: { userId: grace.userId }, body: { role: 'ANALYST' } }),

@@ -113,5 +113,16 @@ export function halfWrittenState(items: Array<Record<string, unknown>>): string[
   for (const connection of items.filter((item) => item.sk === 'CONNECTION'))
     if (connection.type === 'oidc' && typeof connection.clientSecretSealed !== 'string')
       findings.push(`OIDC connection without its client secret: ${connection.pk}`);
+  // A user's activity (docs/decisions/027-bounded-admin-lists.md) names every MFA method the user
+  // holds and the start of their newest session: written in the transactions that store them.
+  for (const user of users.filter((item) => item.activityKept === true)) {
+    const named = user.mfaEnrolled instanceof Set ? user.mfaEnrolled : new Set();
+    const owned = (item: Record<string, unknown>) => item.tenantId === user.tenantId && item.userId === user.id;
+    for (const method of items.filter((item) => String(item.sk).startsWith('METHOD#') && owned(item)))
+      if (!named.has(method.method)) findings.push(`MFA method missing from its user's activity: ${method.pk} ${String(method.method)}`);
+    for (const session of items.filter((item) => item.sk === 'SESSION' && owned(item)))
+      if (!(Number(user.lastSessionAt) >= Number(session.createdAt)))
+        findings.push(`session newer than its user's activity: ${session.pk}`);
+  }
   return findings;
 }

@@ -266,6 +266,23 @@ describe('writes retried after a lost answer', () => {
     expect(deps.logText()).toContain('"event":"authorization_code_reuse_detected"');
   });
 
+  it('user activity (docs/decisions/027-bounded-admin-lists.md): after a retried session creation and enrolment the user list answers as reading the user', async () => {
+    const tenantId = uniqueTenant('lost');
+    const { token, user } = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');
+    const lostBefore = dynamo.lost();
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'lastSessionAt'));
+    const login = await app.request('login', { body: { username: 'admin', password: 'correct horse battery', tenantId } });
+    expect(login.status).toBe(200);
+    const secret = newTotpSecret();
+    dynamo.loseNext(mentioning('TransactWriteItemsCommand', 'mfaEnrolled'));
+    expect((await app.request('enableMFA', { token, body: { method: 'TOTP', secret } })).status).toBe(200);
+    expect(dynamo.lost()).toBe(lostBefore + 2);
+    expect((await app.request('verifyMFA', { token, body: { method: 'TOTP', code: authenticator(deps, secret)() } })).status).toBe(200);
+    const alone = await app.request('adminReadUser', { token, pathParameters: { userId: user.id } });
+    expect(alone.body.data.user).toMatchObject({ mfaMethods: ['TOTP'], lastLoginAt: expect.any(String) });
+    expect((await app.request('adminListUsers', { token })).body.data.users).toEqual([alone.body.data.user]);
+  });
+
   it('MFA: a retried enrolment and a retried code issue succeed, and the code sent is the one that works', async () => {
     const tenantId = uniqueTenant('lost');
     const { token, user } = await registerAdmin(app, tenantId, 'admin', 'correct horse battery');

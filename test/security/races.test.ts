@@ -765,6 +765,23 @@ describe('races', () => {
       }
     });
 
+    it("logins of one user and enrolments of each method at once: every one answers, and the user's activity names them (docs/decisions/027-bounded-admin-lists.md)", async () => {
+      // As many logins as the account's budget lets through at once (docs/api.md 10).
+      const logins = 4;
+      const user = await newUser();
+      const enrolments = [
+        { method: 'TOTP', secret: newTotpSecret() },
+        { method: 'SMS', secret: '+15550102030' },
+        { method: 'EMAIL', secret: 'alice@example.com' },
+      ].map((body) => app.request('enableMFA', { token: user.token, body }));
+      const answers = await Promise.all([...Array.from({ length: logins }, () => user.login({})), ...enrolments]);
+      expect(answers.map((answer) => answer.status)).toEqual(Array(logins + 3).fill(200));
+      const stored = await items(user.tenantId);
+      expect(stored.filter((item) => String(item.sk).startsWith('METHOD#'))).toHaveLength(3);
+      expect(stored.filter((item) => item.sk === 'SESSION')).toHaveLength(logins + 1);
+      expect(halfWrittenState(stored)).toEqual([]);
+    });
+
     it('10 concurrent TOTP enrolments with different secrets: one pending method, and only its secret verifies', async () => {
       const user = await newUser();
       const secrets = Array.from({ length: 10 }, () => newTotpSecret());

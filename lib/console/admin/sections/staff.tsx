@@ -17,7 +17,8 @@ import { blankAsAbsent, Pager, pageQuery, readableTime, withQuery } from '../lis
  */
 
 const SECTION = 'staff';
-const PAGE_SIZE = 25;
+/** The users one page of the staff list shows. */
+export const PAGE_SIZE = 25;
 const STATUSES = ['active', 'disabled'] as const;
 
 /** The user an action is about: a user id as in the JSON routes' path (docs/api.md 9.2). */
