@@ -88,6 +88,9 @@ describe('client-secret pepper rotation against DynamoDB Local', () => {
     // The instance reads the record; then, before it rewrites the hash, the secret changes in the table.
     const changed = `hmac-sha256$p2$${randomBytes(32).toString('base64url')}`;
     const clients = deps.store.oauthClients;
+    // A store loads its module on its first call (docs/decisions/029-cold-start-floor.md):
+    // loaded before its methods are spread into the one below.
+    await clients.find(client.id);
     deps.store = {
       ...deps.store,
       oauthClients: {
