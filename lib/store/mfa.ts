@@ -155,16 +155,16 @@ export function dynamoMfaStore(dynamo: Dynamo, random: Random): MfaStore {
 
     async listOf(tenantId, wanted) {
       // `list` queries the partition, which sorts by key: METHOD#EMAIL, METHOD#SMS, METHOD#TOTP.
-      const methods = wanted.map(({ methods }) => [...methods].sort());
-      // Asked at once, the reads go as one BatchGetItem per 100 keys (lib/store/read-together.ts).
+      // Every read is asked in this turn, so they go as one BatchGetItem per 100 keys (lib/store/read-together.ts).
       const read = readTogether(dynamo);
-      const items = await Promise.all(
-        wanted.flatMap(({ userId }, i) =>
-          (methods[i] ?? []).map((method) => read(keys.mfaMethod(tenantId, userId, method), { consistent: true })),
-        ),
+      return Promise.all(
+        wanted.map(async ({ userId, methods }) => {
+          const items = await Promise.all(
+            [...methods].sort().map((method) => read(keys.mfaMethod(tenantId, userId, method), { consistent: true })),
+          );
+          return items.flatMap((item) => toEnrollment(item) ?? []);
+        }),
       );
-      const starts = methods.map((_, i) => methods.slice(0, i).reduce((sum, mine) => sum + mine.length, 0));
-      return methods.map((mine, i) => items.slice(starts[i], (starts[i] ?? 0) + mine.length).flatMap((item) => toEnrollment(item) ?? []));
     },
 
     async find(tenantId, userId, method) {
