@@ -109,6 +109,16 @@ describe('the walkthroughs of README.md and docs/', () => {
     }
   });
 
+  it('hands node its arguments after `--`, so a random value that starts with `-` stays an argument', () => {
+    for (const walkthrough of WALKTHROUGHS) {
+      const text = walkthrough.lines.map((one) => one.text).join('\n');
+      for (const call of text.matchAll(/\bnode -p?e '[^']*'([^\n)|<;]*)/g)) {
+        const rest = (call[1] ?? '').trim();
+        expect(rest === '' || rest.startsWith('-- '), `${walkthrough.file}: node … ${rest}`).toBe(true);
+      }
+    }
+  });
+
   it('runs every block to the end, in a temporary directory, writing only files of mode 0600', () => {
     const failedAt = /__failed_at (\d+)/.exec(run.stderr)?.[1];
     const where = failedAt ? lineOf[Number(failedAt) - 1] || 'the harness' : 'no line';
