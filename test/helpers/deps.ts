@@ -13,7 +13,7 @@ import { secretBox } from '../../lib/mfa/secret-box';
 import { clientSecretHasher, pepperLoader } from '../../lib/oauth/client-secret';
 import { dpopNonces } from '../../lib/oauth/dpop-nonce';
 import type { SecretsClient } from '../../lib/secrets/location';
-import { createDynamo } from '../../lib/store/dynamo';
+import { createDynamo, type Dynamo } from '../../lib/store/dynamo';
 import { dynamoMfaOutbox } from '../../lib/store/mfa';
 import { cachedKeyProvider, generateKeySet, type KeySet } from '../../lib/tokens/signing-keys';
 import { memoryDataKeys } from './memory-data-keys';
@@ -50,6 +50,8 @@ export interface TestDeps extends Deps {
   keySet: KeySet;
   /** Where SMS/EMAIL codes go in tests (the local outbox on DynamoDB Local). */
   outbox: MfaOutbox;
+  /** The DynamoDB client of the stores and the outbox (tests watch its commands). */
+  dynamo: Dynamo;
 }
 
 let sharedKeys: Promise<KeySet> | undefined;
@@ -139,6 +141,7 @@ export async function testDeps(env: Record<string, string> = {}, options: TestDe
       return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     },
     logText: () => lines.join('\n'),
+    dynamo,
   };
 }
 

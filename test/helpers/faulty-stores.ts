@@ -1,5 +1,7 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Stores } from '../../lib/deps';
 import type { CodeDelivery } from '../../lib/mfa/delivery';
+import type { Dynamo } from '../../lib/store/dynamo';
 
 export type FaultMode = 'before' | 'after';
 
@@ -10,6 +12,12 @@ export type FaultMode = 'before' | 'after';
  */
 export interface FaultPlan {
   calls: string[];
+  /**
+   * The calls (numbered as `calls`) that sent DynamoDB a write: any command but GetItem,
+   * BatchGetItem, Query, Scan and TransactGetItems. Known only where `faultyStores` was
+   * given the stores' client to watch.
+   */
+  writers: Set<number>;
   reset(): void;
   arm(at: number, mode: FaultMode): void;
   disarm(): void;
@@ -22,11 +30,14 @@ export function faultPlan(): FaultPlan {
   let fired = false;
   const plan: FaultPlan = {
     calls: [],
+    writers: new Set(),
     reset() {
       plan.calls = [];
+      plan.writers = new Set();
     },
     arm(at, mode) {
       plan.calls = [];
+      plan.writers = new Set();
       armed = { at, mode };
       fired = false;
     },
@@ -42,6 +53,15 @@ export function faultPlan(): FaultPlan {
 export function connectionReset(): Error {
   return Object.assign(new Error('socket hang up'), { code: 'ECONNRESET', name: 'Error' });
 }
+
+/** The commands that change nothing in the table. */
+const READS = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand', 'ScanCommand', 'TransactGetItemsCommand']);
+
+/**
+ * The number of the store call a command is sent for. A store's own reads and writes run
+ * inside its call; only reads are batched across calls (lib/store/read-together.ts).
+ */
+const currentCall = new AsyncLocalStorage<number>();
 
 /** Store methods that return a part of another store's transaction (synchronous, no database call of their own). */
 const TRANSACTION_PARTS = new Set(['linkWithNewUser']);
@@ -63,7 +83,7 @@ function wrap<T extends object>(target: T, name: string, plan: FaultPlan): T {
           control.markFired();
           throw connectionReset();
         }
-        const result = await (value as (...a: unknown[]) => Promise<unknown>).apply(object, args);
+        const result = await currentCall.run(n, () => (value as (...a: unknown[]) => Promise<unknown>).apply(object, args));
         if (hit && armed.mode === 'after') {
           control.markFired();
           throw connectionReset();
@@ -74,8 +94,25 @@ function wrap<T extends object>(target: T, name: string, plan: FaultPlan): T {
   });
 }
 
-/** The stores (and the MFA delivery port) with every call counted and one call failing on demand. */
-export function faultyStores(stores: Stores, delivery: CodeDelivery, plan: FaultPlan): { stores: Stores; delivery: CodeDelivery } {
+/**
+ * The stores (and the MFA delivery port) with every call counted and one call failing on
+ * demand; given their DynamoDB client, also which calls write (`plan.writers`).
+ */
+export function faultyStores(
+  stores: Stores,
+  delivery: CodeDelivery,
+  plan: FaultPlan,
+  dynamo?: Dynamo,
+): { stores: Stores; delivery: CodeDelivery } {
+  dynamo?.doc.middlewareStack.add(
+    (next, { commandName }) =>
+      (args) => {
+        const call = currentCall.getStore();
+        if (call !== undefined && !READS.has(commandName)) plan.writers.add(call);
+        return next(args);
+      },
+    { step: 'initialize', name: 'faultPlanWriters' },
+  );
   const wrapped = Object.fromEntries(
     Object.entries(stores).map(([name, store]) => [name, wrap(store as object, name, plan)]),
   ) as unknown as Stores;
