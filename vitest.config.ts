@@ -10,25 +10,57 @@ const shared = {
 };
 
 /**
- * The files that take longest: the fault-injection suite runs every operation once per
- * database call it makes (its two files are four lines each, the work is in steps.ts),
- * the property tests send hundreds of requests per route, and the roles check drives
- * every route, and the packaging test packages the service twice. Vitest starts the files it has timings of longest first; a fresh clone (CI)
- * has none, and by size alone these would start last and end the run on one core.
+ * The files that take longest, longest first: the fault-injection suite runs every
+ * operation once per database call it makes (its two files are four lines each, the work
+ * is in steps.ts), the browser files drive chromium through whole pages, the packaging
+ * test packages the service twice, the property tests send hundreds of requests per
+ * route, and the roles check drives every route. Vitest starts the files it has timings
+ * of longest first; a fresh clone (CI) has none, and by size alone these would start last
+ * and end the run on one core.
  */
 const slowest = [
   'test/security/injected-faults/',
-  'test/deploy/roles-and-settings.test.ts',
-  'test/security/hostile-input/',
   'test/deploy/package.test.ts',
+  'test/e2e/hosted-admin-staff.test.ts',
+  'test/e2e/hosted-admin-apps.test.ts',
+  'test/e2e/hosted-account.test.ts',
+  'test/security/hostile-input/admin.test.ts',
+  'test/e2e/hosted-passkeys.test.ts',
+  'test/e2e/hosted-second-factor.test.ts',
+  'test/e2e/hosted-browser.test.ts',
+  'test/security/hostile-input/',
+  'test/deploy/roles-and-settings.test.ts',
+  'test/security/outage.test.ts',
+  'test/security/races.test.ts',
 ];
 
-/** Vitest's order, with `slowest` first. */
+/**
+ * The other files that take the stack's lock (test/helpers/one-at-a-time.ts): spread
+ * through the rest of the run, so that none waits for another's lock, holding a worker.
+ */
+const spread = ['test/e2e/local-stack.test.ts', 'test/docs/walkthroughs.test.ts'];
+
+/** Vitest's order, with `slowest` first, in the order of that list, and `spread` spread out. */
 class SlowestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    const isSlow = (file: TestSpecification) => slowest.some((prefix) => relative(process.cwd(), file.moduleId).startsWith(prefix));
-    return [...sorted.filter(isSlow), ...sorted.filter((file) => !isSlow(file))];
+    const pathOf = (file: TestSpecification) => relative(process.cwd(), file.moduleId);
+    const rank = (file: TestSpecification) => {
+      const index = slowest.findIndex((prefix) => pathOf(file).startsWith(prefix));
+      return index === -1 ? slowest.length : index;
+    };
+    // A stable sort: within a rank (and after the list), vitest's order stays.
+    const ordered = sorted
+      .map((file, index) => ({ file, index, rank: rank(file) }))
+      .sort((a, b) => a.rank - b.rank || a.index - b.index)
+      .map(({ file }) => file);
+    const spreading = ordered.filter((file) => spread.includes(pathOf(file)));
+    const head = ordered.filter((file) => rank(file) < slowest.length);
+    const rest = ordered.filter((file) => rank(file) === slowest.length && !spreading.includes(file));
+    // Early in the rest: its first files are its largest.
+    const step = Math.floor(rest.length / (spreading.length + 2));
+    for (const [index, file] of spreading.entries()) rest.splice((index + 1) * step + index, 0, file);
+    return [...head, ...rest];
   }
 }
 
@@ -42,7 +74,8 @@ const stack = ['test/e2e/local-stack.test.ts', 'test/docs/walkthroughs.test.ts',
 export default defineConfig({
   test: {
     sequence: { sequencer: SlowestFirst },
-    // DynamoDB Local is one JVM; two workers keep it busy without starving it.
+    // Three files at a time on two cores: much of a file's time is waiting for DynamoDB
+    // Local (one JVM) or chromium, and a third file fills it.
     maxWorkers: 3,
     projects: [
       {
@@ -64,20 +97,18 @@ export default defineConfig({
         test: { ...shared, name: 'isolated', include: isolated },
       },
       {
-        // After the functions, two files at a time with the stack's: each file drives a
-        // chromium of its own.
-        test: { ...shared, name: 'browser', include: browser, maxWorkers: 2, sequence: { groupOrder: 1 } },
+        // Each file drives a chromium of its own.
+        test: { ...shared, name: 'browser', include: browser },
       },
       {
-        // These share dist/ (and .serverless/): beside the browser files, but one at a time
-        // (a lock across workers, test/helpers/one-at-a-time.ts).
+        // These share dist/ (and .serverless/): one at a time (a lock across workers,
+        // test/helpers/one-at-a-time.ts). `slowest` starts the packaging test first and
+        // `spread` spreads the others through the run, so that none waits for the lock.
         test: {
           ...shared,
           name: 'stack',
           include: stack,
           setupFiles: ['test/helpers/one-at-a-time.ts'],
-          maxWorkers: 2,
-          sequence: { groupOrder: 1 },
         },
       },
     ],

@@ -35,6 +35,7 @@ describe('POST /admin/users/import', () => {
     app.request('login', { body: { username, password, tenantId: tenant } });
   const userOf = (username: string, tenant = tenantId) => deps.store.users.findByUsername(tenant, username);
 
+  // The test's own limit is the 20 s below; the default test timeout would cut it short.
   it('creates 1,000 users in one call, each with its role, shop and hash, and they sign in', async () => {
     const users = Array.from({ length: 1000 }, (_, i) => ({
       username: `bulk-${i}`,
@@ -52,7 +53,7 @@ describe('POST /admin/users/import', () => {
     expect(first).toMatchObject({ tenantId, role: 'ANALYST', shopId: deps.config.defaultShopId, passwordHash: hash, status: 'active' });
     expect(last).toMatchObject({ tenantId, role: 'OPERATOR', shopId: 'berlin-1', passwordHash: hash, status: 'active' });
     expect((await login('bulk-997')).status).toBe(200);
-  });
+  }, 60_000);
 
   it('answers 400 on `users` for 1,001 rows, none, or not a list, and writes nothing', async () => {
     const rows = Array.from({ length: 1001 }, (_, i) => ({ username: `over-${i}`, role: 'ANALYST' }));
