@@ -19,6 +19,13 @@ import { bundleFiles, lambdaContext, loadBundle, proxyEvent } from './adapter';
 type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
 /**
+ * The error lines logged. A stub missing on a measured path can be an error the function
+ * logs and survives (an audit event lost): measured, it would time the error's stack
+ * rather than the path, so `time` refuses it.
+ */
+const loggedErrors: string[] = [];
+
+/**
  * Deps whose store is an in-memory stub: nothing on the measured paths reaches a
  * database. Only the members those paths call exist; anything else throws.
  */
@@ -36,6 +43,7 @@ async function stubDeps(): Promise<Deps> {
     users: { findByUsername: async () => undefined, findById: async () => undefined },
     // The refused sign-in's event (docs/events.md), written beside its audit event.
     events: { write: async () => undefined },
+    audit: { record: async () => undefined },
   };
   const absent = (what: string) =>
     new Proxy(
@@ -48,7 +56,9 @@ async function stubDeps(): Promise<Deps> {
     config: readConfig({ CORS_ALLOWED_ORIGINS: 'https://app.example.com' }),
     clock: systemClock,
     random: cryptoRandom,
-    log: createLogger('info', () => undefined),
+    log: createLogger('info', (line) => {
+      if (line.startsWith('{"level":"error"')) loggedErrors.push(line);
+    }),
     store: new Proxy(store, {
       get: (target, name: string) => (target as Record<string, unknown>)[name] ?? absent(`store.${name}`),
     }) as unknown as Deps['store'],
@@ -74,6 +84,7 @@ async function time(handler: Handler, event: APIGatewayProxyEventV2, expectStatu
   const context = lambdaContext('overhead');
   const check = await handler(structuredClone(event), context);
   if (check.statusCode !== expectStatus) throw new Error(`expected ${expectStatus}, got ${check.statusCode}: ${check.body}`);
+  if (loggedErrors.length > 0) throw new Error(`the measured path logged an error: ${loggedErrors[0]?.slice(0, 300)}`);
   const batch = smoke ? 100 : 10_000;
   const rounds: number[] = [];
   for (let round = 0; round < (smoke ? 3 : 7); round++) {
