@@ -1384,7 +1384,7 @@ function faultSteps(part: 0 | 1) {
       let injected = 0;
       for (let at = 1; at <= calls.length; at++) {
         // A call that wrote nothing in the clean run changes nothing before its answer: its
-        // answer lost is the call failed, and `before` covers it.
+        // answer lost is the call failed, and `before` covers it (docs/decisions/031-faults-after-writes-only.md).
         const modes: FaultMode[] = writers.has(at) ? ['before', 'after'] : ['before'];
         for (const mode of modes) {
           injected++;
