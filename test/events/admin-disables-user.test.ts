@@ -27,7 +27,7 @@ describe('an ADMIN disables a user: the platform hears it', () => {
   const tenantId = uniqueTenant('hears');
 
   beforeAll(async () => {
-    deps = await testDeps();
+    deps = await testDeps({}, { streamed: true });
     app = testApp(deps);
     receiver = await startWebhookReceiver();
     published = await publishedEvents(deps, {

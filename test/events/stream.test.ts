@@ -25,8 +25,8 @@ describe('the event stream', () => {
   };
 
   beforeAll(async () => {
-    deps = await testDeps();
-    dynamo = localDynamo();
+    deps = await testDeps({}, { streamed: true });
+    dynamo = localDynamo({ tableName: deps.config.tableName });
     published = await publishedEvents(deps, { sinkFails: () => failing });
   });
   afterAll(() => published.stop());

@@ -36,7 +36,7 @@ describe('events of the tenant’s resources', () => {
 
   beforeAll(async () => {
     dns = await startDnsServer();
-    deps = nearRealTime(await testDeps({ DNS_SERVERS: dns.address }));
+    deps = nearRealTime(await testDeps({ DNS_SERVERS: dns.address }, { streamed: true }));
     app = testApp(deps);
     published = await publishedEvents(deps);
     const admin = await registerAdmin(app, tenantId, 'admin', PASSWORD);

@@ -35,7 +35,7 @@ describe('webhook deliveries (docs/api.md 17.2)', () => {
   const logOf = (webhookId: string, tenant = tenantId) => deps.store.deliveryLog.list(tenant, 'webhook', webhookId, 50);
 
   beforeAll(async () => {
-    deps = await testDeps();
+    deps = await testDeps({}, { streamed: true });
     receiver = await startWebhookReceiver();
   });
   afterAll(() => receiver.close());

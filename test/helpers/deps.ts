@@ -84,6 +84,8 @@ export interface TestDepsOptions {
    * 400 ms) instead of at once: only for tests whose subject is that timing.
    */
   productionTiming?: boolean;
+  /** On the project's table with its stream on (test/helpers/published-events.ts follows it). */
+  streamed?: boolean;
 }
 
 /**
@@ -92,7 +94,7 @@ export interface TestDepsOptions {
  */
 export async function testDeps(env: Record<string, string> = {}, options: TestDepsOptions = {}): Promise<TestDeps> {
   const config = readConfig({
-    TABLE_NAME: inject('tableName'),
+    TABLE_NAME: inject(options.streamed ? 'streamedTableName' : 'tableName'),
     DYNAMODB_ENDPOINT: inject('dynamodbEndpoint'),
     CORS_ALLOWED_ORIGINS: 'https://app.example.com',
     OAUTH_CLIENT_SECRET_PEPPER: clientSecretPepper,

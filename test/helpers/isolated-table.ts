@@ -1,4 +1,4 @@
-import { DynamoDBDocumentClient, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '../../lib/store/table-setup';
 import { localClient } from './local-dynamo';
 
@@ -50,4 +50,11 @@ export async function itemsUnder(endpoint: string, tableName: string, pk: string
   } while (start);
   doc.destroy();
   return items;
+}
+
+/** Puts one item into a table, as it is (what the stores do not write: a marker of the test set-up). */
+export async function putItem(endpoint: string, tableName: string, item: Record<string, unknown>): Promise<void> {
+  const doc = DynamoDBDocumentClient.from(localClient(endpoint));
+  await doc.send(new PutCommand({ TableName: tableName, Item: item }));
+  doc.destroy();
 }

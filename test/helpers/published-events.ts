@@ -14,9 +14,10 @@ export interface Published {
 }
 
 /**
- * Follows the test table's stream from now on, publishing as the function does into an
- * in-memory sink (and through `planners` into `queue`, when given). Other test files
- * write to the same table: match on your own tenant.
+ * Follows the stream of the table of `deps` (made with `testDeps(env, { streamed: true })`)
+ * from now on, publishing as the function does into an in-memory sink (and through
+ * `planners` into `queue`, when given). Other test files write to the same table: match on
+ * your own tenant.
  */
 export async function publishedEvents(
   deps: Deps,
@@ -37,7 +38,7 @@ export async function publishedEvents(
   };
   const follower: StreamFollower = await followStream({
     endpoint: inject('dynamodbEndpoint'),
-    tableName: inject('tableName'),
+    tableName: deps.config.tableName,
     from: 'LATEST',
     intervalMs: 50,
     retryMs: 100,
