@@ -43,11 +43,11 @@ export async function reserveBudget(
     : { allowed: false, retryAfterSeconds: Math.max(...waits) };
 }
 
-/** Clears every window of a budget (a success: the rightful owner is back). */
+/** Clears every window of a budget, in one round trip (a success: the rightful owner is back). */
 export async function clearBudget(
   counter: AttemptCounter,
   subjectOf: (tier: number) => AttemptSubject,
   budget: AttemptBudget,
 ): Promise<void> {
-  await Promise.all(budget.map((_, tier) => counter.clear(subjectOf(tier))));
+  await counter.clear(...budget.map((_, tier) => subjectOf(tier)));
 }

@@ -16,10 +16,11 @@ export function normalizeEmail(email: string): string {
   return email.normalize('NFKC').toLowerCase();
 }
 
-export interface Key {
+/** An item's primary key (a type, not an interface: it is an `Item`, e.g. to delete by). */
+export type Key = {
   pk: string;
   sk: string;
-}
+};
 
 const tenantPrefix = (tenantId: string) => `T#${part(tenantId)}`;
 const tenantUsersPartition = (tenantId: string) => `${tenantPrefix(tenantId)}#USERS`;

@@ -1,4 +1,5 @@
-import { DeleteCommand, PutCommand, UpdateCommand } from './commands';
+import { PutCommand, UpdateCommand } from './commands';
+import { deleteKeys } from './delete-keys';
 import { type Dynamo, isConditionalCheckFailed, oldItemOf } from './dynamo';
 import { type Key, keys, type SendScope } from './keys';
 import { readTogether } from './read-together';
@@ -75,7 +76,8 @@ export interface AttemptCounter {
   reserve(subject: AttemptSubject, now: number, policy: AttemptPolicy): Promise<ReserveResult>;
   /** Whether the window is full, without counting (one eventually consistent read). */
   peek(subject: AttemptSubject, now: number, policy: AttemptPolicy): Promise<ReserveResult>;
-  clear(subject: AttemptSubject): Promise<void>;
+  /** Deletes these counters: one round trip for all of them (a budget's windows). */
+  clear(...subjects: AttemptSubject[]): Promise<void>;
   /**
    * Gives back one reserved attempt that turned out not to count (a right code, where
    * only wrong ones do: docs/api.md 16.4), in one conditional write; never below zero.
@@ -159,8 +161,8 @@ export function dynamoAttemptCounter(dynamo: Dynamo): AttemptCounter {
       return verdictOf(await read(keyOf(subject), { consistent: false }), now, policy);
     },
 
-    async clear(subject) {
-      await doc.send(new DeleteCommand({ TableName: table, Key: keyOf(subject) }));
+    async clear(...subjects) {
+      await deleteKeys(dynamo, subjects.map(keyOf));
     },
 
     async release(subject) {

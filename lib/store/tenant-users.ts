@@ -3,7 +3,8 @@ import type { Random } from '../crypto/random';
 import { MFA_METHODS } from '../mfa/methods';
 import { epochOf, type Role, type User } from '../users/user';
 import { userSchema } from '../users/user-record';
-import { BatchWriteCommand, QueryCommand, TransactWriteCommand } from './commands';
+import { QueryCommand, TransactWriteCommand } from './commands';
+import { deleteKeys } from './delete-keys';
 import { cancellationCodes, type Dynamo } from './dynamo';
 import { keys } from './keys';
 import { ownerIndexItems } from './owner-index';
@@ -99,8 +100,6 @@ export interface TenantUserStore {
   eraseMfa(tenantId: string, userId: string): Promise<void>;
 }
 
-const BATCH = 25;
-
 export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUserStore {
   const { doc, table } = dynamo;
 
@@ -154,18 +153,7 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
     return found;
   }
 
-  async function deleteAll(items: Array<Record<string, unknown>>) {
-    for (let i = 0; i < items.length; i += BATCH) {
-      let pending = items.slice(i, i + BATCH).map((Key) => ({ DeleteRequest: { Key } }));
-      for (let round = 0; pending.length > 0; round++) {
-        if (round === 5) throw Object.assign(new Error('BatchWriteItem left items unprocessed'), { name: 'ThrottlingException' });
-        const { UnprocessedItems } = await doc.send(new BatchWriteCommand({ RequestItems: { [table]: pending } }));
-        pending = (UnprocessedItems?.[table] ?? []).flatMap((request) =>
-          request.DeleteRequest?.Key ? [{ DeleteRequest: { Key: request.DeleteRequest.Key } }] : [],
-        );
-      }
-    }
-  }
+  const deleteAll = (items: Array<Record<string, unknown>>) => deleteKeys(dynamo, items);
 
   async function lastSessionAt(tenantId: string, userId: string): Promise<number | undefined> {
     const { Items } = await doc.send(

@@ -279,12 +279,10 @@ describe('POST /auth/login', () => {
     expect((await recorded.request('login', { body: { username: 'judy', password: PASSWORD, tenantId: tenant } })).status).toBe(200);
     // Reserve in the three windows (a write, then the count in the open window) alongside
     // the user lookup and the source's count, the MFA methods alongside the hash, then
-    // the windows cleared alongside the session write (a transaction with its published
-    // event, docs/events.md) and the audit event (docs/api.md 9.8).
+    // the three windows cleared in one BatchWriteItem alongside the session write (a
+    // transaction with its published event, docs/events.md) and the audit event (docs/api.md 9.8).
     expect([...sent].sort()).toEqual([
-      'DeleteCommand',
-      'DeleteCommand',
-      'DeleteCommand',
+      'BatchWriteCommand',
       'GetCommand',
       'GetCommand',
       'GetCommand',
@@ -298,7 +296,7 @@ describe('POST /auth/login', () => {
       'UpdateCommand',
       'UpdateCommand',
     ]);
-    expect(sent.slice(-5).sort()).toEqual(['DeleteCommand', 'DeleteCommand', 'DeleteCommand', 'PutCommand', 'TransactWriteCommand']);
+    expect(sent.slice(-3).sort()).toEqual(['BatchWriteCommand', 'PutCommand', 'TransactWriteCommand']);
     for (let i = 0; i < 4; i++)
       expect((await recorded.request('login', { body: { username: 'judy', password: 'wrong', tenantId: tenant } })).status).toBe(401);
     expect((await recorded.request('login', { body: { username: 'judy', password: PASSWORD, tenantId: tenant } })).status).toBe(200);
