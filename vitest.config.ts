@@ -38,7 +38,7 @@ const slowest = [
  * The other files that take the stack's lock (test/helpers/one-at-a-time.ts): spread
  * through the rest of the run, so that none waits for another's lock, holding a worker.
  */
-const spread = ['test/e2e/local-stack.test.ts', 'test/docs/walkthroughs.test.ts'];
+const spread = ['test/e2e/local-stack.test.ts', 'test/docs/walkthroughs.test.ts', 'test/lib/lean-dynamo.test.ts'];
 
 /** Vitest's order, with `slowest` first, in the order of that list, and `spread` spread out. */
 class SlowestFirst extends BaseSequencer {
@@ -68,8 +68,16 @@ class SlowestFirst extends BaseSequencer {
 const browser = ['test/e2e/hosted-*.test.ts'];
 /** The files that must import modules in a fresh module graph of their own. */
 const isolated = ['test/lib/lambda-settings.test.ts'];
-/** The files that build dist/ and serve it with serverless-offline, or package it. */
-const stack = ['test/e2e/local-stack.test.ts', 'test/docs/walkthroughs.test.ts', 'test/deploy/package.test.ts'];
+/**
+ * The files that build dist/ (once a run: test/helpers/built-dist.ts) and serve it with
+ * serverless-offline or load its bundles, or package it.
+ */
+const stack = [
+  'test/e2e/local-stack.test.ts',
+  'test/docs/walkthroughs.test.ts',
+  'test/lib/lean-dynamo.test.ts',
+  'test/deploy/package.test.ts',
+];
 
 export default defineConfig({
   test: {

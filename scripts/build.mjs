@@ -13,7 +13,7 @@ const entries = (dir) =>
 // ESM bundles that contain CommonJS dependencies need `require` for Node built-ins.
 const banner = { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" };
 
-// BUILD_DIR: another directory than dist/ (test/lib/lean-dynamo.test.ts builds apart from the running stack's).
+// BUILD_DIR: another directory than dist/ (another build for the bench to measure: docs/performance.md).
 const outRoot = process.env.BUILD_DIR || 'dist';
 await rm(outRoot, { recursive: true, force: true });
 const common = { bundle: true, platform: 'node', target: 'node22', logLevel: 'warning' };

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
 import { type DynamoDbLocal, startDynamoDbLocal } from '../scripts/dynamodb-local';
 import { createTable, putItem } from './helpers/isolated-table';
@@ -8,6 +9,8 @@ declare module 'vitest' {
     tableName: string;
     /** A table like `tableName` with its stream on, for the tests that follow the stream (test/helpers/published-events.ts). */
     streamedTableName: string;
+    /** This run's own id, the same in every project (test/helpers/built-dist.ts). */
+    testRunId: string;
   }
 }
 
@@ -15,7 +18,7 @@ declare module 'vitest' {
  * The run's one DynamoDB Local, shared by the projects' setups (each project loads this
  * file in a module graph of its own; the process is one), and how many projects use it.
  */
-const shared = globalThis as typeof globalThis & { identityTestDb?: { db: Promise<DynamoDbLocal>; users: number } };
+const shared = globalThis as typeof globalThis & { identityTestDb?: { db: Promise<DynamoDbLocal>; users: number; runId: string } };
 
 /**
  * Starts one in-memory DynamoDB Local for the run (on the first project's setup), gives
@@ -27,7 +30,7 @@ const shared = globalThis as typeof globalThis & { identityTestDb?: { db: Promis
  * they use the project's streamed table (`streamedTableName`).
  */
 export default async function setup(project: TestProject) {
-  shared.identityTestDb ??= { db: startDynamoDbLocal({ shortLived: true }), users: 0 };
+  shared.identityTestDb ??= { db: startDynamoDbLocal({ shortLived: true }), users: 0, runId: randomUUID() };
   const running = shared.identityTestDb;
   running.users++;
   const db = await running.db;
@@ -41,6 +44,7 @@ export default async function setup(project: TestProject) {
   project.provide('dynamodbEndpoint', db.endpoint);
   project.provide('tableName', tableName);
   project.provide('streamedTableName', streamedTableName);
+  project.provide('testRunId', running.runId);
   return async () => {
     running.users--;
     if (running.users > 0) return;

@@ -1,10 +1,11 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { ensureKeysFile } from '../../lib/tokens/signing-keys';
 import { freePort } from '../../scripts/dynamodb-local';
+import { buildDist } from './built-dist';
 
 /** A running local stack: its base URL and how to stop it. */
 export interface LocalStack {
@@ -15,13 +16,13 @@ export interface LocalStack {
 }
 
 /**
- * The service as `npm start` serves it: the esbuild bundles in dist/ (built now), run by
+ * The service as `npm start` serves it: the esbuild bundles in dist/ (built once a run), run by
  * serverless-offline from serverless.yml on free ports, with the authorizer in front,
  * against the run's DynamoDB Local (`tableName`, default the run's table). Keys are
  * generated in a temporary directory (mode 0700), removed by `stop`.
  */
 export async function startLocalStack(options: { tableName?: string; env?: NodeJS.ProcessEnv; keyId?: string } = {}): Promise<LocalStack> {
-  execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+  buildDist();
   const dataDir = mkdtempSync(join(tmpdir(), 'identity-keys-'));
   const keysFile = join(dataDir, 'signing-keys.json');
   await ensureKeysFile(keysFile, options.keyId ?? 'e2e-key');

@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { buildDist } from '../helpers/built-dist';
 
 /*
  * The functions reach DynamoDB through lib/store/dynamo-client.ts, not the SDK's client,
@@ -26,21 +27,20 @@ describe("the functions' DynamoDB client", () => {
     expect(setupUsers).toEqual([]);
   });
 
-  // Built apart from dist/ (which the local stack may be serving), inside node_modules so
-  // that the bundles find their external packages as in the deployed package.
-  const buildDir = join('node_modules', '.cache', 'lean-dynamo-check');
-  afterAll(() => rmSync(buildDir, { recursive: true, force: true }));
+  // dist/, built once for the files of the `stack` project, which hold its lock meanwhile
+  // (vitest.config.ts); its bundles find their external packages as in the deployed package.
+  const functionsDir = join('dist', 'functions');
 
   it('loads no AWS SDK package when a function bundle loads, configured as in AWS', () => {
-    execFileSync(process.execPath, ['scripts/build.mjs'], { env: { ...process.env, BUILD_DIR: buildDir }, stdio: 'pipe' });
-    const bundles = readdirSync(join(buildDir, 'functions')).filter((name) => name.endsWith('.cjs'));
+    buildDist();
+    const bundles = readdirSync(functionsDir).filter((name) => name.endsWith('.cjs'));
     expect(bundles.length).toBeGreaterThan(30);
     // One process requires every bundle and says which packages each one loaded.
     const probe = `
       const loaded = {};
       for (const bundle of ${JSON.stringify(bundles)}) {
         const before = new Set(Object.keys(require.cache));
-        require(require('node:path').resolve(${JSON.stringify(join(buildDir, 'functions'))}, bundle));
+        require(require('node:path').resolve(${JSON.stringify(functionsDir)}, bundle));
         loaded[bundle] = Object.keys(require.cache).filter((file) => !before.has(file) && /node_modules\\/@(aws-sdk|smithy|aws-crypto)\\//.test(file));
       }
       process.stdout.write(JSON.stringify(loaded));
