@@ -153,8 +153,6 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
     return found;
   }
 
-  const deleteAll = (items: Array<Record<string, unknown>>) => deleteKeys(dynamo, items);
-
   async function lastSessionAt(tenantId: string, userId: string): Promise<number | undefined> {
     const { Items } = await doc.send(
       new QueryCommand({
@@ -172,7 +170,8 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
     return typeof createdAt === 'number' ? createdAt : undefined;
   }
 
-  const eraseMfa = async (tenantId: string, userId: string) => deleteAll(await keysOf({ pk: keys.mfaPartition(tenantId, userId) }));
+  const eraseMfa = async (tenantId: string, userId: string) =>
+    deleteKeys(dynamo, await keysOf({ pk: keys.mfaPartition(tenantId, userId) }));
 
   return {
     async list(tenantId, { limit, after, role, status, search }) {
@@ -378,7 +377,7 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
     async eraseOwned(tenantId, userId) {
       await eraseMfa(tenantId, userId);
       const owned = await keysOf({ pk: keys.ownerPartition(tenantId, userId), index: true });
-      await deleteAll(owned);
+      await deleteKeys(dynamo, owned);
     },
 
     eraseMfa,
