@@ -351,15 +351,20 @@ async function driveEveryRoute(app: App, deps: TestDeps, dns: TestDnsServer) {
     'reset',
   );
   const erin = await newUser();
-  await activateDelivered(app, deps, erin.token, erin.userId, 'SMS', '+15550005678');
+  // TOTP first, then SMS from a session that passed it (a second method asks for one).
+  const erinTotp = await activateTotp(app, deps, erin.token);
+  const erinOtp = await signIn(erin.username, { mfaCode: erinTotp.code() });
+  await activateDelivered(app, deps, erinOtp.token, erin.userId, 'SMS', '+15550005678');
+  deps.clock.advance(30);
   expectStatus(await app.request('passwordForgot', { body: { username: erin.username, tenantId } }), 202, 'forgot by SMS');
   const smsReset = await deps.outbox.latest(tenantId, erin.userId, 'SMS', 'reset');
+  const erinReset = { username: erin.username, tenantId, code: smsReset?.code, newPassword: `${PASSWORD} reset` };
+  expectStatus(await app.request('passwordReset', { body: erinReset }), 401, 'reset asking for the second factor');
+  // With it (not the SMS that carried the code): checked as at login, its budget cleared.
   expectStatus(
-    await app.request('passwordReset', {
-      body: { username: erin.username, tenantId, code: smsReset?.code, newPassword: `${PASSWORD} reset` },
-    }),
-    401,
-    'reset asking for the second factor',
+    await app.request('passwordReset', { body: { ...erinReset, mfaMethod: 'TOTP', mfaCode: erinTotp.code() } }),
+    200,
+    'reset with the second factor',
   );
 
   // Sessions and grants of the signed-in user; the account page.
