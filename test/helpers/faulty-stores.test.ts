@@ -26,4 +26,28 @@ describe('the fault plan of the fault-injection suite (test/security/injected-fa
     expect([...plan.writers]).toEqual([1]);
     expect(await deps.store.shops.find(tenantId, 'second')).toMatchObject({ shopId: 'second' });
   });
+
+  it('given a clean run, fails the call it named there, in whatever order calls made at once start', async () => {
+    const deps = await testDeps();
+    const plan = faultPlan();
+    const { stores } = faultyStores(deps.store, deps.mfaDelivery, plan, deps.dynamo);
+    const tenantId = uniqueTenant('fault-plan');
+    const clean = ['shops.find', 'shops.list', 'tenants.find', 'shops.list'];
+    // The third call of the clean run, the tenant's read, started first this time.
+    plan.arm(3, 'before', clean);
+    const results = await Promise.allSettled([
+      stores.tenants.find(tenantId),
+      stores.shops.find(tenantId, 'main'),
+      stores.shops.list(tenantId),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
+    expect(plan.fired()).toBe(true);
+    // By occurrence: the second `shops.list`, not the first.
+    plan.arm(4, 'before', clean);
+    await stores.shops.list(tenantId);
+    expect(plan.fired()).toBe(false);
+    await expect(stores.shops.list(tenantId)).rejects.toThrow('socket hang up');
+    expect(plan.fired()).toBe(true);
+    plan.disarm();
+  });
 });

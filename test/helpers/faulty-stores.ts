@@ -8,7 +8,9 @@ export type FaultMode = 'before' | 'after';
 /**
  * A switch that makes one database call fail, as a network fault does: `before`, the
  * call never reaches the database; `after`, the write lands but the answer is lost.
- * Calls are counted from `reset()`; `arm(n, mode)` fails the n-th (1-based).
+ * Calls are counted from `reset()`; `arm(n, mode)` fails the n-th (1-based). Given the
+ * calls of a clean run, `arm(n, mode, clean)` fails the call the n-th of those was (by name
+ * and occurrence): calls made at once may start in another order from run to run.
  */
 export interface FaultPlan {
   calls: string[];
@@ -19,14 +21,17 @@ export interface FaultPlan {
    */
   writers: Set<number>;
   reset(): void;
-  arm(at: number, mode: FaultMode): void;
+  arm(at: number, mode: FaultMode, clean?: readonly string[]): void;
   disarm(): void;
   /** Whether the armed fault has fired since `arm`. */
   fired(): boolean;
 }
 
+/** The armed fault: the call it fails, by number, or by name and occurrence (the first is 1). */
+type Armed = { mode: FaultMode } & ({ at: number } | { name: string; occurrence: number });
+
 export function faultPlan(): FaultPlan {
-  let armed: { at: number; mode: FaultMode } | undefined;
+  let armed: Armed | undefined;
   let fired = false;
   const plan: FaultPlan = {
     calls: [],
@@ -35,10 +40,12 @@ export function faultPlan(): FaultPlan {
       plan.calls = [];
       plan.writers = new Set();
     },
-    arm(at, mode) {
+    arm(at, mode, clean) {
       plan.calls = [];
       plan.writers = new Set();
-      armed = { at, mode };
+      const name = clean?.[at - 1];
+      armed =
+        name === undefined ? { at, mode } : { mode, name, occurrence: clean?.slice(0, at).filter((call) => call === name).length ?? 0 };
       fired = false;
     },
     disarm() {
@@ -46,7 +53,14 @@ export function faultPlan(): FaultPlan {
     },
     fired: () => fired,
   };
-  return Object.assign(plan, { armed: () => armed, markFired: () => (fired = true) });
+  /** Whether the call just counted (the last of `plan.calls`) is the armed one. */
+  const hits = () => {
+    if (armed === undefined) return false;
+    if ('at' in armed) return plan.calls.length === armed.at;
+    const name = armed.name;
+    return plan.calls.at(-1) === name && plan.calls.filter((call) => call === name).length === armed.occurrence;
+  };
+  return Object.assign(plan, { armed: () => armed, hits, markFired: () => (fired = true) });
 }
 
 /** The error the AWS SDK gives when the connection drops (a transient fault: 503). */
@@ -67,7 +81,7 @@ const currentCall = new AsyncLocalStorage<number>();
 const TRANSACTION_PARTS = new Set(['linkWithNewUser']);
 
 function wrap<T extends object>(target: T, name: string, plan: FaultPlan): T {
-  const control = plan as FaultPlan & { armed: () => { at: number; mode: FaultMode } | undefined; markFired: () => void };
+  const control = plan as FaultPlan & { armed: () => Armed | undefined; hits: () => boolean; markFired: () => void };
   return new Proxy(target, {
     get(object, property, receiver) {
       const value = Reflect.get(object, property, receiver);
@@ -78,7 +92,7 @@ function wrap<T extends object>(target: T, name: string, plan: FaultPlan): T {
         plan.calls.push(`${name}.${String(property)}`);
         const n = plan.calls.length;
         const armed = control.armed();
-        const hit = armed !== undefined && armed.at === n;
+        const hit = armed !== undefined && control.hits();
         if (hit && armed.mode === 'before') {
           control.markFired();
           throw connectionReset();

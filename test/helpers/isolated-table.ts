@@ -1,3 +1,4 @@
+import { type AttributeValue, BatchWriteItemCommand, ScanCommand as ScanItemsCommand, type WriteRequest } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '../../lib/store/table-setup';
 import { localClient } from './local-dynamo';
@@ -57,4 +58,43 @@ export async function putItem(endpoint: string, tableName: string, item: Record<
   const doc = DynamoDBDocumentClient.from(localClient(endpoint));
   await doc.send(new PutCommand({ TableName: tableName, Item: item }));
   doc.destroy();
+}
+
+type StoredItem = Record<string, AttributeValue>;
+/** A table's items as DynamoDB holds them (attribute values, by key): what `restoreTable` brings it back to. */
+export type TableSnapshot = Map<string, { item: StoredItem; text: string }>;
+
+/** Every item of a table, as stored: to restore it later (`restoreTable`). */
+export async function tableSnapshot(endpoint: string, tableName: string): Promise<TableSnapshot> {
+  const client = localClient(endpoint);
+  const items: TableSnapshot = new Map();
+  let start: StoredItem | undefined;
+  do {
+    const page = await client.send(new ScanItemsCommand({ TableName: tableName, ConsistentRead: true, ExclusiveStartKey: start }));
+    for (const item of page.Items ?? []) items.set(JSON.stringify([item.pk, item.sk]), { item, text: JSON.stringify(item) });
+    start = page.LastEvaluatedKey;
+  } while (start);
+  client.destroy();
+  return items;
+}
+
+/**
+ * Brings a table back to a snapshot: deletes the items written since, and puts back those
+ * changed or deleted since, as they were (25 to a BatchWriteItem).
+ */
+export async function restoreTable(endpoint: string, tableName: string, snapshot: TableSnapshot): Promise<void> {
+  const now = await tableSnapshot(endpoint, tableName);
+  const writes: WriteRequest[] = [];
+  for (const [key, { item }] of now)
+    if (!snapshot.has(key)) writes.push({ DeleteRequest: { Key: { pk: item.pk, sk: item.sk } as StoredItem } });
+  for (const [key, { item, text }] of snapshot) if (now.get(key)?.text !== text) writes.push({ PutRequest: { Item: item } });
+  const client = localClient(endpoint);
+  for (let i = 0; i < writes.length; i += 25) {
+    let pending = writes.slice(i, i + 25);
+    while (pending.length > 0) {
+      const { UnprocessedItems } = await client.send(new BatchWriteItemCommand({ RequestItems: { [tableName]: pending } }));
+      pending = UnprocessedItems?.[tableName] ?? [];
+    }
+  }
+  client.destroy();
 }

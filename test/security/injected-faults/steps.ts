@@ -16,7 +16,7 @@ import { verifiedDomain as storedVerifiedDomain } from '../../helpers/federation
 import { connectionOf, oidcConnection, verifiedDomain } from '../../helpers/federation-admin';
 import { browserAuthorize, CookieJar, csrfOf, postForm } from '../../helpers/hosted';
 import { isServiceUnavailable, type Response } from '../../helpers/http';
-import { createTable, scanTable } from '../../helpers/isolated-table';
+import { createTable, restoreTable, scanTable, tableSnapshot } from '../../helpers/isolated-table';
 import { activateTotp, authenticator, newTotpSecret } from '../../helpers/mfa';
 import { authorizationCode, createClient, form, newSecret, type TestClient, tokenRequest } from '../../helpers/oauth';
 import { signInAt, startOidcIdp, storedOidcConnection, type TestIdp } from '../../helpers/oidc-idp';
@@ -30,7 +30,10 @@ import { halfWrittenState } from '../../helpers/table-invariants';
  * Step by step: for every operation, each of its database calls (and
  * the MFA delivery) fails once before reaching the database, and each call that writes
  * fails once more after the write landed, its answer lost, as a dropped connection does (a
- * read's lost answer changes nothing the fault before it did not). Every such request answers 503
+ * read's lost answer changes nothing the fault before it did not). Each faulted request meets
+ * the state its clean run met (the table brought back to it, or a context prepared afresh:
+ * `Scenario.fresh`), and the fault hits the same call as named in the clean run, whatever
+ * order calls made at once start in. Every such request answers 503
  * `Service unavailable` in the envelope (or succeeds, where the failed call was not
  * needed for the answer); the table then holds no half-written state; the same
  * request tried again answers without a 5xx; and the same functions (no restart)
@@ -43,6 +46,14 @@ interface Scenario<C = unknown> {
   prepare: () => Promise<C>;
   run: (context: C) => Promise<Response>;
   ok: (response: Response) => boolean;
+  /**
+   * Each fault's run gets a context prepared afresh. Otherwise the one prepared context is
+   * used again, with the table brought back to the state `prepare` left (one scan and one
+   * batch of writes, instead of the other operations that prepare it): set where the
+   * context holds what the table does not, and a run uses it up (a cookie jar the run
+   * changes, a code the merchant's IdP takes once).
+   */
+  fresh?: true;
 }
 
 /**
@@ -920,6 +931,7 @@ function faultSteps(part: 0 | 1) {
     },
     {
       name: 'hosted sign-in (the browser session, then the consent page)',
+      fresh: true,
       prepare: async () => {
         const user = await newUser();
         const jar = new CookieJar();
@@ -932,6 +944,7 @@ function faultSteps(part: 0 | 1) {
     },
     {
       name: 'hosted consent (allow: the interaction used, the code issued)',
+      fresh: true,
       prepare: async () => {
         const user = await newUser();
         const jar = new CookieJar();
@@ -963,6 +976,7 @@ function faultSteps(part: 0 | 1) {
     },
     {
       name: 'OIDC callback (a federated user provisioned just in time, then the consent page)',
+      fresh: true,
       prepare: async () => {
         const connection = await oidcSignInConnection();
         const jar = new CookieJar();
@@ -1268,6 +1282,7 @@ function faultSteps(part: 0 | 1) {
       // docs/api.md 14.5: the pending sign-in taken, the assertion ID recorded, a user provisioned
       // with its link in one transaction, the session, the audit events.
       name: 'ssoSamlAcs (a new user provisioned)',
+      fresh: true,
       prepare: async () => {
         const saml = await samlOfTenant();
         // A domain of its own: the OIDC scenarios' connections name the tenant's main one.
@@ -1373,6 +1388,7 @@ function faultSteps(part: 0 | 1) {
     async (_, scenario) => {
       // A clean run counts the calls to fail.
       const context = await scenario.prepare();
+      const prepared = scenario.fresh ? undefined : await tableSnapshot(endpoint, tableName);
       plan.reset();
       const clean = await scenario.run(context);
       expect(scenario.ok(clean), `${clean.status} ${JSON.stringify(clean.body)}`).toBe(true);
@@ -1388,8 +1404,9 @@ function faultSteps(part: 0 | 1) {
         const modes: FaultMode[] = writers.has(at) ? ['before', 'after'] : ['before'];
         for (const mode of modes) {
           injected++;
-          const fresh = await scenario.prepare();
-          plan.arm(at, mode);
+          if (prepared) await restoreTable(endpoint, tableName, prepared);
+          const fresh = prepared ? context : await scenario.prepare();
+          plan.arm(at, mode, calls);
           const logged = deps.logText().length;
           const response = await scenario.run(fresh);
           if (plan.fired()) fired++;
