@@ -114,6 +114,7 @@ export async function testDeps(env: Record<string, string> = {}, options: TestDe
   sharedKeys ??= generateKeySet('test-key-1', 'test-rsa-1');
   const keySet = await sharedKeys;
   const lines: string[] = [];
+  const parsed: Array<Readonly<Record<string, unknown>>> = [];
   const dynamo = createDynamo({ tableName: config.tableName, region: config.awsRegion, endpoint: config.dynamodbEndpoint });
   const clock = testClock();
   const outbox = dynamoMfaOutbox(dynamo);
@@ -140,7 +141,9 @@ export async function testDeps(env: Record<string, string> = {}, options: TestDe
     dpopNonces: dpopNonces(peppers),
     forgotAnswerFloorMs: options.productionTiming ? undefined : 0,
     get logs() {
-      return lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      // Each line parsed once: tests read the log again and again as it grows.
+      for (let next = parsed.length; next < lines.length; next++) parsed.push(Object.freeze(JSON.parse(lines[next] as string)));
+      return [...parsed];
     },
     logText: () => lines.join('\n'),
     dynamo,
