@@ -45,7 +45,9 @@ export function faultPlan(): FaultPlan {
       plan.writers = new Set();
       const name = clean?.[at - 1];
       armed =
-        name === undefined ? { at, mode } : { mode, name, occurrence: clean?.slice(0, at).filter((call) => call === name).length ?? 0 };
+        clean === undefined || name === undefined
+          ? { at, mode }
+          : { mode, name, occurrence: clean.slice(0, at).filter((call) => call === name).length };
       fired = false;
     },
     disarm() {

@@ -91,7 +91,8 @@ export async function restoreTable(endpoint: string, tableName: string, snapshot
   const client = localClient(endpoint);
   for (let i = 0; i < writes.length; i += 25) {
     let pending = writes.slice(i, i + 25);
-    while (pending.length > 0) {
+    for (let round = 0; pending.length > 0; round++) {
+      if (round === 5) throw new Error(`DynamoDB Local left ${pending.length} writes of a restore unprocessed`);
       const { UnprocessedItems } = await client.send(new BatchWriteItemCommand({ RequestItems: { [tableName]: pending } }));
       pending = UnprocessedItems?.[tableName] ?? [];
     }
