@@ -1405,10 +1405,10 @@ function faultSteps(part: 0 | 1) {
         for (const mode of modes) {
           injected++;
           if (prepared) await restoreTable(endpoint, tableName, prepared);
-          const fresh = prepared ? context : await scenario.prepare();
+          const input = prepared ? context : await scenario.prepare();
           plan.arm(at, mode, calls);
           const logged = deps.logText().length;
-          const response = await scenario.run(fresh);
+          const response = await scenario.run(input);
           if (plan.fired()) fired++;
           plan.disarm();
           const where = `${mode} call ${at} (${calls[at - 1]})`;
@@ -1426,7 +1426,7 @@ function faultSteps(part: 0 | 1) {
           expect(JSON.stringify(response.body ?? '')).not.toMatch(/ECONNRESET|socket hang up|\bat /);
           expect(await halfWritten(), where).toEqual([]);
           // The same request again: an answer, never a 5xx (the state it meets is whole).
-          const again = await scenario.run(fresh);
+          const again = await scenario.run(input);
           expect(again.status, `${where}, tried again: ${JSON.stringify(again.body)}`).toBeLessThan(500);
         }
       }
