@@ -20,7 +20,7 @@ const typeChecks = [typeCheckOf('.', 'project'), typeCheckOf('clients/typescript
 function run(args, { show = false, lowest = false } = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: show ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
-    if (lowest) setPriority(child.pid, 19);
+    if (lowest && child.pid !== undefined) setPriority(child.pid, 19);
     let output = '';
     child.stdout?.on('data', (chunk) => {
       output += chunk;
