@@ -6,8 +6,16 @@ import { type TestDeps, testDeps } from './deps';
 import { startApiServer } from './http-server';
 import { mountServerlessRoutes } from './routes';
 
-/** Debian's chromium (apt `chromium`, see .ci/run): playwright-core downloads no browser. */
-const CHROMIUM = '/usr/bin/chromium';
+/**
+ * Debian's chromium headless shell (apt `chromium-headless-shell`, see .ci/run): the same
+ * Chromium release as apt `chromium`, built for automation, as Playwright runs headless
+ * tests by default; a third of the full browser's CPU in this suite
+ * (docs/decisions/033-chromium-headless-shell.md). The binary itself, not the
+ * /usr/bin wrapper (a shell that does not exec it), so that the PID to kill is the
+ * browser's. `TEST_CHROMIUM=/usr/bin/chromium` runs the files in the full browser
+ * instead. playwright-core downloads no browser.
+ */
+const CHROMIUM = process.env.TEST_CHROMIUM || '/usr/lib/chromium/chromium-headless-shell';
 
 export interface BrowserStackOptions {
   /** Configuration besides `ISSUER` (set to the stack's URL), as testDeps takes it. */
