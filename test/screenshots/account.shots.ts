@@ -21,7 +21,7 @@ const SECTIONS = ['profile', 'password', 'security', 'passkeys', 'sessions', 'ap
 
 describe('screenshots of the account page', () => {
   let stack: BrowserStack;
-  const tenantId = 'acme-shops';
+  const tenantId = 'acme-account';
   const password = 'a long unusual passphrase';
   /** One user per width: the first width's TOTP enrolment stays pending. */
   const USERS = { phone: 'alice', desktop: 'anna' } as const;
