@@ -4,7 +4,7 @@ import { type App, registerAdmin, registerStaff } from '../helpers/app';
 import { type BrowserStack, startBrowserStack } from '../helpers/browser';
 import { type TestDeps, uniqueTenant } from '../helpers/deps';
 import { activateTotp } from '../helpers/mfa';
-import { createClient, pkcePair, type TestClient, tokenRequest } from '../helpers/oauth';
+import { createClient, type TestClient } from '../helpers/oauth';
 
 /**
  * The hosted sign-in in a real browser (docs/api.md 11.5-11.10): Debian's chromium
@@ -58,42 +58,10 @@ describe('browser sign-in (chromium)', () => {
     return { username, token: staff.token, id: staff.user.id };
   }
 
-  function authorizeUrl(client: TestClient, extra: Record<string, string> = {}) {
-    const { verifier, challenge } = pkcePair();
-    const state = `state-${Math.random().toString(36).slice(2)}`;
-    const url = new URL('/oauth2/authorize', issuer);
-    url.search = new URLSearchParams({
-      response_type: 'code',
-      client_id: client.clientId,
-      redirect_uri: client.redirectUri,
-      scope: 'orders:read',
-      state,
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      ...extra,
-    }).toString();
-    return { url: url.href, verifier, state };
-  }
-
   async function signIn(page: Page, username: string) {
     await page.fill('input[name=username]', username);
     await page.fill('input[name=password]', password);
     await page.click('button[type=submit]');
-  }
-
-  /** The callback the browser arrived at, and the code's redemption at the token endpoint. */
-  async function arrived(page: Page, client: TestClient, state: string, verifier: string) {
-    await page.waitForURL(`${client.redirectUri}?**`);
-    const callback = new URL(page.url());
-    expect(callback.searchParams.get('state')).toBe(state);
-    expect(callback.searchParams.get('iss')).toBe(issuer);
-    const code = callback.searchParams.get('code') ?? '';
-    const tokens = await app.request(
-      'oauth2Token',
-      tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }),
-    );
-    expect(tokens.status).toBe(200);
-    return tokens.body.data ?? tokens.body;
   }
 
   const sessionIdOf = async (context: BrowserContext) =>
@@ -103,7 +71,7 @@ describe('browser sign-in (chromium)', () => {
     const user = await newUser();
     const context = await stack.context();
     const page = await context.newPage();
-    const { url, verifier, state } = authorizeUrl(thirdParty);
+    const { url, verifier, state } = stack.authorizeUrl(thirdParty);
     const shown = await page.goto(url);
     expect(shown?.status()).toBe(200);
     const headers = shown?.headers() ?? {};
@@ -121,7 +89,7 @@ describe('browser sign-in (chromium)', () => {
     expect(await page.locator('h1').textContent()).toBe('Allow Partner <Analytics>?');
     expect(await page.locator('li').allTextContents()).toEqual(['orders:read']);
     await page.click('button[name=decision][value=allow]');
-    const tokens = await arrived(page, thirdParty, state, verifier);
+    const tokens = await stack.arrived(page, thirdParty, state, verifier);
     expect(tokens).toMatchObject({ scope: 'orders:read' });
 
     const cookie = (await context.cookies(issuer)).find((candidate) => candidate.name === '__Host-session');
@@ -130,9 +98,9 @@ describe('browser sign-in (chromium)', () => {
     expect(listed.body.data.sessions.map((session: { id: string }) => session.id)).toContain(await sessionIdOf(context));
 
     // The consent is remembered as the grant: the next authorization goes straight back.
-    const again = authorizeUrl(thirdParty);
+    const again = stack.authorizeUrl(thirdParty);
     await page.goto(again.url);
-    await arrived(page, thirdParty, again.state, again.verifier);
+    await stack.arrived(page, thirdParty, again.state, again.verifier);
     await context.close();
   });
 
@@ -141,7 +109,7 @@ describe('browser sign-in (chromium)', () => {
     const { code } = await activateTotp(app, deps, user.token);
     const context = await stack.context();
     const page = await context.newPage();
-    const { url, verifier, state } = authorizeUrl(thirdParty);
+    const { url, verifier, state } = stack.authorizeUrl(thirdParty);
     await page.goto(url);
     await signIn(page, user.username);
     await page.waitForSelector('input[name=code]');
@@ -156,7 +124,7 @@ describe('browser sign-in (chromium)', () => {
     await page.fill('input[name=code]', code());
     await page.click('button[type=submit]');
     await page.click('button[name=decision][value=allow]');
-    await arrived(page, thirdParty, state, verifier);
+    await stack.arrived(page, thirdParty, state, verifier);
     await context.close();
   });
 
@@ -164,21 +132,21 @@ describe('browser sign-in (chromium)', () => {
     const user = await newUser();
     const context = await stack.context();
     const page = await context.newPage();
-    const first = authorizeUrl(firstParty);
+    const first = stack.authorizeUrl(firstParty);
     await page.goto(first.url);
     await signIn(page, user.username);
-    await arrived(page, firstParty, first.state, first.verifier);
+    await stack.arrived(page, firstParty, first.state, first.verifier);
 
-    const second = authorizeUrl(secondFirstParty);
+    const second = stack.authorizeUrl(secondFirstParty);
     await page.goto(second.url);
-    await arrived(page, secondFirstParty, second.state, second.verifier);
+    await stack.arrived(page, secondFirstParty, second.state, second.verifier);
 
-    const forced = authorizeUrl(secondFirstParty, { prompt: 'login' });
+    const forced = stack.authorizeUrl(secondFirstParty, { prompt: 'login' });
     await page.goto(forced.url);
     await page.waitForSelector('input[name=password]');
     const before = await sessionIdOf(context);
     await signIn(page, user.username);
-    await arrived(page, secondFirstParty, forced.state, forced.verifier);
+    await stack.arrived(page, secondFirstParty, forced.state, forced.verifier);
     expect(await sessionIdOf(context)).not.toBe(before);
     await context.close();
   });
@@ -187,18 +155,18 @@ describe('browser sign-in (chromium)', () => {
     const user = await newUser();
     const context = await stack.context();
     const page = await context.newPage();
-    const without = authorizeUrl(firstParty, { prompt: 'none' });
+    const without = stack.authorizeUrl(firstParty, { prompt: 'none' });
     await page.goto(without.url);
     await page.waitForURL(`${firstParty.redirectUri}?**`);
     expect(Object.fromEntries(new URL(page.url()).searchParams)).toEqual({ error: 'login_required', state: without.state, iss: issuer });
 
-    const signed = authorizeUrl(firstParty);
+    const signed = stack.authorizeUrl(firstParty);
     await page.goto(signed.url);
     await signIn(page, user.username);
-    await arrived(page, firstParty, signed.state, signed.verifier);
-    const silent = authorizeUrl(firstParty, { prompt: 'none' });
+    await stack.arrived(page, firstParty, signed.state, signed.verifier);
+    const silent = stack.authorizeUrl(firstParty, { prompt: 'none' });
     await page.goto(silent.url);
-    await arrived(page, firstParty, silent.state, silent.verifier);
+    await stack.arrived(page, firstParty, silent.state, silent.verifier);
     await context.close();
   });
 
@@ -206,7 +174,7 @@ describe('browser sign-in (chromium)', () => {
     const user = await newUser();
     const context = await stack.context();
     const page = await context.newPage();
-    const { url, state } = authorizeUrl(thirdParty);
+    const { url, state } = stack.authorizeUrl(thirdParty);
     await page.goto(url);
     await signIn(page, user.username);
     await page.click('button[name=decision][value=deny]');
@@ -219,16 +187,16 @@ describe('browser sign-in (chromium)', () => {
     const user = await newUser();
     const context = await stack.context();
     const page = await context.newPage();
-    const first = authorizeUrl(firstParty);
+    const first = stack.authorizeUrl(firstParty);
     await page.goto(first.url);
     await signIn(page, user.username);
-    await arrived(page, firstParty, first.state, first.verifier);
+    await stack.arrived(page, firstParty, first.state, first.verifier);
     const revoked = await app.request('revokeSession', {
       token: user.token,
       pathParameters: { sessionId: (await sessionIdOf(context)) ?? '' },
     });
     expect(revoked.status).toBe(200);
-    const next = authorizeUrl(firstParty);
+    const next = stack.authorizeUrl(firstParty);
     await page.goto(next.url);
     expect(await page.locator('input[name=password]').count()).toBe(1);
     await context.close();
@@ -238,7 +206,7 @@ describe('browser sign-in (chromium)', () => {
     const user = await newUser();
     const context = await stack.context();
     const page = await context.newPage();
-    const { url } = authorizeUrl(thirdParty);
+    const { url } = stack.authorizeUrl(thirdParty);
     await page.goto(url);
     await signIn(page, user.username);
     await page.waitForSelector('button[name=decision][value=allow]');
@@ -268,7 +236,7 @@ describe('browser sign-in (chromium)', () => {
     });
     const context = await stack.context();
     const page = await context.newPage();
-    const { url } = authorizeUrl(thirdParty, { state: hostile, prompt: 'consent' });
+    const { url } = stack.authorizeUrl(thirdParty, { state: hostile, prompt: 'consent' });
     await page.goto(url);
     await signIn(page, user.username);
     await page.waitForSelector('button[name=decision][value=allow]');

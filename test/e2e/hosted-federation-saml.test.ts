@@ -3,7 +3,7 @@ import type { SamlConnection } from '../../lib/federation/connection';
 import { type App, registerAdmin } from '../helpers/app';
 import { type BrowserStack, startBrowserStack } from '../helpers/browser';
 import { type TestDeps, uniqueTenant } from '../helpers/deps';
-import { createClient, pkcePair, type TestClient, tokenRequest } from '../helpers/oauth';
+import { createClient, type TestClient } from '../helpers/oauth';
 import { makeSamlIdp, type SamlIdp, type SamlIdpServer, startSamlIdpServer } from '../helpers/saml-idp';
 import { samlConnectionOf } from '../helpers/saml-sign-in';
 
@@ -55,28 +55,12 @@ describe('SAML sign-in (chromium)', () => {
     await stack?.close();
   });
 
-  function authorizeUrl() {
-    const { verifier, challenge } = pkcePair();
-    const state = `state-${Math.random().toString(36).slice(2)}`;
-    const url = new URL('/oauth2/authorize', issuer);
-    url.search = new URLSearchParams({
-      response_type: 'code',
-      client_id: client.clientId,
-      redirect_uri: client.redirectUri,
-      scope: 'orders:read',
-      state,
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-    }).toString();
-    return { url: url.href, verifier, state };
-  }
-
   it('asks for the address, goes to the IdP and back through the ACS, and arrives with a code of a provisioned user', async () => {
     const email = `maria@${domain}`;
     idpServer.user = { nameId: 'okta-00u1maria', attributes: { email: [email], groups: ['shop-finance', 'everyone'] } };
     const context = await stack.context();
     const page = await context.newPage();
-    const { url, verifier, state } = authorizeUrl();
+    const { url, verifier, state } = stack.authorizeUrl(client);
     const shown = await page.goto(url);
     // The form's answer is a page that goes on to the IdP (docs/api.md 14.3), so the sign-in
     // page needs no IdP among its form targets.
@@ -84,21 +68,8 @@ describe('SAML sign-in (chromium)', () => {
     expect(await page.locator('label[for=username]').textContent()).toBe('Username or email');
     await page.fill('input[name=username]', email);
     await page.click('button[type=submit]');
-    await page.waitForURL(`${client.redirectUri}?**`);
-
+    await stack.arrived(page, client, state, verifier);
     expect(idpServer.requests.at(-1)).toMatchObject({ acsUrl: `${issuer}/sso/saml/${saml.id}/acs` });
-    const callback = new URL(page.url());
-    expect(callback.searchParams.get('state')).toBe(state);
-    const tokens = await app.request(
-      'oauth2Token',
-      tokenRequest(client, {
-        grant_type: 'authorization_code',
-        code: callback.searchParams.get('code') ?? '',
-        redirect_uri: client.redirectUri,
-        code_verifier: verifier,
-      }),
-    );
-    expect(tokens.status).toBe(200);
     const [user] = await deps.store.users.findByEmail(tenantId, email);
     expect(user).toMatchObject({ role: 'FINANCE', emailVerified: true });
     expect((await context.cookies(issuer)).map((cookie) => cookie.name)).toContain('__Host-session');
@@ -115,7 +86,7 @@ describe('SAML sign-in (chromium)', () => {
     };
     const context = await stack.context();
     const page = await context.newPage();
-    await page.goto(authorizeUrl().url);
+    await page.goto(stack.authorizeUrl(client).url);
     await page.fill('input[name=username]', email);
     const [answer] = await Promise.all([
       page.waitForResponse((response) => response.url().endsWith(`/sso/saml/${saml.id}/acs`)),

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, registerAdmin, registerStaff } from '../helpers/app';
 import { type BrowserStack, startBrowserStack } from '../helpers/browser';
 import { uniqueTenant } from '../helpers/deps';
-import { createClient, pkcePair, type TestClient, tokenRequest } from '../helpers/oauth';
+import { createClient, type TestClient } from '../helpers/oauth';
 
 /**
  * RP-initiated logout in a real browser (docs/api.md 11.12): Debian's chromium driven by
@@ -38,41 +38,21 @@ describe('RP-initiated logout (chromium)', () => {
     await stack?.close();
   });
 
-  function authorizeUrl(extra: Record<string, string> = {}) {
-    const { verifier, challenge } = pkcePair();
-    const url = new URL('/oauth2/authorize', issuer);
-    url.search = new URLSearchParams({
-      response_type: 'code',
-      client_id: client.clientId,
-      redirect_uri: client.redirectUri,
-      scope: 'openid',
-      state: 'sign-in-state',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      ...extra,
-    }).toString();
-    return { url: url.href, verifier };
-  }
-
   /** A new user signed in through the hosted pages in a fresh browser: the context, the page, the app's ID token, a JSON session token. */
   async function signedIn() {
     const username = `user-${Math.random().toString(36).slice(2, 8)}`;
     const staff = await registerStaff(app, adminToken, { username, password, role: 'OPERATOR', tenantId });
     const context = await stack.context();
     const page = await context.newPage();
-    const { url, verifier } = authorizeUrl();
+    const { url, verifier, state } = stack.authorizeUrl(client, { scope: 'openid' });
     await page.goto(url);
     await page.fill('input[name=username]', username);
     await page.fill('input[name=password]', password);
     await page.click('button[type=submit]');
-    await page.waitForURL(`${client.redirectUri}?**`);
-    const code = new URL(page.url()).searchParams.get('code') ?? '';
-    const fields = { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier };
-    const tokens = await app.request('oauth2Token', tokenRequest(client, fields));
-    expect(tokens.status).toBe(200);
+    const tokens = await stack.arrived(page, client, state, verifier);
     const sessionId = (await context.cookies(issuer)).find((cookie) => cookie.name === '__Host-session')?.value.split('.')[1];
     expect(sessionId).toBeDefined();
-    return { context, page, idToken: String(tokens.body.id_token), token: String(staff.token), sessionId };
+    return { context, page, idToken: String(tokens.id_token), token: String(staff.token), sessionId };
   }
 
   const listedSessions = async (token: string) =>
@@ -93,7 +73,7 @@ describe('RP-initiated logout (chromium)', () => {
     expect(new URL(user.page.url()).searchParams.get('state')).toBe('bye-1');
     expect((await user.context.cookies(issuer)).map((cookie) => cookie.name)).not.toContain('__Host-session');
     expect(await listedSessions(user.token)).not.toContain(user.sessionId);
-    await user.page.goto(authorizeUrl({ prompt: 'none' }).url);
+    await user.page.goto(stack.authorizeUrl(client, { scope: 'openid', prompt: 'none' }).url);
     await user.page.waitForURL(`${client.redirectUri}?**`);
     expect(new URL(user.page.url()).searchParams.get('error')).toBe('login_required');
     await user.context.close();

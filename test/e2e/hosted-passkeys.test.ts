@@ -4,7 +4,7 @@ import { type App, registerAdmin, registerStaff } from '../helpers/app';
 import { type BrowserStack, PASSKEY_STACK, startBrowserStack } from '../helpers/browser';
 import { type TestDeps, uniqueTenant } from '../helpers/deps';
 import { activateTotp } from '../helpers/mfa';
-import { createClient, pkcePair, type TestClient, tokenRequest } from '../helpers/oauth';
+import { createClient, type TestClient } from '../helpers/oauth';
 
 /**
  * Passkeys on the hosted pages in a real browser (docs/api.md 11.11): Debian's chromium
@@ -57,41 +57,13 @@ describe('passkeys on the hosted pages (chromium)', () => {
     return { username, token: staff.token, id: staff.user.id };
   }
 
-  function authorizeUrl(to: TestClient = client, extra: Record<string, string> = {}) {
-    const { verifier, challenge } = pkcePair();
-    const state = `state-${Math.random().toString(36).slice(2)}`;
-    const url = new URL('/oauth2/authorize', issuer);
-    url.search = new URLSearchParams({
-      response_type: 'code',
-      client_id: to.clientId,
-      redirect_uri: to.redirectUri,
-      scope: to === client ? 'openid orders:read' : 'orders:read',
-      state,
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      nonce: 'n-1',
-      ...extra,
-    }).toString();
-    return { url: url.href, verifier, state };
-  }
+  const authorizeUrl = (to: TestClient = client, extra: Record<string, string> = {}) =>
+    stack.authorizeUrl(to, { scope: to === client ? 'openid orders:read' : 'orders:read', nonce: 'n-1', ...extra });
 
   async function passwordSignIn(page: Page, username: string) {
     await page.fill('input[name=username]', username);
     await page.fill('input[name=password]', password);
     await page.click('form[action="/oauth2/hosted/sign-in"] button[type=submit]');
-  }
-
-  async function arrived(page: Page, to: TestClient, state: string, verifier: string) {
-    await page.waitForURL(`${to.redirectUri}?**`);
-    const callback = new URL(page.url());
-    expect(callback.searchParams.get('state')).toBe(state);
-    const code = callback.searchParams.get('code') ?? '';
-    const tokens = await app.request(
-      'oauth2Token',
-      tokenRequest(to, { grant_type: 'authorization_code', code, redirect_uri: to.redirectUri, code_verifier: verifier }),
-    );
-    expect(tokens.status).toBe(200);
-    return tokens.body as { id_token?: string };
   }
 
   const claimsOf = (idToken = '') => JSON.parse(Buffer.from(idToken.split('.')[1] ?? '', 'base64url').toString('utf8'));
@@ -105,7 +77,7 @@ describe('passkeys on the hosted pages (chromium)', () => {
       await page.fill('input[name=code]', totp());
       await page.click('button[type=submit]');
     }
-    await arrived(page, client, state, verifier);
+    await stack.arrived(page, client, state, verifier);
     const shown = await page.goto(`${issuer}/oauth2/hosted/passkeys`);
     expect(shown?.status()).toBe(200);
     expect(shown?.headers()['content-security-policy']).toMatch(/default-src 'none';.*; script-src 'sha256-[^']+'$/);
@@ -129,7 +101,7 @@ describe('passkeys on the hosted pages (chromium)', () => {
     await page.goto(url);
     expect(await page.getAttribute('input[name=username]', 'autocomplete')).toBe('username webauthn');
     await page.click('button:has-text("Sign in with a passkey")');
-    const tokens = await arrived(page, client, state, verifier);
+    const tokens = await stack.arrived(page, client, state, verifier);
     // The virtual authenticator is not backup eligible: a device-bound key (RFC 8176 `hwk`).
     expect(claimsOf(tokens.id_token).amr).toEqual(['hwk', 'user', 'mfa']);
     await context.close();
@@ -143,7 +115,7 @@ describe('passkeys on the hosted pages (chromium)', () => {
     await context.clearCookies();
     const { url, verifier, state } = authorizeUrl();
     await page.goto(url);
-    await arrived(page, client, state, verifier);
+    await stack.arrived(page, client, state, verifier);
     await context.close();
   });
 
@@ -158,7 +130,7 @@ describe('passkeys on the hosted pages (chromium)', () => {
     const seen: string[] = [];
     page.on('framenavigated', (frame) => seen.push(frame.url()));
     await page.click('button:has-text("Sign in with a passkey")');
-    const tokens = await arrived(page, client, state, verifier);
+    const tokens = await stack.arrived(page, client, state, verifier);
     expect(seen.some((address) => address.includes('second-factor'))).toBe(false);
     expect(claimsOf(tokens.id_token).amr).toContain('user');
     await context.close();
@@ -174,7 +146,7 @@ describe('passkeys on the hosted pages (chromium)', () => {
     const first = authorizeUrl();
     await original.page.goto(first.url);
     await original.page.click('button:has-text("Sign in with a passkey")');
-    await arrived(original.page, client, first.state, first.verifier);
+    await stack.arrived(original.page, client, first.state, first.verifier);
     await original.context.close();
 
     const clone = await stack.withAuthenticator({ conditional: false });
@@ -210,7 +182,7 @@ describe('passkeys on the hosted pages (chromium)', () => {
       await route.continue();
     });
     await page.click('button:has-text("Sign in with a passkey")');
-    await arrived(page, client, state, verifier);
+    await stack.arrived(page, client, state, verifier);
     const replayed = await context.request.post(`${issuer}/oauth2/hosted/passkey`, {
       headers: { origin: issuer, 'content-type': 'application/x-www-form-urlencoded' },
       data: posted,
@@ -271,7 +243,7 @@ describe('passkeys on the hosted pages (chromium)', () => {
     const { url, verifier, state } = authorizeUrl();
     await page.goto(url);
     await passwordSignIn(page, user.username);
-    await arrived(page, client, state, verifier);
+    await stack.arrived(page, client, state, verifier);
     await page.goto(`${issuer}/oauth2/hosted/passkeys`);
     const csrf = (await page.getAttribute('form[data-passkey] input[name=csrf]', 'value')) ?? '';
     const crossSite = await context.request.post(`${issuer}/oauth2/hosted/passkeys`, {

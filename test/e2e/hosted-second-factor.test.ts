@@ -4,7 +4,7 @@ import { type App, registerAdmin, registerStaff } from '../helpers/app';
 import { type BrowserStack, startBrowserStack } from '../helpers/browser';
 import { type TestDeps, uniqueTenant } from '../helpers/deps';
 import { activateDelivered, activateTotp } from '../helpers/mfa';
-import { createClient, pkcePair, type TestClient, tokenRequest } from '../helpers/oauth';
+import { createClient, type TestClient } from '../helpers/oauth';
 
 /**
  * The second-factor page beyond TOTP, and the hosted sign-in's device cookie, in a real
@@ -16,7 +16,6 @@ describe('browser sign-in: second factors and known devices (chromium)', () => {
   let stack: BrowserStack;
   let deps: TestDeps;
   let app: App;
-  let issuer: string;
   let tenantId: string;
   let adminToken: string;
   let shop: TestClient;
@@ -24,7 +23,7 @@ describe('browser sign-in: second factors and known devices (chromium)', () => {
 
   beforeAll(async () => {
     stack = await startBrowserStack();
-    ({ issuer, deps, app } = stack);
+    ({ deps, app } = stack);
     const { appsBase } = stack;
     tenantId = uniqueTenant('hosted-2fa');
     adminToken = (await registerAdmin(app, tenantId, 'admin', password)).token;
@@ -50,20 +49,8 @@ describe('browser sign-in: second factors and known devices (chromium)', () => {
 
   /** Opens the sign-in page of a new authorization of the shop client. */
   async function authorizeShop(page: Page, extra: Record<string, string> = {}) {
-    const { verifier, challenge } = pkcePair();
-    const state = `state-${Math.random().toString(36).slice(2)}`;
-    const url = new URL('/oauth2/authorize', issuer);
-    url.search = new URLSearchParams({
-      response_type: 'code',
-      client_id: shop.clientId,
-      redirect_uri: shop.redirectUri,
-      scope: 'orders:read',
-      state,
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      ...extra,
-    }).toString();
-    const shown = await page.goto(url.href);
+    const { url, verifier, state } = stack.authorizeUrl(shop, extra);
+    const shown = await page.goto(url);
     return { shown, verifier, state };
   }
 
@@ -74,17 +61,7 @@ describe('browser sign-in: second factors and known devices (chromium)', () => {
   }
 
   /** The browser is back at the shop with a code that redeems. */
-  async function arrived(page: Page, state: string, verifier: string) {
-    await page.waitForURL(`${shop.redirectUri}?**`);
-    const callback = new URL(page.url());
-    expect(callback.searchParams.get('state')).toBe(state);
-    const code = callback.searchParams.get('code') ?? '';
-    const tokens = await app.request(
-      'oauth2Token',
-      tokenRequest(shop, { grant_type: 'authorization_code', code, redirect_uri: shop.redirectUri, code_verifier: verifier }),
-    );
-    expect(tokens.status).toBe(200);
-  }
+  const arrived = (page: Page, state: string, verifier: string) => stack.arrived(page, shop, state, verifier);
 
   const offered = (page: Page) =>
     page.locator('select[name=method] option').evaluateAll((options) => options.map((option) => (option as HTMLOptionElement).value));

@@ -1,9 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, type BrowserContext, type BrowserContextOptions, type CDPSession, chromium, type Page } from 'playwright-core';
+import { expect } from 'vitest';
 import { type App, testApp } from './app';
 import { type TestDeps, testDeps } from './deps';
 import { startApiServer } from './http-server';
+import { pkcePair, type TestClient, tokenRequest } from './oauth';
 import { mountServerlessRoutes } from './routes';
 
 /**
@@ -29,6 +31,14 @@ export interface BrowserStackOptions {
   appFiles?: Record<string, { contentType: string; body: string }>;
 }
 
+/** A token endpoint's answer (docs/api.md 11.6). */
+export interface TokenAnswer {
+  access_token: string;
+  scope?: string;
+  id_token?: string;
+  refresh_token?: string;
+}
+
 export interface BrowserStack {
   /** The service's base URL, its `iss`. */
   issuer: string;
@@ -45,6 +55,17 @@ export interface BrowserStack {
    * user verification on); `conditional: false` hides autofill (conditional mediation).
    */
   withAuthenticator(options?: { conditional?: boolean }): Promise<VirtualAuthenticator>;
+  /**
+   * A new authorization request of `client` (docs/api.md 11.5) for the browser to open: its
+   * URL, with PKCE and a fresh state, scope `orders:read` unless `fields` say otherwise
+   * (they add or replace parameters).
+   */
+  authorizeUrl(client: TestClient, fields?: Record<string, string>): { url: string; verifier: string; state: string };
+  /**
+   * The browser is back at `client`'s callback with the request's state, the service's
+   * `iss` (RFC 9207) and a code that redeems with the verifier: the token answer.
+   */
+  arrived(page: Page, client: TestClient, state: string, verifier: string): Promise<TokenAnswer>;
   /** Closes the browser (killing its process if it does not go), the service and the apps. */
   close(): Promise<void>;
 }
@@ -88,6 +109,7 @@ export async function startBrowserStack(options: BrowserStackOptions = {}): Prom
   const pid = chromiumServer.process().pid;
   const browser = await chromium.connect(chromiumServer.wsEndpoint());
 
+  const stackApp = testApp(deps);
   const context = async (contextOptions?: BrowserContextOptions) => {
     const opened = await browser.newContext(contextOptions);
     // A step waits no more than this: well above a step's time alone (about a second), as
@@ -101,7 +123,7 @@ export async function startBrowserStack(options: BrowserStackOptions = {}): Prom
     issuer,
     appsBase,
     deps,
-    app: testApp(deps),
+    app: stackApp,
     browser,
     context,
     async withAuthenticator({ conditional = true } = {}) {
@@ -117,6 +139,35 @@ export async function startBrowserStack(options: BrowserStackOptions = {}): Prom
         options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true },
       });
       return { context: opened, page, cdp, authenticatorId };
+    },
+    authorizeUrl(client, fields = {}) {
+      const { verifier, challenge } = pkcePair();
+      const url = new URL('/oauth2/authorize', issuer);
+      const parameters = {
+        response_type: 'code',
+        client_id: client.clientId,
+        redirect_uri: client.redirectUri,
+        scope: 'orders:read',
+        state: `state-${Math.random().toString(36).slice(2)}`,
+        code_challenge: challenge,
+        code_challenge_method: 'S256',
+        ...fields,
+      };
+      url.search = new URLSearchParams(parameters).toString();
+      return { url: url.href, verifier, state: parameters.state };
+    },
+    async arrived(page, client, state, verifier) {
+      await page.waitForURL(`${client.redirectUri}?**`);
+      const callback = new URL(page.url());
+      expect(callback.searchParams.get('state')).toBe(state);
+      expect(callback.searchParams.get('iss')).toBe(issuer);
+      const code = callback.searchParams.get('code') ?? '';
+      const tokens = await stackApp.request(
+        'oauth2Token',
+        tokenRequest(client, { grant_type: 'authorization_code', code, redirect_uri: client.redirectUri, code_verifier: verifier }),
+      );
+      expect(tokens.status).toBe(200);
+      return tokens.body as TokenAnswer;
     },
     async close() {
       await browser.close().catch(() => undefined);
