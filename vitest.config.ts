@@ -82,9 +82,10 @@ const stack = [
 export default defineConfig({
   test: {
     sequence: { sequencer: SlowestFirst },
-    // Three files at a time on two cores: much of a file's time is waiting for DynamoDB
-    // Local (one JVM) or chromium, and a third file fills it.
-    maxWorkers: 3,
+    // Four files at a time on two cores: much of a file's time is waiting for DynamoDB
+    // Local (one JVM), chromium or a timer, and the other files fill it. Measured in pairs,
+    // four took 4-7 s less than three, at the same CPU (docs/testing.md).
+    maxWorkers: 4,
     projects: [
       {
         // The functions called in-process (or served over HTTP in-process, test/e2e) on

@@ -113,7 +113,7 @@ export async function startBrowserStack(options: BrowserStackOptions = {}): Prom
   const context = async (contextOptions?: BrowserContextOptions) => {
     const opened = await browser.newContext(contextOptions);
     // A step waits no more than this: well above a step's time alone (about a second), as
-    // three test files and DynamoDB Local share two cores (one form post of a passkey took
+    // four test files and DynamoDB Local share two cores (one form post of a passkey took
     // over 5 s in a full run).
     opened.setDefaultTimeout(10_000);
     return opened;
