@@ -1,6 +1,7 @@
 import { errors, jwtVerify } from 'jose';
 import * as z from 'zod';
 import { type KeySet, type PublicKeySet, signJwt } from '../tokens/signing-keys';
+import { checksOf, verifiedTokens } from '../tokens/verified-tokens';
 
 /** `expires_in` of every OAuth access token (docs/api.md 4.7). */
 export const OAUTH_ACCESS_TOKEN_TTL_SECONDS = 3600;
@@ -73,10 +74,13 @@ const accessClaims = z.object({
   jti: z.string().min(1),
 });
 
+const verified = verifiedTokens<OAuthAccessClaims>();
+
 /**
  * The claims of a valid OAuth access token of ours (signature, `typ`, `iss`, `exp`, a
  * single `aud`), or undefined for anything else, including session tokens (`typ`).
- * `now` in epoch seconds. Revocation is the caller's check (the grant).
+ * `now` in epoch seconds. Revocation is the caller's check (the grant). A token sent again
+ * within its time is recalled, not verified again (lib/tokens/verified-tokens.ts).
  */
 export async function verifyOAuthAccessToken(
   keys: PublicKeySet,
@@ -84,6 +88,9 @@ export async function verifyOAuthAccessToken(
   token: string,
   now: number,
 ): Promise<OAuthAccessClaims | undefined> {
+  const checks = checksOf(issuer);
+  const recalled = verified.recall(keys, checks, token, now);
+  if (recalled) return recalled;
   try {
     const { payload } = await jwtVerify(token, keys.publicKeyFor, {
       algorithms: ['ES256'],
@@ -94,6 +101,7 @@ export async function verifyOAuthAccessToken(
     });
     const claims = accessClaims.safeParse(payload);
     if (!claims.success) return undefined;
+    verified.remember(keys, checks, token, payload, claims.data);
     return claims.data;
   } catch (error) {
     if (error instanceof errors.JOSEError) return undefined;

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { AMR_VALUES, type Identity } from '../caller';
 import { ROLES } from '../users/user';
 import { type KeySet, type PublicKeySet, signJwt } from './signing-keys';
+import { checksOf, verifiedTokens } from './verified-tokens';
 
 export type { Identity } from '../caller';
 
@@ -50,10 +51,13 @@ const sessionClaims = z.object({
 
 export type VerifyFailure = 'malformed' | 'signature' | 'expired' | 'claims';
 
+const verified = verifiedTokens<Identity>();
+
 /**
  * Verifies a session access token: signature against our published keys (ES256
  * only), then `typ`, `iss`, `aud`, `exp`/`nbf`, then the shape of our claims. OAuth access
- * tokens have another audience and no `sid`, so they never pass.
+ * tokens have another audience and no `sid`, so they never pass. A token sent again
+ * within its time is recalled, not verified again (lib/tokens/verified-tokens.ts).
  */
 export async function verifyAccessToken(
   keys: PublicKeySet,
@@ -61,6 +65,9 @@ export async function verifyAccessToken(
   token: string,
   now: number,
 ): Promise<{ ok: true; identity: Identity } | { ok: false; reason: VerifyFailure }> {
+  const checks = checksOf(settings.issuer, settings.audience);
+  const recalled = verified.recall(keys, checks, token, now);
+  if (recalled) return { ok: true, identity: recalled };
   try {
     const { payload } = await jwtVerify(token, keys.publicKeyFor, {
       algorithms: ['ES256'],
@@ -75,8 +82,10 @@ export async function verifyAccessToken(
     if (!claims.success) return { ok: false, reason: 'claims' };
     const { sub, sid, auth_time, username, role, tenantId, shopId, amr, idp } = claims.data;
     const authTime = auth_time ?? (typeof payload.iat === 'number' ? payload.iat : 0);
-    const identity = { userId: sub, sessionId: sid, username, role, tenantId, shopId, amr, authTime };
-    return { ok: true, identity: idp === undefined ? identity : { ...identity, idp } };
+    const base = { userId: sub, sessionId: sid, username, role, tenantId, shopId, amr, authTime };
+    const identity: Identity = idp === undefined ? base : { ...base, idp };
+    verified.remember(keys, checks, token, payload, identity);
+    return { ok: true, identity };
   } catch (error) {
     if (error instanceof errors.JWTExpired) return { ok: false, reason: 'expired' };
     if (error instanceof errors.JWTClaimValidationFailed) return { ok: false, reason: 'claims' };
