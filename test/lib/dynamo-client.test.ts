@@ -1,13 +1,13 @@
 import { createHash, createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, isIP } from 'node:net';
 import { SignatureV4 } from '@smithy/signature-v4';
 import type { SourceData } from '@smithy/types';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type AwsCredentials, signPost } from '../../lib/sigv4';
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '../../lib/store/commands';
 import { cancellationCodes, isConditionalCheckFailed, lambdaCredentials, oldItemOf } from '../../lib/store/dynamo';
-import { createDynamoClient, type DocumentClient } from '../../lib/store/dynamo-client';
+import { createDynamoClient, type DocumentClient, tlsServerName } from '../../lib/store/dynamo-client';
 import { freePort } from '../../scripts/dynamodb-local';
 
 /** The SDK signer's hash, on node:crypto: a keyed one is an HMAC. */
@@ -56,6 +56,27 @@ describe('signPost (AWS Signature Version 4)', () => {
     expect(ours.authorization).toBe(sdk.headers.authorization);
     expect(ours['x-amz-date']).toBe('20261123T101112Z');
     expect(ours['x-amz-security-token']).toBe(credentials.sessionToken);
+  });
+});
+
+describe('tlsServerName', () => {
+  it('names the host of a host name and nothing for an address, as net.isIP would tell them apart', () => {
+    const endpoints = {
+      'https://dynamodb.eu-west-1.amazonaws.com': 'dynamodb.eu-west-1.amazonaws.com',
+      'https://dynamodb.eu-west-1.api.aws:443': 'dynamodb.eu-west-1.api.aws',
+      'http://localhost:8000': 'localhost',
+      'https://db1.example': 'db1.example',
+      'http://127.0.0.1:8000': '',
+      'http://0x7f.1:8000': '',
+      'http://2130706433/': '',
+      'http://[::1]:8000': '',
+      'https://[2001:db8::ffff:192.0.2.1]/': '',
+    };
+    for (const [endpoint, expected] of Object.entries(endpoints)) {
+      const url = new URL(endpoint);
+      expect(tlsServerName(url)).toBe(expected);
+      expect(tlsServerName(url) === '').toBe(isIP(url.hostname.replace(/^\[|\]$/g, '')) !== 0);
+    }
   });
 });
 
