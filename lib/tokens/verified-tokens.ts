@@ -26,8 +26,8 @@ export interface TokenTimes {
  * the claims' parse, the largest share of an authorized request's CPU. Only the checks
  * that do not depend on the time are remembered: `exp` and `nbf` are compared on every
  * recall, and revocation stays the caller's, on every request (the session, the grant).
- * Entries belong to the key set they were verified against: a new set (a rotation, a key
- * removed) starts empty. At most `capacity` tokens per key set, the oldest forgotten
+ * Entries belong to the key set they were verified against: a new set (each read of the
+ * keys, so a rotation or a removed key too) starts empty. At most `capacity` tokens per key set, the oldest forgotten
  * first; a token that is not remembered is simply verified.
  */
 export function verifiedTokens<T>(capacity = DEFAULT_CAPACITY) {
