@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { deviceCookie } from '../lib/abuse/device-token';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { ForbiddenError, ValidationError } from '../lib/errors';
@@ -12,12 +11,13 @@ import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { authPayload as authPayloadAnswer } from '../lib/sessions/api-schemas';
 import { deviceOf } from '../lib/sessions/device';
 import { apiSession, signIn, withDeviceToken } from '../lib/sessions/sign-in';
+import * as z from '../lib/zod';
 
 /** docs/api.md 13.1: the password as register's (4.3). */
 export const body = z.strictObject({
-  token: z.string().min(1).max(512),
+  token: z.string().check(z.minLength(1), z.maxLength(512)),
   username,
-  password: z.string().min(6).max(128),
+  password: z.string().check(z.minLength(6), z.maxLength(128)),
 });
 
 /** The `data` of the success envelope (docs/api.md 5). */

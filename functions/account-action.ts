@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { ACCOUNT_AREA } from '../lib/console/account/registry';
 import { pageFormBody, runAction } from '../lib/console/frame';
 import { consoleActionAnswers, consoleRoute } from '../lib/console/http';
@@ -8,10 +7,11 @@ import { crossSite } from '../lib/hosted/http';
 import { pageExpired, signInAgain } from '../lib/hosted/page-session';
 import type { OperationDoc } from '../lib/http/operation-doc';
 import { pageHandler } from '../lib/http/page-handler';
+import * as z from '../lib/zod';
 
 /** The form (application/x-www-form-urlencoded): each action parses its own fields. */
 export const body = pageFormBody;
-export const params = z.object({ section: z.string().max(100), action: z.string().max(100) });
+export const params = z.object({ section: z.string().check(z.maxLength(100)), action: z.string().check(z.maxLength(100)) });
 
 /** POST /account/{section}/{action} (docs/api.md 15.1, 15.2): a form of the account page. */
 export function makeHandler(deps: Deps) {

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { CONNECTION_FORM_MAX_BYTES } from '../lib/console/admin/connection-form';
 import { ADMIN_AREA } from '../lib/console/admin/registry';
 import { pageFormBody, runAction } from '../lib/console/frame';
@@ -10,13 +9,14 @@ import { crossSite } from '../lib/hosted/http';
 import { pageExpired, signInAgain } from '../lib/hosted/page-session';
 import { type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { pageHandler } from '../lib/http/page-handler';
+import * as z from '../lib/zod';
 
 /**
  * The form (application/x-www-form-urlencoded): each action parses its own fields. A
  * connection's SAML metadata (docs/api.md 15.3.7) is the largest field a console form takes.
  */
-export const body = z.record(pageFormBody.keyType, z.string().max(METADATA_MAX_CHARS));
-export const params = z.object({ section: z.string().max(100), action: z.string().max(100) });
+export const body = z.record(pageFormBody.def.keyType, z.string().check(z.maxLength(METADATA_MAX_CHARS)));
+export const params = z.object({ section: z.string().check(z.maxLength(100)), action: z.string().check(z.maxLength(100)) });
 
 /** POST /admin/console/{section}/{action} (docs/api.md 15.1, 15.3): a form of the tenant console. */
 export function makeHandler(deps: Deps) {

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { ADMIN_AREA } from '../lib/console/admin/registry';
 import { showSection } from '../lib/console/frame';
 import { consolePageAnswers, consoleRoute } from '../lib/console/http';
@@ -6,9 +5,10 @@ import { type Deps, defaultDeps } from '../lib/deps';
 import { NotFoundError, ValidationError } from '../lib/errors';
 import { type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { pageHandler } from '../lib/http/page-handler';
+import * as z from '../lib/zod';
 
 /** The section of the path: checked against the registry (an unknown one is the 404 page). */
-export const params = z.object({ section: z.string().max(100).optional() });
+export const params = z.object({ section: z.optional(z.string().check(z.maxLength(100))) });
 
 /** GET /admin and GET /admin/console/{section} (docs/api.md 15.1, 15.3): a page of the tenant console. */
 export function makeHandler(deps: Deps) {

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { UNKNOWN_SHOP } from '../lib/admin/shops';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { ConflictError, TooManyRequestsError, ValidationError } from '../lib/errors';
@@ -9,13 +8,14 @@ import { emailAddress, shopId, username } from '../lib/http/schemas';
 import { oneInvitation } from '../lib/invitations/api-schemas';
 import { createInvitation, INVITATION_PENDING, inviterOf, USER_EXISTS } from '../lib/invitations/invitations';
 import { ROLES } from '../lib/users/user';
+import * as z from '../lib/zod';
 
 /** docs/api.md 13.1. */
 export const body = z.strictObject({
   email: emailAddress,
   role: z.enum(ROLES),
-  shopId: shopId.optional(),
-  username: username.optional(),
+  shopId: z.optional(shopId),
+  username: z.optional(username),
 });
 
 /** The `data` of the success envelope (docs/api.md 5). */

@@ -1,12 +1,12 @@
-import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { NotFoundError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { deleteScimToken, SCIM_TOKEN_DELETED, SCIM_TOKEN_NOT_FOUND } from '../lib/scim/tokens';
+import * as z from '../lib/zod';
 
-export const params = z.object({ tokenId: z.string().min(1).max(128) });
+export const params = z.object({ tokenId: z.string().check(z.minLength(1), z.maxLength(128)) });
 
 /** DELETE /admin/scim-tokens/{tokenId} (docs/api.md 13.3): the token's next request is refused. */
 export function makeHandler(deps: Deps) {

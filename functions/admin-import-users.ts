@@ -1,13 +1,13 @@
-import * as z from 'zod';
 import { importResult as importResultAnswer } from '../lib/admin/api-schemas';
 import { IMPORT_MAX_BODY_BYTES, IMPORT_MAX_ROWS, importUsers } from '../lib/admin/import';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
+import * as z from '../lib/zod';
 
 /** docs/api.md 13.2: up to 1,000 rows, each checked on its own (lib/admin/import.ts), so a bad row fails alone. */
-export const body = z.strictObject({ users: z.array(z.unknown()).min(1).max(IMPORT_MAX_ROWS) });
+export const body = z.strictObject({ users: z.array(z.unknown()).check(z.minLength(1), z.maxLength(IMPORT_MAX_ROWS)) });
 
 /** The `data` of the success envelope (docs/api.md 5). */
 export const response = importResultAnswer;

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { auditPage as auditPageAnswer } from '../lib/admin/api-schemas';
 import { INVALID_CURSOR } from '../lib/admin/users';
 import { AUDIT_EVENT_TYPES } from '../lib/audit/events';
@@ -8,13 +7,14 @@ import { ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
+import * as z from '../lib/zod';
 
 /** docs/api.md 9.8. */
 export const query = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().min(1).max(1024).optional(),
-  userId: z.uuid().optional(),
-  type: z.enum(AUDIT_EVENT_TYPES).optional(),
+  limit: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(100)), 50),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(1024))),
+  userId: z.optional(z.uuid()),
+  type: z.optional(z.enum(AUDIT_EVENT_TYPES)),
 });
 
 /** The `data` of the success envelope (docs/api.md 5). */

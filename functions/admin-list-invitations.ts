@@ -1,13 +1,13 @@
-import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { invitationList } from '../lib/invitations/api-schemas';
 import { inviterOf, listInvitations } from '../lib/invitations/invitations';
+import * as z from '../lib/zod';
 
 /** docs/api.md 13.1. */
-export const query = z.strictObject({ status: z.enum(['pending', 'accepted', 'revoked', 'expired']).optional() });
+export const query = z.strictObject({ status: z.optional(z.enum(['pending', 'accepted', 'revoked', 'expired'])) });
 
 /** The `data` of the success envelope (docs/api.md 5). */
 export const response = invitationList;

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { userPage as userPageAnswer } from '../lib/admin/api-schemas';
 import { INVALID_CURSOR, listUsers } from '../lib/admin/users';
 import { type Deps, defaultDeps } from '../lib/deps';
@@ -7,13 +6,14 @@ import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { ROLES } from '../lib/users/user';
+import * as z from '../lib/zod';
 
 /** docs/api.md 9.1. */
 export const query = z.strictObject({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().min(1).max(1024).optional(),
-  role: z.enum(ROLES).optional(),
-  status: z.enum(['active', 'disabled']).optional(),
+  limit: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(100)), 50),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(1024))),
+  role: z.optional(z.enum(ROLES)),
+  status: z.optional(z.enum(['active', 'disabled'])),
 });
 
 /** The `data` of the success envelope (docs/api.md 5). */

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { oneTenant as oneTenantAnswer } from '../lib/admin/api-schemas';
 import { accentColorSetting, displayNameSetting, logoUrlSetting, updateTenant } from '../lib/admin/tenant';
 import { type Deps, defaultDeps } from '../lib/deps';
@@ -6,6 +5,7 @@ import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { ROLES } from '../lib/users/user';
+import * as z from '../lib/zod';
 
 /**
  * docs/api.md 9.14: a display name is one line of text, as a shop's name (9.7); the role
@@ -13,14 +13,16 @@ import { ROLES } from '../lib/users/user';
  */
 export const body = z
   .strictObject({
-    displayName: displayNameSetting.optional(),
-    scimDefaultRole: z.enum(ROLES).optional(),
-    logoUrl: logoUrlSetting.nullable().optional(),
-    accentColor: accentColorSetting.nullable().optional(),
+    displayName: z.optional(displayNameSetting),
+    scimDefaultRole: z.optional(z.enum(ROLES)),
+    logoUrl: z.optional(z.nullable(logoUrlSetting)),
+    accentColor: z.optional(z.nullable(accentColorSetting)),
   })
-  .refine((settings) => Object.values(settings).some((value) => value !== undefined), {
-    message: 'Expected displayName, scimDefaultRole, logoUrl or accentColor',
-  });
+  .check(
+    z.refine((settings) => Object.values(settings).some((value) => value !== undefined), {
+      message: 'Expected displayName, scimDefaultRole, logoUrl or accentColor',
+    }),
+  );
 
 /** The `data` of the success envelope (docs/api.md 5). */
 export const response = oneTenantAnswer;

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { oneUser as oneUserAnswer } from '../lib/admin/api-schemas';
 import { userPath } from '../lib/admin/schemas';
 import { UNKNOWN_SHOP } from '../lib/admin/shops';
@@ -10,12 +9,13 @@ import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operat
 import { ok } from '../lib/http/reply';
 import { shopId } from '../lib/http/schemas';
 import { ROLES } from '../lib/users/user';
+import * as z from '../lib/zod';
 
 /** docs/api.md 9.3. */
 export const body = z.strictObject({
-  role: z.enum(ROLES).optional(),
-  shopId: shopId.optional(),
-  status: z.enum(['active', 'disabled']).optional(),
+  role: z.optional(z.enum(ROLES)),
+  shopId: z.optional(shopId),
+  status: z.optional(z.enum(['active', 'disabled'])),
 });
 
 export const params = userPath;

@@ -1,15 +1,15 @@
-import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
 import { locked, noStore, type OperationDoc, unauthorized } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { changePassword } from '../lib/users/password-change';
+import * as z from '../lib/zod';
 
 export const body = z.object({
-  currentPassword: z.string().min(1).max(1024),
+  currentPassword: z.string().check(z.minLength(1), z.maxLength(1024)),
   // The registration rules (docs/api.md 4.3).
-  newPassword: z.string().min(6).max(128),
+  newPassword: z.string().check(z.minLength(6), z.maxLength(128)),
 });
 
 /** POST /auth/password/change (docs/api.md 8.2): a new password; every other session and grant ends. */

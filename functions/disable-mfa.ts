@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { ForbiddenError, ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
@@ -9,6 +8,7 @@ import { disableMfa } from '../lib/mfa/lifecycle';
 import { MFA_METHODS } from '../lib/mfa/methods';
 import { authorizeFactorChange } from '../lib/mfa/step-up';
 import { recentAuthentication } from '../lib/sessions/recent-auth';
+import * as z from '../lib/zod';
 
 export const body = z.object({ method: z.enum(MFA_METHODS) });
 

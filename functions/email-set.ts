@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { TooManyRequestsError } from '../lib/errors';
@@ -9,6 +8,7 @@ import { emailAddress } from '../lib/http/schemas';
 import { recentAuthentication } from '../lib/sessions/recent-auth';
 import { emailSet as emailSetAnswer } from '../lib/users/account-schemas';
 import { changeEmail } from '../lib/users/email';
+import * as z from '../lib/zod';
 
 export const body = z.object({ email: emailAddress });
 

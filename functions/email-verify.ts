@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { ValidationError } from '../lib/errors';
@@ -6,8 +5,9 @@ import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, unauthorized } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { verifyEmail } from '../lib/users/email';
+import * as z from '../lib/zod';
 
-export const body = z.object({ code: z.string().trim().min(1).max(16) });
+export const body = z.object({ code: z.string().check(z.trim(), z.minLength(1), z.maxLength(16)) });
 
 /** POST /auth/email/verify (docs/api.md 8.8): the code sent to the address proves it is the user's. */
 export function makeHandler(deps: Deps) {

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { ConflictError, ForbiddenError, TooManyRequestsError, ValidationError } from '../lib/errors';
@@ -11,11 +10,12 @@ import { MFA_METHODS } from '../lib/mfa/methods';
 import { authorizeFactorChange } from '../lib/mfa/step-up';
 import { mfaEnabled as mfaEnabledAnswer } from '../lib/sessions/api-schemas';
 import { recentAuthentication } from '../lib/sessions/recent-auth';
+import * as z from '../lib/zod';
 
 export const body = z.object({
   method: z.enum(MFA_METHODS),
   // TOTP: base32 secret; SMS: E.164 number; EMAIL: address. Checked per method by enableMfa.
-  secret: z.string().min(1).max(1024),
+  secret: z.string().check(z.minLength(1), z.maxLength(1024)),
 });
 
 /** The `data` of the success envelope (docs/api.md 5). */

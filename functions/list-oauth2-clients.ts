@@ -1,10 +1,10 @@
-import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
 import { listClients } from '../lib/oauth/client-admin';
 import { clientList as clientListAnswer } from '../lib/oauth/client-api-schemas';
+import * as z from '../lib/zod';
 
 /** docs/api.md 9.9: no parameters. */
 export const query = z.strictObject({});

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { deviceCookie, presentedDeviceToken } from '../lib/abuse/device-token';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
@@ -13,13 +12,14 @@ import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { authPayload as authPayloadAnswer } from '../lib/sessions/api-schemas';
 import { deviceOf } from '../lib/sessions/device';
 import { login } from '../lib/users/login';
+import * as z from '../lib/zod';
 
 export const body = z.object({
   username,
-  password: z.string().min(1).max(1024),
-  tenantId: existingTenantId.optional(),
-  mfaCode: z.string().min(1).max(16).optional(),
-  mfaMethod: z.enum(SECOND_FACTORS).optional(),
+  password: z.string().check(z.minLength(1), z.maxLength(1024)),
+  tenantId: z.optional(existingTenantId),
+  mfaCode: z.optional(z.string().check(z.minLength(1), z.maxLength(16))),
+  mfaMethod: z.optional(z.enum(SECOND_FACTORS)),
 });
 
 /** The `data` of the success envelope (docs/api.md 5). */

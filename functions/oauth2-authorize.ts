@@ -1,5 +1,4 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { ValidationError } from '../lib/errors';
 import { beginBrowserAuthorization, isBrowserNavigation } from '../lib/hosted/flow';
@@ -10,6 +9,7 @@ import { redirect } from '../lib/http/reply';
 import { authorizationQuery, authorize } from '../lib/oauth/authorization';
 import { authorizationForm, formAsQuery } from '../lib/oauth/authorization-request';
 import { oauthErrors } from '../lib/oauth/errors';
+import * as z from '../lib/zod';
 
 /** docs/api.md 4.6 plus PKCE (docs/api.md 4.6). */
 export const query = authorizationQuery;

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { clientSourceLimited, noCache, type OperationDoc } from '../lib/http/operation-doc';
@@ -7,12 +6,13 @@ import { authenticateClient, presentedClient } from '../lib/oauth/client-auth';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { startDeviceAuthorization } from '../lib/oauth/device-authorization';
 import { NO_CACHE, oauthErrors, rfcErrorFormat } from '../lib/oauth/errors';
+import * as z from '../lib/zod';
 
 /** RFC 8628 3.1: the client's credentials (or HTTP Basic) and the scope it asks for. */
 export const body = z.object({
-  client_id: z.string().min(1).max(128).optional(),
-  client_secret: z.string().min(1).max(512).optional(),
-  scope: z.string().max(1024).optional(),
+  client_id: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
+  client_secret: z.optional(z.string().check(z.minLength(1), z.maxLength(512))),
+  scope: z.optional(z.string().check(z.maxLength(1024))),
 });
 
 /**

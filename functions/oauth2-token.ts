@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
@@ -10,21 +9,22 @@ import { clientOrigins } from '../lib/oauth/cors';
 import { dpopErrors, dpopNonceHeader, verifyDpopProof } from '../lib/oauth/dpop';
 import { NO_CACHE, oauthErrors, rfcErrorFormat } from '../lib/oauth/errors';
 import { issueTokens, tokenGrant } from '../lib/oauth/token';
+import * as z from '../lib/zod';
 
 /** docs/api.md 4.7 plus PKCE and scope; the client's credentials may come by HTTP Basic instead. */
 export const body = z.object({
-  grant_type: z.string().min(1).max(64),
-  client_id: z.string().min(1).max(128).optional(),
-  client_secret: z.string().min(1).max(512).optional(),
-  code: z.string().max(128).optional(),
-  redirect_uri: z.string().max(2000).optional(),
-  code_verifier: z.string().max(128).optional(),
-  refresh_token: z.string().max(512).optional(),
-  scope: z.string().max(1024).optional(),
+  grant_type: z.string().check(z.minLength(1), z.maxLength(64)),
+  client_id: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
+  client_secret: z.optional(z.string().check(z.minLength(1), z.maxLength(512))),
+  code: z.optional(z.string().check(z.maxLength(128))),
+  redirect_uri: z.optional(z.string().check(z.maxLength(2000))),
+  code_verifier: z.optional(z.string().check(z.maxLength(128))),
+  refresh_token: z.optional(z.string().check(z.maxLength(512))),
+  scope: z.optional(z.string().check(z.maxLength(1024))),
   /** RFC 8707: the resource server the access token is for (one per request). */
-  resource: z.string().max(2000).optional(),
+  resource: z.optional(z.string().check(z.maxLength(2000))),
   /** RFC 8628 3.4: the device code grant's (docs/api.md 16.4). */
-  device_code: z.string().max(128).optional(),
+  device_code: z.optional(z.string().check(z.maxLength(128))),
 });
 
 /**

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc } from '../lib/http/operation-doc';
@@ -6,8 +5,9 @@ import { ok } from '../lib/http/reply';
 import { existingTenantId, username } from '../lib/http/schemas';
 import { authenticationOptions as authenticationOptionsAnswer } from '../lib/passkeys/api-schemas';
 import { passkeyAuthenticationOptions } from '../lib/passkeys/ceremonies';
+import * as z from '../lib/zod';
 
-export const body = z.object({ username: username.optional(), tenantId: existingTenantId.optional() });
+export const body = z.object({ username: z.optional(username), tenantId: z.optional(existingTenantId) });
 
 /** The `data` of the success envelope (docs/api.md 5). */
 export const response = authenticationOptionsAnswer;

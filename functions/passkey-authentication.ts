@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { UnauthorizedError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
@@ -9,8 +8,9 @@ import { credential } from '../lib/passkeys/api-schemas';
 import { signInWithPasskey } from '../lib/passkeys/sign-in';
 import { authPayload as authPayloadAnswer } from '../lib/sessions/api-schemas';
 import { deviceOf } from '../lib/sessions/device';
+import * as z from '../lib/zod';
 
-export const body = z.object({ credential, tenantId: existingTenantId.optional() });
+export const body = z.object({ credential, tenantId: z.optional(existingTenantId) });
 
 /** The `data` of the success envelope (docs/api.md 5). */
 export const response = authPayloadAnswer;

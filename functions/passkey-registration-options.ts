@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, recentRequired, unauthorized } from '../lib/http/operation-doc';
@@ -7,6 +6,7 @@ import { authorizeFactorChange } from '../lib/mfa/step-up';
 import { registrationOptions as registrationOptionsAnswer } from '../lib/passkeys/api-schemas';
 import { passkeyRegistrationOptions } from '../lib/passkeys/ceremonies';
 import { recentAuthentication } from '../lib/sessions/recent-auth';
+import * as z from '../lib/zod';
 
 export const body = z.strictObject({});
 

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { ConflictError, ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
@@ -7,8 +6,9 @@ import { ok } from '../lib/http/reply';
 import { authorizeFactorChange } from '../lib/mfa/step-up';
 import { credential, passkeyName } from '../lib/passkeys/api-schemas';
 import { registerPasskey } from '../lib/passkeys/ceremonies';
+import * as z from '../lib/zod';
 
-export const body = z.object({ credential, name: passkeyName.optional() });
+export const body = z.object({ credential, name: z.optional(passkeyName) });
 
 /**
  * POST /auth/passkeys/registration (docs/api.md 12.2): stores the passkey the authenticator

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { presentedDeviceToken } from '../lib/abuse/device-token';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
@@ -8,10 +7,11 @@ import { ok } from '../lib/http/reply';
 import { existingTenantId, username } from '../lib/http/schemas';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { requestPasswordReset } from '../lib/users/password-reset';
+import * as z from '../lib/zod';
 
 export const body = z.object({
   username,
-  tenantId: existingTenantId.optional(),
+  tenantId: z.optional(existingTenantId),
 });
 
 /**

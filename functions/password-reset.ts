@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { ForbiddenError, UnauthorizedError, ValidationError } from '../lib/errors';
@@ -8,17 +7,18 @@ import { ok } from '../lib/http/reply';
 import { existingTenantId, username } from '../lib/http/schemas';
 import { SECOND_FACTORS } from '../lib/mfa/methods';
 import { resetPassword } from '../lib/users/password-reset';
+import * as z from '../lib/zod';
 
 export const body = z.object({
   username,
-  tenantId: existingTenantId.optional(),
-  code: z.string().trim().min(1).max(16),
+  tenantId: z.optional(existingTenantId),
+  code: z.string().check(z.trim(), z.minLength(1), z.maxLength(16)),
   // The registration rules (docs/api.md 4.3).
-  newPassword: z.string().min(6).max(128),
-  mfaCode: z.string().min(1).max(16).optional(),
-  mfaMethod: z.enum(SECOND_FACTORS).optional(),
+  newPassword: z.string().check(z.minLength(6), z.maxLength(128)),
+  mfaCode: z.optional(z.string().check(z.minLength(1), z.maxLength(16))),
+  mfaMethod: z.optional(z.enum(SECOND_FACTORS)),
   // Removes every passkey of the user with the reset; false (the default) keeps them.
-  removePasskeys: z.boolean().optional(),
+  removePasskeys: z.optional(z.boolean()),
 });
 
 /**

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { UnauthorizedError, ValidationError } from '../lib/errors';
@@ -9,11 +8,12 @@ import { SECOND_FACTORS } from '../lib/mfa/methods';
 import { deviceOf } from '../lib/sessions/device';
 import { reauthenticate } from '../lib/sessions/reauthenticate';
 import { reauthenticated as reauthenticatedAnswer } from '../lib/users/account-schemas';
+import * as z from '../lib/zod';
 
 export const body = z.object({
-  password: z.string().min(1).max(1024),
-  mfaCode: z.string().min(1).max(16).optional(),
-  mfaMethod: z.enum(SECOND_FACTORS).optional(),
+  password: z.string().check(z.minLength(1), z.maxLength(1024)),
+  mfaCode: z.optional(z.string().check(z.minLength(1), z.maxLength(16))),
+  mfaMethod: z.optional(z.enum(SECOND_FACTORS)),
 });
 
 /** The `data` of the success envelope (docs/api.md 5). */

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { UnauthorizedError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
@@ -7,8 +6,9 @@ import { ok } from '../lib/http/reply';
 import { authPayload as authPayloadAnswer } from '../lib/sessions/api-schemas';
 import { deviceOf } from '../lib/sessions/device';
 import { refreshSession } from '../lib/sessions/sessions';
+import * as z from '../lib/zod';
 
-export const body = z.object({ refreshToken: z.string().min(1).max(512) });
+export const body = z.object({ refreshToken: z.string().check(z.minLength(1), z.maxLength(512)) });
 
 /** The `data` of the success envelope (docs/api.md 5). */
 export const response = authPayloadAnswer;

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { deviceCookie } from '../lib/abuse/device-token';
 import { UNKNOWN_SHOP } from '../lib/admin/shops';
 import { type Deps, defaultDeps } from '../lib/deps';
@@ -12,15 +11,16 @@ import { authPayload as authPayloadAnswer } from '../lib/sessions/api-schemas';
 import { deviceOf } from '../lib/sessions/device';
 import { authorizeRegistration, register } from '../lib/users/register';
 import { ROLES } from '../lib/users/user';
+import * as z from '../lib/zod';
 
 export const body = z.object({
   username,
-  password: z.string().min(6).max(128),
+  password: z.string().check(z.minLength(6), z.maxLength(128)),
   role: z.enum(ROLES),
   // Canonical when it creates the tenant (lib/users/register.ts): the only case a new id is taken.
   tenantId: existingTenantId,
-  shopId: shopId.optional(),
-  email: z.email().max(254).optional(),
+  shopId: z.optional(shopId),
+  email: z.optional(z.email().check(z.maxLength(254))),
 });
 
 /** The `data` of the success envelope (docs/api.md 5). */

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { NotFoundError, ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
@@ -8,11 +7,12 @@ import { CLIENT_NOT_FOUND, PREVIOUS_SECRET_MAX_SECONDS, rotateClientSecret } fro
 import { oneClient as oneClientAnswer } from '../lib/oauth/client-api-schemas';
 import { clientPath, clientSecretField } from '../lib/oauth/client-schemas';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
+import * as z from '../lib/zod';
 
 /** docs/api.md 9.13. */
 export const body = z.strictObject({
   client_secret: clientSecretField,
-  previous_secret_expires_in: z.number().int().min(0).max(PREVIOUS_SECRET_MAX_SECONDS).optional(),
+  previous_secret_expires_in: z.optional(z.number().check(z.int(), z.gte(0), z.lte(PREVIOUS_SECRET_MAX_SECONDS))),
 });
 
 export const params = clientPath;

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { ValidationError } from '../lib/errors';
 import { beginFederation } from '../lib/federation/begin';
@@ -6,10 +5,11 @@ import { interactionAtSignIn } from '../lib/hosted/flow';
 import { hostedPage } from '../lib/hosted/http';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc } from '../lib/http/operation-doc';
+import * as z from '../lib/zod';
 
 export const query = z.strictObject({
-  connection: z.string().min(1).max(128),
-  login_hint: z.string().max(320).optional(),
+  connection: z.string().check(z.minLength(1), z.maxLength(128)),
+  login_hint: z.optional(z.string().check(z.maxLength(320))),
 });
 
 const expired = () => new ValidationError('Sign-in expired', { code: 'INTERACTION_EXPIRED' });

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { completeFederation } from '../lib/federation/complete';
 import { federationEndpoints } from '../lib/federation/connection';
@@ -7,13 +6,14 @@ import { FederationRefused, pageError } from '../lib/federation/refusal';
 import { hostedPage } from '../lib/hosted/http';
 import { noStore, type OperationDoc } from '../lib/http/operation-doc';
 import { pageHandler } from '../lib/http/page-handler';
+import * as z from '../lib/zod';
 
 /**
  * The IdP's authorization response (OIDC Core 3.1.2.5, 3.1.2.6): `state` names the pending
  * sign-in; the rest (`code`, `iss`, `error`, and what IdPs add, such as `session_state`)
  * is read by openid-client from the query as sent.
  */
-export const query = z.looseObject({ state: z.string().max(512).optional() });
+export const query = z.looseObject({ state: z.optional(z.string().check(z.maxLength(512))) });
 
 /** GET /sso/oidc/callback (docs/api.md 14.4): the organization's OpenID Connect IdP sends the browser back here. */
 export function makeHandler(deps: Deps & Pick<OidcDeps, 'idpDeadlineMs'>) {

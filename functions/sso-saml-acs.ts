@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { completeFederation, FederationRefused } from '../lib/federation/complete';
 import { pageError } from '../lib/federation/refusal';
@@ -6,16 +5,14 @@ import { verifySamlResponse } from '../lib/federation/saml';
 import { hostedPage } from '../lib/hosted/http';
 import { hostedFailures, noStore, type OperationDoc } from '../lib/http/operation-doc';
 import { pageHandler } from '../lib/http/page-handler';
+import * as z from '../lib/zod';
 
-export const params = z.strictObject({ connectionId: z.string().min(1).max(128) });
+export const params = z.strictObject({ connectionId: z.string().check(z.minLength(1), z.maxLength(128)) });
 
 /** The HTTP-POST binding's form (SAML bindings 3.5.4); what is missing is refused, and audited, by the checks. */
 export const body = z.strictObject({
-  SAMLResponse: z
-    .string()
-    .max(64 * 1024)
-    .optional(),
-  RelayState: z.string().max(512).optional(),
+  SAMLResponse: z.optional(z.string().check(z.maxLength(64 * 1024))),
+  RelayState: z.optional(z.string().check(z.maxLength(512))),
 });
 
 /** A SAML response with its assertion, certificate and attributes; hosted forms are 8 KiB. */

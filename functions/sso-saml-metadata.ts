@@ -1,12 +1,12 @@
-import * as z from 'zod';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { NotFoundError } from '../lib/errors';
 import { CONNECTION_NOT_FOUND } from '../lib/federation/connections';
 import { samlSpMetadata } from '../lib/federation/saml-metadata';
 import { httpHandler } from '../lib/http/handler';
 import type { OperationDoc } from '../lib/http/operation-doc';
+import * as z from '../lib/zod';
 
-export const params = z.strictObject({ connectionId: z.string().min(1).max(128) });
+export const params = z.strictObject({ connectionId: z.string().check(z.minLength(1), z.maxLength(128)) });
 
 /** 404 for an unknown connection, or one that is not SAML (docs/api.md 14.5). */
 const connectionNotFound = () => new NotFoundError(CONNECTION_NOT_FOUND, { code: 'CONNECTION_NOT_FOUND' });

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { requireMfaConfig } from '../lib/config';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { ValidationError } from '../lib/errors';
@@ -8,10 +7,11 @@ import { ok } from '../lib/http/reply';
 import { accountOf } from '../lib/mfa/account';
 import { verifyMfa } from '../lib/mfa/enrolment';
 import { MFA_METHODS } from '../lib/mfa/methods';
+import * as z from '../lib/zod';
 
 export const body = z.object({
   method: z.enum(MFA_METHODS),
-  code: z.string().min(1).max(16),
+  code: z.string().check(z.minLength(1), z.maxLength(16)),
 });
 
 /** POST /auth/mfa/verify (docs/api.md 4.5): a right code activates a pending method; the first one ends the other sessions (8.1). */

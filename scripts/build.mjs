@@ -3,7 +3,6 @@ import { readdirSync } from 'node:fs';
 import { copyFile, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
-import { zodWithoutJsonSchema } from './lib/zod-json-schema-stub.mjs';
 
 const entries = (dir) =>
   readdirSync(dir)
@@ -61,8 +60,7 @@ const functions = await build({
     '@smithy/*',
     ...(sdkClient ? ['@aws-sdk/lib-dynamodb'] : []),
   ],
-  // zod's JSON Schema generation, which no function runs: scripts/lib/zod-json-schema-stub.mjs.
-  plugins: [zodWithoutJsonSchema, ...(sdkClient ? [sdkDynamoClient] : [])],
+  plugins: sdkClient ? [sdkDynamoClient] : [],
   metafile: true,
 });
 // The common-password list, read beside the bundles on first use (lib/users/common-passwords.ts).

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { byAdmin, recordEvent } from '../audit/record';
 import { importedHashError } from '../crypto/hash-formats';
 import type { Deps } from '../deps';
@@ -9,6 +8,7 @@ import { normalizeUsername } from '../store/keys';
 import type { Identity } from '../tokens/access-token';
 import { userCreated } from '../users/events';
 import { ROLES, type User } from '../users/user';
+import * as z from '../zod';
 import { tenantShop, UNKNOWN_SHOP } from './shops';
 
 /** docs/api.md 13.2: the most rows one import takes. */
@@ -30,17 +30,19 @@ export const USER_EXISTS = 'User already exists';
 export const importRow = z
   .strictObject({
     username,
-    email: z.email().max(254).optional(),
-    emailVerified: z.boolean().optional(),
+    email: z.optional(z.email().check(z.maxLength(254))),
+    emailVerified: z.optional(z.boolean()),
     role: z.enum(ROLES),
-    shopId: shopId.optional(),
+    shopId: z.optional(shopId),
     // Bounded here; its format and costs are checked by lib/crypto/hash-formats.ts.
-    passwordHash: z.string().min(1).max(2048).optional(),
+    passwordHash: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
   })
-  .refine((row) => row.emailVerified !== true || row.email !== undefined, {
-    path: ['emailVerified'],
-    message: 'A verified email needs an email',
-  });
+  .check(
+    z.refine((row) => row.emailVerified !== true || row.email !== undefined, {
+      path: ['emailVerified'],
+      message: 'A verified email needs an email',
+    }),
+  );
 export type ImportRow = z.output<typeof importRow>;
 
 export interface ImportFailure {

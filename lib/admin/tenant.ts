@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { byAdmin, recordEvent } from '../audit/record';
 import type { Role } from '../caller';
 import type { Deps } from '../deps';
@@ -6,6 +5,7 @@ import { adminEvent } from '../events/by-admin';
 import { ACCENT_COLOR } from '../hosted/branding';
 import { type Tenant, type TenantSettings, UNKNOWN_CREATION } from '../store/tenants';
 import type { Identity } from '../tokens/access-token';
+import * as z from '../zod';
 
 /** The tenant as its ADMIN reads it (docs/api.md 9.14). */
 export interface TenantView {
@@ -22,28 +22,23 @@ export interface TenantView {
 }
 
 /** docs/api.md 9.14: a display name is one line of text, as a shop's name (9.7). */
-export const displayNameSetting = z
-  .string()
-  .trim()
-  .min(1)
-  .max(100)
-  .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u);
+export const displayNameSetting = z.string().check(z.trim(), z.minLength(1), z.maxLength(100), z.regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+$/u));
 
 /**
  * docs/api.md 9.14: a logo is an https URL of at most 2048 characters (the pages' CSP
  * allows images of its origin only), without credentials; null removes it.
  */
-export const logoUrlSetting = z
-  .url({ protocol: /^https$/, hostname: z.regexes.domain })
-  .max(2048)
-  .refine((value) => {
+export const logoUrlSetting = z.url({ protocol: /^https$/, hostname: z.regexes.domain }).check(
+  z.maxLength(2048),
+  z.refine((value) => {
     // zod runs this after a failed check too: a value that is no URL was refused by it already.
     const url = URL.parse(value);
     return url === null || (url.username === '' && url.password === '');
-  }, 'Expected an https URL without credentials');
+  }, 'Expected an https URL without credentials'),
+);
 
 /** docs/api.md 9.14: an accent colour is `#rrggbb`; null removes it. */
-export const accentColorSetting = z.string().regex(ACCENT_COLOR, 'Expected a colour as #rrggbb');
+export const accentColorSetting = z.string().check(z.regex(ACCENT_COLOR, 'Expected a colour as #rrggbb'));
 
 /** docs/api.md 13.3: without a tenant setting, users provisioned over SCIM without a group are ANALYSTs. */
 export const SCIM_DEFAULT_ROLE: Role = 'ANALYST';

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import type { AuditActor } from '../audit/events';
 import { byActor, byAdmin, recordEvent, type TenantActor } from '../audit/record';
 import { epochSeconds } from '../clock';
@@ -12,6 +11,7 @@ import type { ListedUser, ProfileChange, UserChange, UserFilter, UserPosition } 
 import type { Identity } from '../tokens/access-token';
 import { userChangeEvents } from '../users/events';
 import { epochOf, type Role, type User } from '../users/user';
+import * as z from '../zod';
 import { tenantShop } from './shops';
 
 /** docs/api.md 9: the tenant must keep an active ADMIN. */
@@ -87,7 +87,7 @@ async function viewsOf(deps: AdminDeps, tenantId: string, users: ListedUser[]): 
  * start key is rebuilt from the caller's tenant, so no cursor can reach into another
  * tenant's partition; one of another tenant, or not one we wrote, is refused.
  */
-const cursorSchema = z.strictObject({ t: z.string(), c: z.iso.datetime(), i: z.string().min(1).max(128) });
+const cursorSchema = z.strictObject({ t: z.string(), c: z.iso.datetime(), i: z.string().check(z.minLength(1), z.maxLength(128)) });
 
 function encodeCursor(tenantId: string, position: UserPosition): string {
   return Buffer.from(JSON.stringify({ t: tenantId, c: position.createdAt, i: position.id })).toString('base64url');

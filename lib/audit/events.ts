@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { SECOND_FACTORS } from '../mfa/methods';
 import { AMR_VALUES } from '../sessions/session';
 import { ROLES } from '../users/user';
+import * as z from '../zod';
 
 /**
  * What the audit trail records (docs/api.md 9.8): a closed list, so that a reader can
@@ -124,7 +124,7 @@ export const AUDIT_REASONS = [
   'federation_no_account',
 ] as const;
 
-const boundedId = z.string().min(1).max(128);
+const boundedId = z.string().check(z.minLength(1), z.maxLength(128));
 
 /**
  * C0 and C1 control characters (with DEL), and the Unicode bidirectional controls:
@@ -154,37 +154,37 @@ export function safeDetails(details: Record<string, unknown>): Record<string, un
  * schema is strict at write and read).
  */
 export const auditDetailsSchema = z.strictObject({
-  reason: z.enum(AUDIT_REASONS).optional(),
+  reason: z.optional(z.enum(AUDIT_REASONS)),
   /** The username a sign-in named (unknown usernames have no user id to point to). */
-  username: z.string().max(128).optional(),
-  method: z.enum(SECOND_FACTORS).optional(),
-  amr: z.array(z.enum(AMR_VALUES)).optional(),
-  role: z.enum(ROLES).optional(),
-  shopId: boundedId.optional(),
-  name: z.string().max(100).optional(),
-  status: z.enum(['active', 'disabled']).optional(),
-  clientId: boundedId.optional(),
-  sessionId: boundedId.optional(),
-  grantId: boundedId.optional(),
-  revoked: z.number().int().nonnegative().optional(),
-  newTenant: z.boolean().optional(),
+  username: z.optional(z.string().check(z.maxLength(128))),
+  method: z.optional(z.enum(SECOND_FACTORS)),
+  amr: z.optional(z.array(z.enum(AMR_VALUES))),
+  role: z.optional(z.enum(ROLES)),
+  shopId: z.optional(boundedId),
+  name: z.optional(z.string().check(z.maxLength(100))),
+  status: z.optional(z.enum(['active', 'disabled'])),
+  clientId: z.optional(boundedId),
+  sessionId: z.optional(boundedId),
+  grantId: z.optional(boundedId),
+  revoked: z.optional(z.number().check(z.int(), z.nonnegative())),
+  newTenant: z.optional(z.boolean()),
   /** Recovery codes left after one was used. */
-  remaining: z.number().int().nonnegative().optional(),
+  remaining: z.optional(z.number().check(z.int(), z.nonnegative())),
   /** A passkey's id (docs/api.md 12): the digest of its credential id. */
-  passkeyId: boundedId.optional(),
+  passkeyId: z.optional(boundedId),
   /** The passkeys a password reset removed (docs/api.md 8.7). */
-  passkeysRemoved: z.number().int().nonnegative().optional(),
+  passkeysRemoved: z.optional(z.number().check(z.int(), z.nonnegative())),
   /** The connection of a federated sign-in or of an ADMIN's change to it (docs/api.md 14). */
-  connectionId: boundedId.optional(),
+  connectionId: z.optional(boundedId),
   /** An invitation's id (docs/api.md 13.1): never its token or link. */
-  invitationId: boundedId.optional(),
+  invitationId: z.optional(boundedId),
   /** An import's counts (docs/api.md 13.2): users created, rows failed. */
-  imported: z.number().int().nonnegative().optional(),
-  failed: z.number().int().nonnegative().optional(),
+  imported: z.optional(z.number().check(z.int(), z.nonnegative())),
+  failed: z.optional(z.number().check(z.int(), z.nonnegative())),
   /** A domain of the tenant (docs/api.md 14.2). */
-  domain: z.string().max(253).optional(),
+  domain: z.optional(z.string().check(z.maxLength(253))),
   /** A webhook of the tenant (docs/api.md 17.2): never its URL or secret. */
-  webhookId: boundedId.optional(),
+  webhookId: z.optional(boundedId),
 });
 export type AuditDetails = z.output<typeof auditDetailsSchema>;
 
@@ -195,7 +195,7 @@ export type AuditDetails = z.output<typeof auditDetailsSchema>;
 export const auditActorSchema = z.strictObject({
   type: z.enum(['user', 'client', 'scim', 'system']),
   /** Null for a sign-in of an unknown username. */
-  id: z.string().max(128).nullable(),
+  id: z.nullable(z.string().check(z.maxLength(128))),
 });
 export type AuditActor = z.output<typeof auditActorSchema>;
 
@@ -206,10 +206,10 @@ export const auditEventSchema = z.object({
   time: z.string(),
   type: z.enum(AUDIT_EVENT_TYPES),
   actor: auditActorSchema,
-  targetUserId: z.string().nullable(),
+  targetUserId: z.nullable(z.string()),
   /** As API Gateway saw the caller (`requestContext.http.sourceIp`). */
-  ipAddress: z.string().nullable(),
-  userAgent: z.string().nullable(),
+  ipAddress: z.nullable(z.string()),
+  userAgent: z.nullable(z.string()),
   outcome: z.enum(['success', 'failure']),
   details: auditDetailsSchema,
 });

@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import { INVALID_CURSOR } from '../admin/users';
 import type { Deps } from '../deps';
 import { ValidationError } from '../errors';
 import type { Identity } from '../tokens/access-token';
+import * as z from '../zod';
 import type { AuditEvent, AuditEventType } from './events';
 
 export interface AuditListQuery {
@@ -20,9 +20,9 @@ export interface AuditListQuery {
  */
 const cursorSchema = z.strictObject({
   t: z.string(),
-  p: z.string().regex(/^EVENT#\d{15}#[A-Za-z0-9-]{1,64}$/),
-  u: z.string().optional(),
-  y: z.string().optional(),
+  p: z.string().check(z.regex(/^EVENT#\d{15}#[A-Za-z0-9-]{1,64}$/)),
+  u: z.optional(z.string()),
+  y: z.optional(z.string()),
 });
 
 const invalidCursor = () => new ValidationError(INVALID_CURSOR, { code: 'INVALID_CURSOR' });

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import * as z from 'zod';
 import { cookiesOf, hostCookie } from '../hosted/http';
+import * as z from '../zod';
 import { isMessageKey } from './i18n';
 
 /*
@@ -14,8 +14,8 @@ export const FLASH_COOKIE = '__Host-flash';
 const FLASH_SECONDS = 60;
 
 const flashSchema = z.strictObject({
-  key: z.string().max(100).refine(isMessageKey),
-  values: z.record(z.string().max(40), z.string().max(200)).optional(),
+  key: z.string().check(z.maxLength(100), z.refine(isMessageKey)),
+  values: z.optional(z.record(z.string().check(z.maxLength(40)), z.string().check(z.maxLength(200)))),
 });
 export type Flash = z.output<typeof flashSchema>;
 

@@ -1,5 +1,5 @@
 import { type ComponentChildren, h } from 'preact';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { FieldProblem } from '../errors';
 import { isMessageKey, type Translate } from './i18n';
 import { actionPath } from './paths';

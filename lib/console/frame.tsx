@@ -1,6 +1,5 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { VNode } from 'preact';
-import * as z from 'zod';
 import type { Deps } from '../deps';
 import { AppError, ForbiddenError, NotFoundError, ValidationError } from '../errors';
 import { tenantBranding } from '../hosted/branding';
@@ -9,6 +8,7 @@ import { browserForForm, browserForPage, isPagePath, type SignedInBrowser } from
 import type { Reply } from '../http/reply';
 import { identityOf } from '../sessions/sessions';
 import type { User } from '../users/user';
+import * as z from '../zod';
 import { flashCookie, flashOf, shownFlashCookie } from './flash';
 import { domainFieldErrors, fieldErrors, ProblemSummary } from './form';
 import { consolePage } from './http';
@@ -147,9 +147,9 @@ export async function showSection(deps: Deps, event: APIGatewayProxyEventV2, are
 }
 
 /** A page's form: strings by name (lib/http/middlewares/page-form.ts refuses a field given twice). */
-export const pageFormBody = z.record(z.string().max(100), z.string().max(8192));
+export const pageFormBody = z.record(z.string().check(z.maxLength(100)), z.string().check(z.maxLength(8192)));
 
-const languageForm = z.object({ language: z.string(), returnTo: z.string().max(2048) });
+const languageForm = z.object({ language: z.string(), returnTo: z.string().check(z.maxLength(2048)) });
 
 /** The language switch (docs/api.md 15.1): the choice in a cookie, back to the page it was on. */
 function switchLanguage(area: Area, fields: Record<string, string>): Reply {

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import type { VNode } from 'preact';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { Deps } from '../deps';
 import type { Branding } from '../hosted/branding';
 import type { SignedInBrowser } from '../hosted/page-session';
@@ -57,7 +57,7 @@ export type ActionOutcome =
   | { page: VNode; scripts?: string[] };
 
 /** An action of a section: the form it takes (without `csrf`) and what it does. */
-export interface SectionAction<S extends z.ZodType = z.ZodType> {
+export interface SectionAction<S extends z.ZodMiniType = z.ZodMiniType> {
   form: S;
   /**
    * Names of fields never sent back into a re-rendered form (passwords, codes). Fields
@@ -80,4 +80,4 @@ export interface Section {
 }
 
 /** An action, typed from its form: the schema's output is what `run` gets. */
-export const defineAction = <S extends z.ZodType>(action: SectionAction<S>): SectionAction => action as SectionAction;
+export const defineAction = <S extends z.ZodMiniType>(action: SectionAction<S>): SectionAction => action as SectionAction;

@@ -1,7 +1,7 @@
 import type { SendMessageBatchCommandInput, SendMessageBatchCommandOutput } from '@aws-sdk/client-sqs';
-import * as z from 'zod';
 import type { Clock } from '../clock';
 import type { Deps } from '../deps';
+import * as z from '../zod';
 import { type AttemptSettings, attemptDelivery } from './attempt';
 import type { Delivery, DeliveryQueue } from './delivery';
 
@@ -18,9 +18,9 @@ const message = z.object({
     tenantId: z.string(),
     target: z.string(),
     payload: z.record(z.string(), z.unknown()),
-    attempt: z.number().int().min(1),
+    attempt: z.number().check(z.int(), z.gte(1)),
     firstAttemptAt: z.number(),
-  }) satisfies z.ZodType<Delivery>,
+  }) satisfies z.ZodMiniType<Delivery>,
   dueAt: z.number(),
 });
 type Message = z.output<typeof message>;

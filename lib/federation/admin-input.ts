@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { ROLES } from '../users/user';
+import * as z from '../zod';
 
 /*
  * What a tenant's ADMIN sends to the connection and domain routes (docs/api.md 14.1,
@@ -22,68 +22,57 @@ export const INVALID_DOMAIN =
   'Invalid domain name: expected letters, digits, hyphens and dots (an internationalized name in its xn-- form)';
 
 /** A domain name as stored: lower-case, without the trailing dot of a fully qualified name. */
-export const domainName = z
-  .string()
-  .max(254)
-  .trim()
-  .toLowerCase()
-  .transform((name) => name.replace(/\.$/, ''))
-  .pipe(z.string().regex(DOMAIN, INVALID_DOMAIN));
+export const domainName = z.pipe(
+  z.pipe(
+    z.string().check(z.maxLength(254), z.trim(), z.toLowerCase()),
+    z.transform((name) => name.replace(/\.$/, '')),
+  ),
+  z.string().check(z.regex(DOMAIN, INVALID_DOMAIN)),
+);
 
 /** An absolute http(s) URL of the IdP; whether plain http is allowed is the configuration's (connections.ts). */
-const idpUrl = z
-  .string()
-  .trim()
-  .max(2000)
-  .refine((value) => URL.canParse(value) && /^https?:\/\/[^#]+$/i.test(value), 'Invalid URL: expected an absolute https URL');
+const idpUrl = z.string().check(
+  z.trim(),
+  z.maxLength(2000),
+  z.refine((value) => URL.canParse(value) && /^https?:\/\/[^#]+$/i.test(value), 'Invalid URL: expected an absolute https URL'),
+);
 
 const printable = (max: number) =>
-  z
-    .string()
-    .min(1)
-    .max(max)
-    .regex(/^[\x21-\x7E]+$/, 'Invalid value: expected printable ASCII without spaces');
+  z.string().check(z.minLength(1), z.maxLength(max), z.regex(/^[\x21-\x7E]+$/, 'Invalid value: expected printable ASCII without spaces'));
 
 /** RFC 6749 3.3 scope-token. */
-const scope = z
-  .string()
-  .min(1)
-  .max(128)
-  .regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'Invalid scope');
+const scope = z.string().check(z.minLength(1), z.maxLength(128), z.regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'Invalid scope'));
 
 const roleMapping = z
-  .record(z.string().min(1).max(256), z.enum(ROLES))
-  .refine((mapping) => Object.keys(mapping).length <= 100, 'Too many entries: at most 100');
+  .record(z.string().check(z.minLength(1), z.maxLength(256)), z.enum(ROLES))
+  .check(z.refine((mapping) => Object.keys(mapping).length <= 100, 'Too many entries: at most 100'));
 
 const common = {
-  name: z.string().trim().min(1).max(100).regex(ONE_LINE),
-  domains: z.array(domainName).min(1).max(50),
-  roleMapping: roleMapping.optional(),
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(100), z.regex(ONE_LINE)),
+  domains: z.array(domainName).check(z.minLength(1), z.maxLength(50)),
+  roleMapping: z.optional(roleMapping),
   defaultRole: z.enum(ROLES),
   jitProvisioning: z.boolean(),
   ssoRequired: z.boolean(),
   /** A new connection is enabled unless said otherwise. */
-  enabled: z.boolean().optional(),
+  enabled: z.optional(z.boolean()),
 };
 
 const oidc = {
   issuer: idpUrl,
   clientId: printable(256),
   /** Stored sealed, never answered (docs/api.md 14.1). */
-  clientSecret: z.string().min(1).max(1024),
-  scopes: z.array(scope).min(1).max(20),
+  clientSecret: z.string().check(z.minLength(1), z.maxLength(1024)),
+  scopes: z.array(scope).check(z.minLength(1), z.maxLength(20)),
   roleClaim: printable(256),
 };
 
 const saml = {
-  metadataXml: z.string().min(1).max(METADATA_MAX_CHARS),
-  entityId: z.string().trim().min(1).max(1024).regex(ONE_LINE),
+  metadataXml: z.string().check(z.minLength(1), z.maxLength(METADATA_MAX_CHARS)),
+  entityId: z.string().check(z.trim(), z.minLength(1), z.maxLength(1024), z.regex(ONE_LINE)),
   ssoUrl: idpUrl,
-  signingCertificates: z
-    .array(z.string().max(16 * 1024))
-    .min(1)
-    .max(MAX_SIGNING_CERTIFICATES),
-  roleAttribute: z.string().trim().min(1).max(256).regex(ONE_LINE),
+  signingCertificates: z.array(z.string().check(z.maxLength(16 * 1024))).check(z.minLength(1), z.maxLength(MAX_SIGNING_CERTIFICATES)),
+  roleAttribute: z.string().check(z.trim(), z.minLength(1), z.maxLength(256), z.regex(ONE_LINE)),
 };
 
 /** The IdP of a SAML connection: its metadata, or the three things it says. */
@@ -95,25 +84,27 @@ export const newConnection = z.discriminatedUnion('type', [
     type: z.literal('oidc'),
     ...common,
     ...oidc,
-    scopes: oidc.scopes.optional(),
-    roleClaim: oidc.roleClaim.optional(),
+    scopes: z.optional(oidc.scopes),
+    roleClaim: z.optional(oidc.roleClaim),
   }),
   z
     .strictObject({
       type: z.literal('saml'),
       ...common,
-      metadataXml: saml.metadataXml.optional(),
-      entityId: saml.entityId.optional(),
-      ssoUrl: saml.ssoUrl.optional(),
-      signingCertificates: saml.signingCertificates.optional(),
-      roleAttribute: saml.roleAttribute.optional(),
+      metadataXml: z.optional(saml.metadataXml),
+      entityId: z.optional(saml.entityId),
+      ssoUrl: z.optional(saml.ssoUrl),
+      signingCertificates: z.optional(saml.signingCertificates),
+      roleAttribute: z.optional(saml.roleAttribute),
     })
-    .refine(
-      (body) =>
-        body.metadataXml !== undefined
-          ? body.entityId === undefined && body.ssoUrl === undefined && body.signingCertificates === undefined
-          : body.entityId !== undefined && body.ssoUrl !== undefined && body.signingCertificates !== undefined,
-      { message: SAML_SOURCE, path: ['metadataXml'] },
+    .check(
+      z.refine(
+        (body) =>
+          body.metadataXml !== undefined
+            ? body.entityId === undefined && body.ssoUrl === undefined && body.signingCertificates === undefined
+            : body.entityId !== undefined && body.ssoUrl !== undefined && body.signingCertificates !== undefined,
+        { message: SAML_SOURCE, path: ['metadataXml'] },
+      ),
     ),
 ]);
 export type NewConnection = z.output<typeof newConnection>;
@@ -123,25 +114,28 @@ export type NewConnection = z.output<typeof newConnection>;
  * `type`; `roleMapping`, `roleClaim` and `roleAttribute` set to null are removed.
  */
 export const connectionPatch = z
-  .strictObject({
-    name: common.name,
-    domains: common.domains,
-    roleMapping: roleMapping.nullable(),
-    defaultRole: common.defaultRole,
-    jitProvisioning: common.jitProvisioning,
-    ssoRequired: common.ssoRequired,
-    enabled: z.boolean(),
-    ...oidc,
-    roleClaim: oidc.roleClaim.nullable(),
-    ...saml,
-    roleAttribute: saml.roleAttribute.nullable(),
-  })
-  .partial()
-  .refine((body) => Object.keys(body).length > 0, { message: 'Nothing to change', path: [] })
-  .refine((body) => body.metadataXml === undefined || (body.entityId ?? body.ssoUrl ?? body.signingCertificates) === undefined, {
-    message: SAML_SOURCE,
-    path: ['metadataXml'],
-  });
+  .partial(
+    z.strictObject({
+      name: common.name,
+      domains: common.domains,
+      roleMapping: z.nullable(roleMapping),
+      defaultRole: common.defaultRole,
+      jitProvisioning: common.jitProvisioning,
+      ssoRequired: common.ssoRequired,
+      enabled: z.boolean(),
+      ...oidc,
+      roleClaim: z.nullable(oidc.roleClaim),
+      ...saml,
+      roleAttribute: z.nullable(saml.roleAttribute),
+    }),
+  )
+  .check(
+    z.refine((body) => Object.keys(body).length > 0, { message: 'Nothing to change', path: [] }),
+    z.refine((body) => body.metadataXml === undefined || (body.entityId ?? body.ssoUrl ?? body.signingCertificates) === undefined, {
+      message: SAML_SOURCE,
+      path: ['metadataXml'],
+    }),
+  );
 export type ConnectionPatch = z.output<typeof connectionPatch>;
 
 /** The fields only one type of connection has: another type's in a PATCH is refused. */
@@ -149,7 +143,7 @@ export const OIDC_ONLY = ['issuer', 'clientId', 'clientSecret', 'scopes', 'roleC
 export const SAML_ONLY = ['metadataXml', 'entityId', 'ssoUrl', 'signingCertificates', 'roleAttribute'] as const;
 
 /** A connection id in a path (ids are UUIDs; any other value is simply not found). */
-export const connectionPath = z.object({ id: z.string().min(1).max(128) });
+export const connectionPath = z.object({ id: z.string().check(z.minLength(1), z.maxLength(128)) });
 
 /** POST /admin/domains (docs/api.md 14.2). */
 export const newDomain = z.strictObject({ domain: domainName });

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { ROLES } from '../users/user';
+import * as z from '../zod';
 import type { ConnectionView } from './connections';
 import type { DomainView } from './domains';
 
@@ -12,7 +12,7 @@ const shared = {
   id: z.string(),
   name: z.string(),
   domains: z.array(z.string()),
-  roleMapping: z.record(z.string(), z.enum(ROLES)).optional(),
+  roleMapping: z.optional(z.record(z.string(), z.enum(ROLES))),
   defaultRole: z.enum(ROLES),
   jitProvisioning: z.boolean(),
   ssoRequired: z.boolean(),
@@ -29,7 +29,7 @@ export const connection = z.discriminatedUnion('type', [
     issuer: z.string(),
     clientId: z.string(),
     scopes: z.array(z.string()),
-    roleClaim: z.string().optional(),
+    roleClaim: z.optional(z.string()),
     redirectUri: z.string(),
   }),
   z.strictObject({
@@ -38,12 +38,12 @@ export const connection = z.discriminatedUnion('type', [
     entityId: z.string(),
     ssoUrl: z.string(),
     signingCertificates: z.array(z.string()),
-    roleAttribute: z.string().optional(),
+    roleAttribute: z.optional(z.string()),
     acsUrl: z.string(),
     spEntityId: z.string(),
     spMetadataUrl: z.string(),
   }),
-]) satisfies z.ZodType<ConnectionView>;
+]) satisfies z.ZodMiniType<ConnectionView>;
 export const oneConnection = z.strictObject({ connection });
 export const connectionList = z.strictObject({ connections: z.array(connection) });
 
@@ -53,10 +53,10 @@ const verification = z.strictObject({ type: z.literal('dns-txt'), name: z.string
 export const domain = z.strictObject({
   domain: z.string(),
   status: z.enum(['pending', 'verified']),
-  verification: verification.optional(),
+  verification: z.optional(verification),
   createdAt: z.string(),
-  verifiedAt: z.string().optional(),
-}) satisfies z.ZodType<DomainView>;
+  verifiedAt: z.optional(z.string()),
+}) satisfies z.ZodMiniType<DomainView>;
 export const domainAdded = z.strictObject({
   domain: z.string(),
   status: z.literal('pending'),

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { ROLES } from '../users/user';
+import * as z from '../zod';
 
 /*
  * A tenant's connection to its own identity provider (docs/api.md 14): OpenID Connect or
@@ -18,7 +18,7 @@ const common = {
   /** Lower-case domain names; the connection signs in only emails at those of them its tenant verified (docs/api.md 14.2). */
   domains: z.array(z.string()),
   /** From the IdP's role value to one of our roles; re-applied at every sign-in when present. */
-  roleMapping: z.record(z.string(), z.enum(ROLES)).optional(),
+  roleMapping: z.optional(z.record(z.string(), z.enum(ROLES))),
   defaultRole: z.enum(ROLES),
   jitProvisioning: z.boolean(),
   ssoRequired: z.boolean(),
@@ -41,7 +41,7 @@ export const oidcConnectionSchema = z.object({
   clientSecretSealed: z.string(),
   scopes: z.array(z.string()),
   /** The ID token or userinfo claim whose value(s) `roleMapping` maps (e.g. `groups`). */
-  roleClaim: z.string().optional(),
+  roleClaim: z.optional(z.string()),
 });
 
 export const samlConnectionSchema = z.object({
@@ -52,9 +52,9 @@ export const samlConnectionSchema = z.object({
   /** Where the AuthnRequest goes (HTTP-Redirect binding). */
   ssoUrl: z.string(),
   /** PEM certificates whose keys may sign the IdP's responses or assertions. */
-  signingCertificates: z.array(z.string()).min(1),
+  signingCertificates: z.array(z.string()).check(z.minLength(1)),
   /** The attribute whose value(s) `roleMapping` maps. */
-  roleAttribute: z.string().optional(),
+  roleAttribute: z.optional(z.string()),
 });
 
 export const connectionSchema = z.discriminatedUnion('type', [oidcConnectionSchema, samlConnectionSchema]);
@@ -122,7 +122,7 @@ export const tenantDomainSchema = z.object({
   /** The random value the TXT record must hold (public: it proves control of the zone, not a secret). */
   token: z.string(),
   createdAt: z.string(),
-  verifiedAt: z.string().optional(),
+  verifiedAt: z.optional(z.string()),
 });
 export type TenantDomain = z.output<typeof tenantDomainSchema>;
 

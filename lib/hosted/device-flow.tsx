@@ -1,9 +1,9 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import * as z from 'zod';
 import { AppError } from '../errors';
 import type { Reply } from '../http/reply';
 import { decideDevice, enterUserCode } from '../oauth/device-approval';
 import { displayUserCode, normalizeUserCode } from '../oauth/device-code';
+import * as z from '../zod';
 import { DeviceCodePage, DeviceConfirmPage, DeviceDonePage } from './device-pages';
 import { clientName, type HostedDeps } from './flow';
 import { browserRedirect, page } from './http';
@@ -18,17 +18,17 @@ import { tenantName } from './tenant-name';
 
 /** GET /device's query: the tenant whose sign-in comes first, and the code of verification_uri_complete. */
 export const deviceQuery = z.object({
-  tenant: z.string().max(64).optional(),
-  user_code: z.string().max(64).optional(),
+  tenant: z.optional(z.string().check(z.maxLength(64))),
+  user_code: z.optional(z.string().check(z.maxLength(64))),
   /** Where a decision's form ends (a redirect after the POST): what the person decided. */
-  done: z.enum(['allowed', 'denied']).optional(),
+  done: z.optional(z.enum(['allowed', 'denied'])),
 });
 
 /** The device page's form: the code, and once the app was shown, the decision. */
 export const deviceForm = z.strictObject({
-  csrf: z.string().min(1).max(128),
-  user_code: z.string().max(64),
-  decision: z.enum(['allow', 'deny']).optional(),
+  csrf: z.string().check(z.minLength(1), z.maxLength(128)),
+  user_code: z.string().check(z.maxLength(64)),
+  decision: z.optional(z.enum(['allow', 'deny'])),
 });
 
 /** The page's own path with the query it was opened with, for the sign-in to come back to. */

@@ -1,5 +1,4 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import * as z from 'zod';
 import { DEVICE_COOKIE_PATHS, deviceCookie, deviceCookieName } from '../abuse/device-token';
 import { epochSeconds } from '../clock';
 import { constantEquals } from '../crypto/constant-equals';
@@ -23,6 +22,7 @@ import { identityOf } from '../sessions/sessions';
 import { type Opening, type SignedIn, type SignInAttempt, signIn, withDeviceToken } from '../sessions/sign-in';
 import { isLive } from '../token-families/refresh-family';
 import { isOfCurrentEpoch, type User } from '../users/user';
+import * as z from '../zod';
 import { type Branding, tenantBranding } from './branding';
 import { currentBrowserSession, SESSION_COOKIE, startBrowserSession } from './browser-session';
 import { browserRedirect, checkOrigin, cookiesOf, crossSite, hostCookie, page } from './http';
@@ -47,15 +47,11 @@ type Result = Reply;
 const INTERACTION_COOKIE = '__Host-interaction';
 
 /** The browser door's query: the Bearer door's, plus `prompt` and `max_age` (OpenID Connect Core 3.1.2.1). */
-export const browserAuthorizationQuery = authorizationQuery.extend({
-  prompt: z.enum(['none', 'login', 'consent']).optional(),
-  max_age: z
-    .string()
-    .regex(/^\d{1,9}$/)
-    .transform(Number)
-    .optional(),
+export const browserAuthorizationQuery = z.extend(authorizationQuery, {
+  prompt: z.optional(z.enum(['none', 'login', 'consent'])),
+  max_age: z.optional(z.pipe(z.string().check(z.regex(/^\d{1,9}$/)), z.transform(Number))),
   /** OpenID Connect Core 3.1.2.1: who is signing in; an email of a connection's domain goes to that IdP (docs/api.md 14.3). */
-  login_hint: z.string().max(320).optional(),
+  login_hint: z.optional(z.string().check(z.maxLength(320))),
 });
 
 const expired = () => new ValidationError('Sign-in expired', { code: 'INTERACTION_EXPIRED' });
@@ -356,9 +352,9 @@ const methodsOf = (error: AppError) => (error.headers['X-MFA-Methods'] ?? '').sp
  * connections (docs/api.md 14.3): the username or email alone.
  */
 export const signInForm = z.strictObject({
-  csrf: z.string().min(1).max(128),
-  username: z.string().min(1).max(320),
-  password: z.string().min(1).max(1024).optional(),
+  csrf: z.string().check(z.minLength(1), z.maxLength(128)),
+  username: z.string().check(z.minLength(1), z.maxLength(320)),
+  password: z.optional(z.string().check(z.minLength(1), z.maxLength(1024))),
 });
 
 /** Where a browser sets off to a connection's IdP (docs/api.md 14.3: GET /sso/begin). */
@@ -435,9 +431,9 @@ export async function submitSignIn(deps: HostedDeps, event: APIGatewayProxyEvent
 }
 
 export const secondFactorForm = z.strictObject({
-  csrf: z.string().min(1).max(128),
+  csrf: z.string().check(z.minLength(1), z.maxLength(128)),
   method: z.enum(SECOND_FACTORS),
-  code: z.string().max(64).optional(),
+  code: z.optional(z.string().check(z.maxLength(64))),
 });
 
 /**
@@ -477,7 +473,7 @@ export async function submitSecondFactor(
 }
 
 export const consentForm = z.strictObject({
-  csrf: z.string().min(1).max(128),
+  csrf: z.string().check(z.minLength(1), z.maxLength(128)),
   decision: z.enum(['allow', 'deny']),
 });
 

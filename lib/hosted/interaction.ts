@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { authorizationQuery } from '../oauth/authorization-request';
 import { AMR_VALUES } from '../sessions/session';
+import * as z from '../zod';
 
 /** How long a pending sign-in waits for the user (docs/api.md 11.5). */
 export const INTERACTION_TTL_SECONDS = 10 * 60;
@@ -23,14 +23,14 @@ export type InteractionStage = (typeof INTERACTION_STAGES)[number];
 export const interactionSchema = z.object({
   id: z.string(),
   tenantId: z.string(),
-  request: authorizationQuery.optional(),
+  request: z.optional(authorizationQuery),
   /** A page sign-in (docs/api.md 15.1): the path of ours the browser goes back to, signed in; no client, no code. */
-  returnTo: z.string().optional(),
+  returnTo: z.optional(z.string()),
   csrfHash: z.string(),
   stage: z.enum(INTERACTION_STAGES),
-  userId: z.string().optional(),
-  sessionId: z.string().optional(),
-  amr: z.array(z.enum(AMR_VALUES)).optional(),
+  userId: z.optional(z.string()),
+  sessionId: z.optional(z.string()),
+  amr: z.optional(z.array(z.enum(AMR_VALUES))),
   /** Epoch seconds. */
   createdAt: z.number(),
   expiresAt: z.number(),

@@ -1,5 +1,4 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import * as z from 'zod';
 import { DEVICE_COOKIE_PATHS, deviceCookie } from '../abuse/device-token';
 import { AppError } from '../errors';
 import { ssoConnectionFor } from '../federation/sso-required';
@@ -8,6 +7,7 @@ import { username as usernameSchema } from '../http/schemas';
 import { type Accepted, acceptedFactor, acceptInvitation, INVITATION_PATH, invitationOfToken } from '../invitations/invitations';
 import { newAccountRegistrationOptions } from '../passkeys/ceremonies';
 import type { Invitation } from '../store/invitations';
+import * as z from '../zod';
 import { browserSignIn, type HostedDeps } from './flow';
 import { checkOrigin, page } from './http';
 import {
@@ -30,15 +30,15 @@ import { tenantName } from './tenant-name';
  */
 
 /** The path of the page: the token is one path segment. */
-export const invitationToken = z.strictObject({ token: z.string().min(1).max(512) });
+export const invitationToken = z.strictObject({ token: z.string().check(z.minLength(1), z.maxLength(512)) });
 
 /** The form: fields are checked here, so a mistake shows the form again with what is wrong. */
 export const acceptInvitationForm = z.strictObject({
-  username: z.string().max(1024),
+  username: z.string().check(z.maxLength(1024)),
   /** The password form's. */
-  password: z.string().max(1024).optional(),
+  password: z.optional(z.string().check(z.maxLength(1024))),
   /** The passkey form's: the JSON of the registration response; what does not parse is left for the ceremony to refuse. */
-  credential: z.string().max(6000).optional(),
+  credential: z.optional(z.string().check(z.maxLength(6000))),
 });
 
 const parsedCredential = (text: string): unknown => {
@@ -49,7 +49,9 @@ const parsedCredential = (text: string): unknown => {
   }
 };
 
-const PASSWORD = z.string().min(6, 'Choose a password of at least 6 characters').max(128, 'Choose a password of at most 128 characters');
+const PASSWORD = z
+  .string()
+  .check(z.minLength(6, 'Choose a password of at least 6 characters'), z.maxLength(128, 'Choose a password of at most 128 characters'));
 
 /** The username the form suggests: the invitation's, else the local part of the address. */
 const suggested = (invitation: Invitation) => invitation.username ?? invitation.email.split('@')[0] ?? '';

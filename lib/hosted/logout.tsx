@@ -1,5 +1,4 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import * as z from 'zod';
 import { bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import { constantEquals } from '../crypto/constant-equals';
@@ -12,6 +11,7 @@ import type { OAuthClient } from '../oauth/client';
 import { type IdTokenHint, verifyIdTokenHint } from '../oidc/id-token-hint';
 import type { Session } from '../sessions/session';
 import type { User } from '../users/user';
+import * as z from '../zod';
 import { currentBrowserSession, endedSessionCookie, SESSION_COOKIE, sessionBoundToken, tenantOfCookie } from './browser-session';
 import { browserRedirect, checkOrigin, cookiesOf, crossSite, page } from './http';
 import { ConfirmSignOutPage, type LogoutParameters, SignedOutPage } from './signed-out';
@@ -28,19 +28,19 @@ type Result = Reply;
 
 /** The parameters of section 2 of the spec; `logout_hint` and `ui_locales` are taken and not used. */
 const logoutParameters = {
-  id_token_hint: z.string().min(1).max(8192).optional(),
-  post_logout_redirect_uri: z.string().min(1).max(2048).optional(),
-  state: z.string().min(1).max(512).optional(),
-  client_id: z.string().min(1).max(128).optional(),
-  logout_hint: z.string().max(512).optional(),
-  ui_locales: z.string().max(256).optional(),
+  id_token_hint: z.optional(z.string().check(z.minLength(1), z.maxLength(8192))),
+  post_logout_redirect_uri: z.optional(z.string().check(z.minLength(1), z.maxLength(2048))),
+  state: z.optional(z.string().check(z.minLength(1), z.maxLength(512))),
+  client_id: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
+  logout_hint: z.optional(z.string().check(z.maxLength(512))),
+  ui_locales: z.optional(z.string().check(z.maxLength(256))),
 };
 
 /** GET /oauth2/logout's query. */
 export const logoutQuery = z.strictObject(logoutParameters);
 
 /** POST /oauth2/logout's form: the same parameters, and `csrf` when it is our confirmation page's. */
-export const logoutForm = z.strictObject({ ...logoutParameters, csrf: z.string().min(1).max(128).optional() });
+export const logoutForm = z.strictObject({ ...logoutParameters, csrf: z.optional(z.string().check(z.minLength(1), z.maxLength(128))) });
 /** The form of a POST as the chain validated it (an empty one for a GET). */
 type LogoutForm = z.output<typeof logoutForm>;
 

@@ -1,5 +1,4 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import * as z from 'zod';
 import { constantEquals } from '../crypto/constant-equals';
 import type { Deps } from '../deps';
 import { AppError, UnauthorizedError } from '../errors';
@@ -9,6 +8,7 @@ import { listPasskeys, passkeyRegistrationOptions, registerPasskey, verifyPasske
 import { isRecentAuthentication, requireRecentAuthentication } from '../sessions/recent-auth';
 import type { Session } from '../sessions/session';
 import type { User } from '../users/user';
+import * as z from '../zod';
 import { browserSessionOfCookie, SESSION_COOKIE } from './browser-session';
 import { browserSignIn, clientName, type HostedDeps, postedInteraction, signedIn } from './flow';
 import { browserRedirect, checkOrigin, cookiesOf, crossSite, page } from './http';
@@ -31,20 +31,19 @@ type Result = Reply;
 export const PASSKEYS_PAGE_PATH = '/oauth2/hosted/passkeys';
 
 /** The credential field: the JSON of a PublicKeyCredential; what does not parse is left for the ceremony to refuse. */
-export const credentialField = z
-  .string()
-  .min(1)
-  .max(6000)
-  .transform((text): unknown => {
+export const credentialField = z.pipe(
+  z.string().check(z.minLength(1), z.maxLength(6000)),
+  z.transform((text): unknown => {
     try {
       return JSON.parse(text);
     } catch {
       return undefined;
     }
-  });
+  }),
+);
 
 export const passkeySignInForm = z.strictObject({
-  csrf: z.string().min(1).max(128),
+  csrf: z.string().check(z.minLength(1), z.maxLength(128)),
   credential: credentialField,
 });
 
@@ -159,9 +158,9 @@ export async function showPasskeys(deps: PasskeyHostedDeps, event: APIGatewayPro
 }
 
 export const addPasskeyForm = z.strictObject({
-  csrf: z.string().min(1).max(128),
+  csrf: z.string().check(z.minLength(1), z.maxLength(128)),
   credential: credentialField,
-  name: z.string().max(64).optional(),
+  name: z.optional(z.string().check(z.maxLength(64))),
 });
 
 /**

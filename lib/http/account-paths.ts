@@ -1,11 +1,7 @@
-import * as z from 'zod';
+import * as z from '../zod';
 
 /** An id the service made (a session's, a grant's: 128 random bits, base64url); anything else is refused before a read. */
-const issuedId = z
-  .string()
-  .min(1)
-  .max(64)
-  .regex(/^[A-Za-z0-9_-]+$/);
+const issuedId = z.string().check(z.minLength(1), z.maxLength(64), z.regex(/^[A-Za-z0-9_-]+$/));
 
 /** The path of `DELETE /auth/sessions/{sessionId}` (docs/api.md 8.3). */
 export const sessionPath = z.strictObject({ sessionId: issuedId });

@@ -1,6 +1,6 @@
 import middy, { type MiddlewareObj, type MiddyfiedHandler } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import type { Identity } from '../caller';
 import type { Config } from '../config';
 import type { Logger } from '../log';
@@ -20,11 +20,11 @@ export interface HttpDeps {
 }
 
 export interface RouteOptions<
-  B extends z.ZodType,
-  Q extends z.ZodType,
+  B extends z.ZodMiniType,
+  Q extends z.ZodMiniType,
   I extends IdentityRule = IdentityRule,
-  P extends z.ZodType = z.ZodType,
-  R extends z.ZodType = z.ZodType,
+  P extends z.ZodMiniType = z.ZodMiniType,
+  R extends z.ZodMiniType = z.ZodMiniType,
 > extends IdentityOptions,
     ValidateOptions {
   identity: I;
@@ -88,7 +88,7 @@ export type RouteHandler<D, B, Q, I extends IdentityRule, P = unknown, A = unkno
 ) => Promise<Reply<A>>;
 
 /** The JSON of a route's answers: anything, or the success envelope of its declared `response`. */
-export type AnswerOf<R extends z.ZodType> = z.ZodType extends R ? unknown : Success<z.input<R>>;
+export type AnswerOf<R extends z.ZodMiniType> = z.ZodMiniType extends R ? unknown : Success<z.input<R>>;
 
 /** A function's Lambda handler: an API Gateway HTTP API (payload 2.0) event in, its result out. */
 export type HttpHandler = MiddyfiedHandler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>;
@@ -110,7 +110,7 @@ export interface ChainParts {
  */
 export function routeChain(
   deps: HttpDeps,
-  options: RouteOptions<z.ZodType, z.ZodType>,
+  options: RouteOptions<z.ZodMiniType, z.ZodMiniType>,
   parts: ChainParts,
   handle: RouteHandler<HttpDeps, unknown, unknown, IdentityRule>,
 ): HttpHandler {

@@ -3,7 +3,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import httpSecurityHeaders from '@middy/http-security-headers';
 import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import { type AnswerOf, type HttpDeps, type HttpHandler, type RouteHandler, type RouteOptions, routeChain } from './chain';
 import { bodyFormat } from './middlewares/body-format';
 import { bodyLimit } from './middlewares/body-limit';
@@ -40,7 +40,7 @@ const authentication = (authenticate: (event: APIGatewayProxyEventV2) => Promise
 });
 
 /** The middlewares between the error mapper and validation of a JSON route, the OAuth endpoints' forms included. */
-function jsonInput(options: RouteOptions<z.ZodType, z.ZodType>) {
+function jsonInput(options: RouteOptions<z.ZodMiniType, z.ZodMiniType>) {
   return [
     bodyLimit(options.maxBodyBytes),
     identity(options),
@@ -66,10 +66,10 @@ function jsonInput(options: RouteOptions<z.ZodType, z.ZodType>) {
 export function httpHandler<
   D extends HttpDeps,
   I extends IdentityRule,
-  B extends z.ZodType = z.ZodUndefined,
-  Q extends z.ZodType = z.ZodUndefined,
-  P extends z.ZodType = z.ZodUndefined,
-  R extends z.ZodType = z.ZodType,
+  B extends z.ZodMiniType = z.ZodMiniUndefined,
+  Q extends z.ZodMiniType = z.ZodMiniUndefined,
+  P extends z.ZodMiniType = z.ZodMiniUndefined,
+  R extends z.ZodMiniType = z.ZodMiniType,
 >(
   deps: D,
   options: RouteOptions<B, Q, I, P, R>,
@@ -79,7 +79,7 @@ export function httpHandler<
 // what the schema outputs), which is what the chain guarantees; here it is handled in general.
 export function httpHandler(
   deps: HttpDeps,
-  options: RouteOptions<z.ZodType, z.ZodType>,
+  options: RouteOptions<z.ZodMiniType, z.ZodMiniType>,
   handle: RouteHandler<HttpDeps, unknown, unknown, IdentityRule>,
 ): HttpHandler {
   if (options.page) return pageHandler(deps, options, handle);

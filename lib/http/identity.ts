@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import * as z from 'zod';
 import { type Identity, isAmr, ROLES } from '../caller';
+import * as z from '../zod';
 
 /**
  * The authorizer's context as API Gateway hands it over (`requestContext.authorizer.lambda`).
@@ -9,14 +9,14 @@ import { type Identity, isAmr, ROLES } from '../caller';
 export type AuthorizerContext = Record<string, string>;
 
 const contextSchema = z.object({
-  userId: z.string().min(1),
-  username: z.string().min(1),
+  userId: z.string().check(z.minLength(1)),
+  username: z.string().check(z.minLength(1)),
   role: z.enum(ROLES),
-  tenantId: z.string().min(1),
-  shopId: z.string().min(1),
-  sessionId: z.string().min(1),
+  tenantId: z.string().check(z.minLength(1)),
+  shopId: z.string().check(z.minLength(1)),
+  sessionId: z.string().check(z.minLength(1)),
   amr: z.string(),
-  authTime: z.string().regex(/^[0-9]{1,12}$/),
+  authTime: z.string().check(z.regex(/^[0-9]{1,12}$/)),
 });
 
 export function toAuthorizerContext(identity: Identity): AuthorizerContext {

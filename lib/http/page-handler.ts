@@ -1,6 +1,6 @@
 import httpUrlencodeBodyParser from '@middy/http-urlencode-body-parser';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import { type AnswerOf, type HttpDeps, type HttpHandler, type RouteHandler, type RouteOptions, routeChain } from './chain';
 import { type IdentityRule, identity } from './middlewares/identity';
 import { invalidForm, pageForm } from './middlewares/page-form';
@@ -16,10 +16,10 @@ import { invalidForm, pageForm } from './middlewares/page-form';
 export function pageHandler<
   D extends HttpDeps,
   I extends IdentityRule,
-  B extends z.ZodType = z.ZodUndefined,
-  Q extends z.ZodType = z.ZodUndefined,
-  P extends z.ZodType = z.ZodUndefined,
-  R extends z.ZodType = z.ZodType,
+  B extends z.ZodMiniType = z.ZodMiniUndefined,
+  Q extends z.ZodMiniType = z.ZodMiniUndefined,
+  P extends z.ZodMiniType = z.ZodMiniUndefined,
+  R extends z.ZodMiniType = z.ZodMiniType,
 >(
   deps: D,
   options: RouteOptions<B, Q, I, P, R>,
@@ -27,7 +27,7 @@ export function pageHandler<
 ): HttpHandler;
 export function pageHandler(
   deps: HttpDeps,
-  options: RouteOptions<z.ZodType, z.ZodType>,
+  options: RouteOptions<z.ZodMiniType, z.ZodMiniType>,
   handle: RouteHandler<HttpDeps, unknown, unknown, IdentityRule>,
 ): HttpHandler {
   const input = [

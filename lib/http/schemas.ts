@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod';
 
 /**
  * Field rules shared by several operations. Lengths beyond the seed's minimums are
@@ -28,10 +28,10 @@ export const TOO_LONG_NORMALIZED = `Too long after Unicode normalization (NFKC):
  * 1–128 characters as given; a value that fails that gets that one problem only (the
  * later rule is not checked too: `fields` names each field once, as before).
  */
-const bounded = () => z.string().min(1, { abort: true }).max(IDENTIFIER_MAX_CHARACTERS, { abort: true });
+const bounded = () => z.string().check(z.minLength(1, { abort: true }), z.maxLength(IDENTIFIER_MAX_CHARACTERS, { abort: true }));
 
 /** An identifier compared after NFKC: bounded before and after normalising. */
-const normalizedIdentifier = () => bounded().refine(fitsAfterNormalization, { message: TOO_LONG_NORMALIZED });
+const normalizedIdentifier = () => bounded().check(z.refine(fitsAfterNormalization, { message: TOO_LONG_NORMALIZED }));
 
 export const username = normalizedIdentifier();
 
@@ -46,7 +46,7 @@ export const CANONICAL_ID = /^[a-z0-9](?:[a-z0-9-]{1,61})[a-z0-9]$/;
 /** The message of an id that is not in canonical form. */
 export const NOT_CANONICAL_ID = 'Invalid id: expected 3 to 63 lower-case letters, digits and hyphens, not starting or ending with a hyphen';
 
-const canonicalId = () => bounded().regex(CANONICAL_ID, { message: NOT_CANONICAL_ID });
+const canonicalId = () => bounded().check(z.regex(CANONICAL_ID, { message: NOT_CANONICAL_ID }));
 
 /** A tenant id that creates a tenant (docs/api.md 4.3): canonical. */
 export const tenantId = canonicalId();
@@ -61,4 +61,4 @@ export const shopId = canonicalId();
 export const existingTenantId = bounded();
 
 /** An email address, trimmed and lower-cased before it is bounded and checked (docs/api.md 8.8). */
-export const emailAddress = z.string().max(1024).trim().toLowerCase().max(254).pipe(z.email());
+export const emailAddress = z.pipe(z.string().check(z.maxLength(1024), z.trim(), z.toLowerCase(), z.maxLength(254)), z.email());

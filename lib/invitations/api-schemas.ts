@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { ROLES } from '../users/user';
+import * as z from '../zod';
 import type { InvitationView } from './invitations';
 
 /** docs/api.md 13.1: an invitation as the admin routes answer with it (never its token). */
@@ -11,7 +11,7 @@ export const invitation = z.strictObject({
   status: z.enum(['pending', 'accepted', 'revoked', 'expired']),
   expiresAt: z.string(),
   createdAt: z.string(),
-}) satisfies z.ZodType<InvitationView>;
+}) satisfies z.ZodMiniType<InvitationView>;
 
 export const oneInvitation = z.strictObject({ invitation });
 

@@ -1,6 +1,6 @@
 import type { SESv2Client } from '@aws-sdk/client-sesv2';
 import type { SNSClient } from '@aws-sdk/client-sns';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { Clock } from '../clock';
 import { epochSeconds } from '../clock';
 import type { Logger } from '../log';

@@ -1,10 +1,10 @@
-import * as z from 'zod';
 import { bySelf, recordEvent } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
 import { ConflictError, TooManyRequestsError, ValidationError } from '../errors';
 import { selfEvent } from '../events/self';
 import { notifyUser } from '../notifications/notify';
+import * as z from '../zod';
 import { type Account, codeContext, secretContext } from './account';
 import { checkCode } from './code-check';
 import { CODE_TTL_SECONDS, generateCode } from './codes';
@@ -19,7 +19,7 @@ const factorChanged = (deps: EnrolmentDeps, account: Account, type: 'mfa_method_
   recordEvent(deps, { ...bySelf(account), type, outcome: 'success', details: { method } });
 
 const E164 = /^\+[1-9][0-9]{6,14}$/;
-const emailAddress = z.email().max(254);
+const emailAddress = z.email().check(z.maxLength(254));
 
 export interface EnableRequest {
   method: MfaMethod;

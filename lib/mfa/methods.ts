@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod';
 
 /** The second factors of docs/api.md 4.4: an authenticator app, a text message, an email. */
 export const MFA_METHODS = ['TOTP', 'SMS', 'EMAIL'] as const;
@@ -24,35 +24,35 @@ const enrollmentBase = z.object({
   status: z.enum(MFA_STATUSES),
   /** Epoch seconds. */
   createdAt: z.number(),
-  activatedAt: z.number().optional(),
+  activatedAt: z.optional(z.number()),
   /** Epoch seconds: when a code of this method was last accepted (verifyMFA or a sign-in). */
-  lastUsedAt: z.number().optional(),
+  lastUsedAt: z.optional(z.number()),
   /**
    * Wrong codes since the last right one, however far apart: at MAX_FAILED_CODES the
    * method is locked until it is enrolled again or an administrator resets it.
    */
-  failedCodes: z.number().int().nonnegative().optional(),
+  failedCodes: z.optional(z.number().check(z.int(), z.nonnegative())),
 });
 
 /** An authenticator app: the shared secret, sealed (lib/mfa/secret-box), and the replay guard. */
-export const totpEnrollmentSchema = enrollmentBase.extend({
+export const totpEnrollmentSchema = z.extend(enrollmentBase, {
   method: z.literal('TOTP'),
   sealedSecret: z.string(),
   /** The last accepted RFC 6238 time step: a code of this step or an earlier one is refused. */
-  lastTimeStep: z.number().optional(),
+  lastTimeStep: z.optional(z.number()),
 });
 
 /** A phone number or email address the service sends one-time codes to. */
-export const deliveredEnrollmentSchema = enrollmentBase.extend({
+export const deliveredEnrollmentSchema = z.extend(enrollmentBase, {
   method: z.enum(['SMS', 'EMAIL']),
   /** E.164 phone number or email address. */
   destination: z.string(),
   /** Keyed digest of the outstanding one-time code, if any (never the code). */
-  codeDigest: z.string().optional(),
+  codeDigest: z.optional(z.string()),
   /** Epoch seconds. */
-  codeExpiresAt: z.number().optional(),
+  codeExpiresAt: z.optional(z.number()),
   /** Epoch seconds; at most one code per RESEND_INTERVAL_SECONDS. */
-  codeSentAt: z.number().optional(),
+  codeSentAt: z.optional(z.number()),
 });
 
 export const enrollmentSchema = z.discriminatedUnion('method', [totpEnrollmentSchema, deliveredEnrollmentSchema]);

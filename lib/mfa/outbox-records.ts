@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod';
 
 /*
  * The schemas of the local outbox's records (lib/mfa/delivery.ts), apart from it: only the
@@ -13,7 +13,7 @@ export const outboxCodeSchema = z.object({
   destination: z.string(),
   code: z.string(),
   /** Absent for MFA codes. */
-  purpose: z.enum(['reset', 'verify-email']).optional(),
+  purpose: z.optional(z.enum(['reset', 'verify-email'])),
   /** Epoch seconds. */
   sentAt: z.number(),
 });

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import type { Random } from '../crypto/random';
+import * as z from '../zod';
 
 /** docs/api.md 8.6: a set of recovery codes has 10. */
 export const RECOVERY_CODE_COUNT = 10;
@@ -53,13 +53,13 @@ export const recoveryCodesSchema = z.object({
   tenantId: z.string(),
   userId: z.string(),
   /** The unused codes' digests; absent once every code is used (DynamoDB keeps no empty set). */
-  digests: z.set(z.string()).optional(),
+  digests: z.optional(z.set(z.string())),
   /** Epoch seconds. */
   generatedAt: z.number(),
   /** Epoch seconds: when a code was last used. */
-  lastUsedAt: z.number().optional(),
+  lastUsedAt: z.optional(z.number()),
   /** Wrong codes since the last right one (the MFA lockout's MAX_FAILED_CODES, lib/mfa/code-check). */
-  failedCodes: z.number().int().nonnegative().optional(),
+  failedCodes: z.optional(z.number().check(z.int(), z.nonnegative())),
 });
 
 export type RecoveryCodes = z.output<typeof recoveryCodesSchema>;

@@ -1,7 +1,7 @@
 import { errors, jwtVerify } from 'jose';
-import * as z from 'zod';
 import { type KeySet, type PublicKeySet, signJwt } from '../tokens/signing-keys';
 import { checksOf, verifiedTokens } from '../tokens/verified-tokens';
+import * as z from '../zod';
 
 /** `expires_in` of every OAuth access token (docs/api.md 4.7). */
 export const OAUTH_ACCESS_TOKEN_TTL_SECONDS = 3600;
@@ -62,16 +62,16 @@ export function signOAuthAccessToken(keys: KeySet, claims: Omit<OAuthAccessClaim
 const accessClaims = z.object({
   iss: z.string(),
   aud: z.string(),
-  client_id: z.string().min(1),
-  sub: z.string().min(1),
+  client_id: z.string().check(z.minLength(1)),
+  sub: z.string().check(z.minLength(1)),
   scope: z.string(),
-  tenantId: z.string().min(1),
-  grant_id: z.string().min(1).optional(),
-  idp: z.string().min(1).optional(),
-  cnf: z.object({ jkt: z.string().min(1) }).optional(),
+  tenantId: z.string().check(z.minLength(1)),
+  grant_id: z.optional(z.string().check(z.minLength(1))),
+  idp: z.optional(z.string().check(z.minLength(1))),
+  cnf: z.optional(z.object({ jkt: z.string().check(z.minLength(1)) })),
   iat: z.number(),
   exp: z.number(),
-  jti: z.string().min(1),
+  jti: z.string().check(z.minLength(1)),
 });
 
 const verified = verifiedTokens<OAuthAccessClaims>();

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { OAUTH_ERROR_CODES } from '../errors';
 import { type ClientView, GRANT_TYPES, TOKEN_ENDPOINT_AUTH_METHODS } from '../oauth/client';
 import { DPOP_SIGNING_ALGORITHMS } from '../oauth/dpop';
@@ -9,6 +8,7 @@ import { CLAIMS_SUPPORTED, OIDC_SCOPES, type UserClaims } from '../oidc/claims';
 import type { openIdConfiguration } from '../oidc/discovery';
 import { SIGNING_ALGORITHMS } from '../tokens/signing-keys';
 import { ROLES } from '../users/user';
+import * as z from '../zod';
 import type { DeviceAuthorizationResponse } from './device-authorization';
 
 /*
@@ -22,11 +22,11 @@ export const oauthTokenPayload = z.strictObject({
   /** docs/api.md 16.3: `DPoP` for a token bound to the key of the request's proof. */
   token_type: z.enum(['Bearer', 'DPoP']),
   expires_in: z.literal(3600),
-  refresh_token: z.string().optional(),
+  refresh_token: z.optional(z.string()),
   scope: z.string(),
   /** docs/api.md 11.1: with scope `openid`. */
-  id_token: z.string().optional(),
-}) satisfies z.ZodType<TokenResponse>;
+  id_token: z.optional(z.string()),
+}) satisfies z.ZodMiniType<TokenResponse>;
 
 /** docs/api.md 16.4: the device authorization answer (RFC 8628 3.2). */
 export const deviceAuthorizationResponse = z.strictObject({
@@ -34,9 +34,9 @@ export const deviceAuthorizationResponse = z.strictObject({
   user_code: z.string(),
   verification_uri: z.string(),
   verification_uri_complete: z.string(),
-  expires_in: z.number().int(),
-  interval: z.number().int(),
-}) satisfies z.ZodType<DeviceAuthorizationResponse>;
+  expires_in: z.number().check(z.int()),
+  interval: z.number().check(z.int()),
+}) satisfies z.ZodMiniType<DeviceAuthorizationResponse>;
 
 /** docs/api.md 5.5: a registered OAuth client, never its secret. */
 export const oauthClient = z.strictObject({
@@ -48,16 +48,16 @@ export const oauthClient = z.strictObject({
   /** docs/api.md 16.1: `none` for a public client. */
   token_endpoint_auth_method: z.enum(TOKEN_ENDPOINT_AUTH_METHODS),
   /** docs/api.md 16.2. */
-  allowed_origins: z.array(z.string()).optional(),
-  introspect_any: z.literal(true).optional(),
-  resources: z.array(z.string()).optional(),
-  id_token_signed_response_alg: z.enum(SIGNING_ALGORITHMS).optional(),
-  post_logout_redirect_uris: z.array(z.string()).optional(),
-  dpop_bound_access_tokens: z.literal(true).optional(),
+  allowed_origins: z.optional(z.array(z.string())),
+  introspect_any: z.optional(z.literal(true)),
+  resources: z.optional(z.array(z.string())),
+  id_token_signed_response_alg: z.optional(z.enum(SIGNING_ALGORITHMS)),
+  post_logout_redirect_uris: z.optional(z.array(z.string())),
+  dpop_bound_access_tokens: z.optional(z.literal(true)),
   /** docs/api.md 17.3: where logout tokens are POSTed. */
-  backchannel_logout_uri: z.string().optional(),
-  backchannel_logout_session_required: z.literal(true).optional(),
-}) satisfies z.ZodType<ClientView>;
+  backchannel_logout_uri: z.optional(z.string()),
+  backchannel_logout_session_required: z.optional(z.literal(true)),
+}) satisfies z.ZodMiniType<ClientView>;
 
 /** docs/api.md 5.6: an error of an OAuth endpoint called with a form body (RFC 6749 5.2). */
 export const oauthError = z.strictObject({
@@ -77,13 +77,13 @@ export const introspection = z.discriminatedUnion('active', [
     iat: z.number(),
     exp: z.number(),
     tenantId: z.string(),
-    token_type: z.enum(['Bearer', 'DPoP']).optional(),
-    aud: z.string().optional(),
-    jti: z.string().optional(),
+    token_type: z.optional(z.enum(['Bearer', 'DPoP'])),
+    aud: z.optional(z.string()),
+    jti: z.optional(z.string()),
     /** docs/api.md 16.3: the key a DPoP-bound token is bound to (RFC 9449 6.2). */
-    cnf: z.strictObject({ jkt: z.string() }).optional(),
+    cnf: z.optional(z.strictObject({ jkt: z.string() })),
   }),
-]) satisfies z.ZodType<IntrospectionResponse>;
+]) satisfies z.ZodMiniType<IntrospectionResponse>;
 
 /** docs/api.md 5.8: the published signing keys (RFC 7517), public parts only. */
 export const jwks = z.strictObject({
@@ -95,8 +95,8 @@ export const jwks = z.strictObject({
         x: z.string(),
         y: z.string(),
         kid: z.string(),
-        alg: z.literal('ES256').optional(),
-        use: z.literal('sig').optional(),
+        alg: z.optional(z.literal('ES256')),
+        use: z.optional(z.literal('sig')),
       }),
       // docs/api.md 11.4: the RS256 keys of ID tokens.
       z.strictObject({
@@ -134,10 +134,10 @@ export const authorizationServer = z.strictObject({
   authorization_response_iss_parameter_supported: z.literal(true),
   /** docs/api.md 16.3 (RFC 9449 5.1). */
   dpop_signing_alg_values_supported: z.array(z.enum(DPOP_SIGNING_ALGORITHMS)),
-}) satisfies z.ZodType<ReturnType<typeof authorizationServerMetadata>>;
+}) satisfies z.ZodMiniType<ReturnType<typeof authorizationServerMetadata>>;
 
 /** docs/api.md 11.3: the OpenID Provider metadata (OpenID Connect Discovery 1.0 section 3). */
-export const openIdProvider = authorizationServer.extend({
+export const openIdProvider = z.extend(authorizationServer, {
   userinfo_endpoint: z.string(),
   /** docs/api.md 11.12: RP-initiated logout. */
   end_session_endpoint: z.string(),
@@ -151,18 +151,18 @@ export const openIdProvider = authorizationServer.extend({
   /** docs/api.md 17.3: OIDC Back-Channel Logout 1.0 2.1. */
   backchannel_logout_supported: z.literal(true),
   backchannel_logout_session_supported: z.literal(true),
-}) satisfies z.ZodType<ReturnType<typeof openIdConfiguration>>;
+}) satisfies z.ZodMiniType<ReturnType<typeof openIdConfiguration>>;
 
 /** docs/api.md 11.2: the userinfo answer (OIDC Core 5.3.2): `sub`, and the claims the token's scope grants. */
 export const userInfo = z.strictObject({
   sub: z.string(),
-  preferred_username: z.string().optional(),
-  tenantId: z.string().optional(),
-  shopId: z.string().optional(),
-  role: z.enum(ROLES).optional(),
-  email: z.string().optional(),
-  email_verified: z.boolean().optional(),
-}) satisfies z.ZodType<UserClaims>;
+  preferred_username: z.optional(z.string()),
+  tenantId: z.optional(z.string()),
+  shopId: z.optional(z.string()),
+  role: z.optional(z.enum(ROLES)),
+  email: z.optional(z.string()),
+  email_verified: z.optional(z.boolean()),
+}) satisfies z.ZodMiniType<UserClaims>;
 
 /** docs/api.md 4.8: the data of createOAuth2Client. */
 export const clientCreated = z.strictObject({

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod';
 
 /**
  * An authorization code (RFC 6749 4.1.2) as stored: the code itself is 256 random
@@ -18,16 +18,16 @@ export const authorizationCodeSchema = z.object({
   /** The grant the code's tokens will belong to, chosen now so a second use can revoke it. */
   grantId: z.string(),
   /** The resource (RFC 8707) the user authorized the client for, if it asked for one. */
-  resource: z.string().optional(),
+  resource: z.optional(z.string()),
   /** The authorization request's OpenID Connect `nonce`, given back in the ID token (docs/api.md 11.1). */
-  nonce: z.string().optional(),
+  nonce: z.optional(z.string()),
   /** RFC 9449 10: the `dpop_jkt` of the authorization request; the code is redeemed with a proof by that key only. */
-  dpopJkt: z.string().optional(),
+  dpopJkt: z.optional(z.string()),
   /** Epoch seconds. */
   createdAt: z.number(),
   expiresAt: z.number(),
   /** Set, once, by the token request that redeems the code. */
-  usedAt: z.number().optional(),
+  usedAt: z.optional(z.number()),
 });
 
 export type AuthorizationCode = z.output<typeof authorizationCodeSchema>;

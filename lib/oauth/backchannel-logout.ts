@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
 import { epochSeconds } from '../clock';
 import type { Delivery, DeliveryPlanner, RequestMaker } from '../deliveries/delivery';
 import type { Deps } from '../deps';
 import type { CloudEvent } from '../events/event';
 import type { LogoutTarget } from '../store/oauth-grants';
 import { signJwt } from '../tokens/signing-keys';
+import * as z from '../zod';
 import type { OAuthClient } from './client';
 
 /*
@@ -27,11 +27,11 @@ export const LOGOUT_TOKEN_TTL_SECONDS = 120;
 /** What an event says about the sessions it ended (docs/events.md, the envelope). */
 const endedSessionsSchema = z.object({
   endedSessions: z.union([z.literal('all'), z.array(z.string())]),
-  keptSessionId: z.string().optional(),
+  keptSessionId: z.optional(z.string()),
 });
 
 /** A logout delivery's payload (lib/deliveries/delivery.ts): whom it logs out; never a secret. */
-const logoutPayloadSchema = z.strictObject({ sub: z.string(), sid: z.string().optional() });
+const logoutPayloadSchema = z.strictObject({ sub: z.string(), sid: z.optional(z.string()) });
 export type LogoutPayload = z.output<typeof logoutPayloadSchema>;
 
 type EndedSessions = z.output<typeof endedSessionsSchema>;

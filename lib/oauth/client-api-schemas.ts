@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { SIGNING_ALGORITHMS } from '../tokens/signing-keys';
+import * as z from '../zod';
 import { type AdminClientView, GRANT_TYPES, TOKEN_ENDPOINT_AUTH_METHODS } from './client';
 
 /*
@@ -11,7 +11,7 @@ import { type AdminClientView, GRANT_TYPES, TOKEN_ENDPOINT_AUTH_METHODS } from '
 export const adminClient = z.strictObject({
   client_id: z.string(),
   tenant_id: z.string(),
-  client_name: z.string().nullable(),
+  client_name: z.nullable(z.string()),
   redirect_uris: z.array(z.string()),
   post_logout_redirect_uris: z.array(z.string()),
   grant_types: z.array(z.enum(GRANT_TYPES)),
@@ -22,16 +22,16 @@ export const adminClient = z.strictObject({
   allowed_origins: z.array(z.string()),
   first_party: z.boolean(),
   created_at: z.string(),
-  updated_at: z.string().nullable(),
-  previous_secret_expires_at: z.string().nullable(),
-  introspect_any: z.literal(true).optional(),
-  resources: z.array(z.string()).optional(),
-  id_token_signed_response_alg: z.enum(SIGNING_ALGORITHMS).optional(),
-  dpop_bound_access_tokens: z.literal(true).optional(),
+  updated_at: z.nullable(z.string()),
+  previous_secret_expires_at: z.nullable(z.string()),
+  introspect_any: z.optional(z.literal(true)),
+  resources: z.optional(z.array(z.string())),
+  id_token_signed_response_alg: z.optional(z.enum(SIGNING_ALGORITHMS)),
+  dpop_bound_access_tokens: z.optional(z.literal(true)),
   /** docs/api.md 17.3: where logout tokens are POSTed. */
-  backchannel_logout_uri: z.string().optional(),
-  backchannel_logout_session_required: z.literal(true).optional(),
-}) satisfies z.ZodType<AdminClientView>;
+  backchannel_logout_uri: z.optional(z.string()),
+  backchannel_logout_session_required: z.optional(z.literal(true)),
+}) satisfies z.ZodMiniType<AdminClientView>;
 
 /** docs/api.md 9.9. */
 export const clientList = z.strictObject({ clients: z.array(adminClient) });

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { sourceOf } from '../abuse/source-address';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
@@ -6,6 +5,7 @@ import { TooManyRequestsError } from '../errors';
 import { schemaFailure } from '../http/middlewares/validate';
 import type { AttemptSubject } from '../store/login-attempts';
 import type { SecretSlot } from '../store/oauth-clients';
+import * as z from '../zod';
 import { hasLivePreviousSecret, isPublicClient, type OAuthClient } from './client';
 import { oauthErrors } from './errors';
 
@@ -53,7 +53,7 @@ function basicCredentials(authorization: string | undefined): PresentedClient | 
 }
 
 /** The seed's rule for JSON token requests: credentials in the body, both required. */
-const seedCredentials = z.object({ client_id: z.string().min(1), client_secret: z.string().min(1) });
+const seedCredentials = z.object({ client_id: z.string().check(z.minLength(1)), client_secret: z.string().check(z.minLength(1)) });
 
 /**
  * The client credentials of a request: HTTP Basic, or `client_id` and `client_secret`

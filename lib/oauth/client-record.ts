@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { SIGNING_ALGORITHMS } from '../tokens/signing-keys';
+import * as z from '../zod';
 import { GRANT_TYPES, TOKEN_ENDPOINT_AUTH_METHODS } from './client-kinds';
 
 /*
@@ -17,19 +17,19 @@ export const oauthClientSchema = z.object({
   clientId: z.string(),
   tenantId: z.string(),
   /** Clients registered before public clients existed are all confidential. */
-  tokenEndpointAuthMethod: z.enum(TOKEN_ENDPOINT_AUTH_METHODS).default('client_secret_basic'),
+  tokenEndpointAuthMethod: z._default(z.enum(TOKEN_ENDPOINT_AUTH_METHODS), 'client_secret_basic'),
   /**
    * `hmac-sha256$<base64url>` of the secret, keyed with the server's pepper
    * (client-secret.ts); absent exactly for a public client.
    */
-  secretHash: z.string().optional(),
+  secretHash: z.optional(z.string()),
   /**
    * Compared exactly, as registered (RFC 9700 2.1), except a public client's loopback IP
    * URIs, whose port may differ (RFC 8252 7.3, {@link matchesRedirectUri}).
    */
   redirectUris: z.array(z.string()),
   /** The web origins that CORS lets call the token, userinfo and revocation endpoints (docs/api.md 16.2). */
-  allowedOrigins: z.array(z.string()).default([]),
+  allowedOrigins: z._default(z.array(z.string()), []),
   grantTypes: z.array(z.enum(GRANT_TYPES)),
   scopes: z.array(z.string()),
   /** ISO 8601. */
@@ -37,35 +37,35 @@ export const oauthClientSchema = z.object({
   /** The ADMIN who registered the client. */
   createdBy: z.string(),
   /** A name for people (consent, listings); docs/api.md 9.11. */
-  clientName: z.string().optional(),
+  clientName: z.optional(z.string()),
   /** Marked by an ADMIN as the platform's own (docs/api.md 9.11); clients are third-party otherwise. */
-  firstParty: z.boolean().optional(),
+  firstParty: z.optional(z.boolean()),
   /** Where RP-initiated logout may send the browser, compared exactly like `redirectUris`. */
-  postLogoutRedirectUris: z.array(z.string()).optional(),
+  postLogoutRedirectUris: z.optional(z.array(z.string())),
   /**
    * The secret before the last rotation (docs/api.md 9.13), under the same hash format,
    * accepted until `previousSecretExpiresAt` (epoch seconds) and never after.
    */
-  previousSecretHash: z.string().optional(),
-  previousSecretExpiresAt: z.number().optional(),
+  previousSecretHash: z.optional(z.string()),
+  previousSecretExpiresAt: z.optional(z.number()),
   /** ISO 8601 of the last change through PATCH or a secret rotation. */
-  updatedAt: z.string().optional(),
+  updatedAt: z.optional(z.string()),
   /**
    * A resource server's permission (docs/api.md 4.14): it may introspect the access
    * tokens of every client of its tenant, not only its own. Set by the ADMIN at creation.
    */
-  introspectAny: z.boolean().default(false),
+  introspectAny: z._default(z.boolean(), false),
   /**
    * The resource servers (RFC 8707 absolute URIs) the client may ask tokens for with
    * `resource`; such a token's `aud` is the resource (docs/api.md 4.7).
    */
-  resources: z.array(z.string()).default([]),
+  resources: z._default(z.array(z.string()), []),
   /** How the client's ID tokens are signed (docs/api.md 11.4): ES256 when absent. */
-  idTokenSignedResponseAlg: z.enum(SIGNING_ALGORITHMS).optional(),
+  idTokenSignedResponseAlg: z.optional(z.enum(SIGNING_ALGORITHMS)),
   /** RFC 9449 5.2 (docs/api.md 16.3): every token request must come with a DPoP proof. */
-  dpopBoundAccessTokens: z.boolean().optional(),
+  dpopBoundAccessTokens: z.optional(z.boolean()),
   /** Where a logout token is POSTed when a session the client holds ends (docs/api.md 17.3). */
-  backchannelLogoutUri: z.string().optional(),
+  backchannelLogoutUri: z.optional(z.string()),
   /** The client needs `sid` in every logout token (OIDC Back-Channel Logout 1.0 2.2); false when absent. */
-  backchannelLogoutSessionRequired: z.boolean().optional(),
+  backchannelLogoutSessionRequired: z.optional(z.boolean()),
 });

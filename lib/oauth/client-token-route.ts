@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import type { Deps } from '../deps';
 import { httpHandler } from '../http/handler';
 import type { Reply } from '../http/reply';
+import * as z from '../zod';
 import { isPublicClient, type OAuthClient } from './client';
 import { authenticateClient, presentedClient } from './client-auth';
 import { requireClientSecretPepper } from './client-secret';
@@ -10,10 +10,10 @@ import { oauthErrors, rfcErrorFormat } from './errors';
 
 /** The body of the endpoints where a client asks about one of its tokens (RFC 7009 2.1, RFC 7662 2.1). */
 export const clientTokenBody = z.object({
-  token: z.string().max(4096).optional(),
-  token_type_hint: z.string().max(64).optional(),
-  client_id: z.string().min(1).max(128).optional(),
-  client_secret: z.string().min(1).max(512).optional(),
+  token: z.optional(z.string().check(z.maxLength(4096))),
+  token_type_hint: z.optional(z.string().check(z.maxLength(64))),
+  client_id: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
+  client_secret: z.optional(z.string().check(z.minLength(1), z.maxLength(512))),
 });
 
 /**

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { SigningAlgorithm } from '../tokens/signing-keys';
 import { GRANT_TYPES, type GrantType, type TokenEndpointAuthMethod } from './client-kinds';
 import type { oauthClientSchema } from './client-record';

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import type { Random } from '../crypto/random';
 import { AMR_VALUES } from '../sessions/session';
+import * as z from '../zod';
 
 /** The grant type of RFC 8628 3.4, as clients register it and send it to the token endpoint. */
 export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -69,19 +69,19 @@ export const deviceAuthorizationSchema = z.object({
   createdAt: z.number(),
   expiresAt: z.number(),
   /** The least seconds between polls; grows by 5 at each `slow_down`. */
-  interval: z.number().int().positive(),
+  interval: z.number().check(z.int(), z.positive()),
   /** Epoch seconds: a poll before this answers `slow_down`. */
   nextPollAt: z.number(),
   status: z.enum(DEVICE_AUTHORIZATION_STATUSES),
   /** Set with the decision: who decided, in which browser session, and how that session was signed in. */
-  decidedAt: z.number().optional(),
-  userId: z.string().optional(),
-  sessionId: z.string().optional(),
-  authTime: z.number().optional(),
-  amr: z.array(z.enum(AMR_VALUES)).optional(),
+  decidedAt: z.optional(z.number()),
+  userId: z.optional(z.string()),
+  sessionId: z.optional(z.string()),
+  authTime: z.optional(z.number()),
+  amr: z.optional(z.array(z.enum(AMR_VALUES))),
   /** Set, once, by the token request that redeems the approval, with the grant it stored. */
-  redeemedAt: z.number().optional(),
-  grantId: z.string().optional(),
+  redeemedAt: z.optional(z.number()),
+  grantId: z.optional(z.string()),
 });
 
 export type DeviceAuthorization = z.output<typeof deviceAuthorizationSchema>;

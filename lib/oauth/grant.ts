@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { formatRefreshToken, parseRefreshToken, refreshStateSchema } from '../token-families/refresh-family';
+import * as z from '../zod';
 
 /**
  * A grant: the family of tokens issued from one authorization code (and, before
@@ -9,7 +9,7 @@ import { formatRefreshToken, parseRefreshToken, refreshStateSchema } from '../to
  * introspection sees (RFC 7009 2.1). Its refresh tokens, if its client may refresh,
  * follow the rules of every refresh-token family (lib/token-families).
  */
-export const grantSchema = refreshStateSchema.partial().extend({
+export const grantSchema = z.extend(z.partial(refreshStateSchema), {
   id: z.string(),
   tenantId: z.string(),
   clientId: z.string(),
@@ -17,27 +17,27 @@ export const grantSchema = refreshStateSchema.partial().extend({
   /** `sub` of the tokens: the user, or the client itself for client_credentials. */
   subject: z.string(),
   /** The user's session the code was issued in (authorization_code only). */
-  sessionId: z.string().optional(),
+  sessionId: z.optional(z.string()),
   scope: z.array(z.string()),
   /** The resource (RFC 8707) of the code the grant was redeemed from: its tokens' `aud`. */
-  resource: z.string().optional(),
+  resource: z.optional(z.string()),
   /** Epoch seconds. */
   createdAt: z.number(),
   /** Epoch seconds: nothing issued from the grant is valid after this. */
   expiresAt: z.number(),
   /** For a user's grant, the user's session generation when it was made (lib/users/user.ts). */
-  userEpoch: z.number().int().nonnegative().optional(),
+  userEpoch: z.optional(z.number().check(z.int(), z.nonnegative())),
   /**
    * The session's last proof of a credential and its methods when the code was redeemed
    * (epoch seconds, RFC 8176): the `auth_time` and `amr` of the ID tokens of a refresh
    * (OIDC Core 12.2: those of the original authentication). Absent on older grants.
    */
-  authTime: z.number().optional(),
-  amr: z.array(z.string()).optional(),
+  authTime: z.optional(z.number()),
+  amr: z.optional(z.array(z.string())),
   /** The connection of the federated session the code was issued in (docs/api.md 14.3): `idp` in its tokens. */
-  idp: z.string().optional(),
+  idp: z.optional(z.string()),
   /** A public client's grant redeemed with a DPoP proof: its refresh tokens need a proof by this key (docs/api.md 16.3). */
-  dpopJkt: z.string().optional(),
+  dpopJkt: z.optional(z.string()),
 });
 
 export type OAuthGrant = z.output<typeof grantSchema>;

@@ -1,14 +1,14 @@
 import { compactVerify, errors } from 'jose';
-import * as z from 'zod';
 import { type PublicKeySet, SIGNING_ALGORITHMS } from '../tokens/signing-keys';
+import * as z from '../zod';
 
 /** The claims of an ID token of ours that RP-initiated logout reads (docs/api.md 11.1, 11.12). */
 const hintClaims = z.object({
   iss: z.string(),
-  sub: z.string().min(1),
-  aud: z.string().min(1),
-  sid: z.string().min(1).optional(),
-  tenantId: z.string().optional(),
+  sub: z.string().check(z.minLength(1)),
+  aud: z.string().check(z.minLength(1)),
+  sid: z.optional(z.string().check(z.minLength(1))),
+  tenantId: z.optional(z.string()),
 });
 
 export type IdTokenHint = z.output<typeof hintClaims>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod';
 
 /**
  * A WebAuthn credential as the browser's `PublicKeyCredential.toJSON()` gives it
@@ -8,9 +8,9 @@ import * as z from 'zod';
 export const credential = z.record(z.string(), z.unknown());
 
 /** A passkey's name as its owner gives it (docs/api.md 12.2). */
-export const passkeyName = z.string().trim().min(1).max(100);
+export const passkeyName = z.string().check(z.trim(), z.minLength(1), z.maxLength(100));
 
-const descriptor = z.strictObject({ type: z.literal('public-key'), id: z.string(), transports: z.array(z.string()).optional() });
+const descriptor = z.strictObject({ type: z.literal('public-key'), id: z.string(), transports: z.optional(z.array(z.string())) });
 
 /** docs/api.md 12.1: `PublicKeyCredentialCreationOptionsJSON` as the service fills it. */
 export const registrationOptions = z.strictObject({
@@ -18,8 +18,8 @@ export const registrationOptions = z.strictObject({
     rp: z.strictObject({ id: z.string(), name: z.string() }),
     user: z.strictObject({ id: z.string(), name: z.string(), displayName: z.string() }),
     challenge: z.string(),
-    pubKeyCredParams: z.array(z.strictObject({ type: z.literal('public-key'), alg: z.number().int() })),
-    timeout: z.number().int(),
+    pubKeyCredParams: z.array(z.strictObject({ type: z.literal('public-key'), alg: z.number().check(z.int()) })),
+    timeout: z.number().check(z.int()),
     excludeCredentials: z.array(descriptor),
     authenticatorSelection: z.strictObject({
       residentKey: z.literal('required'),
@@ -36,7 +36,7 @@ export const authenticationOptions = z.strictObject({
   options: z.strictObject({
     challenge: z.string(),
     rpId: z.string(),
-    timeout: z.number().int(),
+    timeout: z.number().check(z.int()),
     allowCredentials: z.array(descriptor),
     userVerification: z.literal('required'),
   }),

@@ -13,7 +13,6 @@ import {
   parseAuthenticatorData,
   parseClientDataJSON,
 } from '@oslojs/webauthn';
-import * as z from 'zod';
 import { sourceOf } from '../abuse/source-address';
 import type { AuditDetails } from '../audit/events';
 import { bySelf, recordEvent } from '../audit/record';
@@ -27,6 +26,7 @@ import type { Amr } from '../sessions/session';
 import { NOBODY, SOURCE_WINDOW_SECONDS, signInEvent } from '../sessions/sign-in';
 import type { Identity } from '../tokens/access-token';
 import type { User } from '../users/user';
+import * as z from '../zod';
 import { passkeysOf } from './listing';
 import { type CredentialDescriptor, issueChallenge, type PublicKeyCredentialRequestOptionsJSON, signInOptions } from './options';
 import { CHALLENGE_TTL_SECONDS, MAX_PASSKEYS_PER_USER, type Passkey, type PasskeyView, passkeyView } from './passkey';
@@ -75,17 +75,17 @@ export interface PasskeySignIn {
 /** Preferred first: EdDSA, ES256, RS256 (the algorithms signatures are checked for below). */
 const ALGORITHMS = [coseAlgorithmEdDSA, coseAlgorithmES256, coseAlgorithmRS256];
 
-const base64url = z.string().regex(/^[A-Za-z0-9_-]+$/);
+const base64url = z.string().check(z.regex(/^[A-Za-z0-9_-]+$/));
 /** Credential ids are at most 1023 bytes (Level 3 5.1). */
-const credentialIdText = base64url.max(1400);
+const credentialIdText = base64url.check(z.maxLength(1400));
 const registrationResponse = z.object({
   id: credentialIdText,
   rawId: credentialIdText,
   type: z.literal('public-key'),
   response: z.object({
-    clientDataJSON: base64url.max(8192),
-    attestationObject: base64url.max(65536),
-    transports: z.array(z.string().max(32)).max(10).optional(),
+    clientDataJSON: base64url.check(z.maxLength(8192)),
+    attestationObject: base64url.check(z.maxLength(65536)),
+    transports: z.optional(z.array(z.string().check(z.maxLength(32))).check(z.maxLength(10))),
   }),
 });
 const authenticationResponse = z.object({
@@ -93,10 +93,10 @@ const authenticationResponse = z.object({
   rawId: credentialIdText,
   type: z.literal('public-key'),
   response: z.object({
-    clientDataJSON: base64url.max(8192),
-    authenticatorData: base64url.max(8192),
-    signature: base64url.max(2048),
-    userHandle: base64url.max(128).nullish(),
+    clientDataJSON: base64url.check(z.maxLength(8192)),
+    authenticatorData: base64url.check(z.maxLength(8192)),
+    signature: base64url.check(z.maxLength(2048)),
+    userHandle: z.nullish(base64url.check(z.maxLength(128))),
   }),
 });
 

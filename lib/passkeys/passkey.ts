@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../zod';
 
 /** The two WebAuthn ceremonies a challenge is issued for (docs/api.md 12). */
 export const CEREMONIES = ['registration', 'authentication'] as const;
@@ -26,18 +26,18 @@ export const passkeySchema = z.object({
   /** The public key, SubjectPublicKeyInfo DER, base64url. */
   publicKey: z.string(),
   /** Its COSE algorithm (-7 ES256, -8 EdDSA, -257 RS256). */
-  algorithm: z.number().int(),
+  algorithm: z.number().check(z.int()),
   /** The last signature counter seen; 0 for authenticators that keep none. */
-  counter: z.number().int().nonnegative(),
+  counter: z.number().check(z.int(), z.nonnegative()),
   /** The credential may be synced to other devices (backup eligible, WebAuthn 6.1 flag BE). */
   backupEligible: z.boolean(),
   transports: z.array(z.string()),
   name: z.string(),
   /** Epoch seconds. */
   createdAt: z.number(),
-  lastUsedAt: z.number().optional(),
+  lastUsedAt: z.optional(z.number()),
   /** Epoch seconds of a removal: a removed passkey is no longer a passkey. */
-  removedAt: z.number().optional(),
+  removedAt: z.optional(z.number()),
 });
 export type Passkey = z.output<typeof passkeySchema>;
 
@@ -47,7 +47,7 @@ export const challengeSchema = z.object({
   tenantId: z.string(),
   ceremony: z.enum(CEREMONIES),
   /** The user the ceremony is for (registration; authentication when a username was given). */
-  userId: z.string().optional(),
+  userId: z.optional(z.string()),
   /** Epoch seconds. */
   expiresAt: z.number(),
 });

@@ -1,9 +1,9 @@
-import * as z from 'zod';
 import type { ScimCaller } from '../audit/record';
 import type { Deps } from '../deps';
 import { type HttpHandler, httpHandler } from '../http/handler';
 import { document, type Reply } from '../http/reply';
 import { fitsAfterNormalization } from '../http/schemas';
+import * as z from '../zod';
 import { SCIM_JSON, scimErrorFormat, scimErrors } from './errors';
 import { scimAuthentication, scimCallerOf } from './tokens';
 

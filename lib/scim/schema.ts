@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { username } from '../http/schemas';
+import * as z from '../zod';
 import { scimErrors } from './errors';
 
 /** RFC 7643 4.1 and docs/api.md 13.3: the schemas of a SCIM user. */
@@ -15,24 +15,24 @@ export const scimBoolean = z.preprocess(
   z.boolean(),
 );
 
-const text = z.string().max(256);
+const text = z.string().check(z.maxLength(256));
 
 /** RFC 7643 4.1.1 `name`: its sub-attributes, strings. */
 const nameSchema = z.strictObject({
-  formatted: text.optional(),
-  familyName: text.optional(),
-  givenName: text.optional(),
-  middleName: text.optional(),
-  honorificPrefix: text.optional(),
-  honorificSuffix: text.optional(),
+  formatted: z.optional(text),
+  familyName: z.optional(text),
+  givenName: z.optional(text),
+  middleName: z.optional(text),
+  honorificPrefix: z.optional(text),
+  honorificSuffix: z.optional(text),
 });
 
 /** RFC 7643 4.1.2 `emails`: an address, its type, whether primary. */
 const emailSchema = z.strictObject({
-  value: z.email().max(254),
-  type: z.string().max(64).optional(),
-  primary: scimBoolean.optional(),
-  display: text.optional(),
+  value: z.email().check(z.maxLength(254)),
+  type: z.optional(z.string().check(z.maxLength(64))),
+  primary: z.optional(scimBoolean),
+  display: z.optional(text),
 });
 
 /**
@@ -43,45 +43,47 @@ const emailSchema = z.strictObject({
  */
 export const userInput = z.object({
   userName: username,
-  externalId: z.string().min(1).max(128).optional(),
-  name: nameSchema.optional(),
-  displayName: text.optional(),
-  emails: z.array(emailSchema).max(10).optional(),
-  active: scimBoolean.optional(),
-  [COMMERCE_SCHEMA]: z.strictObject({ shopId: z.string().min(1).max(128).optional() }).optional(),
+  externalId: z.optional(z.string().check(z.minLength(1), z.maxLength(128))),
+  name: z.optional(nameSchema),
+  displayName: z.optional(text),
+  emails: z.optional(z.array(emailSchema).check(z.maxLength(10))),
+  active: z.optional(scimBoolean),
+  [COMMERCE_SCHEMA]: z.optional(z.strictObject({ shopId: z.optional(z.string().check(z.minLength(1), z.maxLength(128))) })),
 });
 export type UserInput = z.output<typeof userInput>;
 
 /** RFC 7644 3.5.2: a PATCH request, `op` in any letter case. */
 export const patchRequest = z.object({
-  schemas: z.array(z.string()).optional(),
+  schemas: z.optional(z.array(z.string())),
   Operations: z
     .array(
       z.object({
-        op: z
-          .string()
-          .transform((op) => op.toLowerCase())
-          .pipe(z.enum(['add', 'replace', 'remove'])),
-        path: z.string().min(1).max(512).optional(),
-        value: z.unknown().optional(),
+        op: z.pipe(
+          z.pipe(
+            z.string(),
+            z.transform((op) => op.toLowerCase()),
+          ),
+          z.enum(['add', 'replace', 'remove']),
+        ),
+        path: z.optional(z.string().check(z.minLength(1), z.maxLength(512))),
+        value: z.optional(z.unknown()),
       }),
     )
-    .min(1)
-    .max(100),
+    .check(z.minLength(1), z.maxLength(100)),
 });
 export type PatchRequest = z.output<typeof patchRequest>;
 
 /** RFC 7644 3.4.2.4: 1-based `startIndex` (below 1 reads as 1) and `count` (negative reads as 0), at most 100 a page. */
 export const listQuery = z.object({
-  filter: z.string().max(1024).optional(),
-  startIndex: z.coerce.number().int().optional(),
-  count: z.coerce.number().int().optional(),
+  filter: z.optional(z.string().check(z.maxLength(1024))),
+  startIndex: z.optional(z.coerce.number().check(z.int())),
+  count: z.optional(z.coerce.number().check(z.int())),
 });
 export type ListQuery = z.output<typeof listQuery>;
 export const MAX_RESULTS = 100;
 
 /** A SCIM body or query as `schema` says, or its first problem as 400 `invalidValue` (RFC 7644 3.12). */
-export function parseScim<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+export function parseScim<S extends z.ZodMiniType>(schema: S, value: unknown): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];

@@ -1,5 +1,4 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import * as z from 'zod';
 import { oneLineName } from '../admin/schemas';
 import { byAdmin, recordEvent, type ScimCaller } from '../audit/record';
 import { epochSeconds } from '../clock';
@@ -11,6 +10,7 @@ import { adminEvent } from '../events/by-admin';
 import { bearerToken } from '../oidc/userinfo';
 import type { ScimToken } from '../store/scim-tokens';
 import type { Identity } from '../tokens/access-token';
+import * as z from '../zod';
 import { ScimError, scimErrors } from './errors';
 
 export const SCIM_TOKEN_NOT_FOUND = 'SCIM token not found';

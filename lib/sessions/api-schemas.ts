@@ -1,9 +1,9 @@
-import * as z from 'zod';
 import type { Identity } from '../caller';
 import { MFA_METHODS } from '../mfa/methods';
 import { AMR_VALUES } from '../sessions/session';
 import type { AuthPayload } from '../sessions/sessions';
 import { ROLES, type UserSummary } from '../users/user';
+import * as z from '../zod';
 
 /*
  * The answers of the session routes (docs/api.md 4.1-4.5, 4.9, 5.1-5.3) as schemas:
@@ -19,16 +19,16 @@ export const userSummary = z.strictObject({
   role: z.enum(ROLES),
   tenantId: z.string(),
   shopId: z.string(),
-}) satisfies z.ZodType<UserSummary>;
+}) satisfies z.ZodMiniType<UserSummary>;
 
 /** docs/api.md 5.2: the data of login, refreshToken and register. */
 export const authPayload = z.strictObject({
   token: z.string(),
   refreshToken: z.string(),
-  expiresIn: z.number().int().nonnegative(),
+  expiresIn: z.number().check(z.int(), z.nonnegative()),
   user: userSummary,
-  deviceToken: z.string().optional(),
-}) satisfies z.ZodType<AuthPayload>;
+  deviceToken: z.optional(z.string()),
+}) satisfies z.ZodMiniType<AuthPayload>;
 
 /** docs/api.md 5.3: the request context the authorizer hands to the functions. */
 export const requestContext = z.strictObject({
@@ -39,8 +39,8 @@ export const requestContext = z.strictObject({
   shopId: z.string(),
   sessionId: z.string(),
   amr: z.array(z.enum(AMR_VALUES)),
-  authTime: z.number().int(),
-}) satisfies z.ZodType<Identity>;
+  authTime: z.number().check(z.int()),
+}) satisfies z.ZodMiniType<Identity>;
 
 /** docs/api.md 4.4: the data of enableMFA. */
 export const mfaEnabled = z.strictObject({
@@ -48,7 +48,7 @@ export const mfaEnabled = z.strictObject({
   method: z.enum(MFA_METHODS),
   status: z.literal('pending'),
   /** TOTP only. */
-  otpauthUri: z.string().optional(),
+  otpauthUri: z.optional(z.string()),
 });
 
 /** docs/api.md 4.9: the data of me. */

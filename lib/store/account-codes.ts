@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import type { Random } from '../crypto/random';
 import type { User } from '../users/user';
+import * as z from '../zod';
 import { GetCommand, UpdateCommand } from './commands';
 import { type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { type Key, keys } from './keys';
@@ -19,14 +19,14 @@ export const accountCodeSchema = z.object({
   /** The user the code is for; a reset asked for an unknown username names nobody. */
   userId: z.string(),
   /** Keyed digest of the code (lib/mfa/secret-box); removed when the code is used. */
-  digest: z.string().optional(),
+  digest: z.optional(z.string()),
   /** Epoch seconds. */
   sentAt: z.number(),
   expiresAt: z.number(),
   /** Tries spent on this code, right or wrong. */
-  tries: z.number().int().nonnegative(),
+  tries: z.number().check(z.int(), z.nonnegative()),
   /** Where the code went (a reset), or the address it verifies (email verification). */
-  destination: z.string().optional(),
+  destination: z.optional(z.string()),
 });
 
 export type AccountCode = z.output<typeof accountCodeSchema>;

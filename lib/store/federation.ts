@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import type { Random } from '../crypto/random';
 import { hashToken } from '../crypto/token-hash';
 import { type Connection, connectionSchema, type TenantDomain, tenantDomainSchema } from '../federation/connection';
 import type { User } from '../users/user';
+import * as z from '../zod';
 import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from './commands';
 import { cancellationCodes, type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
@@ -97,8 +97,8 @@ export const federationRequestSchema = z.object({
   /** The digest of the federation cookie's secret: the browser that set off is the one that comes back. */
   browserHash: z.string(),
   /** OIDC: the PKCE verifier and the nonce. */
-  codeVerifier: z.string().optional(),
-  nonce: z.string().optional(),
+  codeVerifier: z.optional(z.string()),
+  nonce: z.optional(z.string()),
   /** Epoch seconds. */
   createdAt: z.number(),
   expiresAt: z.number(),

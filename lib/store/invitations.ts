@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import type { Random } from '../crypto/random';
 import { ROLES, type User } from '../users/user';
+import * as z from '../zod';
 import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteItem } from './commands';
 import { cancellationCodes, type Dynamo } from './dynamo';
 import { keys } from './keys';
@@ -18,7 +18,7 @@ export const invitationSchema = z.object({
   role: z.enum(ROLES),
   shopId: z.string(),
   /** The username the acceptance page suggests. */
-  username: z.string().optional(),
+  username: z.optional(z.string()),
   status: z.enum(['pending', 'accepted', 'revoked']),
   tokenHash: z.string(),
   /** Epoch seconds. */
@@ -28,7 +28,7 @@ export const invitationSchema = z.object({
   /** The ADMIN or MANAGER who invited. */
   createdBy: z.string(),
   /** The account the acceptance created. */
-  acceptedUserId: z.string().optional(),
+  acceptedUserId: z.optional(z.string()),
 });
 export type Invitation = z.output<typeof invitationSchema>;
 

@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import type { Random } from '../crypto/random';
 import { grantSchema, type OAuthGrant } from '../oauth/grant';
 import type { TokenFamilyStore } from '../token-families/refresh-family';
+import * as z from '../zod';
 import { GetCommand, PutCommand, UpdateCommand } from './commands';
 import { type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';
@@ -68,7 +68,7 @@ export interface DeniedAccessToken {
 const REVOCATION_KEPT_SECONDS = 31 * 24 * 3600;
 
 const logoutTargetsSchema = z.object({
-  targets: z.array(z.object({ id: z.string(), clientId: z.string(), kind: grantSchema.shape.kind, sessionId: z.string().optional() })),
+  targets: z.array(z.object({ id: z.string(), clientId: z.string(), kind: grantSchema.shape.kind, sessionId: z.optional(z.string()) })),
 });
 
 function toGrant(item: Record<string, unknown> | undefined): OAuthGrant | undefined {

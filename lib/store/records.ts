@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 
 /** A stored item that does not have the shape its record must have: a bug or a tampered table, never the caller's fault. */
 export class StoredRecordError extends Error {
@@ -10,7 +10,7 @@ export class StoredRecordError extends Error {
  * dropped with every attribute the record does not name); undefined stays undefined.
  * The error names the record kind and the failing fields, never their values.
  */
-export function parseRecord<S extends z.ZodType>(
+export function parseRecord<S extends z.ZodMiniType>(
   schema: S,
   kind: string,
   item: Record<string, unknown> | undefined,

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import type { Random } from '../crypto/random';
+import * as z from '../zod';
 import { DeleteCommand, GetCommand, QueryCommand } from './commands';
 import { type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { keys } from './keys';

@@ -1,10 +1,10 @@
-import type * as z from 'zod';
 import type { Random } from '../crypto/random';
 import type { Device } from '../sessions/device';
 import { type Amr, type Session, sessionSchema } from '../sessions/session';
 import type { TokenFamilyStore } from '../token-families/refresh-family';
 import { epochOf, signInEpochOf, type User } from '../users/user';
 import { userSchema } from '../users/user-record';
+import * as z from '../zod';
 import { BatchGetCommand, GetCommand, TransactGetCommand, UpdateCommand } from './commands';
 import { cancellationCodes, type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { type Key, keys } from './keys';
@@ -71,7 +71,7 @@ export interface SessionStore extends TokenFamilyStore<Session> {
 }
 
 /** What the authorizer reads of a session. */
-export const sessionStateSchema = sessionSchema.pick({
+export const sessionStateSchema = z.pick(sessionSchema, {
   tenantId: true,
   userId: true,
   expiresAt: true,
@@ -88,7 +88,7 @@ export const sessionStateSchema = sessionSchema.pick({
 export type SessionState = z.output<typeof sessionStateSchema>;
 
 /** What the authorizer reads of a user: never the password hash. */
-export const ownerStateSchema = userSchema.pick({
+export const ownerStateSchema = z.pick(userSchema, {
   id: true,
   tenantId: true,
   username: true,

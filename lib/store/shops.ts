@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import type { Random } from '../crypto/random';
+import * as z from '../zod';
 import { GetCommand, QueryCommand } from './commands';
 import type { Dynamo } from './dynamo';
 import { keys } from './keys';

@@ -1,8 +1,8 @@
-import * as z from 'zod';
 import type { Random } from '../crypto/random';
 import { MFA_METHODS } from '../mfa/methods';
 import { epochOf, type Role, type User } from '../users/user';
 import { userSchema } from '../users/user-record';
+import * as z from '../zod';
 import { QueryCommand, TransactWriteCommand } from './commands';
 import { deleteKeys } from './delete-keys';
 import { cancellationCodes, type Dynamo } from './dynamo';
@@ -14,7 +14,7 @@ import { activityFields, activityOf, type UserActivity } from './user-activity';
 import { transactOnce } from './write-once';
 
 /** A user as the tenant administration lists it: the stored user and what the account helper may add. */
-export const listedUserSchema = userSchema.extend({ emailVerified: z.boolean().optional(), ...activityFields });
+export const listedUserSchema = z.extend(userSchema, { emailVerified: z.optional(z.boolean()), ...activityFields });
 export type ListedUser = z.output<typeof listedUserSchema>;
 
 /** Where a page of a tenant's users starts: after this user of the index (docs/api.md 9.1). */

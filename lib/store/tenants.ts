@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { ROLES } from '../caller';
+import * as z from '../zod';
 import { GetCommand, UpdateCommand } from './commands';
 import type { Dynamo } from './dynamo';
 import { keys } from './keys';
@@ -11,15 +11,15 @@ export const tenantSchema = z.object({
   /** ISO 8601. */
   createdAt: z.string(),
   /** The shop the tenant was created with; absent on tenants older than shops (docs/api.md 9.7). */
-  defaultShopId: z.string().optional(),
+  defaultShopId: z.optional(z.string()),
   /** The name the hosted pages show (docs/api.md 9.14); absent until an ADMIN sets one. */
-  displayName: z.string().optional(),
+  displayName: z.optional(z.string()),
   /** The role of a user provisioned over SCIM without a group (docs/api.md 13.3); ANALYST when absent. */
-  scimDefaultRole: z.enum(ROLES).optional(),
+  scimDefaultRole: z.optional(z.enum(ROLES)),
   /** The logo the pages show beside the name (docs/api.md 9.14, 15.1): an https URL. */
-  logoUrl: z.string().optional(),
+  logoUrl: z.optional(z.string()),
   /** The accent colour of the pages (docs/api.md 9.14, 15.1): `#rrggbb`. */
-  accentColor: z.string().optional(),
+  accentColor: z.optional(z.string()),
 });
 export type Tenant = z.output<typeof tenantSchema>;
 

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { MFA_METHODS, type MfaMethod } from '../mfa/methods';
+import * as z from '../zod';
 import type { TransactWriteItem } from './commands';
 import { keys } from './keys';
 
@@ -18,11 +18,11 @@ export const ACTIVITY_KEPT = 'activityKept';
 
 /** The fields of a user's activity on their record. */
 export const activityFields = {
-  [ACTIVITY_KEPT]: z.literal(true).optional(),
+  [ACTIVITY_KEPT]: z.optional(z.literal(true)),
   /** Epoch seconds of the start of the user's newest session. */
-  lastSessionAt: z.number().optional(),
+  lastSessionAt: z.optional(z.number()),
   /** Every MFA method the user enrolled since activity is kept, whether they still hold it or not. */
-  mfaEnrolled: z.set(z.enum(MFA_METHODS)).optional(),
+  mfaEnrolled: z.optional(z.set(z.enum(MFA_METHODS))),
 };
 
 /** A user's activity as the list reads it. */

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { DELIVERY_KINDS, type DeliveryKind } from '../deliveries/kinds';
+import * as z from '../zod';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from './commands';
 import { cancellationCodes, type Dynamo, isConditionalCheckFailed } from './dynamo';
 import { webhookKeys } from './keys';
@@ -45,17 +45,17 @@ export const deliveryEntrySchema = z.object({
   id: z.string(),
   kind: deliveryKind,
   target: z.string(),
-  eventId: z.string().nullable(),
-  eventType: z.string().nullable(),
-  attempts: z.number().int(),
+  eventId: z.nullable(z.string()),
+  eventType: z.nullable(z.string()),
+  attempts: z.number().check(z.int()),
   status: z.enum(['delivered', 'retrying', 'failed']),
   /** The HTTP status of the last answer, if there was one. */
-  lastStatus: z.number().int().nullable(),
+  lastStatus: z.nullable(z.number().check(z.int())),
   /** Why the last attempt got no answer (lib/deliveries/send.ts AttemptError), if it got none. */
-  lastError: z.string().nullable(),
+  lastError: z.nullable(z.string()),
   firstAttemptAt: z.string(),
   lastAttemptAt: z.string(),
-  nextAttemptAt: z.string().nullable(),
+  nextAttemptAt: z.nullable(z.string()),
 });
 export type DeliveryEntry = z.output<typeof deliveryEntrySchema>;
 

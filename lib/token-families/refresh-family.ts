@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { constantEquals } from '../crypto/constant-equals';
 import type { Device } from '../sessions/device';
+import * as z from '../zod';
 
 /**
  * A refresh-token family: a login session or an OAuth grant. Its refresh tokens rotate
@@ -18,13 +18,13 @@ export const refreshStateSchema = z.object({
   /** Epoch seconds: nothing of the family is valid after this. */
   expiresAt: z.number(),
   refreshHash: z.string(),
-  refreshGeneration: z.number().int().nonnegative(),
+  refreshGeneration: z.number().check(z.int(), z.nonnegative()),
   /** Hashes of retired refresh tokens by generation (`g<n>`), the last RETIRED_KEPT of them. */
   retired: z.record(z.string(), z.string()),
   /** Epoch seconds of the last rotation. */
-  refreshedAt: z.number().optional(),
-  revokedAt: z.number().optional(),
-  revokedReason: z.string().optional(),
+  refreshedAt: z.optional(z.number()),
+  revokedAt: z.optional(z.number()),
+  revokedReason: z.optional(z.string()),
 });
 
 export type RefreshState = z.output<typeof refreshStateSchema>;

@@ -1,7 +1,7 @@
 import { errors, jwtVerify } from 'jose';
-import * as z from 'zod';
 import { AMR_VALUES, type Identity } from '../caller';
 import { ROLES } from '../users/user';
+import * as z from '../zod';
 import { type KeySet, type PublicKeySet, signJwt } from './signing-keys';
 import { checksOf, verifiedTokens } from './verified-tokens';
 
@@ -35,18 +35,18 @@ export async function signAccessToken(keys: KeySet, settings: TokenSettings, ide
 }
 
 const sessionClaims = z.object({
-  sub: z.string().min(1),
-  username: z.string().min(1),
+  sub: z.string().check(z.minLength(1)),
+  username: z.string().check(z.minLength(1)),
   role: z.enum(ROLES),
-  tenantId: z.string().min(1),
-  shopId: z.string().min(1),
-  sid: z.string().min(1),
+  tenantId: z.string().check(z.minLength(1)),
+  shopId: z.string().check(z.minLength(1)),
+  sid: z.string().check(z.minLength(1)),
   /** Sessions carry these only (lib/caller.ts): a token with another is not ours to honour. */
   amr: z.array(z.enum(AMR_VALUES)),
   /** Absent from tokens issued before it was added: their `iat` stands in. */
-  auth_time: z.number().int().optional(),
+  auth_time: z.optional(z.number().check(z.int())),
   /** The connection of a federated session (docs/api.md 14.3). */
-  idp: z.string().min(1).optional(),
+  idp: z.optional(z.string().check(z.minLength(1))),
 });
 
 export type VerifyFailure = 'malformed' | 'signature' | 'expired' | 'claims';

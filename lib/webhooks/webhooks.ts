@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import * as z from 'zod';
 import type { AuditEventType } from '../audit/events';
 import { byAdmin, recordEvent } from '../audit/record';
 import { checkTarget } from '../deliveries/target';
@@ -9,6 +8,7 @@ import { EVENT_TYPES, type EventType } from '../events/catalogue';
 import { newEvent } from '../events/event';
 import type { Webhook, WebhookChanges } from '../store/webhooks';
 import type { Identity } from '../tokens/access-token';
+import * as z from '../zod';
 
 export const WEBHOOK_NOT_FOUND = 'Webhook not found';
 export const WEBHOOK_DELETED = 'Webhook deleted';
@@ -21,26 +21,21 @@ export const WEBHOOKS_PER_TENANT = 10;
 /** The types a webhook may subscribe to: every published type (the test event is sent only by `POST …/test`). */
 export const SUBSCRIBABLE_TYPES = EVENT_TYPES.filter((type) => type !== 'identity.webhook.test');
 
-const url = z.string().trim().min(1).max(2000);
-const events = z
-  .array(z.enum(SUBSCRIBABLE_TYPES as [EventType, ...EventType[]]))
-  .min(1)
-  .max(SUBSCRIBABLE_TYPES.length)
-  .transform((types) => [...new Set(types)]);
-const description = z
-  .string()
-  .trim()
-  .max(200)
-  .regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]*$/u);
+const url = z.string().check(z.trim(), z.minLength(1), z.maxLength(2000));
+const events = z.pipe(
+  z.array(z.enum(SUBSCRIBABLE_TYPES as [EventType, ...EventType[]])).check(z.minLength(1), z.maxLength(SUBSCRIBABLE_TYPES.length)),
+  z.transform((types) => [...new Set(types)]),
+);
+const description = z.string().check(z.trim(), z.maxLength(200), z.regex(/^[^\p{Cc}\p{Cf}\p{Zl}\p{Zp}]*$/u));
 
 /** POST /admin/webhooks (docs/api.md 17.2). */
-export const newWebhook = z.strictObject({ url, events, description: description.optional() });
+export const newWebhook = z.strictObject({ url, events, description: z.optional(description) });
 /** PATCH /admin/webhooks/{webhookId} (docs/api.md 17.2): at least one member. */
 export const webhookChanges = z
-  .strictObject({ url: url.optional(), events: events.optional(), description: description.optional() })
-  .refine((changes) => Object.values(changes).some((value) => value !== undefined), { message: 'Nothing to change' });
+  .strictObject({ url: z.optional(url), events: z.optional(events), description: z.optional(description) })
+  .check(z.refine((changes) => Object.values(changes).some((value) => value !== undefined), { message: 'Nothing to change' }));
 /** The path of the routes on one webhook. */
-export const webhookPath = z.strictObject({ webhookId: z.string().uuid() });
+export const webhookPath = z.strictObject({ webhookId: z.string().check(z.uuid()) });
 
 /** A webhook as the tenant administration answers with it: never its secret. */
 export interface WebhookView {

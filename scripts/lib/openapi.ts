@@ -11,7 +11,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import * as z from 'zod';
 import * as admin from '../../lib/admin/api-schemas';
 import { type AppError, PayloadTooLargeError, UnsupportedContentTypeError, ValidationError } from '../../lib/errors';
 import * as federation from '../../lib/federation/api-schemas';
@@ -28,6 +27,7 @@ import * as scim from '../../lib/scim/api-schemas';
 import * as sessionsApi from '../../lib/sessions/api-schemas';
 import * as account from '../../lib/users/account-schemas';
 import * as webhooks from '../../lib/webhooks/api-schemas';
+import * as z from '../../lib/zod';
 import { type Route, routesFromServerlessYml } from './serverless-routes';
 
 /** The answer schemas, each next to its domain (lib/sessions, lib/oauth) or in the envelope's (lib/http). */
@@ -60,7 +60,7 @@ const HEADERS = {
 } as const;
 type HeaderName = keyof typeof HEADERS;
 
-const envelopeOf = (data: z.ZodType) => api.success(data);
+const envelopeOf = (data: z.ZodMiniType) => api.success(data);
 
 /** The answer schemas, by component name, each with its section of docs/api.md. */
 const RESPONSE_SCHEMAS = {
@@ -157,7 +157,7 @@ const RESPONSE_SCHEMAS = {
   WebhookDelivery: [webhooks.delivery, '17.2'],
   WebhookDeliveryEnvelope: [envelopeOf(webhooks.oneDelivery), '17.2'],
   WebhookDeliveryListEnvelope: [envelopeOf(webhooks.deliveryList), '17.2'],
-} as const satisfies Record<string, readonly [z.ZodType, string]>;
+} as const satisfies Record<string, readonly [z.ZodMiniType, string]>;
 type ResponseSchemaName = keyof typeof RESPONSE_SCHEMAS;
 
 /**
@@ -189,9 +189,9 @@ function localEnvironment(): Record<string, string | undefined> {
 
 /** What a function exports for its documentation: its input schemas and its `operation`. */
 interface FunctionExports {
-  body?: z.ZodType | undefined;
-  query?: z.ZodType | undefined;
-  params?: z.ZodType | undefined;
+  body?: z.ZodMiniType | undefined;
+  query?: z.ZodMiniType | undefined;
+  params?: z.ZodMiniType | undefined;
   operation: OperationDoc;
 }
 
@@ -241,8 +241,8 @@ export function operationDoc(route: Route, value: unknown): OperationDoc {
 
 const isResponseSchemaName = (name: string): name is ResponseSchemaName => name in RESPONSE_SCHEMAS;
 
-function zodSchema(value: unknown): z.ZodType | undefined {
-  return value instanceof z.ZodType ? value : undefined;
+function zodSchema(value: unknown): z.ZodMiniType | undefined {
+  return value instanceof z.ZodMiniType ? value : undefined;
 }
 
 /** The component name of a function's request body: `login` -> `LoginRequest`, `oauth2Token` -> `OAuth2TokenRequest`. */
@@ -260,7 +260,7 @@ function componentSchemas(registry: z.core.$ZodRegistry<{ id: string; descriptio
 }
 
 /** The handler chain's validation message (docs/api.md 2) for an empty body or query, if that fails. */
-function emptyInputFailure(schema: z.ZodType, where: 'body' | 'query' | 'path'): ValidationError | undefined {
+function emptyInputFailure(schema: z.ZodMiniType, where: 'body' | 'query' | 'path'): ValidationError | undefined {
   const parsed = schema.safeParse({});
   if (parsed.success) return undefined;
   return schemaFailure(parsed.error, where);
@@ -438,7 +438,7 @@ function operationObject(route: Route, doc: OperationDoc, schemas: Omit<Function
 }
 
 /** A query or path schema's fields as OpenAPI parameters. */
-function inputParameters(input: z.ZodType, where: 'query' | 'path'): Json[] {
+function inputParameters(input: z.ZodMiniType, where: 'query' | 'path'): Json[] {
   const schema = z.toJSONSchema(input, { io: 'input' });
   const required = new Set(schema.required ?? []);
   return Object.entries(schema.properties ?? {}).map(([name, property]) => ({

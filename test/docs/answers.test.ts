@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Secret } from 'otpauth';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type * as z from 'zod';
+import type * as z from 'zod/mini';
 import * as adminApi from '../../lib/admin/api-schemas';
 import * as envelope from '../../lib/http/envelope-schemas';
 import { timeStep, totpCode } from '../../lib/mfa/totp';
@@ -16,7 +16,7 @@ import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 const api = { ...envelope, ...oauthApi, ...sessionsApi };
 
 /** The issues of `body` against a documented schema: none when the document describes the answer. */
-function issues(schema: z.ZodType, body: unknown) {
+function issues(schema: z.ZodMiniType, body: unknown) {
   const parsed = schema.safeParse(body);
   return parsed.success ? [] : parsed.error.issues;
 }

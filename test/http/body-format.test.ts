@@ -1,9 +1,9 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { httpHandler } from '../../lib/http/handler';
 import { ok } from '../../lib/http/reply';
 import { NO_CACHE, rfcErrorFormat } from '../../lib/oauth/errors';
+import * as z from '../../lib/zod';
 import { apiEvent } from '../helpers/http';
 import { chainDeps, failure, JSON_HEADERS, send, success } from './chain';
 
@@ -16,7 +16,7 @@ function route(acceptForm: boolean) {
     deps,
     {
       identity: 'none',
-      body: z.object({ grant_type: z.string().optional(), scope: z.string().optional() }),
+      body: z.object({ grant_type: z.optional(z.string()), scope: z.optional(z.string()) }),
       acceptForm,
       ...(acceptForm ? { formatError: rfcErrorFormat } : {}),
     },

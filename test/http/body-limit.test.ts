@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { httpHandler } from '../../lib/http/handler';
 import { MAX_BODY_BYTES } from '../../lib/http/middlewares/body-limit';
 import { ok } from '../../lib/http/reply';
+import * as z from '../../lib/zod';
 import { apiEvent, call } from '../helpers/http';
 import { chainDeps, failure, identity, send, success } from './chain';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { readConfig } from '../../lib/config';
 import { httpHandler } from '../../lib/http/handler';
 import { ok } from '../../lib/http/reply';
 import { createLogger } from '../../lib/log';
+import * as z from '../../lib/zod';
 import { call, type RequestSpec } from '../helpers/http';
 import { chainDeps, failure, identity, success } from './chain';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { ConflictError } from '../../lib/errors';
 import { httpHandler } from '../../lib/http/handler';
 import { ok } from '../../lib/http/reply';
 import { createLogger } from '../../lib/log';
+import * as z from '../../lib/zod';
 import { failure } from '../helpers/failures';
 import { apiEvent, call } from '../helpers/http';
 import { config, identity, JSON_HEADERS, send, success } from './chain';
@@ -12,7 +12,11 @@ function route(options: Partial<Parameters<typeof httpHandler>[1]> = {}, handle?
   const lines: string[] = [];
   const handler = httpHandler(
     { config, log: createLogger('debug', (line) => lines.push(line)) },
-    { identity: 'required', body: z.object({ name: z.string().min(2), nested: z.object({ n: z.number() }).optional() }), ...options },
+    {
+      identity: 'required',
+      body: z.object({ name: z.string().check(z.minLength(2)), nested: z.optional(z.object({ n: z.number() })) }),
+      ...options,
+    },
     handle ?? (async ({ body }) => ok({ echo: body })),
   );
   return { handler, lines };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { httpHandler, type IdentityRule } from '../../lib/http/handler';
 import { ok } from '../../lib/http/reply';
 import type { Role } from '../../lib/users/user';
+import * as z from '../../lib/zod';
 import { call } from '../helpers/http';
 import { chainDeps, failure, identity, success } from './chain';
 
@@ -10,7 +10,7 @@ function route(rule: IdentityRule, role?: Role) {
   const { deps } = chainDeps();
   return httpHandler(
     deps,
-    { identity: rule, ...(role ? { role } : {}), body: z.object({ name: z.string().min(2) }) },
+    { identity: rule, ...(role ? { role } : {}), body: z.object({ name: z.string().check(z.minLength(2)) }) },
     async ({ identity: caller }) => ok({ caller }),
   );
 }

@@ -1,16 +1,16 @@
 import { h } from 'preact';
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { ConflictError } from '../../lib/errors';
 import { hostedPage, page } from '../../lib/hosted/http';
 import { ErrorPage } from '../../lib/hosted/pages';
 import { httpHandler } from '../../lib/http/handler';
 import type { Reply } from '../../lib/http/reply';
+import * as z from '../../lib/zod';
 import { call } from '../helpers/http';
 import { chainDeps } from './chain';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
-const form = z.strictObject({ csrf: z.string().min(1), name: z.string().max(16).optional() });
+const form = z.strictObject({ csrf: z.string().check(z.minLength(1)), name: z.optional(z.string().check(z.maxLength(16))) });
 const errorPage = (status: number, message: string, headers: Record<string, string> = {}) => {
   // The whole page: it says the message and nothing of what the request held.
   const expected = page(status, ErrorPage({ message }), { headers });
@@ -48,7 +48,7 @@ describe('a hosted page on the middy chain', () => {
       return page(200, h('p', null, 'ok'));
     });
     expect((await call(handler, { headers: FORM, body: 'csrf=c%20d&name=ann' })).status).toBe(200);
-    const optional = z.strictObject({ csrf: z.string().optional() });
+    const optional = z.strictObject({ csrf: z.optional(z.string()) });
     const get = httpHandler(chainDeps().deps, { ...hostedPage, body: optional }, async ({ body }) => {
       seen.push(body);
       return page(200, h('p', null, 'ok'));

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { type AppError, OAuthError, TooManyRequestsError, UnauthorizedError } from '../../lib/errors';
 import { httpHandler } from '../../lib/http/handler';
 import { document, ok, type Reply, redirect } from '../../lib/http/reply';
+import * as z from '../../lib/zod';
 import { call } from '../helpers/http';
 import { chainDeps, failure, JSON_HEADERS, success } from './chain';
 
@@ -11,7 +11,7 @@ function route(
   options: { cacheControl?: string; formatError?: (error: AppError) => Reply | undefined } = {},
 ) {
   const { deps, lines } = chainDeps();
-  const handler = httpHandler(deps, { identity: 'none', body: z.object({ password: z.string().optional() }), ...options }, handle);
+  const handler = httpHandler(deps, { identity: 'none', body: z.object({ password: z.optional(z.string()) }), ...options }, handle);
   return { handler, lines: () => lines.map((line) => JSON.parse(line)) };
 }
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { OAUTH_ERROR_CODES, OAuthError } from '../../lib/errors';
 import { httpHandler } from '../../lib/http/handler';
 import { document, ok, redirect } from '../../lib/http/reply';
+import * as z from '../../lib/zod';
 import { call } from '../helpers/http';
 import { chainDeps } from './chain';
 

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { ForbiddenError } from '../../lib/errors';
 import { httpHandler } from '../../lib/http/handler';
 import { ok } from '../../lib/http/reply';
 import type { Identity } from '../../lib/tokens/access-token';
+import * as z from '../../lib/zod';
 import { call } from '../helpers/http';
 import { chainDeps, failure, identity, success } from './chain';
 
-const body = z.object({ name: z.string().min(2), nested: z.object({ n: z.number() }).optional() });
-const query = z.object({ page: z.coerce.number().int().min(1).optional() });
+const body = z.object({ name: z.string().check(z.minLength(2)), nested: z.optional(z.object({ n: z.number() })) });
+const query = z.object({ page: z.optional(z.coerce.number().check(z.int(), z.gte(1))) });
 
 function route(authorize?: (caller: Identity | null, raw: Record<string, unknown>) => Promise<void>) {
   const { deps } = chainDeps();
@@ -61,8 +61,10 @@ describe('validate', () => {
 
   it('names the whole input `body` when it is at fault as a whole', async () => {
     const { deps } = chainDeps();
-    const handler = httpHandler(deps, { identity: 'none', body: z.object({ a: z.string() }).refine(() => false, 'Nope') }, async () =>
-      ok({}),
+    const handler = httpHandler(
+      deps,
+      { identity: 'none', body: z.object({ a: z.string() }).check(z.refine(() => false, 'Nope')) },
+      async () => ok({}),
     );
     expect((await call(handler, { body: { a: 'x' } })).body).toEqual({
       success: false,

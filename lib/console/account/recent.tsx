@@ -1,5 +1,4 @@
 import type { VNode } from 'preact';
-import * as z from 'zod';
 import { credentialField } from '../../hosted/passkey-flow';
 import { PASSKEY_SCRIPT } from '../../hosted/passkey-pages';
 import { SECOND_FACTORS } from '../../mfa/methods';
@@ -8,6 +7,7 @@ import { reauthenticateWithPasskey, reauthenticationOptions } from '../../passke
 import { deviceOf } from '../../sessions/device';
 import { reauthenticateSession } from '../../sessions/reauthenticate';
 import { isRecentAuthentication, requireRecentAuthentication } from '../../sessions/recent-auth';
+import * as z from '../../zod';
 import { ActionForm, Field } from '../form';
 import { defineAction, type FormState, type PageContext } from '../section';
 
@@ -38,9 +38,9 @@ async function confirmationNeeded(context: PageContext, factors: boolean): Promi
 /** The confirmation form: the password, and the second factor when the user has one. */
 export const confirmAction = defineAction({
   form: z.strictObject({
-    password: z.string().min(1).max(1024),
-    method: z.enum(SECOND_FACTORS).optional(),
-    code: z.string().trim().max(64).optional(),
+    password: z.string().check(z.minLength(1), z.maxLength(1024)),
+    method: z.optional(z.enum(SECOND_FACTORS)),
+    code: z.optional(z.string().check(z.trim(), z.maxLength(64))),
   }),
   async run(context, input) {
     const request = { password: input.password, mfaMethod: input.method, mfaCode: input.code || undefined };

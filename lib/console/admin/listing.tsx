@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { ValidationError } from '../../errors';
+import * as z from '../../zod';
 import type { Language } from '../i18n';
 
 /*
@@ -9,14 +9,14 @@ import type { Language } from '../i18n';
  */
 
 /** A field of a form that may be left empty: empty, or only spaces, is absent (no filter, no change). */
-export const blankAsAbsent = <S extends z.ZodType>(schema: S) =>
-  z.preprocess((value) => (typeof value === 'string' && value.trim() === '' ? undefined : value), schema.optional());
+export const blankAsAbsent = <S extends z.ZodMiniType>(schema: S) =>
+  z.preprocess((value) => (typeof value === 'string' && value.trim() === '' ? undefined : value), z.optional(schema));
 
 /**
  * The page's query parsed by `schema`; anything else (a value no field of the page offers, a
  * name of no filter) is 400 as for the JSON route, shown as the error page.
  */
-export function pageQuery<S extends z.ZodType>(schema: S, query: Readonly<Record<string, string | undefined>>): z.output<S> {
+export function pageQuery<S extends z.ZodMiniType>(schema: S, query: Readonly<Record<string, string | undefined>>): z.output<S> {
   const parsed = schema.safeParse(query);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from '../../zod';
 
 /*
  * A console form read off a JSON route's body schema (docs/api.md 15.3.6): one field per
@@ -25,24 +25,24 @@ export type PostedForm = Record<string, string | string[] | undefined>;
 export const choiceName = (field: string, option: string) => `${field}:${option}`;
 
 /**
- * The smallest `max` of a string schema's checks. Not zod's `maxLength`: that getter runs
- * zod's JSON Schema code, which the function bundles leave out (scripts/lib/zod-json-schema-stub.mjs).
+ * The smallest `max` of a string schema's checks (zod/mini's schemas have no `maxLength`
+ * getter: docs/decisions/035-zod-mini.md).
  */
-function maxLengthOf(schema: z.ZodString): number | undefined {
+function maxLengthOf(schema: z.ZodMiniString): number | undefined {
   const maxima = (schema._zod.def.checks ?? [])
     .map((check) => check._zod.def as { check: string; maximum?: unknown })
     .flatMap((def) => (def.check === 'max_length' && typeof def.maximum === 'number' ? [def.maximum] : []));
   return maxima.length ? Math.min(...maxima) : undefined;
 }
 
-function describe(name: string, schema: z.ZodType, choices: Readonly<Record<string, readonly string[]>>): SchemaField | undefined {
-  const optional = schema instanceof z.ZodOptional;
-  const inner = schema instanceof z.ZodOptional ? (schema.unwrap() as z.ZodType) : schema;
+function describe(name: string, schema: z.ZodMiniType, choices: Readonly<Record<string, readonly string[]>>): SchemaField | undefined {
+  const optional = schema instanceof z.ZodMiniOptional;
+  const inner = schema instanceof z.ZodMiniOptional ? (schema.def.innerType as z.ZodMiniType) : schema;
   const options = choices[name];
   if (options) return { name, kind: 'choices', options };
-  if (inner instanceof z.ZodBoolean) return { name, kind: 'checkbox' };
-  if (inner instanceof z.ZodEnum) return { name, kind: 'select', required: !optional, options: inner.options as string[] };
-  if (inner instanceof z.ZodString) {
+  if (inner instanceof z.ZodMiniBoolean) return { name, kind: 'checkbox' };
+  if (inner instanceof z.ZodMiniEnum) return { name, kind: 'select', required: !optional, options: inner.options as string[] };
+  if (inner instanceof z.ZodMiniString) {
     const maxLength = maxLengthOf(inner);
     return { name, kind: 'text', required: !optional, multiline: (maxLength ?? Infinity) > MULTILINE_ABOVE, maxLength };
   }
@@ -55,12 +55,12 @@ function describe(name: string, schema: z.ZodType, choices: Readonly<Record<stri
  * that are lists of words from a closed set. A property of another type is left out.
  */
 export function schemaFields(
-  schema: z.ZodObject,
+  schema: z.ZodMiniObject,
   { omit = [], choices = {} }: { omit?: readonly string[]; choices?: Readonly<Record<string, readonly string[]>> } = {},
 ): SchemaField[] {
   return Object.entries(schema.shape).flatMap(([name, property]) => {
     if (omit.includes(name)) return [];
-    const field = describe(name, property as z.ZodType, choices);
+    const field = describe(name, property as z.ZodMiniType, choices);
     return field ? [field] : [];
   });
 }
@@ -76,7 +76,7 @@ const single = (value: string | string[] | undefined) => (Array.isArray(value) ?
  * otherwise (so that a required one is refused beside its field, and an optional list
  * that may be empty is emptied).
  */
-export function bodyOfForm(schema: z.ZodObject, fields: readonly SchemaField[], form: PostedForm): Record<string, unknown> {
+export function bodyOfForm(schema: z.ZodMiniObject, fields: readonly SchemaField[], form: PostedForm): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const field of fields) {
     if (field.kind === 'checkbox') body[field.name] = single(form[field.name]) !== undefined;
@@ -92,7 +92,8 @@ export function bodyOfForm(schema: z.ZodObject, fields: readonly SchemaField[], 
 }
 
 /** Whether the property takes the empty string (a list that may be emptied: post-logout URIs). */
-const acceptsEmpty = (schema: z.ZodObject, name: string) => (schema.shape[name] as z.ZodType | undefined)?.safeParse('').success === true;
+const acceptsEmpty = (schema: z.ZodMiniObject, name: string) =>
+  (schema.shape[name] as z.ZodMiniType | undefined)?.safeParse('').success === true;
 
 /** The form's values for a record shown for editing: lists as one item a line, booleans as checkboxes. */
 export function formValuesOf(fields: readonly SchemaField[], values: Record<string, unknown>): Record<string, string | boolean> {
@@ -120,7 +121,7 @@ export const namesOf = (fields: readonly SchemaField[]) =>
  * `toBody` and parsed by the JSON route's own `schema`. Every refusal keeps its path, so
  * it shows beside the form's field of that name.
  */
-export function postedBody<S extends z.ZodType, H extends z.ZodRawShape>(options: {
+export function postedBody<S extends z.ZodMiniType, H extends z.core.$ZodShape>(options: {
   names: readonly string[];
   hidden: H;
   toBody: (form: Record<string, string>) => unknown;
@@ -129,14 +130,17 @@ export function postedBody<S extends z.ZodType, H extends z.ZodRawShape>(options
   const hidden = z.strictObject(options.hidden);
   const hiddenNames = Object.keys(options.hidden);
   const names = new Set([...options.names, ...hiddenNames]);
-  return z
-    .record(z.string(), z.string())
-    .refine((form) => Object.keys(form).every((name) => names.has(name)), { message: 'Invalid form body', abort: true })
-    .transform((form, context) => {
+  return z.pipe(
+    z
+      .record(z.string(), z.string())
+      .check(z.refine((form) => Object.keys(form).every((name) => names.has(name)), { message: 'Invalid form body', abort: true })),
+    z.transform((form, context) => {
       const named = hidden.safeParse(Object.fromEntries(hiddenNames.map((name) => [name, form[name]])));
       const body = options.schema.safeParse(options.toBody(form));
-      for (const issue of [...(named.error?.issues ?? []), ...(body.error?.issues ?? [])]) context.addIssue({ ...issue });
+      for (const issue of [...(named.error?.issues ?? []), ...(body.error?.issues ?? [])])
+        context.issues.push({ ...issue, input: form } as z.core.$ZodRawIssue);
       if (!named.success || !body.success) return z.NEVER;
       return { ...named.data, body: body.data } as z.output<typeof hidden> & { body: z.output<S> };
-    });
+    }),
+  );
 }

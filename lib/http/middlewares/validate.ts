@@ -1,15 +1,15 @@
 import type { MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import type { Identity } from '../../caller';
 import { type AppError, ValidationError } from '../../errors';
 import type { IdentityEvent } from './identity';
 
 export interface ValidateOptions {
-  body?: z.ZodType;
-  query?: z.ZodType;
+  body?: z.ZodMiniType;
+  query?: z.ZodMiniType;
   /** The route's path parameters (`/admin/users/{userId}`). */
-  params?: z.ZodType;
+  params?: z.ZodMiniType;
   /** A permission check that needs the raw (parsed, unvalidated) body; runs before validation. */
   authorize?: (identity: Identity | null, rawBody: Record<string, unknown>) => Promise<void>;
   /** The one error of any refused body, naming nothing (the hosted pages' forms); else each problem is named. */
@@ -33,13 +33,13 @@ function isObject(value: unknown): value is Record<string, unknown> {
  * first problem as the message, every problem in `fields`; `where` (`body`, `query`) is
  * the path when the whole input is at fault.
  */
-export function schemaFailure(error: z.ZodError, where: string): ValidationError {
+export function schemaFailure(error: z.core.$ZodError, where: string): ValidationError {
   const fields = error.issues.map((issue) => ({ path: issue.path.map(String).join('.') || where, message: issue.message }));
   const first = fields[0] ?? { path: where, message: 'Invalid input' };
   return new ValidationError(`${first.path}: ${first.message}`, { fields });
 }
 
-function check(schema: z.ZodType, value: unknown, where: string, refusal?: () => AppError): unknown {
+function check(schema: z.ZodMiniType, value: unknown, where: string, refusal?: () => AppError): unknown {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw refusal?.() ?? schemaFailure(parsed.error, where);
   return parsed.data;

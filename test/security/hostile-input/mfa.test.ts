@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, it } from 'vitest';
-import * as z from 'zod';
 import { parseTotpSecret } from '../../../lib/mfa/totp';
+import * as z from '../../../lib/zod';
 import { registerStaff } from '../../helpers/app';
 import { activateTotp } from '../../helpers/mfa';
 import { anyValue, assertRefusesHostileRequests, type HostileTenant, hostileTenant, nasty, type Operation, realOr } from './mixed-requests';

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { listGrants, revokeGrant } from '../../../oauth/user-grants';
+import * as z from '../../../zod';
 import { formatTime } from '../../dates';
 import { ActionForm } from '../../form';
 import { defineAction, type Section } from '../../section';
@@ -51,7 +51,7 @@ export const apps: Section = {
   actions: {
     // DELETE /auth/grants/{grantId} (8.4): another user's grant is not found.
     revoke: defineAction({
-      form: z.strictObject({ grantId: z.string().min(1).max(128) }),
+      form: z.strictObject({ grantId: z.string().check(z.minLength(1), z.maxLength(128)) }),
       async run(context, { grantId }) {
         await revokeGrant(context.deps, context.identity, grantId);
         return { flash: 'accountApps:revoked' };

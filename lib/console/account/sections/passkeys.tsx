@@ -1,9 +1,9 @@
-import * as z from 'zod';
 import { credentialField } from '../../../hosted/passkey-flow';
 import { PASSKEY_SCRIPT } from '../../../hosted/passkey-pages';
 import { mayChangeFactors } from '../../../mfa/step-up';
 import { listPasskeys, passkeyRegistrationOptions, registerPasskey, removePasskey } from '../../../passkeys/ceremonies';
 import { isRecentAuthentication } from '../../../sessions/recent-auth';
+import * as z from '../../../zod';
 import { formatTime } from '../../dates';
 import { ActionForm, Field } from '../../form';
 import { defineAction, type Section } from '../../section';
@@ -92,7 +92,7 @@ export const passkeys: Section = {
     ...CONFIRM_ACTIONS,
     // POST /auth/passkeys/registration (12.2).
     add: defineAction({
-      form: z.strictObject({ credential: credentialField, name: z.string().max(64).optional() }),
+      form: z.strictObject({ credential: credentialField, name: z.optional(z.string().check(z.maxLength(64))) }),
       async run(context, { credential, name }) {
         await requireRecent(context, { factors: true });
         await registerPasskey(context.deps, context.identity, credential, name || undefined);
@@ -101,7 +101,7 @@ export const passkeys: Section = {
     }),
     // DELETE /auth/passkeys/{id} (12.4).
     remove: defineAction({
-      form: z.strictObject({ id: z.string().min(1).max(128) }),
+      form: z.strictObject({ id: z.string().check(z.minLength(1), z.maxLength(128)) }),
       async run(context, { id }) {
         await requireRecent(context);
         await removePasskey(context.deps, context.identity, id);

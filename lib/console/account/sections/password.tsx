@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { changePassword } from '../../../users/password-change';
+import * as z from '../../../zod';
 import { ActionForm, Field } from '../../form';
 import { defineAction, type Section } from '../../section';
 
@@ -42,7 +42,10 @@ export const password: Section = {
   actions: {
     change: defineAction({
       // The JSON route's rules (functions/change-password.ts).
-      form: z.strictObject({ currentPassword: z.string().min(1).max(1024), newPassword: z.string().min(6).max(128) }),
+      form: z.strictObject({
+        currentPassword: z.string().check(z.minLength(1), z.maxLength(1024)),
+        newPassword: z.string().check(z.minLength(6), z.maxLength(128)),
+      }),
       async run(context, input) {
         await changePassword(context.deps, context.identity, input);
         return { flash: 'accountPassword:changed' };

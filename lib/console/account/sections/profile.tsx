@@ -1,7 +1,7 @@
-import * as z from 'zod';
 import { emailAddress } from '../../../http/schemas';
 import { accountOf } from '../../../users/account';
 import { changeEmail, verifyEmail } from '../../../users/email';
+import * as z from '../../../zod';
 import { ActionForm, Field } from '../../form';
 import { defineAction, type Section } from '../../section';
 import { CONFIRM_ACTIONS, recentSignIn, requireRecent } from '../recent';
@@ -79,7 +79,7 @@ export const profile: Section = {
     }),
     // POST /auth/email/verify (8.8).
     'verify-email': defineAction({
-      form: z.strictObject({ code: z.string().trim().min(1).max(16) }),
+      form: z.strictObject({ code: z.string().check(z.trim(), z.minLength(1), z.maxLength(16)) }),
       async run(context, { code }) {
         await verifyEmail(context.deps, context.identity, code);
         return { flash: 'accountProfile:emailVerified' };

@@ -1,11 +1,11 @@
 import { Secret } from 'otpauth';
 import { renderSVG } from 'uqr';
-import * as z from 'zod';
 import { emailAddress } from '../../../http/schemas';
 import { accountOf as mfaAccountOf } from '../../../mfa/account';
 import { enableMfa, verifyMfa } from '../../../mfa/enrolment';
 import { createRecoveryCodes, disableMfa, listMfa } from '../../../mfa/lifecycle';
 import { MFA_METHODS } from '../../../mfa/methods';
+import * as z from '../../../zod';
 import { ActionForm, Field } from '../../form';
 import { defineAction, type PageContext, type Section } from '../../section';
 import { CONFIRM_ACTIONS, recentSignIn, requireRecent } from '../recent';
@@ -182,7 +182,7 @@ export const security: Section = {
     }),
     // POST /auth/mfa/enable (4.4): a code sent by text message.
     sms: defineAction({
-      form: z.strictObject({ phone: z.string().trim().min(1).max(16) }),
+      form: z.strictObject({ phone: z.string().check(z.trim(), z.minLength(1), z.maxLength(16)) }),
       async run(context, { phone }) {
         await requireRecent(context, { factors: true });
         await enableMfa(context.deps, mfaAccountOf(context.identity), { method: 'SMS', secret: phone });
@@ -200,7 +200,7 @@ export const security: Section = {
     }),
     // POST /auth/mfa/verify (4.5).
     verify: defineAction({
-      form: z.strictObject({ method: z.enum(MFA_METHODS), code: z.string().trim().min(1).max(16) }),
+      form: z.strictObject({ method: z.enum(MFA_METHODS), code: z.string().check(z.trim(), z.minLength(1), z.maxLength(16)) }),
       async run(context, input) {
         await verifyMfa(context.deps, mfaAccountOf(context.identity), input, context.identity.sessionId);
         return { flash: 'accountMfa:activated', values: { method: context.t(`accountMfa:method_${input.method}`) } };

@@ -1,5 +1,5 @@
-import * as z from 'zod';
 import { listSessions, revokeSession, signOutOtherSessions } from '../../../sessions/user-sessions';
+import * as z from '../../../zod';
 import { formatTime } from '../../dates';
 import { ActionForm } from '../../form';
 import { defineAction, type Section } from '../../section';
@@ -63,7 +63,7 @@ export const sessions: Section = {
   actions: {
     // DELETE /auth/sessions/{sessionId} (8.3): another user's session is not found.
     revoke: defineAction({
-      form: z.strictObject({ sessionId: z.string().min(1).max(128) }),
+      form: z.strictObject({ sessionId: z.string().check(z.minLength(1), z.maxLength(128)) }),
       async run(context, { sessionId }) {
         await revokeSession(context.deps, context.identity, sessionId);
         return { flash: 'accountSessions:signedOut' };

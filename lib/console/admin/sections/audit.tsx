@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { AUDIT_EVENT_TYPES, type AuditEvent } from '../../../audit/events';
 import { listEvents } from '../../../audit/trail';
+import * as z from '../../../zod';
 import { sectionPath } from '../../paths';
 import type { PageContext, Section } from '../../section';
 import { blankAsAbsent, Pager, pageQuery, readableTime, withQuery } from '../listing';
@@ -17,8 +17,8 @@ const PAGE_SIZE = 25;
 const auditQuery = z.object({
   type: blankAsAbsent(z.enum(AUDIT_EVENT_TYPES)),
   /** A user id as GET /admin/audit takes it, or a username of the tenant. */
-  user: blankAsAbsent(z.string().trim().max(128)),
-  cursor: blankAsAbsent(z.string().max(1024)),
+  user: blankAsAbsent(z.string().check(z.trim(), z.maxLength(128))),
+  cursor: blankAsAbsent(z.string().check(z.maxLength(1024))),
 });
 type AuditQuery = z.output<typeof auditQuery>;
 

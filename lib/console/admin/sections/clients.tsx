@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { AppError, NotFoundError, ValidationError } from '../../../errors';
 import { type AdminClientView, GRANT_TYPES } from '../../../oauth/client';
 import {
@@ -12,6 +11,7 @@ import {
 } from '../../../oauth/client-admin';
 import { clientIdField, clientRegistration, clientUpdate } from '../../../oauth/client-schemas';
 import { registerClient } from '../../../oauth/registration';
+import * as z from '../../../zod';
 import { ActionForm, Field } from '../../form';
 import { isMessageKey } from '../../i18n';
 import { sectionPath } from '../../paths';
@@ -30,7 +30,7 @@ import { bodyOfForm, formValuesOf, namesOf, postedBody, schemaFields } from '../
 const SECTION = 'clients';
 const choices = { grant_types: GRANT_TYPES };
 /** The registration's fields but the tenant (the ADMIN's) and the secret (made here). */
-const registration = clientRegistration.omit({ client_secret: true, tenant_id: true });
+const registration = z.omit(clientRegistration, { client_secret: true, tenant_id: true });
 const createFields = schemaFields(registration, { choices });
 const editFields = schemaFields(clientUpdate, { choices });
 /** How long the previous secret keeps working, in seconds (docs/api.md 9.13): the choices offered. */
@@ -282,11 +282,10 @@ export const clientsSection: Section = {
     rotate: defineAction({
       form: z.strictObject({
         clientId: clientIdField,
-        previous_secret_expires_in: z
-          .string()
-          .regex(/^\d{1,6}$/)
-          .transform(Number)
-          .pipe(z.number().int().min(0).max(PREVIOUS_SECRET_MAX_SECONDS)),
+        previous_secret_expires_in: z.pipe(
+          z.pipe(z.string().check(z.regex(/^\d{1,6}$/)), z.transform(Number)),
+          z.number().check(z.int(), z.gte(0), z.lte(PREVIOUS_SECRET_MAX_SECONDS)),
+        ),
       }),
       async run(context, { clientId, previous_secret_expires_in }) {
         const secret = newSecret(context);

@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { NotFoundError } from '../../../errors';
 import { connectionPatch, domainName, METADATA_MAX_CHARS, newConnection, newDomain } from '../../../federation/admin-input';
 import { CONNECTION_TYPES, type ConnectionType } from '../../../federation/connection';
@@ -12,6 +11,7 @@ import {
 } from '../../../federation/connections';
 import { addDomain, DOMAIN_NOT_FOUND, type DomainView, deleteDomain, listDomains, verifyDomain } from '../../../federation/domains';
 import { ROLES } from '../../../users/user';
+import * as z from '../../../zod';
 import { ActionForm, Field } from '../../form';
 import { sectionPath } from '../../paths';
 import { defineAction, type FormState, type PageContext, type Section } from '../../section';
@@ -27,7 +27,7 @@ import { postedBody } from '../schema-form';
  */
 
 const SECTION = 'connections';
-const connectionId = z.string().min(1).max(128);
+const connectionId = z.string().check(z.minLength(1), z.maxLength(128));
 
 /** A form come back for one record: the state of its own form only (a page lists several). */
 const stateFor = (form: FormState | undefined, action: string, field: string, value: string) =>

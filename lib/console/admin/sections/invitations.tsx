@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { listShops } from '../../../admin/shops';
 import { readTenant } from '../../../admin/tenant';
 import { emailAddress, shopId } from '../../../http/schemas';
@@ -10,6 +9,7 @@ import {
   revokeInvitation,
 } from '../../../invitations/invitations';
 import { ROLES } from '../../../users/user';
+import * as z from '../../../zod';
 import { ActionForm, Field } from '../../form';
 import { defineAction, type FormState, type PageContext, type Section } from '../../section';
 import { readableTime } from '../listing';
@@ -24,7 +24,7 @@ import { readableTime } from '../listing';
 const SECTION = 'invitations';
 
 /** An invitation is named by its id, as in the JSON routes' path (any other id: 404 `Invitation not found`). */
-const invitationId = z.string().min(1).max(64);
+const invitationId = z.string().check(z.minLength(1), z.maxLength(64));
 
 /** A flash message's value is at most 200 characters (lib/console/flash.ts); an address is at most 254. */
 const shortened = (text: string) => (text.length <= 200 ? text : `${text.slice(0, 199)}…`);

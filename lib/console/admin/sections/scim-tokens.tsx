@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { NotFoundError } from '../../../errors';
 import { createScimToken, deleteScimToken, listScimTokens, newScimToken, SCIM_TOKEN_NOT_FOUND } from '../../../scim/tokens';
+import * as z from '../../../zod';
 import { ActionForm, Field } from '../../form';
 import { sectionPath } from '../../paths';
 import { defineAction, type PageContext, type Section } from '../../section';
@@ -13,7 +13,7 @@ import { ConfirmDeletion, ShownOnce, viewLink } from '../app-parts';
  */
 
 const SECTION = 'scim-tokens';
-const tokenId = z.string().min(1).max(64);
+const tokenId = z.string().check(z.minLength(1), z.maxLength(64));
 
 /** The tenant's token of that id, or a 404 page: another tenant's is unknown too. */
 async function tokenOf(context: PageContext, id: string) {

@@ -1,6 +1,6 @@
-import * as z from 'zod';
 import { accentColorSetting, displayNameSetting, logoUrlSetting, readTenant, type TenantView, updateTenant } from '../../../admin/tenant';
 import { listConnections } from '../../../federation/connections';
+import * as z from '../../../zod';
 import { ActionForm, Field } from '../../form';
 import { sectionPath } from '../../paths';
 import { defineAction, type FormState, type PageContext, type Section } from '../../section';
@@ -15,7 +15,7 @@ import { blankAsAbsent } from '../listing';
 const SECTION = 'settings';
 
 /** A field left empty: the setting is removed (null, as PATCH /admin/tenant takes it). */
-const removedIfEmpty = <S extends z.ZodType>(schema: S) => z.preprocess((value) => (value === '' ? null : value), schema.nullable());
+const removedIfEmpty = <S extends z.ZodMiniType>(schema: S) => z.preprocess((value) => (value === '' ? null : value), z.nullable(schema));
 
 /**
  * PATCH /admin/tenant's body (docs/api.md 9.14) as a form: its fields' own rules. An empty

@@ -1,9 +1,9 @@
-import * as z from 'zod';
 import { listShops } from '../../../admin/shops';
 import { type AdminUserView, changeUser, deleteUser, listUsers, readUser, resetMfa, signOutUser } from '../../../admin/users';
 import { ValidationError } from '../../../errors';
 import { shopId } from '../../../http/schemas';
 import { ROLES } from '../../../users/user';
+import * as z from '../../../zod';
 import { ActionForm, Field } from '../../form';
 import { sectionPath } from '../../paths';
 import { defineAction, type FormState, type PageContext, type Section } from '../../section';
@@ -26,10 +26,10 @@ const userId = z.uuid();
 
 /** The page's query: the list's filters and page, or the user shown (with the deletion to confirm). */
 const staffQuery = z.object({
-  q: blankAsAbsent(z.string().trim().max(128)),
+  q: blankAsAbsent(z.string().check(z.trim(), z.maxLength(128))),
   role: blankAsAbsent(z.enum(ROLES)),
   status: blankAsAbsent(z.enum(STATUSES)),
-  cursor: blankAsAbsent(z.string().max(1024)),
+  cursor: blankAsAbsent(z.string().check(z.maxLength(1024))),
   user: blankAsAbsent(userId),
   confirm: blankAsAbsent(z.literal('delete')),
 });
