@@ -15,11 +15,13 @@ import { kmsDataKeys } from './mfa/kms-data-keys';
 import { type DataKeySource, type SecretBox, secretBox } from './mfa/secret-box';
 import { type ClientSecretHasher, clientSecretHasher, pepperLoader } from './oauth/client-secret';
 import { type DpopNonces, dpopNonces } from './oauth/dpop-nonce';
+import type { SecretsClient } from './secrets/location';
+import { secretsManagerReader } from './secrets/secrets-manager';
 import type { AccountCodeStore } from './store/account-codes';
 import type { AuditStore } from './store/audit';
 import type { DeviceCodeStore } from './store/device-codes';
 import type { DpopProofStore } from './store/dpop-proofs';
-import { createDynamo, type Dynamo } from './store/dynamo';
+import { createDynamo, type Dynamo, lambdaCredentials } from './store/dynamo';
 import {
   type ConnectionStore,
   type DomainStore,
@@ -269,9 +271,13 @@ export function defaultDeps(): Deps {
   const config = readConfig();
   const dynamo = createDynamo({ tableName: config.tableName, region: config.awsRegion, endpoint: config.dynamodbEndpoint });
   const log = createLogger(config.logLevel);
-  const secretsManager = onFirstUse(
+  const secretsManagerSdk = onFirstUse(
     async () => new (await import('@aws-sdk/client-secrets-manager')).SecretsManagerClient(await awsClientSettings(config.awsRegion)),
   );
+  const secretsManager: SecretsClient = {
+    getSecretValue: secretsManagerReader({ region: config.awsRegion, credentials: lambdaCredentials() }),
+    send: secretsManagerSdk.send,
+  };
   const { signingKeys } = config;
   const [keys, publicKeys] =
     signingKeys.source === 'file'

@@ -23,7 +23,7 @@
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { publicKeysPath } from '../lib/config';
-import { fileLocation, secretsManagerLocation } from '../lib/secrets/location';
+import { fileLocation, sdkSecretsClient, secretsManagerLocation } from '../lib/secrets/location';
 import { option } from './lib/cli';
 import { peppersDocument, rotate, signingAlgorithm, signingKeysDocumentOf, withPublicKeys } from './lib/rotation';
 
@@ -36,7 +36,7 @@ async function main(args: string[]) {
   const peppers = args.includes('--pepper') ? peppersDocument(secretId ? 'utf8' : 'base64url') : undefined;
   const signingKeysDocument = signingKeysDocumentOf(signingAlgorithm(option(args, '--alg')));
   const file = option(args, '--file') ?? (peppers ?? signingKeysDocument).defaultFile;
-  const client = secretId ? new SecretsManagerClient({}) : undefined;
+  const client = secretId ? sdkSecretsClient(new SecretsManagerClient({})) : undefined;
   const at = (secret: string | undefined, path: string) => (client && secret ? secretsManagerLocation(client, secret) : fileLocation(path));
   const location = at(secretId, file);
   const print = (line: string) => console.log(line);

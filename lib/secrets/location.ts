@@ -3,8 +3,33 @@ import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 
-/** AWS Secrets Manager; lib/deps makes the client on first use, tests pass a fake. */
-export type SecretsClient = Pick<SecretsManagerClient, 'send'>;
+/** What GetSecretValue answers of the secret's current version. */
+export interface SecretValue {
+  SecretString: string | undefined;
+  VersionId: string | undefined;
+}
+
+/**
+ * AWS Secrets Manager: reads through GetSecretValue without the SDK (lib/secrets/secrets-manager.ts),
+ * writes through the SDK's client (`send`), which lib/deps loads on the first write only.
+ * Tests pass a fake.
+ */
+export interface SecretsClient {
+  getSecretValue(secretId: string): Promise<SecretValue>;
+  send: SecretsManagerClient['send'];
+}
+
+/** A client of the SDK's alone (the operators' scripts): it reads through GetSecretValueCommand. */
+export function sdkSecretsClient(client: Pick<SecretsManagerClient, 'send'>): SecretsClient {
+  return {
+    async getSecretValue(secretId) {
+      const { GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
+      const { SecretString, VersionId } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
+      return { SecretString, VersionId };
+    },
+    send: client.send.bind(client) as SecretsManagerClient['send'],
+  };
+}
 
 /** A secret's text as read, and the version it was read at (undefined: there is none yet). */
 export interface SecretText {
@@ -44,8 +69,7 @@ export function secretsManagerLocation(client: SecretsClient, secretId: string):
   return {
     name,
     async read() {
-      const { GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
-      const { SecretString, VersionId } = await client.send(new GetSecretValueCommand({ SecretId: secretId }));
+      const { SecretString, VersionId } = await client.getSecretValue(secretId);
       return { text: SecretString, version: VersionId };
     },
     async write(text, expected) {

@@ -10,13 +10,38 @@ import type { DocumentCommand } from './commands';
  * errors named as the SDK names them, with their members such as `CancellationReasons`
  * or the `Item` of `ReturnValuesOnConditionCheckFailure`). It loads in a few
  * milliseconds where the SDK's DynamoDB client took about 45 (docs/decisions/001-lean-dynamodb-client.md).
+ * It also reads secrets: Secrets Manager speaks the same protocol (docs/decisions/036-lean-secret-reads.md).
  */
+
+/**
+ * A service of AWS's JSON protocol: DynamoDB, or Secrets Manager, whose GetSecretValue
+ * every function that signs or verifies tokens calls at its first request
+ * (lib/secrets/secrets-manager.ts; docs/decisions/036-lean-secret-reads.md).
+ */
+export interface AwsJsonService {
+  /** The name requests are signed for, and the first label of the regional endpoint. */
+  signingName: string;
+  /** For messages. */
+  label: string;
+  /** `X-Amz-Target` is `<targetPrefix>.<operation>`. */
+  targetPrefix: string;
+  contentType: string;
+}
+
+export const DYNAMODB: AwsJsonService = {
+  signingName: 'dynamodb',
+  label: 'DynamoDB',
+  targetPrefix: 'DynamoDB_20120810',
+  contentType: 'application/x-amz-json-1.0',
+};
 
 /** Where and how long to try. */
 export interface DynamoClientSettings {
   region: string;
-  /** DynamoDB Local's URL; unset in AWS (then `https://dynamodb.<region>.amazonaws.com`). */
+  /** DynamoDB Local's URL; unset in AWS (then `https://<signingName>.<region>.amazonaws.com`). */
   endpoint?: string | undefined;
+  /** DynamoDB unless set. */
+  service?: AwsJsonService;
   credentials: () => Promise<AwsCredentials>;
   /** Tries of one command, the first included. */
   maxAttempts: number;
@@ -91,10 +116,10 @@ function backoffMs(error: AwsError, retry: number): number {
 const timeoutError = (message: string) => Object.assign(new Error(message), { name: 'TimeoutError' });
 
 /**
- * The error DynamoDB answered, as the SDK builds it: named after its `__type`
+ * The error the service answered, as the SDK builds it: named after its `__type`
  * (`ConditionalCheckFailedException`), with the members of its body.
  */
-function serviceError(status: number, text: string, requestId: string | undefined): AwsError {
+function serviceError(label: string, status: number, text: string, requestId: string | undefined): AwsError {
   let body: Record<string, unknown> = {};
   try {
     const parsed: unknown = JSON.parse(text);
@@ -105,7 +130,7 @@ function serviceError(status: number, text: string, requestId: string | undefine
   const { __type, message, Message, ...members } = body;
   const type = typeof __type === 'string' ? __type.slice(__type.lastIndexOf('#') + 1) : '';
   const name = type || (status === 503 ? 'ServiceUnavailable' : status >= 500 ? 'InternalServerError' : 'UnknownError');
-  const error = new Error(String(message ?? Message ?? `DynamoDB answered ${status}`));
+  const error = new Error(String(message ?? Message ?? `${label} answered ${status}`));
   return Object.assign(error, members, {
     name,
     $fault: status >= 500 ? 'server' : 'client',
@@ -127,7 +152,8 @@ export function tlsServerName(url: URL): string {
 
 /** A DynamoDB client that signs and sends its requests itself (see above). */
 export function createDynamoClient(settings: DynamoClientSettings): DocumentClient {
-  const url = new URL(settings.endpoint ?? `https://dynamodb.${settings.region}.amazonaws.com`);
+  const service = settings.service ?? DYNAMODB;
+  const url = new URL(settings.endpoint ?? `https://${service.signingName}.${settings.region}.amazonaws.com`);
   // Only the protocol in use is loaded: TLS costs a few milliseconds of a cold start that DynamoDB Local does not need.
   const transport: Transport = process.getBuiltinModule(url.protocol === 'https:' ? 'node:https' : 'node:http');
   const agent: Agent = new transport.Agent({ keepAlive: true, maxSockets: 50 });
@@ -171,7 +197,7 @@ export function createDynamoClient(settings: DynamoClientSettings): DocumentClie
       });
       // The phase being waited for names the timeout. On a reused connection (the usual case)
       // the one timer is restarted, not replaced.
-      let waitingFor = `No free connection to DynamoDB within ${settings.requestTimeoutMs} ms`;
+      let waitingFor = `No free connection to ${service.label} within ${settings.requestTimeoutMs} ms`;
       const expire = () => request.destroy(timeoutError(waitingFor));
       let timer = setTimeout(expire, settings.requestTimeoutMs);
       let timerMs = settings.requestTimeoutMs;
@@ -188,9 +214,9 @@ export function createDynamoClient(settings: DynamoClientSettings): DocumentClie
       // e.g. an admin listing a page of users) is waiting for answers: bounded as one, not as
       // a connection that DynamoDB failed to accept.
       request.on('socket', (socket) => {
-        const connected = () => bound(`No answer from DynamoDB within ${settings.requestTimeoutMs} ms`, settings.requestTimeoutMs);
+        const connected = () => bound(`No answer from ${service.label} within ${settings.requestTimeoutMs} ms`, settings.requestTimeoutMs);
         if (socket.connecting) {
-          bound(`No connection to DynamoDB within ${settings.connectionTimeoutMs} ms`, settings.connectionTimeoutMs);
+          bound(`No connection to ${service.label} within ${settings.connectionTimeoutMs} ms`, settings.connectionTimeoutMs);
           socket.once('connect', connected);
         } else connected();
       });
@@ -203,17 +229,17 @@ export function createDynamoClient(settings: DynamoClientSettings): DocumentClie
     return async ({ input }) => {
       const body = JSON.stringify(input);
       const unsigned = {
-        'content-type': 'application/x-amz-json-1.0',
+        'content-type': service.contentType,
         'content-length': String(Buffer.byteLength(body)),
-        'x-amz-target': `DynamoDB_20120810.${operation}`,
+        'x-amz-target': `${service.targetPrefix}.${operation}`,
       };
       const signed = signPost(
         { host: url.host, headers: unsigned, body },
-        { region: settings.region, service: 'dynamodb' },
+        { region: settings.region, service: service.signingName },
         await settings.credentials(),
       );
       const answer = await post(signed, body);
-      if (answer.status !== 200) throw serviceError(answer.status, answer.text, answer.requestId);
+      if (answer.status !== 200) throw serviceError(service.label, answer.status, answer.text, answer.requestId);
       return { output: answer.text ? (JSON.parse(answer.text) as Record<string, unknown>) : {} };
     };
   }

@@ -60,10 +60,18 @@ const clientSecretPepper = JSON.stringify({ current: 'test-1', peppers: { 'test-
 
 /** Tests reach no Secrets Manager: a pepper or key that would be read from it fails loudly. */
 export const noSecretsManager: SecretsClient = {
-  send: async () => {
+  getSecretValue: async () => {
     throw new Error('Tests reach no AWS Secrets Manager: pass a fake client');
   },
+  send: (async () => {
+    throw new Error('Tests reach no AWS Secrets Manager: pass a fake client');
+  }) as SecretsClient['send'],
 };
+
+/** A fake's `send`, for a test that reads only: any write fails the test. */
+export const noSecretWrites = (async () => {
+  throw new Error('unexpected write to Secrets Manager');
+}) as SecretsClient['send'];
 
 /**
  * Argon2id at its lowest sensible cost (1 MiB, one pass): still the real algorithm and the

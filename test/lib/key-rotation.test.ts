@@ -1,7 +1,7 @@
-import { GetSecretValueCommand, PutSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { describe, expect, it, vi } from 'vitest';
 import { makeHandler as makeAuthorizer } from '../../functions/authorizer';
 import { createLogger } from '../../lib/log';
+import type { SecretsClient } from '../../lib/secrets/location';
 import { activateKey, addKey, describeKeys, retireKey } from '../../lib/tokens/key-rotation';
 import {
   KEYS_MAX_AGE_SECONDS,
@@ -10,7 +10,7 @@ import {
   secretsManagerKeyProvider,
 } from '../../lib/tokens/secrets-manager-keys';
 import type { SigningKeysDocument } from '../../lib/tokens/signing-keys';
-import { testClock, testDeps } from '../helpers/deps';
+import { noSecretWrites, testClock, testDeps } from '../helpers/deps';
 
 describe('signing key rotation', () => {
   it('publishes a new key, then signs with it, then retires the old one', async () => {
@@ -42,18 +42,15 @@ describe('secretsManagerKeyProvider', () => {
   /** Secrets Manager cannot be reached from here: a fake client at the edge. */
   function fakeSecrets(document: SigningKeysDocument) {
     const state = { document, reads: 0, fail: false };
-    const client = {
-      send: async (command: unknown) => {
-        if (command instanceof GetSecretValueCommand) {
-          state.reads++;
-          if (state.fail) throw new Error('network down');
-          return { SecretString: JSON.stringify(state.document) };
-        }
-        if (command instanceof PutSecretValueCommand) return {};
-        throw new Error('unexpected command');
+    const client: SecretsClient = {
+      getSecretValue: async () => {
+        state.reads++;
+        if (state.fail) throw new Error('network down');
+        return { SecretString: JSON.stringify(state.document), VersionId: undefined };
       },
+      send: noSecretWrites,
     };
-    return { client: client as never, state };
+    return { client, state };
   }
 
   it('reads the keys once, then again in the background after the refresh period, keeping the old ones if the read fails', async () => {

@@ -10,6 +10,7 @@ import {
   fileLocation,
   type SecretLocation,
   type SecretsClient,
+  sdkSecretsClient,
   secretsManagerLocation,
 } from '../../lib/secrets/location';
 import { addKey } from '../../lib/tokens/key-rotation';
@@ -25,7 +26,7 @@ import { peppersDocument, rotate, signingKeysDocument } from '../../scripts/lib/
 function fakeSecretsManager(initial: string) {
   const versions = new Map<string, { text: string; stages: Set<string> }>([['v0', { text: initial, stages: new Set(['AWSCURRENT']) }]]);
   const holder = (stage: string) => [...versions].find(([, version]) => version.stages.has(stage))?.[0];
-  const client: SecretsClient = {
+  const client: SecretsClient = sdkSecretsClient({
     send: async (command: unknown) => {
       if (command instanceof GetSecretValueCommand) {
         const id = holder('AWSCURRENT')!;
@@ -52,7 +53,7 @@ function fakeSecretsManager(initial: string) {
       }
       throw new Error('unexpected command');
     },
-  };
+  } as never);
   return { client, current: () => versions.get(holder('AWSCURRENT')!)!.text };
 }
 

@@ -1,12 +1,12 @@
-import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import type { JWK } from 'jose';
 import { describe, expect, it, vi } from 'vitest';
 import { epochSeconds } from '../../lib/clock';
 import { createLogger } from '../../lib/log';
+import type { SecretsClient } from '../../lib/secrets/location';
 import { signAccessToken, verifyAccessToken } from '../../lib/tokens/access-token';
 import { KEYS_REFRESH_SECONDS, secretsManagerKeyProvider } from '../../lib/tokens/secrets-manager-keys';
 import { generateSigningKey, keySetFromDocument, type SigningKeysDocument } from '../../lib/tokens/signing-keys';
-import { testClock } from '../helpers/deps';
+import { noSecretWrites, testClock } from '../helpers/deps';
 
 /**
  * A signing-key document is checked before it is used. node:crypto
@@ -75,14 +75,12 @@ describe('secretsManagerKeyProvider keeps the last good key set', () => {
     const clock = testClock();
     const lines: string[] = [];
     const state = { text: JSON.stringify({ activeKid: 'k1', keys: [k1] }) };
-    const client = {
-      send: async (command: unknown) => {
-        if (!(command instanceof GetSecretValueCommand)) throw new Error('unexpected command');
-        return { SecretString: state.text, VersionId: 'v' };
-      },
+    const client: SecretsClient = {
+      getSecretValue: async () => ({ SecretString: state.text, VersionId: 'v' }),
+      send: noSecretWrites,
     };
     const provider = secretsManagerKeyProvider(
-      client as never,
+      client,
       'secret',
       clock,
       createLogger('info', (line) => lines.push(line)),

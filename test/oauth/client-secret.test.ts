@@ -2,13 +2,12 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { describe, expect, it, vi } from 'vitest';
 import { readConfig } from '../../lib/config';
 import { createLogger } from '../../lib/log';
 import { clientSecretHasher, clientSecretHasherFor, PEPPER_REFRESH_SECONDS } from '../../lib/oauth/client-secret';
 import type { SecretsClient } from '../../lib/secrets/location';
-import { noSecretsManager, testClock } from '../helpers/deps';
+import { noSecretsManager, noSecretWrites, testClock } from '../helpers/deps';
 import { LAMBDA_SETTINGS } from '../helpers/lambda-env';
 import { newSecret } from '../helpers/oauth';
 
@@ -16,12 +15,11 @@ import { newSecret } from '../helpers/oauth';
 function fakeSecrets(values: Record<string, string>) {
   const reads: string[] = [];
   const client: SecretsClient = {
-    send: async (command: unknown) => {
-      if (!(command instanceof GetSecretValueCommand)) throw new Error('unexpected command');
-      const id = String(command.input.SecretId);
+    getSecretValue: async (id) => {
       reads.push(id);
-      return { SecretString: values[id] };
+      return { SecretString: values[id], VersionId: undefined };
     },
+    send: noSecretWrites,
   };
   return { client, reads };
 }

@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GetSecretValueCommand } from '@aws-sdk/client-secrets-manager';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fileDataKeys } from '../../lib/mfa/file-data-keys';
 import { secretBox } from '../../lib/mfa/secret-box';
@@ -12,7 +11,7 @@ import { KEYS_REFRESH_SECONDS, secretsManagerKeyProvider, secretsManagerPublicKe
 import { fileKeyProvider, filePublicKeyProvider, generateSigningKey } from '../../lib/tokens/signing-keys';
 import { registerAdmin, testApp } from '../helpers/app';
 import { nearRealTime } from '../helpers/clock';
-import { noSecretsManager, type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
+import { noSecretsManager, noSecretWrites, type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { newTotpSecret } from '../helpers/mfa';
 import { basic, form } from '../helpers/oauth';
 import { captureOutput } from '../helpers/secret-search';
@@ -46,10 +45,8 @@ const breakings = [
 
 function secretsManager(text: () => string): SecretsClient {
   return {
-    send: async (command: unknown) => {
-      if (!(command instanceof GetSecretValueCommand)) throw new Error('unexpected command');
-      return { SecretString: text(), VersionId: 'v1' };
-    },
+    getSecretValue: async () => ({ SecretString: text(), VersionId: 'v1' }),
+    send: noSecretWrites,
   };
 }
 
