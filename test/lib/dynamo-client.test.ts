@@ -1,35 +1,13 @@
-import { createHash, createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, isIP } from 'node:net';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { SourceData } from '@smithy/types';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type AwsCredentials, signPost } from '../../lib/sigv4';
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '../../lib/store/commands';
 import { cancellationCodes, isConditionalCheckFailed, lambdaCredentials, oldItemOf } from '../../lib/store/dynamo';
 import { createDynamoClient, type DocumentClient, tlsServerName } from '../../lib/store/dynamo-client';
 import { freePort } from '../../scripts/dynamodb-local';
-
-/** The SDK signer's hash, on node:crypto: a keyed one is an HMAC. */
-class Sha256 {
-  private readonly hash;
-  constructor(secret?: SourceData) {
-    const key =
-      secret === undefined || typeof secret === 'string'
-        ? secret
-        : ArrayBuffer.isView(secret)
-          ? Buffer.from(secret.buffer, secret.byteOffset, secret.byteLength)
-          : Buffer.from(secret);
-    this.hash = key === undefined ? createHash('sha256') : createHmac('sha256', key);
-  }
-  update(data: string | Uint8Array) {
-    this.hash.update(data);
-  }
-  async digest() {
-    return new Uint8Array(this.hash.digest());
-  }
-  reset() {}
-}
+import { Sha256 } from '../helpers/sdk-sha256';
 
 describe('signPost (AWS Signature Version 4)', () => {
   const body = JSON.stringify({ TableName: 'identity', Key: { pk: { S: 'TENANT#a' }, sk: { S: 'USER#b' } } });

@@ -1,8 +1,6 @@
-import { createHash, createHmac } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignatureV4 } from '@smithy/signature-v4';
-import type { SourceData } from '@smithy/types';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/log';
 import { secretsManagerReader } from '../../lib/secrets/secrets-manager';
@@ -10,28 +8,13 @@ import type { AwsCredentials } from '../../lib/sigv4';
 import { secretsManagerKeyProvider } from '../../lib/tokens/secrets-manager-keys';
 import { generateSigningKey } from '../../lib/tokens/signing-keys';
 import { noSecretWrites, testClock } from '../helpers/deps';
+import { Sha256 } from '../helpers/sdk-sha256';
 
 /*
  * Secrets Manager cannot be reached from here: a fake of its JSON endpoint checks what
  * the reader sends (AWS's JSON protocol 1.1, docs/decisions/036-lean-secret-reads.md) and
  * the signature, which the SDK's own signer recomputes.
  */
-
-/** The SDK signer's hash, on node:crypto: a keyed one is an HMAC. */
-class Sha256 {
-  private readonly hash;
-  constructor(secret?: SourceData) {
-    const key = secret === undefined || typeof secret === 'string' ? secret : Buffer.from(secret as Uint8Array);
-    this.hash = key === undefined ? createHash('sha256') : createHmac('sha256', key);
-  }
-  update(data: string | Uint8Array) {
-    this.hash.update(data);
-  }
-  async digest() {
-    return new Uint8Array(this.hash.digest());
-  }
-  reset() {}
-}
 
 const credentials: AwsCredentials = {
   accessKeyId: 'ASIAEXAMPLE',
