@@ -1,3 +1,5 @@
+import type { AwsCredentials } from './sigv4';
+import { type AwsJsonService, createDynamoClient, type DocumentClient } from './store/dynamo-client';
 /**
  * How every AWS client of the service (DynamoDB, Secrets Manager, KMS, SNS, SES) waits:
  * fail fast when a service is unreachable or hangs, instead of running into the Lambda
@@ -26,3 +28,41 @@ export async function awsClientSettings(region: string) {
     }),
   };
 }
+
+/**
+ * One operation of a service of AWS's JSON protocol (Secrets Manager, KMS), signed and
+ * sent without the SDK by the stores' client (its retries, timeouts and errors named as the
+ * SDK names them; docs/decisions/036-lean-secret-reads.md). The client is made on the first
+ * call: a function that never calls the service never loads node:https for it.
+ */
+export function awsJsonCall(
+  service: AwsJsonService,
+  settings: {
+    region: string;
+    credentials: () => Promise<AwsCredentials>;
+    /** A fake's URL in tests; unset in AWS (`https://<signingName>.<region>.amazonaws.com`). */
+    endpoint?: string;
+  },
+): (operation: string, input: Record<string, unknown>) => Promise<Record<string, unknown>> {
+  let client: DocumentClient | undefined;
+  return (operation, input) => {
+    client ??= createDynamoClient({ ...AWS_RETRIES, ...AWS_TIMEOUTS, ...settings, service });
+    return client.send({ operation, input, request: () => input, answer: (body: Record<string, unknown>) => body });
+  };
+}
+
+/** Secrets Manager: GetSecretValue at a function's first request (lib/secrets/secrets-manager.ts). */
+export const SECRETS_MANAGER: AwsJsonService = {
+  signingName: 'secretsmanager',
+  label: 'Secrets Manager',
+  targetPrefix: 'secretsmanager',
+  contentType: 'application/x-amz-json-1.1',
+};
+
+/** KMS: the MFA data keys (lib/mfa/kms-data-keys.ts). */
+export const KMS: AwsJsonService = {
+  signingName: 'kms',
+  label: 'KMS',
+  targetPrefix: 'TrentService',
+  contentType: 'application/x-amz-json-1.1',
+};

@@ -1,6 +1,6 @@
 import { type DeviceTokens, deviceTokens } from './abuse/device-token';
 import { quotaDelivery } from './abuse/send-quota';
-import { awsClientSettings } from './aws';
+import { awsClientSettings, awsJsonCall, KMS } from './aws';
 import { type Clock, systemClock } from './clock';
 import { type Config, ConfigError, readConfig } from './config';
 import type { PasswordHasher } from './crypto/password';
@@ -214,10 +214,7 @@ function mfaDataKeys(config: Config): DataKeySource {
   const region = config.awsRegion;
   switch (dataKeys.source) {
     case 'kms':
-      return kmsDataKeys(
-        onFirstUse(async () => new (await import('@aws-sdk/client-kms')).KMSClient(await awsClientSettings(region))),
-        dataKeys.keyId,
-      );
+      return kmsDataKeys(awsJsonCall(KMS, { region, credentials: lambdaCredentials() }), dataKeys.keyId);
     case 'file':
       return fileDataKeys(dataKeys.path);
     case 'missing':
