@@ -42,7 +42,8 @@ function describe(name: string, schema: z.ZodMiniType, choices: Readonly<Record<
   if (options) return { name, kind: 'choices', options };
   if (inner instanceof z.ZodMiniBoolean) return { name, kind: 'checkbox' };
   if (inner instanceof z.ZodMiniEnum) return { name, kind: 'select', required: !optional, options: inner.options as string[] };
-  if (inner instanceof z.ZodMiniString) {
+  // A string format (`z.email()`) is a ZodMiniString too: like classic zod's, the form leaves it out.
+  if (inner instanceof z.ZodMiniString && !(inner instanceof z.ZodMiniStringFormat)) {
     const maxLength = maxLengthOf(inner);
     return { name, kind: 'text', required: !optional, multiline: (maxLength ?? Infinity) > MULTILINE_ABOVE, maxLength };
   }
