@@ -94,7 +94,8 @@ const MAX_DELAY_MS = 20_000;
 
 type AwsError = Error & { code?: unknown; $metadata?: { httpStatusCode?: number; requestId?: string; attempts?: number } };
 
-const isThrottling = (error: AwsError) => THROTTLING_NAMES.has(error.name);
+/** Named as throttling, or answered 429 (as the SDK's retry strategy tells them). */
+const isThrottling = (error: AwsError) => THROTTLING_NAMES.has(error.name) || error.$metadata?.httpStatusCode === 429;
 
 function isRetryable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
@@ -116,10 +117,17 @@ function backoffMs(error: AwsError, retry: number): number {
 const timeoutError = (message: string) => Object.assign(new Error(message), { name: 'TimeoutError' });
 
 /**
- * The error the service answered, as the SDK builds it: named after its `__type`
- * (`ConditionalCheckFailedException`), with the members of its body.
+ * The error the service answered, as the SDK builds it: named after its `X-Amzn-ErrorType`
+ * header, else its body's `code` or `__type` (`ConditionalCheckFailedException`, from
+ * `com.amazonaws.kms#NotFoundException` or `ThrottlingException:http://…` too), with the
+ * members of its body.
  */
-function serviceError(label: string, status: number, text: string, requestId: string | undefined): AwsError {
+function serviceError(
+  label: string,
+  status: number,
+  text: string,
+  answer: { requestId: string | undefined; errorType: string | undefined },
+): AwsError {
   let body: Record<string, unknown> = {};
   try {
     const parsed: unknown = JSON.parse(text);
@@ -128,13 +136,15 @@ function serviceError(label: string, status: number, text: string, requestId: st
     // Not JSON (a proxy's page): named after the status below.
   }
   const { __type, message, Message, ...members } = body;
-  const type = typeof __type === 'string' ? __type.slice(__type.lastIndexOf('#') + 1) : '';
+  const code = [answer.errorType, body.code, __type].find((value): value is string => typeof value === 'string' && value !== '') ?? '';
+  const unqualified = code.split(':')[0]?.split(',')[0] ?? '';
+  const type = unqualified.slice(unqualified.lastIndexOf('#') + 1);
   const name = type || (status === 503 ? 'ServiceUnavailable' : status >= 500 ? 'InternalServerError' : 'UnknownError');
   const error = new Error(String(message ?? Message ?? `${label} answered ${status}`));
   return Object.assign(error, members, {
     name,
     $fault: status >= 500 ? 'server' : 'client',
-    $metadata: { httpStatusCode: status, requestId },
+    $metadata: { httpStatusCode: status, requestId: answer.requestId },
   });
 }
 
@@ -172,10 +182,11 @@ export function createDynamoClient(settings: DynamoClientSettings): DocumentClie
   const wrap = (step: 'initialize' | 'deserialize', handler: AttemptHandler, commandName: string) =>
     middlewares.filter((entry) => entry.step === step).reduce((next, entry) => entry.middleware(next, { commandName }), handler);
 
-  function post(headers: Record<string, string>, body: string): Promise<{ status: number; text: string; requestId: string | undefined }> {
+  type Answer = { status: number; text: string; requestId: string | undefined; errorType: string | undefined };
+  function post(headers: Record<string, string>, body: string): Promise<Answer> {
     return new Promise((resolve, reject) => {
       let settled = false;
-      const finish = (error: Error | undefined, answer?: { status: number; text: string; requestId: string | undefined }) => {
+      const finish = (error: Error | undefined, answer?: Answer) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
@@ -187,11 +198,12 @@ export function createDynamoClient(settings: DynamoClientSettings): DocumentClie
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('error', (error) => finish(error));
         response.on('end', () => {
-          const requestId = response.headers['x-amzn-requestid'];
+          const { 'x-amzn-requestid': requestId, 'x-amzn-errortype': errorType } = response.headers;
           finish(undefined, {
             status: response.statusCode ?? 0,
             text: (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8'),
             requestId: typeof requestId === 'string' ? requestId : undefined,
+            errorType: typeof errorType === 'string' ? errorType : undefined,
           });
         });
       });
@@ -239,7 +251,7 @@ export function createDynamoClient(settings: DynamoClientSettings): DocumentClie
         await settings.credentials(),
       );
       const answer = await post(signed, body);
-      if (answer.status !== 200) throw serviceError(service.label, answer.status, answer.text, answer.requestId);
+      if (answer.status !== 200) throw serviceError(service.label, answer.status, answer.text, answer);
       return { output: answer.text ? (JSON.parse(answer.text) as Record<string, unknown>) : {} };
     };
   }

@@ -57,7 +57,7 @@ describe("services of AWS's JSON protocol against a fake endpoint", () => {
   let server: Server;
   let endpoint: string;
   let received: Received[] = [];
-  let answers: Array<{ status: number; body: unknown }> = [];
+  let answers: Array<{ status: number; body: unknown; headers?: Record<string, string> }> = [];
 
   beforeAll(async () => {
     server = createServer((request, response) => {
@@ -71,7 +71,7 @@ describe("services of AWS's JSON protocol against a fake endpoint", () => {
           body: Buffer.concat(chunks).toString('utf8'),
         });
         const answer = answers.shift() ?? { status: 500, body: { __type: 'InternalServiceError', Message: 'no answer queued' } };
-        response.writeHead(answer.status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-requestid': 'req-1' });
+        response.writeHead(answer.status, { 'content-type': 'application/x-amz-json-1.1', 'x-amzn-requestid': 'req-1', ...answer.headers });
         response.end(JSON.stringify(answer.body));
       });
     });
@@ -123,6 +123,24 @@ describe("services of AWS's JSON protocol against a fake endpoint", () => {
         $metadata: { httpStatusCode: 400, attempts: 1 },
       });
       expect(received).toHaveLength(1);
+    });
+
+    it('names an error from its X-Amzn-ErrorType header or a qualified __type, as the SDK does, and tries again after a 429', async () => {
+      answers.push(
+        {
+          status: 400,
+          body: {},
+          headers: { 'x-amzn-errortype': 'ThrottlingException:http://internal.amazon.com/coral/com.amazon.coral.availability/' },
+        },
+        { status: 429, body: { message: 'Too many requests' } },
+        { status: 400, body: { __type: 'com.amazonaws.secretsmanager#DecryptionFailure', Message: 'cannot decrypt' } },
+      );
+      await expect(reader()('keys')).rejects.toMatchObject({
+        name: 'DecryptionFailure',
+        message: 'cannot decrypt',
+        $metadata: { attempts: 3 },
+      });
+      expect(received).toHaveLength(3);
     });
 
     it('tries again after a server error or throttling', async () => {
