@@ -14,6 +14,6 @@ export * from 'zod/mini';
  * zod classic's `preprocess`, which zod/mini leaves out: `fn` turns the input into what
  * `schema` parses (the same pipe classic builds).
  */
-export function preprocess<S extends core.SomeType>(fn: (value: unknown) => unknown, schema: S): ZodMiniPipe<ZodMiniTransform, S> {
-  return pipe(transform(fn), schema as unknown as core.$ZodType<unknown, unknown>) as unknown as ZodMiniPipe<ZodMiniTransform, S>;
+export function preprocess<S extends core.$ZodType>(fn: (value: unknown) => unknown, schema: S): ZodMiniPipe<ZodMiniTransform, S> {
+  return pipe<ZodMiniTransform, S>(transform(fn), schema);
 }
