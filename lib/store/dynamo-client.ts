@@ -10,13 +10,13 @@ import type { DocumentCommand } from './commands';
  * errors named as the SDK names them, with their members such as `CancellationReasons`
  * or the `Item` of `ReturnValuesOnConditionCheckFailure`). It loads in a few
  * milliseconds where the SDK's DynamoDB client took about 45 (docs/decisions/001-lean-dynamodb-client.md).
- * It also reads secrets: Secrets Manager speaks the same protocol (docs/decisions/036-lean-secret-reads.md).
+ * Secrets Manager and KMS speak the same protocol: it sends their calls too (`awsJsonCall` in
+ * lib/aws.ts, docs/decisions/036-lean-secret-reads.md).
  */
 
 /**
- * A service of AWS's JSON protocol: DynamoDB, or Secrets Manager, whose GetSecretValue
- * every function that signs or verifies tokens calls at its first request
- * (lib/secrets/secrets-manager.ts; docs/decisions/036-lean-secret-reads.md).
+ * A service of AWS's JSON protocol: DynamoDB, or those lib/aws.ts names for `awsJsonCall`
+ * (Secrets Manager, KMS; docs/decisions/036-lean-secret-reads.md).
  */
 export interface AwsJsonService {
   /** The name requests are signed for, and the first label of the regional endpoint. */
