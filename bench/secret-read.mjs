@@ -54,13 +54,17 @@ const time = (args) => {
   return Number(process.hrtime.bigint() - started) / 1e6;
 };
 const times = { empty: [], sdk: [], lean: [] };
-for (let run = 0; run < runs; run++) {
-  times.empty.push(time(['-e', '0']));
-  times.sdk.push(time([join(dir, 'sdk.cjs')]));
-  times.lean.push(time([join(dir, 'lean.cjs')]));
+try {
+  for (let run = 0; run < runs; run++) {
+    times.empty.push(time(['-e', '0']));
+    times.sdk.push(time([join(dir, 'sdk.cjs')]));
+    times.lean.push(time([join(dir, 'lean.cjs')]));
+  }
+} finally {
+  // A failed process must not leave the fake listening.
+  fake.kill();
+  rmSync(dir, { recursive: true, force: true });
 }
-fake.kill();
-rmSync(dir, { recursive: true, force: true });
 const median = (values) => values.sort((a, b) => a - b)[values.length >> 1];
 for (const [name, values] of Object.entries(times)) {
   console.log(`${name.padEnd(6)} ${median(values).toFixed(1).padStart(7)} ms  ${(median(values) / median(times.empty)).toFixed(2)}× empty`);
