@@ -10,58 +10,81 @@ import * as z from '../zod';
 export const CONNECTION_TYPES = ['oidc', 'saml'] as const;
 export type ConnectionType = (typeof CONNECTION_TYPES)[number];
 
-/** What both kinds share. */
-const common = {
-  id: z.string(),
-  tenantId: z.string(),
-  name: z.string(),
-  /** Lower-case domain names; the connection signs in only emails at those of them its tenant verified (docs/api.md 14.2). */
-  domains: z.array(z.string()),
-  /** From the IdP's role value to one of our roles; re-applied at every sign-in when present. */
-  roleMapping: z.optional(z.record(z.string(), z.enum(ROLES))),
-  defaultRole: z.enum(ROLES),
-  jitProvisioning: z.boolean(),
-  ssoRequired: z.boolean(),
-  /** A disabled connection signs nobody in, and its sessions end at their next request. */
-  enabled: z.boolean(),
-  /** ISO 8601. */
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  /** The ADMIN who created it. */
-  createdBy: z.string(),
-};
+/**
+ * The stored records of connections and domains. Built on first use: every function carries
+ * the federation stores (lib/deps.ts), few read a connection (docs/performance.md, Cold starts).
+ */
+function buildRecords() {
+  /** What both kinds share. */
+  const common = {
+    id: z.string(),
+    tenantId: z.string(),
+    name: z.string(),
+    /** Lower-case domain names; the connection signs in only emails at those of them its tenant verified (docs/api.md 14.2). */
+    domains: z.array(z.string()),
+    /** From the IdP's role value to one of our roles; re-applied at every sign-in when present. */
+    roleMapping: z.optional(z.record(z.string(), z.enum(ROLES))),
+    defaultRole: z.enum(ROLES),
+    jitProvisioning: z.boolean(),
+    ssoRequired: z.boolean(),
+    /** A disabled connection signs nobody in, and its sessions end at their next request. */
+    enabled: z.boolean(),
+    /** ISO 8601. */
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    /** The ADMIN who created it. */
+    createdBy: z.string(),
+  };
 
-export const oidcConnectionSchema = z.object({
-  ...common,
-  type: z.literal('oidc'),
-  /** The IdP's issuer identifier; its discovery document is `${issuer}/.well-known/openid-configuration`. */
-  issuer: z.string(),
-  clientId: z.string(),
-  /** The client secret, sealed by the secret box (never in an answer or a log line). */
-  clientSecretSealed: z.string(),
-  scopes: z.array(z.string()),
-  /** The ID token or userinfo claim whose value(s) `roleMapping` maps (e.g. `groups`). */
-  roleClaim: z.optional(z.string()),
-});
+  const oidc = z.object({
+    ...common,
+    type: z.literal('oidc'),
+    /** The IdP's issuer identifier; its discovery document is `${issuer}/.well-known/openid-configuration`. */
+    issuer: z.string(),
+    clientId: z.string(),
+    /** The client secret, sealed by the secret box (never in an answer or a log line). */
+    clientSecretSealed: z.string(),
+    scopes: z.array(z.string()),
+    /** The ID token or userinfo claim whose value(s) `roleMapping` maps (e.g. `groups`). */
+    roleClaim: z.optional(z.string()),
+  });
 
-export const samlConnectionSchema = z.object({
-  ...common,
-  type: z.literal('saml'),
-  /** The IdP's entity id: the `Issuer` its responses carry. */
-  idpEntityId: z.string(),
-  /** Where the AuthnRequest goes (HTTP-Redirect binding). */
-  ssoUrl: z.string(),
-  /** PEM certificates whose keys may sign the IdP's responses or assertions. */
-  signingCertificates: z.array(z.string()).check(z.minLength(1)),
-  /** The attribute whose value(s) `roleMapping` maps. */
-  roleAttribute: z.optional(z.string()),
-});
+  const saml = z.object({
+    ...common,
+    type: z.literal('saml'),
+    /** The IdP's entity id: the `Issuer` its responses carry. */
+    idpEntityId: z.string(),
+    /** Where the AuthnRequest goes (HTTP-Redirect binding). */
+    ssoUrl: z.string(),
+    /** PEM certificates whose keys may sign the IdP's responses or assertions. */
+    signingCertificates: z.array(z.string()).check(z.minLength(1)),
+    /** The attribute whose value(s) `roleMapping` maps. */
+    roleAttribute: z.optional(z.string()),
+  });
 
-export const connectionSchema = z.discriminatedUnion('type', [oidcConnectionSchema, samlConnectionSchema]);
+  /** A tenant's domain (docs/api.md 14.2): pending until its TXT record is found, then verified for this tenant alone. */
+  const tenantDomain = z.object({
+    tenantId: z.string(),
+    /** Lower-case, without a trailing dot. */
+    domain: z.string(),
+    status: z.enum(['pending', 'verified']),
+    /** The random value the TXT record must hold (public: it proves control of the zone, not a secret). */
+    token: z.string(),
+    createdAt: z.string(),
+    verifiedAt: z.optional(z.string()),
+  });
 
-export type OidcConnection = z.output<typeof oidcConnectionSchema>;
-export type SamlConnection = z.output<typeof samlConnectionSchema>;
-export type Connection = z.output<typeof connectionSchema>;
+  return { oidc, saml, connection: z.discriminatedUnion('type', [oidc, saml]), tenantDomain };
+}
+
+type FederationRecords = ReturnType<typeof buildRecords>;
+let records: FederationRecords | undefined;
+/** The record schemas (built at the first call). */
+export const federationRecords = (): FederationRecords => (records ??= buildRecords());
+
+export type OidcConnection = z.output<FederationRecords['oidc']>;
+export type SamlConnection = z.output<FederationRecords['saml']>;
+export type Connection = z.output<FederationRecords['connection']>;
 
 /** Where the IdP sends people back, and what the merchant's IT admin enters on its side (docs/api.md 14.1). */
 export const federationEndpoints = (issuer: string, connectionId: string) => ({
@@ -113,18 +136,8 @@ export function connectionView(connection: Connection, issuer: string) {
   };
 }
 
-/** A tenant's domain (docs/api.md 14.2): pending until its TXT record is found, then verified for this tenant alone. */
-export const tenantDomainSchema = z.object({
-  tenantId: z.string(),
-  /** Lower-case, without a trailing dot. */
-  domain: z.string(),
-  status: z.enum(['pending', 'verified']),
-  /** The random value the TXT record must hold (public: it proves control of the zone, not a secret). */
-  token: z.string(),
-  createdAt: z.string(),
-  verifiedAt: z.optional(z.string()),
-});
-export type TenantDomain = z.output<typeof tenantDomainSchema>;
+/** A tenant's domain (docs/api.md 14.2), as stored. */
+export type TenantDomain = z.output<FederationRecords['tenantDomain']>;
 
 /** The TXT record that proves control of a domain (docs/api.md 14.2). */
 export const domainVerification = (domain: Pick<TenantDomain, 'domain' | 'token'>) => ({

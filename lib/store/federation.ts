@@ -1,6 +1,6 @@
 import type { Random } from '../crypto/random';
 import { hashToken } from '../crypto/token-hash';
-import { type Connection, connectionSchema, type TenantDomain, tenantDomainSchema } from '../federation/connection';
+import { type Connection, federationRecords, type TenantDomain } from '../federation/connection';
 import type { User } from '../users/user';
 import * as z from '../zod';
 import { DeleteCommand, GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from './commands';
@@ -86,24 +86,27 @@ export interface FederatedIdentityStore {
   unlink(tenantId: string, connectionId: string, subject: string, userId: string): Promise<void>;
 }
 
-/** A sign-in sent to an identity provider (docs/api.md 14.3), as stored. */
-export const federationRequestSchema = z.object({
-  /** The OIDC `state`, or the SAML AuthnRequest ID (and RelayState). Stored as its digest in the key only. */
-  key: z.string(),
-  tenantId: z.string(),
-  connectionId: z.string(),
-  /** The hosted interaction (docs/api.md 11.5) the sign-in continues. */
-  interactionId: z.string(),
-  /** The digest of the federation cookie's secret: the browser that set off is the one that comes back. */
-  browserHash: z.string(),
-  /** OIDC: the PKCE verifier and the nonce. */
-  codeVerifier: z.optional(z.string()),
-  nonce: z.optional(z.string()),
-  /** Epoch seconds. */
-  createdAt: z.number(),
-  expiresAt: z.number(),
-});
-export type FederationRequest = z.output<typeof federationRequestSchema>;
+/** A sign-in sent to an identity provider (docs/api.md 14.3), as stored; built on first use, as federationRecords. */
+const buildRequestSchema = () =>
+  z.object({
+    /** The OIDC `state`, or the SAML AuthnRequest ID (and RelayState). Stored as its digest in the key only. */
+    key: z.string(),
+    tenantId: z.string(),
+    connectionId: z.string(),
+    /** The hosted interaction (docs/api.md 11.5) the sign-in continues. */
+    interactionId: z.string(),
+    /** The digest of the federation cookie's secret: the browser that set off is the one that comes back. */
+    browserHash: z.string(),
+    /** OIDC: the PKCE verifier and the nonce. */
+    codeVerifier: z.optional(z.string()),
+    nonce: z.optional(z.string()),
+    /** Epoch seconds. */
+    createdAt: z.number(),
+    expiresAt: z.number(),
+  });
+let requestSchema: ReturnType<typeof buildRequestSchema> | undefined;
+const federationRequestSchema = () => (requestSchema ??= buildRequestSchema());
+export type FederationRequest = z.output<ReturnType<typeof buildRequestSchema>>;
 
 export interface FederationRequestStore {
   create(request: FederationRequest): Promise<void>;
@@ -119,9 +122,9 @@ export interface SamlAssertionStore {
   accept(connectionId: string, assertionId: string, expiresAt: number): Promise<boolean>;
 }
 
-const toConnection = (item: Item | undefined) => parseRecord(connectionSchema, 'connection', item);
-const toDomain = (item: Item | undefined) => parseRecord(tenantDomainSchema, 'domain', item);
-const toRequest = (item: Item | undefined) => parseRecord(federationRequestSchema, 'federation request', item);
+const toConnection = (item: Item | undefined) => parseRecord(federationRecords().connection, 'connection', item);
+const toDomain = (item: Item | undefined) => parseRecord(federationRecords().tenantDomain, 'domain', item);
+const toRequest = (item: Item | undefined) => parseRecord(federationRequestSchema(), 'federation request', item);
 
 /** The SET clauses, names and values of an update of the attributes in `set`. */
 function setting(set: Item) {
