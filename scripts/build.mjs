@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import { copyFile, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
+import { builtinsOnFirstUse } from './lib/lazy-builtins.mjs';
 
 const entries = (dir) =>
   readdirSync(dir)
@@ -60,7 +61,8 @@ const functions = await build({
     '@smithy/*',
     ...(sdkClient ? ['@aws-sdk/lib-dynamodb'] : []),
   ],
-  plugins: sdkClient ? [sdkDynamoClient] : [],
+  // node:http loads on first use (scripts/lib/lazy-builtins.mjs).
+  plugins: [builtinsOnFirstUse, ...(sdkClient ? [sdkDynamoClient] : [])],
   metafile: true,
 });
 // The common-password list, read beside the bundles on first use (lib/users/common-passwords.ts).

@@ -164,19 +164,25 @@ export function tlsServerName(url: URL): string {
 export function createDynamoClient(settings: DynamoClientSettings): DocumentClient {
   const service = settings.service ?? DYNAMODB;
   const url = new URL(settings.endpoint ?? `https://${service.signingName}.${settings.region}.amazonaws.com`);
-  // Only the protocol in use is loaded: TLS costs a few milliseconds of a cold start that DynamoDB Local does not need.
-  const transport: Transport = process.getBuiltinModule(url.protocol === 'https:' ? 'node:https' : 'node:http');
-  const agent: Agent = new transport.Agent({ keepAlive: true, maxSockets: 50 });
-  // Every request goes to the same place: its options are made once, not parsed from the URL
-  // (nor the TLS server name worked out) per request (docs/performance.md, "Cost of a round trip").
-  const target: RequestOptions & { servername: string } = {
-    protocol: url.protocol,
-    hostname: url.hostname,
-    port: url.port || (url.protocol === 'https:' ? 443 : 80),
-    path: '/',
-    method: 'POST',
-    agent,
-    servername: tlsServerName(url),
+  // Only the protocol in use is loaded, and only by the first request: TLS costs a few
+  // milliseconds of a cold start that DynamoDB Local does not need, and HTTP itself those of a
+  // function whose first request reaches no AWS service (docs/decisions/037-built-ins-on-first-use.md).
+  let connection: { transport: Transport; agent: Agent; target: RequestOptions & { servername: string } } | undefined;
+  const connect = () => {
+    const transport: Transport = process.getBuiltinModule(url.protocol === 'https:' ? 'node:https' : 'node:http');
+    const agent: Agent = new transport.Agent({ keepAlive: true, maxSockets: 50 });
+    // Every request goes to the same place: its options are made once, not parsed from the URL
+    // (nor the TLS server name worked out) per request (docs/performance.md, "Cost of a round trip").
+    const target = {
+      protocol: url.protocol,
+      hostname: url.hostname,
+      port: url.port || (url.protocol === 'https:' ? 443 : 80),
+      path: '/',
+      method: 'POST',
+      agent,
+      servername: tlsServerName(url),
+    };
+    return { transport, agent, target };
   };
   const middlewares: Array<{ middleware: AttemptMiddleware; step: 'initialize' | 'deserialize'; name: string }> = [];
   const wrap = (step: 'initialize' | 'deserialize', handler: AttemptHandler, commandName: string) =>
@@ -193,6 +199,8 @@ export function createDynamoClient(settings: DynamoClientSettings): DocumentClie
         if (error) reject(error);
         else if (answer) resolve(answer);
       };
+      connection ??= connect();
+      const { transport, target } = connection;
       const request: ClientRequest = transport.request({ ...target, headers }, (response: IncomingMessage) => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -291,6 +299,6 @@ export function createDynamoClient(settings: DynamoClientSettings): DocumentClie
         return index >= 0;
       },
     },
-    destroy: () => agent.destroy(),
+    destroy: () => connection?.agent.destroy(),
   };
 }

@@ -1,6 +1,12 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { builtinsOnFirstUse } from '../../scripts/lib/lazy-builtins.mjs';
+import { apiEvent } from '../helpers/http';
 
 /*
  * What a function's bundle carries decides its size and cold start (docs/performance.md:
@@ -26,6 +32,7 @@ async function inputSizes(name: string): Promise<Record<string, number>> {
     format: 'cjs',
     supported: { 'dynamic-import': false },
     external: EXTERNAL,
+    plugins: [builtinsOnFirstUse],
     outdir: 'bundle-contents',
     write: false,
     metafile: true,
@@ -109,5 +116,89 @@ describe('the function bundles', () => {
       'Too small: expected string to have >=1 characters',
       'Unrecognized key: "x"',
     ]);
+  });
+});
+
+/**
+ * Runs `source` (a CommonJS bundle) in a fresh Node process with `env` and answers what it
+ * printed: `report(label)` there prints the public built-ins loaded since the start.
+ */
+function runFresh(source: string, env: Record<string, string> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'bundle-'));
+  try {
+    const file = join(dir, 'bundle.cjs');
+    writeFileSync(file, source);
+    const script = `const before = new Set(process.moduleLoadList);
+      globalThis.report = (label) => console.log(label, process.moduleLoadList.filter((m) => !before.has(m) && /^NativeModule [a-z_/]+$/.test(m)).map((m) => m.slice(13)).sort().join(' '));
+      Promise.resolve(require(${JSON.stringify(file)}).run?.()).catch((error) => { console.error(error); process.exit(1); });`;
+    return execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env } });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const IDENTITY = {
+  userId: 'u-1',
+  username: 'ann@example.com',
+  role: 'OPERATOR' as const,
+  tenantId: 'acme',
+  shopId: 'main',
+  sessionId: 's-1',
+  amr: ['pwd' as const],
+  authTime: 1_700_000_000,
+};
+
+describe('Node built-ins on first use (docs/decisions/037-built-ins-on-first-use.md)', () => {
+  it('a bundle loads node:http at the first use of one of its exports, which then work', async () => {
+    const { outputFiles } = await build({
+      stdin: {
+        contents: `import { STATUS_CODES } from 'node:http';
+          import * as http from 'http';
+          export function run() {
+            report('loaded:');
+            console.log(STATUS_CODES[404], typeof http.request);
+            report('used:');
+          }`,
+        resolveDir: process.cwd(),
+      },
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      plugins: [builtinsOnFirstUse],
+      write: false,
+      logLevel: 'silent',
+    });
+    const lines = runFresh(outputFiles[0]?.text ?? '')
+      .trim()
+      .split('\n');
+    expect(lines[0]).not.toMatch(/\bhttp\b/);
+    expect(lines[1]).toBe('Not Found function');
+    expect(lines[2]).toMatch(/\bhttp\b/);
+  });
+
+  it('a function whose first request reaches no AWS service never loads HTTP (me, served from its authorizer context)', async () => {
+    const { outputFiles } = await build({
+      entryPoints: ['functions/me.ts'],
+      bundle: true,
+      platform: 'node',
+      target: 'node22',
+      format: 'cjs',
+      supported: { 'dynamic-import': false },
+      external: EXTERNAL,
+      plugins: [builtinsOnFirstUse],
+      write: false,
+      logLevel: 'silent',
+    });
+    const bundle = `${outputFiles[0]?.text ?? ''}
+      module.exports.run = async () => {
+        report('loaded:');
+        const event = ${JSON.stringify(apiEvent({ method: 'GET', path: '/auth/me', identity: IDENTITY }))};
+        const answer = await module.exports.handler(event, { functionName: 'me', awsRequestId: 'r', getRemainingTimeInMillis: () => 3000 });
+        console.log('status', answer.statusCode);
+        report('served:');
+      };`;
+    const lines = runFresh(bundle, { DYNAMODB_ENDPOINT: 'http://127.0.0.1:9', TABLE_NAME: 'identity' }).trim().split('\n');
+    expect(lines[1]).toBe('status 200');
+    for (const line of [lines[0], lines[2]]) expect(line).not.toMatch(/\bhttps?\b/);
   });
 });
