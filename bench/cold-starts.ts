@@ -10,7 +10,7 @@
  * weighs on both sides alike. Ratio = median of the bundle's processes / median of
  * all the empty ones.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
@@ -61,6 +61,8 @@ export interface ColdStartInput {
   sessions: string[];
   /** Live sessions' identities (one per run, for logout and friends). */
   identities: Identity[];
+  /** A live session of the tenant's ADMIN: the caller of the administration's functions. */
+  admin: Identity;
   login: { username: string; password: string; tenantId: string };
   /** Events for the OAuth bundles, when they exist. */
   oauth: Record<string, EventMaker>;
@@ -174,13 +176,28 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
       }),
     ...input.oauth,
   };
-  // Any other bundle (one landed since this file was written): its route with an
-  // empty body, with the caller's context where the authorizer runs.
+  // Any other bundle (one landed since this file was written): its route with an empty
+  // body, with the caller's context where the authorizer runs. The administration's
+  // functions (tenant and OAuth clients) are called by the ADMIN, so that a list or a read
+  // is served, not refused by role. A path parameter is an id (or domain) that does not
+  // exist, well formed: a lookup, then 404. (Not the ADMIN's own: no cold start may delete
+  // or sign out the ADMIN the later stages use.) A body stays empty: a write is refused
+  // by its validation, before any read.
+  const ADMIN_ONLY = /^\/(admin|oauth2\/clients)(\/|$)/;
   const generic = (bundle: string): EventMaker => {
     const route = routes.routes.find((r) => r.bundle === bundle);
     return async (run) => {
-      const event = json(route?.method ?? 'GET', route?.path ?? '/');
-      return route?.authorizer ? withContext(event, identity(run)) : event;
+      const path = route?.path ?? '/';
+      const caller = ADMIN_ONLY.test(path) ? input.admin : identity(run);
+      const params = Object.fromEntries(
+        [...path.matchAll(/\{(\w+)\}/g)].map(([, name = '']) => [name, name === 'domain' ? 'cold-start.example.com' : randomUUID()]),
+      );
+      const event = json(
+        route?.method ?? 'GET',
+        path.replace(/\{(\w+)\}/g, (_, name: string) => params[name] ?? ''),
+      );
+      if (Object.keys(params).length > 0) event.pathParameters = params;
+      return route?.authorizer ? withContext(event, caller) : event;
     };
   };
 

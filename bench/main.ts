@@ -819,6 +819,7 @@ async function main() {
           .filter((token) => !identities.some((identity) => token.split('.')[1] === identity.sessionId))
           .slice(0, 200),
         identities,
+        admin: adminSession.seeded.identity,
         login: { username: loginUser.username, password: loginPassword, tenantId: TENANT },
         oauth: oauth.coldStartEvents,
         tmp,
