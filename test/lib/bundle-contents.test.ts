@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { type BuildOptions, build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { builtinsOnFirstUse } from '../../scripts/lib/lazy-builtins.mjs';
 import { apiEvent } from '../helpers/http';
@@ -22,22 +22,21 @@ const EXTERNAL = ['@node-rs/argon2', 'bcryptjs', '@aws-sdk/client-*', '@aws-sdk/
  * lazily, docs/decisions/029-cold-start-floor.md): a few lines that carry none of its code.
  */
 const NO_CODE_BYTES = 128;
+/** The options scripts/build.mjs bundles a function with (unminified), written nowhere. */
+const AS_BUILT = {
+  bundle: true,
+  platform: 'node',
+  target: 'node22',
+  format: 'cjs',
+  supported: { 'dynamic-import': false },
+  external: EXTERNAL,
+  plugins: [builtinsOnFirstUse],
+  write: false,
+  logLevel: 'silent',
+} as const satisfies BuildOptions;
 /** The modules a function's bundle holds code of, with the bytes of each (more than NO_CODE_BYTES). */
 async function inputSizes(name: string): Promise<Record<string, number>> {
-  const { metafile } = await build({
-    entryPoints: [`functions/${name}.ts`],
-    bundle: true,
-    platform: 'node',
-    target: 'node22',
-    format: 'cjs',
-    supported: { 'dynamic-import': false },
-    external: EXTERNAL,
-    plugins: [builtinsOnFirstUse],
-    outdir: 'bundle-contents',
-    write: false,
-    metafile: true,
-    logLevel: 'silent',
-  });
+  const { metafile } = await build({ ...AS_BUILT, entryPoints: [`functions/${name}.ts`], outdir: 'bundle-contents', metafile: true });
   return Object.fromEntries(
     Object.values(metafile.outputs).flatMap((output) =>
       Object.entries(output.inputs).flatMap(([file, { bytesInOutput }]) => (bytesInOutput > NO_CODE_BYTES ? [[file, bytesInOutput]] : [])),
@@ -177,18 +176,7 @@ describe('Node built-ins on first use (docs/decisions/037-built-ins-on-first-use
   });
 
   it('a function whose first request reaches no AWS service never loads HTTP (me, served from its authorizer context)', async () => {
-    const { outputFiles } = await build({
-      entryPoints: ['functions/me.ts'],
-      bundle: true,
-      platform: 'node',
-      target: 'node22',
-      format: 'cjs',
-      supported: { 'dynamic-import': false },
-      external: EXTERNAL,
-      plugins: [builtinsOnFirstUse],
-      write: false,
-      logLevel: 'silent',
-    });
+    const { outputFiles } = await build({ ...AS_BUILT, entryPoints: ['functions/me.ts'] });
     const bundle = `${outputFiles[0]?.text ?? ''}
       module.exports.run = async () => {
         report('loaded:');
