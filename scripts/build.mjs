@@ -3,7 +3,7 @@ import { readdirSync } from 'node:fs';
 import { copyFile, rm } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { build } from 'esbuild';
-import { builtinsOnFirstUse } from './lib/lazy-builtins.mjs';
+import { functionBundleOptions } from './lib/function-bundles.mjs';
 
 const entries = (dir) =>
   readdirSync(dir)
@@ -30,39 +30,18 @@ const sdkDynamoClient = {
   },
 };
 
-// The functions are CommonJS (`.cjs`, which Lambda and serverless-offline find for
-// `dist/functions/<name>.handler`). The external AWS SDK packages are CommonJS too: imported
-// from an ES module, Node lexes every one of their files for its named exports and checks
-// its format (cjs-module-lexer, ~35 files, about 90 ms here); required, it only runs them.
-// That more than halves a cold start (bench/cold-starts.ts, docs/performance.md).
+// The functions, bundled as scripts/lib/function-bundles.mjs says.
 const functions = await build({
   ...common,
-  format: 'cjs',
+  ...functionBundleOptions,
   outExtension: { '.js': '.cjs' },
-  // import() of a package loaded on first use (lib/deps) becomes require(): through
-  // import(), Node would run the ES module loader over the SDK's CommonJS build.
-  supported: { 'dynamic-import': false },
   entryPoints: entries('functions'),
   outdir: `${outRoot}/functions`,
   minify: true,
   sourcemap: 'linked',
   legalComments: 'none',
-  // Loaded from node_modules at run time, not bundled: the native Argon2 binding
-  // (packaged per platform), bcryptjs (verifies imported bcrypt hashes, docs/api.md 13.2:
-  // only the functions that check passwords ship it, on first use) and the AWS SDK's clients (part of the Lambda Node.js runtime,
-  // loaded on first use: KMS, SNS, SES, Secrets Manager; the credential chain only
-  // outside Lambda).
-  // The SDK's marshalling (@aws-sdk/util-dynamodb, 10 KB) is bundled with the stores.
-  external: [
-    '@node-rs/argon2',
-    'bcryptjs',
-    '@aws-sdk/client-*',
-    '@aws-sdk/credential-provider-node',
-    '@smithy/*',
-    ...(sdkClient ? ['@aws-sdk/lib-dynamodb'] : []),
-  ],
-  // node:http loads on first use (scripts/lib/lazy-builtins.mjs).
-  plugins: [builtinsOnFirstUse, ...(sdkClient ? [sdkDynamoClient] : [])],
+  external: [...functionBundleOptions.external, ...(sdkClient ? ['@aws-sdk/lib-dynamodb'] : [])],
+  plugins: [...functionBundleOptions.plugins, ...(sdkClient ? [sdkDynamoClient] : [])],
   metafile: true,
 });
 // The common-password list, read beside the bundles on first use (lib/users/common-passwords.ts).

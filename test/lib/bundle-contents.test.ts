@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BuildOptions, build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
+import { functionBundleOptions } from '../../scripts/lib/function-bundles.mjs';
 import { builtinsOnFirstUse } from '../../scripts/lib/lazy-builtins.mjs';
 import { apiEvent } from '../helpers/http';
 
@@ -13,7 +14,6 @@ import { apiEvent } from '../helpers/http';
  * every bundle ≤ 300 KB). The functions are bundled here as scripts/build.mjs bundles
  * them, without writing anything, and their inputs checked.
  */
-const EXTERNAL = ['@node-rs/argon2', 'bcryptjs', '@aws-sdk/client-*', '@aws-sdk/credential-provider-node', '@smithy/*'];
 
 /**
  * The modules a function's bundle holds code of. A module tree-shaken away is listed with
@@ -22,18 +22,8 @@ const EXTERNAL = ['@node-rs/argon2', 'bcryptjs', '@aws-sdk/client-*', '@aws-sdk/
  * lazily, docs/decisions/029-cold-start-floor.md): a few lines that carry none of its code.
  */
 const NO_CODE_BYTES = 128;
-/** The options scripts/build.mjs bundles a function with (unminified), written nowhere. */
-const AS_BUILT = {
-  bundle: true,
-  platform: 'node',
-  target: 'node22',
-  format: 'cjs',
-  supported: { 'dynamic-import': false },
-  external: EXTERNAL,
-  plugins: [builtinsOnFirstUse],
-  write: false,
-  logLevel: 'silent',
-} as const satisfies BuildOptions;
+/** A function bundled as scripts/build.mjs bundles it (unminified), written nowhere. */
+const AS_BUILT = { ...functionBundleOptions, write: false, logLevel: 'silent' } satisfies BuildOptions;
 /** The modules a function's bundle holds code of, with the bytes of each (more than NO_CODE_BYTES). */
 async function inputSizes(name: string): Promise<Record<string, number>> {
   const { metafile } = await build({ ...AS_BUILT, entryPoints: [`functions/${name}.ts`], outdir: 'bundle-contents', metafile: true });
@@ -148,15 +138,22 @@ const IDENTITY = {
 };
 
 describe('Node built-ins on first use (docs/decisions/037-built-ins-on-first-use.md)', () => {
-  it('a bundle loads node:http at the first use of one of its exports, which then work', async () => {
+  it('a bundle loads node:http and node:https each at the first use of one of its exports, which then work', async () => {
     const { outputFiles } = await build({
       stdin: {
         contents: `import { STATUS_CODES } from 'node:http';
           import * as http from 'http';
+          import { request as httpsRequest } from 'node:https';
           export function run() {
             report('loaded:');
             console.log(STATUS_CODES[404], typeof http.request);
-            report('used:');
+            report('used http:');
+            // A CommonJS dependency may set an export (an ES import cannot).
+            const agent = new http.Agent();
+            const required = require('http');
+            required.globalAgent = agent;
+            console.log(required.globalAgent === agent, process.getBuiltinModule('node:http').globalAgent === agent, typeof httpsRequest);
+            report('used https:');
           }`,
         resolveDir: process.cwd(),
       },
@@ -170,9 +167,13 @@ describe('Node built-ins on first use (docs/decisions/037-built-ins-on-first-use
     const lines = runFresh(outputFiles[0]?.text ?? '')
       .trim()
       .split('\n');
-    expect(lines[0]).not.toMatch(/\bhttp\b/);
+    expect(lines[0]).not.toMatch(/\bhttps?\b/);
     expect(lines[1]).toBe('Not Found function');
     expect(lines[2]).toMatch(/\bhttp\b/);
+    expect(lines[2]).not.toMatch(/\bhttps\b/);
+    // A set export reaches the built-in, as it would without the stand-in.
+    expect(lines[3]).toBe('true true function');
+    expect(lines[4]).toMatch(/\bhttps\b/);
   });
 
   it('a function whose first request reaches no AWS service never loads HTTP (me, served from its authorizer context)', async () => {
