@@ -1,6 +1,6 @@
 /**
  * The SDK's DynamoDB client behind lib/store/dynamo-client.ts's interface, for the
- * benchmark only: `BUILD_DYNAMO_CLIENT=sdk BUILD_DIR=.build/dist-sdk node scripts/build.mjs`
+ * benchmark only: `BUILD_DYNAMO_CLIENT=sdk BUILD_DIR=.build/dist-sdk npm run build`
  * builds the functions with it (as they were before the lean client of docs/decisions/001-lean-dynamodb-client.md), so that
  * `npm run bench -- --functions-dir .build/dist-sdk/functions` compares the two builds.
  */
