@@ -1,5 +1,5 @@
 import type { AwsCredentials } from './sigv4';
-import { type AwsJsonService, createDynamoClient, type DocumentClient } from './store/dynamo-client';
+import { type AwsJsonService, createDynamoClient } from './store/dynamo-client';
 /**
  * How every AWS client of the service (DynamoDB, Secrets Manager, KMS, SNS, SES) waits:
  * fail fast when a service is unreachable or hangs, instead of running into the Lambda
@@ -32,8 +32,9 @@ export async function awsClientSettings(region: string) {
 /**
  * One operation of a service of AWS's JSON protocol (Secrets Manager, KMS), signed and
  * sent without the SDK by the stores' client (its retries, timeouts and errors named as the
- * SDK names them; docs/decisions/036-lean-secret-reads.md). The client is made on the first
- * call: a function that never calls the service never loads node:https for it.
+ * SDK names them; docs/decisions/036-lean-secret-reads.md). The client loads node:https at
+ * its first request (docs/decisions/037-built-ins-on-first-use.md): a function that never
+ * calls the service never loads it for it.
  */
 export function awsJsonCall(
   service: AwsJsonService,
@@ -44,11 +45,8 @@ export function awsJsonCall(
     endpoint?: string;
   },
 ): (operation: string, input: Record<string, unknown>) => Promise<Record<string, unknown>> {
-  let client: DocumentClient | undefined;
-  return (operation, input) => {
-    client ??= createDynamoClient({ ...AWS_RETRIES, ...AWS_TIMEOUTS, ...settings, service });
-    return client.send({ operation, input, request: () => input, answer: (body: Record<string, unknown>) => body });
-  };
+  const client = createDynamoClient({ ...AWS_RETRIES, ...AWS_TIMEOUTS, ...settings, service });
+  return (operation, input) => client.send({ operation, input, request: () => input, answer: (body: Record<string, unknown>) => body });
 }
 
 /** Secrets Manager: GetSecretValue at a function's first request (lib/secrets/secrets-manager.ts). */
