@@ -6,8 +6,6 @@
 //   - node:https: the webhook sender (lib/deliveries/send.ts) imports its `request`.
 // The lean DynamoDB client loads node:https (or node:http, locally) itself at its first
 // request, so a function whose request reaches no AWS service never loads either.
-import { builtinModules } from 'node:module';
-
 const LAZY = ['http', 'https'];
 
 /**
@@ -32,8 +30,7 @@ export const builtinsOnFirstUse = {
         `The functions are built on Node 22, the Lambda runtime's, not ${process.version}: the stand-ins of ${LAZY.join(', ')} list its exports (run npm run build)`,
       );
     }
-    const names = LAZY.filter((name) => builtinModules.includes(name));
-    const filter = new RegExp(`^(node:)?(${names.map((name) => name.replace('/', '\\/')).join('|')})$`);
+    const filter = new RegExp(`^(node:)?(${LAZY.join('|')})$`);
     build.onResolve({ filter }, (args) => ({ path: args.path.replace(/^node:/, ''), namespace: 'builtin-on-first-use' }));
     build.onLoad({ filter: /.*/, namespace: 'builtin-on-first-use' }, (args) => ({ contents: standIn(args.path), loader: 'js' }));
   },
