@@ -1,5 +1,5 @@
 import { auditPage as auditPageAnswer } from '../lib/admin/api-schemas';
-import { INVALID_CURSOR } from '../lib/admin/users';
+import { INVALID_CURSOR } from '../lib/admin/page-cursor';
 import { AUDIT_EVENT_TYPES } from '../lib/audit/events';
 import { listEvents } from '../lib/audit/trail';
 import { type Deps, defaultDeps } from '../lib/deps';

@@ -1,5 +1,6 @@
 import { userPage as userPageAnswer } from '../lib/admin/api-schemas';
-import { INVALID_CURSOR, listUsers } from '../lib/admin/users';
+import { INVALID_CURSOR } from '../lib/admin/page-cursor';
+import { listUsers } from '../lib/admin/users';
 import { type Deps, defaultDeps } from '../lib/deps';
 import { ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';

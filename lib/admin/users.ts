@@ -2,22 +2,21 @@ import type { AuditActor } from '../audit/events';
 import { byActor, byAdmin, recordEvent, type TenantActor } from '../audit/record';
 import { epochSeconds } from '../clock';
 import type { Deps } from '../deps';
-import { ConflictError, NotFoundError, ServiceUnavailableError, ValidationError } from '../errors';
+import { ConflictError, NotFoundError, ServiceUnavailableError } from '../errors';
 import { newEvent, type PendingEvent } from '../events/event';
 import type { MfaEnrollment, MfaMethod } from '../mfa/methods';
 import { connectionsOf } from '../sessions/live-session';
 import { isLiveFor } from '../sessions/liveness';
-import type { ListedUser, ProfileChange, UserChange, UserFilter, UserPosition } from '../store/tenant-users';
+import type { ListedUser, ProfileChange, UserChange, UserFilter } from '../store/tenant-users';
 import type { Identity } from '../tokens/access-token';
 import { userChangeEvents } from '../users/events';
 import { epochOf, type Role, type User } from '../users/user';
-import * as z from '../zod';
+import { decodePageCursor, encodePageCursor } from './page-cursor';
 import { tenantShop } from './shops';
 
 /** docs/api.md 9: the tenant must keep an active ADMIN. */
 export const LAST_ADMIN = 'A tenant must keep an active ADMIN';
 export const USER_NOT_FOUND = 'User not found';
-export const INVALID_CURSOR = 'Invalid cursor';
 
 /** How often a change is tried when the user (or the ADMIN that must stay) changed meanwhile. */
 const ATTEMPTS = 5;
@@ -82,41 +81,18 @@ async function viewsOf(deps: AdminDeps, tenantId: string, users: ListedUser[]): 
   return users.map((user, i) => viewFrom(user, methods[i] ?? [], activities[i]?.lastSessionAt));
 }
 
-/*
- * The cursor is the position of the page's last user and the tenant it belongs to. The
- * start key is rebuilt from the caller's tenant, so no cursor can reach into another
- * tenant's partition; one of another tenant, or not one we wrote, is refused.
- */
-const cursorSchema = z.strictObject({ t: z.string(), c: z.iso.datetime(), i: z.string().check(z.minLength(1), z.maxLength(128)) });
-
-function encodeCursor(tenantId: string, position: UserPosition): string {
-  return Buffer.from(JSON.stringify({ t: tenantId, c: position.createdAt, i: position.id })).toString('base64url');
-}
-
-function decodeCursor(tenantId: string, cursor: string): UserPosition {
-  let decoded: unknown;
-  try {
-    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw new ValidationError(INVALID_CURSOR, { code: 'INVALID_CURSOR' });
-  }
-  const parsed = cursorSchema.safeParse(decoded);
-  if (!parsed.success || parsed.data.t !== tenantId) throw new ValidationError(INVALID_CURSOR, { code: 'INVALID_CURSOR' });
-  return { createdAt: parsed.data.c, id: parsed.data.i };
-}
-
 /** docs/api.md 9.1: a page of the tenant's users, oldest first; `search` is the tenant console's (15.3.1). */
 export async function listUsers(
   deps: AdminDeps,
   admin: Identity,
   query: UserFilter & { limit: number; cursor?: string | undefined },
 ): Promise<{ users: AdminUserView[]; nextCursor: string | null }> {
-  const after = query.cursor === undefined ? undefined : decodeCursor(admin.tenantId, query.cursor);
+  const after = query.cursor === undefined ? undefined : decodePageCursor(admin.tenantId, query.cursor);
   const { limit, role, status, search } = query;
   const page = await deps.store.tenantUsers.list(admin.tenantId, { limit, after, role, status, search });
   return {
     users: await viewsOf(deps, admin.tenantId, page.users),
-    nextCursor: page.next ? encodeCursor(admin.tenantId, page.next) : null,
+    nextCursor: page.next ? encodePageCursor(admin.tenantId, page.next) : null,
   };
 }
 

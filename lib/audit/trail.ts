@@ -1,6 +1,5 @@
-import { INVALID_CURSOR } from '../admin/users';
+import { invalidCursor } from '../admin/page-cursor';
 import type { Deps } from '../deps';
-import { ValidationError } from '../errors';
 import type { Identity } from '../tokens/access-token';
 import * as z from '../zod';
 import type { AuditEvent, AuditEventType } from './events';
@@ -24,8 +23,6 @@ const cursorSchema = z.strictObject({
   u: z.optional(z.string()),
   y: z.optional(z.string()),
 });
-
-const invalidCursor = () => new ValidationError(INVALID_CURSOR, { code: 'INVALID_CURSOR' });
 
 function encodeCursor(tenantId: string, position: string, query: AuditListQuery): string {
   return Buffer.from(JSON.stringify({ t: tenantId, p: position, u: query.userId, y: query.type })).toString('base64url');

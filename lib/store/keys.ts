@@ -6,6 +6,24 @@
  */
 const part = (value: string) => value.replace(/%/g, '%25').replace(/#/g, '%23');
 
+/** Where a page of a tenant's list ended (its users, its invitations): the time and id its index entry is sorted by. */
+export interface IndexPosition {
+  createdAt: string;
+  id: string;
+}
+
+/**
+ * The position in a LastEvaluatedKey of an index entry `<kind>#<createdAt>#<id>` (the
+ * `gsi1sk` of keys.tenantUser and keys.tenantInvitation), the escaping of `id` undone.
+ */
+export function indexPositionOf(kind: 'USER' | 'INVITATION', key: Record<string, unknown>): IndexPosition | undefined {
+  const sortKey = typeof key.gsi1sk === 'string' ? key.gsi1sk : '';
+  if (!sortKey.startsWith(`${kind}#`)) return undefined;
+  const match = /^([^#]+)#(.+)$/.exec(sortKey.slice(kind.length + 1));
+  if (!match?.[1] || !match[2]) return undefined;
+  return { createdAt: match[1], id: match[2].replace(/%23/g, '#').replace(/%25/g, '%') };
+}
+
 /** Usernames are unique per tenant regardless of case and Unicode form. */
 export function normalizeUsername(username: string): string {
   return username.normalize('NFKC').toLowerCase();

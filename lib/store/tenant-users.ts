@@ -6,7 +6,7 @@ import * as z from '../zod';
 import { QueryCommand, TransactWriteCommand } from './commands';
 import { deleteKeys } from './delete-keys';
 import { cancellationCodes, type Dynamo } from './dynamo';
-import { keys } from './keys';
+import { type IndexPosition, indexPositionOf, keys } from './keys';
 import { ownerIndexItems } from './owner-index';
 import { parseRecord } from './records';
 import { OWNER_INDEX } from './table';
@@ -18,10 +18,7 @@ export const listedUserSchema = z.extend(userSchema, { emailVerified: z.optional
 export type ListedUser = z.output<typeof listedUserSchema>;
 
 /** Where a page of a tenant's users starts: after this user of the index (docs/api.md 9.1). */
-export interface UserPosition {
-  createdAt: string;
-  id: string;
-}
+export type UserPosition = IndexPosition;
 
 export interface UserFilter {
   role?: Role | undefined;
@@ -219,7 +216,7 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
         start = page.LastEvaluatedKey;
         if (full || !start) break;
       }
-      const next = full ?? (start ? positionOf(start) : undefined);
+      const next = full ?? (start ? indexPositionOf('USER', start) : undefined);
       return next ? { users, next } : { users };
     },
 
@@ -382,11 +379,4 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
 
     eraseMfa,
   };
-}
-
-/** The position of an index entry (`USER#<createdAt>#<id>`, keys.tenantUser) in a LastEvaluatedKey. */
-function positionOf(key: Record<string, unknown>): UserPosition | undefined {
-  const match = /^USER#([^#]+)#(.+)$/.exec(typeof key.gsi1sk === 'string' ? key.gsi1sk : '');
-  if (!match?.[1] || !match[2]) return undefined;
-  return { createdAt: match[1], id: match[2].replace(/%23/g, '#').replace(/%25/g, '%') };
 }
