@@ -492,7 +492,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the tenant’s invitations, newest first, optionally of one status (ADMIN or MANAGER)
+         * A page of the tenant’s invitations, newest first, optionally of one status (ADMIN or MANAGER)
          * @description docs/api.md 13.1. Source: functions/admin-list-invitations.ts.
          */
         get: operations["adminListInvitations"];
@@ -2917,6 +2917,7 @@ export interface components {
             success: true;
             data: {
                 invitations: components["schemas"]["Invitation"][];
+                nextCursor: string | null;
             };
         };
         InvitationRevokedEnvelope: {
@@ -4964,6 +4965,8 @@ export interface operations {
         parameters: {
             query?: {
                 status?: "pending" | "accepted" | "revoked" | "expired";
+                limit?: number;
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -4971,7 +4974,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The invitations. */
+            /** @description The invitations, newest first, and the cursor of the next page. */
             200: {
                 headers: {
                     /** @description How the answer may be cached. */
@@ -4980,6 +4983,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InvitationListEnvelope"];
+                };
+            };
+            /** @description `Invalid cursor` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Failure"];
                 };
             };
             /** @description `Permission denied` */

@@ -15,7 +15,7 @@ export const invitation = z.strictObject({
 
 export const oneInvitation = z.strictObject({ invitation });
 
-export const invitationList = z.strictObject({ invitations: z.array(invitation) });
+export const invitationList = z.strictObject({ invitations: z.array(invitation), nextCursor: z.nullable(z.string()) });
 
 /** The path of the routes on one invitation: an id of any format is looked up (not found unless a UUID). */
 export const invitationPath = z.strictObject({ id: z.string() });

@@ -1,3 +1,4 @@
+import { decodePageCursor, encodePageCursor } from '../admin/page-cursor';
 import { tenantShop } from '../admin/shops';
 import { byAdmin, recordEvent } from '../audit/record';
 import type { Identity, Role } from '../caller';
@@ -11,10 +12,10 @@ import { SsoRequiredError, ssoConnectionFor } from '../federation/sso-required';
 import { newAccountPasskey } from '../passkeys/ceremonies';
 import type { Amr } from '../sessions/session';
 import type { FirstFactor } from '../sessions/sign-in';
-import type { Invitation } from '../store/invitations';
+import type { Invitation, InvitationFilter } from '../store/invitations';
 import { isCommonPassword } from '../users/common-passwords';
 import { userCreated } from '../users/events';
-import type { User } from '../users/user';
+import { ROLES, type User } from '../users/user';
 import { invitationEmail } from './email';
 
 /*
@@ -206,17 +207,40 @@ export async function createInvitation(deps: InvitationDeps, inviter: Identity, 
   return viewOf(invitation, now);
 }
 
-/** docs/api.md 13.1: the tenant's invitations, newest first, of one status if asked; a MANAGER sees those of the roles they may invite. */
+/** Which invitations a page lists: those of one status, or the `open` ones (pending or expired: to send again or revoke). */
+export type InvitationListStatus = InvitationStatus | 'open';
+
+/** A status of the view in the stored terms: an expired invitation is a pending one past its expiry. */
+const STORED: Record<InvitationListStatus, Pick<InvitationFilter, 'status' | 'expired'>> = {
+  pending: { status: 'pending', expired: false },
+  expired: { status: 'pending', expired: true },
+  open: { status: 'pending' },
+  accepted: { status: 'accepted' },
+  revoked: { status: 'revoked' },
+};
+
+/**
+ * docs/api.md 13.1: a page of the tenant's invitations, newest first, of one status if
+ * asked, and the cursor of the next; a MANAGER sees those of the roles they may invite.
+ */
 export async function listInvitations(
   deps: InvitationDeps,
   inviter: Identity,
-  status: InvitationStatus | undefined,
-): Promise<InvitationView[]> {
+  query: { status?: InvitationListStatus | undefined; limit: number; cursor?: string | undefined },
+): Promise<{ invitations: InvitationView[]; nextCursor: string | null }> {
   const now = epochSeconds(deps.clock);
-  return (await deps.store.invitations.list(inviter.tenantId))
-    .filter((invitation) => mayInvite(inviter, invitation.role))
-    .map((invitation) => viewOf(invitation, now))
-    .filter((view) => status === undefined || view.status === status);
+  const after = query.cursor === undefined ? undefined : decodePageCursor(inviter.tenantId, query.cursor);
+  const page = await deps.store.invitations.list(inviter.tenantId, {
+    limit: query.limit,
+    after,
+    now,
+    ...(query.status === undefined ? {} : STORED[query.status]),
+    withoutRoles: ROLES.filter((role) => !mayInvite(inviter, role)),
+  });
+  return {
+    invitations: page.invitations.map((invitation) => viewOf(invitation, now)),
+    nextCursor: page.next ? encodePageCursor(inviter.tenantId, page.next) : null,
+  };
 }
 
 /**

@@ -1,9 +1,9 @@
 import type { Random } from '../crypto/random';
-import { ROLES, type User } from '../users/user';
+import { ROLES, type Role, type User } from '../users/user';
 import * as z from '../zod';
 import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteItem } from './commands';
 import { cancellationCodes, type Dynamo } from './dynamo';
-import { keys } from './keys';
+import { type IndexPosition, indexPositionOf, keys } from './keys';
 import { parseRecord } from './records';
 import { OWNER_INDEX } from './table';
 import type { ConsumedWith, CreateUserResult, UserStore } from './users';
@@ -34,6 +34,19 @@ export type Invitation = z.output<typeof invitationSchema>;
 
 export type InvitationWrite = 'written' | 'pending_elsewhere' | 'not_pending';
 
+/** Where a page of a tenant's invitations starts: after this invitation of the index (docs/api.md 13.1). */
+export type InvitationPosition = IndexPosition;
+
+/** Which invitations a page lists, in the stored terms: a status, whether a pending one has expired, roles left out. */
+export interface InvitationFilter {
+  status?: Invitation['status'] | undefined;
+  /** With `status` pending: only those past (true) or before (false) their `expiresAt` at `now`. */
+  expired?: boolean | undefined;
+  now: number;
+  /** Invitations of these roles are not listed (what a MANAGER may not see). */
+  withoutRoles?: readonly Role[] | undefined;
+}
+
 export interface InvitationStore {
   /**
    * Stores a new invitation and makes it its address's pending one, in one transaction:
@@ -41,8 +54,15 @@ export interface InvitationStore {
    */
   create(invitation: Invitation, now: number): Promise<InvitationWrite>;
   find(tenantId: string, id: string): Promise<Invitation | undefined>;
-  /** Every invitation of the tenant, newest first. */
-  list(tenantId: string): Promise<Invitation[]>;
+  /**
+   * A page of the tenant's invitations, newest first, at most `limit` of them, after
+   * `after`; `next` when there may be more. The filter is applied by DynamoDB after its
+   * limit, so a page reads on until it is full, a few queries at most (then `next` goes on).
+   */
+  list(
+    tenantId: string,
+    options: InvitationFilter & { limit: number; after?: InvitationPosition | undefined },
+  ): Promise<{ invitations: Invitation[]; next?: InvitationPosition }>;
   /**
    * A new token and expiry for a pending invitation (its old link dies), which stays its
    * address's pending one: `not_pending` when it was accepted or revoked meanwhile,
@@ -79,6 +99,37 @@ function setAll(values: Item): {
     ExpressionAttributeNames: Object.fromEntries(entries.map(([name], index) => [`#a${index}`, name])),
     ExpressionAttributeValues: Object.fromEntries(entries.map(([, value], index) => [`:a${index}`, value])),
   };
+}
+
+/** How many queries one page of invitations reads at most while a filter leaves it short. */
+const MAX_QUERIES_A_PAGE = 10;
+
+/** The filter of a page of invitations as a DynamoDB filter expression (none when it lets everything through). */
+function filterOf({ status, expired, now, withoutRoles = [] }: InvitationFilter): {
+  FilterExpression?: string;
+  names: Record<string, string>;
+  values: Item;
+} {
+  const terms: string[] = [];
+  const names: Record<string, string> = {};
+  const values: Item = {};
+  if (status !== undefined) {
+    terms.push('#status = :status');
+    names['#status'] = 'status';
+    values[':status'] = status;
+  }
+  if (expired !== undefined) {
+    terms.push(expired ? 'expiresAt <= :now' : 'expiresAt > :now');
+    values[':now'] = now;
+  }
+  if (withoutRoles.length > 0) {
+    terms.push(`NOT (#role IN (${withoutRoles.map((_, index) => `:role${index}`).join(', ')}))`);
+    names['#role'] = 'role';
+    withoutRoles.forEach((role, index) => {
+      values[`:role${index}`] = role;
+    });
+  }
+  return terms.length === 0 ? { names, values } : { FilterExpression: terms.join(' AND '), names, values };
 }
 
 /** How many times a transaction cancelled only by TransactionConflict is tried. */
@@ -154,27 +205,36 @@ export function dynamoInvitationStore(dynamo: Dynamo, random: Random, users: Pic
       return parse(Item);
     },
 
-    async list(tenantId) {
+    async list(tenantId, { limit, after, ...filter }) {
+      const { FilterExpression, names, values } = filterOf(filter);
       const invitations: Invitation[] = [];
-      let ExclusiveStartKey: Item | undefined;
-      do {
+      let start: Item | undefined = after && {
+        ...keys.invitation(tenantId, after.id),
+        ...keys.tenantInvitation(tenantId, after.createdAt, after.id),
+      };
+      for (let round = 0; round < MAX_QUERIES_A_PAGE && invitations.length < limit; round++) {
         const page = await doc.send(
           new QueryCommand({
             TableName: table,
             IndexName: OWNER_INDEX.name,
-            KeyConditionExpression: 'gsi1pk = :pk',
-            ExpressionAttributeValues: { ':pk': keys.tenantInvitationsPartition(tenantId) },
+            KeyConditionExpression: '#pk = :pk',
+            ...(FilterExpression ? { FilterExpression } : {}),
+            ExpressionAttributeNames: { '#pk': OWNER_INDEX.partitionKey, ...names },
+            ExpressionAttributeValues: { ':pk': keys.tenantInvitationsPartition(tenantId), ...values },
             ScanIndexForward: false,
-            ExclusiveStartKey,
+            Limit: limit - invitations.length,
+            ExclusiveStartKey: start,
           }),
         );
         for (const item of page.Items ?? []) {
           const invitation = parse(item);
           if (invitation) invitations.push(invitation);
         }
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
-      return invitations;
+        start = page.LastEvaluatedKey;
+        if (!start) break;
+      }
+      const next = start && indexPositionOf('INVITATION', start);
+      return next ? { invitations, next } : { invitations };
     },
 
     async renew(invitation, tokenHash, expiresAt, now) {

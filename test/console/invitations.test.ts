@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { PAGE_SIZE } from '../../lib/console/admin/sections/invitations';
 import { type App, registerAdmin } from '../helpers/app';
 import { type TestDeps, uniqueTenant } from '../helpers/deps';
 import { CONSOLE_PASSWORD, type ConsoleBrowser, consoleTenant, followed, mainText } from './console-browser';
@@ -113,6 +114,33 @@ describe('tenant console: invitations', () => {
     expect(shop.status).toBe(400);
     expect(await links(address('uma'))).toEqual([]);
     expect(await links(email)).toHaveLength(1);
+  });
+
+  it('shows the open invitations a page at a time, newest first, with links to the next and the first page', async () => {
+    const own = await consoleTenant('invite-page-pages');
+    const created: string[] = [];
+    for (let i = 0; i < PAGE_SIZE + 2; i++) {
+      const invited = await own.app.request('adminCreateInvitation', {
+        token: own.admin.token,
+        body: { email: `page${i}@${own.tenantId}.example`, role: 'OPERATOR' },
+      });
+      expect(invited.status).toBe(201);
+      created.push(invited.body.data.invitation.email);
+    }
+    const listed = await own.app.request('adminListInvitations', { token: own.admin.token, query: { limit: '1' } });
+    const newest = listed.body.data.invitations[0];
+    expect((await own.browser.post('invitations', 'revoke', { id: newest.id })).status).toBe(303);
+    const first = await own.browser.page('invitations');
+    const shown = (page: typeof first) => created.filter((email) => mainText(page).includes(`${email} OPERATOR`));
+    expect(shown(first)).toHaveLength(PAGE_SIZE);
+    expect(mainText(first)).not.toContain('First page');
+    const next = /<a class="button secondary" href="([^"]+)" rel="next">/.exec(String(first.body))?.[1]?.replace(/&amp;/g, '&') ?? '';
+    const cursor = new URL(next, 'https://console.test').searchParams.get('cursor') ?? '';
+    const second = await own.browser.page('invitations', { cursor });
+    expect(shown(second)).toHaveLength(1);
+    expect(new Set([...shown(first), ...shown(second), newest.email])).toEqual(new Set(created));
+    expect(mainText(second)).toContain('First page');
+    expect(String(second.body)).not.toContain('rel="next"');
   });
 
   it('answers an invitation of another tenant or unknown with 404, changing nothing', async () => {

@@ -322,6 +322,115 @@ describe('invitations (docs/api.md 13.1)', () => {
     ).toBe(201);
   });
 
+  describe('GET /admin/invitations pages', () => {
+    let ownDeps: TestDeps;
+    let ownApp: App;
+    let ownTenant: string;
+    let admin: string;
+    let manager: string;
+    /** Ids of the tenant's invitations by what they are, created oldest first. */
+    const ids: Record<'expired' | 'accepted' | 'revoked' | 'pending' | 'managers', string[]> = {
+      expired: [],
+      accepted: [],
+      revoked: [],
+      pending: [],
+      managers: [],
+    };
+
+    beforeAll(async () => {
+      ownDeps = await testDeps();
+      ownApp = testApp(ownDeps);
+      ownTenant = uniqueTenant('invite-pages');
+      admin = (await registerAdmin(ownApp, ownTenant, 'admin', PASSWORD)).token;
+      manager = (await registerStaff(ownApp, admin, { username: 'manager', password: PASSWORD, role: 'MANAGER', tenantId: ownTenant }))
+        .token;
+      const create = async (role = 'ANALYST') => {
+        ownDeps.clock.advance(1);
+        const created = await ownApp.request('adminCreateInvitation', {
+          token: admin,
+          body: { email: `${randomUUID()}@${ownTenant}.example`, role },
+        });
+        expect(created.status).toBe(201);
+        return created.body.data.invitation as { id: string; email: string };
+      };
+      for (let i = 0; i < 3; i++) ids.expired.push((await create()).id);
+      ownDeps.clock.advance(7 * DAY);
+      admin = (await ownApp.request('login', { body: { username: 'admin', password: PASSWORD, tenantId: ownTenant } })).body.data.token;
+      manager = (await ownApp.request('login', { body: { username: 'manager', password: PASSWORD, tenantId: ownTenant } })).body.data.token;
+      for (let i = 0; i < 2; i++) {
+        const created = await create();
+        const { token } = await linkTo(ownDeps, created.email);
+        const accepted = await ownApp.request('acceptInvitation', { body: { token, username: `staff${i}`, password: NEW_PASSWORD } });
+        expect(accepted.status).toBe(201);
+        ids.accepted.push(created.id);
+      }
+      for (let i = 0; i < 2; i++) {
+        const created = await create();
+        expect((await ownApp.request('adminRevokeInvitation', { token: admin, pathParameters: { id: created.id } })).status).toBe(200);
+        ids.revoked.push(created.id);
+      }
+      for (let i = 0; i < 2; i++) ids.managers.push((await create('MANAGER')).id);
+      for (let i = 0; i < 3; i++) ids.pending.push((await create()).id);
+    });
+
+    /** Every page of the list for `token` with `query`, followed to its end: the ids of each page. */
+    async function walk(token: string, query: Record<string, string>): Promise<string[][]> {
+      const pages: string[][] = [];
+      let cursor: string | null = null;
+      do {
+        const page = await ownApp.request('adminListInvitations', { token, query: { ...query, ...(cursor ? { cursor } : {}) } });
+        expect(page.status).toBe(200);
+        pages.push(page.body.data.invitations.map((each: { id: string }) => each.id));
+        cursor = page.body.data.nextCursor;
+        expect(pages.length).toBeLessThan(20);
+      } while (cursor !== null);
+      return pages;
+    }
+
+    const newestFirst = (...lists: string[][]) => lists.flat().reverse();
+
+    it('walks the whole list newest first, `limit` at a time, each invitation once, and ends with nextCursor null', async () => {
+      const all = newestFirst(ids.expired, ids.accepted, ids.revoked, ids.managers, ids.pending);
+      const pages = await walk(admin, { limit: '4' });
+      expect(pages.flat()).toEqual(all);
+      expect(pages.slice(0, -1).every((page) => page.length === 4)).toBe(true);
+      const whole = await ownApp.request('adminListInvitations', { token: admin });
+      expect(whole.body.data).toEqual({ invitations: expect.any(Array), nextCursor: null });
+      expect(whole.body.data.invitations.map((each: { id: string }) => each.id)).toEqual(all);
+    });
+
+    it('pages of one status hold only that status: expired and pending told apart by the time', async () => {
+      expect((await walk(admin, { status: 'expired', limit: '2' })).flat()).toEqual(newestFirst(ids.expired));
+      expect((await walk(admin, { status: 'pending', limit: '2' })).flat()).toEqual(newestFirst(ids.managers, ids.pending));
+      expect((await walk(admin, { status: 'accepted', limit: '1' })).flat()).toEqual(newestFirst(ids.accepted));
+      expect((await walk(admin, { status: 'revoked', limit: '3' })).flat()).toEqual(newestFirst(ids.revoked));
+    });
+
+    it('a MANAGER’s pages leave out the invitations of ADMINs and MANAGERs', async () => {
+      expect((await walk(manager, { limit: '2' })).flat()).toEqual(newestFirst(ids.expired, ids.accepted, ids.revoked, ids.pending));
+      expect((await walk(manager, { status: 'pending', limit: '2' })).flat()).toEqual(newestFirst(ids.pending));
+    });
+
+    it('refuses a cursor it did not write, or one of another tenant, and a limit out of 1–100: 400, nothing listed', async () => {
+      const first = await ownApp.request('adminListInvitations', { token: admin, query: { limit: '1' } });
+      const elsewhere = await registerAdmin(ownApp, uniqueTenant('invite-pages-other'), 'admin', PASSWORD);
+      for (let i = 0; i < 2; i++) {
+        const body = { email: `${randomUUID()}@elsewhere.example`, role: 'ANALYST' };
+        expect((await ownApp.request('adminCreateInvitation', { token: elsewhere.token, body })).status).toBe(201);
+      }
+      const theirs = await ownApp.request('adminListInvitations', { token: elsewhere.token, query: { limit: '1' } });
+      expect(theirs.body.data.nextCursor).toEqual(expect.any(String));
+      const forged = Buffer.from(JSON.stringify({ t: ownTenant, c: 'yesterday', i: 'x' })).toString('base64url');
+      for (const cursor of [theirs.body.data.nextCursor, forged, 'not base64 at all!', 'e30']) {
+        expect(await ownApp.request('adminListInvitations', { token: admin, query: { cursor } })).toEqual(refused(400, 'Invalid cursor'));
+      }
+      for (const limit of ['0', '101', 'ten', '1.5']) {
+        expect((await ownApp.request('adminListInvitations', { token: admin, query: { limit } })).status).toBe(400);
+      }
+      expect(first.body.data.invitations).toHaveLength(1);
+    });
+  });
+
   it('revoke of an expired invitation whose address was invited again: 200, and the new invitation keeps the address', async () => {
     const ownDeps = await testDeps();
     const ownApp = testApp(ownDeps);

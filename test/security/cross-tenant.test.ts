@@ -1180,7 +1180,16 @@ describe('cross-tenant attempts on every operation', () => {
       'adminListInvitations',
       "A's ADMIN lists invitations: none of B's",
       () => app.request('adminListInvitations', { token: attacker.token }),
-      (r) => expect(r.body).toEqual({ success: true, data: { invitations: [] } }),
+      (r) => expect(r.body).toEqual({ success: true, data: { invitations: [], nextCursor: null } }),
+    ],
+    [
+      'adminListInvitations',
+      "A's ADMIN lists invitations with a cursor naming B's tenant",
+      () => {
+        const cursor = Buffer.from(JSON.stringify({ t: b, c: new Date().toISOString(), i: 'any' })).toString('base64url');
+        return app.request('adminListInvitations', { token: attacker.token, query: { cursor } });
+      },
+      (r) => expect(r).toEqual(refused(400, 'Invalid cursor')),
     ],
     [
       'adminCreateInvitation',

@@ -59,6 +59,8 @@ export const adminStaffDe: AdminStaffMessages = {
     title: 'Einladungen',
     open: 'Offene Einladungen',
     none: 'Keine offenen Einladungen.',
+    nextPage: 'Nächste Seite',
+    firstPage: 'Erste Seite',
     email: 'E-Mail-Adresse',
     role: 'Rolle',
     shop: 'Shop',

@@ -61,6 +61,8 @@ export const adminStaffEn = {
     title: 'Invitations',
     open: 'Open invitations',
     none: 'No open invitations.',
+    nextPage: 'Next page',
+    firstPage: 'First page',
     email: 'Email address',
     role: 'Role',
     shop: 'Shop',

@@ -11,8 +11,9 @@ import {
 import { ROLES } from '../../../users/user';
 import * as z from '../../../zod';
 import { ActionForm, Field } from '../../form';
+import { sectionPath } from '../../paths';
 import { defineAction, type FormState, type PageContext, type Section } from '../../section';
-import { readableTime } from '../listing';
+import { blankAsAbsent, Pager, pageQuery, readableTime, withQuery } from '../listing';
 
 /*
  * Invitations (docs/api.md 15.3.2): the open ones (pending, or expired and so still to be
@@ -29,10 +30,16 @@ const invitationId = z.string().check(z.minLength(1), z.maxLength(64));
 /** A flash message's value is at most 200 characters (lib/console/flash.ts); an address is at most 254. */
 const shortened = (text: string) => (text.length <= 200 ? text : `${text.slice(0, 199)}…`);
 
-/** The invitation of `id` among those listed, for the flash message; the domain function finds it (or not) itself. */
+/** The open invitations one page shows. */
+export const PAGE_SIZE = 25;
+
+/** The page's query: the page of open invitations. */
+const invitationsQuery = z.object({ cursor: blankAsAbsent(z.string().check(z.maxLength(1024))) });
+
+/** The address of the invitation `id` of the tenant, for the flash message once the domain function has found it. */
 async function emailOf(context: PageContext, id: string): Promise<string> {
-  const listed = await listInvitations(context.deps, context.identity, undefined);
-  return listed.find((invitation) => invitation.id === id)?.email ?? '';
+  const found = await context.deps.store.invitations.find(context.identity.tenantId, id);
+  return found?.email ?? '';
 }
 
 export const invitations: Section = {
@@ -40,14 +47,23 @@ export const invitations: Section = {
   title: 'adminInvitations:title',
   order: 20,
   async render(context, form) {
-    const [all, shops, tenant] = await Promise.all([
-      listInvitations(context.deps, context.identity, undefined),
+    const { cursor } = pageQuery(invitationsQuery, context.query);
+    const [open, shops, tenant] = await Promise.all([
+      listInvitations(context.deps, context.identity, { status: 'open', limit: PAGE_SIZE, cursor }),
       listShops(context.deps, context.identity),
       readTenant(context.deps, context.identity),
     ]);
-    const open = all.filter((invitation) => invitation.status === 'pending' || invitation.status === 'expired');
     const shopIds = [...new Set([...shops.map((shop) => shop.shopId), tenant.defaultShopId])].sort();
-    return <InvitationsPage context={context} open={open} shops={shopIds} defaultShop={tenant.defaultShopId} form={form} />;
+    return (
+      <InvitationsPage
+        context={context}
+        open={open}
+        firstPage={cursor === undefined}
+        shops={shopIds}
+        defaultShop={tenant.defaultShopId}
+        form={form}
+      />
+    );
   },
   actions: {
     /** POST /admin/invitations (docs/api.md 13.1): the JSON body's fields but the username, which the invitee chooses. */
@@ -70,8 +86,8 @@ export const invitations: Section = {
     revoke: defineAction({
       form: z.strictObject({ id: invitationId }),
       async run(context, { id }) {
-        const email = await emailOf(context, id);
         await revokeInvitation(context.deps, context.identity, id);
+        const email = await emailOf(context, id);
         return { flash: 'adminInvitations:revoked', values: { email: shortened(email) } };
       },
     }),
@@ -80,12 +96,15 @@ export const invitations: Section = {
 
 function InvitationsPage(props: {
   context: PageContext;
-  open: InvitationView[];
+  /** A page of the open invitations (pending or expired). */
+  open: { invitations: InvitationView[]; nextCursor: string | null };
+  firstPage: boolean;
   shops: string[];
   defaultShop: string;
   form: FormState | undefined;
 }) {
-  const { context, open, shops, defaultShop, form } = props;
+  const { context, open, firstPage, shops, defaultShop, form } = props;
+  const base = sectionPath('admin', SECTION);
   const { t, language } = context;
   const failed = form && form.action !== 'invite' ? form : undefined;
   return (
@@ -97,7 +116,7 @@ function InvitationsPage(props: {
             <p>{failed.problem}</p>
           </div>
         ) : null}
-        {open.length === 0 ? (
+        {open.invitations.length === 0 ? (
           <p>{t('adminInvitations:none')}</p>
         ) : (
           <table aria-labelledby="invitations-open">
@@ -112,7 +131,7 @@ function InvitationsPage(props: {
               </tr>
             </thead>
             <tbody>
-              {open.map((invitation) => (
+              {open.invitations.map((invitation) => (
                 <tr>
                   <td>{invitation.email}</td>
                   <td>{invitation.role}</td>
@@ -128,6 +147,11 @@ function InvitationsPage(props: {
             </tbody>
           </table>
         )}
+        <Pager
+          first={firstPage ? undefined : base}
+          next={open.nextCursor === null ? undefined : withQuery(base, { cursor: open.nextCursor })}
+          labels={{ first: t('adminInvitations:firstPage'), next: t('adminInvitations:nextPage') }}
+        />
       </section>
       <section aria-labelledby="invitations-invite">
         <h2 id="invitations-invite">{t('adminInvitations:invite')}</h2>
