@@ -1,9 +1,8 @@
 import { auditPage as auditPageAnswer } from '../lib/admin/api-schemas';
-import { INVALID_CURSOR } from '../lib/admin/page-cursor';
+import { invalidCursor } from '../lib/admin/page-cursor';
 import { AUDIT_EVENT_TYPES } from '../lib/audit/events';
 import { listEvents } from '../lib/audit/trail';
 import { type Deps, defaultDeps } from '../lib/deps';
-import { ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
@@ -44,5 +43,5 @@ export const operation: OperationDoc = {
       headers: noStore,
     },
   ],
-  failures: [new ValidationError(INVALID_CURSOR, { code: 'INVALID_CURSOR' }), permissionDenied],
+  failures: [invalidCursor(), permissionDenied],
 };

@@ -1,8 +1,7 @@
 import { userPage as userPageAnswer } from '../lib/admin/api-schemas';
-import { INVALID_CURSOR } from '../lib/admin/page-cursor';
+import { invalidCursor } from '../lib/admin/page-cursor';
 import { listUsers } from '../lib/admin/users';
 import { type Deps, defaultDeps } from '../lib/deps';
-import { ValidationError } from '../lib/errors';
 import { httpHandler } from '../lib/http/handler';
 import { noStore, type OperationDoc, permissionDenied } from '../lib/http/operation-doc';
 import { ok } from '../lib/http/reply';
@@ -39,5 +38,5 @@ export const operation: OperationDoc = {
   answers: [
     { status: 200, description: 'The users, oldest first, and the cursor of the next page.', body: 'UserPageEnvelope', headers: noStore },
   ],
-  failures: [new ValidationError(INVALID_CURSOR, { code: 'INVALID_CURSOR' }), permissionDenied],
+  failures: [invalidCursor(), permissionDenied],
 };

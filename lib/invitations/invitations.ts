@@ -211,13 +211,17 @@ export async function createInvitation(deps: InvitationDeps, inviter: Identity, 
 export type InvitationListStatus = InvitationStatus | 'open';
 
 /** A status of the view in the stored terms: an expired invitation is a pending one past its expiry. */
-const STORED: Record<InvitationListStatus, Pick<InvitationFilter, 'status' | 'expired'>> = {
-  pending: { status: 'pending', expired: false },
-  expired: { status: 'pending', expired: true },
-  open: { status: 'pending' },
-  accepted: { status: 'accepted' },
-  revoked: { status: 'revoked' },
-};
+function storedFilter(status: InvitationListStatus | undefined, now: number): InvitationFilter {
+  switch (status) {
+    case 'pending':
+    case 'expired':
+      return { status: 'pending', expiry: { now, past: status === 'expired' } };
+    case 'open':
+      return { status: 'pending' };
+    default:
+      return { status };
+  }
+}
 
 /**
  * docs/api.md 13.1: a page of the tenant's invitations, newest first, of one status if
@@ -233,8 +237,7 @@ export async function listInvitations(
   const page = await deps.store.invitations.list(inviter.tenantId, {
     limit: query.limit,
     after,
-    now,
-    ...(query.status === undefined ? {} : STORED[query.status]),
+    ...storedFilter(query.status, now),
     withoutRoles: ROLES.filter((role) => !mayInvite(inviter, role)),
   });
   return {
@@ -274,18 +277,24 @@ export async function resendInvitation(deps: InvitationDeps, inviter: Identity, 
   return viewOf(renewed, now);
 }
 
-/** docs/api.md 13.1: the link stops working. Revoking a revoked invitation again answers the same; an accepted one 409. */
-export async function revokeInvitation(deps: InvitationDeps, inviter: Identity, id: string): Promise<void> {
+/**
+ * docs/api.md 13.1: the link stops working. Revoking a revoked invitation again answers the
+ * same; an accepted one 409. The invitation as it is now, revoked.
+ */
+export async function revokeInvitation(deps: InvitationDeps, inviter: Identity, id: string): Promise<InvitationView> {
   const invitation = await findOwn(deps, inviter, id);
-  if (invitation.status === 'revoked') return;
+  const now = epochSeconds(deps.clock);
+  const asRevoked = viewOf({ ...invitation, status: 'revoked' }, now);
+  if (invitation.status === 'revoked') return asRevoked;
   const revoked = invitationEvent(deps, inviter, invitation, 'identity.invitation.revoked', { reason: 'admin' });
   if (invitation.status !== 'pending' || (await deps.store.emitting([revoked]).invitations.revoke(invitation)) !== 'written') {
     // Accepted or revoked meanwhile: a revocation that lost the race to another one is done all the same.
     if ((await deps.store.invitations.find(inviter.tenantId, id))?.status !== 'revoked') throw notPending();
-    return;
+    return asRevoked;
   }
   deps.log.info('invitation_revoked', { tenantId: inviter.tenantId, actorId: inviter.userId, invitationId: id });
   await recordEvent(deps, { ...byAdmin(inviter), type: 'invitation_revoked', outcome: 'success', details: { invitationId: id } });
+  return asRevoked;
 }
 
 /**

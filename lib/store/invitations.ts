@@ -1,11 +1,11 @@
 import type { Random } from '../crypto/random';
 import { ROLES, type Role, type User } from '../users/user';
 import * as z from '../zod';
-import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteItem } from './commands';
+import { GetCommand, TransactWriteCommand, type TransactWriteItem } from './commands';
 import { cancellationCodes, type Dynamo } from './dynamo';
-import { type IndexPosition, indexPositionOf, keys } from './keys';
+import { type IndexPageQuery, readIndexPage } from './index-page';
+import { type IndexPosition, keys } from './keys';
 import { parseRecord } from './records';
-import { OWNER_INDEX } from './table';
 import type { ConsumedWith, CreateUserResult, UserStore } from './users';
 import { transactOnceOrReasons } from './write-once';
 
@@ -37,15 +37,15 @@ export type InvitationWrite = 'written' | 'pending_elsewhere' | 'not_pending';
 /** Where a page of a tenant's invitations starts: after this invitation of the index (docs/api.md 13.1). */
 export type InvitationPosition = IndexPosition;
 
-/** Which invitations a page lists, in the stored terms: a status, whether a pending one has expired, roles left out. */
-export interface InvitationFilter {
-  status?: Invitation['status'] | undefined;
-  /** With `status` pending: only those past (true) or before (false) their `expiresAt` at `now`. */
-  expired?: boolean | undefined;
-  now: number;
-  /** Invitations of these roles are not listed (what a MANAGER may not see). */
-  withoutRoles?: readonly Role[] | undefined;
-}
+/**
+ * Which invitations a page lists, in the stored terms: a status (for a pending one, also
+ * whether it is `past` its `expiresAt` at `now`), and the roles left out (what a MANAGER
+ * may not see).
+ */
+export type InvitationFilter = (
+  | { status?: 'accepted' | 'revoked' | undefined }
+  | { status: 'pending'; expiry?: { now: number; past: boolean } | undefined }
+) & { withoutRoles?: readonly Role[] | undefined };
 
 export interface InvitationStore {
   /**
@@ -101,35 +101,31 @@ function setAll(values: Item): {
   };
 }
 
-/** How many queries one page of invitations reads at most while a filter leaves it short. */
-const MAX_QUERIES_A_PAGE = 10;
-
-/** The filter of a page of invitations as a DynamoDB filter expression (none when it lets everything through). */
-function filterOf({ status, expired, now, withoutRoles = [] }: InvitationFilter): {
-  FilterExpression?: string;
-  names: Record<string, string>;
-  values: Item;
-} {
+/** The filter of a page of invitations as DynamoDB's filter expression, its names and values; none when it lets everything through. */
+function filterOf(filter: InvitationFilter): IndexPageQuery<Invitation>['filter'] {
   const terms: string[] = [];
   const names: Record<string, string> = {};
   const values: Item = {};
-  if (status !== undefined) {
+  if (filter.status !== undefined) {
     terms.push('#status = :status');
     names['#status'] = 'status';
-    values[':status'] = status;
+    values[':status'] = filter.status;
   }
-  if (expired !== undefined) {
-    terms.push(expired ? 'expiresAt <= :now' : 'expiresAt > :now');
-    values[':now'] = now;
+  if (filter.status === 'pending' && filter.expiry) {
+    terms.push(filter.expiry.past ? 'expiresAt <= :now' : 'expiresAt > :now');
+    values[':now'] = filter.expiry.now;
   }
-  if (withoutRoles.length > 0) {
-    terms.push(`NOT (#role IN (${withoutRoles.map((_, index) => `:role${index}`).join(', ')}))`);
+  const hidden = filter.withoutRoles ?? [];
+  if (hidden.length > 0) {
+    terms.push(`NOT (#role IN (${hidden.map((_, index) => `:role${index}`).join(', ')}))`);
     names['#role'] = 'role';
-    withoutRoles.forEach((role, index) => {
+    hidden.forEach((role, index) => {
       values[`:role${index}`] = role;
     });
   }
-  return terms.length === 0 ? { names, values } : { FilterExpression: terms.join(' AND '), names, values };
+  return terms.length === 0
+    ? undefined
+    : { FilterExpression: terms.join(' AND '), ExpressionAttributeNames: names, ExpressionAttributeValues: values };
 }
 
 /** How many times a transaction cancelled only by TransactionConflict is tried. */
@@ -206,35 +202,16 @@ export function dynamoInvitationStore(dynamo: Dynamo, random: Random, users: Pic
     },
 
     async list(tenantId, { limit, after, ...filter }) {
-      const { FilterExpression, names, values } = filterOf(filter);
-      const invitations: Invitation[] = [];
-      let start: Item | undefined = after && {
-        ...keys.invitation(tenantId, after.id),
-        ...keys.tenantInvitation(tenantId, after.createdAt, after.id),
-      };
-      for (let round = 0; round < MAX_QUERIES_A_PAGE && invitations.length < limit; round++) {
-        const page = await doc.send(
-          new QueryCommand({
-            TableName: table,
-            IndexName: OWNER_INDEX.name,
-            KeyConditionExpression: '#pk = :pk',
-            ...(FilterExpression ? { FilterExpression } : {}),
-            ExpressionAttributeNames: { '#pk': OWNER_INDEX.partitionKey, ...names },
-            ExpressionAttributeValues: { ':pk': keys.tenantInvitationsPartition(tenantId), ...values },
-            ScanIndexForward: false,
-            Limit: limit - invitations.length,
-            ExclusiveStartKey: start,
-          }),
-        );
-        for (const item of page.Items ?? []) {
-          const invitation = parse(item);
-          if (invitation) invitations.push(invitation);
-        }
-        start = page.LastEvaluatedKey;
-        if (!start) break;
-      }
-      const next = start && indexPositionOf('INVITATION', start);
-      return next ? { invitations, next } : { invitations };
+      const { entries, next } = await readIndexPage(dynamo, {
+        kind: 'INVITATION',
+        partition: keys.tenantInvitationsPartition(tenantId),
+        start: after && { ...keys.invitation(tenantId, after.id), ...keys.tenantInvitation(tenantId, after.createdAt, after.id) },
+        limit,
+        newestFirst: true,
+        filter: filterOf(filter),
+        entryOf: parse,
+      });
+      return next ? { invitations: entries, next } : { invitations: entries };
     },
 
     async renew(invitation, tokenHash, expiresAt, now) {

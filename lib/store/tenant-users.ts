@@ -6,7 +6,8 @@ import * as z from '../zod';
 import { QueryCommand, TransactWriteCommand } from './commands';
 import { deleteKeys } from './delete-keys';
 import { cancellationCodes, type Dynamo } from './dynamo';
-import { type IndexPosition, indexPositionOf, keys } from './keys';
+import { readIndexPage } from './index-page';
+import { type IndexPosition, keys } from './keys';
 import { ownerIndexItems } from './owner-index';
 import { parseRecord } from './records';
 import { OWNER_INDEX } from './table';
@@ -39,9 +40,6 @@ function matchesSearch(user: ListedUser, search: string | undefined): boolean {
   const needle = folded(search);
   return folded(user.username).includes(needle) || (user.email !== undefined && folded(user.email).includes(needle));
 }
-
-/** Index items a search reads per round: it keeps only the matches, so it reads more than it answers. */
-const SEARCH_BATCH = 100;
 
 /** What an ADMIN may change of a user (docs/api.md 9.3). */
 export type UserChange = Partial<Pick<User, 'role' | 'shopId' | 'status'>>;
@@ -173,51 +171,27 @@ export function dynamoTenantUserStore(dynamo: Dynamo, random: Random): TenantUse
   return {
     async list(tenantId, { limit, after, role, status, search }) {
       const filters = [...(role ? ['#role = :role'] : []), ...(status ? ['#status = :status'] : [])];
-      const users: ListedUser[] = [];
-      let start: Record<string, unknown> | undefined = after && {
-        ...keys.user(tenantId, after.id),
-        ...keys.tenantUser(tenantId, after.createdAt, after.id),
-      };
-      let full: UserPosition | undefined;
-      // A filter is applied after DynamoDB's limit: pages are read until the page is full
-      // or the index ends, at most a few per request (then `next` carries on). A search is
-      // matched here (DynamoDB's `contains` knows no case), so its page may fill midway
-      // through what was read: it then ends at its last user.
-      for (let round = 0; round < 10 && users.length < limit; round++) {
-        const page = await doc.send(
-          new QueryCommand({
-            TableName: table,
-            IndexName: OWNER_INDEX.name,
-            KeyConditionExpression: '#pk = :pk',
-            ...(filters.length > 0 ? { FilterExpression: filters.join(' AND ') } : {}),
-            ExpressionAttributeNames: {
-              '#pk': OWNER_INDEX.partitionKey,
-              ...(role ? { '#role': 'role' } : {}),
-              ...(status ? { '#status': 'status' } : {}),
-            },
-            ExpressionAttributeValues: {
-              ':pk': keys.tenantUsersPartition(tenantId),
-              ...(role ? { ':role': role } : {}),
-              ...(status ? { ':status': status } : {}),
-            },
-            Limit: search === undefined ? limit - users.length : SEARCH_BATCH,
-            ExclusiveStartKey: start,
-          }),
-        );
-        for (const item of page.Items ?? []) {
+      // A search is matched here (DynamoDB's `contains` knows no case), after any filter.
+      const { entries, next } = await readIndexPage(dynamo, {
+        kind: 'USER',
+        partition: keys.tenantUsersPartition(tenantId),
+        start: after && { ...keys.user(tenantId, after.id), ...keys.tenantUser(tenantId, after.createdAt, after.id) },
+        limit,
+        filter:
+          filters.length === 0
+            ? undefined
+            : {
+                FilterExpression: filters.join(' AND '),
+                ExpressionAttributeNames: { ...(role ? { '#role': 'role' } : {}), ...(status ? { '#status': 'status' } : {}) },
+                ExpressionAttributeValues: { ...(role ? { ':role': role } : {}), ...(status ? { ':status': status } : {}) },
+              },
+        entryOf: (item) => {
           const user = parseRecord(listedUserSchema, 'user', item);
-          if (!user || !matchesSearch(user, search)) continue;
-          users.push(user);
-          if (search !== undefined && users.length === limit) {
-            full = { createdAt: user.createdAt, id: user.id };
-            break;
-          }
-        }
-        start = page.LastEvaluatedKey;
-        if (full || !start) break;
-      }
-      const next = full ?? (start ? indexPositionOf('USER', start) : undefined);
-      return next ? { users, next } : { users };
+          return user && matchesSearch(user, search) ? user : undefined;
+        },
+        filtersItself: search !== undefined,
+      });
+      return next ? { users: entries, next } : { users: entries };
     },
 
     async count(tenantId) {

@@ -59,6 +59,7 @@ export const adminStaffDe: AdminStaffMessages = {
     title: 'Einladungen',
     open: 'Offene Einladungen',
     none: 'Keine offenen Einladungen.',
+    noneHere: 'Unter den für diese Seite gelesenen Einladungen ist keine offen; die nächste Seite liest weiter.',
     nextPage: 'Nächste Seite',
     firstPage: 'Erste Seite',
     email: 'E-Mail-Adresse',

@@ -61,6 +61,7 @@ export const adminStaffEn = {
     title: 'Invitations',
     open: 'Open invitations',
     none: 'No open invitations.',
+    noneHere: 'No open invitations among the ones read for this page; the next page reads on.',
     nextPage: 'Next page',
     firstPage: 'First page',
     email: 'Email address',

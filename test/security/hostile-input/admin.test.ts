@@ -113,7 +113,7 @@ describe('hostile input to the tenant administration', () => {
       'adminListInvitations',
       () =>
         fc
-          .dictionary(fc.constantFrom('status', 'limit', 'tenantId', '__proto__'), queryValue, { minKeys: 1, maxKeys: 3 })
+          .dictionary(fc.constantFrom('status', 'limit', 'cursor', 'tenantId', '__proto__'), queryValue, { minKeys: 1, maxKeys: 4 })
           .map((query) => ({ query })),
     ],
     ['adminRevokeInvitation', () => fc.oneof(nasty, fc.uuid()).map((id) => ({ pathParameters: { id } }))],

@@ -36,12 +36,6 @@ export const PAGE_SIZE = 25;
 /** The page's query: the page of open invitations. */
 const invitationsQuery = z.object({ cursor: blankAsAbsent(z.string().check(z.maxLength(1024))) });
 
-/** The address of the invitation `id` of the tenant, for the flash message once the domain function has found it. */
-async function emailOf(context: PageContext, id: string): Promise<string> {
-  const found = await context.deps.store.invitations.find(context.identity.tenantId, id);
-  return found?.email ?? '';
-}
-
 export const invitations: Section = {
   id: SECTION,
   title: 'adminInvitations:title',
@@ -85,10 +79,9 @@ export const invitations: Section = {
     /** DELETE /admin/invitations/{id} (docs/api.md 13.1). */
     revoke: defineAction({
       form: z.strictObject({ id: invitationId }),
-      async run(context, { id }) {
-        await revokeInvitation(context.deps, context.identity, id);
-        const email = await emailOf(context, id);
-        return { flash: 'adminInvitations:revoked', values: { email: shortened(email) } };
+      async run({ deps, identity }, { id }) {
+        const invitation = await revokeInvitation(deps, identity, id);
+        return { flash: 'adminInvitations:revoked', values: { email: shortened(invitation.email) } };
       },
     }),
   },
@@ -117,7 +110,8 @@ function InvitationsPage(props: {
           </div>
         ) : null}
         {open.invitations.length === 0 ? (
-          <p>{t('adminInvitations:none')}</p>
+          // A page reads a bounded part of the list: an empty one with a next page only says that part holds none.
+          <p>{t(open.nextCursor === null ? 'adminInvitations:none' : 'adminInvitations:noneHere')}</p>
         ) : (
           <table aria-labelledby="invitations-open">
             <thead>
