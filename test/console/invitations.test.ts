@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_SIZE } from '../../lib/console/admin/sections/invitations';
+import { FILTERED_BATCH, MAX_QUERIES_A_PAGE } from '../../lib/store/index-page';
 import { type App, registerAdmin } from '../helpers/app';
 import { type TestDeps, uniqueTenant } from '../helpers/deps';
+import { storeInvitations } from '../helpers/invitations';
 import { CONSOLE_PASSWORD, type ConsoleBrowser, consoleTenant, followed, mainText } from './console-browser';
 
 const PASSWORD = CONSOLE_PASSWORD;
@@ -140,6 +142,25 @@ describe('tenant console: invitations', () => {
     expect(shown(second)).toHaveLength(1);
     expect(new Set([...shown(first), ...shown(second), newest.email])).toEqual(new Set(created));
     expect(mainText(second)).toContain('First page');
+    expect(String(second.body)).not.toContain('rel="next"');
+  });
+
+  it('says a page read no open invitation, not that there is none, when a next page goes on', async () => {
+    const own = await consoleTenant('invite-page-closed');
+    const expiresAt = Math.floor(own.deps.clock.now() / 1000) + 24 * 3600;
+    // The open invitation is the oldest, behind more closed ones than one page reads.
+    const [open] = await storeInvitations(own.deps.dynamo, own.tenantId, [
+      { seconds: 0, status: 'pending', expiresAt },
+      ...Array.from({ length: MAX_QUERIES_A_PAGE * FILTERED_BATCH }, (_, i) => ({ seconds: i + 1, status: 'revoked' as const, expiresAt })),
+    ]);
+    const first = await own.browser.page('invitations');
+    expect(mainText(first)).toContain('No open invitations among the ones read for this page; the next page reads on.');
+    expect(mainText(first)).not.toContain('No open invitations.');
+    const next = /<a class="button secondary" href="([^"]+)" rel="next">/.exec(String(first.body))?.[1]?.replace(/&amp;/g, '&') ?? '';
+    const second = await own.browser.page('invitations', {
+      cursor: new URL(next, 'https://console.test').searchParams.get('cursor') ?? '',
+    });
+    expect(mainText(second)).toContain(`${open}@${own.tenantId}.example ANALYST`);
     expect(String(second.body)).not.toContain('rel="next"');
   });
 

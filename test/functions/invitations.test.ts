@@ -1,14 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { epochSeconds } from '../../lib/clock';
-import { BatchWriteCommand } from '../../lib/store/commands';
 import { FILTERED_BATCH, MAX_QUERIES_A_PAGE } from '../../lib/store/index-page';
 import { dynamoInvitationStore } from '../../lib/store/invitations';
-import { keys } from '../../lib/store/keys';
 import { type App, registerAdmin, registerStaff, testApp } from '../helpers/app';
 import { softwareAuthenticator } from '../helpers/authenticator';
 import { type TestDeps, testDeps, uniqueTenant } from '../helpers/deps';
 import { failure } from '../helpers/failures';
+import { storeInvitations } from '../helpers/invitations';
 import { localDynamo } from '../helpers/local-dynamo';
 import { FORM } from '../helpers/oauth';
 
@@ -418,41 +417,23 @@ describe('invitations (docs/api.md 13.1)', () => {
     it('a page whose queries read no match ends short with a cursor, which goes on to the match', async () => {
       const sparse = uniqueTenant('invite-sparse');
       const sparseAdmin = (await registerAdmin(ownApp, sparse, 'admin', PASSWORD)).token;
-      const now = epochSeconds(ownDeps.clock);
-      const start = Date.parse('2026-01-01T00:00:00.000Z');
-      const record = (second: number, status: 'pending' | 'accepted') => {
-        const id = randomUUID();
-        const createdAt = new Date(start + second * 1000).toISOString();
-        return {
-          ...keys.invitation(sparse, id),
-          ...keys.tenantInvitation(sparse, createdAt, id),
-          id,
-          tenantId: sparse,
-          email: `${id}@${sparse}.example`,
-          role: 'ANALYST',
-          shopId: 'default',
-          status,
-          tokenHash: 'not a token of any link',
-          expiresAt: now + DAY,
-          createdAt,
-          createdBy: 'seed',
-        };
-      };
+      const expiresAt = epochSeconds(ownDeps.clock) + DAY;
       // The one pending invitation is the oldest: every query of the first page reads only accepted ones.
-      const pending = record(0, 'pending');
-      const accepted = Array.from({ length: MAX_QUERIES_A_PAGE * FILTERED_BATCH + 5 }, (_, i) => record(i + 1, 'accepted'));
-      const items = [pending, ...accepted];
-      for (let i = 0; i < items.length; i += 25) {
-        const chunk = items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } }));
-        await ownDeps.dynamo.doc.send(new BatchWriteCommand({ RequestItems: { [ownDeps.dynamo.table]: chunk } }));
-      }
+      const [pending] = await storeInvitations(ownDeps.dynamo, sparse, [
+        { seconds: 0, status: 'pending', expiresAt },
+        ...Array.from({ length: MAX_QUERIES_A_PAGE * FILTERED_BATCH + 5 }, (_, i) => ({
+          seconds: i + 1,
+          status: 'accepted' as const,
+          expiresAt,
+        })),
+      ]);
       const first = await ownApp.request('adminListInvitations', { token: sparseAdmin, query: { status: 'pending', limit: '1' } });
       expect(first.body.data).toEqual({ invitations: [], nextCursor: expect.any(String) });
       const second = await ownApp.request('adminListInvitations', {
         token: sparseAdmin,
         query: { status: 'pending', limit: '1', cursor: first.body.data.nextCursor },
       });
-      expect(second.body.data).toEqual({ invitations: [expect.objectContaining({ id: pending.id, status: 'pending' })], nextCursor: null });
+      expect(second.body.data).toEqual({ invitations: [expect.objectContaining({ id: pending, status: 'pending' })], nextCursor: null });
     });
 
     it('refuses a cursor it did not write, or one of another tenant, and a limit out of 1–100: 400, nothing listed', async () => {
