@@ -29,7 +29,11 @@ export interface AuditStore {
   list(tenantId: string, query: AuditQuery): Promise<{ events: AuditEvent[]; next?: AuditPosition }>;
 }
 
-/** Rounds of reads a page may take when a type filter leaves partitions' pages short. */
+/**
+ * Rounds of reads a page may take: while a type filter leaves partitions' pages short, or
+ * while a partition holds more of the newest events than its share. Without a filter the
+ * rounds read a whole page of every open partition, so its page is always full.
+ */
 const ROUNDS = 4;
 
 interface Stream {
@@ -63,8 +67,9 @@ export function dynamoAuditStore(dynamo: Dynamo): AuditStore {
      * Every partition is read newest first from `before`, in parallel; their items merge
      * by position. An item may be answered only when no partition can still hold a newer
      * one: it is not older than every open partition's frontier. Without a type filter
-     * one round fills the page; with one, partitions are read further while the page
-     * is short, for a few rounds, and the page ends at the frontier (`next`).
+     * one round almost always fills the page, and ROUNDS always do; with one, partitions
+     * are read further while the page is short, for a few rounds, and the page ends at
+     * the frontier (`next`).
      */
     async list(tenantId, { shards, limit, before, userId, type }) {
       const streams: Stream[] =
@@ -72,6 +77,12 @@ export function dynamoAuditStore(dynamo: Dynamo): AuditStore {
           ? Array.from({ length: shards }, (_, shard) => ({ pk: keys.auditPartition(tenantId, shard), index: false, done: false }))
           : [{ pk: keys.auditUserPartition(tenantId, userId), index: true, done: false }];
       const read: Array<{ position: string; event: AuditEvent }> = [];
+      // Without a type filter each partition reads twice its share of the page a round (and
+      // at least a ROUNDS-th of it, so that ROUNDS rounds read a page of each): the newest
+      // `limit` are almost always among them, and a partition that holds more of them reads
+      // on. A filter drops items after DynamoDB's limit, so its partitions read a page each.
+      const share = Math.max(Math.ceil((2 * limit) / streams.length), Math.ceil(limit / ROUNDS));
+      const perRound = type === undefined ? Math.min(limit, share) : limit;
 
       const readMore = async (stream: Stream) => {
         const sortKey = stream.index ? OWNER_INDEX.sortKey : 'sk';
@@ -92,7 +103,7 @@ export function dynamoAuditStore(dynamo: Dynamo): AuditStore {
               ...(type === undefined ? {} : { ':type': type }),
             },
             ScanIndexForward: false,
-            Limit: limit,
+            Limit: perRound,
             ExclusiveStartKey: stream.start,
           }),
         );
