@@ -29,11 +29,7 @@ export interface AuditStore {
   list(tenantId: string, query: AuditQuery): Promise<{ events: AuditEvent[]; next?: AuditPosition }>;
 }
 
-/**
- * Rounds of reads a page may take: while a type filter leaves partitions' pages short, or
- * while a partition holds more of the newest events than its share. Without a filter the
- * rounds read a whole page of every open partition, so its page is always full.
- */
+/** Rounds of reads a page may take while a type filter leaves partitions' pages short (without one: two at most). */
 const ROUNDS = 4;
 
 interface Stream {
@@ -67,9 +63,12 @@ export function dynamoAuditStore(dynamo: Dynamo): AuditStore {
      * Every partition is read newest first from `before`, in parallel; their items merge
      * by position. An item may be answered only when no partition can still hold a newer
      * one: it is not older than every open partition's frontier. Without a type filter
-     * one round almost always fills the page, and ROUNDS always do; with one, partitions
-     * are read further while the page is short, for a few rounds, and the page ends at
-     * the frontier (`next`).
+     * the first round reads twice each partition's share of the page, which almost always
+     * fills it; a partition that may still hold one of the newest `limit` (its frontier is
+     * newer than the `limit`-th newest read) then reads a page, which settles it, so a
+     * second round always fills the page. With a type filter (applied after DynamoDB's
+     * limit) every open partition reads a page a round while the page is short, for a few
+     * rounds, and the page ends at the frontier (`next`).
      */
     async list(tenantId, { shards, limit, before, userId, type }) {
       const streams: Stream[] =
@@ -77,14 +76,9 @@ export function dynamoAuditStore(dynamo: Dynamo): AuditStore {
           ? Array.from({ length: shards }, (_, shard) => ({ pk: keys.auditPartition(tenantId, shard), index: false, done: false }))
           : [{ pk: keys.auditUserPartition(tenantId, userId), index: true, done: false }];
       const read: Array<{ position: string; event: AuditEvent }> = [];
-      // Without a type filter each partition reads twice its share of the page a round (and
-      // at least a ROUNDS-th of it, so that ROUNDS rounds read a page of each): the newest
-      // `limit` are almost always among them, and a partition that holds more of them reads
-      // on. A filter drops items after DynamoDB's limit, so its partitions read a page each.
-      const share = Math.max(Math.ceil((2 * limit) / streams.length), Math.ceil(limit / ROUNDS));
-      const perRound = type === undefined ? Math.min(limit, share) : limit;
+      const firstShare = type === undefined ? Math.min(limit, Math.ceil((2 * limit) / streams.length)) : limit;
 
-      const readMore = async (stream: Stream) => {
+      const readMore = (size: number) => async (stream: Stream) => {
         const sortKey = stream.index ? OWNER_INDEX.sortKey : 'sk';
         const page = await doc.send(
           new QueryCommand({
@@ -103,7 +97,7 @@ export function dynamoAuditStore(dynamo: Dynamo): AuditStore {
               ...(type === undefined ? {} : { ':type': type }),
             },
             ScanIndexForward: false,
-            Limit: perRound,
+            Limit: size,
             ExclusiveStartKey: stream.start,
           }),
         );
@@ -116,8 +110,16 @@ export function dynamoAuditStore(dynamo: Dynamo): AuditStore {
         stream.frontier = stream.start === undefined ? undefined : String(stream.start[sortKey]);
       };
 
+      /** The partitions a round reads: every open one, but after a first round without a filter only those that may hold one of the newest `limit`. */
+      const toRead = (round: number) => {
+        const open = streams.filter((stream) => !stream.done);
+        if (type !== undefined || round === 1) return open;
+        const newest = read.map((item) => item.position).sort((a, b) => (a < b ? 1 : -1))[limit - 1];
+        return newest === undefined ? open : open.filter((stream) => (stream.frontier ?? '') > newest);
+      };
+
       for (let round = 1; ; round++) {
-        await Promise.all(streams.filter((stream) => !stream.done).map(readMore));
+        await Promise.all(toRead(round).map(readMore(round === 1 ? firstShare : limit)));
         const open = streams.filter((stream) => !stream.done);
         const boundary = open.reduce<string | undefined>(
           (highest, stream) => (highest === undefined || (stream.frontier ?? '') > highest ? stream.frontier : highest),
