@@ -229,6 +229,8 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
       // exist): one that succeeds changed what the later stages measure (a route that needs no body).
       if (adminWrites.has(bundle) && /^2/.test(String(sample.outcome)))
         throw new Error(`cold start of ${bundle}: the ADMIN's write answered ${sample.outcome}; give it an event of its own`);
+      // A cold start that fails measured a failure: the bundle's own log says why.
+      if (/^5/.test(String(sample.outcome))) throw new Error(`cold start of ${bundle} answered ${sample.outcome}:\n${stdout.trim()}`);
       if (profiled) continue;
       empty.push(baseline.wallMs);
       samples.get(bundle)?.push({ ...sample, processMs: wallMs });
@@ -241,6 +243,8 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
   for (const [bundle, path] of bundles) {
     const taken = samples.get(bundle) ?? [];
     const outcomes = [...new Set(taken.map((s) => s.outcome))];
+    // Each run's request must take the same path, or the median mixes two different requests.
+    if (outcomes.length > 1) throw new Error(`cold starts of ${bundle} answered ${outcomes.join(' and ')}: give each run the same request`);
     const processMs = median(taken.map((s) => s.processMs));
     results.push({
       bundle,

@@ -44,6 +44,8 @@ export async function batchWrite(doc: DynamoDBDocumentClient, table: string, ite
 export interface SeededSession {
   identity: Identity;
   refreshToken: string;
+  /** The user has an active authenticator app, seeded with a placeholder secret no function can open. */
+  withTotp?: true;
 }
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -167,7 +169,7 @@ export async function seedUsers(
       const methods: Array<'TOTP'> = i % 4 === 0 ? ['TOTP'] : [];
       const at = Number(item.createdAt);
       items.push(...userItems(user, { lastSessionAt: at, mfaEnrolled: methods }), item, ...methodItems(user, at, methods));
-      sessions.push(seeded);
+      sessions.push(methods.length > 0 ? { ...seeded, withTotp: true } : seeded);
     }
     await batchWrite(doc, config.tableName, items);
   }
