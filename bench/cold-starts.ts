@@ -114,6 +114,8 @@ function eventSettings(bundle: string, tmp: string): NodeJS.ProcessEnv {
 
 export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
   const { routes, runs } = input;
+  // Every process's run, the profiled one too: the identities each run takes must not meet another run's.
+  const processes = runs + (input.profile ? 1 : 0);
   const identity = (run: number) => {
     const found = input.identities[run];
     if (!found) throw new Error('not enough sessions for the cold starts');
@@ -134,7 +136,7 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
         role: 'ADMIN',
         tenantId: `cold-${randomBytes(6).toString('hex')}`,
       }),
-    logout: async (run) => withContext(json('POST', '/auth/logout'), identity(run + runs)),
+    logout: async (run) => withContext(json('POST', '/auth/logout'), identity(run + processes)),
     me: async (run) => withContext(json('GET', '/auth/me'), identity(run)),
     jwks: async () => json('GET', '/.well-known/jwks.json'),
     // The event functions (docs/api.md 17): an empty batch of the stream and of the delivery queue.
@@ -142,11 +144,11 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
     'deliver-events': async () => ({ Records: [] }) as never,
     // A TOTP method made pending by one cold start is verified, with a right code, by the next bundle's.
     'enable-mfa': async (run) =>
-      withContext(json('POST', '/auth/mfa/enable', { method: 'TOTP', secret: totpSecret(run) }), identity(run + 2 * runs + 2)),
+      withContext(json('POST', '/auth/mfa/enable', { method: 'TOTP', secret: totpSecret(run) }), identity(run + 2 * processes + 2)),
     'verify-mfa': async (run) =>
       withContext(
         json('POST', '/auth/mfa/verify', { method: 'TOTP', code: new TOTP({ secret: Secret.fromBase32(totpSecret(run)) }).generate() }),
-        identity(run + 2 * runs + 2),
+        identity(run + 2 * processes + 2),
       ),
     // The account page and the console without a session: the tenant's sign-in page (docs/api.md 15.1).
     'account-page': async () => json('GET', `/account?tenant=${input.login.tenantId}`),
@@ -210,7 +212,7 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
   const samples = new Map<string, Array<Sample & { processMs: number }>>(bundles.map(([bundle]) => [bundle, []]));
   const empty: number[] = [];
   // With profiling, run 0 is profiled and so left out of the figures.
-  for (let run = 0; run < runs + (input.profile ? 1 : 0); run++) {
+  for (let run = 0; run < processes; run++) {
     const profiled = input.profile && run === 0;
     for (const [bundle, path] of bundles) {
       const eventFile = join(input.tmp, `event-${bundle}-${run}.json`);
@@ -235,7 +237,7 @@ export async function coldStarts(input: ColdStartInput): Promise<ColdStart[]> {
       empty.push(baseline.wallMs);
       samples.get(bundle)?.push({ ...sample, processMs: wallMs });
     }
-    input.say(`  run ${run + 1} of ${runs + (input.profile ? 1 : 0)}: ${bundles.length} bundles, each after an empty process`);
+    input.say(`  run ${run + 1} of ${processes}: ${bundles.length} bundles, each after an empty process`);
   }
 
   const emptyProcessMs = median(empty);
