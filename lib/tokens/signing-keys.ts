@@ -1,4 +1,4 @@
-import { createECDH, createPrivateKey, createPublicKey, type KeyObject, sign, verify } from 'node:crypto';
+import { createECDH, createPrivateKey, createPublicKey, type KeyObject, sign } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createLocalJWKSet, exportJWK, generateKeyPair, type JWK } from 'jose';
@@ -111,31 +111,30 @@ function validateRsaSigningKey(key: JWK & { kid: string }): void {
   }
   if (modulusBits(String(key.n)) < RSA_MODULUS_BITS)
     throw new SecretDocumentError(`Signing key ${kid} is shorter than ${RSA_MODULUS_BITS} bits`);
-  let privateKey: KeyObject;
   try {
-    privateKey = createPrivateKey({ key: rsaJwk(key), format: 'jwk' });
+    createPrivateKey({ key: rsaJwk(key), format: 'jwk' });
   } catch {
     throw new SecretDocumentError(`Signing key ${kid} is not a valid RSA private key`);
   }
-  if (!rsaPrivateKeyMatches(key, privateKey)) throw new SecretDocumentError(`Signing key ${kid}: d does not belong to n and e`);
+  if (!rsaPrivateKeyMatches(key)) throw new SecretDocumentError(`Signing key ${kid}: d does not belong to n and e`);
 }
 
 const bigint = (value: unknown) => BigInt(`0x${Buffer.from(String(value), 'base64url').toString('hex') || '0'}`);
 
 /**
- * Whether the private members belong to `n` and `e`: node:crypto takes them as given, so
- * the primes must multiply to `n`, and a signature made with the private key must verify
- * with (`n`, `e`).
+ * Whether the private members belong to `n` and `e` (RFC 8017 3.2): node:crypto takes them
+ * as given. The primes multiply to `n`; `d` inverts `e` modulo p − 1 and q − 1 (so modulo
+ * λ(n): with the primes of a generated key, every signature verifies with `n` and `e`); `dp` and `dq` invert `e` modulo
+ * p − 1 and q − 1 (OpenSSL signs with them); `qi` inverts q modulo p. Exact, and a few
+ * BigInt products: no RSA signature made at every cold start (docs/performance.md).
  */
-function rsaPrivateKeyMatches(key: JWK, privateKey: KeyObject): boolean {
-  if (bigint(key.p) * bigint(key.q) !== bigint(key.n)) return false;
-  try {
-    const probe = Buffer.from('signing key check');
-    const signature = sign('sha256', probe, privateKey);
-    return verify('sha256', probe, createPublicKey({ key: { kty: 'RSA', n: String(key.n), e: String(key.e) }, format: 'jwk' }), signature);
-  } catch {
-    return false;
-  }
+function rsaPrivateKeyMatches(key: JWK): boolean {
+  const [n, e, d, p, q, dp, dq, qi] = RSA_MEMBERS.map((member) => bigint(key[member]));
+  if (n === undefined || e === undefined || d === undefined || p === undefined || q === undefined) return false;
+  if (dp === undefined || dq === undefined || qi === undefined) return false;
+  if (e < 3n || p < 2n || q < 2n || p * q !== n) return false;
+  const inverts = (exponent: bigint, prime: bigint) => (exponent * e) % (prime - 1n) === 1n;
+  return inverts(d, p) && inverts(d, q) && inverts(dp, p) && inverts(dq, q) && (qi * q) % p === 1n;
 }
 
 /** The members of an RSA JWK node:crypto takes. */
@@ -287,7 +286,11 @@ export function publicKeySetFromDocument(document: PublicKeysDocument): PublicKe
 }
 
 export async function keySetFromDocument(document: SigningKeysDocument): Promise<KeySet> {
-  const { activeKid, activeRs256Kid, keys } = validateSigningKeysDocument(document);
+  return keySetOf(validateSigningKeysDocument(document));
+}
+
+/** The key set of a document validateSigningKeysDocument answered (validated once: it computes every key's public part). */
+function keySetOf({ activeKid, activeRs256Kid, keys }: SigningKeysDocument): KeySet {
   const active = keys.find((key) => key.kid === activeKid);
   if (!active) throw new SecretDocumentError('Signing keys: the document holds no keys');
   const signingKey = createPrivateKey({ key: { kty: 'EC', crv: 'P-256', x: active.x, y: active.y, d: active.d }, format: 'jwk' });
@@ -309,7 +312,7 @@ export function refreshedKeyProvider(readText: () => Promise<string | undefined>
       const text = await readText();
       const document = text === undefined ? undefined : parseSigningKeys(text);
       if (!document?.keys.length) throw new SecretDocumentError(missing);
-      return keySetFromDocument(document);
+      return keySetOf(document);
     },
     { event: 'signing_keys', clock, log },
   );

@@ -72,6 +72,27 @@ describe('RS256 signing keys', () => {
       (e, r, r2) => ({ activeKid: 'es-1', keys: [e, { ...r, d: r2.d, p: r2.p, q: r2.q, dp: r2.dp, dq: r2.dq, qi: r2.qi }] }),
       'Signing key rsa-1: d does not belong to n and e',
     ],
+    // node:crypto signs with the CRT members: a wrong d alone, or one wrong CRT member, still signs and verifies.
+    [
+      'a d of another RSA key beside its own CRT members',
+      (e, r, r2) => ({ activeKid: 'es-1', keys: [e, { ...r, d: r2.d }] }),
+      'Signing key rsa-1: d does not belong to n and e',
+    ],
+    [
+      'a dp that does not invert e',
+      (e, r) => ({ activeKid: 'es-1', keys: [e, { ...r, dp: r.dq }] }),
+      'Signing key rsa-1: d does not belong to n and e',
+    ],
+    [
+      'a qi of another key',
+      (e, r, r2) => ({ activeKid: 'es-1', keys: [e, { ...r, qi: r2.qi }] }),
+      'Signing key rsa-1: d does not belong to n and e',
+    ],
+    [
+      'a public exponent of 1',
+      (e, r) => ({ activeKid: 'es-1', keys: [e, { ...r, e: 'AQ' }] }),
+      'Signing key rsa-1: d does not belong to n and e',
+    ],
     [
       'no CRT members',
       (e, r) => ({ activeKid: 'es-1', keys: [e, { ...r, p: undefined }] }),
