@@ -11,6 +11,7 @@ import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { authPayload as authPayloadAnswer } from '../lib/sessions/api-schemas';
 import { deviceOf } from '../lib/sessions/device';
 import { apiSession, signIn, withDeviceToken } from '../lib/sessions/sign-in';
+import { prefetchKeys } from '../lib/tokens/signing-keys';
 import * as z from '../lib/zod';
 
 /** docs/api.md 13.1: the password as register's (4.3). */
@@ -26,7 +27,7 @@ export const response = authPayloadAnswer;
 /** POST /auth/invitations/accept (docs/api.md 13.1): the JSON twin of the hosted acceptance page. */
 export function makeHandler(deps: Deps) {
   requireClientSecretPepper(deps.config);
-  return httpHandler(deps, { identity: 'none', response, body }, async ({ body, deps, event }) => {
+  return httpHandler(deps, { identity: 'none', response, body, prefetch: prefetchKeys(deps.keys) }, async ({ body, deps, event }) => {
     const accepted = await acceptInvitation(deps, body.token, body);
     const { opened } = await signIn(deps, {
       tenantId: accepted.user.tenantId,

@@ -11,6 +11,7 @@ import { SECOND_FACTORS } from '../lib/mfa/methods';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { authPayload as authPayloadAnswer } from '../lib/sessions/api-schemas';
 import { deviceOf } from '../lib/sessions/device';
+import { prefetchKeys } from '../lib/tokens/signing-keys';
 import { login } from '../lib/users/login';
 import * as z from '../lib/zod';
 
@@ -29,22 +30,26 @@ export const response = authPayloadAnswer;
 export function makeHandler(deps: Deps) {
   requireMfaConfig(deps.config);
   requireClientSecretPepper(deps.config);
-  return httpHandler(deps, { identity: 'none', response, body }, async ({ body, deps, headers, cookies, sourceIp, event }) => {
-    const account = { tenantId: body.tenantId ?? deps.config.defaultTenantId, username: body.username };
-    const payload = await login(
-      deps,
-      {
-        ...account,
-        password: body.password,
-        mfaCode: body.mfaCode,
-        mfaMethod: body.mfaMethod,
-        deviceToken: presentedDeviceToken(headers, cookies, account),
-        sourceIp,
-      },
-      deviceOf(event),
-    );
-    return ok(payload, 200, { 'Set-Cookie': deviceCookie(account, payload.deviceToken) });
-  });
+  return httpHandler(
+    deps,
+    { identity: 'none', response, body, prefetch: prefetchKeys(deps.keys) },
+    async ({ body, deps, headers, cookies, sourceIp, event }) => {
+      const account = { tenantId: body.tenantId ?? deps.config.defaultTenantId, username: body.username };
+      const payload = await login(
+        deps,
+        {
+          ...account,
+          password: body.password,
+          mfaCode: body.mfaCode,
+          mfaMethod: body.mfaMethod,
+          deviceToken: presentedDeviceToken(headers, cookies, account),
+          sourceIp,
+        },
+        deviceOf(event),
+      );
+      return ok(payload, 200, { 'Set-Cookie': deviceCookie(account, payload.deviceToken) });
+    },
+  );
 }
 
 export const handler = makeHandler(defaultDeps());

@@ -9,6 +9,7 @@ import { clientOrigins } from '../lib/oauth/cors';
 import { dpopErrors, dpopNonceHeader, verifyDpopProof } from '../lib/oauth/dpop';
 import { NO_CACHE, oauthErrors, rfcErrorFormat } from '../lib/oauth/errors';
 import { issueTokens, tokenGrant } from '../lib/oauth/token';
+import { prefetchKeys } from '../lib/tokens/signing-keys';
 import * as z from '../lib/zod';
 
 /** docs/api.md 4.7 plus PKCE and scope; the client's credentials may come by HTTP Basic instead. */
@@ -37,7 +38,14 @@ export function makeHandler(deps: Deps) {
   const nonces = { nonces: deps.dpopNonces, required: deps.config.dpopNonceRequired };
   return httpHandler(
     deps,
-    { identity: 'none', body, acceptForm: true, formatError: rfcErrorFormat, corsOrigins: clientOrigins(deps) },
+    {
+      identity: 'none',
+      body,
+      acceptForm: true,
+      formatError: rfcErrorFormat,
+      corsOrigins: clientOrigins(deps),
+      prefetch: prefetchKeys(deps.keys),
+    },
     async ({ body, headers, bodyFormat, deps, sourceIp, event }) => {
       const presented = presentedClient(headers, body, bodyFormat);
       const grant = tokenGrant(body);

@@ -8,6 +8,7 @@ import { credential } from '../lib/passkeys/api-schemas';
 import { signInWithPasskey } from '../lib/passkeys/sign-in';
 import { authPayload as authPayloadAnswer } from '../lib/sessions/api-schemas';
 import { deviceOf } from '../lib/sessions/device';
+import { prefetchKeys } from '../lib/tokens/signing-keys';
 import * as z from '../lib/zod';
 
 export const body = z.object({ credential, tenantId: z.optional(existingTenantId) });
@@ -17,10 +18,14 @@ export const response = authPayloadAnswer;
 
 /** POST /auth/passkeys/authentication (docs/api.md 12.6): a passkey sign-in, a new session; a passkey satisfies MFA. */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'none', response, body }, async ({ body, deps, sourceIp, event }) => {
-    const tenantId = body.tenantId ?? deps.config.defaultTenantId;
-    return ok(await signInWithPasskey(deps, { tenantId, credential: body.credential, sourceIp }, deviceOf(event)));
-  });
+  return httpHandler(
+    deps,
+    { identity: 'none', response, body, prefetch: prefetchKeys(deps.keys) },
+    async ({ body, deps, sourceIp, event }) => {
+      const tenantId = body.tenantId ?? deps.config.defaultTenantId;
+      return ok(await signInWithPasskey(deps, { tenantId, credential: body.credential, sourceIp }, deviceOf(event)));
+    },
+  );
 }
 
 export const handler = makeHandler(defaultDeps());

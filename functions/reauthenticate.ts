@@ -7,6 +7,7 @@ import { ok } from '../lib/http/reply';
 import { SECOND_FACTORS } from '../lib/mfa/methods';
 import { deviceOf } from '../lib/sessions/device';
 import { reauthenticate } from '../lib/sessions/reauthenticate';
+import { prefetchKeys } from '../lib/tokens/signing-keys';
 import { reauthenticated as reauthenticatedAnswer } from '../lib/users/account-schemas';
 import * as z from '../lib/zod';
 
@@ -22,8 +23,10 @@ export const response = reauthenticatedAnswer;
 /** POST /auth/reauthenticate (docs/api.md 8.1): a fresh proof for the caller's session, a new access token. */
 export function makeHandler(deps: Deps) {
   requireMfaConfig(deps.config);
-  return httpHandler(deps, { identity: 'required', response, body }, async ({ body, identity, deps, event }) =>
-    ok(await reauthenticate(deps, identity, body, deviceOf(event))),
+  return httpHandler(
+    deps,
+    { identity: 'required', response, body, prefetch: prefetchKeys(deps.keys) },
+    async ({ body, identity, deps, event }) => ok(await reauthenticate(deps, identity, body, deviceOf(event))),
   );
 }
 

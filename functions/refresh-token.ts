@@ -6,6 +6,7 @@ import { ok } from '../lib/http/reply';
 import { authPayload as authPayloadAnswer } from '../lib/sessions/api-schemas';
 import { deviceOf } from '../lib/sessions/device';
 import { refreshSession } from '../lib/sessions/sessions';
+import { prefetchKeys } from '../lib/tokens/signing-keys';
 import * as z from '../lib/zod';
 
 export const body = z.object({ refreshToken: z.string().check(z.minLength(1), z.maxLength(512)) });
@@ -15,7 +16,7 @@ export const response = authPayloadAnswer;
 
 /** POST /auth/refresh (docs/api.md 4.2). */
 export function makeHandler(deps: Deps) {
-  return httpHandler(deps, { identity: 'none', response, body }, async ({ body, deps, event }) =>
+  return httpHandler(deps, { identity: 'none', response, body, prefetch: prefetchKeys(deps.keys) }, async ({ body, deps, event }) =>
     ok(await refreshSession(deps, body.refreshToken, deviceOf(event))),
   );
 }

@@ -9,6 +9,7 @@ import { existingTenantId, shopId, username } from '../lib/http/schemas';
 import { requireClientSecretPepper } from '../lib/oauth/client-secret';
 import { authPayload as authPayloadAnswer } from '../lib/sessions/api-schemas';
 import { deviceOf } from '../lib/sessions/device';
+import { prefetchKeys } from '../lib/tokens/signing-keys';
 import { authorizeRegistration, register } from '../lib/users/register';
 import { ROLES } from '../lib/users/user';
 import * as z from '../lib/zod';
@@ -35,6 +36,7 @@ export function makeHandler(deps: Deps) {
       identity: 'optional',
       response,
       body,
+      prefetch: prefetchKeys(deps.keys),
       authorize: (caller, raw) => authorizeRegistration(deps, caller, existingTenantId.safeParse(raw.tenantId).data),
     },
     async ({ body, identity, deps, event }) => {

@@ -302,6 +302,23 @@ function keySetOf({ activeKid, activeRs256Kid, keys }: SigningKeysDocument): Key
 }
 
 /**
+ * A route's `prefetch` (lib/http/chain.ts) for the functions whose answer carries a token
+ * they sign: an instance's first request starts reading the keys as it arrives (a Secrets
+ * Manager request in AWS, then the document's checks), so that the read overlaps the
+ * request's round trips and password hash (docs/performance.md, Cold starts). Only the
+ * first: later reads are refreshedSecret's, in the background. A failure is left to the
+ * load the request then waits for, which tries again and answers it.
+ */
+export function prefetchKeys(keys: KeyProvider): () => void {
+  let started = false;
+  return () => {
+    if (started) return;
+    started = true;
+    keys.load().catch(() => undefined);
+  };
+}
+
+/**
  * A key provider over a document read by `readText`, kept fresh and bounded in age as
  * lib/secrets/refreshed says. A document that fails validation, or holds no keys (then
  * refused with `missing`), is logged (`signing_keys_rejected`) and the last good key set kept.
