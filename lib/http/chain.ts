@@ -62,11 +62,14 @@ export interface RouteOptions<
    */
   corsOrigins?: (origin: string) => Promise<boolean>;
   /**
-   * Starts, as the request arrives and without waiting for it, what the request will wait
-   * for later (a cold instance's signing keys: prefetchKeys), so that it overlaps the
-   * request's round trips and password hash instead of following them. It must not throw.
+   * Starts, once the request is valid and before its handler runs, what the request will
+   * wait for later (a cold instance's signing keys: prefetchKeys), so that it overlaps the
+   * handler's round trips and password hash instead of following them. The answer waits
+   * for the work it returns, so that no read is in flight when Lambda freezes the instance
+   * after answering (a read frozen midway could hold up the next request); the promise
+   * must not reject. Undefined when there is nothing (left) to start.
    */
-  prefetch?: () => void;
+  prefetch?: () => Promise<unknown> | undefined;
 }
 
 export interface RouteRequest<D, B, Q, I extends IdentityRule = IdentityRule, P = unknown> {
@@ -107,13 +110,6 @@ export interface ChainParts {
   input: MiddlewareObj<any, any>[];
 }
 
-/** The outermost middleware of a route with `prefetch`: it starts the work before anything else runs. */
-const prefetching = (prefetch: () => void): MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> => ({
-  before: () => {
-    prefetch();
-  },
-});
-
 /**
  * The chain every HTTP function shares (lib/http/handler.ts for the JSON routes,
  * lib/http/page-handler.ts for the hosted pages): the kind's outer middlewares, errors
@@ -128,24 +124,29 @@ export function routeChain(
   handle: RouteHandler<HttpDeps, unknown, unknown, IdentityRule>,
 ): HttpHandler {
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>({ timeoutEarlyInMillis: 0 })
-    .use(options.prefetch ? [prefetching(options.prefetch), ...parts.outer] : parts.outer)
+    .use(parts.outer)
     .use(respond(deps, options.formatError))
     .use(parts.input)
     .use(validate(options))
     .handler<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>(async (event, context) => {
       const requestId = event.requestContext?.requestId ?? context.awsRequestId;
-      const reply = await handle({
-        body: event.input.body,
-        query: event.input.query,
-        params: event.input.params,
-        identity: event.identity,
-        deps: { ...deps, log: deps.log.child({ requestId }), source: requestSource(event) },
-        bodyFormat: event.bodyFormat ?? 'form',
-        headers: event.headers ?? {},
-        event,
-        cookies: event.cookies ?? event.headers?.cookie?.split(/;\s*/) ?? [],
-        sourceIp: event.requestContext?.http?.sourceIp,
-      });
-      return toResult(reply, options.cacheControl ?? 'no-store');
+      const prefetched = options.prefetch?.();
+      try {
+        const reply = await handle({
+          body: event.input.body,
+          query: event.input.query,
+          params: event.input.params,
+          identity: event.identity,
+          deps: { ...deps, log: deps.log.child({ requestId }), source: requestSource(event) },
+          bodyFormat: event.bodyFormat ?? 'form',
+          headers: event.headers ?? {},
+          event,
+          cookies: event.cookies ?? event.headers?.cookie?.split(/;\s*/) ?? [],
+          sourceIp: event.requestContext?.http?.sourceIp,
+        });
+        return toResult(reply, options.cacheControl ?? 'no-store');
+      } finally {
+        await prefetched;
+      }
     });
 }

@@ -85,6 +85,8 @@ export async function generateSigningKey(kid: string, alg: SigningAlgorithm = 'E
 
 /** The size of new RSA keys, and the least accepted (NIST SP 800-57: 2048 bits until 2030). */
 export const RSA_MODULUS_BITS = 2048;
+/** The longest RSA modulus OpenSSL signs with (OPENSSL_RSA_MAX_MODULUS_BITS). */
+const RSA_MAX_MODULUS_BITS = 16384;
 const RSA_MEMBERS = ['n', 'e', 'd', 'p', 'q', 'dp', 'dq', 'qi'] as const;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
@@ -98,10 +100,12 @@ function modulusBits(n: string): number {
   return first < 0 ? 0 : (bytes.length - first - 1) * 8 + (32 - Math.clz32(bytes[first] ?? 0));
 }
 
+const bigint = (value: unknown) => BigInt(`0x${Buffer.from(String(value), 'base64url').toString('hex') || '0'}`);
+
 /**
  * Checks a private RSA JWK for RS256: every member of RFC 7518 6.3.2 (node:crypto needs the
- * CRT ones), a modulus of RSA_MODULUS_BITS or more, and a private key whose public part is
- * the published `n`/`e` (computed, so a key with another key's `d` never signs).
+ * CRT ones), a modulus of RSA_MODULUS_BITS to RSA_MAX_MODULUS_BITS, an exponent verifiers
+ * take, and private members that belong to the published `n`/`e` (rsaPrivateKeyMatches).
  */
 function validateRsaSigningKey(key: JWK & { kid: string }): void {
   const { kid } = key;
@@ -109,8 +113,13 @@ function validateRsaSigningKey(key: JWK & { kid: string }): void {
   if (!RSA_MEMBERS.every((member) => typeof key[member] === 'string' && BASE64URL.test(String(key[member])))) {
     throw new SecretDocumentError(`Signing key ${kid} is not a private RSA key with n, e, d, p, q, dp, dq and qi`);
   }
-  if (modulusBits(String(key.n)) < RSA_MODULUS_BITS)
-    throw new SecretDocumentError(`Signing key ${kid} is shorter than ${RSA_MODULUS_BITS} bits`);
+  const bits = modulusBits(String(key.n));
+  if (bits < RSA_MODULUS_BITS) throw new SecretDocumentError(`Signing key ${kid} is shorter than ${RSA_MODULUS_BITS} bits`);
+  // OpenSSL signs with no longer modulus, and its verifiers take no exponent of over 64 bits beside one over 3072.
+  if (bits > RSA_MAX_MODULUS_BITS) throw new SecretDocumentError(`Signing key ${kid} is longer than ${RSA_MAX_MODULUS_BITS} bits`);
+  const e = bigint(key.e);
+  if (e >= bigint(key.n) || (bits > 3072 && e >= 2n ** 64n))
+    throw new SecretDocumentError(`Signing key ${kid} has a public exponent verifiers refuse`);
   try {
     createPrivateKey({ key: rsaJwk(key), format: 'jwk' });
   } catch {
@@ -119,14 +128,14 @@ function validateRsaSigningKey(key: JWK & { kid: string }): void {
   if (!rsaPrivateKeyMatches(key)) throw new SecretDocumentError(`Signing key ${kid}: d does not belong to n and e`);
 }
 
-const bigint = (value: unknown) => BigInt(`0x${Buffer.from(String(value), 'base64url').toString('hex') || '0'}`);
-
 /**
  * Whether the private members belong to `n` and `e` (RFC 8017 3.2): node:crypto takes them
- * as given. The primes multiply to `n`; `d` inverts `e` modulo p − 1 and q − 1 (so modulo
- * λ(n): with the primes of a generated key, every signature verifies with `n` and `e`); `dp` and `dq` invert `e` modulo
- * p − 1 and q − 1 (OpenSSL signs with them); `qi` inverts q modulo p. Exact, and a few
- * BigInt products: no RSA signature made at every cold start (docs/performance.md).
+ * as given. The primes multiply to `n`; `d` inverts `e` modulo p − 1 and q − 1, so modulo
+ * λ(n); `dp` and `dq` invert `e` modulo p − 1 and q − 1 (OpenSSL signs with them); `qi`
+ * inverts q modulo p. With the primes of a generated key every signature then verifies
+ * with `n` and `e` (a document made by hand with a composite `p` would pass, and sign what
+ * nothing verifies: primality is not tested). A few BigInt products: no RSA signature made
+ * at every cold start (docs/performance.md).
  */
 function rsaPrivateKeyMatches(key: JWK): boolean {
   const [n, e, d, p, q, dp, dq, qi] = RSA_MEMBERS.map((member) => bigint(key[member]));
@@ -303,18 +312,18 @@ function keySetOf({ activeKid, activeRs256Kid, keys }: SigningKeysDocument): Key
 
 /**
  * A route's `prefetch` (lib/http/chain.ts) for the functions whose answer carries a token
- * they sign: an instance's first request starts reading the keys as it arrives (a Secrets
- * Manager request in AWS, then the document's checks), so that the read overlaps the
- * request's round trips and password hash (docs/performance.md, Cold starts). Only the
- * first: later reads are refreshedSecret's, in the background. A failure is left to the
- * load the request then waits for, which tries again and answers it.
+ * they sign: an instance's first valid request starts reading the keys as its handler
+ * starts (a Secrets Manager request in AWS, then the document's checks), so that the read
+ * overlaps the handler's round trips and password hash (docs/performance.md, Cold
+ * starts). Only the first: later reads are refreshedSecret's, in the background. A failure
+ * is left to the load the request then waits for, which tries again and answers it.
  */
-export function prefetchKeys(keys: KeyProvider): () => void {
+export function prefetchKeys(keys: KeyProvider): () => Promise<unknown> | undefined {
   let started = false;
   return () => {
-    if (started) return;
+    if (started) return undefined;
     started = true;
-    keys.load().catch(() => undefined);
+    return keys.load().catch(() => undefined);
   };
 }
 

@@ -94,6 +94,16 @@ describe('RS256 signing keys', () => {
       'Signing key rsa-1: d does not belong to n and e',
     ],
     [
+      'a public exponent as large as n',
+      (e, r) => ({ activeKid: 'es-1', keys: [e, { ...r, e: r.n }] }),
+      'Signing key rsa-1 has a public exponent verifiers refuse',
+    ],
+    [
+      'a modulus longer than OpenSSL signs with',
+      (e, r) => ({ activeKid: 'es-1', keys: [e, { ...r, n: Buffer.alloc(2049, 0xff).toString('base64url') }] }),
+      'Signing key rsa-1 is longer than 16384 bits',
+    ],
+    [
       'no CRT members',
       (e, r) => ({ activeKid: 'es-1', keys: [e, { ...r, p: undefined }] }),
       'Signing key rsa-1 is not a private RSA key with n, e, d, p, q, dp, dq and qi',
