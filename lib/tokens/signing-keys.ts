@@ -88,6 +88,8 @@ export const RSA_MODULUS_BITS = 2048;
 /** The longest RSA modulus OpenSSL signs with (OPENSSL_RSA_MAX_MODULUS_BITS). */
 const RSA_MAX_MODULUS_BITS = 16384;
 const RSA_MEMBERS = ['n', 'e', 'd', 'p', 'q', 'dp', 'dq', 'qi'] as const;
+/** An RSA key's members as numbers. */
+type RsaMembers = Record<(typeof RSA_MEMBERS)[number], bigint>;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /** Whether a JWK is an RSA key for RS256 signatures; every other key is judged as an ES256 one. */
@@ -117,15 +119,15 @@ function validateRsaSigningKey(key: JWK & { kid: string }): void {
   if (bits < RSA_MODULUS_BITS) throw new SecretDocumentError(`Signing key ${kid} is shorter than ${RSA_MODULUS_BITS} bits`);
   // OpenSSL signs with no longer modulus, and its verifiers take no exponent of over 64 bits beside one over 3072.
   if (bits > RSA_MAX_MODULUS_BITS) throw new SecretDocumentError(`Signing key ${kid} is longer than ${RSA_MAX_MODULUS_BITS} bits`);
-  const e = bigint(key.e);
-  if (e >= bigint(key.n) || (bits > 3072 && e >= 2n ** 64n))
+  const members = Object.fromEntries(RSA_MEMBERS.map((member) => [member, bigint(key[member])])) as RsaMembers;
+  if (members.e >= members.n || (bits > 3072 && members.e >= 2n ** 64n))
     throw new SecretDocumentError(`Signing key ${kid} has a public exponent verifiers refuse`);
   try {
     createPrivateKey({ key: rsaJwk(key), format: 'jwk' });
   } catch {
     throw new SecretDocumentError(`Signing key ${kid} is not a valid RSA private key`);
   }
-  if (!rsaPrivateKeyMatches(key)) throw new SecretDocumentError(`Signing key ${kid}: d does not belong to n and e`);
+  if (!rsaPrivateKeyMatches(members)) throw new SecretDocumentError(`Signing key ${kid}: d does not belong to n and e`);
 }
 
 /**
@@ -137,10 +139,7 @@ function validateRsaSigningKey(key: JWK & { kid: string }): void {
  * nothing verifies: primality is not tested). A few BigInt products: no RSA signature made
  * at every cold start (docs/performance.md).
  */
-function rsaPrivateKeyMatches(key: JWK): boolean {
-  const [n, e, d, p, q, dp, dq, qi] = RSA_MEMBERS.map((member) => bigint(key[member]));
-  if (n === undefined || e === undefined || d === undefined || p === undefined || q === undefined) return false;
-  if (dp === undefined || dq === undefined || qi === undefined) return false;
+function rsaPrivateKeyMatches({ n, e, d, p, q, dp, dq, qi }: RsaMembers): boolean {
   if (e < 3n || p < 2n || q < 2n || p * q !== n) return false;
   const inverts = (exponent: bigint, prime: bigint) => (exponent * e) % (prime - 1n) === 1n;
   return inverts(d, p) && inverts(d, q) && inverts(dp, p) && inverts(dq, q) && (qi * q) % p === 1n;
