@@ -546,7 +546,9 @@ function monthlyCost(
       note: `${MERCHANT_PROFILE.emailsPerStaffPerMonth} per user; Cognito bills SES too`,
     },
   ];
-  return { lines, service, messages, perOperation, total: service + messages.reduce((total, line) => total + line.usd, 0) };
+  // What no code change removes: each invocation of the profile is a Lambda request, each call of a route an API Gateway one.
+  const requestCharges = invocations * PRICES.lambdaRequest.usd + httpRequests * PRICES.httpApiRequest.usd;
+  return { lines, service, requestCharges, messages, perOperation, total: service + messages.reduce((total, line) => total + line.usd, 0) };
 }
 
 // ---------------------------------------------------------------- the stage
@@ -601,19 +603,12 @@ export async function costStage(input: CostInput): Promise<CostOutcome> {
     settings,
   );
 
-  // What no code change removes: each invocation of the profile is a Lambda request, each call of a route an API Gateway one.
-  const requestCharges = (cost: ReturnType<typeof monthlyCost>) =>
-    cost.lines
-      .filter((line) => line.item === 'Lambda requests' || line.item === 'API Gateway HTTP API requests')
-      .reduce((sum, line) => sum + line.usd, 0);
-  const floor = requestCharges(configured);
-
   const targets = [
     {
       target: `cost per 1,000 MAU ≤ a tenth of ${COGNITO.name.split(' (')[0]} (${usd(limit)}), SMS/email aside`,
       figure:
         `${usd(configured.service)} = ${fixed((100 * configured.service) / cognitoPer1000, 1)}% of ${usd(cognitoPer1000)}; ` +
-        `its request charges alone ${usd(floor)}`,
+        `its request charges alone ${usd(configured.requestCharges)}`,
       pass: configured.service <= limit,
     },
     {
@@ -723,9 +718,12 @@ export async function costStage(input: CostInput): Promise<CostOutcome> {
     `Without the ${p.apiCallsPerShift} authorizer calls a shift (sign-in, refresh, me, logout and admin only): ${usd(withoutApiCalls.service)}. ` +
       `At the sizes before this choice (1024 MB everywhere): ${usd(before.service)}; with every non-hashing function at 128 MB: ${usd(at128.service)}.`,
     '',
-    `The request charges alone, one Lambda request per invocation and one API Gateway request per call of a route, come to ${usd(floor)}: ` +
-      `the profile fixes their number, and no change of code, memory or data removes one. ${usd(limit)} is out of reach while the authorizer ` +
-      `runs on every API call (a revoked session fails on its next request); without those calls they are ${usd(requestCharges(withoutApiCalls))}.`,
+    `The request charges alone, one Lambda request per invocation and one API Gateway request per call of a route, come to ${usd(configured.requestCharges)}: ` +
+      'the profile fixes their number, and no change of code, memory or data removes one' +
+      (configured.requestCharges > limit
+        ? `; ${usd(limit)} is out of reach while the authorizer runs on every API call (a revoked session fails on its next request)`
+        : '') +
+      `. Without those calls they are ${usd(withoutApiCalls.requestCharges)}.`,
     '',
     '## Side by side (per 1,000 MAU a month, beyond each free tier)',
     '',
